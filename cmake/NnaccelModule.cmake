@@ -1,0 +1,36 @@
+# Helpers that give every nnaccel module the same warnings, include paths and sanitizer flags.
+#   nnaccel_add_module(NAME SOURCES ... DEPS ...)  -> static library nnaccel_<NAME>
+#   nnaccel_warnings(TARGET)                       -> -Wall -Wextra -Wpedantic (+ -Werror)
+
+function(nnaccel_warnings target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor
+                                           -Wimplicit-fallthrough
+                                           # designated initializers omit defaulted fields on purpose
+                                           -Wno-missing-field-initializers)
+  if(NNACCEL_WERROR)
+    target_compile_options(${target} PRIVATE -Werror)
+  endif()
+endfunction()
+
+if(NNACCEL_SANITIZE)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
+function(nnaccel_add_module name)
+  cmake_parse_arguments(M "" "" "SOURCES;DEPS;PRIVATE_DEPS" ${ARGN})
+  add_library(nnaccel_${name} STATIC ${M_SOURCES})
+  target_include_directories(nnaccel_${name} PUBLIC ${PROJECT_SOURCE_DIR}/include)
+  target_link_libraries(nnaccel_${name} PUBLIC ${M_DEPS} PRIVATE ${M_PRIVATE_DEPS})
+  nnaccel_warnings(nnaccel_${name})
+endfunction()
+
+# nnaccel_add_test(NAME SOURCES ... DEPS ... [LABELS ...])  -> gtest executable registered with ctest
+function(nnaccel_add_test name)
+  cmake_parse_arguments(T "" "" "SOURCES;DEPS;LABELS" ${ARGN})
+  add_executable(${name} ${T_SOURCES})
+  target_link_libraries(${name} PRIVATE ${T_DEPS} GTest::gtest GTest::gtest_main)
+  target_compile_definitions(${name} PRIVATE NNACCEL_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+  nnaccel_warnings(${name})
+  gtest_discover_tests(${name} DISCOVERY_MODE PRE_TEST PROPERTIES LABELS "unit;${T_LABELS}")
+endfunction()
