@@ -32,5 +32,8 @@ function(nnaccel_add_test name)
   target_link_libraries(${name} PRIVATE ${T_DEPS} GTest::gtest GTest::gtest_main)
   target_compile_definitions(${name} PRIVATE NNACCEL_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
   nnaccel_warnings(${name})
-  gtest_discover_tests(${name} DISCOVERY_MODE PRE_TEST PROPERTIES LABELS "unit;${T_LABELS}")
+  # Escape the list separator: gtest_discover_tests flattens PROPERTIES, which would turn
+  # "unit;slow" into a property named "slow" and drop the extra labels.
+  string(REPLACE ";" "\\;" _labels "unit;${T_LABELS}")
+  gtest_discover_tests(${name} DISCOVERY_MODE PRE_TEST PROPERTIES LABELS "${_labels}")
 endfunction()

@@ -4,14 +4,15 @@
 namespace nnaccel::ir {
 
 std::string_view attrTypeName(const AttrValue& v) {
-  static constexpr std::string_view kNames[] = {"int",  "float",   "string", "ints",
+  static constexpr std::string_view kNames[] = {"int",    "float",   "string", "ints",
                                                 "floats", "strings", "tensor"};
   return kNames[v.index()];
 }
 
 void AttrMap::throwTypeMismatch(const std::string& name, const AttrValue& v, const char*) {
   throw Error(ErrorKind::Model, ErrorContext{.key = name},
-              "attribute has type " + std::string(attrTypeName(v)) + ", which this op does not accept");
+              "attribute has type " + std::string(attrTypeName(v)) +
+                  ", which this op does not accept");
 }
 
 int64_t AttrMap::getInt(const std::string& name, int64_t dflt) const {

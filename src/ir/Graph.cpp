@@ -116,7 +116,9 @@ void Graph::removeNodes(const std::vector<NodeId>& ids) {
   for (Node& n : nodes_) {
     if (n.fusedActivation) {
       NodeId old = n.fusedActivation->activationNode;
-      NodeId mapped = (old >= 0 && static_cast<size_t>(old) < remap.size()) ? remap[static_cast<size_t>(old)] : -1;
+      NodeId mapped = (old >= 0 && static_cast<size_t>(old) < remap.size())
+                          ? remap[static_cast<size_t>(old)]
+                          : -1;
       if (mapped < 0) {
         n.fusedActivation.reset();
       } else {
@@ -205,7 +207,8 @@ void Graph::topoSort() {
   nodes_ = std::move(sorted);
   for (Node& node : nodes_) {
     if (node.fusedActivation) {
-      node.fusedActivation->activationNode = remap[static_cast<size_t>(node.fusedActivation->activationNode)];
+      node.fusedActivation->activationNode =
+          remap[static_cast<size_t>(node.fusedActivation->activationNode)];
     }
   }
   rebuildProducers();

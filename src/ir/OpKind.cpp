@@ -12,7 +12,9 @@ constexpr std::array kNames = {
 };
 } // namespace
 
-std::string_view opName(OpKind kind) { return kNames.at(static_cast<size_t>(kind)); }
+std::string_view opName(OpKind kind) {
+  return kNames.at(static_cast<size_t>(kind));
+}
 
 std::optional<OpKind> opFromName(std::string_view onnxName) {
   for (size_t i = 0; i < kNames.size(); ++i) {

@@ -61,8 +61,9 @@ std::string Error::format(const ErrorContext& c, const std::string& reason) {
 
 namespace detail {
 void assertionFailed(const char* expr, const char* file, int line, const std::string& message) {
-  std::fprintf(stderr, "nnaccel: internal error (please report): %s:%d: assertion '%s' failed%s%s\n",
-               file, line, expr, message.empty() ? "" : ": ", message.c_str());
+  std::fprintf(stderr,
+               "nnaccel: internal error (please report): %s:%d: assertion '%s' failed%s%s\n", file,
+               line, expr, message.empty() ? "" : ": ", message.c_str());
   std::fflush(stderr);
   std::abort();
 }

@@ -103,7 +103,8 @@ template <typename F> auto visitElement(const Tensor& t, int64_t i, F&& f) {
   return f(0);
 }
 
-template <typename T> void storeElement(Tensor& t, int64_t i, double v, int64_t iv, bool fromFloat) {
+template <typename T>
+void storeElement(Tensor& t, int64_t i, double v, int64_t iv, bool fromFloat) {
   if constexpr (std::is_same_v<T, float>) {
     t.data<T>()[i] = fromFloat ? static_cast<float>(v) : static_cast<float>(iv);
   } else if constexpr (std::is_same_v<T, bool>) {

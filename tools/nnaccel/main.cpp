@@ -1,13 +1,91 @@
-// nnaccel command-line entry point (subcommands are being built; see issue 2).
-#include "nnaccel/ir/OpKind.h"
+// nnaccel command-line entry point: parses the subcommand, runs it, and maps every failure to
+// one `error: ...` line on stderr and an exit code (0 ok, 1 model/config/io error, 2 usage).
+#include "Command.h"
 
-#include <CLI/CLI.hpp>
+#include "nnaccel/support/Error.h"
+
+#include <cctype>
 #include <fmt/core.h>
+#include <vector>
+
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitError = 1;
+constexpr int kExitUsage = 2;
+
+const nnaccel::cli::CommandSpec kCommands[] = {
+    {"info", "print the layers of a model: shapes, kernel windows, MACs, parameters",
+     nnaccel::cli::makeInfoCommand},
+    {"run", "run a model on the reference executor (fp32 or int8) and print its outputs",
+     nnaccel::cli::makeRunCommand},
+    {"zoo", "list or export the built-in models", nnaccel::cli::makeZooCommand},
+};
+
+/// "nnaccel run" for the deepest subcommand the parser reached, for the usage hint.
+std::string commandPath(const CLI::App& app) {
+  std::string path = app.get_name();
+  const CLI::App* current = &app;
+  for (;;) {
+    const auto selected = current->get_subcommands();
+    if (selected.empty()) {
+      return path;
+    }
+    current = selected.front();
+    path += " " + current->get_name();
+  }
+}
+
+int reportParseError(const CLI::App& app, const CLI::ParseError& e) {
+  std::string message = e.what();
+  if (!message.empty()) {
+    message[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(message[0])));
+  }
+  fmt::print(stderr, "error: {} (see '{} --help')\n", message, commandPath(app));
+  return kExitUsage;
+}
+
+int runCli(int argc, char** argv) {
+  CLI::App app{"nnaccel: compiler and simulator for CNN accelerators", "nnaccel"};
+  app.set_version_flag("--version", "nnaccel 0.1.0");
+  app.require_subcommand(1);
+  std::vector<std::pair<CLI::App*, std::unique_ptr<nnaccel::cli::Command>>> commands;
+  for (const nnaccel::cli::CommandSpec& spec : kCommands) {
+    CLI::App* sub = app.add_subcommand(spec.name, spec.description);
+    std::unique_ptr<nnaccel::cli::Command> command = spec.make();
+    command->configure(*sub);
+    commands.emplace_back(sub, std::move(command));
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) {
+      return app.exit(e); // --help / --version: printed on stdout
+    }
+    return reportParseError(app, e);
+  }
+  for (auto& [sub, command] : commands) {
+    if (sub->parsed()) {
+      command->run();
+    }
+  }
+  return kExitOk;
+}
+
+} // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"nnaccel: compiler and simulator for CNN accelerators"};
-  app.require_subcommand(0, 1);
-  CLI11_PARSE(app, argc, argv);
-  fmt::print("nnaccel: {} ops in the IR\n", nnaccel::ir::allOps().size());
-  return 0;
+  try {
+    return runCli(argc, argv);
+  } catch (const nnaccel::Error& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return e.kind() == nnaccel::ErrorKind::Usage ? kExitUsage : kExitError;
+  } catch (const std::exception& e) {
+    // Reaching this is a bug in nnaccel: every input problem is reported as nnaccel::Error.
+    fmt::print(stderr, "error: internal: {}\n", e.what());
+    return kExitError;
+  } catch (...) {
+    fmt::print(stderr, "error: internal: unknown exception\n");
+    return kExitError;
+  }
 }

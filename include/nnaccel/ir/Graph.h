@@ -30,12 +30,12 @@ using NodeId = int32_t;
 inline constexpr ValueId kNoValue = -1;
 
 struct Value {
-  std::string name;                         ///< name as in the model (unique in the graph)
+  std::string name; ///< name as in the model (unique in the graph)
   DType dtype = DType::F32;
-  Dims shape;                               ///< valid when shapeKnown
+  Dims shape; ///< valid when shapeKnown
   bool shapeKnown = false;
-  std::shared_ptr<const Tensor> constant;   ///< set for initializers and folded constants
-  NodeId producer = -1;                     ///< producing node, -1 for inputs and constants
+  std::shared_ptr<const Tensor> constant; ///< set for initializers and folded constants
+  NodeId producer = -1;                   ///< producing node, -1 for inputs and constants
 };
 
 /// An activation that a pass found directly after a Conv/ConvTranspose/Gemm/MatMul output and
@@ -49,9 +49,9 @@ struct FusedActivation {
 
 struct Node {
   OpKind op = OpKind::Identity;
-  std::string name;                ///< as in the model; the importer invents "<op>_<index>" if empty
-  int64_t opset = 17;              ///< default-domain opset the model declared
-  std::vector<ValueId> inputs;     ///< kNoValue for omitted optional inputs
+  std::string name;            ///< as in the model; the importer invents "<op>_<index>" if empty
+  int64_t opset = 17;          ///< default-domain opset the model declared
+  std::vector<ValueId> inputs; ///< kNoValue for omitted optional inputs
   std::vector<ValueId> outputs;
   AttrMap attrs;
   std::optional<FusedActivation> fusedActivation;
@@ -60,8 +60,8 @@ struct Node {
 class Graph {
 public:
   std::string name;
-  std::string sourcePath;          ///< file the graph came from, for error messages
-  int64_t opsetVersion = 17;       ///< default-domain opset of the model
+  std::string sourcePath;    ///< file the graph came from, for error messages
+  int64_t opsetVersion = 17; ///< default-domain opset of the model
 
   // --- values -------------------------------------------------------------------------------
   /// Adds a value with unknown shape; asserts the name is new.
@@ -101,7 +101,7 @@ public:
   void removeDeadNodes();
 
   // --- interface ----------------------------------------------------------------------------
-  std::vector<ValueId> inputs;     ///< runtime inputs (initializers excluded)
+  std::vector<ValueId> inputs; ///< runtime inputs (initializers excluded)
   std::vector<ValueId> outputs;
 
   /// Context for an error about node \p id (file, node name, op, opset).

@@ -3,8 +3,8 @@
 #pragma once
 
 #include <optional>
-#include <vector>
 #include <string_view>
+#include <vector>
 
 namespace nnaccel::ir {
 

@@ -31,11 +31,11 @@ enum class ErrorKind {
 
 /// Where an error was found. Every field is optional; format() prints those that are set.
 struct ErrorContext {
-  std::string file;            ///< model/config/data file path
-  std::string node;            ///< node name as written in the model
-  std::string op;              ///< op type, e.g. "Conv"
+  std::string file;             ///< model/config/data file path
+  std::string node;             ///< node name as written in the model
+  std::string op;               ///< op type, e.g. "Conv"
   std::optional<int64_t> opset; ///< opset version of the node's domain
-  std::string key;             ///< config key or attribute name
+  std::string key;              ///< config key or attribute name
 };
 
 /// A user-facing error: bad input, never a bug in nnaccel.
@@ -68,7 +68,8 @@ namespace detail {
 /// Collects the streamed message of a failing assertion; evaluated only on failure.
 class AssertStream {
 public:
-  AssertStream(const char* expr, const char* file, int line) : expr_(expr), file_(file), line_(line) {}
+  AssertStream(const char* expr, const char* file, int line)
+      : expr_(expr), file_(file), line_(line) {}
   AssertStream(const AssertStream&) = delete;
   AssertStream& operator=(const AssertStream&) = delete;
   [[noreturn]] ~AssertStream() { assertionFailed(expr_, file_, line_, os_.str()); }
@@ -92,9 +93,9 @@ struct Voidify {
 /// Internal invariant: `NNACCEL_ASSERT(x > 0) << "while tiling " << name;`
 /// The streamed message is built only when the condition fails. Active in every build type.
 #define NNACCEL_ASSERT(cond)                                                                       \
-  (cond) ? (void)0                                                                                 \
-         : ::nnaccel::detail::Voidify() &                                                          \
-               ::nnaccel::detail::AssertStream(#cond, __FILE__, __LINE__)
+  (cond)                                                                                           \
+      ? (void)0                                                                                    \
+      : ::nnaccel::detail::Voidify() & ::nnaccel::detail::AssertStream(#cond, __FILE__, __LINE__)
 
 /// Marks code that must be unreachable.
 #define NNACCEL_UNREACHABLE(msg) NNACCEL_ASSERT(false) << (msg)

@@ -63,7 +63,9 @@ public:
         << "tensor holds " << dtypeName(dtype_) << ", accessed as " << dtypeName(DTypeOf<T>::value);
     return reinterpret_cast<const T*>(bytes_.data());
   }
-  template <typename T> std::span<T> values() { return {data<T>(), static_cast<size_t>(numElements())}; }
+  template <typename T> std::span<T> values() {
+    return {data<T>(), static_cast<size_t>(numElements())};
+  }
   template <typename T> std::span<const T> values() const {
     return {data<T>(), static_cast<size_t>(numElements())};
   }

@@ -6,10 +6,12 @@
 using namespace nnaccel;
 
 TEST(Error, FormatsFileNodeOpOpsetAndReason) {
-  Error e(ErrorKind::Model, {.file = "model.onnx", .node = "conv3", .op = "Conv", .opset = 13, .key = {}},
+  Error e(ErrorKind::Model,
+          {.file = "model.onnx", .node = "conv3", .op = "Conv", .opset = 13, .key = {}},
           "group=3 does not divide input channels=64");
-  EXPECT_STREQ(e.what(),
-               "model.onnx: node 'conv3' (Conv, opset 13): group=3 does not divide input channels=64");
+  EXPECT_STREQ(
+      e.what(),
+      "model.onnx: node 'conv3' (Conv, opset 13): group=3 does not divide input channels=64");
   EXPECT_EQ(e.kind(), ErrorKind::Model);
 }
 
@@ -27,6 +29,10 @@ TEST(Error, WithContextFillsOnlyMissingFields) {
 }
 
 TEST(ErrorDeathTest, AssertAbortsWithInternalErrorBanner) {
-  EXPECT_DEATH({ NNACCEL_ASSERT(1 + 1 == 3) << "math is " << "broken"; },
-               "internal error.*1 \\+ 1 == 3.*math is broken");
+  EXPECT_DEATH(
+      {
+        NNACCEL_ASSERT(1 + 1 == 3) << "math is "
+                                   << "broken";
+      },
+      "internal error.*1 \\+ 1 == 3.*math is broken");
 }

@@ -1,0 +1,51 @@
+/// \file
+/// ONNX in and out: import a ModelProto into the IR, export the IR as a ModelProto.
+///
+/// Import is purely structural: it maps ONNX nodes, attributes, initializers and Constant nodes
+/// to the IR, binds symbolic input dimensions, and rejects what nnaccel cannot represent
+/// (unsupported op or domain, opset outside 7-17, unsupported element type, external data)
+/// with a one-line nnaccel::Error naming the file and node. Shape inference, verification and
+/// graph passes are run afterwards by the driver (driver/ModelLoader.h).
+#pragma once
+
+#include "nnaccel/ir/Graph.h"
+
+#include <map>
+#include <string>
+#include <string_view>
+
+namespace nnaccel::frontend {
+
+struct ImportOptions {
+  /// Value bound to a symbolic dimension not listed in dimParams (typically the batch size).
+  int64_t defaultSymbolicDim = 1;
+  /// Explicit bindings for named symbolic dimensions (dim_param).
+  std::map<std::string, int64_t> dimParams;
+};
+
+/// Lowest and highest default-domain opset accepted. The product targets opsets 7-17; opset 6
+/// is also accepted because the ONNX backend test data's pytorch-converted models use it. An
+/// opset-6 model is upgraded to kUpgradedOpset by the importer, which rewrites the legacy
+/// differences (the `broadcast`/`axis` attributes of Add/Sub/Mul/Div/Gemm, per-channel PRelu
+/// slopes, BatchNormalization/Dropout `is_test`), so every imported graph and node has opset
+/// 7-17 and no consumer of the IR needs opset-6 rules (see docs/OnnxImport.md).
+inline constexpr int64_t kMinOpset = 6;
+inline constexpr int64_t kMaxOpset = 17;
+/// The opset an opset-6 model is upgraded to (Graph::opsetVersion and Node::opset after import).
+inline constexpr int64_t kUpgradedOpset = 7;
+
+/// Reads and imports \p path. Errors name \p path.
+ir::Graph importOnnxFile(const std::string& path, const ImportOptions& options = {});
+/// Imports serialized ModelProto bytes; \p displayName is used as the file in errors.
+ir::Graph importOnnxBytes(std::string_view bytes, const std::string& displayName,
+                          const ImportOptions& options = {});
+
+/// Reads a serialized onnx::TensorProto (the ONNX backend test data's input_N.pb/output_N.pb).
+Tensor readTensorProtoFile(const std::string& path);
+
+/// Serializes \p g as an ONNX model (opset g.opsetVersion, producer "nnaccel") that passes
+/// onnx::checker::check_model and re-imports to an equal graph.
+std::string exportOnnxBytes(const ir::Graph& g);
+void exportOnnxFile(const ir::Graph& g, const std::string& path);
+
+} // namespace nnaccel::frontend

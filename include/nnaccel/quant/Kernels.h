@@ -1,0 +1,86 @@
+/// \file
+/// The integer kernels of the int8 reference executor: one function per op family, on dense
+/// row-major s8/s32 tensors, with the exact semantics of docs/Quantization.md.
+///
+/// Engines reproduce these bit for bit; they may also call them directly (for example to check
+/// one layer's int32 accumulators). All arithmetic is integer: convolution and matrix products
+/// accumulate exactly in int32 (the quantizer guarantees the accumulator bound), so any
+/// summation order gives the same result. Kernels know nothing about graphs: resolved
+/// parameters come from ir/OpParams.h, multipliers from the QuantizedModel. Pure data movement
+/// (Transpose, Pad, DepthToSpace, Concat) and max pooling reuse the dtype-generic reference
+/// kernels (reference/Kernels.h), which are exact on s8.
+#pragma once
+
+#include "nnaccel/ir/OpParams.h"
+#include "nnaccel/quant/Requantize.h"
+#include "nnaccel/tensor/Tensor.h"
+
+#include <span>
+#include <vector>
+
+namespace nnaccel::quant {
+
+// --- AccumulateKernels.cpp ---------------------------------------------------------------------
+/// Conv (p.transposed == false) or ConvTranspose int32 accumulators:
+///   acc[n][oc][o...] = bias[oc] + sum over the taps reaching o of x[n][c][i...] * w[...]
+/// \p x is s8 [N, C, in...] (zero padding is the int8 value 0: zero point 0), \p w is s8 in
+/// the ONNX layout ([M, C/group, k...] for Conv, [C, M/group, k...] for ConvTranspose), \p bias
+/// is empty or one int32 per output channel. Returns s32 [N, M, out...]. 1 to 3 spatial axes.
+Tensor convAccumulate(const ir::ConvParams& p, const Tensor& x, const Tensor& w,
+                      std::span<const int32_t> bias);
+
+/// Gemm/MatMul int32 accumulators: acc[m][n] = bias[n] + sum_k a[m][k] * w[n][k].
+/// \p a is s8 [M, K] (or [K, M] when \p transA); \p w is s8 [N, K], one row per output
+/// channel (like Conv's [M, C/g, k...]); \p bias is empty or [N]. Returns s32 [M, N].
+Tensor matmulAccumulate(const Tensor& a, bool transA, const Tensor& w,
+                        std::span<const int32_t> bias);
+
+// --- Kernels.cpp -------------------------------------------------------------------------------
+/// s8 result of requantize(acc, multipliers[c], lo, hi) for every element of the s32 tensor
+/// \p acc, where c is the element's index along \p axis.
+Tensor requantizePerChannel(const Tensor& acc, int64_t axis,
+                            std::span<const QuantMultiplier> multipliers, int32_t lo = kInt8Min,
+                            int32_t hi = kInt8Max);
+
+/// s8 result of requantize(x, m) for every element of the s8 or s32 tensor \p x (Concat inputs
+/// whose scale differs from the output's). An exact 1.0 multiplier returns \p x unchanged.
+Tensor requantizeTensor(const Tensor& x, QuantMultiplier m);
+
+/// min(max(x, lo), hi) element-wise on s8 (Relu: [0, 127]; Clip: its quantized bounds).
+Tensor clampTensor(const Tensor& x, int32_t lo, int32_t hi);
+
+/// An AveragePool requantization multiplier s_in / (s_out * count) for one window count.
+struct CountMultiplier {
+  int64_t count = 0;
+  QuantMultiplier multiplier;
+};
+
+/// The distinct window counts of average pooling \p p, ascending, without 0. The count of a
+/// window is the number of its positions inside [-padBegin, in + padEnd) on every axis when
+/// count_include_pad, else inside [0, in): the ONNX/onnxruntime divisor (the ceil_mode overhang
+/// past pads_end never counts). Global pooling has the single count prod(in).
+std::vector<int64_t> averagePoolCounts(const ir::PoolParams& p);
+
+/// AveragePool / GlobalAveragePool on s8: the int32 sum of the window's in-bounds inputs
+/// requantized with the multiplier of the window's count (a window with count 0 gives 0).
+/// \p multipliers must hold every count of averagePoolCounts(p).
+Tensor averagePool(const ir::PoolParams& p, const Tensor& x,
+                   std::span<const CountMultiplier> multipliers);
+
+/// The integer Add/Sub rule (TFLite style): with a' = multiplyRounded(qa * 2^leftShift, a)
+/// and b' likewise, out = requantize(a' +- b', output).
+struct AddSubMultipliers {
+  int32_t leftShift = 20;
+  QuantMultiplier a, b, output;
+};
+
+/// Add (or Sub when \p subtract) of two s8 tensors with numpy broadcasting to \p outShape.
+Tensor addSub(bool subtract, const AddSubMultipliers& m, const Tensor& a, const Tensor& b,
+              const Dims& outShape);
+/// Mul of two s8 tensors with numpy broadcasting: out = requantize(qa * qb, output).
+Tensor mul(QuantMultiplier output, const Tensor& a, const Tensor& b, const Dims& outShape);
+
+/// out[i] = x[index[i]] with the s8 output of shape \p outShape (Resize/Upsample nearest).
+Tensor gather(const Tensor& x, std::span<const int32_t> index, const Dims& outShape);
+
+} // namespace nnaccel::quant

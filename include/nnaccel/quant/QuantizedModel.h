@@ -1,0 +1,132 @@
+/// \file
+/// int8 post-training quantization: calibration and the QuantizedModel every int8 consumer
+/// (the int8 reference executor, the engines' compilers) reads.
+///
+/// Scheme (docs/Quantization.md has the full specification):
+///  - weights: symmetric per-output-channel int8 in [-127, 127], scale_w[oc] = max|w[oc]| / 127
+///    (an all-zero channel gets scale 1/127);
+///  - activations: symmetric per-tensor int8 in [-128, 127], zero point 0,
+///    scale = max|x| / 127 over the calibration runs (1 when the tensor is always 0);
+///    scale-preserving ops (Relu, Clip, MaxPool, data movement, Resize nearest) give their
+///    output the input's scale;
+///  - biases: int32 at scale s_in * scale_w[oc]; accumulation in int32;
+///  - requantization: quant/Requantize.h (round half away from zero).
+/// quantize() runs the fp32 reference executor on the calibration inputs, records every
+/// intermediate's range, and fills one QuantNode per graph node with everything an engine needs.
+#pragma once
+
+#include "nnaccel/ir/Graph.h"
+#include "nnaccel/quant/Kernels.h"
+#include "nnaccel/quant/Requantize.h"
+
+#include <string>
+#include <vector>
+
+namespace nnaccel::quant {
+
+/// An int8 tensor with its scale (real value = q * scale), or a raw tensor (scale 0) for values
+/// that are not quantized (non-f32 values such as a Dropout mask, or constants read in fp32).
+struct QuantTensor {
+  Tensor data;     ///< s8 when quantized, any dtype when raw
+  float scale = 0; ///< > 0 when quantized
+
+  bool isQuantized() const { return scale > 0; }
+  /// fp32 tensor q * scale (dequantizeValue per element); a raw tensor is returned unchanged.
+  Tensor dequantize() const;
+};
+
+/// Quantizes an f32 tensor with quantizeValue (per tensor, zero point 0).
+QuantTensor quantizeTensor(const Tensor& x, float scale);
+/// max|x| / 127 in fp32, or 1 when maxAbs == 0 (any scale represents an all-zero tensor).
+float symmetricScale(float maxAbs);
+
+/// How the int8 executor evaluates a node.
+enum class QuantOpKind {
+  Folded,       ///< every output is a graph constant: nothing runs
+  Accumulate,   ///< Conv, ConvTranspose, Gemm, MatMul with constant weights
+  Clamp,        ///< Relu, Clip: min(max(q, clampMin), clampMax); scale preserving
+  MaxPool,      ///< MaxPool, GlobalMaxPool on int8; scale preserving
+  DataMovement, ///< Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout, Transpose,
+                ///< Pad (constant 0), DepthToSpace; scale preserving
+  Gather,       ///< Resize/Upsample nearest as a gather table; scale preserving
+  AveragePool,  ///< AveragePool, GlobalAveragePool: int32 sum, per-count multiplier
+  AddSub,       ///< Add, Sub: two-stage rescale (AddSubMultipliers)
+  Mul,          ///< Mul: requantize(qa * qb)
+  Concat,       ///< inputs requantized to the output scale, then concatenated
+  FloatIsland,  ///< dequantize, reference::evalNode in fp32, quantize the outputs
+};
+std::string_view quantOpKindName(QuantOpKind kind);
+/// Clamp, MaxPool, DataMovement and Gather: output scale == input scale by construction.
+bool isScalePreserving(QuantOpKind kind);
+
+/// Everything needed to evaluate one node in int8. Fields not used by the node's kind are empty.
+/// Scales of the node's values are in QuantizedModel::scales (input 0: s_in, output 0: s_out).
+struct QuantNode {
+  QuantOpKind kind = QuantOpKind::FloatIsland;
+  std::string islandReason; ///< FloatIsland: why the node has no integer form
+
+  // --- Accumulate ---------------------------------------------------------------------------
+  /// s8 weights. Conv: [M, C/g, k...] and ConvTranspose: [C, M/g, k...] (ONNX layouts);
+  /// Gemm/MatMul: [N, K] = alpha * op(B) transposed, one row per output channel.
+  Tensor weights;
+  std::vector<float> weightScales;          ///< per output channel
+  std::vector<int32_t> bias;                ///< per output channel (zeros when absent)
+  std::vector<QuantMultiplier> multipliers; ///< per output channel: s_in * s_w[oc] / s_out
+  int64_t reductionLength = 0;              ///< K: int8 products summed per output
+  bool transA = false;                      ///< Gemm: A is [K, M]
+
+  // --- Clamp --------------------------------------------------------------------------------
+  int32_t clampMin = kInt8Min; ///< Relu: 0; Clip: quantizeValue(min, s)
+  int32_t clampMax = kInt8Max; ///< Clip: quantizeValue(max, s)
+
+  // --- AveragePool --------------------------------------------------------------------------
+  std::vector<CountMultiplier> countMultipliers; ///< s_in / (s_out * count), ascending count
+
+  // --- AddSub / Mul / Concat ----------------------------------------------------------------
+  AddSubMultipliers addSub;                       ///< AddSub
+  QuantMultiplier mulMultiplier;                  ///< Mul: s_a * s_b / s_out
+  std::vector<QuantMultiplier> concatMultipliers; ///< Concat: s_in[i] / s_out per input
+
+  // --- Gather -------------------------------------------------------------------------------
+  std::vector<int32_t> gatherIndex; ///< flat input index of every output element
+};
+
+/// A graph with its int8 quantization.
+struct QuantizedModel {
+  ir::Graph graph; ///< the fp32 graph (a copy); node and value ids as in it
+  /// Per ValueId: the scale (> 0) of every f32 value that is computed or a graph input, and of
+  /// every f32 constant read as an int8 operand; 0 for other values.
+  std::vector<float> scales;
+  /// Per ValueId: calibrated max|x| over all calibration runs (0 when never computed).
+  std::vector<float> calibratedMaxAbs;
+  /// Per ValueId: int8 form of constants that integer kernels read as operands (Add, Concat,
+  /// Relu of a constant, ...); empty QuantTensor otherwise.
+  std::vector<QuantTensor> constants;
+  std::vector<QuantNode> nodes; ///< per NodeId
+  int64_t calibrationCount = 0; ///< number of calibration input sets used
+
+  const QuantNode& node(ir::NodeId id) const { return nodes.at(static_cast<size_t>(id)); }
+  float scale(ir::ValueId id) const { return scales.at(static_cast<size_t>(id)); }
+};
+
+/// Calibration inputs used when none are given: kDefaultCalibrationCount sets drawn with
+/// makeCalibrationInputs(g, kDefaultCalibrationCount, kDefaultCalibrationSeed).
+inline constexpr int kDefaultCalibrationCount = 4;
+inline constexpr uint64_t kDefaultCalibrationSeed = 0x6e6e616363656cULL; // "nnaccel"
+
+/// \p count seeded random input sets for \p g (Graph::inputs order): every f32 input element
+/// is uniform in [-1, 1) as 2u - 1 with u = (top 24 bits of a std::mt19937_64 draw) * 2^-24,
+/// the engine seeded once with \p seed and drawn set by set, input by input, element by
+/// element. Throws nnaccel::Error (Usage) for count < 1 and (Unsupported) for non-f32 inputs.
+std::vector<std::vector<Tensor>> makeCalibrationInputs(const ir::Graph& g, int count,
+                                                       uint64_t seed);
+
+/// Quantizes \p g (shape-inferred and verified) calibrating on \p calibrationInputs (each in
+/// Graph::inputs order), or on the default random inputs when it is empty. Deterministic: the
+/// same graph and inputs give an identical QuantizedModel. Throws nnaccel::Error naming the
+/// node when a value is not finite during calibration, a requantization multiplier is out of
+/// range or a reduction is long enough to overflow the int32 accumulator.
+QuantizedModel quantize(const ir::Graph& g,
+                        const std::vector<std::vector<Tensor>>& calibrationInputs);
+
+} // namespace nnaccel::quant

@@ -1,0 +1,120 @@
+/// \file
+/// The integer arithmetic of nnaccel's int8 inference: the one requantization rule, the fp32 ->
+/// int8 quantization rule and dequantization.
+///
+/// Every engine (systolic, sparse, broadcast, stream) must reproduce the int8 reference
+/// executor bit for bit, so the rules live here, header-only, and engines call these functions
+/// (or re-implement exactly what is written in docs/Quantization.md).
+///
+/// Rounding mode: round half AWAY from zero, everywhere (requantization, activation and weight
+/// quantization, bias quantization, Clip bounds).
+///
+/// Requantization: a real multiplier m > 0 is represented as QuantMultiplier{M, shift} with
+///   m ~= M * 2^-(31 + shift),   M in [2^30, 2^31),   shift in [kMinShift, kMaxShift] = [-30, 31]
+/// so the total right shift R = 31 + shift is in [1, 62] and m in [2^-32, 2^30). Multipliers
+/// below 2^-32 are represented by the zero multiplier {M = 0, shift = kMaxShift}: for every
+/// int32 accumulator |acc * m| < 0.5, so rounding gives 0 exactly and M = 0 is not an
+/// approximation. Multipliers >= 2^30 (or not finite, or <= 0) are rejected.
+///
+///   multiplyRounded(acc, q) = sign(x) * floor((|x| + 2^(R-1)) / 2^R),  x = (int64) acc * M
+///   requantize(acc, q, lo, hi) = clamp(multiplyRounded(acc, q), lo, hi)
+///
+/// |x| < 2^62, so everything fits in 64-bit integers; no floating point is used at run time.
+#pragma once
+
+#include "nnaccel/support/Error.h"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+namespace nnaccel::quant {
+
+/// Allowed shift range: total right shift R = 31 + shift in [1, 62].
+inline constexpr int32_t kMinShift = -30;
+inline constexpr int32_t kMaxShift = 31;
+/// int8 activation range; weights use the symmetric range [-127, 127].
+inline constexpr int32_t kInt8Min = -128;
+inline constexpr int32_t kInt8Max = 127;
+inline constexpr int32_t kWeightMax = 127;
+
+/// m = multiplier * 2^-(31 + shift). The default is exactly 1.0.
+struct QuantMultiplier {
+  int32_t multiplier = int32_t{1} << 30;
+  int32_t shift = -1;
+
+  /// True for the zero multiplier or M in [2^30, 2^31) with shift in range.
+  constexpr bool isValid() const {
+    const bool zero = multiplier == 0 && shift == kMaxShift;
+    const bool normal =
+        multiplier >= (int32_t{1} << 30) && shift >= kMinShift && shift <= kMaxShift;
+    return zero || normal;
+  }
+  /// The represented real value (for diagnostics and tests; never used to compute results).
+  double toDouble() const { return std::ldexp(static_cast<double>(multiplier), -(31 + shift)); }
+
+  bool operator==(const QuantMultiplier&) const = default;
+};
+
+/// The QuantMultiplier nearest to \p m (M = round-half-away(frac * 2^31) where m = frac * 2^e,
+/// frac in [0.5, 1); a carry to 2^31 renormalizes to 2^30 with e + 1). Relative error
+/// <= 2^-31. m < 2^-32 gives the zero multiplier. Throws nnaccel::Error (Unsupported, no
+/// context; callers add the node) when m is not finite, m <= 0 or m >= 2^30 after rounding.
+QuantMultiplier quantizeMultiplier(double m);
+
+/// round-half-away(acc * M / 2^(31 + shift)) computed exactly in 64-bit integers, without
+/// saturation. The result magnitude is at most 2^61.
+constexpr int64_t multiplyRounded(int32_t acc, QuantMultiplier q) {
+  NNACCEL_ASSERT(q.isValid()) << "invalid QuantMultiplier{" << q.multiplier << ", " << q.shift
+                              << "}";
+  const int64_t x = static_cast<int64_t>(acc) * q.multiplier;
+  const int32_t rshift = 31 + q.shift;
+  const uint64_t mag = x < 0 ? static_cast<uint64_t>(-x) : static_cast<uint64_t>(x);
+  const uint64_t rounded = (mag + (uint64_t{1} << (rshift - 1))) >> rshift;
+  return x < 0 ? -static_cast<int64_t>(rounded) : static_cast<int64_t>(rounded);
+}
+
+/// The requantization rule: multiplyRounded then saturate to [lo, hi] (int8 by default; a fused
+/// Relu/Clip narrows the range, see docs/Quantization.md).
+constexpr int32_t requantize(int32_t acc, QuantMultiplier q, int32_t lo = kInt8Min,
+                             int32_t hi = kInt8Max) {
+  const int64_t r = multiplyRounded(acc, q);
+  return r < lo ? lo : (r > hi ? hi : static_cast<int32_t>(r));
+}
+
+/// round-half-away(x) saturated to [lo, hi]; NaN gives 0. The fp32 -> integer step of every
+/// quantization (std::round rounds half away from zero and is exact).
+inline int64_t roundHalfAwayClamped(double x, int64_t lo, int64_t hi) {
+  if (std::isnan(x)) {
+    return 0;
+  }
+  if (x <= static_cast<double>(lo)) {
+    return lo;
+  }
+  if (x >= static_cast<double>(hi)) {
+    return hi;
+  }
+  return static_cast<int64_t>(std::round(x));
+}
+
+/// Activation quantization: q = clamp(round-half-away(x / scale), lo, hi) with x / scale an
+/// IEEE fp32 division. \p scale must be > 0.
+inline int8_t quantizeValue(float x, float scale, int32_t lo = kInt8Min, int32_t hi = kInt8Max) {
+  return static_cast<int8_t>(roundHalfAwayClamped(static_cast<double>(x / scale), lo, hi));
+}
+
+/// Dequantization: x = q * scale, an fp32 multiplication.
+inline float dequantizeValue(int32_t q, float scale) {
+  return static_cast<float>(q) * scale;
+}
+
+/// Bias quantization: round-half-away(b / (sIn * sW)) with the division and product in double,
+/// saturated to [-limit, limit] (limit <= INT32_MAX, see the accumulator bound in
+/// docs/Quantization.md).
+inline int32_t quantizeBias(float b, float sIn, float sW,
+                            int32_t limit = std::numeric_limits<int32_t>::max()) {
+  const double x = static_cast<double>(b) / (static_cast<double>(sIn) * static_cast<double>(sW));
+  return static_cast<int32_t>(roundHalfAwayClamped(x, -static_cast<int64_t>(limit), limit));
+}
+
+} // namespace nnaccel::quant

@@ -1,0 +1,73 @@
+/// \file
+/// The reference kernels: one function per op family, taking resolved parameters (ir/OpParams.h)
+/// and dense row-major tensors, returning a new tensor.
+///
+/// evalNode() (Executor.h) parses a node's parameters and calls these; the int8 executor,
+/// constant folding and engine tests may call them directly. Kernels know nothing about graphs:
+/// on bad data (an out-of-range Gather index, an unsupported dtype) they throw nnaccel::Error
+/// without node context, and evalNode adds the node's context. Which kernels run on oneDNN and
+/// which are plain loops is listed in docs/ReferenceExecutor.md.
+#pragma once
+
+#include "nnaccel/ir/OpParams.h"
+#include "nnaccel/tensor/Tensor.h"
+
+#include <vector>
+
+namespace nnaccel::reference {
+
+// --- ConvKernels.cpp ---------------------------------------------------------------------------
+/// Conv (p.transposed == false) or ConvTranspose (true), fp32. \p w is laid out as in ONNX;
+/// \p bias may be null. The output extent is p.outSpatial.
+Tensor conv(const ir::ConvParams& p, const Tensor& x, const Tensor& w, const Tensor* bias);
+
+// --- PoolKernels.cpp ---------------------------------------------------------------------------
+/// MaxPool / AveragePool / GlobalAveragePool / GlobalMaxPool with ONNX padding, ceil_mode and
+/// count_include_pad semantics. Max pooling also accepts s8/u8; average pooling is fp32 only.
+Tensor pool(const ir::PoolParams& p, const Tensor& x);
+
+// --- NormKernels.cpp ---------------------------------------------------------------------------
+/// BatchNormalization (inference): y = scale * (x - mean) / sqrt(var + epsilon) + bias along
+/// axis 1 of \p x (rank >= 2).
+Tensor batchNorm(const ir::BatchNormParams& p, const Tensor& x, const Tensor& scale,
+                 const Tensor& bias, const Tensor& mean, const Tensor& var);
+
+// --- EltwiseKernels.cpp ------------------------------------------------------------------------
+/// Unary activation of ir::isUnaryActivation ops (fp32; Relu and Clip also on integer dtypes).
+Tensor activation(const ir::ActivationParams& p, const Tensor& x);
+/// PRelu: y = x < 0 ? slope * x : x with \p slope broadcast to x's shape (unidirectional).
+Tensor prelu(const Tensor& x, const Tensor& slope);
+/// Add/Sub/Mul/Div with numpy broadcasting, for f32, s32 and s64 (integer Div truncates toward
+/// zero; integer overflow wraps; integer division by zero throws).
+Tensor binary(ir::OpKind op, const Tensor& a, const Tensor& b);
+
+// --- DenseKernels.cpp --------------------------------------------------------------------------
+/// Gemm: alpha * op(A) * op(B) + beta * C, C unidirectionally broadcast to [M, N]; \p c may be
+/// null.
+Tensor gemm(const ir::GemmParams& p, const Tensor& a, const Tensor& b, const Tensor* c);
+/// MatMul with numpy semantics: 1-D operands are promoted and the added axis removed, batch
+/// axes broadcast.
+Tensor matmul(const Tensor& a, const Tensor& b);
+/// Softmax along p.axis (opset >= 13) or over the 2-D coercion at p.axis (p.coerce2d).
+Tensor softmax(const ir::SoftmaxParams& p, const Tensor& x);
+
+// --- DataMovementKernels.cpp (any dtype) -------------------------------------------------------
+/// Concatenation along \p axis (normalized); all inputs have the same dtype and rank.
+Tensor concat(const std::vector<const Tensor*>& inputs, int64_t axis);
+/// Permutes axes: output axis i is input axis perm[i].
+Tensor transpose(const Tensor& x, const std::vector<int64_t>& perm);
+/// Pad in constant, reflect or edge mode; negative pads crop.
+Tensor pad(const ir::PadParams& p, const Tensor& x);
+/// DepthToSpace in DCR or CRD order on a 4-D tensor.
+Tensor depthToSpace(const ir::DepthToSpaceParams& p, const Tensor& x);
+/// Gather along \p axis with s32/s64 indices (negative indices count from the end).
+Tensor gather(const Tensor& data, const Tensor& indices, int64_t axis);
+/// Slice with resolved per-axis starts/ends/steps.
+Tensor slice(const ir::SliceParams& p, const Tensor& x);
+
+// --- ResizeKernels.cpp -------------------------------------------------------------------------
+/// Resize/Upsample: nearest (all nearest modes), N-linear and cubic, with every ONNX coordinate
+/// transformation, fp32.
+Tensor resize(const ir::ResizeParams& p, const Tensor& x);
+
+} // namespace nnaccel::reference

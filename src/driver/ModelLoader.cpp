@@ -1,0 +1,55 @@
+// MODEL argument -> verified graph: ONNX file or zoo model, shape inference, passes, verifier.
+#include "nnaccel/driver/ModelLoader.h"
+
+#include "nnaccel/frontend/Onnx.h"
+#include "nnaccel/ir/ShapeInference.h"
+#include "nnaccel/ir/Verifier.h"
+#include "nnaccel/passes/Pipeline.h"
+#include "nnaccel/zoo/Zoo.h"
+
+#include <filesystem>
+#include <fmt/format.h>
+
+namespace nnaccel::driver {
+
+namespace {
+
+ir::Graph importOrBuild(const std::string& model, const LoadOptions& options) {
+  std::error_code ec;
+  const std::filesystem::file_status status = std::filesystem::status(model, ec);
+  if (std::filesystem::is_regular_file(status)) {
+    return frontend::importOnnxFile(model, options.import);
+  }
+  if (const zoo::ZooModel* z = resolveZooModel(model)) {
+    return z->build(options.zooSeed);
+  }
+  if (std::filesystem::is_directory(status)) {
+    throw Error(ErrorKind::Io, ErrorContext{.file = model}, "is a directory, not an onnx file");
+  }
+  throw Error(ErrorKind::Usage, {},
+              fmt::format("model '{}': no such file and no zoo model of that name (see 'nnaccel "
+                          "zoo list')",
+                          model));
+}
+
+} // namespace
+
+const zoo::ZooModel* resolveZooModel(const std::string& name) {
+  return zoo::findZooModel(name == kDemoAlias ? std::string(zoo::kDemoModel) : name);
+}
+
+void prepareGraph(ir::Graph& g, const LoadOptions& options) {
+  ir::inferShapes(g);
+  if (options.runPasses) {
+    passes::runDefaultPipeline(g);
+  }
+  ir::verify(g);
+}
+
+ir::Graph loadModel(const std::string& model, const LoadOptions& options) {
+  ir::Graph g = importOrBuild(model, options);
+  prepareGraph(g, options);
+  return g;
+}
+
+} // namespace nnaccel::driver

@@ -1,0 +1,160 @@
+// Per-layer shapes, windows, MACs and parameter counts of a graph (for `nnaccel info`).
+#include "nnaccel/driver/ModelSummary.h"
+
+#include "nnaccel/ir/OpParams.h"
+
+#include <unordered_set>
+
+namespace nnaccel::driver {
+
+bool isWeightInput(ir::OpKind op, size_t inputIndex) {
+  using ir::OpKind;
+  switch (op) {
+  case OpKind::Conv:
+  case OpKind::ConvTranspose:
+  case OpKind::Gemm:
+    return inputIndex == 1 || inputIndex == 2;
+  case OpKind::MatMul:
+    return inputIndex <= 1;
+  case OpKind::BatchNormalization:
+    return inputIndex >= 1 && inputIndex <= 4;
+  case OpKind::PRelu:
+    return inputIndex == 1;
+  case OpKind::Add:
+  case OpKind::Sub:
+  case OpKind::Mul:
+  case OpKind::Div:
+    return inputIndex <= 1;
+  default:
+    return false;
+  }
+}
+
+namespace {
+
+/// Calls \p fn(valueId) for each constant parameter input of node \p id.
+template <typename Fn> void forEachWeight(const ir::Graph& g, ir::NodeId id, Fn&& fn) {
+  const ir::Node& n = g.node(id);
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    const ir::ValueId v = n.inputs[i];
+    if (g.isConstant(v) && isWeightInput(n.op, i)) {
+      fn(v);
+    }
+  }
+}
+
+WindowSummary convWindow(const ir::ConvParams& p) {
+  WindowSummary w;
+  w.kernel = p.kernel;
+  w.strides = p.strides;
+  w.padsBegin = p.padsBegin;
+  w.padsEnd = p.padsEnd;
+  w.dilations = p.dilations;
+  w.group = p.group;
+  w.hasGroup = true;
+  return w;
+}
+
+WindowSummary poolWindow(const ir::PoolParams& p) {
+  WindowSummary w;
+  w.kernel = p.kernel;
+  w.strides = p.strides;
+  w.padsBegin = p.padsBegin;
+  w.padsEnd = p.padsEnd;
+  w.dilations = p.dilations;
+  w.global = p.global;
+  return w;
+}
+
+/// MatMul multiply-accumulates: every output element is a dot product over A's last axis.
+int64_t matMulMacs(const ir::Graph& g, const ir::Node& n) {
+  const Dims& a = g.value(n.inputs.at(0)).shape;
+  const int64_t k = a.empty() ? 1 : a.back();
+  return numElements(g.value(n.outputs.at(0)).shape) * k;
+}
+
+} // namespace
+
+int64_t countParameters(const ir::Graph& g) {
+  std::unordered_set<ir::ValueId> seen;
+  int64_t total = 0;
+  for (size_t i = 0; i < g.numNodes(); ++i) {
+    forEachWeight(g, static_cast<ir::NodeId>(i), [&](ir::ValueId v) {
+      if (seen.insert(v).second) {
+        total += g.value(v).constant->numElements();
+      }
+    });
+  }
+  return total;
+}
+
+ModelSummary summarizeModel(const ir::Graph& g) {
+  using ir::OpKind;
+  ModelSummary summary;
+  summary.layers.reserve(g.numNodes());
+  std::unordered_set<ir::ValueId> countedParams;
+  for (size_t i = 0; i < g.numNodes(); ++i) {
+    const auto id = static_cast<ir::NodeId>(i);
+    const ir::Node& n = g.node(id);
+    LayerSummary layer;
+    layer.node = id;
+    layer.name = n.name;
+    layer.op = n.op;
+    for (ir::ValueId v : n.inputs) {
+      if (v != ir::kNoValue && !g.isConstant(v)) {
+        layer.inputShapes.push_back(g.value(v).shape);
+      }
+    }
+    for (ir::ValueId v : n.outputs) {
+      if (v != ir::kNoValue) {
+        layer.outputShapes.push_back(g.value(v).shape);
+      }
+    }
+    switch (n.op) {
+    case OpKind::Conv:
+    case OpKind::ConvTranspose: {
+      const ir::ConvParams p = ir::convParams(g, id);
+      layer.window = convWindow(p);
+      layer.macs = p.macs();
+      break;
+    }
+    case OpKind::MaxPool:
+    case OpKind::AveragePool:
+    case OpKind::GlobalAveragePool:
+    case OpKind::GlobalMaxPool:
+      layer.window = poolWindow(ir::poolParams(g, id));
+      break;
+    case OpKind::Gemm: {
+      const ir::GemmParams p = ir::gemmParams(g, id);
+      layer.macs = p.m * p.k * p.n;
+      break;
+    }
+    case OpKind::MatMul:
+      layer.macs = matMulMacs(g, n);
+      break;
+    default:
+      break;
+    }
+    if (n.fusedActivation) {
+      layer.fusedActivation = n.fusedActivation->kind;
+    }
+    forEachWeight(g, id, [&](ir::ValueId v) {
+      const int64_t elements = g.value(v).constant->numElements();
+      layer.params += elements;
+      if (countedParams.insert(v).second) {
+        summary.totalParams += elements;
+      }
+    });
+    summary.totalMacs += layer.macs;
+    summary.layers.push_back(std::move(layer));
+  }
+  for (const ir::Node& n : g.nodes()) {
+    if (n.fusedActivation && n.fusedActivation->activationNode >= 0) {
+      summary.layers.at(static_cast<size_t>(n.fusedActivation->activationNode)).fusedIntoProducer =
+          true;
+    }
+  }
+  return summary;
+}
+
+} // namespace nnaccel::driver

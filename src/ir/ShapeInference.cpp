@@ -1,0 +1,681 @@
+// Shape and dtype inference for every op of Ops.def, plus the static folding of small
+// shape-arithmetic nodes (Shape -> Gather -> Unsqueeze -> Concat -> Reshape and friends) so that
+// nnaccel sees static shapes. General constant folding of float tensors is a graph pass
+// (passes/ConstantFolding), not done here.
+#include "nnaccel/ir/ShapeInference.h"
+
+#include "NodeInputs.h"
+#include "nnaccel/ir/OpParams.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace nnaccel::ir {
+
+using detail::checkedProduct;
+using detail::constantInput;
+using detail::intValues;
+using detail::listToString;
+using detail::normalizeAxis;
+using detail::optionalInput;
+using detail::requiredConstantInput;
+using detail::requiredInput;
+using detail::withNodeContext;
+
+namespace {
+
+/// Shape-arithmetic nodes whose outputs hold at most this many elements are folded by shape
+/// inference; larger ones (e.g. a Reshape of a weight) are left to the ConstantFolding pass.
+constexpr int64_t kFoldLimitElements = 4096;
+
+std::string quoted(const std::string& s) {
+  return "'" + s + "'";
+}
+std::string str(int64_t v) {
+  return std::to_string(v);
+}
+
+int64_t product(Dims::const_iterator begin, Dims::const_iterator end) {
+  int64_t p = 1;
+  for (auto it = begin; it != end; ++it) {
+    p *= *it;
+  }
+  return p;
+}
+
+/// Inferred type and shape of one output, with its value when folded.
+struct OutInfo {
+  DType dtype = DType::F32;
+  Dims shape;
+  std::optional<Tensor> folded;
+};
+
+/// The constant data of every present input if all present inputs are constants.
+std::optional<std::vector<const Tensor*>> allConstant(const Graph& g, NodeId id) {
+  std::vector<const Tensor*> result;
+  for (ValueId v : g.node(id).inputs) {
+    if (v == kNoValue) {
+      result.push_back(nullptr);
+      continue;
+    }
+    if (!g.value(v).constant) {
+      return std::nullopt;
+    }
+    result.push_back(g.value(v).constant.get());
+  }
+  return result;
+}
+
+bool foldable(const Dims& outShape) {
+  const std::optional<int64_t> n = checkedProduct(outShape);
+  return n && *n <= kFoldLimitElements;
+}
+
+/// Rejects non-f32 data for the ops nnaccel evaluates in floating point only.
+void requireF32(const Graph& g, NodeId id, const Value& v) {
+  if (v.dtype != DType::F32) {
+    g.fail(id,
+           "input " + quoted(v.name) + " has dtype " + std::string(dtypeName(v.dtype)) +
+               "; this op supports f32 only",
+           ErrorKind::Unsupported);
+  }
+}
+
+void copyElement(const Tensor& from, int64_t src, Tensor& to, int64_t dst) {
+  const size_t es = dtypeSizeBytes(from.dtype());
+  std::memcpy(to.rawData() + static_cast<size_t>(dst) * es,
+              from.rawData() + static_cast<size_t>(src) * es, es);
+}
+
+/// Advances a row-major multi-index over \p shape.
+void nextIndex(Dims& index, const Dims& shape) {
+  for (size_t a = shape.size(); a-- > 0;) {
+    if (++index[a] < shape[a]) {
+      return;
+    }
+    index[a] = 0;
+  }
+}
+
+/// Flat index into \p inShape of the element that numpy broadcasting maps to output \p index.
+int64_t broadcastSource(const Dims& index, const Dims& inShape) {
+  const size_t offset = index.size() - inShape.size();
+  int64_t flat = 0;
+  for (size_t a = 0; a < inShape.size(); ++a) {
+    flat = flat * inShape[a] + (inShape[a] == 1 ? 0 : index[a + offset]);
+  }
+  return flat;
+}
+
+// --- small folds ---------------------------------------------------------------------------------
+
+Tensor foldBinary(const Graph& g, NodeId id, OpKind op, const Tensor& a, const Tensor& b,
+                  const Dims& outShape) {
+  const bool isFloat = a.dtype() == DType::F32;
+  Tensor wide(isFloat ? DType::F32 : DType::I64, outShape);
+  Dims index(outShape.size(), 0);
+  for (int64_t i = 0; i < wide.numElements(); ++i, nextIndex(index, outShape)) {
+    const int64_t ia = broadcastSource(index, a.shape());
+    const int64_t ib = broadcastSource(index, b.shape());
+    if (isFloat) {
+      const float x = a.data<float>()[ia];
+      const float y = b.data<float>()[ib];
+      float r = 0.0f;
+      switch (op) {
+      case OpKind::Add:
+        r = x + y;
+        break;
+      case OpKind::Sub:
+        r = x - y;
+        break;
+      case OpKind::Mul:
+        r = x * y;
+        break;
+      default:
+        r = x / y;
+        break;
+      }
+      wide.data<float>()[i] = r;
+      continue;
+    }
+    const int64_t x = a.elementAsInt64(ia);
+    const int64_t y = b.elementAsInt64(ib);
+    // Two's-complement wraparound (computed unsigned: signed overflow would be undefined).
+    const auto ux = static_cast<uint64_t>(x);
+    const auto uy = static_cast<uint64_t>(y);
+    int64_t r = 0;
+    switch (op) {
+    case OpKind::Add:
+      r = static_cast<int64_t>(ux + uy);
+      break;
+    case OpKind::Sub:
+      r = static_cast<int64_t>(ux - uy);
+      break;
+    case OpKind::Mul:
+      r = static_cast<int64_t>(ux * uy);
+      break;
+    default:
+      if (y == 0) {
+        g.fail(id, "integer division by zero");
+      }
+      // Truncation toward zero, as ONNX runtimes do for integer Div.
+      r = y == -1 ? static_cast<int64_t>(uint64_t{0} - ux) : x / y;
+      break;
+    }
+    wide.data<int64_t>()[i] = r;
+  }
+  return isFloat ? wide : wide.castTo(a.dtype());
+}
+
+Tensor foldGather(const Tensor& data, const std::vector<int64_t>& indices, int64_t axis,
+                  const Dims& outShape) {
+  Tensor out(data.dtype(), outShape);
+  const Dims& d = data.shape();
+  const int64_t outer = product(d.begin(), d.begin() + axis);
+  const int64_t dim = d[static_cast<size_t>(axis)];
+  const int64_t inner = product(d.begin() + axis + 1, d.end());
+  const auto n = static_cast<int64_t>(indices.size());
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t j = 0; j < n; ++j) {
+      for (int64_t k = 0; k < inner; ++k) {
+        copyElement(data, (o * dim + indices[static_cast<size_t>(j)]) * inner + k, out,
+                    (o * n + j) * inner + k);
+      }
+    }
+  }
+  return out;
+}
+
+Tensor foldSlice(const Tensor& data, const SliceParams& p, const Dims& outShape) {
+  Tensor out(data.dtype(), outShape);
+  const Dims strides = rowMajorStrides(data.shape());
+  Dims index(outShape.size(), 0);
+  for (int64_t i = 0; i < out.numElements(); ++i, nextIndex(index, outShape)) {
+    int64_t src = 0;
+    for (size_t a = 0; a < index.size(); ++a) {
+      src += (p.starts[a] + index[a] * p.steps[a]) * strides[a];
+    }
+    copyElement(data, src, out, i);
+  }
+  return out;
+}
+
+Tensor foldConcat(const std::vector<const Tensor*>& parts, int64_t axis, const Dims& outShape) {
+  Tensor out(parts.front()->dtype(), outShape);
+  const int64_t outer = product(outShape.begin(), outShape.begin() + axis);
+  int64_t dst = 0;
+  for (int64_t o = 0; o < outer; ++o) {
+    for (const Tensor* t : parts) {
+      const int64_t chunk = product(t->shape().begin() + axis, t->shape().end());
+      for (int64_t k = 0; k < chunk; ++k) {
+        copyElement(*t, o * chunk + k, out, dst++);
+      }
+    }
+  }
+  return out;
+}
+
+/// Constant node value from its attribute (value, value_float(s), value_int(s)).
+Tensor constantNodeValue(const Graph& g, NodeId id) {
+  const AttrMap& attrs = g.node(id).attrs;
+  if (attrs.all().size() != 1) {
+    g.fail(id, "Constant needs exactly one value attribute, found " +
+                   str(static_cast<int64_t>(attrs.all().size())));
+  }
+  const auto& [name, value] = *attrs.all().begin();
+  if (name == "value") {
+    if (const Tensor* t = std::get_if<Tensor>(&value)) {
+      return *t;
+    }
+  } else if (name == "value_float") {
+    return Tensor::scalar<float>(attrs.getFloat(name, 0.0f));
+  } else if (name == "value_floats") {
+    const std::vector<float> v = attrs.getFloats(name, {});
+    return Tensor::fromVector<float>({static_cast<int64_t>(v.size())}, v);
+  } else if (name == "value_int") {
+    return Tensor::scalar<int64_t>(attrs.getInt(name, 0));
+  } else if (name == "value_ints") {
+    const std::vector<int64_t> v = attrs.getInts(name, {});
+    return Tensor::fromVector<int64_t>({static_cast<int64_t>(v.size())}, v);
+  }
+  g.fail(id,
+         "Constant attribute " + quoted(name) + " of type " + std::string(attrTypeName(value)) +
+             " is not supported",
+         ErrorKind::Unsupported);
+}
+
+// --- per-op inference ----------------------------------------------------------------------------
+
+OutInfo same(const Value& v) {
+  return OutInfo{v.dtype, v.shape, std::nullopt};
+}
+
+std::vector<OutInfo> inferConvLike(const Graph& g, NodeId id) {
+  const Node& n = g.node(id);
+  const Value& x = requiredInput(g, id, 0, "data");
+  requireF32(g, id, x);
+  Dims out;
+  if (n.op == OpKind::Conv || n.op == OpKind::ConvTranspose) {
+    const ConvParams p = convParams(g, id);
+    out = {p.batch, p.outChannels};
+    out.insert(out.end(), p.outSpatial.begin(), p.outSpatial.end());
+  } else {
+    const PoolParams p = poolParams(g, id);
+    out = {p.batch, p.channels};
+    out.insert(out.end(), p.outSpatial.begin(), p.outSpatial.end());
+  }
+  return {OutInfo{DType::F32, out, std::nullopt}};
+}
+
+std::vector<OutInfo> inferMatMul(const Graph& g, NodeId id) {
+  const Value& a = requiredInput(g, id, 0, "A");
+  const Value& b = requiredInput(g, id, 1, "B");
+  requireF32(g, id, a);
+  requireF32(g, id, b);
+  if (a.shape.empty() || b.shape.empty()) {
+    g.fail(id, "MatMul operands must have rank >= 1, found " + dimsToString(a.shape) + " and " +
+                   dimsToString(b.shape));
+  }
+  Dims sa = a.shape.size() == 1 ? Dims{1, a.shape[0]} : a.shape;
+  Dims sb = b.shape.size() == 1 ? Dims{b.shape[0], 1} : b.shape;
+  if (sa.back() != sb[sb.size() - 2]) {
+    g.fail(id,
+           "inner dimensions differ: " + dimsToString(a.shape) + " and " + dimsToString(b.shape));
+  }
+  Dims out = broadcastShapes(g, id, Dims(sa.begin(), sa.end() - 2), Dims(sb.begin(), sb.end() - 2));
+  if (a.shape.size() > 1) {
+    out.push_back(sa[sa.size() - 2]);
+  }
+  if (b.shape.size() > 1) {
+    out.push_back(sb.back());
+  }
+  return {OutInfo{DType::F32, out, std::nullopt}};
+}
+
+std::vector<OutInfo> inferBinary(const Graph& g, NodeId id) {
+  const Node& n = g.node(id);
+  const Value& a = requiredInput(g, id, 0, "A");
+  const Value& b = requiredInput(g, id, 1, "B");
+  if (a.dtype != b.dtype) {
+    g.fail(id, "input dtypes differ: " + std::string(dtypeName(a.dtype)) + " and " +
+                   std::string(dtypeName(b.dtype)));
+  }
+  OutInfo out{a.dtype, broadcastShapes(g, id, a.shape, b.shape), std::nullopt};
+  if (a.constant && b.constant && a.dtype != DType::Bool && foldable(out.shape)) {
+    out.folded = foldBinary(g, id, n.op, *a.constant, *b.constant, out.shape);
+  }
+  return {out};
+}
+
+std::vector<OutInfo> inferConcat(const Graph& g, NodeId id) {
+  const Node& n = g.node(id);
+  if (n.inputs.empty()) {
+    g.fail(id, "Concat needs at least one input");
+  }
+  const int64_t axis = concatAxis(g, id);
+  const Value& first = requiredInput(g, id, 0, "data");
+  Dims out = first.shape;
+  out[static_cast<size_t>(axis)] = 0;
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    const Value& v = requiredInput(g, id, i, "data");
+    if (v.dtype != first.dtype) {
+      g.fail(id, "input " + quoted(v.name) + " has dtype " + std::string(dtypeName(v.dtype)) +
+                     ", expected " + std::string(dtypeName(first.dtype)));
+    }
+    bool compatible = v.shape.size() == first.shape.size();
+    for (size_t a = 0; compatible && a < v.shape.size(); ++a) {
+      compatible = a == static_cast<size_t>(axis) || v.shape[a] == first.shape[a];
+    }
+    if (!compatible) {
+      g.fail(id, "input " + quoted(v.name) + " of shape " + dimsToString(v.shape) +
+                     " does not match " + dimsToString(first.shape) + " outside axis " + str(axis));
+    }
+    out[static_cast<size_t>(axis)] += v.shape[static_cast<size_t>(axis)];
+  }
+  OutInfo info{first.dtype, out, std::nullopt};
+  if (auto consts = allConstant(g, id); consts && foldable(out)) {
+    info.folded = foldConcat(*consts, axis, out);
+  }
+  return {info};
+}
+
+std::vector<OutInfo> inferGather(const Graph& g, NodeId id) {
+  const Value& data = requiredInput(g, id, 0, "data");
+  const Value& indices = requiredInput(g, id, 1, "indices");
+  if (indices.dtype != DType::I64 && indices.dtype != DType::I32) {
+    g.fail(id, "indices " + quoted(indices.name) + " must be s32 or s64, found " +
+                   std::string(dtypeName(indices.dtype)));
+  }
+  const int64_t axis = gatherAxis(g, id);
+  Dims out(data.shape.begin(), data.shape.begin() + axis);
+  out.insert(out.end(), indices.shape.begin(), indices.shape.end());
+  out.insert(out.end(), data.shape.begin() + axis + 1, data.shape.end());
+  OutInfo info{data.dtype, out, std::nullopt};
+  if (indices.constant) {
+    const int64_t dim = data.shape[static_cast<size_t>(axis)];
+    std::vector<int64_t> idx = indices.constant->toInt64Vector();
+    for (int64_t& i : idx) {
+      if (i < -dim || i >= dim) {
+        g.fail(id, "index " + str(i) + " is out of range for axis " + str(axis) + " of extent " +
+                       str(dim));
+      }
+      i = i < 0 ? i + dim : i;
+    }
+    if (data.constant && foldable(out)) {
+      info.folded = foldGather(*data.constant, idx, axis, out);
+    }
+  }
+  return {info};
+}
+
+std::vector<OutInfo> inferSlice(const Graph& g, NodeId id) {
+  const Value& data = requiredInput(g, id, 0, "data");
+  const SliceParams p = sliceParams(g, id);
+  Dims out(data.shape.size());
+  for (size_t a = 0; a < out.size(); ++a) {
+    const int64_t span = p.ends[a] - p.starts[a];
+    const int64_t step = p.steps[a];
+    if (step > 0) {
+      out[a] = span <= 0 ? 0 : (span - 1) / step + 1;
+    } else {
+      out[a] = span >= 0 ? 0 : (span + 1) / step + 1;
+    }
+  }
+  OutInfo info{data.dtype, out, std::nullopt};
+  if (data.constant && foldable(out)) {
+    info.folded = foldSlice(*data.constant, p, out);
+  }
+  return {info};
+}
+
+/// Reshape, Squeeze, Unsqueeze and Identity: same data, new shape.
+std::vector<OutInfo> inferView(const Graph& g, NodeId id, Dims out) {
+  const Value& data = requiredInput(g, id, 0, "data");
+  OutInfo info{data.dtype, out, std::nullopt};
+  if (data.constant && foldable(out)) {
+    info.folded = data.constant->reshaped(out);
+  }
+  return {info};
+}
+
+Dims squeezedShape(const Graph& g, NodeId id) {
+  const Value& data = requiredInput(g, id, 0, "data");
+  const std::vector<int64_t> axes = squeezeAxes(g, id);
+  Dims out;
+  for (size_t a = 0; a < data.shape.size(); ++a) {
+    if (!std::binary_search(axes.begin(), axes.end(), static_cast<int64_t>(a))) {
+      out.push_back(data.shape[a]);
+    }
+  }
+  return out;
+}
+
+Dims unsqueezedShape(const Graph& g, NodeId id) {
+  const Value& data = requiredInput(g, id, 0, "data");
+  const std::vector<int64_t> axes = unsqueezeAxes(g, id);
+  Dims out;
+  auto src = data.shape.begin();
+  for (int64_t a = 0; a < static_cast<int64_t>(data.shape.size() + axes.size()); ++a) {
+    out.push_back(std::binary_search(axes.begin(), axes.end(), a) ? 1 : *src++);
+  }
+  return out;
+}
+
+std::vector<OutInfo> inferShapeOp(const Graph& g, NodeId id) {
+  const Node& n = g.node(id);
+  const Value& data = requiredInput(g, id, 0, "data");
+  const auto rank = static_cast<int64_t>(data.shape.size());
+  int64_t start = 0;
+  int64_t end = rank;
+  if (n.opset >= 15) {
+    const auto clampAxis = [rank](int64_t a) {
+      return std::clamp<int64_t>(a < 0 ? a + rank : a, 0, rank);
+    };
+    start = clampAxis(n.attrs.getInt("start", 0));
+    end = clampAxis(n.attrs.getInt("end", rank));
+  }
+  std::vector<int64_t> dims;
+  for (int64_t a = start; a < end; ++a) {
+    dims.push_back(data.shape[static_cast<size_t>(a)]);
+  }
+  Tensor t = Tensor::fromVector<int64_t>({static_cast<int64_t>(dims.size())}, dims);
+  return {OutInfo{DType::I64, t.shape(), std::move(t)}};
+}
+
+std::vector<OutInfo> inferConstantOfShape(const Graph& g, NodeId id) {
+  const Node& n = g.node(id);
+  const Tensor& shapeT = requiredConstantInput(g, id, 0, "shape");
+  const Dims out = intValues(g, id, shapeT, "shape");
+  detail::requireExtents(g, id, out, "shape");
+  for (int64_t d : out) {
+    if (d < 0) {
+      g.fail(id, "shape " + listToString(out) + " has a negative dimension");
+    }
+  }
+  Tensor fill = Tensor::scalar<float>(0.0f);
+  if (const Tensor* v = withNodeContext(g, id, [&] { return n.attrs.find<Tensor>("value"); })) {
+    if (v->numElements() != 1) {
+      g.fail(id,
+             "attribute 'value' must hold one element, found shape " + dimsToString(v->shape()));
+    }
+    fill = *v;
+  }
+  OutInfo info{fill.dtype(), out, std::nullopt};
+  if (foldable(out)) {
+    Tensor t(fill.dtype(), out);
+    for (int64_t i = 0; i < t.numElements(); ++i) {
+      copyElement(fill, 0, t, i);
+    }
+    info.folded = std::move(t);
+  }
+  return {info};
+}
+
+std::vector<OutInfo> inferDropout(const Graph& g, NodeId id) {
+  const Node& n = g.node(id);
+  const Value& x = requiredInput(g, id, 0, "data");
+  if (n.opset >= 12) {
+    if (const Tensor* t = constantInput(g, id, 2, "training_mode");
+        t != nullptr && t->numElements() > 0 && t->elementAsInt64(0) != 0) {
+      g.fail(id, "training_mode=true is not supported (inference only)", ErrorKind::Unsupported);
+    }
+  }
+  const DType maskType = n.opset < 10 ? x.dtype : DType::Bool;
+  return {same(x), OutInfo{maskType, x.shape, std::nullopt}};
+}
+
+std::vector<OutInfo> computeOutputs(const Graph& g, NodeId id) {
+  const Node& n = g.node(id);
+  const auto in0 = [&]() -> const Value& { return requiredInput(g, id, 0, "data"); };
+  switch (n.op) {
+  case OpKind::Conv:
+  case OpKind::ConvTranspose:
+  case OpKind::MaxPool:
+  case OpKind::AveragePool:
+  case OpKind::GlobalAveragePool:
+  case OpKind::GlobalMaxPool:
+    return inferConvLike(g, id);
+  case OpKind::BatchNormalization:
+    requireF32(g, id, in0());
+    batchNormParams(g, id);
+    return {same(in0())};
+  case OpKind::Relu:
+  case OpKind::LeakyRelu:
+  case OpKind::Clip:
+  case OpKind::Sigmoid:
+  case OpKind::HardSigmoid:
+  case OpKind::HardSwish:
+  case OpKind::Tanh:
+  case OpKind::Elu:
+  case OpKind::Selu:
+  case OpKind::Softplus:
+    requireF32(g, id, in0());
+    activationParams(g, id);
+    return {same(in0())};
+  case OpKind::PRelu: {
+    const Value& x = in0();
+    const Value& slope = requiredInput(g, id, 1, "slope");
+    requireF32(g, id, x);
+    requireF32(g, id, slope);
+    if (broadcastShapes(g, id, x.shape, slope.shape) != x.shape) {
+      g.fail(id, "slope " + quoted(slope.name) + " of shape " + dimsToString(slope.shape) +
+                     " does not broadcast to the input shape " + dimsToString(x.shape));
+    }
+    return {same(x)};
+  }
+  case OpKind::Add:
+  case OpKind::Sub:
+  case OpKind::Mul:
+  case OpKind::Div:
+    return inferBinary(g, id);
+  case OpKind::Gemm: {
+    requireF32(g, id, in0());
+    const GemmParams p = gemmParams(g, id);
+    return {OutInfo{DType::F32, {p.m, p.n}, std::nullopt}};
+  }
+  case OpKind::MatMul:
+    return inferMatMul(g, id);
+  case OpKind::Softmax:
+    requireF32(g, id, in0());
+    softmaxParams(g, id);
+    return {same(in0())};
+  case OpKind::Concat:
+    return inferConcat(g, id);
+  case OpKind::Flatten: {
+    const Value& x = in0();
+    const auto axis = flattenAxis(g, id);
+    return {OutInfo{x.dtype,
+                    {product(x.shape.begin(), x.shape.begin() + axis),
+                     product(x.shape.begin() + axis, x.shape.end())},
+                    std::nullopt}};
+  }
+  case OpKind::Reshape:
+    return inferView(g, id, reshapeTarget(g, id));
+  case OpKind::Transpose: {
+    const Value& x = in0();
+    Dims out;
+    for (int64_t a : transposePerm(g, id)) {
+      out.push_back(x.shape[static_cast<size_t>(a)]);
+    }
+    return {OutInfo{x.dtype, out, std::nullopt}};
+  }
+  case OpKind::Squeeze:
+    return inferView(g, id, squeezedShape(g, id));
+  case OpKind::Unsqueeze:
+    return inferView(g, id, unsqueezedShape(g, id));
+  case OpKind::Pad: {
+    const Value& x = in0();
+    const PadParams p = padParams(g, id);
+    Dims out = x.shape;
+    for (size_t a = 0; a < out.size(); ++a) {
+      out[a] += p.padsBegin[a] + p.padsEnd[a];
+    }
+    return {OutInfo{x.dtype, out, std::nullopt}};
+  }
+  case OpKind::Resize:
+  case OpKind::Upsample:
+    return {OutInfo{in0().dtype, resizeParams(g, id).outShape, std::nullopt}};
+  case OpKind::DepthToSpace: {
+    const Value& x = in0();
+    const int64_t b = depthToSpaceParams(g, id).blocksize;
+    return {OutInfo{
+        x.dtype, {x.shape[0], x.shape[1] / (b * b), x.shape[2] * b, x.shape[3] * b}, std::nullopt}};
+  }
+  case OpKind::Identity:
+    return inferView(g, id, in0().shape);
+  case OpKind::Dropout:
+    return inferDropout(g, id);
+  case OpKind::Constant: {
+    Tensor t = constantNodeValue(g, id);
+    return {OutInfo{t.dtype(), t.shape(), std::move(t)}};
+  }
+  case OpKind::Shape:
+    return inferShapeOp(g, id);
+  case OpKind::Gather:
+    return inferGather(g, id);
+  case OpKind::Slice:
+    return inferSlice(g, id);
+  case OpKind::Cast: {
+    const Value& x = in0();
+    const DType to = castTarget(g, id);
+    OutInfo info{to, x.shape, std::nullopt};
+    if (x.constant && foldable(x.shape)) {
+      info.folded = x.constant->castTo(to);
+    }
+    return {info};
+  }
+  case OpKind::ConstantOfShape:
+    return inferConstantOfShape(g, id);
+  }
+  NNACCEL_UNREACHABLE("bad op kind");
+  return {};
+}
+
+void inferNodeImpl(Graph& g, NodeId id) {
+  const Node& n = g.node(id);
+  for (ValueId v : n.inputs) {
+    if (v != kNoValue && !g.value(v).shapeKnown) {
+      g.fail(id, "input " + quoted(g.value(v).name) + " has no inferred shape");
+    }
+  }
+  std::vector<OutInfo> outs = computeOutputs(g, id);
+  if (n.outputs.size() > outs.size()) {
+    g.fail(id, "node has " + str(static_cast<int64_t>(n.outputs.size())) +
+                   " outputs, this op produces at most " + str(static_cast<int64_t>(outs.size())));
+  }
+  for (size_t k = 0; k < n.outputs.size(); ++k) {
+    const ValueId out = n.outputs[k];
+    if (out == kNoValue) {
+      continue;
+    }
+    OutInfo& info = outs[k];
+    if (!checkedProduct(info.shape)) {
+      g.fail(id, "output " + quoted(g.value(out).name) + " has shape " + dimsToString(info.shape) +
+                     ", which has too many elements");
+    }
+    if (!info.folded) {
+      for (int64_t d : info.shape) {
+        if (d <= 0) {
+          g.fail(id, "output " + quoted(g.value(out).name) + " has shape " +
+                         dimsToString(info.shape) +
+                         "; zero or negative dimensions are not supported");
+        }
+      }
+    }
+    Value& v = g.value(out);
+    v.dtype = info.dtype;
+    v.shape = info.shape;
+    v.shapeKnown = true;
+    v.constant = info.folded ? std::make_shared<const Tensor>(std::move(*info.folded)) : nullptr;
+  }
+}
+
+} // namespace
+
+void inferNode(Graph& g, NodeId id) {
+  withNodeContext(g, id, [&] { inferNodeImpl(g, id); });
+}
+
+void inferShapes(Graph& g) {
+  g.topoSort();
+  for (ValueId in : g.inputs) {
+    const Value& v = g.value(in);
+    if (!v.shapeKnown) {
+      throw Error(ErrorKind::Unsupported, ErrorContext{.file = g.sourcePath},
+                  "graph input " + quoted(v.name) + " has no static shape");
+    }
+    for (int64_t d : v.shape) {
+      if (d <= 0 || d > detail::kMaxExtent) {
+        throw Error(ErrorKind::Model, ErrorContext{.file = g.sourcePath},
+                    "graph input " + quoted(v.name) + " has shape " + dimsToString(v.shape) +
+                        "; dimensions must be positive and at most " +
+                        std::to_string(detail::kMaxExtent));
+      }
+    }
+  }
+  for (NodeId id = 0; id < static_cast<NodeId>(g.numNodes()); ++id) {
+    inferNode(g, id);
+  }
+}
+
+} // namespace nnaccel::ir

@@ -1,0 +1,24 @@
+// The default pass pipeline (see Pipeline.h).
+#include "nnaccel/passes/Pipeline.h"
+
+#include "nnaccel/ir/ShapeInference.h"
+#include "nnaccel/ir/Verifier.h"
+#include "nnaccel/passes/ConstantFolding.h"
+#include "nnaccel/passes/EliminateIdentity.h"
+#include "nnaccel/passes/FoldBatchNorm.h"
+#include "nnaccel/passes/FuseActivation.h"
+
+namespace nnaccel::passes {
+
+void runDefaultPipeline(ir::Graph& g) {
+  ir::inferShapes(g);
+  foldConstants(g);
+  foldBatchNorm(g);
+  eliminateIdentity(g);
+  g.removeDeadNodes();
+  fuseActivations(g);
+  ir::inferShapes(g);
+  ir::verify(g);
+}
+
+} // namespace nnaccel::passes

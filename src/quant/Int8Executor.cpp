@@ -1,0 +1,250 @@
+// The int8 reference executor: per-node dispatch onto the integer kernels or a float island,
+// and the whole-graph run with input quantization and output dequantization.
+#include "nnaccel/quant/Int8Executor.h"
+
+#include "nnaccel/ir/OpParams.h"
+#include "nnaccel/reference/Executor.h"
+#include "nnaccel/reference/Kernels.h"
+
+namespace nnaccel::quant {
+
+using ir::Graph;
+using ir::kNoValue;
+using ir::NodeId;
+using ir::OpKind;
+using ir::ValueId;
+
+namespace {
+
+/// Constant \p v as an operand: its int8 form, or the raw fp32 constant.
+QuantTensor constantOperand(const QuantizedModel& m, ValueId v) {
+  const QuantTensor& q = m.constants.at(static_cast<size_t>(v));
+  return q.isQuantized() ? q : QuantTensor{*m.graph.value(v).constant, 0.0f};
+}
+
+/// Dequantize the inputs, evaluate in fp32, quantize f32 outputs with their scales.
+std::vector<QuantTensor> evalFloatIsland(const QuantizedModel& m, NodeId id,
+                                         const std::vector<const QuantTensor*>& inputs) {
+  const Graph& g = m.graph;
+  const ir::Node& n = g.node(id);
+  std::vector<Tensor> owned(n.inputs.size());
+  std::vector<const Tensor*> args(n.inputs.size(), nullptr);
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    const ValueId v = n.inputs[i];
+    if (v == kNoValue) {
+      continue;
+    }
+    if (g.isConstant(v)) {
+      args[i] = g.value(v).constant.get(); // constants enter islands in exact fp32
+      continue;
+    }
+    NNACCEL_ASSERT(inputs[i] != nullptr) << "missing input " << i << " of " << n.name;
+    if (inputs[i]->isQuantized()) {
+      owned[i] = inputs[i]->dequantize();
+      args[i] = &owned[i];
+    } else {
+      args[i] = &inputs[i]->data;
+    }
+  }
+  std::vector<Tensor> outs = reference::evalNode(g, id, args);
+  std::vector<QuantTensor> result(n.outputs.size());
+  for (size_t i = 0; i < n.outputs.size() && i < outs.size(); ++i) {
+    const ValueId v = n.outputs[i];
+    if (v == kNoValue) {
+      continue;
+    }
+    const float scale = m.scale(v);
+    result[i] = (outs[i].dtype() == DType::F32 && scale > 0)
+                    ? quantizeTensor(outs[i], scale)
+                    : QuantTensor{std::move(outs[i]), 0.0f};
+  }
+  return result;
+}
+
+Tensor evalAccumulate(const QuantizedModel& m, NodeId id, const Tensor& x) {
+  const Graph& g = m.graph;
+  const ir::Node& n = g.node(id);
+  const QuantNode& q = m.node(id);
+  if (n.op == OpKind::Conv || n.op == OpKind::ConvTranspose) {
+    const Tensor acc = convAccumulate(ir::convParams(g, id), x, q.weights, q.bias);
+    return requantizePerChannel(acc, 1, q.multipliers);
+  }
+  if (n.op == OpKind::Gemm) {
+    return requantizePerChannel(matmulAccumulate(x, q.transA, q.weights, q.bias), 1, q.multipliers);
+  }
+  // MatMul: A [..., M, K] (or [K]) times the constant [K, N] as rows of K.
+  NNACCEL_ASSERT(n.op == OpKind::MatMul) << "accumulate op " << ir::opName(n.op);
+  const int64_t k = q.weights.dim(1);
+  const Tensor rows = x.reshaped({x.numElements() / k, k});
+  const Tensor acc = matmulAccumulate(rows, false, q.weights, q.bias);
+  return requantizePerChannel(acc, 1, q.multipliers).reshaped(g.value(n.outputs[0]).shape);
+}
+
+Tensor evalDataMovement(const Graph& g, NodeId id, const Tensor& x) {
+  const ir::Node& n = g.node(id);
+  switch (n.op) {
+  case OpKind::Transpose:
+    return reference::transpose(x, ir::transposePerm(g, id));
+  case OpKind::Pad:
+    return reference::pad(ir::padParams(g, id), x);
+  case OpKind::DepthToSpace:
+    return reference::depthToSpace(ir::depthToSpaceParams(g, id), x);
+  default: // Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout: same data, new shape
+    return x.reshaped(g.value(n.outputs[0]).shape);
+  }
+}
+
+std::vector<QuantTensor> evalNodeImpl(const QuantizedModel& m, NodeId id,
+                                      const std::vector<const QuantTensor*>& inputs) {
+  const Graph& g = m.graph;
+  const ir::Node& n = g.node(id);
+  const QuantNode& q = m.node(id);
+  NNACCEL_ASSERT(inputs.size() == n.inputs.size())
+      << "node " << n.name << ": " << inputs.size() << " inputs for " << n.inputs.size();
+  if (q.kind == QuantOpKind::Folded) {
+    std::vector<QuantTensor> result(n.outputs.size());
+    for (size_t i = 0; i < n.outputs.size(); ++i) {
+      if (n.outputs[i] != kNoValue) {
+        result[i] = constantOperand(m, n.outputs[i]);
+      }
+    }
+    return result;
+  }
+  if (q.kind == QuantOpKind::FloatIsland) {
+    return evalFloatIsland(m, id, inputs);
+  }
+  // Integer kinds: data operands are int8 (constants in their int8 form from the model).
+  auto operand = [&](size_t i) -> const Tensor& {
+    const ValueId v = n.inputs.at(i);
+    const QuantTensor* t = g.isConstant(v) ? &m.constants.at(static_cast<size_t>(v)) : inputs[i];
+    NNACCEL_ASSERT(t != nullptr && t->isQuantized())
+        << "node " << n.name << ": input " << i << " is not an int8 tensor";
+    return t->data;
+  };
+  const ValueId out = n.outputs[0];
+  const Dims& outShape = g.value(out).shape;
+  Tensor y;
+  switch (q.kind) {
+  case QuantOpKind::Accumulate:
+    y = evalAccumulate(m, id, operand(0));
+    break;
+  case QuantOpKind::Clamp:
+    y = clampTensor(operand(0), q.clampMin, q.clampMax);
+    break;
+  case QuantOpKind::MaxPool:
+    y = reference::pool(ir::poolParams(g, id), operand(0));
+    break;
+  case QuantOpKind::DataMovement:
+    y = evalDataMovement(g, id, operand(0));
+    break;
+  case QuantOpKind::Gather:
+    y = gather(operand(0), q.gatherIndex, outShape);
+    break;
+  case QuantOpKind::AveragePool:
+    y = averagePool(ir::poolParams(g, id), operand(0), q.countMultipliers);
+    break;
+  case QuantOpKind::AddSub:
+    y = addSub(n.op == OpKind::Sub, q.addSub, operand(0), operand(1), outShape);
+    break;
+  case QuantOpKind::Mul:
+    y = mul(q.mulMultiplier, operand(0), operand(1), outShape);
+    break;
+  case QuantOpKind::Concat: {
+    std::vector<Tensor> parts;
+    parts.reserve(n.inputs.size());
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      parts.push_back(requantizeTensor(operand(i), q.concatMultipliers.at(i)));
+    }
+    std::vector<const Tensor*> ptrs;
+    for (const Tensor& t : parts) {
+      ptrs.push_back(&t);
+    }
+    y = reference::concat(ptrs, ir::concatAxis(g, id));
+    break;
+  }
+  case QuantOpKind::Folded:
+  case QuantOpKind::FloatIsland:
+    NNACCEL_UNREACHABLE("handled above");
+  }
+  NNACCEL_ASSERT(y.shape() == outShape)
+      << "node " << n.name << ": int8 result " << dimsToString(y.shape()) << ", graph says "
+      << dimsToString(outShape);
+  std::vector<QuantTensor> result(n.outputs.size());
+  result[0] = QuantTensor{std::move(y), m.scale(out)};
+  return result;
+}
+
+} // namespace
+
+std::vector<QuantTensor> evalQuantizedNode(const QuantizedModel& model, NodeId id,
+                                           const std::vector<const QuantTensor*>& inputs) {
+  try {
+    return evalNodeImpl(model, id, inputs);
+  } catch (const Error& e) {
+    throw e.withContext(model.graph.contextOf(id));
+  }
+}
+
+Int8Executor::Int8Executor(const QuantizedModel& model) : model_(model) {}
+
+QuantTensor Int8Executor::value(ValueId id) const {
+  if (model_.graph.isConstant(id)) {
+    return constantOperand(model_, id);
+  }
+  return values_.at(static_cast<size_t>(id));
+}
+
+Int8Result Int8Executor::run(const std::vector<Tensor>& inputs) {
+  const Graph& g = model_.graph;
+  ErrorContext context;
+  context.file = g.sourcePath;
+  if (inputs.size() != g.inputs.size()) {
+    throw Error(ErrorKind::Usage, context,
+                "expected " + std::to_string(g.inputs.size()) + " inputs, got " +
+                    std::to_string(inputs.size()));
+  }
+  values_.assign(g.numValues(), QuantTensor{});
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const ValueId v = g.inputs[i];
+    const ir::Value& value = g.value(v);
+    if (inputs[i].dtype() != value.dtype || inputs[i].shape() != value.shape) {
+      throw Error(ErrorKind::Usage, context,
+                  "input '" + value.name + "': expected " + std::string(dtypeName(value.dtype)) +
+                      " " + dimsToString(value.shape) + ", got " +
+                      std::string(dtypeName(inputs[i].dtype())) + " " +
+                      dimsToString(inputs[i].shape()));
+    }
+    const float scale = model_.scale(v);
+    values_[static_cast<size_t>(v)] = (value.dtype == DType::F32 && scale > 0)
+                                          ? quantizeTensor(inputs[i], scale)
+                                          : QuantTensor{inputs[i], 0.0f};
+  }
+  for (size_t i = 0; i < g.numNodes(); ++i) {
+    const auto id = static_cast<NodeId>(i);
+    const ir::Node& n = g.node(id);
+    if (model_.node(id).kind == QuantOpKind::Folded) {
+      continue;
+    }
+    std::vector<const QuantTensor*> args(n.inputs.size(), nullptr);
+    for (size_t k = 0; k < n.inputs.size(); ++k) {
+      const ValueId v = n.inputs[k];
+      if (v != kNoValue && !g.isConstant(v)) {
+        args[k] = &values_[static_cast<size_t>(v)];
+      }
+    }
+    std::vector<QuantTensor> outs = evalQuantizedNode(model_, id, args);
+    for (size_t k = 0; k < n.outputs.size(); ++k) {
+      if (n.outputs[k] != kNoValue) {
+        values_[static_cast<size_t>(n.outputs[k])] = std::move(outs[k]);
+      }
+    }
+  }
+  Int8Result result;
+  for (ValueId v : g.outputs) {
+    result.outputs.push_back(value(v));
+    result.dequantized.push_back(result.outputs.back().dequantize());
+  }
+  return result;
+}
+
+} // namespace nnaccel::quant

@@ -1,0 +1,311 @@
+// The element-wise, pooling and gather int8 kernels: per-channel requantization, clamps,
+// average pooling with per-count multipliers, Add/Sub/Mul with broadcasting, and gathers.
+#include "nnaccel/quant/Kernels.h"
+
+#include <algorithm>
+#include <array>
+
+namespace nnaccel::quant {
+
+namespace {
+
+/// Calls f(outIndex, aOffset, bOffset) for every element of \p outShape, row-major, where the
+/// offsets read \p aShape and \p bShape with numpy broadcasting (right-aligned, extent-1 axes
+/// repeated).
+template <typename F>
+void forEachBroadcast(const Dims& outShape, const Dims& aShape, const Dims& bShape, F&& f) {
+  const size_t rank = outShape.size();
+  NNACCEL_ASSERT(aShape.size() <= rank && bShape.size() <= rank) << "broadcast rank";
+  auto stridesFor = [&](const Dims& shape) {
+    Dims strides(rank, 0);
+    const Dims own = rowMajorStrides(shape);
+    const size_t offset = rank - shape.size();
+    for (size_t i = 0; i < shape.size(); ++i) {
+      NNACCEL_ASSERT(shape[i] == outShape[offset + i] || shape[i] == 1)
+          << "cannot broadcast " << dimsToString(shape) << " to " << dimsToString(outShape);
+      strides[offset + i] = shape[i] == 1 ? 0 : own[i];
+    }
+    return strides;
+  };
+  const Dims sa = stridesFor(aShape);
+  const Dims sb = stridesFor(bShape);
+  const int64_t total = numElements(outShape);
+  if (rank == 0) {
+    f(0, 0, 0);
+    return;
+  }
+  if (total == 0) {
+    return;
+  }
+  const int64_t inner = outShape[rank - 1];
+  const int64_t innerA = sa[rank - 1];
+  const int64_t innerB = sb[rank - 1];
+  Dims idx(rank, 0);
+  int64_t offA = 0, offB = 0;
+  for (int64_t out = 0; out < total; out += inner) {
+    for (int64_t i = 0; i < inner; ++i) {
+      f(out + i, offA + i * innerA, offB + i * innerB);
+    }
+    // Odometer over the outer axes.
+    for (size_t axis = rank - 1; axis-- > 0;) {
+      if (++idx[axis] < outShape[axis]) {
+        offA += sa[axis];
+        offB += sb[axis];
+        break;
+      }
+      offA -= sa[axis] * (outShape[axis] - 1);
+      offB -= sb[axis] * (outShape[axis] - 1);
+      idx[axis] = 0;
+    }
+  }
+}
+
+void requireS8(const Tensor& t, const char* what) {
+  NNACCEL_ASSERT(t.dtype() == DType::I8) << what << " wants s8, got " << dtypeName(t.dtype());
+}
+
+int8_t toS8(int32_t v) {
+  return static_cast<int8_t>(v);
+}
+
+/// Per-axis pooling windows: taps (in-bounds input coordinates) and the count factor of each
+/// output coordinate; three axes (leading extent-1 axes added).
+struct PoolAxes {
+  std::array<int64_t, 3> in{1, 1, 1}, out{1, 1, 1};
+  std::array<std::vector<std::vector<int64_t>>, 3> taps;
+  std::array<std::vector<int64_t>, 3> countFactor;
+};
+
+PoolAxes poolAxes(const ir::PoolParams& params) {
+  ir::PoolParams p = params;
+  const size_t rank = p.inSpatial.size();
+  if (rank < 1 || rank > 3) {
+    throw Error(ErrorKind::Unsupported, {},
+                "int8 average pooling with " + std::to_string(rank) +
+                    " spatial axes is not supported (1 to 3)");
+  }
+  if (p.global) {
+    p.kernel = p.inSpatial;
+    p.strides = p.dilations = p.outSpatial = Dims(rank, 1);
+    p.padsBegin = p.padsEnd = Dims(rank, 0);
+  }
+  PoolAxes axes;
+  const size_t offset = 3 - rank;
+  for (size_t a = 0; a < 3; ++a) {
+    int64_t kernel = 1, stride = 1, dilation = 1, padBegin = 0, padEnd = 0;
+    if (a >= offset) {
+      const size_t s = a - offset;
+      axes.in[a] = p.inSpatial[s];
+      axes.out[a] = p.outSpatial[s];
+      kernel = p.kernel[s];
+      stride = p.strides[s];
+      dilation = p.dilations.empty() ? 1 : p.dilations[s];
+      padBegin = p.padsBegin[s];
+      padEnd = p.padsEnd[s];
+    }
+    // Counted positions: the explicitly padded extent, or the input only.
+    const int64_t countLo = p.countIncludePad ? -padBegin : 0;
+    const int64_t countHi = p.countIncludePad ? axes.in[a] + padEnd : axes.in[a];
+    for (int64_t o = 0; o < axes.out[a]; ++o) {
+      std::vector<int64_t> taps;
+      int64_t counted = 0;
+      for (int64_t k = 0; k < kernel; ++k) {
+        const int64_t pos = o * stride - padBegin + k * dilation;
+        counted += (pos >= countLo && pos < countHi) ? 1 : 0;
+        if (pos >= 0 && pos < axes.in[a]) {
+          taps.push_back(pos);
+        }
+      }
+      axes.taps[a].push_back(std::move(taps));
+      axes.countFactor[a].push_back(counted);
+    }
+  }
+  return axes;
+}
+
+} // namespace
+
+Tensor requantizePerChannel(const Tensor& acc, int64_t axis,
+                            std::span<const QuantMultiplier> multipliers, int32_t lo, int32_t hi) {
+  NNACCEL_ASSERT(acc.dtype() == DType::I32) << "requantizePerChannel wants s32";
+  NNACCEL_ASSERT(axis >= 0 && axis < acc.rank()) << "channel axis " << axis;
+  const int64_t channels = acc.dim(axis);
+  NNACCEL_ASSERT(static_cast<int64_t>(multipliers.size()) == channels)
+      << multipliers.size() << " multipliers for " << channels << " channels";
+  int64_t inner = 1;
+  for (int64_t i = axis + 1; i < acc.rank(); ++i) {
+    inner *= acc.dim(i);
+  }
+  const int64_t outer = acc.numElements() / std::max<int64_t>(1, channels * inner);
+  Tensor out(DType::I8, acc.shape());
+  const int32_t* src = acc.data<int32_t>();
+  int8_t* dst = out.data<int8_t>();
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t c = 0; c < channels; ++c) {
+      const QuantMultiplier m = multipliers[static_cast<size_t>(c)];
+      const int64_t base = (o * channels + c) * inner;
+      for (int64_t i = 0; i < inner; ++i) {
+        dst[base + i] = toS8(requantize(src[base + i], m, lo, hi));
+      }
+    }
+  }
+  return out;
+}
+
+Tensor requantizeTensor(const Tensor& x, QuantMultiplier m) {
+  if (x.dtype() == DType::I8 && m == QuantMultiplier{}) {
+    return x; // exactly 1.0: requantize is the identity on int8 values
+  }
+  Tensor out(DType::I8, x.shape());
+  int8_t* dst = out.data<int8_t>();
+  if (x.dtype() == DType::I8) {
+    const int8_t* src = x.data<int8_t>();
+    for (int64_t i = 0; i < x.numElements(); ++i) {
+      dst[i] = toS8(requantize(src[i], m));
+    }
+  } else {
+    NNACCEL_ASSERT(x.dtype() == DType::I32) << "requantizeTensor wants s8 or s32";
+    const int32_t* src = x.data<int32_t>();
+    for (int64_t i = 0; i < x.numElements(); ++i) {
+      dst[i] = toS8(requantize(src[i], m));
+    }
+  }
+  return out;
+}
+
+Tensor clampTensor(const Tensor& x, int32_t lo, int32_t hi) {
+  requireS8(x, "clampTensor");
+  Tensor out(DType::I8, x.shape());
+  const int8_t* src = x.data<int8_t>();
+  int8_t* dst = out.data<int8_t>();
+  for (int64_t i = 0; i < x.numElements(); ++i) {
+    dst[i] = toS8(std::min<int32_t>(std::max<int32_t>(src[i], lo), hi));
+  }
+  return out;
+}
+
+std::vector<int64_t> averagePoolCounts(const ir::PoolParams& p) {
+  const PoolAxes axes = poolAxes(p);
+  std::vector<int64_t> counts{1};
+  for (size_t a = 0; a < 3; ++a) {
+    std::vector<int64_t> factors = axes.countFactor[a];
+    std::sort(factors.begin(), factors.end());
+    factors.erase(std::unique(factors.begin(), factors.end()), factors.end());
+    std::vector<int64_t> next;
+    for (int64_t c : counts) {
+      for (int64_t f : factors) {
+        next.push_back(c * f);
+      }
+    }
+    std::sort(next.begin(), next.end());
+    next.erase(std::unique(next.begin(), next.end()), next.end());
+    counts = std::move(next);
+  }
+  counts.erase(std::remove(counts.begin(), counts.end(), 0), counts.end());
+  return counts;
+}
+
+Tensor averagePool(const ir::PoolParams& p, const Tensor& x,
+                   std::span<const CountMultiplier> multipliers) {
+  requireS8(x, "averagePool");
+  const PoolAxes axes = poolAxes(p);
+  const int64_t inVol = axes.in[0] * axes.in[1] * axes.in[2];
+  const int64_t outVol = axes.out[0] * axes.out[1] * axes.out[2];
+  const int64_t planes = p.batch * p.channels;
+  NNACCEL_ASSERT(x.numElements() == planes * inVol) << "average pool input size";
+  auto multiplierFor = [&](int64_t count) {
+    auto it = std::lower_bound(multipliers.begin(), multipliers.end(), count,
+                               [](const CountMultiplier& m, int64_t c) { return m.count < c; });
+    NNACCEL_ASSERT(it != multipliers.end() && it->count == count)
+        << "no multiplier for window count " << count;
+    return it->multiplier;
+  };
+  Dims outShape{p.batch, p.channels};
+  for (size_t a = 3 - p.inSpatial.size(); a < 3; ++a) {
+    outShape.push_back(axes.out[a]);
+  }
+  Tensor out(DType::I8, outShape);
+  int8_t* dst = out.data<int8_t>();
+  const int8_t* src = x.data<int8_t>();
+  for (int64_t o0 = 0; o0 < axes.out[0]; ++o0) {
+    for (int64_t o1 = 0; o1 < axes.out[1]; ++o1) {
+      for (int64_t o2 = 0; o2 < axes.out[2]; ++o2) {
+        const int64_t count = axes.countFactor[0][static_cast<size_t>(o0)] *
+                              axes.countFactor[1][static_cast<size_t>(o1)] *
+                              axes.countFactor[2][static_cast<size_t>(o2)];
+        const QuantMultiplier m = count > 0 ? multiplierFor(count) : QuantMultiplier{};
+        const auto& t0 = axes.taps[0][static_cast<size_t>(o0)];
+        const auto& t1 = axes.taps[1][static_cast<size_t>(o1)];
+        const auto& t2 = axes.taps[2][static_cast<size_t>(o2)];
+        const int64_t outPos = (o0 * axes.out[1] + o1) * axes.out[2] + o2;
+        for (int64_t plane = 0; plane < planes; ++plane) {
+          const int8_t* xp = src + plane * inVol;
+          int32_t sum = 0;
+          for (int64_t i0 : t0) {
+            for (int64_t i1 : t1) {
+              const int8_t* row = xp + (i0 * axes.in[1] + i1) * axes.in[2];
+              for (int64_t i2 : t2) {
+                sum += row[i2];
+              }
+            }
+          }
+          dst[plane * outVol + outPos] = count > 0 ? toS8(requantize(sum, m)) : int8_t{0};
+        }
+      }
+    }
+  }
+  return out;
+}
+
+Tensor addSub(bool subtract, const AddSubMultipliers& m, const Tensor& a, const Tensor& b,
+              const Dims& outShape) {
+  requireS8(a, "addSub");
+  requireS8(b, "addSub");
+  NNACCEL_ASSERT(m.leftShift >= 0 && m.leftShift <= 23) << "leftShift " << m.leftShift;
+  // a' and b' depend only on the int8 operand: tabulate them (256 entries each).
+  std::array<int64_t, 256> tableA{}, tableB{};
+  for (int32_t q = kInt8Min; q <= kInt8Max; ++q) {
+    tableA[static_cast<size_t>(q + 128)] = multiplyRounded(q * (int32_t{1} << m.leftShift), m.a);
+    tableB[static_cast<size_t>(q + 128)] = multiplyRounded(q * (int32_t{1} << m.leftShift), m.b);
+  }
+  Tensor out(DType::I8, outShape);
+  const int8_t* pa = a.data<int8_t>();
+  const int8_t* pb = b.data<int8_t>();
+  int8_t* dst = out.data<int8_t>();
+  forEachBroadcast(outShape, a.shape(), b.shape(), [&](int64_t i, int64_t ia, int64_t ib) {
+    const int64_t va = tableA[static_cast<size_t>(pa[ia] + 128)];
+    const int64_t vb = tableB[static_cast<size_t>(pb[ib] + 128)];
+    const int64_t sum = subtract ? va - vb : va + vb;
+    NNACCEL_ASSERT(sum >= INT32_MIN && sum <= INT32_MAX) << "add/sub intermediate overflows int32";
+    dst[i] = toS8(requantize(static_cast<int32_t>(sum), m.output));
+  });
+  return out;
+}
+
+Tensor mul(QuantMultiplier output, const Tensor& a, const Tensor& b, const Dims& outShape) {
+  requireS8(a, "mul");
+  requireS8(b, "mul");
+  Tensor out(DType::I8, outShape);
+  const int8_t* pa = a.data<int8_t>();
+  const int8_t* pb = b.data<int8_t>();
+  int8_t* dst = out.data<int8_t>();
+  forEachBroadcast(outShape, a.shape(), b.shape(), [&](int64_t i, int64_t ia, int64_t ib) {
+    dst[i] = toS8(requantize(static_cast<int32_t>(pa[ia]) * pb[ib], output));
+  });
+  return out;
+}
+
+Tensor gather(const Tensor& x, std::span<const int32_t> index, const Dims& outShape) {
+  requireS8(x, "gather");
+  NNACCEL_ASSERT(static_cast<int64_t>(index.size()) == numElements(outShape)) << "gather size";
+  Tensor out(DType::I8, outShape);
+  const int8_t* src = x.data<int8_t>();
+  int8_t* dst = out.data<int8_t>();
+  for (size_t i = 0; i < index.size(); ++i) {
+    NNACCEL_ASSERT(index[i] >= 0 && index[i] < x.numElements()) << "gather index " << index[i];
+    dst[i] = src[index[i]];
+  }
+  return out;
+}
+
+} // namespace nnaccel::quant

@@ -1,0 +1,709 @@
+// Post-training quantization: classify every node's int8 form, calibrate activation ranges on
+// the fp32 reference executor, assign scales (propagating them through scale-preserving ops)
+// and derive each node's int8 weights, int32 biases and requantization multipliers.
+#include "nnaccel/ir/OpParams.h"
+#include "nnaccel/quant/QuantizedModel.h"
+#include "nnaccel/reference/Executor.h"
+#include "nnaccel/reference/Kernels.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+
+namespace nnaccel::quant {
+
+using ir::Graph;
+using ir::kNoValue;
+using ir::NodeId;
+using ir::OpKind;
+using ir::ValueId;
+
+// --- QuantTensor and kind helpers --------------------------------------------------------------
+
+Tensor QuantTensor::dequantize() const {
+  if (!isQuantized()) {
+    return data;
+  }
+  Tensor out(DType::F32, data.shape());
+  const int8_t* src = data.data<int8_t>();
+  float* dst = out.data<float>();
+  for (int64_t i = 0; i < data.numElements(); ++i) {
+    dst[i] = dequantizeValue(src[i], scale);
+  }
+  return out;
+}
+
+QuantTensor quantizeTensor(const Tensor& x, float scale) {
+  NNACCEL_ASSERT(x.dtype() == DType::F32) << "quantizeTensor wants f32";
+  NNACCEL_ASSERT(scale > 0) << "quantizeTensor: scale " << scale;
+  QuantTensor q{Tensor(DType::I8, x.shape()), scale};
+  const float* src = x.data<float>();
+  int8_t* dst = q.data.data<int8_t>();
+  for (int64_t i = 0; i < x.numElements(); ++i) {
+    dst[i] = quantizeValue(src[i], scale);
+  }
+  return q;
+}
+
+float symmetricScale(float maxAbs) {
+  return maxAbs > 0 ? maxAbs / 127.0f : 1.0f;
+}
+
+std::string_view quantOpKindName(QuantOpKind kind) {
+  switch (kind) {
+  case QuantOpKind::Folded:
+    return "folded";
+  case QuantOpKind::Accumulate:
+    return "accumulate";
+  case QuantOpKind::Clamp:
+    return "clamp";
+  case QuantOpKind::MaxPool:
+    return "max-pool";
+  case QuantOpKind::DataMovement:
+    return "data-movement";
+  case QuantOpKind::Gather:
+    return "gather";
+  case QuantOpKind::AveragePool:
+    return "average-pool";
+  case QuantOpKind::AddSub:
+    return "add-sub";
+  case QuantOpKind::Mul:
+    return "mul";
+  case QuantOpKind::Concat:
+    return "concat";
+  case QuantOpKind::FloatIsland:
+    return "float-island";
+  }
+  NNACCEL_UNREACHABLE("bad QuantOpKind");
+  return "";
+}
+
+bool isScalePreserving(QuantOpKind kind) {
+  return kind == QuantOpKind::Clamp || kind == QuantOpKind::MaxPool ||
+         kind == QuantOpKind::DataMovement || kind == QuantOpKind::Gather;
+}
+
+// --- calibration inputs ------------------------------------------------------------------------
+
+std::vector<std::vector<Tensor>> makeCalibrationInputs(const Graph& g, int count, uint64_t seed) {
+  ErrorContext context;
+  context.file = g.sourcePath;
+  if (count < 1) {
+    throw Error(ErrorKind::Usage, context,
+                "calibration count must be at least 1, got " + std::to_string(count));
+  }
+  for (ValueId v : g.inputs) {
+    const ir::Value& value = g.value(v);
+    if (value.dtype != DType::F32) {
+      throw Error(ErrorKind::Unsupported, context,
+                  "cannot generate calibration data for input '" + value.name + "' of dtype " +
+                      std::string(dtypeName(value.dtype)) + " (only f32 inputs)");
+    }
+    if (!value.shapeKnown) {
+      throw Error(ErrorKind::Model, context,
+                  "cannot generate calibration data for input '" + value.name +
+                      "': its shape is not known");
+    }
+  }
+  std::mt19937_64 rng(seed);
+  std::vector<std::vector<Tensor>> sets(static_cast<size_t>(count));
+  for (auto& set : sets) {
+    for (ValueId v : g.inputs) {
+      Tensor t(DType::F32, g.value(v).shape);
+      for (float& x : t.values<float>()) {
+        const float u = static_cast<float>(rng() >> 40) * 0x1p-24f; // [0, 1), exact
+        x = 2.0f * u - 1.0f;
+      }
+      set.push_back(std::move(t));
+    }
+  }
+  return sets;
+}
+
+namespace {
+
+// --- node classification -----------------------------------------------------------------------
+
+/// Largest number of int8 products one int32 accumulator may sum: |q_x * q_w| <= 128 * 127.
+constexpr int64_t kMaxProduct = 128 * 127;
+constexpr int64_t kMaxReduction = std::numeric_limits<int32_t>::max() / kMaxProduct;
+/// Resize gather tables are built from an fp32 index ramp, exact up to 2^24 elements.
+constexpr int64_t kMaxGatherElements = int64_t{1} << 24;
+/// Add/Sub intermediate precision (TFLite's choice for int8).
+constexpr int32_t kAddSubLeftShift = 20;
+
+bool isF32(const Graph& g, ValueId v) {
+  return v != kNoValue && g.value(v).dtype == DType::F32;
+}
+
+bool isGraphOutput(const Graph& g, ValueId v) {
+  return std::find(g.outputs.begin(), g.outputs.end(), v) != g.outputs.end();
+}
+
+bool isUsed(const Graph& g, ValueId v) {
+  return v != kNoValue && (!g.users(v).empty() || isGraphOutput(g, v));
+}
+
+ValueId inputAt(const ir::Node& n, size_t i) {
+  return i < n.inputs.size() ? n.inputs[i] : kNoValue;
+}
+
+/// The gather table of a nearest Resize: the reference resize of an fp32 ramp 0..n-1 (exact
+/// below 2^24) gives, for every output element, the input element it copies. Empty when some
+/// output is not a copy of an input element.
+std::vector<int32_t> nearestGatherTable(const Graph& g, NodeId id) {
+  const ir::Value& in = g.value(g.node(id).inputs[0]);
+  Tensor ramp(DType::F32, in.shape);
+  std::span<float> r = ramp.values<float>();
+  for (size_t i = 0; i < r.size(); ++i) {
+    r[i] = static_cast<float>(i);
+  }
+  const Tensor mapped = reference::resize(ir::resizeParams(g, id), ramp);
+  std::vector<int32_t> table;
+  table.reserve(static_cast<size_t>(mapped.numElements()));
+  for (float v : mapped.values<float>()) {
+    const auto index = static_cast<int64_t>(v);
+    if (static_cast<float>(index) != v || index < 0 || index >= ramp.numElements()) {
+      return {};
+    }
+    table.push_back(static_cast<int32_t>(index));
+  }
+  return table;
+}
+
+/// K of an Accumulate node: the number of int8 products summed into one output.
+int64_t reductionLength(const Graph& g, NodeId id) {
+  const ir::Node& n = g.node(id);
+  if (n.op == OpKind::Conv || n.op == OpKind::ConvTranspose) {
+    const ir::ConvParams p = ir::convParams(g, id);
+    return p.inChannels / p.group * numElements(p.kernel);
+  }
+  if (n.op == OpKind::Gemm) {
+    return ir::gemmParams(g, id).k;
+  }
+  return g.value(n.inputs[1]).shape[0]; // MatMul B [K, N]
+}
+
+QuantNode island(std::string reason) {
+  QuantNode q;
+  q.kind = QuantOpKind::FloatIsland;
+  q.islandReason = std::move(reason);
+  return q;
+}
+
+QuantNode ofKind(QuantOpKind kind) {
+  QuantNode q;
+  q.kind = kind;
+  return q;
+}
+
+/// Decides how node \p id runs in int8 (the table in docs/Quantization.md).
+QuantNode classifyNode(const Graph& g, NodeId id) {
+  const ir::Node& n = g.node(id);
+  const bool folded = std::all_of(n.outputs.begin(), n.outputs.end(),
+                                  [&](ValueId v) { return v == kNoValue || g.isConstant(v); });
+  if (folded) {
+    return ofKind(QuantOpKind::Folded);
+  }
+  if (n.outputs.empty() || !isF32(g, n.outputs[0])) {
+    return island("its output is not f32");
+  }
+  bool extraOutputUsed = false;
+  for (size_t i = 1; i < n.outputs.size(); ++i) {
+    extraOutputUsed = extraOutputUsed || isUsed(g, n.outputs[i]);
+  }
+  // Kinds with one data input (input 0); the others are parameters.
+  auto unary = [&](QuantOpKind kind) {
+    return isF32(g, inputAt(n, 0)) ? ofKind(kind) : island("its input is not f32");
+  };
+  switch (n.op) {
+  case OpKind::Conv:
+  case OpKind::ConvTranspose:
+    if (!g.isConstant(inputAt(n, 1)) || !isF32(g, inputAt(n, 1))) {
+      return island("its weights are not an f32 constant");
+    }
+    if (inputAt(n, 2) != kNoValue && (!g.isConstant(inputAt(n, 2)) || !isF32(g, inputAt(n, 2)))) {
+      return island("its bias is not an f32 constant");
+    }
+    return unary(QuantOpKind::Accumulate);
+  case OpKind::Gemm: {
+    const ValueId b = inputAt(n, 1);
+    if (!g.isConstant(b) || !isF32(g, b) || g.value(b).shape.size() != 2) {
+      return island("B is not a 2-D f32 constant");
+    }
+    const ValueId c = inputAt(n, 2);
+    if (c != kNoValue) {
+      if (!g.isConstant(c) || !isF32(g, c)) {
+        return island("C is not an f32 constant");
+      }
+      const ir::GemmParams p = ir::gemmParams(g, id);
+      const Dims& cs = g.value(c).shape;
+      const bool perColumn = numElements(cs) == 1 || cs == Dims{p.n} || cs == Dims{1, p.n};
+      if (!perColumn) {
+        return island("C is not a per-column bias (shape " + dimsToString(cs) + ")");
+      }
+    }
+    if (!isF32(g, inputAt(n, 0)) || g.value(inputAt(n, 0)).shape.size() != 2) {
+      return island("A is not a 2-D f32 value");
+    }
+    return ofKind(QuantOpKind::Accumulate);
+  }
+  case OpKind::MatMul: {
+    const ValueId b = inputAt(n, 1);
+    if (!g.isConstant(b) || !isF32(g, b) || g.value(b).shape.size() != 2) {
+      return island("B is not a 2-D f32 constant");
+    }
+    return unary(QuantOpKind::Accumulate);
+  }
+  case OpKind::Relu:
+  case OpKind::Clip:
+    return unary(QuantOpKind::Clamp);
+  case OpKind::MaxPool:
+    if (extraOutputUsed) {
+      return island("its Indices output is used");
+    }
+    return unary(QuantOpKind::MaxPool);
+  case OpKind::GlobalMaxPool:
+    return unary(QuantOpKind::MaxPool);
+  case OpKind::AveragePool:
+  case OpKind::GlobalAveragePool:
+    return unary(QuantOpKind::AveragePool);
+  case OpKind::Dropout:
+    if (extraOutputUsed) {
+      return island("its mask output is used");
+    }
+    return unary(QuantOpKind::DataMovement);
+  case OpKind::Reshape:
+  case OpKind::Flatten:
+  case OpKind::Squeeze:
+  case OpKind::Unsqueeze:
+  case OpKind::Identity:
+  case OpKind::Transpose:
+  case OpKind::DepthToSpace:
+    return unary(QuantOpKind::DataMovement);
+  case OpKind::Pad: {
+    const ir::PadParams p = ir::padParams(g, id);
+    if (p.mode != ir::PadParams::Mode::Constant) {
+      return island("only constant-mode Pad has an integer form");
+    }
+    if (p.value != 0.0f) {
+      return island("its pad value is not 0");
+    }
+    return unary(QuantOpKind::DataMovement);
+  }
+  case OpKind::Resize:
+  case OpKind::Upsample: {
+    const ir::ResizeParams p = ir::resizeParams(g, id);
+    if (p.mode != ir::ResizeParams::Mode::Nearest) {
+      return island("only nearest resizing has an integer form");
+    }
+    if (p.coordinateTransform == "tf_crop_and_resize") {
+      return island("tf_crop_and_resize may extrapolate");
+    }
+    if (!isF32(g, inputAt(n, 0))) {
+      return island("its input is not f32");
+    }
+    if (numElements(g.value(inputAt(n, 0)).shape) > kMaxGatherElements) {
+      return island("its input has more than 2^24 elements (gather table limit)");
+    }
+    QuantNode q = ofKind(QuantOpKind::Gather);
+    q.gatherIndex = nearestGatherTable(g, id);
+    if (q.gatherIndex.empty() && numElements(g.value(n.outputs[0]).shape) > 0) {
+      return island("some outputs are not copies of input elements");
+    }
+    return q;
+  }
+  case OpKind::Add:
+  case OpKind::Sub:
+  case OpKind::Mul:
+    if (!isF32(g, inputAt(n, 0)) || !isF32(g, inputAt(n, 1))) {
+      return island("its inputs are not f32");
+    }
+    return ofKind(n.op == OpKind::Mul ? QuantOpKind::Mul : QuantOpKind::AddSub);
+  case OpKind::Concat:
+    for (ValueId v : n.inputs) {
+      if (!isF32(g, v)) {
+        return island("its inputs are not f32");
+      }
+    }
+    return ofKind(QuantOpKind::Concat);
+  default:
+    return island(std::string(ir::opName(n.op)) + " has no integer form");
+  }
+}
+
+// --- calibration -------------------------------------------------------------------------------
+
+struct Range {
+  float lo = std::numeric_limits<float>::infinity();
+  float hi = -std::numeric_limits<float>::infinity();
+  bool seen() const { return lo <= hi; }
+  float maxAbs() const { return seen() ? std::max(std::fabs(lo), std::fabs(hi)) : 0.0f; }
+};
+
+std::vector<Range> calibrate(const Graph& g, const std::vector<std::vector<Tensor>>& inputSets) {
+  std::vector<Range> ranges(g.numValues());
+  reference::Executor executor(g);
+  for (const auto& inputs : inputSets) {
+    executor.run(inputs);
+    const std::vector<Tensor>& values = executor.values();
+    for (size_t v = 0; v < g.numValues(); ++v) {
+      const auto id = static_cast<ValueId>(v);
+      if (g.isConstant(id) || g.value(id).dtype != DType::F32 || v >= values.size() ||
+          values[v].dtype() != DType::F32 || values[v].sizeBytes() == 0) {
+        continue;
+      }
+      Range& r = ranges[v];
+      for (float x : values[v].values<float>()) {
+        if (!std::isfinite(x)) {
+          const ir::Value& value = g.value(id);
+          if (value.producer < 0) {
+            ErrorContext context;
+            context.file = g.sourcePath;
+            throw Error(ErrorKind::Usage, context,
+                        "calibration input '" + value.name + "' holds a non-finite value");
+          }
+          g.fail(value.producer, "calibration produced a non-finite value in '" + value.name + "'");
+        }
+        r.lo = std::min(r.lo, x);
+        r.hi = std::max(r.hi, x);
+      }
+    }
+  }
+  return ranges;
+}
+
+// --- scales and per-node parameters ------------------------------------------------------------
+
+/// Fills a QuantizedModel: classify() and checkConstants() before calibration (so bad input
+/// fails fast), assign() after it.
+class Quantizer {
+public:
+  explicit Quantizer(QuantizedModel& model) : m_(model), g_(model.graph) {}
+
+  void classify() {
+    m_.nodes.clear();
+    for (size_t i = 0; i < g_.numNodes(); ++i) {
+      m_.nodes.push_back(classifyNode(g_, static_cast<NodeId>(i)));
+    }
+  }
+
+  /// Weights and biases of integer layers must be finite, and their reductions short enough
+  /// for the int32 accumulator.
+  void checkConstants() const {
+    for (size_t i = 0; i < g_.numNodes(); ++i) {
+      if (m_.nodes[i].kind != QuantOpKind::Accumulate) {
+        continue;
+      }
+      const auto id = static_cast<NodeId>(i);
+      const int64_t reduction = reductionLength(g_, id);
+      if (reduction > kMaxReduction) {
+        g_.fail(id,
+                "reduction length " + std::to_string(reduction) +
+                    " may overflow the int32 accumulator (at most " +
+                    std::to_string(kMaxReduction) + " int8 products)",
+                ErrorKind::Unsupported);
+      }
+      const ir::Node& n = g_.node(id);
+      for (size_t k = 1; k < n.inputs.size(); ++k) {
+        const ValueId v = n.inputs[k];
+        if (v == kNoValue) {
+          continue;
+        }
+        for (float x : g_.value(v).constant->values<float>()) {
+          if (!std::isfinite(x)) {
+            g_.fail(id, k == 1 ? "weights '" + g_.value(v).name + "' hold a non-finite value"
+                               : "bias '" + g_.value(v).name + "' holds a non-finite value");
+          }
+        }
+      }
+    }
+  }
+
+  /// Scales and per-node parameters from the calibrated ranges.
+  void assign(std::vector<Range> ranges) {
+    ranges_ = std::move(ranges);
+    m_.scales.assign(g_.numValues(), 0.0f);
+    m_.constants.assign(g_.numValues(), QuantTensor{});
+    m_.calibratedMaxAbs.assign(g_.numValues(), 0.0f);
+    for (size_t v = 0; v < g_.numValues(); ++v) {
+      m_.calibratedMaxAbs[v] = ranges_[v].maxAbs();
+    }
+    for (ValueId v : g_.inputs) {
+      if (isF32(g_, v)) {
+        m_.scales[static_cast<size_t>(v)] = symmetricScale(usefulMaxAbs(v));
+      }
+    }
+    for (size_t i = 0; i < g_.numNodes(); ++i) {
+      quantizeNode(static_cast<NodeId>(i));
+    }
+  }
+
+private:
+  /// max|x| of the part of v's calibrated range that matters: when every consumer is a Relu or
+  /// Clip reading v, values below/above the clamp bounds all map to the same output, so only
+  /// the clamped range counts (saturating the rest is exact).
+  float usefulMaxAbs(ValueId v) const {
+    const Range& r = ranges_[static_cast<size_t>(v)];
+    const std::vector<NodeId> users = g_.users(v);
+    if (!r.seen() || users.empty() || isGraphOutput(g_, v)) {
+      return r.maxAbs();
+    }
+    float best = 0.0f;
+    for (NodeId u : users) {
+      const ir::Node& n = g_.node(u);
+      const bool clampUser = (n.op == OpKind::Relu || n.op == OpKind::Clip) &&
+                             m_.nodes[static_cast<size_t>(u)].kind == QuantOpKind::Clamp &&
+                             std::count(n.inputs.begin(), n.inputs.end(), v) == 1 &&
+                             n.inputs[0] == v;
+      if (!clampUser) {
+        return r.maxAbs();
+      }
+      const ir::ActivationParams p = ir::activationParams(g_, u);
+      const float lo = n.op == OpKind::Relu ? 0.0f : p.alpha;
+      const float hi = n.op == OpKind::Relu ? std::numeric_limits<float>::infinity() : p.beta;
+      const float a = std::min(std::max(r.lo, lo), hi);
+      const float b = std::min(std::max(r.hi, lo), hi);
+      best = std::max({best, std::fabs(a), std::fabs(b)});
+    }
+    return best;
+  }
+
+  /// Scale of a data operand; constants get their per-tensor int8 form on first use.
+  float operandScale(ValueId v) {
+    const auto i = static_cast<size_t>(v);
+    if (g_.isConstant(v) && !m_.constants[i].isQuantized()) {
+      const Tensor& c = *g_.value(v).constant;
+      float maxAbs = 0.0f;
+      for (float x : c.values<float>()) {
+        maxAbs = std::max(maxAbs, std::fabs(x));
+      }
+      m_.constants[i] = quantizeTensor(c, symmetricScale(maxAbs));
+      m_.scales[i] = m_.constants[i].scale;
+    }
+    NNACCEL_ASSERT(m_.scales[i] > 0) << "operand '" << g_.value(v).name << "' has no scale";
+    return m_.scales[i];
+  }
+
+  QuantMultiplier multiplier(NodeId id, double m, const std::string& what) const {
+    try {
+      return quantizeMultiplier(m);
+    } catch (const Error& e) {
+      g_.fail(id, what + ": " + e.reason(), e.kind());
+    }
+  }
+
+  void quantizeNode(NodeId id) {
+    const ir::Node& n = g_.node(id);
+    QuantNode& q = m_.nodes[static_cast<size_t>(id)];
+    if (q.kind == QuantOpKind::Folded) {
+      return;
+    }
+    // Data operands first (they may be constants needing an int8 form).
+    std::vector<float> inScales(n.inputs.size(), 0.0f);
+    if (q.kind != QuantOpKind::FloatIsland) {
+      const bool allData = q.kind == QuantOpKind::AddSub || q.kind == QuantOpKind::Mul ||
+                           q.kind == QuantOpKind::Concat;
+      const size_t numData = allData ? n.inputs.size() : 1;
+      for (size_t i = 0; i < numData; ++i) {
+        inScales[i] = operandScale(n.inputs[i]);
+      }
+    }
+    for (size_t i = 0; i < n.outputs.size(); ++i) {
+      const ValueId v = n.outputs[i];
+      if (!isF32(g_, v)) {
+        continue;
+      }
+      m_.scales[static_cast<size_t>(v)] =
+          (isScalePreserving(q.kind) && i == 0) ? inScales[0] : symmetricScale(usefulMaxAbs(v));
+    }
+    const float sOut = m_.scales[static_cast<size_t>(n.outputs[0])];
+    switch (q.kind) {
+    case QuantOpKind::Accumulate:
+      quantizeAccumulate(id, q, inScales[0], sOut);
+      break;
+    case QuantOpKind::Clamp:
+      if (n.op == OpKind::Relu) {
+        q.clampMin = 0;
+        q.clampMax = kInt8Max;
+      } else {
+        const ir::ActivationParams p = ir::activationParams(g_, id);
+        q.clampMin = quantizeValue(p.alpha, sOut);
+        q.clampMax = quantizeValue(p.beta, sOut);
+      }
+      break;
+    case QuantOpKind::AveragePool:
+      for (int64_t count : averagePoolCounts(ir::poolParams(g_, id))) {
+        const double m = static_cast<double>(inScales[0]) /
+                         (static_cast<double>(sOut) * static_cast<double>(count));
+        q.countMultipliers.push_back(
+            {count, multiplier(id, m, "window count " + std::to_string(count))});
+      }
+      break;
+    case QuantOpKind::AddSub: {
+      const double sa = inScales[0], sb = inScales[1];
+      const double twiceMax = 2.0 * std::max(sa, sb);
+      q.addSub.leftShift = kAddSubLeftShift;
+      q.addSub.a = multiplier(id, sa / twiceMax, "operand A");
+      q.addSub.b = multiplier(id, sb / twiceMax, "operand B");
+      q.addSub.output = multiplier(
+          id, twiceMax / (std::ldexp(1.0, kAddSubLeftShift) * static_cast<double>(sOut)), "output");
+      break;
+    }
+    case QuantOpKind::Mul:
+      q.mulMultiplier = multiplier(id,
+                                   static_cast<double>(inScales[0]) *
+                                       static_cast<double>(inScales[1]) / static_cast<double>(sOut),
+                                   "output");
+      break;
+    case QuantOpKind::Concat:
+      for (size_t i = 0; i < n.inputs.size(); ++i) {
+        q.concatMultipliers.push_back(
+            multiplier(id, static_cast<double>(inScales[i]) / static_cast<double>(sOut),
+                       "input " + std::to_string(i)));
+      }
+      break;
+    case QuantOpKind::MaxPool:
+    case QuantOpKind::DataMovement:
+    case QuantOpKind::Gather:
+    case QuantOpKind::FloatIsland:
+    case QuantOpKind::Folded:
+      break;
+    }
+  }
+
+  /// fp32 weights of an Accumulate node in the stored layout, with the output channel of each
+  /// element, the per-channel fp32 bias and the reduction length.
+  struct FloatWeights {
+    Tensor weights;
+    std::vector<int64_t> channelOf; // per element
+    int64_t channels = 0;
+    std::vector<float> bias; // per channel (zeros when absent)
+    int64_t reduction = 0;
+  };
+
+  FloatWeights floatWeights(NodeId id, QuantNode& q) const {
+    const ir::Node& n = g_.node(id);
+    FloatWeights f;
+    const Tensor& w = *g_.value(n.inputs[1]).constant;
+    const Tensor* bias = inputAt(n, 2) != kNoValue ? g_.value(n.inputs[2]).constant.get() : nullptr;
+    if (n.op == OpKind::Conv || n.op == OpKind::ConvTranspose) {
+      const ir::ConvParams p = ir::convParams(g_, id);
+      const int64_t kvol = numElements(p.kernel);
+      const int64_t cg = p.inChannels / p.group;
+      const int64_t mg = p.outChannels / p.group;
+      f.weights = w;
+      f.channels = p.outChannels;
+      f.reduction = cg * kvol;
+      f.channelOf.resize(static_cast<size_t>(w.numElements()));
+      for (int64_t e = 0; e < w.numElements(); ++e) {
+        if (!p.transposed) {
+          f.channelOf[static_cast<size_t>(e)] = e / (cg * kvol); // [M, C/g, k...]
+        } else {
+          const int64_t c = e / (mg * kvol); // [C, M/g, k...]
+          const int64_t j = (e / kvol) % mg;
+          f.channelOf[static_cast<size_t>(e)] = (c / cg) * mg + j;
+        }
+      }
+      f.bias.assign(static_cast<size_t>(f.channels), 0.0f);
+      if (bias) {
+        for (int64_t c = 0; c < f.channels; ++c) {
+          f.bias[static_cast<size_t>(c)] = bias->data<float>()[c];
+        }
+      }
+      return f;
+    }
+    // Gemm / MatMul: stored as [N, K] = alpha * op(B)^T.
+    float alpha = 1.0f, beta = 1.0f;
+    bool transB = false;
+    if (n.op == OpKind::Gemm) {
+      const ir::GemmParams p = ir::gemmParams(g_, id);
+      alpha = p.alpha;
+      beta = p.beta;
+      transB = p.transB;
+      q.transA = p.transA;
+    }
+    const int64_t k = transB ? w.dim(1) : w.dim(0);
+    const int64_t nOut = transB ? w.dim(0) : w.dim(1);
+    f.weights = Tensor(DType::F32, {nOut, k});
+    f.channels = nOut;
+    f.reduction = k;
+    f.channelOf.resize(static_cast<size_t>(nOut * k));
+    const float* src = w.data<float>();
+    float* dst = f.weights.data<float>();
+    for (int64_t o = 0; o < nOut; ++o) {
+      for (int64_t i = 0; i < k; ++i) {
+        const float b = transB ? src[o * k + i] : src[i * nOut + o];
+        dst[o * k + i] = n.op == OpKind::Gemm ? alpha * b : b;
+        f.channelOf[static_cast<size_t>(o * k + i)] = o;
+      }
+    }
+    f.bias.assign(static_cast<size_t>(nOut), 0.0f);
+    if (bias) {
+      for (int64_t o = 0; o < nOut; ++o) {
+        const int64_t at = bias->numElements() == 1 ? 0 : o;
+        f.bias[static_cast<size_t>(o)] = beta * bias->data<float>()[at];
+      }
+    }
+    return f;
+  }
+
+  void quantizeAccumulate(NodeId id, QuantNode& q, float sIn, float sOut) {
+    const FloatWeights f = floatWeights(id, q);
+    NNACCEL_ASSERT(f.reduction == reductionLength(g_, id)) << "reduction length";
+    std::vector<float> maxAbs(static_cast<size_t>(f.channels), 0.0f);
+    std::span<const float> w = f.weights.values<float>();
+    for (size_t e = 0; e < w.size(); ++e) {
+      float& mx = maxAbs[static_cast<size_t>(f.channelOf[e])];
+      mx = std::max(mx, std::fabs(w[e]));
+    }
+    q.weightScales.resize(maxAbs.size());
+    for (size_t c = 0; c < maxAbs.size(); ++c) {
+      // An all-zero channel: any scale represents it; 1/127 keeps its bias finely resolved.
+      q.weightScales[c] = maxAbs[c] > 0 ? maxAbs[c] / 127.0f : 1.0f / 127.0f;
+    }
+    q.weights = Tensor(DType::I8, f.weights.shape());
+    int8_t* qw = q.weights.data<int8_t>();
+    for (size_t e = 0; e < w.size(); ++e) {
+      qw[e] = quantizeValue(w[e], q.weightScales[static_cast<size_t>(f.channelOf[e])], -kWeightMax,
+                            kWeightMax);
+    }
+    q.reductionLength = f.reduction;
+    // Bias headroom: |bias| + K * 128 * 127 never exceeds INT32_MAX, for any summation order.
+    const auto biasLimit =
+        static_cast<int32_t>(std::numeric_limits<int32_t>::max() - f.reduction * kMaxProduct);
+    q.bias.resize(static_cast<size_t>(f.channels));
+    q.multipliers.resize(static_cast<size_t>(f.channels));
+    for (size_t c = 0; c < static_cast<size_t>(f.channels); ++c) {
+      q.bias[c] = quantizeBias(f.bias[c], sIn, q.weightScales[c], biasLimit);
+      const double m = static_cast<double>(sIn) * static_cast<double>(q.weightScales[c]) /
+                       static_cast<double>(sOut);
+      q.multipliers[c] = multiplier(id, m, "output channel " + std::to_string(c));
+    }
+  }
+
+  QuantizedModel& m_;
+  const Graph& g_;
+  std::vector<Range> ranges_;
+};
+
+} // namespace
+
+QuantizedModel quantize(const Graph& g, const std::vector<std::vector<Tensor>>& calibrationInputs) {
+  QuantizedModel model;
+  model.graph = g;
+  const std::vector<std::vector<Tensor>> defaults =
+      calibrationInputs.empty()
+          ? makeCalibrationInputs(g, kDefaultCalibrationCount, kDefaultCalibrationSeed)
+          : std::vector<std::vector<Tensor>>{};
+  const auto& inputs = calibrationInputs.empty() ? defaults : calibrationInputs;
+  model.calibrationCount = static_cast<int64_t>(inputs.size());
+  Quantizer quantizer(model);
+  quantizer.classify();
+  quantizer.checkConstants();
+  quantizer.assign(calibrate(model.graph, inputs));
+  return model;
+}
+
+} // namespace nnaccel::quant

@@ -1,0 +1,121 @@
+// Conv and ConvTranspose on oneDNN (convolution_forward / deconvolution_forward with the direct
+// algorithm): 1-D, 2-D and 3-D, groups, dilations, asymmetric pads, bias, output_padding.
+#include "DnnlUtil.h"
+#include "KernelUtil.h"
+#include "nnaccel/reference/Kernels.h"
+
+namespace nnaccel::reference {
+
+namespace {
+namespace du = dnnl_util;
+using dnnl::memory;
+
+/// ONNX weight tensor seen with oneDNN's weight dimensions ([g,] o, i, k...), where o/i are the
+/// primitive's output/input channels per group. Conv's [M, C/g, k...] is already in that order;
+/// ConvTranspose's [C, M/g, k...] stores i before o, so it is described with swapped strides.
+memory::desc weightsDesc(const ir::ConvParams& p) {
+  const int64_t g = p.group;
+  const int64_t ocPerGroup = p.outChannels / g;
+  const int64_t icPerGroup = p.inChannels / g;
+  const int64_t kernelSize = numElements(p.kernel);
+  const Dims kernelStrides = rowMajorStrides(p.kernel);
+  // Element strides of the o and i axes and of one group inside the ONNX layout.
+  const int64_t oStride = p.transposed ? kernelSize : icPerGroup * kernelSize;
+  const int64_t iStride = p.transposed ? ocPerGroup * kernelSize : kernelSize;
+  const int64_t gStride = ocPerGroup * icPerGroup * kernelSize;
+  Dims dims, strides;
+  if (g > 1) {
+    dims.push_back(g);
+    strides.push_back(gStride);
+  }
+  dims.insert(dims.end(), {ocPerGroup, icPerGroup});
+  strides.insert(strides.end(), {oStride, iStride});
+  dims.insert(dims.end(), p.kernel.begin(), p.kernel.end());
+  strides.insert(strides.end(), kernelStrides.begin(), kernelStrides.end());
+  return du::stridedDesc(dims, strides, DType::F32);
+}
+
+Dims activationShape(const ir::ConvParams& p, int64_t channels, const Dims& spatial) {
+  Dims d{p.batch, channels};
+  d.insert(d.end(), spatial.begin(), spatial.end());
+  return d;
+}
+
+/// Right padding for deconvolution: oneDNN's out = (in - 1) * s + dilated k - padL - padR, so
+/// output_padding (and output_shape) appear as a smaller, possibly negative, right padding.
+memory::dims deconvPadEnd(const ir::ConvParams& p) {
+  memory::dims pads;
+  for (size_t i = 0; i < p.inSpatial.size(); ++i) {
+    const int64_t dilatedKernel = (p.kernel[i] - 1) * p.dilations[i] + 1;
+    pads.push_back((p.inSpatial[i] - 1) * p.strides[i] + dilatedKernel - p.padsBegin[i] -
+                   p.outSpatial[i]);
+  }
+  return pads;
+}
+} // namespace
+
+Tensor conv(const ir::ConvParams& p, const Tensor& x, const Tensor& w, const Tensor* bias) {
+  const std::string what = p.transposed ? "ConvTranspose" : "Conv";
+  return du::guard(what, [&]() -> Tensor {
+    requireDType(x, DType::F32, what);
+    requireDType(w, DType::F32, what);
+    if (bias) {
+      requireDType(*bias, DType::F32, what);
+    }
+    if (p.spatialRank < 1 || p.spatialRank > 3) {
+      unsupported(what + " with " + std::to_string(p.spatialRank) +
+                  " spatial axes is not supported (1 to 3)");
+    }
+    const Dims srcShape = activationShape(p, p.inChannels, p.inSpatial);
+    const Dims dstShape = activationShape(p, p.outChannels, p.outSpatial);
+    NNACCEL_ASSERT(x.shape() == srcShape)
+        << what << " input " << dimsToString(x.shape()) << " vs params " << dimsToString(srcShape);
+    NNACCEL_ASSERT(w.numElements() * p.group ==
+                   p.outChannels * p.inChannels * numElements(p.kernel))
+        << what << " weights " << dimsToString(w.shape());
+    NNACCEL_ASSERT(!bias || bias->numElements() == p.outChannels) << what << " bias size";
+
+    Tensor y(DType::F32, dstShape);
+    const memory::desc srcMd = du::plainDesc(srcShape, DType::F32);
+    const memory::desc dstMd = du::plainDesc(dstShape, DType::F32);
+    const memory::desc weiMd = weightsDesc(p);
+    const memory::desc biasMd = du::plainDesc({p.outChannels}, DType::F32);
+    const memory::desc noBias;
+    // Let oneDNN choose its preferred (blocked) layouts; run() reorders to and from them.
+    const memory::desc anySrc(du::toDims(srcShape), memory::data_type::f32,
+                              memory::format_tag::any);
+    const memory::desc anyDst(du::toDims(dstShape), memory::data_type::f32,
+                              memory::format_tag::any);
+    const memory::desc anyWei(weiMd.dims(), memory::data_type::f32, memory::format_tag::any);
+
+    const memory::dims strides = du::toDims(p.strides);
+    const memory::dims dilations = du::dilationsFromOnnx(p.dilations);
+    const memory::dims padL = du::toDims(p.padsBegin);
+
+    du::Args inputs{{DNNL_ARG_SRC, du::wrap(x, srcMd)}, {DNNL_ARG_WEIGHTS, du::wrap(w, weiMd)}};
+    if (bias) {
+      inputs.emplace(DNNL_ARG_BIAS, du::wrap(*bias, biasMd));
+    }
+    const du::Args outputs{{DNNL_ARG_DST, du::wrap(y, dstMd)}};
+
+    if (!p.transposed) {
+      const memory::dims padR = du::forwardPadEnd(p.inSpatial, p.outSpatial, p.kernel, p.strides,
+                                                  p.dilations, p.padsBegin);
+      const dnnl::convolution_forward::desc d(
+          dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, anySrc, anyWei,
+          bias ? biasMd : noBias, anyDst, strides, dilations, padL, padR);
+      const dnnl::convolution_forward::primitive_desc pd(d, du::engine());
+      du::run(pd, dnnl::convolution_forward(pd), inputs, outputs);
+    } else {
+      const memory::dims padR = deconvPadEnd(p);
+      const dnnl::deconvolution_forward::desc d(
+          dnnl::prop_kind::forward_inference, dnnl::algorithm::deconvolution_direct, anySrc, anyWei,
+          bias ? biasMd : noBias, anyDst, strides, dilations, padL, padR);
+      const dnnl::deconvolution_forward::primitive_desc pd(d, du::engine());
+      du::run(pd, dnnl::deconvolution_forward(pd), inputs, outputs);
+    }
+    return y;
+  });
+}
+
+} // namespace nnaccel::reference

@@ -1,0 +1,64 @@
+// Shared oneDNN plumbing for the reference kernels: the process-wide CPU engine, a stream per
+// thread, memory descriptors for nnaccel tensors, and running a primitive whose preferred
+// layouts differ from the tensors' plain row-major layout (reorders in and out).
+#pragma once
+
+#include "nnaccel/tensor/Tensor.h"
+
+#include <dnnl.hpp>
+#include <string>
+#include <unordered_map>
+
+namespace nnaccel::reference::dnnl_util {
+
+/// The CPU engine shared by every kernel of the process.
+const dnnl::engine& engine();
+/// This thread's in-order stream on engine() (oneDNN streams must not be shared across threads).
+dnnl::stream& stream();
+
+/// oneDNN data type holding \p t; asserts that oneDNN has one (f32, s8, u8, s32).
+dnnl::memory::data_type dataType(DType t);
+/// True when oneDNN has a data type for \p t.
+bool hasDataType(DType t);
+
+dnnl::memory::dims toDims(const Dims& d);
+/// Dense row-major descriptor of \p shape (a rank-0 shape is described as {1}).
+dnnl::memory::desc plainDesc(const Dims& shape, DType t);
+/// Descriptor with explicit element strides (for transposed views such as Gemm's transA).
+dnnl::memory::desc stridedDesc(const Dims& shape, const Dims& strides, DType t);
+
+/// oneDNN counts dilation from 0 (no dilation) where ONNX counts from 1: returns d - 1.
+dnnl::memory::dims dilationsFromOnnx(const Dims& onnxDilations);
+/// The right padding that makes oneDNN's forward window formula
+///   out = (in + padBegin + padEnd - ((k - 1) * d + 1)) / stride + 1
+/// produce exactly \p outSpatial: (out - 1) * stride + dilated kernel - in - padBegin per axis.
+/// It may be larger than ONNX's pads_end (ceil_mode overhang) or smaller, even negative (the
+/// floor-mode remainder that no window reaches); oneDNN accepts both.
+dnnl::memory::dims forwardPadEnd(const Dims& inSpatial, const Dims& outSpatial, const Dims& kernel,
+                                 const Dims& strides, const Dims& dilations, const Dims& padsBegin);
+
+/// Memory object over \p t's storage with descriptor \p md (no copy). Inputs are only read.
+dnnl::memory wrap(const Tensor& t, const dnnl::memory::desc& md);
+dnnl::memory wrap(Tensor& t, const dnnl::memory::desc& md);
+
+/// Arguments of one primitive execution. Each entry is user memory in its own layout; run()
+/// reorders it to what the primitive descriptor asks for when the two differ.
+using Args = std::unordered_map<int, dnnl::memory>;
+
+/// Runs \p f, turning a dnnl::error (a configuration oneDNN rejects) into
+/// Error(Unsupported) "oneDNN cannot run <what>: <reason>" so no oneDNN exception escapes.
+template <typename F> auto guard(const std::string& what, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const dnnl::error& e) {
+    throw Error(ErrorKind::Unsupported, {}, "oneDNN cannot run " + what + ": " + e.what());
+  }
+}
+
+/// Executes the primitive of \p pd with \p inputs (read) and \p outputs (written), inserting
+/// reorders where pd's layout for an argument differs from the given memory's, then waits.
+/// Argument ids are the DNNL_ARG_* constants; layouts are looked up with pd.query_md.
+void run(const dnnl::primitive_desc_base& pd, const dnnl::primitive& prim, const Args& inputs,
+         const Args& outputs);
+
+} // namespace nnaccel::reference::dnnl_util

@@ -1,0 +1,96 @@
+// MaxPool / AveragePool / GlobalAveragePool / GlobalMaxPool on oneDNN pooling_v2.
+//
+// ONNX-to-oneDNN mapping: dilation d becomes d - 1; ceil_mode becomes extra right padding
+// (forwardPadEnd). Average pooling with count_include_pad=1 divides by the part of the window
+// inside the *explicitly padded* input: the ceil_mode overhang past pads_end is not counted
+// (onnxruntime/PyTorch semantics), whereas oneDNN's avg_include_padding counts every window
+// position. When there is such an overhang the input is zero-padded explicitly and pooled with
+// avg_exclude_padding over the remaining overhang, which gives exactly the ONNX divisor.
+#include "DnnlUtil.h"
+#include "KernelUtil.h"
+#include "nnaccel/reference/Kernels.h"
+
+namespace nnaccel::reference {
+
+namespace {
+namespace du = dnnl_util;
+using dnnl::memory;
+
+Dims withBatchChannels(const ir::PoolParams& p, const Dims& spatial) {
+  Dims d{p.batch, p.channels};
+  d.insert(d.end(), spatial.begin(), spatial.end());
+  return d;
+}
+
+Tensor runPooling(dnnl::algorithm alg, const Tensor& x, const Dims& inSpatial,
+                  const ir::PoolParams& p, const Dims& padsBegin, const memory::dims& padsEnd) {
+  return du::guard("pooling", [&]() -> Tensor {
+    Tensor y(x.dtype(), withBatchChannels(p, p.outSpatial));
+    const memory::desc srcMd = du::plainDesc(x.shape(), x.dtype());
+    const memory::desc dstMd = du::plainDesc(y.shape(), y.dtype());
+    NNACCEL_ASSERT(x.shape() == withBatchChannels(p, inSpatial)) << "pool input shape";
+    const dnnl::pooling_v2_forward::desc d(
+        dnnl::prop_kind::forward_inference, alg, srcMd, dstMd, du::toDims(p.strides),
+        du::toDims(p.kernel), du::dilationsFromOnnx(p.dilations), du::toDims(padsBegin), padsEnd);
+    const dnnl::pooling_v2_forward::primitive_desc pd(d, du::engine());
+    du::run(pd, dnnl::pooling_v2_forward(pd), {{DNNL_ARG_SRC, du::wrap(x, srcMd)}},
+            {{DNNL_ARG_DST, du::wrap(y, dstMd)}});
+    return y;
+  });
+}
+} // namespace
+
+Tensor pool(const ir::PoolParams& params, const Tensor& x) {
+  ir::PoolParams p = params;
+  if (p.global) {
+    // One window covering the whole spatial extent, whatever the parser left in the fields.
+    const size_t rank = p.inSpatial.size();
+    p.kernel = p.inSpatial;
+    p.strides = p.dilations = p.outSpatial = Dims(rank, 1);
+    p.padsBegin = p.padsEnd = Dims(rank, 0);
+    p.ceilMode = false;
+  }
+  const bool isMax = p.kind == ir::PoolParams::Kind::Max;
+  const char* what = isMax ? "max pooling" : "average pooling";
+  if (!(x.dtype() == DType::F32 || (isMax && (x.dtype() == DType::I8 || x.dtype() == DType::U8)))) {
+    requireDType(x, DType::F32, what);
+  }
+  if (p.spatialRank < 1 || p.spatialRank > 3) {
+    unsupported(std::string(what) + " with " + std::to_string(p.spatialRank) +
+                " spatial axes is not supported (1 to 3)");
+  }
+  const memory::dims padR =
+      du::forwardPadEnd(p.inSpatial, p.outSpatial, p.kernel, p.strides, p.dilations, p.padsBegin);
+  if (isMax) {
+    return runPooling(dnnl::algorithm::pooling_max, x, p.inSpatial, p, p.padsBegin, padR);
+  }
+  if (!p.countIncludePad) {
+    return runPooling(dnnl::algorithm::pooling_avg_exclude_padding, x, p.inSpatial, p, p.padsBegin,
+                      padR);
+  }
+  bool overhang = false;
+  for (size_t i = 0; i < padR.size(); ++i) {
+    overhang = overhang || padR[i] > p.padsEnd[i];
+  }
+  if (!overhang) {
+    return runPooling(dnnl::algorithm::pooling_avg_include_padding, x, p.inSpatial, p, p.padsBegin,
+                      padR);
+  }
+  // Zero-pad explicitly so the ONNX pads count as data, then exclude only the overhang.
+  ir::PadParams explicitPad;
+  explicitPad.padsBegin = {0, 0};
+  explicitPad.padsEnd = {0, 0};
+  Dims paddedSpatial;
+  memory::dims overhangPads;
+  for (size_t i = 0; i < p.inSpatial.size(); ++i) {
+    explicitPad.padsBegin.push_back(p.padsBegin[i]);
+    explicitPad.padsEnd.push_back(p.padsEnd[i]);
+    paddedSpatial.push_back(p.inSpatial[i] + p.padsBegin[i] + p.padsEnd[i]);
+    overhangPads.push_back(padR[i] - p.padsEnd[i]);
+  }
+  const Tensor padded = pad(explicitPad, x);
+  return runPooling(dnnl::algorithm::pooling_avg_exclude_padding, padded, paddedSpatial, p,
+                    Dims(p.inSpatial.size(), 0), overhangPads);
+}
+
+} // namespace nnaccel::reference

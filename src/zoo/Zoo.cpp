@@ -1,0 +1,44 @@
+// The zoo registry: names, descriptions and input shapes of the built-in models.
+#include "nnaccel/zoo/Zoo.h"
+
+#include "Models.h"
+
+namespace nnaccel::zoo {
+
+const std::vector<ZooModel>& zooModels() {
+  static const std::vector<ZooModel> models = {
+      {"lenet5", "LeNet-5 (LeCun 1998): tanh, average-pool subsampling, 10 classes", kLeNet5Input,
+       true, buildLeNet5},
+      {"alexnet", "AlexNet (torchvision variant), ImageNet 1000 classes", kImageNetInput, true,
+       buildAlexNet},
+      {"vgg16", "VGG-16 (configuration D, no BatchNorm), ImageNet 1000 classes", kImageNetInput,
+       true, buildVgg16},
+      {"resnet18", "ResNet-18 (BasicBlock), ImageNet 1000 classes; the demo model", kImageNetInput,
+       true, buildResNet18},
+      {"resnet50", "ResNet-50 v1.5 (Bottleneck), ImageNet 1000 classes", kImageNetInput, true,
+       buildResNet50},
+      {"mobilenetv2",
+       "MobileNetV2 1.0: inverted residuals, depthwise convs, ReLU6 as Clip, 1000 classes",
+       kImageNetInput, true, buildMobileNetV2},
+      {"dcgan", "DCGAN generator: 100x1x1 latent -> 3x64x64 image, stride-2 ConvTranspose",
+       kDcganInput, false, buildDcganGenerator},
+      {"aspp",
+       "DeepLab-v3 head: ASPP (1x1, dilated 3x3 at rates 6/12/18, image pooling) on "
+       "512x33x33 features, 21 classes",
+       kAsppInput, false, buildAsppHead},
+      {"unet", "U-Net (16-256 channels, ConvTranspose decoder, skip Concat), 3x128x128, 2 classes",
+       kUNetInput, false, buildUNet},
+  };
+  return models;
+}
+
+const ZooModel* findZooModel(const std::string& name) {
+  for (const ZooModel& m : zooModels()) {
+    if (m.name == name) {
+      return &m;
+    }
+  }
+  return nullptr;
+}
+
+} // namespace nnaccel::zoo

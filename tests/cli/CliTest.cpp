@@ -1,0 +1,367 @@
+// End-to-end tests of the `nnaccel` command-line tool: each test runs the built binary through
+// the shell and checks its exit code, stdout and stderr (happy paths on the small LeNet-5 zoo
+// model and on an ONNX file written by `zoo export`; every error path with its exact message).
+#include "nnaccel/driver/Inputs.h"
+#include "nnaccel/driver/ModelLoader.h"
+#include "nnaccel/tensor/Npy.h"
+
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sstream>
+#include <sys/wait.h>
+
+namespace fs = std::filesystem;
+using namespace nnaccel;
+
+namespace {
+
+struct Result {
+  int exitCode = -1; ///< -1 when the process did not exit normally (crash, signal)
+  std::string out;
+  std::string err;
+};
+
+std::string readFile(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+size_t countLines(const std::string& s) { return static_cast<size_t>(std::count(s.begin(), s.end(), '\n')); }
+
+/// The first line of \p text that contains \p needle ("" if none).
+std::string lineWith(const std::string& text, const std::string& needle) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find(needle) != std::string::npos) {
+      return line;
+    }
+  }
+  return "";
+}
+
+/// Whitespace-separated words of \p line.
+std::vector<std::string> words(const std::string& line) {
+  std::istringstream in(line);
+  std::vector<std::string> out;
+  for (std::string w; in >> w;) {
+    out.push_back(w);
+  }
+  return out;
+}
+
+/// The small zoo model used for the happy paths: LeNet-5, 1x1x32x32 -> 1x10.
+constexpr const char* kSmall = "lenet5";
+
+class Cli : public ::testing::Test {
+protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::path(NNACCEL_CLI_WORK_DIR) / info->name();
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+
+  /// Path of \p name in this test's scratch directory.
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+  /// Runs `nnaccel ARGS` (ARGS is shell text) in the scratch directory.
+  Result run(const std::string& args) const {
+    const fs::path outFile = dir_ / "stdout.txt";
+    const fs::path errFile = dir_ / "stderr.txt";
+    const std::string cmd = "cd '" + dir_.string() + "' && '" + NNACCEL_CLI + "' " + args + " >'" +
+                            outFile.string() + "' 2>'" + errFile.string() + "'";
+    const int status = std::system(cmd.c_str());
+    Result r;
+    if (status != -1 && WIFEXITED(status)) {
+      r.exitCode = WEXITSTATUS(status);
+    }
+    r.out = readFile(outFile);
+    r.err = readFile(errFile);
+    return r;
+  }
+
+  /// Runs a command that must fail with \p exitCode and exactly the one stderr line \p message.
+  void expectError(const std::string& args, int exitCode, const std::string& message) const {
+    const Result r = run(args);
+    EXPECT_EQ(r.exitCode, exitCode) << args << "\nstderr: " << r.err;
+    EXPECT_EQ(r.err, "error: " + message + "\n") << args;
+  }
+
+  /// Runs a command that must fail with \p exitCode and one stderr line starting with \p prefix.
+  void expectErrorPrefix(const std::string& args, int exitCode, const std::string& prefix) const {
+    const Result r = run(args);
+    EXPECT_EQ(r.exitCode, exitCode) << args << "\nstderr: " << r.err;
+    EXPECT_EQ(r.err.rfind("error: " + prefix, 0), 0u) << args << "\nstderr: " << r.err;
+    EXPECT_EQ(countLines(r.err), 1u) << r.err;
+  }
+
+  /// Exports the small model to this test's directory and returns the file's path.
+  std::string exportSmall() const {
+    const std::string file = path("lenet5.onnx");
+    const Result r = run(std::string("zoo export ") + kSmall + " '" + file + "'");
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    return file;
+  }
+
+  fs::path dir_;
+};
+
+// --- help and usage -----------------------------------------------------------------------------
+
+TEST_F(Cli, HelpOnEveryCommand) {
+  for (const char* args : {"--help", "info --help", "run --help", "zoo --help", "zoo list --help",
+                           "zoo export --help"}) {
+    const Result r = run(args);
+    EXPECT_EQ(r.exitCode, 0) << args;
+    EXPECT_EQ(r.err, "") << args;
+    EXPECT_NE(r.out.find("Usage:"), std::string::npos) << args << "\n" << r.out;
+  }
+  EXPECT_NE(run("--help").out.find("zoo"), std::string::npos);
+  const Result runHelp = run("run --help");
+  for (const char* option : {"--input", "--output", "--dtype", "--seed", "--calib-samples"}) {
+    EXPECT_NE(runHelp.out.find(option), std::string::npos) << option;
+  }
+  EXPECT_NE(run("info --help").out.find("--raw"), std::string::npos);
+}
+
+TEST_F(Cli, UsageErrorsExitWithTwo) {
+  expectErrorPrefix("", 2, "a subcommand is required");
+  expectErrorPrefix("frobnicate", 2, "the following argument was not expected: frobnicate");
+  expectErrorPrefix("info", 2, "MODEL is required");
+  expectErrorPrefix("info lenet5 --frob", 2, "the following argument was not expected: --frob");
+  expectErrorPrefix("zoo", 2, "a subcommand is required");
+  expectErrorPrefix("zoo export lenet5", 2, "OUT is required");
+  expectErrorPrefix("run lenet5 --dtype int4", 2, "--dtype: int4 not in {f32,int8}");
+  expectErrorPrefix("run lenet5 --dtype int8 --calib-samples 0", 2, "--calib-samples: ");
+  expectErrorPrefix("run lenet5 --seed -3", 2, "--seed: ");
+}
+
+// --- zoo ----------------------------------------------------------------------------------------
+
+TEST_F(Cli, ZooListShowsEveryModel) {
+  const Result r = run("zoo list");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  for (const zoo::ZooModel& m : zoo::zooModels()) {
+    EXPECT_NE(lineWith(r.out, m.name), "") << m.name;
+  }
+  // LeNet-5: 156 + 2,416 + 48,120 + 10,164 + 850 parameters.
+  const std::string lenet = lineWith(r.out, "lenet5");
+  EXPECT_NE(lenet.find("1x1x32x32"), std::string::npos) << lenet;
+  EXPECT_NE(lenet.find("61,706"), std::string::npos) << lenet;
+  EXPECT_NE(lineWith(r.out, "1x3x224x224"), "");
+}
+
+TEST_F(Cli, ZooExportWritesAnImportableFile) {
+  const std::string file = path("out.onnx");
+  const Result r = run("zoo export lenet5 out.onnx");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(r.out, "wrote lenet5 (seed 2026, 61,706 params) to out.onnx\n");
+  ASSERT_TRUE(fs::is_regular_file(file));
+  const ir::Graph g = driver::loadModel(file);
+  EXPECT_EQ(g.inputs.size(), 1u);
+  EXPECT_EQ(g.value(g.inputs[0]).shape, (Dims{1, 1, 32, 32}));
+}
+
+TEST_F(Cli, ZooExportErrors) {
+  expectError("zoo export nosuch out.onnx", 2, "no zoo model named 'nosuch' (see 'nnaccel zoo list')");
+  expectErrorPrefix("zoo export lenet5 /nonexistent-dir/out.onnx", 1, "/nonexistent-dir/out.onnx");
+}
+
+// --- info ---------------------------------------------------------------------------------------
+
+TEST_F(Cli, InfoPrintsLayersAndTotals) {
+  const Result r = run("info lenet5");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(r.out.rfind("model lenet5 (opset 13): ", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("inputs:  input f32 1x1x32x32\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("outputs: output f32 1x10\n"), std::string::npos) << r.out;
+  // c1: 6x28x28 outputs x 25 taps = 117,600 MACs; 6*25 + 6 = 156 parameters.
+  const std::string c1 = lineWith(r.out, " c1 ");
+  for (const char* cell : {"Conv", "1x1x32x32", "1x6x28x28", "5x5", "117,600", "156"}) {
+    EXPECT_NE(c1.find(cell), std::string::npos) << cell << " in: " << c1;
+  }
+  const std::string s2 = lineWith(r.out, " s2 ");
+  for (const char* cell : {"AveragePool", "1x6x28x28", "1x6x14x14", "2x2"}) {
+    EXPECT_NE(s2.find(cell), std::string::npos) << cell << " in: " << s2;
+  }
+  // MACs: 117,600 + 240,000 + 48,000 + 10,080 + 840; params as in `zoo list`.
+  const std::string total = lineWith(r.out, " total ");
+  EXPECT_NE(total.find("416,520"), std::string::npos) << total;
+  EXPECT_NE(total.find("61,706"), std::string::npos) << total;
+}
+
+TEST_F(Cli, InfoOnExportedFileMatchesZooModel) {
+  const std::string file = exportSmall();
+  const Result fromZoo = run("info lenet5");
+  const Result fromFile = run("info '" + file + "'");
+  ASSERT_EQ(fromFile.exitCode, 0) << fromFile.err;
+  // Same layers, same numbers; only the header line may differ.
+  EXPECT_EQ(fromFile.out.substr(fromFile.out.find('\n')), fromZoo.out.substr(fromZoo.out.find('\n')));
+}
+
+TEST_F(Cli, InfoRawKeepsBatchNormalization) {
+  const Result folded = run("info resnet18");
+  const Result raw = run("info resnet18 --raw");
+  ASSERT_EQ(folded.exitCode, 0) << folded.err;
+  ASSERT_EQ(raw.exitCode, 0) << raw.err;
+  EXPECT_EQ(lineWith(folded.out, "BatchNormalization"), "");
+  EXPECT_NE(lineWith(raw.out, "BatchNormalization"), "");
+  EXPECT_NE(raw.out.find(", raw)"), std::string::npos);
+  // Folding BatchNormalization into the convolutions does not change the MAC count.
+  const std::vector<std::string> foldedTotal = words(lineWith(folded.out, " total "));
+  const std::vector<std::string> rawTotal = words(lineWith(raw.out, " total "));
+  ASSERT_EQ(foldedTotal.size(), 3u);
+  ASSERT_EQ(rawTotal.size(), 3u);
+  EXPECT_EQ(foldedTotal[1], rawTotal[1]);
+}
+
+TEST_F(Cli, DemoAliasNamesTheDemoModel) {
+  const Result r = run("info demo");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(r.out.rfind(std::string("model ") + zoo::kDemoModel + " (opset ", 0), 0u) << r.out;
+}
+
+// --- run ----------------------------------------------------------------------------------------
+
+TEST_F(Cli, RunFp32PrintsOutputsAndTopOne) {
+  const Result r = run("run lenet5");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_NE(r.out.find("input 'input': f32 1x1x32x32 (random, seed 0)\n"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("output 'output': f32 1x10\n"), std::string::npos) << r.out;
+  EXPECT_NE(lineWith(r.out, "top-1: class "), "") << r.out;
+  EXPECT_NE(lineWith(r.out, "first 8: "), "") << r.out;
+}
+
+TEST_F(Cli, RunIsDeterministicAndSeeded) {
+  const Result a = run("run lenet5 --seed 7 --output a.npy");
+  const Result b = run("run lenet5 --seed 7 --output b.npy");
+  const Result c = run("run lenet5 --seed 8 --output c.npy");
+  ASSERT_EQ(a.exitCode, 0) << a.err;
+  ASSERT_EQ(b.exitCode, 0) << b.err;
+  ASSERT_EQ(c.exitCode, 0) << c.err;
+  EXPECT_EQ(a.out.substr(0, a.out.find("wrote")), b.out.substr(0, b.out.find("wrote")));
+  EXPECT_EQ(readFile(path("a.npy")), readFile(path("b.npy")));
+  EXPECT_NE(readFile(path("a.npy")), readFile(path("c.npy")));
+  const Tensor y = readNpy(path("a.npy"));
+  EXPECT_EQ(y.dtype(), DType::F32);
+  EXPECT_EQ(y.shape(), (Dims{1, 10}));
+}
+
+TEST_F(Cli, RunOnExportedFileMatchesZooModel) {
+  const std::string file = exportSmall();
+  const Result fromZoo = run("run lenet5 --output zoo.npy");
+  const Result fromFile = run("run '" + file + "' --output file.npy");
+  ASSERT_EQ(fromFile.exitCode, 0) << fromFile.err;
+  EXPECT_EQ(fromFile.out.substr(0, fromFile.out.find("wrote")),
+            fromZoo.out.substr(0, fromZoo.out.find("wrote")));
+  EXPECT_EQ(readFile(path("zoo.npy")), readFile(path("file.npy")));
+}
+
+TEST_F(Cli, RunWithInputFileEqualsSeededRandomInput) {
+  // The random input of seed 5, written as .npy, gives the same output as --seed 5.
+  const ir::Graph g = driver::loadModel(kSmall);
+  writeNpy(path("x.npy"), driver::randomInputs(g, 5).at(0));
+  const Result given = run("run lenet5 --input x.npy --output given.npy");
+  const Result seeded = run("run lenet5 --seed 5 --output seeded.npy");
+  ASSERT_EQ(given.exitCode, 0) << given.err;
+  ASSERT_EQ(seeded.exitCode, 0) << seeded.err;
+  EXPECT_NE(given.out.find("input 'input': f32 1x1x32x32 (x.npy)\n"), std::string::npos);
+  EXPECT_EQ(readFile(path("given.npy")), readFile(path("seeded.npy")));
+}
+
+TEST_F(Cli, RunInt8ReportsAgreement) {
+  const Result r = run("run lenet5 --dtype int8 --calib-samples 4 --output q.npy");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  const std::string agreement = lineWith(r.out, "int8 vs fp32");
+  EXPECT_NE(agreement.find("max abs error "), std::string::npos) << r.out;
+  EXPECT_NE(agreement.find("cosine similarity "), std::string::npos) << r.out;
+  EXPECT_NE(agreement.find("top-1 agreement "), std::string::npos) << r.out;
+  const Result again = run("run lenet5 --dtype int8 --calib-samples 4 --output q2.npy");
+  EXPECT_EQ(r.out.substr(0, r.out.find("wrote")), again.out.substr(0, again.out.find("wrote")));
+  EXPECT_EQ(readFile(path("q.npy")), readFile(path("q2.npy")));
+}
+
+TEST_F(Cli, RunInt8CalibratesOnGivenInput) {
+  const ir::Graph g = driver::loadModel(kSmall);
+  writeNpy(path("x.npy"), driver::randomInputs(g, 1).at(0));
+  const Result r = run("run lenet5 --dtype int8 --input x.npy");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(lineWith(r.out, "calibrat").find("x.npy"), std::string::npos) << r.out;
+}
+
+// --- errors -------------------------------------------------------------------------------------
+
+TEST_F(Cli, UnknownModelIsAUsageError) {
+  for (const char* cmd : {"info", "run"}) {
+    expectError(std::string(cmd) + " nosuch.onnx", 2,
+                "model 'nosuch.onnx': no such file and no zoo model of that name (see 'nnaccel "
+                "zoo list')");
+    expectError(std::string(cmd) + " resnet19", 2,
+                "model 'resnet19': no such file and no zoo model of that name (see 'nnaccel zoo "
+                "list')");
+  }
+}
+
+TEST_F(Cli, GarbageModelFileIsAModelError) {
+  {
+    std::ofstream out(path("garbage.onnx"), std::ios::binary);
+    out << "this is not a protobuf \x01\x02\xff\xfe";
+  }
+  expectErrorPrefix("info garbage.onnx", 1, "garbage.onnx: ");
+  expectErrorPrefix("run garbage.onnx", 1, "garbage.onnx: ");
+  expectErrorPrefix("info '" + path("") + "'", 1, path("") + ": is a directory");
+}
+
+TEST_F(Cli, MalformedCorpusNeverCrashes) {
+  const fs::path corpus = fs::path(NNACCEL_SOURCE_DIR) / "tests/corpus/onnx-malformed";
+  if (!fs::is_directory(corpus)) {
+    GTEST_SKIP() << "no malformed corpus at " << corpus;
+  }
+  int files = 0;
+  for (const auto& entry : fs::directory_iterator(corpus)) {
+    if (!entry.is_regular_file()) {
+      continue;
+    }
+    ++files;
+    const Result r = run("info '" + entry.path().string() + "'");
+    EXPECT_EQ(r.exitCode, 1) << entry.path() << "\n" << r.err;
+    EXPECT_EQ(r.err.rfind("error: ", 0), 0u) << entry.path() << "\n" << r.err;
+    EXPECT_EQ(countLines(r.err), 1u) << entry.path() << "\n" << r.err;
+  }
+  EXPECT_GT(files, 0);
+}
+
+TEST_F(Cli, InputFileErrors) {
+  writeNpy(path("small.npy"), Tensor(DType::F32, {1, 1, 28, 28}));
+  writeNpy(path("int.npy"), Tensor(DType::I32, {1, 1, 32, 32}));
+  expectError("run lenet5 --input small.npy", 1,
+              "small.npy: holds f32 1x1x28x28 but model input 'input' is f32 1x1x32x32");
+  expectError("run lenet5 --input int.npy", 1,
+              "int.npy: holds s32 1x1x32x32 but model input 'input' is f32 1x1x32x32");
+  expectErrorPrefix("run lenet5 --input missing.npy", 1, "missing.npy: ");
+  expectError("run lenet5 --input small.npy --input small.npy", 2,
+              "model 'lenet5' has 1 input(s) but 2 --input file(s) were given");
+}
+
+TEST_F(Cli, OutputFileErrors) {
+  expectErrorPrefix("run lenet5 --output /nonexistent-dir/y.npy", 1, "/nonexistent-dir/y.npy: ");
+  expectError("run lenet5 --output a.npy --output b.npy", 2,
+              "model 'lenet5' has 1 output(s) but 2 --output file(s) were given");
+}
+
+TEST_F(Cli, CalibrationOptionErrors) {
+  expectError("run lenet5 --calib-samples 4", 2, "--calib-samples applies only to --dtype int8");
+  writeNpy(path("x.npy"), Tensor(DType::F32, {1, 1, 32, 32}));
+  expectError("run lenet5 --dtype int8 --input x.npy --calib-samples 4", 2,
+              "--calib-samples applies only without --input (the inputs are the calibration set)");
+}
+
+} // namespace

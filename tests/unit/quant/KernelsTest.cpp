@@ -1,0 +1,271 @@
+// Tests of the element-wise, pooling and gather int8 kernels (quant/Kernels.cpp): hand-computed
+// cases, an independent naive average pool (window counts cross-checked against the fp32
+// reference executor's pooling), and Add/Sub/Mul against exact and real-valued references.
+#include "nnaccel/quant/Kernels.h"
+
+#include "nnaccel/reference/Kernels.h"
+
+#include <cmath>
+#include <gtest/gtest.h>
+#include <random>
+
+namespace nnaccel::quant {
+namespace {
+
+__extension__ using Int128 = __int128;
+
+std::vector<int8_t> s8Values(const Tensor& t) {
+  auto v = t.values<int8_t>();
+  return {v.begin(), v.end()};
+}
+
+Tensor randomS8(const Dims& shape, std::mt19937_64& rng) {
+  Tensor t(DType::I8, shape);
+  std::uniform_int_distribution<int> d(-128, 127);
+  for (int8_t& v : t.values<int8_t>()) {
+    v = static_cast<int8_t>(d(rng));
+  }
+  return t;
+}
+
+int64_t referenceRounded(int64_t acc, QuantMultiplier q) {
+  const Int128 x = static_cast<Int128>(acc) * q.multiplier;
+  const Int128 d = static_cast<Int128>(1) << (31 + q.shift);
+  const Int128 mag = x < 0 ? -x : x;
+  const Int128 r = (2 * mag + d) / (2 * d);
+  return static_cast<int64_t>(x < 0 ? -r : r);
+}
+
+int64_t sat8(int64_t v) {
+  return std::clamp<int64_t>(v, -128, 127);
+}
+
+TEST(QuantKernels, RequantizePerChannelAlongAnyAxis) {
+  // acc [2, 3] with channel axis 1: multipliers 1, 0.5, 2.
+  const Tensor acc = Tensor::fromVector<int32_t>({2, 3}, {10, 5, 100, -3, -7, -100});
+  const std::vector<QuantMultiplier> ms{quantizeMultiplier(1.0), quantizeMultiplier(0.5),
+                                        quantizeMultiplier(2.0)};
+  EXPECT_EQ(s8Values(requantizePerChannel(acc, 1, ms)),
+            (std::vector<int8_t>{10, 3, 127, -3, -4, -128}));
+  // Channel axis 0 with inner extent 3; custom range [0, 6] (a fused Relu6).
+  const std::vector<QuantMultiplier> ms0{quantizeMultiplier(1.0), quantizeMultiplier(0.25)};
+  EXPECT_EQ(s8Values(requantizePerChannel(acc, 0, ms0, 0, 6)),
+            (std::vector<int8_t>{6, 5, 6, 0, 0, 0}));
+}
+
+TEST(QuantKernels, RequantizeTensorClampAndGather) {
+  const Tensor x = Tensor::fromVector<int8_t>({4}, {-128, -3, 5, 127});
+  EXPECT_EQ(requantizeTensor(x, QuantMultiplier{}), x);
+  EXPECT_EQ(s8Values(requantizeTensor(x, quantizeMultiplier(0.5))),
+            (std::vector<int8_t>{-64, -2, 3, 64})); // -1.5 -> -2, 2.5 -> 3, 63.5 -> 64
+  const Tensor acc = Tensor::fromVector<int32_t>({2}, {1000, -7});
+  EXPECT_EQ(s8Values(requantizeTensor(acc, quantizeMultiplier(0.1))),
+            (std::vector<int8_t>{100, -1})); // -0.7 -> -1
+  EXPECT_EQ(s8Values(clampTensor(x, 0, 127)), (std::vector<int8_t>{0, 0, 5, 127}));
+  EXPECT_EQ(s8Values(clampTensor(x, -4, 4)), (std::vector<int8_t>{-4, -3, 4, 4}));
+  const std::vector<int32_t> index{3, 3, 0, 1, 2, 0};
+  EXPECT_EQ(s8Values(gather(x, index, {2, 3})), (std::vector<int8_t>{127, 127, -128, -3, 5, -128}));
+}
+
+ir::PoolParams avgParams(Dims in, Dims kernel, Dims strides, Dims padsBegin, Dims padsEnd,
+                         bool ceil, bool includePad, int64_t channels = 1, int64_t batch = 1) {
+  ir::PoolParams p;
+  p.kind = ir::PoolParams::Kind::Average;
+  p.spatialRank = static_cast<int64_t>(in.size());
+  p.batch = batch;
+  p.channels = channels;
+  p.ceilMode = ceil;
+  p.countIncludePad = includePad;
+  for (size_t a = 0; a < in.size(); ++a) {
+    const int64_t num = in[a] + padsBegin[a] + padsEnd[a] - kernel[a];
+    int64_t out = (ceil ? (num + strides[a] - 1) / strides[a] : num / strides[a]) + 1;
+    // ONNX/PyTorch: the last window must start inside the input or left padding.
+    if (ceil && (out - 1) * strides[a] >= in[a] + padsBegin[a]) {
+      --out;
+    }
+    p.outSpatial.push_back(out);
+  }
+  p.inSpatial = std::move(in);
+  p.kernel = std::move(kernel);
+  p.strides = std::move(strides);
+  p.dilations = Dims(p.inSpatial.size(), 1);
+  p.padsBegin = std::move(padsBegin);
+  p.padsEnd = std::move(padsEnd);
+  return p;
+}
+
+TEST(QuantKernels, AveragePoolCountsHandComputed) {
+  // 5x5, kernel 3, stride 2, pads 1: windows [-1, 1], [1, 3], [3, 5] per axis.
+  EXPECT_EQ(averagePoolCounts(avgParams({5, 5}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false, false)),
+            (std::vector<int64_t>{4, 6, 9}));
+  EXPECT_EQ(averagePoolCounts(avgParams({5, 5}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false, true)),
+            (std::vector<int64_t>{9}));
+  // 3x3, kernel 2, stride 2, ceil_mode: the overhang past the input never counts, with or
+  // without count_include_pad.
+  EXPECT_EQ(averagePoolCounts(avgParams({3, 3}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, true, false)),
+            (std::vector<int64_t>{1, 2, 4}));
+  EXPECT_EQ(averagePoolCounts(avgParams({3, 3}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, true, true)),
+            (std::vector<int64_t>{1, 2, 4}));
+  ir::PoolParams global;
+  global.kind = ir::PoolParams::Kind::Average;
+  global.global = true;
+  global.spatialRank = 2;
+  global.channels = 2;
+  global.inSpatial = {7, 5};
+  global.outSpatial = {1, 1};
+  EXPECT_EQ(averagePoolCounts(global), (std::vector<int64_t>{35}));
+}
+
+TEST(QuantKernels, AveragePoolHandComputed) {
+  // 3x3 input 1..9, kernel 2 stride 2 ceil_mode, multiplier 1/count (s_in == s_out).
+  const ir::PoolParams p = avgParams({3, 3}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, true, false);
+  std::vector<CountMultiplier> ms;
+  for (int64_t c : averagePoolCounts(p)) {
+    ms.push_back({c, quantizeMultiplier(1.0 / static_cast<double>(c))});
+  }
+  const Tensor x = Tensor::fromVector<int8_t>({1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+  // (1+2+4+5)/4 = 3, (3+6)/2 = 4.5 -> 5, (7+8)/2 = 7.5 -> 8, 9.
+  EXPECT_EQ(s8Values(averagePool(p, x, ms)), (std::vector<int8_t>{3, 5, 8, 9}));
+}
+
+/// Independent naive average pool on one plane: sum of in-bounds taps, count per the ONNX rule.
+std::vector<int64_t> naiveWindow(const ir::PoolParams& p, const int8_t* plane, int64_t o0,
+                                 int64_t o1, int64_t& count) {
+  int64_t sum = 0, counted = 0;
+  for (int64_t k0 = 0; k0 < p.kernel[0]; ++k0) {
+    for (int64_t k1 = 0; k1 < p.kernel[1]; ++k1) {
+      const int64_t i0 = o0 * p.strides[0] - p.padsBegin[0] + k0;
+      const int64_t i1 = o1 * p.strides[1] - p.padsBegin[1] + k1;
+      const bool in0 = i0 >= 0 && i0 < p.inSpatial[0], in1 = i1 >= 0 && i1 < p.inSpatial[1];
+      const bool pad0 = i0 >= -p.padsBegin[0] && i0 < p.inSpatial[0] + p.padsEnd[0];
+      const bool pad1 = i1 >= -p.padsBegin[1] && i1 < p.inSpatial[1] + p.padsEnd[1];
+      counted += p.countIncludePad ? (pad0 && pad1) : (in0 && in1);
+      if (in0 && in1) {
+        sum += plane[i0 * p.inSpatial[1] + i1];
+      }
+    }
+  }
+  count = counted;
+  return {sum};
+}
+
+TEST(QuantKernels, AveragePoolMatchesNaiveAndReferenceCounts) {
+  std::mt19937_64 rng(5);
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  int64_t compared = 0;
+  for (int i = 0; i < 80; ++i) {
+    const int64_t k0 = pick(1, 3), k1 = pick(1, 3);
+    const ir::PoolParams p =
+        avgParams({pick(k0, 8), pick(k1, 8)}, {k0, k1}, {pick(1, 3), pick(1, 3)},
+                  {pick(0, k0 - 1), pick(0, k1 - 1)}, {pick(0, k0 - 1), pick(0, k1 - 1)},
+                  (i % 2) == 1, (i % 4) >= 2, pick(1, 3), pick(1, 2));
+    const Tensor x = randomS8({p.batch, p.channels, p.inSpatial[0], p.inSpatial[1]}, rng);
+    // s_out = s_in / 2: multipliers 2 / count.
+    std::vector<CountMultiplier> ms;
+    for (int64_t c : averagePoolCounts(p)) {
+      ms.push_back({c, quantizeMultiplier(2.0 / static_cast<double>(c))});
+    }
+    const Tensor y = averagePool(p, x, ms);
+    ASSERT_EQ(y.shape(), (Dims{p.batch, p.channels, p.outSpatial[0], p.outSpatial[1]}));
+    // The fp32 reference pooling of the same integers gives sum / count.
+    const Tensor ref = reference::pool(p, x.castTo(DType::F32));
+    ASSERT_EQ(ref.shape(), y.shape());
+    const int64_t planeIn = p.inSpatial[0] * p.inSpatial[1];
+    const int64_t planeOut = p.outSpatial[0] * p.outSpatial[1];
+    for (int64_t plane = 0; plane < p.batch * p.channels; ++plane) {
+      for (int64_t o0 = 0; o0 < p.outSpatial[0]; ++o0) {
+        for (int64_t o1 = 0; o1 < p.outSpatial[1]; ++o1) {
+          int64_t count = 0;
+          const int64_t sum = naiveWindow(p, x.data<int8_t>() + plane * planeIn, o0, o1, count)[0];
+          ASSERT_GT(count, 0);
+          const auto m = std::find_if(ms.begin(), ms.end(),
+                                      [&](const CountMultiplier& c) { return c.count == count; });
+          ASSERT_NE(m, ms.end()) << "count " << count << " missing";
+          const int64_t at = plane * planeOut + o0 * p.outSpatial[1] + o1;
+          ASSERT_EQ(y.data<int8_t>()[at], sat8(referenceRounded(sum, m->multiplier)))
+              << "case " << i;
+          // Same divisor as the reference executor: its output is sum / count.
+          ASSERT_NEAR(ref.data<float>()[at], static_cast<double>(sum) / count, 1e-4)
+              << "case " << i << " count " << count;
+          ++compared;
+        }
+      }
+    }
+  }
+  EXPECT_GT(compared, 1000);
+}
+
+TEST(QuantKernels, AddSubHandComputed) {
+  // s_a = 0.5, s_b = 0.25, s_out = 0.5: twiceMax = 1, a' = q_a * 2^20 / 2, b' = q_b * 2^20 / 4.
+  AddSubMultipliers m;
+  m.leftShift = 20;
+  m.a = quantizeMultiplier(0.5);
+  m.b = quantizeMultiplier(0.25);
+  m.output = quantizeMultiplier(1.0 / (std::ldexp(1.0, 20) * 0.5));
+  const Tensor a = Tensor::fromVector<int8_t>({4}, {10, -10, 127, 1});
+  const Tensor b = Tensor::fromVector<int8_t>({4}, {4, 3, 127, -1});
+  // Real: 5 + 1 = 6 -> 12; -5 + 0.75 = -4.25 -> -8.5 -> -9; 63.5 + 31.75 -> 190.5 -> 127;
+  // 0.5 - 0.25 = 0.25 -> 0.5 -> 1.
+  EXPECT_EQ(s8Values(addSub(false, m, a, b, {4})), (std::vector<int8_t>{12, -9, 127, 1}));
+  // Sub: 5 - 1 = 4 -> 8; -5 - 0.75 -> -11.5 -> -12; 63.5 - 31.75 = 31.75 -> 63.5 -> 64;
+  // 0.5 + 0.25 -> 1.5 -> 2.
+  EXPECT_EQ(s8Values(addSub(true, m, a, b, {4})), (std::vector<int8_t>{8, -12, 64, 2}));
+}
+
+TEST(QuantKernels, AddSubAndMulBroadcastMatchReferences) {
+  std::mt19937_64 rng(9);
+  std::uniform_real_distribution<double> logScale(-9.0, -3.0);
+  int64_t total = 0, exactToReal = 0;
+  const std::vector<std::array<Dims, 3>> shapes{
+      {Dims{2, 3, 4}, Dims{2, 3, 4}, Dims{2, 3, 4}},
+      {Dims{2, 3, 4}, Dims{3, 1}, Dims{2, 3, 4}},
+      {Dims{1, 3, 1, 5}, Dims{2, 1, 4, 1}, Dims{2, 3, 4, 5}},
+      {Dims{}, Dims{6}, Dims{6}},
+      {Dims{4, 1}, Dims{}, Dims{4, 1}}};
+  for (int trial = 0; trial < 40; ++trial) {
+    const auto& [sa_, sb_, so_] = shapes[static_cast<size_t>(trial) % shapes.size()];
+    const Tensor a = randomS8(sa_, rng), b = randomS8(sb_, rng);
+    const double sa = std::exp2(logScale(rng)), sb = std::exp2(logScale(rng));
+    const double sOut = std::exp2(logScale(rng)) * 2;
+    const double twiceMax = 2 * std::max(sa, sb);
+    AddSubMultipliers m;
+    m.a = quantizeMultiplier(sa / twiceMax);
+    m.b = quantizeMultiplier(sb / twiceMax);
+    m.output = quantizeMultiplier(twiceMax / (std::ldexp(1.0, 20) * sOut));
+    const QuantMultiplier mulM = quantizeMultiplier(sa * sb / (sOut * 64));
+    const bool subtract = trial % 2 == 1;
+    const Tensor y = addSub(subtract, m, a, b, so_);
+    const Tensor z = mul(mulM, a, b, so_);
+    // Index maps of the broadcast, computed independently.
+    const Dims outStrides = rowMajorStrides(so_);
+    auto source = [&](const Dims& shape, int64_t flatOut) {
+      int64_t off = 0, stride = 1;
+      for (size_t k = shape.size(); k-- > 0;) {
+        const size_t outAxis = so_.size() - shape.size() + k;
+        const int64_t idx = (flatOut / outStrides[outAxis]) % so_[outAxis];
+        off += (shape[k] == 1 ? 0 : idx) * stride;
+        stride *= shape[k];
+      }
+      return off;
+    };
+    for (int64_t i = 0; i < numElements(so_); ++i) {
+      const int64_t qa = a.data<int8_t>()[source(sa_, i)], qb = b.data<int8_t>()[source(sb_, i)];
+      const int64_t ra = referenceRounded(qa << 20, m.a), rb = referenceRounded(qb << 20, m.b);
+      ASSERT_EQ(y.data<int8_t>()[i],
+                sat8(referenceRounded(subtract ? ra - rb : ra + rb, m.output)));
+      ASSERT_EQ(z.data<int8_t>()[i], sat8(referenceRounded(qa * qb, mulM)));
+      // Against real arithmetic: at most one step away, and almost always exact.
+      const double real = (static_cast<double>(qa) * sa + (subtract ? -1 : 1) * qb * sb) / sOut;
+      const double want = std::clamp(std::round(real), -128.0, 127.0);
+      ASSERT_LE(std::fabs(y.data<int8_t>()[i] - want), 1.0);
+      exactToReal += y.data<int8_t>()[i] == want ? 1 : 0;
+      ++total;
+    }
+  }
+  EXPECT_GT(static_cast<double>(exactToReal) / static_cast<double>(total), 0.99);
+}
+
+} // namespace
+} // namespace nnaccel::quant

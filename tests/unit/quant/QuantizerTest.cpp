@@ -1,0 +1,267 @@
+// Tests of calibration and quantization (quant/Quantizer.cpp): seeded calibration inputs,
+// determinism, degenerate scales (all-zero channels and tensors), node classification and
+// island reasons, folded nodes, and every error path's message.
+#include "QuantTestUtil.h"
+#include "nnaccel/quant/Agreement.h"
+#include "nnaccel/quant/Int8Executor.h"
+#include "nnaccel/reference/Executor.h"
+
+#include <cmath>
+#include <gtest/gtest.h>
+
+namespace nnaccel::quant {
+namespace {
+
+using namespace nnaccel::quant::test;
+using ir::OpKind;
+
+ir::Graph convReluGraph(uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  GraphBuilder b;
+  const auto x = b.input("x", {1, 3, 8, 8});
+  const auto c = b.op(OpKind::Conv, "conv",
+                      {x, b.constant("w", randomTensor({5, 3, 3, 3}, rng)),
+                       b.constant("b", randomTensor({5}, rng))},
+                      attrs({{"pads", Dims{1, 1, 1, 1}}}));
+  const auto r = b.op(OpKind::Relu, "relu", {c});
+  const auto p = b.op(OpKind::GlobalAveragePool, "gap", {r});
+  return finish(b, {p});
+}
+
+TEST(Calibration, InputsAreSeededUniformInMinusOneOne) {
+  const ir::Graph g = convReluGraph(1);
+  const auto a = makeCalibrationInputs(g, 3, 99);
+  const auto b = makeCalibrationInputs(g, 3, 99);
+  const auto c = makeCalibrationInputs(g, 3, 100);
+  ASSERT_EQ(a.size(), 3u);
+  ASSERT_EQ(a[0].size(), 1u);
+  EXPECT_EQ(a[0][0].shape(), (Dims{1, 3, 8, 8}));
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+  EXPECT_NE(a[0][0], a[1][0]);
+  // The documented generator: 2 * (top 24 bits of mt19937_64(seed)) * 2^-24 - 1.
+  std::mt19937_64 rng(99);
+  const float u0 = static_cast<float>(rng() >> 40) / 16777216.0f;
+  const float u1 = static_cast<float>(rng() >> 40) / 16777216.0f;
+  EXPECT_EQ(a[0][0].data<float>()[0], 2.0f * u0 - 1.0f);
+  EXPECT_EQ(a[0][0].data<float>()[1], 2.0f * u1 - 1.0f);
+  double sum = 0.0;
+  for (const auto& set : a) {
+    for (float v : set[0].values<float>()) {
+      ASSERT_GE(v, -1.0f);
+      ASSERT_LT(v, 1.0f);
+      sum += v;
+    }
+  }
+  EXPECT_LT(std::fabs(sum / (3 * 192)), 0.1);
+}
+
+TEST(Calibration, QuantizationIsDeterministic) {
+  const ir::Graph g = convReluGraph(2);
+  const QuantizedModel m1 = quantize(g, {});
+  const QuantizedModel m2 = quantize(g, {});
+  const QuantizedModel m3 =
+      quantize(g, makeCalibrationInputs(g, kDefaultCalibrationCount, kDefaultCalibrationSeed));
+  const QuantizedModel other = quantize(g, makeCalibrationInputs(g, 2, 5));
+  EXPECT_EQ(m1.scales, m2.scales);
+  EXPECT_EQ(m1.scales, m3.scales);
+  EXPECT_NE(m1.scales, other.scales);
+  for (size_t i = 0; i < g.numNodes(); ++i) {
+    EXPECT_EQ(m1.nodes[i].weights, m2.nodes[i].weights);
+    EXPECT_EQ(m1.nodes[i].bias, m2.nodes[i].bias);
+    EXPECT_EQ(m1.nodes[i].multipliers, m2.nodes[i].multipliers);
+    EXPECT_EQ(m1.nodes[i].countMultipliers.size(), m2.nodes[i].countMultipliers.size());
+  }
+  const auto in = makeCalibrationInputs(g, 1, 7)[0];
+  Int8Executor e1(m1), e2(m2);
+  const Int8Result r1 = e1.run(in), r2 = e2.run(in);
+  EXPECT_EQ(r1.outputs[0].data, r2.outputs[0].data);
+  EXPECT_EQ(r1.dequantized[0], r2.dequantized[0]);
+  // Running twice gives the same bits too.
+  EXPECT_EQ(e1.run(in).outputs[0].data, r1.outputs[0].data);
+}
+
+TEST(Calibration, ScalesAreMaxAbsOverAllRuns) {
+  GraphBuilder b;
+  const auto x = b.input("x", {4});
+  const auto y = b.op(OpKind::Sigmoid, "sig", {x});
+  const ir::Graph g = finish(b, {y});
+  const std::vector<std::vector<Tensor>> sets{
+      {Tensor::fromVector<float>({4}, {0.5f, -2.0f, 1.0f, 0.0f})},
+      {Tensor::fromVector<float>({4}, {3.0f, 0.0f, -1.0f, 0.0f})}};
+  const QuantizedModel m = quantize(g, sets);
+  EXPECT_EQ(m.scale(x), 3.0f / 127.0f);
+  EXPECT_EQ(m.calibratedMaxAbs[static_cast<size_t>(x)], 3.0f);
+  const float sig3 = 1.0f / (1.0f + std::exp(-3.0f));
+  EXPECT_FLOAT_EQ(m.scale(y), sig3 / 127.0f);
+}
+
+TEST(Quantizer, AllZeroChannelsAndTensorsGetUsableScales) {
+  GraphBuilder b;
+  const auto x = b.input("x", {1, 2, 3, 3});
+  // Channel 1 of the weights is all zero, with a bias of 0.5.
+  std::vector<float> w(2 * 2 * 9, 0.0f);
+  for (size_t i = 0; i < 18; ++i) {
+    w[i] = (static_cast<float>(i) - 9.0f) / 10.0f;
+  }
+  const auto c = b.op(OpKind::Conv, "conv",
+                      {x, b.floats("w", {2, 2, 3, 3}, w), b.floats("b", {2}, {0.0f, 0.5f})},
+                      attrs({{"pads", Dims{1, 1, 1, 1}}}));
+  const auto z = b.op(OpKind::Mul, "zero", {x, b.floats("zeros", {}, {0.0f})});
+  const ir::Graph g = finish(b, {c, z});
+  const QuantizedModel m = quantize(g, {});
+  const QuantNode& q = m.node(0);
+  EXPECT_EQ(q.weightScales[0], 0.9f / 127.0f);
+  EXPECT_EQ(q.weightScales[1], 1.0f / 127.0f);
+  for (int64_t i = 18; i < 36; ++i) {
+    ASSERT_EQ(q.weights.data<int8_t>()[i], 0);
+  }
+  EXPECT_EQ(q.bias[1], quantizeBias(0.5f, m.scale(x), 1.0f / 127.0f));
+  // The all-zero product: scale 1, and the all-zero constant too.
+  EXPECT_EQ(m.scale(z), 1.0f);
+  EXPECT_EQ(m.constants[static_cast<size_t>(g.node(1).inputs[1])].scale, 1.0f);
+  Int8Executor ex(m);
+  const auto in = makeCalibrationInputs(g, 1, 3)[0];
+  const Int8Result r = ex.run(in);
+  // Channel 1 of the conv is the bias alone: 0.5 everywhere, to within one output step.
+  for (int64_t i = 9; i < 18; ++i) {
+    EXPECT_NEAR(r.dequantized[0].data<float>()[i], 0.5f, m.scale(c));
+  }
+  for (float v : r.dequantized[1].values<float>()) {
+    ASSERT_EQ(v, 0.0f);
+  }
+}
+
+TEST(Quantizer, ClassifiesNodesAndExplainsFloatIslands) {
+  std::mt19937_64 rng(3);
+  GraphBuilder b;
+  const auto x = b.input("x", {3, 4});
+  const auto wIn = b.input("w_in", {5, 4});
+  const auto dyn = b.op(OpKind::Gemm, "dyn", {x, wIn}, attrs({{"transB", int64_t{1}}}));
+  const auto full = b.op(
+      OpKind::Gemm, "full_c",
+      {x, b.constant("B", randomTensor({4, 5}, rng)), b.constant("C", randomTensor({3, 5}, rng))});
+  const auto x4 = b.op(OpKind::Reshape, "to4d", {x, b.ints("shape4", {1, 1, 3, 4})});
+  const auto refl = b.op(OpKind::Pad, "reflect", {x4, b.ints("pads", {0, 0, 1, 1, 0, 0, 1, 1})},
+                         attrs({{"mode", std::string("reflect")}}));
+  const auto padOne =
+      b.op(OpKind::Pad, "pad_one",
+           {x4, b.ints("pads1", {0, 0, 1, 1, 0, 0, 1, 1}), b.floats("one", {}, {1.5f})});
+  const auto div = b.op(OpKind::Div, "div", {x, b.floats("two", {}, {2.0f})});
+  const ir::Graph g = finish(b, {dyn, full, refl, padOne, div});
+  const QuantizedModel m = quantize(g, {});
+  auto reason = [&](const char* name) { return m.node(nodeNamed(g, name)).islandReason; };
+  EXPECT_EQ(reason("dyn"), "B is not a 2-D f32 constant");
+  EXPECT_EQ(reason("full_c"), "C is not a per-column bias (shape 3x5)");
+  EXPECT_EQ(reason("reflect"), "only constant-mode Pad has an integer form");
+  EXPECT_EQ(reason("pad_one"), "its pad value is not 0");
+  EXPECT_EQ(reason("div"), "Div has no integer form");
+  EXPECT_EQ(m.node(nodeNamed(g, "to4d")).kind, QuantOpKind::DataMovement);
+  // Islands still agree closely with fp32.
+  Int8Executor ex(m);
+  const auto in = makeCalibrationInputs(g, 1, 4)[0];
+  const Int8Result r = ex.run(in);
+  const std::vector<Tensor> f = reference::Executor(g).run(in);
+  for (size_t o = 0; o < f.size(); ++o) {
+    EXPECT_GT(measureAgreement(f[o], r.dequantized[o]).cosineSimilarity, 0.999) << o;
+  }
+  EXPECT_EQ(quantOpKindName(QuantOpKind::FloatIsland), "float-island");
+  EXPECT_EQ(quantOpKindName(QuantOpKind::AddSub), "add-sub");
+}
+
+TEST(Quantizer, FoldedShapeArithmeticIsSkipped) {
+  GraphBuilder b;
+  const auto x = b.input("x", {2, 3, 4});
+  const auto shape = b.op(OpKind::Shape, "shape", {x});
+  const auto n0 =
+      b.op(OpKind::Gather, "gather", {shape, b.ints("i0", {0})}, attrs({{"axis", int64_t{0}}}));
+  const auto target =
+      b.op(OpKind::Concat, "concat", {n0, b.ints("m1", {-1})}, attrs({{"axis", int64_t{0}}}));
+  const auto y = b.op(OpKind::Reshape, "reshape", {x, target});
+  const ir::Graph g = finish(b, {y});
+  const QuantizedModel m = quantize(g, {});
+  EXPECT_EQ(m.node(nodeNamed(g, "shape")).kind, QuantOpKind::Folded);
+  EXPECT_EQ(m.node(nodeNamed(g, "concat")).kind, QuantOpKind::Folded);
+  EXPECT_EQ(m.node(nodeNamed(g, "reshape")).kind, QuantOpKind::DataMovement);
+  Int8Executor ex(m);
+  const Int8Result r = ex.run(makeCalibrationInputs(g, 1, 5)[0]);
+  EXPECT_EQ(r.outputs[0].data.shape(), (Dims{2, 12}));
+  // A folded constant reads back as its raw value.
+  EXPECT_EQ(ex.value(target).data.toInt64Vector(), (std::vector<int64_t>{2, -1}));
+}
+
+// --- error paths ---------------------------------------------------------------------------------
+
+TEST(QuantizerErrors, CalibrationInputGeneration) {
+  const ir::Graph g = convReluGraph(4);
+  EXPECT_EQ(errorOf([&] { makeCalibrationInputs(g, 0, 1); }),
+            "model.onnx: calibration count must be at least 1, got 0");
+  GraphBuilder b;
+  const auto idx = b.input("idx", {3}, DType::I64);
+  const ir::Graph gi = finish(b, {b.op(OpKind::Identity, "id", {idx})});
+  EXPECT_EQ(errorOf([&] { makeCalibrationInputs(gi, 1, 1); }),
+            "model.onnx: cannot generate calibration data for input 'idx' of dtype s64 (only f32 "
+            "inputs)");
+  EXPECT_EQ(errorOf([&] { quantize(gi, {}); }),
+            "model.onnx: cannot generate calibration data for input 'idx' of dtype s64 (only f32 "
+            "inputs)");
+}
+
+TEST(QuantizerErrors, NonFiniteValues) {
+  GraphBuilder b;
+  const auto x = b.input("x", {3});
+  const auto y = b.op(OpKind::Div, "div", {x, b.floats("zero", {}, {0.0f})});
+  const ir::Graph g = finish(b, {y});
+  EXPECT_EQ(errorOf([&] { quantize(g, {}); }),
+            "model.onnx: node 'div' (Div, opset 17): calibration produced a non-finite value in "
+            "'div'");
+  const std::vector<Tensor> bad{
+      Tensor::fromVector<float>({3}, {1.0f, std::numeric_limits<float>::quiet_NaN(), 0.0f})};
+  EXPECT_EQ(errorOf([&] { quantize(g, {bad}); }),
+            "model.onnx: calibration input 'x' holds a non-finite value");
+
+  GraphBuilder c;
+  const auto xc = c.input("x", {1, 1, 2, 2});
+  const auto conv =
+      c.op(OpKind::Conv, "conv",
+           {xc, c.floats("w", {1, 1, 1, 1}, {std::numeric_limits<float>::infinity()})});
+  const ir::Graph gc = finish(c, {conv});
+  EXPECT_EQ(errorOf([&] { quantize(gc, {}); }),
+            "model.onnx: node 'conv' (Conv, opset 17): weights 'w' hold a non-finite value");
+
+  GraphBuilder d;
+  const auto xd = d.input("x", {1, 1, 2, 2});
+  const auto convB = d.op(OpKind::Conv, "conv",
+                          {xd, d.floats("w", {1, 1, 1, 1}, {0.5f}),
+                           d.floats("b", {1}, {std::numeric_limits<float>::quiet_NaN()})});
+  const ir::Graph gd = finish(d, {convB});
+  EXPECT_EQ(errorOf([&] { quantize(gd, {}); }),
+            "model.onnx: node 'conv' (Conv, opset 17): bias 'b' holds a non-finite value");
+}
+
+TEST(QuantizerErrors, MultiplierOutOfRange) {
+  // Input channel 0 is huge but unused (weight 0); the output only sees channel 1, so
+  // s_in * s_w / s_out = (1e10 / 127) * (1 / 127) / (1e-3 / 127) ~ 7.9e10 >= 2^30.
+  GraphBuilder b;
+  const auto x = b.input("x", {1, 2, 1, 1});
+  const auto y = b.op(OpKind::Conv, "conv", {x, b.floats("w", {1, 2, 1, 1}, {0.0f, 1.0f})});
+  const ir::Graph g = finish(b, {y});
+  const std::vector<Tensor> in{Tensor::fromVector<float>({1, 2, 1, 1}, {1e10f, 1e-3f})};
+  EXPECT_EQ(errorOf([&] { quantize(g, {in}); }),
+            "model.onnx: node 'conv' (Conv, opset 17): output channel 0: requantization "
+            "multiplier 7.87401585e+10 is too large (the supported range is [2^-32, 2^30))");
+}
+
+TEST(QuantizerErrors, ReductionTooLongForTheInt32Accumulator) {
+  const int64_t k = 132105; // 132105 * 128 * 127 > INT32_MAX
+  GraphBuilder b;
+  const auto x = b.input("x", {1, k});
+  const auto y = b.op(OpKind::MatMul, "mm", {x, b.constant("B", Tensor(DType::F32, {k, 1}))});
+  const ir::Graph g = finish(b, {y});
+  EXPECT_EQ(errorOf([&] { quantize(g, {}); }),
+            "model.onnx: node 'mm' (MatMul, opset 17): reduction length 132105 may overflow the "
+            "int32 accumulator (at most 132104 int8 products)");
+}
+
+} // namespace
+} // namespace nnaccel::quant

@@ -1,0 +1,40 @@
+/// \file
+/// The subcommand structure of the `nnaccel` CLI.
+///
+/// Each subcommand (info, run, zoo) is a Command: it declares its options on its CLI11 sub-app in
+/// configure() and does its work in run() after a successful parse. main() owns parsing, exit
+/// codes and error printing, so a command only prints results to stdout and throws
+/// nnaccel::Error on bad input.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <string>
+
+namespace nnaccel::cli {
+
+class Command {
+public:
+  virtual ~Command() = default;
+  /// Adds this command's options, positionals and nested subcommands to \p app.
+  virtual void configure(CLI::App& app) = 0;
+  /// Runs the parsed command. Throws nnaccel::Error on bad input (main maps it to an exit code).
+  virtual void run() = 0;
+};
+
+/// A registered subcommand: its name, its one-line help and a factory.
+struct CommandSpec {
+  const char* name;
+  const char* description;
+  std::unique_ptr<Command> (*make)();
+};
+
+std::unique_ptr<Command> makeInfoCommand();
+std::unique_ptr<Command> makeRunCommand();
+std::unique_ptr<Command> makeZooCommand();
+
+/// Help text shared by every command that takes a MODEL argument.
+inline constexpr const char* kModelHelp =
+    "an .onnx file or the name of a built-in zoo model (see 'nnaccel zoo list')";
+
+} // namespace nnaccel::cli

@@ -1,0 +1,147 @@
+// `nnaccel info MODEL [--raw]`: a header line per model and a per-layer table with shapes,
+// kernel windows, MACs and parameter counts, with totals.
+#include "Command.h"
+#include "TextTable.h"
+
+#include "nnaccel/driver/ModelLoader.h"
+#include "nnaccel/driver/ModelSummary.h"
+
+#include <algorithm>
+#include <fmt/core.h>
+
+namespace nnaccel::cli {
+
+namespace {
+
+std::string joinDims(const Dims& dims, const char* separator) {
+  std::string out;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    out += (i > 0 ? separator : "") + std::to_string(dims[i]);
+  }
+  return out;
+}
+
+/// "2" when every axis has the same value, else "2x1".
+std::string collapsed(const Dims& dims) {
+  if (!dims.empty() && std::all_of(dims.begin(), dims.end(), [&](int64_t d) { return d == dims[0]; })) {
+    return std::to_string(dims[0]);
+  }
+  return joinDims(dims, "x");
+}
+
+/// "1" for equal padding on every side, else the ONNX pads list "begin...,end...".
+std::string padsText(const Dims& begin, const Dims& end) {
+  Dims all = begin;
+  all.insert(all.end(), end.begin(), end.end());
+  if (!all.empty() && std::all_of(all.begin(), all.end(), [&](int64_t d) { return d == all[0]; })) {
+    return std::to_string(all[0]);
+  }
+  return joinDims(all, ",");
+}
+
+std::string shapesText(const std::vector<Dims>& shapes) {
+  if (shapes.empty()) {
+    return "-";
+  }
+  if (shapes.size() > 2) {
+    return fmt::format("{}, ... ({} inputs)", dimsToString(shapes[0]), shapes.size());
+  }
+  std::string out;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    out += (i > 0 ? ", " : "") + dimsToString(shapes[i]);
+  }
+  return out;
+}
+
+std::string opText(const driver::LayerSummary& layer) {
+  std::string op(ir::opName(layer.op));
+  if (layer.fusedActivation) {
+    op += "+" + std::string(ir::opName(*layer.fusedActivation));
+  }
+  if (layer.fusedIntoProducer) {
+    op += " (fused)";
+  }
+  return op;
+}
+
+std::string valuesText(const ir::Graph& g, const std::vector<ir::ValueId>& ids) {
+  std::string out;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const ir::Value& v = g.value(ids[i]);
+    out += fmt::format("{}{} {} {}", i > 0 ? ", " : "", v.name, dtypeName(v.dtype),
+                       dimsToString(v.shape));
+  }
+  return out.empty() ? "none" : out;
+}
+
+std::string layerTable(const driver::ModelSummary& summary) {
+  using Align = TextTable::Align;
+  TextTable table;
+  table.addColumn("#", Align::Right);
+  table.addColumn("name", Align::Left);
+  table.addColumn("op", Align::Left);
+  table.addColumn("input", Align::Left);
+  table.addColumn("output", Align::Left);
+  table.addColumn("kernel", Align::Left);
+  table.addColumn("stride", Align::Left);
+  table.addColumn("pad", Align::Left);
+  table.addColumn("dilation", Align::Left);
+  table.addColumn("groups", Align::Right);
+  table.addColumn("MACs", Align::Right);
+  table.addColumn("params", Align::Right);
+  for (const driver::LayerSummary& layer : summary.layers) {
+    std::vector<std::string> row = {std::to_string(layer.node), layer.name, opText(layer),
+                                    shapesText(layer.inputShapes), shapesText(layer.outputShapes)};
+    if (layer.window && layer.window->global) {
+      row.insert(row.end(), {"global", "", "", "", ""});
+    } else if (layer.window) {
+      const driver::WindowSummary& w = *layer.window;
+      row.insert(row.end(), {joinDims(w.kernel, "x"), collapsed(w.strides),
+                             padsText(w.padsBegin, w.padsEnd), collapsed(w.dilations),
+                             w.hasGroup ? std::to_string(w.group) : ""});
+    } else {
+      row.insert(row.end(), {"", "", "", "", ""});
+    }
+    row.push_back(layer.macs > 0 ? groupThousands(layer.macs) : "");
+    row.push_back(layer.params > 0 ? groupThousands(layer.params) : "");
+    table.addRow(std::move(row));
+  }
+  table.addRule();
+  table.addRow({"", "total", "", "", "", "", "", "", "", "", groupThousands(summary.totalMacs),
+                groupThousands(summary.totalParams)});
+  return table.render();
+}
+
+class InfoCommand final : public Command {
+public:
+  void configure(CLI::App& app) override {
+    app.add_option("MODEL", model_, kModelHelp)->required();
+    app.add_flag("--raw", raw_,
+                 "show the graph as imported (shape inference only; no constant folding, "
+                 "BatchNormalization folding or activation-fusion marking)");
+  }
+
+  void run() override {
+    driver::LoadOptions options;
+    options.runPasses = !raw_;
+    const ir::Graph g = driver::loadModel(model_, options);
+    const driver::ModelSummary summary = driver::summarizeModel(g);
+    fmt::print("model {} (opset {}{}): {} layers, {} params, {} MACs\n",
+               g.name.empty() ? model_ : g.name, g.opsetVersion, raw_ ? ", raw" : "",
+               summary.layers.size(), humanCount(summary.totalParams),
+               humanCount(summary.totalMacs));
+    fmt::print("inputs:  {}\n", valuesText(g, g.inputs));
+    fmt::print("outputs: {}\n\n", valuesText(g, g.outputs));
+    fmt::print("{}", layerTable(summary));
+  }
+
+private:
+  std::string model_;
+  bool raw_ = false;
+};
+
+} // namespace
+
+std::unique_ptr<Command> makeInfoCommand() { return std::make_unique<InfoCommand>(); }
+
+} // namespace nnaccel::cli

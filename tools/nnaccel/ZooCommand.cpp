@@ -1,0 +1,76 @@
+// `nnaccel zoo list` and `nnaccel zoo export NAME out.onnx`: the built-in models.
+#include "Command.h"
+#include "TextTable.h"
+
+#include "nnaccel/driver/ModelLoader.h"
+#include "nnaccel/driver/ModelSummary.h"
+#include "nnaccel/frontend/Onnx.h"
+#include "nnaccel/ir/ShapeInference.h"
+#include "nnaccel/zoo/Zoo.h"
+
+#include <fmt/core.h>
+
+namespace nnaccel::cli {
+
+namespace {
+
+void listModels() {
+  using Align = TextTable::Align;
+  TextTable table;
+  table.addColumn("name", Align::Left);
+  table.addColumn("input", Align::Left);
+  table.addColumn("params", Align::Right);
+  table.addColumn("description", Align::Left);
+  for (const zoo::ZooModel& m : zoo::zooModels()) {
+    const ir::Graph g = m.build(zoo::kDefaultSeed);
+    table.addRow({m.name, dimsToString(m.inputShape), groupThousands(driver::countParameters(g)),
+                  m.description});
+  }
+  fmt::print("{}", table.render());
+}
+
+void exportModel(const std::string& name, const std::string& path, uint64_t seed) {
+  const zoo::ZooModel* m = driver::resolveZooModel(name);
+  if (m == nullptr) {
+    throw Error(ErrorKind::Usage, {},
+                fmt::format("no zoo model named '{}' (see 'nnaccel zoo list')", name));
+  }
+  ir::Graph g = m->build(seed);
+  ir::inferShapes(g); // the exported file declares every output's type and shape
+  frontend::exportOnnxFile(g, path);
+  fmt::print("wrote {} (seed {}, {} params) to {}\n", m->name, seed,
+             groupThousands(driver::countParameters(g)), path);
+}
+
+class ZooCommand final : public Command {
+public:
+  void configure(CLI::App& app) override {
+    app.require_subcommand(1);
+    list_ = app.add_subcommand("list", "list the built-in models: input shape, parameters");
+    export_ = app.add_subcommand("export", "write a built-in model as an ONNX file");
+    export_->add_option("NAME", name_, "zoo model name (see 'nnaccel zoo list')")->required();
+    export_->add_option("OUT", path_, "output .onnx path")->required();
+    export_->add_option("--seed", seed_, "weight seed")->capture_default_str();
+  }
+
+  void run() override {
+    if (list_->parsed()) {
+      listModels();
+    } else {
+      exportModel(name_, path_, seed_);
+    }
+  }
+
+private:
+  CLI::App* list_ = nullptr;
+  CLI::App* export_ = nullptr;
+  std::string name_;
+  std::string path_;
+  uint64_t seed_ = zoo::kDefaultSeed;
+};
+
+} // namespace
+
+std::unique_ptr<Command> makeZooCommand() { return std::make_unique<ZooCommand>(); }
+
+} // namespace nnaccel::cli
