@@ -32,8 +32,16 @@ function(nnaccel_add_test name)
   target_link_libraries(${name} PRIVATE ${T_DEPS} GTest::gtest GTest::gtest_main)
   target_compile_definitions(${name} PRIVATE NNACCEL_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
   nnaccel_warnings(${name})
-  # Escape the list separator: gtest_discover_tests flattens PROPERTIES, which would turn
-  # "unit;slow" into a property named "slow" and drop the extra labels.
-  string(REPLACE ";" "\\;" _labels "unit;${T_LABELS}")
-  gtest_discover_tests(${name} DISCOVERY_MODE PRE_TEST PROPERTIES LABELS "${_labels}")
+  gtest_discover_tests(${name} DISCOVERY_MODE PRE_TEST PROPERTIES LABELS unit)
+  if(T_LABELS)
+    # gtest_discover_tests flattens PROPERTIES ("LABELS unit;slow" would become a property
+    # named "slow"), so extra labels are set by a ctest script that runs after discovery and
+    # reads the discovered names from ${name}_TESTS.
+    set(_labels_script "${CMAKE_CURRENT_BINARY_DIR}/${name}_labels.cmake")
+    file(WRITE "${_labels_script}"
+         "if(${name}_TESTS)\n"
+         "  set_tests_properties(\${${name}_TESTS} PROPERTIES LABELS \"unit;${T_LABELS}\")\n"
+         "endif()\n")
+    set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${_labels_script}")
+  endif()
 endfunction()

@@ -17,7 +17,7 @@ bool isWeightInput(ir::OpKind op, size_t inputIndex) {
   case OpKind::MatMul:
     return inputIndex <= 1;
   case OpKind::BatchNormalization:
-    return inputIndex >= 1 && inputIndex <= 4;
+    return inputIndex == 1 || inputIndex == 2; // scale, bias; not the running statistics
   case OpKind::PRelu:
     return inputIndex == 1;
   case OpKind::Add:

@@ -1,4 +1,4 @@
-// Opset 6 -> 7 rewrite of an imported graph (see LegacyOpsetUpgrade.h). Done on the IR rather
+// Opset 1-6 -> 7 rewrite of an imported graph (see LegacyOpsetUpgrade.h). Done on the IR rather
 // than with ONNX's version converter: the converter and the ONNX shape inference it needs crash
 // on some hostile inputs (found by fuzz/OnnxImportFuzzer), while this code only touches values
 // the importer has already validated.
@@ -95,10 +95,50 @@ void dropIsTest(ir::Graph& g, NodeId id) {
   g.node(id).attrs.erase("is_test");
 }
 
+/// Opsets 1-5 only: forms that changed at opset 2, 4, 5 or 6.
+void upgradePreOpset6(ir::Graph& g, NodeId id) {
+  ir::Node& n = g.node(id);
+  n.attrs.erase("consumed_inputs");
+  switch (n.op) {
+  case OpKind::Reshape:
+    if (const auto* shape = n.attrs.find<std::vector<int64_t>>("shape")) {
+      if (n.inputs.size() > 1) {
+        g.fail(id, "Reshape-1 has both a shape attribute and a shape input");
+      }
+      const std::vector<int64_t> dims = *shape;
+      const ValueId c = g.addConstant(
+          g.uniqueName(n.name + "_shape"),
+          Tensor::fromVector<int64_t>({static_cast<int64_t>(dims.size())}, dims));
+      g.node(id).inputs.push_back(c);
+      g.node(id).attrs.erase("shape");
+    }
+    break;
+  case OpKind::Pad:
+    if (const auto* paddings = n.attrs.find<std::vector<int64_t>>("paddings")) {
+      n.attrs.set("pads", *paddings);
+      n.attrs.erase("paddings");
+    }
+    break;
+  case OpKind::Concat:
+    if (!n.attrs.has("axis")) {
+      n.attrs.set("axis", int64_t{1});
+    }
+    break;
+  case OpKind::Cast:
+    g.fail(id, "Cast-1 (string 'to' attribute, before opset 6) is not supported",
+           ErrorKind::Unsupported);
+  default:
+    break;
+  }
+}
+
 } // namespace
 
-void upgradeOpset6To7(ir::Graph& g) {
+void upgradeLegacyOpset(ir::Graph& g, int64_t opset) {
   for (NodeId id = 0; id < static_cast<NodeId>(g.numNodes()); ++id) {
+    if (opset < 6) {
+      upgradePreOpset6(g, id);
+    }
     switch (g.node(id).op) {
     case OpKind::Add:
     case OpKind::Sub:

@@ -290,9 +290,12 @@ private:
         if (dim.has_dim_value()) {
           extent = dim.dim_value();
           if (extent <= 0) {
-            fail(ErrorKind::Model, what + " has dimension " + std::to_string(d) + " = " +
-                                       std::to_string(extent) +
-                                       "; input dimensions must be positive");
+            // A zero extent is valid ONNX that nnaccel does not compile (empty tensors);
+            // a negative one is a malformed model.
+            fail(extent == 0 ? ErrorKind::Unsupported : ErrorKind::Model,
+                 what + " has dimension " + std::to_string(d) + " = " + std::to_string(extent) +
+                     (extent == 0 ? "; zero-sized dimensions are not supported"
+                                  : "; input dimensions must be positive"));
           }
         } else if (dim.has_dim_param()) {
           auto bound = options_.dimParams.find(dim.dim_param());
@@ -473,6 +476,16 @@ int64_t defaultOpset(const onnx::ModelProto& model, const std::string& file) {
     }
   }
   if (!opset) {
+    std::string domains;
+    for (const auto& imp : model.opset_import()) {
+      domains += (domains.empty() ? "'" : ", '") + imp.domain() + "'";
+    }
+    if (!domains.empty()) {
+      // e.g. training-only models (ai.onnx.preview.training): well formed, not for nnaccel.
+      throw Error(ErrorKind::Unsupported, ErrorContext{.file = file},
+                  "model uses only the domain(s) " + domains +
+                      " and no default-domain (ai.onnx) opset");
+    }
     throw Error(ErrorKind::Model, ErrorContext{.file = file},
                 "model declares no default-domain (ai.onnx) opset");
   }
@@ -497,10 +510,10 @@ ir::Graph importModel(const onnx::ModelProto& model, const std::string& file,
                     std::to_string(kMaxOpset));
   }
   if (opset < kUpgradedOpset) {
-    // Legacy opset 6: import as written (errors name the model's own nodes), then rewrite the
+    // Legacy opset 1-6: import as written (errors name the model's own nodes), then rewrite the
     // few ops whose meaning changed in opset 7.
     ir::Graph g = Importer(model, file, options, opset).run();
-    detail::upgradeOpset6To7(g);
+    detail::upgradeLegacyOpset(g, opset);
     return g;
   }
   return Importer(model, file, options, opset).run();

@@ -35,7 +35,7 @@ std::string quoted(const std::string& s) {
 std::string str(int64_t v) {
   return std::to_string(v);
 }
-int64_t ssize(const std::vector<int64_t>& d) {
+int64_t sizeOf(const std::vector<int64_t>& d) {
   return static_cast<int64_t>(d.size());
 }
 std::string floatStr(float v) {
@@ -101,8 +101,8 @@ AutoPad readAutoPad(const Graph& g, NodeId id) {
 Dims spatialAttr(const Graph& g, NodeId id, const std::string& name, int64_t rank, int64_t dflt,
                  int64_t minValue) {
   Dims v = attrsOf(g, id).getInts(name, Dims(static_cast<size_t>(rank), dflt));
-  if (ssize(v) != rank) {
-    g.fail(id, "attribute " + quoted(name) + " has " + str(ssize(v)) + " values, expected " +
+  if (sizeOf(v) != rank) {
+    g.fail(id, "attribute " + quoted(name) + " has " + str(sizeOf(v)) + " values, expected " +
                    str(rank) + " (one per spatial axis)");
   }
   requireExtents(g, id, v, name);
@@ -123,8 +123,8 @@ struct Pads {
 /// other than NOTSET are ambiguous (runtimes disagree on which wins) and rejected.
 Pads readPads(const Graph& g, NodeId id, int64_t rank, AutoPad ap) {
   const Dims v = attrsOf(g, id).getInts("pads", Dims(static_cast<size_t>(2 * rank), 0));
-  if (ssize(v) != 2 * rank) {
-    g.fail(id, "attribute 'pads' has " + str(ssize(v)) + " values, expected " + str(2 * rank) +
+  if (sizeOf(v) != 2 * rank) {
+    g.fail(id, "attribute 'pads' has " + str(sizeOf(v)) + " values, expected " + str(2 * rank) +
                    " (begin and end per spatial axis)");
   }
   requireExtents(g, id, v, "pads");
@@ -182,11 +182,11 @@ void resolveTransposed(const Graph& g, NodeId id, ConvParams& p, AutoPad ap, con
   Dims target;
   if (const Dims* os = attrsOf(g, id).find<Dims>("output_shape")) {
     target = *os;
-    if (ssize(target) == sr + 2) {
+    if (sizeOf(target) == sr + 2) {
       target.erase(target.begin(), target.begin() + 2);
     }
-    if (ssize(target) != sr) {
-      g.fail(id, "attribute 'output_shape' has " + str(ssize(*os)) + " values, expected " +
+    if (sizeOf(target) != sr) {
+      g.fail(id, "attribute 'output_shape' has " + str(sizeOf(*os)) + " values, expected " +
                      str(sr) + " (one per spatial axis)");
     }
     requireExtents(g, id, target, "output_shape");
@@ -269,12 +269,12 @@ ConvParams convParams(const Graph& g, NodeId id) {
     p.transposed = n.op == OpKind::ConvTranspose;
     const Value& x = requiredInput(g, id, 0, "data");
     const Value& w = requiredInput(g, id, 1, "weight");
-    const int64_t rank = ssize(x.shape);
+    const int64_t rank = sizeOf(x.shape);
     if (rank < 3) {
       g.fail(id, "input " + quoted(x.name) + " must have rank >= 3 (N, C, spatial...), found " +
                      dimsToString(x.shape));
     }
-    if (ssize(w.shape) != rank) {
+    if (sizeOf(w.shape) != rank) {
       g.fail(id, "weight " + quoted(w.name) + " has shape " + dimsToString(w.shape) +
                      ", expected rank " + str(rank) + " like the input");
     }
@@ -353,7 +353,7 @@ PoolParams poolParams(const Graph& g, NodeId id) {
                                                                         : PoolParams::Kind::Average;
     p.global = n.op == OpKind::GlobalMaxPool || n.op == OpKind::GlobalAveragePool;
     const Value& x = requiredInput(g, id, 0, "data");
-    const int64_t rank = ssize(x.shape);
+    const int64_t rank = sizeOf(x.shape);
     if (rank < 3) {
       g.fail(id, "input " + quoted(x.name) + " must have rank >= 3 (N, C, spatial...), found " +
                      dimsToString(x.shape));
@@ -450,7 +450,7 @@ BatchNormParams batchNormParams(const Graph& g, NodeId id) {
     }
     p.epsilon = n.attrs.getFloat("epsilon", 1e-5f);
     if (!(p.epsilon >= 0.0f)) {
-      g.fail(id, "epsilon must be >= 0, got " + std::to_string(p.epsilon));
+      g.fail(id, "epsilon must be >= 0, got " + floatStr(p.epsilon));
     }
     return p;
   });
@@ -620,7 +620,7 @@ SoftmaxParams softmaxParams(const Graph& g, NodeId id) {
   return withNodeContext(g, id, [&] {
     const Node& n = g.node(id);
     const Value& x = requiredInput(g, id, 0, "data");
-    const int64_t rank = ssize(x.shape);
+    const int64_t rank = sizeOf(x.shape);
     if (rank == 0) {
       g.fail(id, "input " + quoted(x.name) + " must have rank >= 1");
     }
@@ -635,13 +635,13 @@ SoftmaxParams softmaxParams(const Graph& g, NodeId id) {
 
 int64_t concatAxis(const Graph& g, NodeId id) {
   const Value& x = requiredInput(g, id, 0, "data");
-  return normalizeAxis(g, id, requiredIntAttr(g, id, "axis"), ssize(x.shape), "axis");
+  return normalizeAxis(g, id, requiredIntAttr(g, id, "axis"), sizeOf(x.shape), "axis");
 }
 
 int64_t flattenAxis(const Graph& g, NodeId id) {
   return withNodeContext(g, id, [&] {
     const Value& x = requiredInput(g, id, 0, "data");
-    const int64_t rank = ssize(x.shape);
+    const int64_t rank = sizeOf(x.shape);
     const int64_t axis = g.node(id).attrs.getInt("axis", 1);
     if (axis == rank) {
       return rank;
@@ -653,14 +653,14 @@ int64_t flattenAxis(const Graph& g, NodeId id) {
 int64_t gatherAxis(const Graph& g, NodeId id) {
   return withNodeContext(g, id, [&] {
     const Value& x = requiredInput(g, id, 0, "data");
-    return normalizeAxis(g, id, g.node(id).attrs.getInt("axis", 0), ssize(x.shape), "axis");
+    return normalizeAxis(g, id, g.node(id).attrs.getInt("axis", 0), sizeOf(x.shape), "axis");
   });
 }
 
 std::vector<int64_t> transposePerm(const Graph& g, NodeId id) {
   return withNodeContext(g, id, [&] {
     const Value& x = requiredInput(g, id, 0, "data");
-    const int64_t rank = ssize(x.shape);
+    const int64_t rank = sizeOf(x.shape);
     std::vector<int64_t> reversed(static_cast<size_t>(rank));
     for (int64_t i = 0; i < rank; ++i) {
       reversed[static_cast<size_t>(i)] = rank - 1 - i;
@@ -720,7 +720,7 @@ std::vector<int64_t> normalizeAxes(const Graph& g, NodeId id, std::vector<int64_
 std::vector<int64_t> squeezeAxes(const Graph& g, NodeId id) {
   return withNodeContext(g, id, [&] {
     const Value& x = requiredInput(g, id, 0, "data");
-    const int64_t rank = ssize(x.shape);
+    const int64_t rank = sizeOf(x.shape);
     std::optional<std::vector<int64_t>> axes = readAxes(g, id);
     std::vector<int64_t> result;
     if (!axes) {
@@ -751,7 +751,7 @@ std::vector<int64_t> unsqueezeAxes(const Graph& g, NodeId id) {
       g.fail(id, g.node(id).opset < 13 ? "missing required attribute 'axes'"
                                        : "missing required input 1 (axes)");
     }
-    return normalizeAxes(g, id, *axes, ssize(x.shape) + ssize(*axes));
+    return normalizeAxes(g, id, *axes, sizeOf(x.shape) + sizeOf(*axes));
   });
 }
 
@@ -817,7 +817,7 @@ PadParams padParams(const Graph& g, NodeId id) {
   return withNodeContext(g, id, [&] {
     const Node& n = g.node(id);
     const Value& x = requiredInput(g, id, 0, "data");
-    const int64_t rank = ssize(x.shape);
+    const int64_t rank = sizeOf(x.shape);
     PadParams p;
     const std::string mode = n.attrs.getString("mode", "constant");
     if (mode == "constant") {
@@ -852,8 +852,8 @@ PadParams padParams(const Graph& g, NodeId id) {
       }
     }
     requireExtents(g, id, pads, "pads");
-    if (ssize(pads) != 2 * rank) {
-      g.fail(id, "pads " + listToString(pads) + " has " + str(ssize(pads)) + " values, expected " +
+    if (sizeOf(pads) != 2 * rank) {
+      g.fail(id, "pads " + listToString(pads) + " has " + str(sizeOf(pads)) + " values, expected " +
                      str(2 * rank) + " (begin and end per axis of " + dimsToString(x.shape) + ")");
     }
     p.padsBegin.assign(pads.begin(), pads.begin() + rank);
@@ -915,7 +915,7 @@ ResizeParams resizeParams(const Graph& g, NodeId id) {
     NNACCEL_ASSERT(n.op == OpKind::Resize || n.op == OpKind::Upsample)
         << "resizeParams on " << opName(n.op);
     const Value& x = requiredInput(g, id, 0, "data");
-    const int64_t rank = ssize(x.shape);
+    const int64_t rank = sizeOf(x.shape);
     ResizeParams p;
     std::vector<float> scales;
     std::vector<int64_t> sizes;
@@ -983,8 +983,8 @@ ResizeParams resizeParams(const Graph& g, NodeId id) {
     }
     p.outShape.resize(static_cast<size_t>(rank));
     if (!sizes.empty()) {
-      if (ssize(sizes) != rank) {
-        g.fail(id, "sizes " + listToString(sizes) + " has " + str(ssize(sizes)) +
+      if (sizeOf(sizes) != rank) {
+        g.fail(id, "sizes " + listToString(sizes) + " has " + str(sizeOf(sizes)) +
                        " values, expected " + str(rank) + " (one per axis)");
       }
       requireExtents(g, id, sizes, "sizes");
@@ -1056,7 +1056,7 @@ SliceParams sliceParams(const Graph& g, NodeId id) {
   return withNodeContext(g, id, [&] {
     const Node& n = g.node(id);
     const Value& x = requiredInput(g, id, 0, "data");
-    const int64_t rank = ssize(x.shape);
+    const int64_t rank = sizeOf(x.shape);
     std::vector<int64_t> starts, ends, axes, steps;
     bool haveAxes = false;
     if (n.opset < 10) {
@@ -1090,8 +1090,9 @@ SliceParams sliceParams(const Graph& g, NodeId id) {
     }
     if (ends.size() != starts.size() || axes.size() != starts.size() ||
         steps.size() != starts.size()) {
-      g.fail(id, "starts, ends, axes and steps differ in length (" + str(ssize(starts)) + ", " +
-                     str(ssize(ends)) + ", " + str(ssize(axes)) + ", " + str(ssize(steps)) + ")");
+      g.fail(id, "starts, ends, axes and steps differ in length (" + str(sizeOf(starts)) + ", " +
+                     str(sizeOf(ends)) + ", " + str(sizeOf(axes)) + ", " + str(sizeOf(steps)) +
+                     ")");
     }
     SliceParams p;
     p.starts.assign(static_cast<size_t>(rank), 0);

@@ -636,9 +636,13 @@ void inferNodeImpl(Graph& g, NodeId id) {
     if (!info.folded) {
       for (int64_t d : info.shape) {
         if (d <= 0) {
-          g.fail(id, "output " + quoted(g.value(out).name) + " has shape " +
-                         dimsToString(info.shape) +
-                         "; zero or negative dimensions are not supported");
+          // Empty tensors are valid ONNX that nnaccel does not compile; negative extents
+          // mean the model is inconsistent.
+          g.fail(id,
+                 "output " + quoted(g.value(out).name) + " has shape " + dimsToString(info.shape) +
+                     (d == 0 ? "; zero-sized dimensions are not supported"
+                             : "; negative dimensions are invalid"),
+                 d == 0 ? ErrorKind::Unsupported : ErrorKind::Model);
         }
       }
     }

@@ -256,12 +256,13 @@ std::vector<Tensor> evalNode(const ir::Graph& g, ir::NodeId id,
   }
 }
 
-Executor::Executor(const ir::Graph& g) : graph_(g), values_(g.numValues()) {
-  for (size_t v = 0; v < g.numValues(); ++v) {
-    if (const auto& c = g.value(static_cast<ir::ValueId>(v)).constant) {
-      values_[v] = *c;
-    }
+Executor::Executor(const ir::Graph& g) : graph_(g), values_(g.numValues()) {}
+
+const Tensor& Executor::value(ir::ValueId id) const {
+  if (const auto& c = graph_.value(id).constant) {
+    return *c;
   }
+  return values_.at(static_cast<size_t>(id));
 }
 
 std::vector<Tensor> Executor::run(const std::vector<Tensor>& inputs) {
@@ -273,12 +274,9 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor>& inputs) {
                     std::to_string(inputs.size()));
   }
   std::vector<bool> ready(g.numValues(), false);
+  values_.assign(g.numValues(), Tensor());
   for (size_t v = 0; v < g.numValues(); ++v) {
-    if (g.value(static_cast<ir::ValueId>(v)).constant) {
-      ready[v] = true;
-    } else {
-      values_[v] = Tensor();
-    }
+    ready[v] = g.value(static_cast<ir::ValueId>(v)).constant != nullptr;
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
     const ir::Value& v = g.value(g.inputs[i]);
@@ -308,7 +306,7 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor>& inputs) {
       }
       NNACCEL_ASSERT(ready[static_cast<size_t>(in)])
           << "node '" << n.name << "' reads '" << g.value(in).name << "' before it is computed";
-      args.push_back(&values_[static_cast<size_t>(in)]);
+      args.push_back(&value(in));
     }
     std::vector<Tensor> out = evalNode(g, id, args);
     for (size_t k = 0; k < n.outputs.size(); ++k) {
@@ -329,7 +327,7 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor>& inputs) {
   for (ir::ValueId o : g.outputs) {
     NNACCEL_ASSERT(ready[static_cast<size_t>(o)])
         << "graph output '" << g.value(o).name << "' was never computed";
-    results.push_back(values_[static_cast<size_t>(o)]);
+    results.push_back(value(o));
   }
   return results;
 }

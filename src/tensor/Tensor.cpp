@@ -1,7 +1,9 @@
 // Tensor storage, shape helpers and dtype conversions.
 #include "nnaccel/tensor/Tensor.h"
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 namespace nnaccel {
 
@@ -109,8 +111,18 @@ void storeElement(Tensor& t, int64_t i, double v, int64_t iv, bool fromFloat) {
     t.data<T>()[i] = fromFloat ? static_cast<float>(v) : static_cast<float>(iv);
   } else if constexpr (std::is_same_v<T, bool>) {
     t.data<T>()[i] = fromFloat ? (v != 0.0) : (iv != 0);
+  } else if (fromFloat) {
+    // Out-of-range float-to-int conversion is undefined behaviour in C++ (and unspecified in
+    // ONNX Cast): truncate toward zero, then saturate to the target range; NaN becomes 0.
+    const double lo = static_cast<double>(std::numeric_limits<T>::min());
+    const double hi = static_cast<double>(std::numeric_limits<T>::max());
+    const double tv = std::trunc(v);
+    t.data<T>()[i] = std::isnan(v) ? T{0}
+                     : tv <= lo    ? std::numeric_limits<T>::min()
+                     : tv >= hi    ? std::numeric_limits<T>::max()
+                                   : static_cast<T>(tv);
   } else {
-    t.data<T>()[i] = fromFloat ? static_cast<T>(v) : static_cast<T>(iv);
+    t.data<T>()[i] = static_cast<T>(iv); // integer narrowing wraps (well defined in C++20)
   }
 }
 } // namespace

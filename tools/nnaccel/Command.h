@@ -33,6 +33,20 @@ std::unique_ptr<Command> makeInfoCommand();
 std::unique_ptr<Command> makeRunCommand();
 std::unique_ptr<Command> makeZooCommand();
 
+/// Validator for seeds: a decimal integer in [0, 2^64).
+inline CLI::Validator seedValidator() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const bool digits = !text.empty() && text.size() <= 20 &&
+                            text.find_first_not_of("0123456789") == std::string::npos;
+        if (!digits || (text.size() == 20 && text > "18446744073709551615")) {
+          return "expected an integer from 0 to 18446744073709551615, got '" + text + "'";
+        }
+        return {};
+      },
+      "UINT64");
+}
+
 /// Help text shared by every command that takes a MODEL argument.
 inline constexpr const char* kModelHelp =
     "an .onnx file or the name of a built-in zoo model (see 'nnaccel zoo list')";

@@ -2,7 +2,6 @@
 // kernel windows, MACs and parameter counts, with totals.
 #include "Command.h"
 #include "TextTable.h"
-
 #include "nnaccel/driver/ModelLoader.h"
 #include "nnaccel/driver/ModelSummary.h"
 
@@ -23,7 +22,8 @@ std::string joinDims(const Dims& dims, const char* separator) {
 
 /// "2" when every axis has the same value, else "2x1".
 std::string collapsed(const Dims& dims) {
-  if (!dims.empty() && std::all_of(dims.begin(), dims.end(), [&](int64_t d) { return d == dims[0]; })) {
+  if (!dims.empty() &&
+      std::all_of(dims.begin(), dims.end(), [&](int64_t d) { return d == dims[0]; })) {
     return std::to_string(dims[0]);
   }
   return joinDims(dims, "x");
@@ -96,9 +96,9 @@ std::string layerTable(const driver::ModelSummary& summary) {
       row.insert(row.end(), {"global", "", "", "", ""});
     } else if (layer.window) {
       const driver::WindowSummary& w = *layer.window;
-      row.insert(row.end(), {joinDims(w.kernel, "x"), collapsed(w.strides),
-                             padsText(w.padsBegin, w.padsEnd), collapsed(w.dilations),
-                             w.hasGroup ? std::to_string(w.group) : ""});
+      row.insert(row.end(),
+                 {joinDims(w.kernel, "x"), collapsed(w.strides), padsText(w.padsBegin, w.padsEnd),
+                  collapsed(w.dilations), w.hasGroup ? std::to_string(w.group) : ""});
     } else {
       row.insert(row.end(), {"", "", "", "", ""});
     }
@@ -142,6 +142,8 @@ private:
 
 } // namespace
 
-std::unique_ptr<Command> makeInfoCommand() { return std::make_unique<InfoCommand>(); }
+std::unique_ptr<Command> makeInfoCommand() {
+  return std::make_unique<InfoCommand>();
+}
 
 } // namespace nnaccel::cli

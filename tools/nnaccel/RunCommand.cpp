@@ -2,7 +2,6 @@
 // (calibrate, quantize, Int8Executor), prints each output's shape and a short summary, the
 // int8-versus-fp32 agreement, and optionally writes the outputs as .npy files.
 #include "Command.h"
-
 #include "nnaccel/driver/Inputs.h"
 #include "nnaccel/driver/ModelLoader.h"
 #include "nnaccel/quant/Agreement.h"
@@ -23,7 +22,9 @@ constexpr int64_t kShownValues = 8;
 /// Batch rows whose top-1 class is shown.
 constexpr size_t kShownRows = 8;
 
-std::string valueText(double v) { return fmt::format("{:.6g}", v); }
+std::string valueText(double v) {
+  return fmt::format("{:.6g}", v);
+}
 
 void printOutput(const ir::Value& v, const Tensor& t) {
   const int64_t n = t.numElements();
@@ -46,7 +47,8 @@ void printOutput(const ir::Value& v, const Tensor& t) {
   for (int64_t i = 0; i < std::min(n, kShownValues); ++i) {
     first += (i > 0 ? " " : "") + valueText(t.elementAsDouble(i));
   }
-  fmt::print("  first {}: {}{}\n", std::min(n, kShownValues), first, n > kShownValues ? " ..." : "");
+  fmt::print("  first {}: {}{}\n", std::min(n, kShownValues), first,
+             n > kShownValues ? " ..." : "");
   if (t.dtype() == DType::F32 && quant::isClassifierOutput(t.shape())) {
     const std::vector<int64_t> best = quant::argmaxPerRow(t);
     for (size_t row = 0; row < std::min(best.size(), kShownRows); ++row) {
@@ -87,6 +89,7 @@ public:
         ->check(CLI::IsMember({"f32", "int8"}))
         ->capture_default_str();
     app.add_option("--seed", seed_, "seed of the random input (without --input)")
+        ->check(seedValidator())
         ->capture_default_str();
     calibOption_ = app.add_option("--calib-samples", calibSamples_,
                                   "int8 without --input: number of seeded random calibration "
@@ -188,6 +191,8 @@ private:
 
 } // namespace
 
-std::unique_ptr<Command> makeRunCommand() { return std::make_unique<RunCommand>(); }
+std::unique_ptr<Command> makeRunCommand() {
+  return std::make_unique<RunCommand>();
+}
 
 } // namespace nnaccel::cli

@@ -20,7 +20,9 @@ void TextTable::addRow(std::vector<std::string> cells) {
   rows_.push_back(std::move(cells));
 }
 
-void TextTable::addRule() { rows_.emplace_back(); }
+void TextTable::addRule() {
+  rows_.emplace_back();
+}
 
 std::string TextTable::render() const {
   std::vector<size_t> widths(columns_.size());

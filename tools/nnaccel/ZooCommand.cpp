@@ -1,7 +1,6 @@
 // `nnaccel zoo list` and `nnaccel zoo export NAME out.onnx`: the built-in models.
 #include "Command.h"
 #include "TextTable.h"
-
 #include "nnaccel/driver/ModelLoader.h"
 #include "nnaccel/driver/ModelSummary.h"
 #include "nnaccel/frontend/Onnx.h"
@@ -50,7 +49,9 @@ public:
     export_ = app.add_subcommand("export", "write a built-in model as an ONNX file");
     export_->add_option("NAME", name_, "zoo model name (see 'nnaccel zoo list')")->required();
     export_->add_option("OUT", path_, "output .onnx path")->required();
-    export_->add_option("--seed", seed_, "weight seed")->capture_default_str();
+    export_->add_option("--seed", seed_, "weight seed")
+        ->check(seedValidator())
+        ->capture_default_str();
   }
 
   void run() override {
@@ -71,6 +72,8 @@ private:
 
 } // namespace
 
-std::unique_ptr<Command> makeZooCommand() { return std::make_unique<ZooCommand>(); }
+std::unique_ptr<Command> makeZooCommand() {
+  return std::make_unique<ZooCommand>();
+}
 
 } // namespace nnaccel::cli

@@ -1,11 +1,11 @@
 // nnaccel command-line entry point: parses the subcommand, runs it, and maps every failure to
 // one `error: ...` line on stderr and an exit code (0 ok, 1 model/config/io error, 2 usage).
 #include "Command.h"
-
 #include "nnaccel/support/Error.h"
 
 #include <cctype>
 #include <fmt/core.h>
+#include <optional>
 #include <vector>
 
 namespace {
@@ -36,9 +36,45 @@ std::string commandPath(const CLI::App& app) {
   }
 }
 
-int reportParseError(const CLI::App& app, const CLI::ParseError& e) {
+/// CLI11 reports an unknown subcommand as "a subcommand is required"; name it instead. Returns
+/// the message for the first word that is not a subcommand where one is required, if any.
+std::optional<std::string> unknownSubcommand(const CLI::App& app, int argc, char** argv) {
+  const CLI::App* current = &app;
+  std::string path = app.get_name();
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word.empty() || word[0] == '-') {
+      continue;
+    }
+    if (current->get_require_subcommand_min() == 0) {
+      return std::nullopt;
+    }
+    const CLI::App* sub = nullptr;
+    for (const CLI::App* candidate : current->get_subcommands({})) {
+      if (candidate->check_name(word)) {
+        sub = candidate;
+      }
+    }
+    if (sub == nullptr) {
+      std::string names;
+      for (const CLI::App* candidate : current->get_subcommands({})) {
+        names += (names.empty() ? "" : ", ") + candidate->get_name();
+      }
+      return fmt::format("unknown command '{}' for '{}' (expected one of: {})", word, path, names);
+    }
+    current = sub;
+    path += " " + word;
+  }
+  return std::nullopt;
+}
+
+int reportParseError(const CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
   std::string message = e.what();
-  if (!message.empty()) {
+  if (const std::optional<std::string> unknown = unknownSubcommand(app, argc, argv)) {
+    message = *unknown;
+  } else if (message.size() > 1 && std::isupper(static_cast<unsigned char>(message[0])) &&
+             !std::isupper(static_cast<unsigned char>(message[1]))) {
+    // CLI11 capitalizes its messages; nnaccel's are lower case ("MODEL is required" stays).
     message[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(message[0])));
   }
   fmt::print(stderr, "error: {} (see '{} --help')\n", message, commandPath(app));
@@ -62,7 +98,7 @@ int runCli(int argc, char** argv) {
     if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) {
       return app.exit(e); // --help / --version: printed on stdout
     }
-    return reportParseError(app, e);
+    return reportParseError(app, e, argc, argv);
   }
   for (auto& [sub, command] : commands) {
     if (sub->parsed()) {

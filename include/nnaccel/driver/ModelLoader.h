@@ -18,7 +18,7 @@ namespace nnaccel::driver {
 
 struct LoadOptions {
   frontend::ImportOptions import;
-  bool runPasses = true;  ///< false: import + shape inference + verify only (for `info --raw`)
+  bool runPasses = true; ///< false: import + shape inference + verify only (for `info --raw`)
   uint64_t zooSeed = zoo::kDefaultSeed; ///< weight seed when MODEL names a zoo model
 };
 

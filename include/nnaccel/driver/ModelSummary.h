@@ -35,7 +35,8 @@ struct LayerSummary {
   std::vector<Dims> inputShapes; ///< shapes of the non-constant inputs, in input order
   std::vector<Dims> outputShapes;
   std::optional<WindowSummary> window;
-  int64_t macs = 0;   ///< multiply-accumulates for the whole batch (Conv, ConvTranspose, Gemm, MatMul)
+  int64_t macs =
+      0; ///< multiply-accumulates for the whole batch (Conv, ConvTranspose, Gemm, MatMul)
   int64_t params = 0; ///< elements of this layer's learned constant inputs
   /// Set on a node whose output activation a pass marked as fusable.
   std::optional<ir::OpKind> fusedActivation;
@@ -51,9 +52,10 @@ struct ModelSummary {
 
 /// True when input \p inputIndex of an \p op node holds learned parameters when it is a
 /// constant: Conv/ConvTranspose weight and bias, Gemm B and C, either MatMul operand,
-/// BatchNormalization scale/bias/mean/var, the PRelu slope, and a constant operand of
-/// Add/Sub/Mul/Div (e.g. a bias added after MatMul). Shape, axes, pads and clip bounds are
-/// configuration, not parameters.
+/// BatchNormalization scale and bias, the PRelu slope, and a constant operand of Add/Sub/Mul/Div
+/// (e.g. a bias added after MatMul). The count matches PyTorch's `model.parameters()`:
+/// BatchNormalization running mean/var are statistics, and shape, axes, pads and clip bounds
+/// are configuration, not parameters.
 bool isWeightInput(ir::OpKind op, size_t inputIndex);
 
 /// Learned parameters of \p g: elements of every constant that is a parameter input of some

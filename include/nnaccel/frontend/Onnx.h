@@ -23,15 +23,18 @@ struct ImportOptions {
   std::map<std::string, int64_t> dimParams;
 };
 
-/// Lowest and highest default-domain opset accepted. The product targets opsets 7-17; opset 6
-/// is also accepted because the ONNX backend test data's pytorch-converted models use it. An
-/// opset-6 model is upgraded to kUpgradedOpset by the importer, which rewrites the legacy
-/// differences (the `broadcast`/`axis` attributes of Add/Sub/Mul/Div/Gemm, per-channel PRelu
-/// slopes, BatchNormalization/Dropout `is_test`), so every imported graph and node has opset
-/// 7-17 and no consumer of the IR needs opset-6 rules (see docs/OnnxImport.md).
-inline constexpr int64_t kMinOpset = 6;
+/// Lowest and highest default-domain opset accepted. The product targets opsets 7-17; older
+/// models (opsets 1-6, e.g. the ONNX backend test data's pytorch-converted models and the node
+/// tests of ops unchanged since opset 1) are upgraded to kUpgradedOpset by the importer, which
+/// rewrites the legacy differences of the ops in nnaccel's op list (`consumed_inputs`, the
+/// `broadcast`/`axis` attributes of Add/Sub/Mul/Div/Gemm, per-channel PRelu slopes,
+/// BatchNormalization/Dropout `is_test`, Reshape-1's `shape` attribute, Pad-1's `paddings`,
+/// Concat-1's default axis) and rejects legacy forms with no opset-7 meaning, so every imported
+/// graph and node has opset 7-17 and no consumer of the IR needs legacy rules (see
+/// docs/OnnxImport.md).
+inline constexpr int64_t kMinOpset = 1;
 inline constexpr int64_t kMaxOpset = 17;
-/// The opset an opset-6 model is upgraded to (Graph::opsetVersion and Node::opset after import).
+/// The opset a legacy (opset < 7) model is upgraded to (Graph::opsetVersion and Node::opset).
 inline constexpr int64_t kUpgradedOpset = 7;
 
 /// Reads and imports \p path. Errors name \p path.

@@ -28,9 +28,13 @@ public:
   /// mismatch throws Error(Usage)). Returns the graph outputs in Graph::outputs order.
   std::vector<Tensor> run(const std::vector<Tensor>& inputs);
 
-  /// Every value of the last run, indexed by ValueId (constants included; values never
-  /// computed are empty tensors). For calibration and debugging.
+  /// Every value computed by the last run (graph inputs and node outputs), indexed by ValueId.
+  /// Constants are NOT copied here (their entries are empty; the graph owns them, and copying
+  /// would double the weight memory of e.g. VGG-16): use value() to read any value.
   const std::vector<Tensor>& values() const { return values_; }
+  /// Value \p id of the last run: the graph's constant data for constants, else the computed
+  /// tensor (empty if never computed).
+  const Tensor& value(ir::ValueId id) const;
 
 private:
   const ir::Graph& graph_;

@@ -97,9 +97,9 @@ no_ir.ClearField("ir_version")
 add("no_ir_version.onnx", "import", "not a valid ONNX model (no ir_version)", no_ir)
 
 # --- opsets, domains, ops -------------------------------------------------------------------
-add("opset3.onnx", "import", "default-domain opset 3 is outside the supported range 6..17",
-    relu_model(opset=3, ir_version=3))
-add("opset99.onnx", "import", "default-domain opset 99 is outside the supported range 6..17",
+add("opset0.onnx", "import", "default-domain opset 0 is outside the supported range 1..17",
+    relu_model(opset=0, ir_version=3))
+add("opset99.onnx", "import", "default-domain opset 99 is outside the supported range 1..17",
     relu_model(opset=99))
 no_opset = relu_model()
 del no_opset.opset_import[:]

@@ -154,7 +154,10 @@ TEST(ModelSummary, ConfigurationInputsAreNotWeights) {
   EXPECT_TRUE(driver::isWeightInput(OpKind::Conv, 1));
   EXPECT_TRUE(driver::isWeightInput(OpKind::Conv, 2));
   EXPECT_FALSE(driver::isWeightInput(OpKind::Conv, 0));
-  EXPECT_TRUE(driver::isWeightInput(OpKind::BatchNormalization, 4));
+  EXPECT_TRUE(driver::isWeightInput(OpKind::BatchNormalization, 1));
+  EXPECT_TRUE(driver::isWeightInput(OpKind::BatchNormalization, 2));
+  EXPECT_FALSE(driver::isWeightInput(OpKind::BatchNormalization, 3)); // running mean
+  EXPECT_FALSE(driver::isWeightInput(OpKind::BatchNormalization, 4)); // running var
   EXPECT_FALSE(driver::isWeightInput(OpKind::BatchNormalization, 0));
   EXPECT_FALSE(driver::isWeightInput(OpKind::Reshape, 1));
   EXPECT_FALSE(driver::isWeightInput(OpKind::Clip, 1));

@@ -313,6 +313,44 @@ TEST(OnnxImporter, Opset6LegacyBroadcastAtMiddleAxis) {
   EXPECT_EQ(g.value(g.outputs[0]).shape, (Dims{2, 3, 4})); // opset-6 graphs come back inferred
 }
 
+TEST(OnnxImporter, Opset1FormsAreUpgraded) {
+  // Opset 1: consumed_inputs hints, Reshape's shape attribute, Pad's paddings, Concat's
+  // optional axis (default 1).
+  ModelBuilder b(1, 3);
+  b.input("x", {int64_t{1}, int64_t{2}, int64_t{2}, int64_t{2}});
+  auto& relu = b.node("Relu", {"x"}, {"r"}, "relu");
+  attrInts(relu, "consumed_inputs", {0});
+  b.node("Concat", {"r", "r"}, {"c"}, "concat");
+  auto& pad = b.node("Pad", {"c"}, {"p"}, "pad");
+  attrInts(pad, "paddings", {0, 0, 1, 0, 0, 0, 0, 1});
+  auto& reshape = b.node("Reshape", {"p"}, {"y"}, "reshape");
+  attrInts(reshape, "shape", {1, -1});
+  b.output("y");
+  ir::Graph g = b.import();
+  EXPECT_EQ(g.opsetVersion, 7);
+  ASSERT_EQ(g.numNodes(), 4u);
+  EXPECT_TRUE(g.node(0).attrs.empty());
+  EXPECT_EQ(g.node(1).attrs.getInt("axis", -1), 1);
+  EXPECT_EQ(g.value(g.node(1).outputs[0]).shape, (Dims{1, 4, 2, 2}));
+  EXPECT_EQ(g.node(2).attrs.getInts("pads", {}), (std::vector<int64_t>{0, 0, 1, 0, 0, 0, 0, 1}));
+  EXPECT_FALSE(g.node(2).attrs.has("paddings"));
+  ASSERT_EQ(g.node(3).inputs.size(), 2u);
+  EXPECT_EQ(g.value(g.node(3).inputs[1]).constant->toInt64Vector(), (std::vector<int64_t>{1, -1}));
+  EXPECT_EQ(g.value(g.outputs[0]).shape, (Dims{1, 4 * 3 * 3}));
+}
+
+TEST(OnnxImporterErrors, Opset1CastIsRejected) {
+  ModelBuilder b(1, 3);
+  b.input("x", {int64_t{2}});
+  auto& cast = b.node("Cast", {"x"}, {"y"}, "cast");
+  attrString(cast, "to", "INT32");
+  b.output("y", onnx::TensorProto::INT32);
+  Error e = importError(b);
+  EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
+  EXPECT_STREQ(e.what(), "m.onnx: node 'cast' (Cast, opset 1): Cast-1 (string 'to' attribute, "
+                         "before opset 6) is not supported");
+}
+
 TEST(OnnxImporterErrors, Opset6FormsWithoutOpset7Equivalent) {
   ModelBuilder b(6, 3);
   b.input("a", {int64_t{2}, int64_t{3}, int64_t{4}});
@@ -418,11 +456,10 @@ TEST(OnnxImporter, BackendModelsWithSupportedOpsAllImport) {
         // input dimensions (rejected by design) may fail.
         const std::string message = e.what();
         const bool expected =
-            (e.kind() == ErrorKind::Unsupported &&
-             (message.find("element type") != std::string::npos ||
-              message.find("is not a tensor") != std::string::npos)) ||
-            (e.kind() == ErrorKind::Model &&
-             message.find("input dimensions must be positive") != std::string::npos);
+            e.kind() == ErrorKind::Unsupported &&
+            (message.find("element type") != std::string::npos ||
+             message.find("is not a tensor") != std::string::npos ||
+             message.find("zero-sized dimensions are not supported") != std::string::npos);
         EXPECT_TRUE(expected) << message;
       }
     }
@@ -499,7 +536,7 @@ TEST(OnnxImporterErrors, MissingFile) {
 }
 
 TEST(OnnxImporterErrors, OpsetOutOfRange) {
-  for (int64_t opset : {3, 5, 18, 99}) { // 6 is accepted (and upgraded to 7)
+  for (int64_t opset : {0, 18, 99}) { // 1-6 are accepted (and upgraded to 7)
     ModelBuilder b(opset);
     b.input("x", {int64_t{1}});
     b.node("Relu", {"x"}, {"y"});
@@ -507,12 +544,14 @@ TEST(OnnxImporterErrors, OpsetOutOfRange) {
     Error e = importError(b);
     EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
     EXPECT_EQ(std::string(e.what()), "m.onnx: default-domain opset " + std::to_string(opset) +
-                                         " is outside the supported range 6..17");
+                                         " is outside the supported range 1..17");
   }
   ModelBuilder none;
   none.proto().mutable_opset_import(0)->set_domain("ai.onnx.ml");
-  EXPECT_STREQ(importError(none).what(),
-               "m.onnx: model declares no default-domain (ai.onnx) opset");
+  Error onlyMl = importError(none);
+  EXPECT_EQ(onlyMl.kind(), ErrorKind::Unsupported);
+  EXPECT_STREQ(onlyMl.what(), "m.onnx: model uses only the domain(s) 'ai.onnx.ml' and no "
+                              "default-domain (ai.onnx) opset");
   ModelBuilder twice;
   *twice.proto().add_opset_import() = twice.proto().opset_import(0);
   EXPECT_STREQ(importError(twice).what(), "m.onnx: the default-domain opset is declared twice");
@@ -746,10 +785,11 @@ TEST(OnnxImporterErrors, BadGraphInputs) {
     return importError(b);
   };
   Error e = withInput([](ModelBuilder& b) { b.input("x", {int64_t{1}, int64_t{0}}); });
-  EXPECT_EQ(e.kind(), ErrorKind::Model);
-  EXPECT_STREQ(e.what(), "m.onnx: graph input 'x' has dimension 1 = 0; input dimensions must be "
-                         "positive");
+  EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
+  EXPECT_STREQ(e.what(), "m.onnx: graph input 'x' has dimension 1 = 0; zero-sized dimensions are "
+                         "not supported");
   e = withInput([](ModelBuilder& b) { b.input("x", {int64_t{-3}}); });
+  EXPECT_EQ(e.kind(), ErrorKind::Model);
   EXPECT_STREQ(e.what(), "m.onnx: graph input 'x' has dimension 0 = -3; input dimensions must be "
                          "positive");
   e = withInput([](ModelBuilder& b) {

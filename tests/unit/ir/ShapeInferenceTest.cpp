@@ -282,8 +282,9 @@ TEST(ShapeInferenceErrors, ZeroDimensionsAndGraphInputs) {
     GraphBuilder b(13);
     b.op(OpKind::Slice, "empty", {b.input("x", {4}), b.ints("st", {3}), b.ints("en", {1})});
     EXPECT_EQ(errorOf([&] { inferShapes(b.g); }),
-              "model.onnx: node 'empty' (Slice, opset 13): output 'empty' has shape 0; zero or "
-              "negative dimensions are not supported");
+              "model.onnx: node 'empty' (Slice, opset 13): output 'empty' has shape 0; "
+              "zero-sized dimensions are not supported");
+    EXPECT_EQ(errorKindOf([&] { inferShapes(b.g); }), ErrorKind::Unsupported);
   }
   {
     GraphBuilder b;
@@ -473,4 +474,143 @@ TEST(ShapeInferenceErrors, AbsurdValuesAreRejectedWithoutOverflow) {
   EXPECT_EQ(b.g.value(mul).constant->toInt64Vector(), std::vector<int64_t>{-2});
   EXPECT_EQ(b.g.value(div).constant->toInt64Vector(), std::vector<int64_t>{min});
   EXPECT_EQ(b.g.value(step).shape, (Dims{1}));
+}
+
+TEST(ShapeInferenceErrors, RemainingParameterErrors) {
+  struct Case {
+    std::function<void(GraphBuilder&)> build;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {[](GraphBuilder& b) {
+         b.op(OpKind::DepthToSpace, "d2s", {b.input("x", {1, 4, 2, 2})},
+              attrs({{"blocksize", int64_t{2}}, {"mode", std::string("DRC")}}));
+       },
+       "node 'd2s' (DepthToSpace, opset 13): unknown mode 'DRC' (expected one of DCR, CRD)"},
+      {[](GraphBuilder& b) {
+         b.op(OpKind::DepthToSpace, "d2s", {b.input("x", {1, 4, 2, 2})},
+              attrs({{"blocksize", int64_t{0}}}));
+       },
+       "node 'd2s' (DepthToSpace, opset 13): blocksize must be positive, got 0"},
+      {[](GraphBuilder& b) {
+         b.op(OpKind::DepthToSpace, "d2s", {b.input("x", {4, 2, 2})},
+              attrs({{"blocksize", int64_t{2}}}));
+       },
+       "node 'd2s' (DepthToSpace, opset 13): input 'x' must be 4-D (N, C, H, W), found 4x2x2"},
+      {[](GraphBuilder& b) {
+         b.op(OpKind::BatchNormalization, "bn",
+              {b.input("x", {1, 2}), b.input("s", {2}), b.input("bb", {2}), b.input("m", {2}),
+               b.input("v", {2})},
+              attrs({{"epsilon", -1.0f}}));
+       },
+       "node 'bn' (BatchNormalization, opset 13): epsilon must be >= 0, got -1"},
+      {[](GraphBuilder& b) {
+         b.op(OpKind::BatchNormalization, "bn",
+              {b.input("x", {4}), b.input("s", {4}), b.input("bb", {4}), b.input("m", {4}),
+               b.input("v", {4})});
+       },
+       "node 'bn' (BatchNormalization, opset 13): input 'x' must have rank >= 2 (N, C, ...), found "
+       "4"},
+      {[](GraphBuilder& b) {
+         b.op(OpKind::Softmax, "sm", {b.constant("x", Tensor::scalar(1.0f))});
+       },
+       "node 'sm' (Softmax, opset 13): input 'x' must have rank >= 1"},
+      {[](GraphBuilder& b) {
+         b.op(OpKind::Upsample, "up", {b.input("x", {1, 1, 2, 2})}, {}, 7);
+       },
+       "node 'up' (Upsample, opset 7): missing required attribute 'scales'"},
+      {[](GraphBuilder& b) {
+         b.op(OpKind::Upsample, "up", {b.input("x", {1, 1, 2, 2}), b.floats("s", {1, 1, 2, 2})},
+              attrs({{"scales", std::vector<float>{1, 1, 2, 2}}}), 7);
+       },
+       "node 'up' (Upsample, opset 7): scales is an attribute, not an input, before opset 9"},
+      {[](GraphBuilder& b) {
+         b.op(OpKind::Upsample, "up", {b.input("x", {1, 1, 2, 2}), b.ints("s", {1, 1, 2, 2})}, {},
+              9);
+       },
+       "node 'up' (Upsample, opset 9): scales must be a float tensor, found s64"},
+      {[](GraphBuilder& b) {
+         b.op(OpKind::Resize, "rs",
+              {b.input("x", {1, 1, 2, 2}), b.floats("roi", {0, 1}), kNoValue,
+               b.ints("sz", {1, 1, 3, 3})},
+              attrs({{"coordinate_transformation_mode", std::string("tf_crop_and_resize")}}));
+       },
+       "node 'rs' (Resize, opset 13): roi has 2 values, expected 8 (starts and ends per axis)"},
+      {[](GraphBuilder& b) {
+         b.op(OpKind::Resize, "rs",
+              {b.input("x", {1, 1, 2, 2}), kNoValue, kNoValue, b.ints("sz", {3, 3})});
+       },
+       "node 'rs' (Resize, opset 13): sizes [3, 3] has 2 values, expected 4 (one per axis)"},
+      {[](GraphBuilder& b) {
+         b.op(OpKind::Resize, "rs",
+              {b.input("x", {1, 1, 2, 2}), kNoValue, kNoValue, b.ints("sz", {1, 1, 0, 3})});
+       },
+       "node 'rs' (Resize, opset 13): sizes must be positive, got [1, 1, 0, 3]"},
+      {[](GraphBuilder& b) {
+         b.op(OpKind::Pad, "pad",
+              {b.input("x", {2, 2}), b.ints("p", {0, 0, 0, 0}), b.floats("v", {1, 2})});
+       },
+       "node 'pad' (Pad, opset 13): constant_value must be a scalar, found shape 2"},
+      {[](GraphBuilder& b) {
+         b.op(OpKind::Pad, "pad", {b.input("x", {2, 2}), b.ints("p", {0, 0, 0, 0})}, {}, 7);
+       },
+       "node 'pad' (Pad, opset 7): pads is an attribute, not an input, before opset 11"},
+      {[](GraphBuilder& b) {
+         b.op(OpKind::Pad, "pad", {b.input("x", {2, 2})}, {}, 7);
+       },
+       "node 'pad' (Pad, opset 7): missing required attribute 'pads'"},
+      {[](GraphBuilder& b) {
+         b.op(OpKind::Slice, "sl", {b.input("x", {4}), b.ints("st", {0}), b.ints("en", {2})}, {},
+              9);
+       },
+       "node 'sl' (Slice, opset 9): starts and ends are attributes, not inputs, before opset 10"},
+      {[](GraphBuilder& b) {
+         b.op(OpKind::Slice, "sl", {b.input("x", {4})}, attrs({{"starts", Dims{0}}}), 9);
+       },
+       "node 'sl' (Slice, opset 9): missing required attribute 'ends'"},
+      {[](GraphBuilder& b) {
+         b.op(OpKind::Clip, "clip", {b.input("x", {4}), b.constant("lo", Tensor::scalar(0.0f))}, {},
+              7);
+       },
+       "node 'clip' (Clip, opset 7): min and max are attributes, not inputs, before opset 11"},
+      {[](GraphBuilder& b) {
+         b.op(OpKind::Reshape, "rs",
+              {b.input("x", {2, 2}), b.constant("s", Tensor::fromVector<int64_t>({1, 2}, {4, 1}))});
+       },
+       "node 'rs' (Reshape, opset 13): shape must be 1-D, found shape 1x2"},
+      {[](GraphBuilder& b) {
+         b.op(OpKind::Concat, "cat", {}, attrs({{"axis", int64_t{0}}}));
+       },
+       "node 'cat' (Concat, opset 13): Concat needs at least one input"},
+      {[](GraphBuilder& b) {
+         b.op(OpKind::Concat, "cat", {b.input("a", {2}), b.input("b", {2}, DType::I64)},
+              attrs({{"axis", int64_t{0}}}));
+       },
+       "node 'cat' (Concat, opset 13): input 'b' has dtype s64, expected f32"},
+      {[](GraphBuilder& b) {
+         b.op(OpKind::ConstantOfShape, "cos", {b.ints("d", {2})},
+              attrs({{"value", Tensor::fromVector<float>({2}, {1, 2})}}));
+       },
+       "node 'cos' (ConstantOfShape, opset 13): attribute 'value' must hold one element, found "
+       "shape 2"},
+      {[](GraphBuilder& b) {
+         b.node(OpKind::Constant, "k", {}, {"k"},
+                attrs({{"value_int", int64_t{1}}, {"value_float", 1.0f}}));
+       },
+       "node 'k' (Constant, opset 13): Constant needs exactly one value attribute, found 2"},
+      {[](GraphBuilder& b) {
+         b.op(OpKind::MatMul, "mm", {b.input("a", {2}), b.constant("b", Tensor::scalar(1.0f))});
+       },
+       "node 'mm' (MatMul, opset 13): MatMul operands must have rank >= 1, found 2 and scalar"},
+      {[](GraphBuilder& b) {
+         b.op(OpKind::Conv, "conv", {b.input("x", {1, 1, 4, 4}), b.input("w", {1, 1, 1, 1})},
+              attrs({{"pads", Dims{1, 1, 1, 1}}, {"auto_pad", std::string("VALID")}}));
+       },
+       "node 'conv' (Conv, opset 13): pads [1, 1, 1, 1] cannot be combined with auto_pad=VALID"},
+  };
+  for (const Case& c : cases) {
+    GraphBuilder b(13);
+    c.build(b);
+    EXPECT_EQ(errorOf([&] { inferShapes(b.g); }), "model.onnx: " + c.message);
+  }
 }

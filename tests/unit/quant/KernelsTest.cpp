@@ -267,5 +267,20 @@ TEST(QuantKernels, AddSubAndMulBroadcastMatchReferences) {
   EXPECT_GT(static_cast<double>(exactToReal) / static_cast<double>(total), 0.99);
 }
 
+TEST(QuantKernels, AveragePoolRejectsFourSpatialAxes) {
+  ir::PoolParams p;
+  p.kind = ir::PoolParams::Kind::Average;
+  p.spatialRank = 4;
+  p.inSpatial = p.outSpatial = p.kernel = p.strides = p.dilations = Dims(4, 1);
+  p.padsBegin = p.padsEnd = Dims(4, 0);
+  try {
+    averagePoolCounts(p);
+    FAIL() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
+    EXPECT_EQ(e.reason(), "int8 average pooling with 4 spatial axes is not supported (1 to 3)");
+  }
+}
+
 } // namespace
 } // namespace nnaccel::quant

@@ -1,8 +1,8 @@
-// fp32-versus-int8 agreement on built-in zoo networks (ResNet-18, LeNet-5, the DCGAN generator):
-// default seeded calibration, compared on fresh seeded inputs. These are the figures
-// docs/Quantization.md reports; the thresholds leave margin for weight-seed changes.
-#include "nnaccel/ir/ShapeInference.h"
-#include "nnaccel/ir/Verifier.h"
+// fp32-versus-int8 agreement on built-in zoo networks (ResNet-18, LeNet-5, the DCGAN generator)
+// after the default pass pipeline (BatchNorm folded, activation fusion marked), as the CLI runs
+// them: default seeded calibration, compared on fresh seeded inputs. docs/Quantization.md reports
+// these figures; the thresholds leave margin for weight-seed changes.
+#include "nnaccel/passes/Pipeline.h"
 #include "nnaccel/quant/Agreement.h"
 #include "nnaccel/quant/Int8Executor.h"
 #include "nnaccel/reference/Executor.h"
@@ -19,7 +19,9 @@ struct Expectation {
   int inputs;
 };
 
-void PrintTo(const Expectation& e, std::ostream* os) { *os << e.model; }
+void PrintTo(const Expectation& e, std::ostream* os) {
+  *os << e.model;
+}
 
 class ZooAgreement : public ::testing::TestWithParam<Expectation> {};
 
@@ -28,8 +30,7 @@ TEST_P(ZooAgreement, Int8AgreesWithFp32) {
   const zoo::ZooModel* zm = zoo::findZooModel(e.model);
   ASSERT_NE(zm, nullptr);
   ir::Graph g = zm->build(zoo::kDefaultSeed);
-  ir::inferShapes(g);
-  ir::verify(g);
+  passes::runDefaultPipeline(g);
   const QuantizedModel m = quantize(g, {});
   Int8Executor int8(m);
   reference::Executor fp32(g);

@@ -117,8 +117,10 @@ TEST(Executor, SmallCnnMatchesKernelComposition) {
     sum += v;
   }
   EXPECT_NEAR(sum, 1.0f, 1e-6f);
-  // values() holds constants and every intermediate.
-  EXPECT_EQ(ex.values()[static_cast<size_t>(*g.findValue("w"))], seqTensor({4, 2, 3, 3}, 2));
+  // values() holds every intermediate but no copy of the constants; value() reads both.
+  const auto w = static_cast<size_t>(*g.findValue("w"));
+  EXPECT_EQ(ex.values()[w].sizeBytes(), 0u);
+  EXPECT_EQ(ex.value(static_cast<ir::ValueId>(w)), seqTensor({4, 2, 3, 3}, 2));
   EXPECT_EQ(ex.values()[static_cast<size_t>(*g.findValue("f"))].shape(), (Dims{1, 16}));
 }
 

@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdint>
+
 using namespace nnaccel;
 
 TEST(Tensor, ZeroFilledWithShape) {
@@ -23,6 +26,13 @@ TEST(Tensor, FromVectorReshapeAndCast) {
   EXPECT_EQ(dimsToString({1, 3, 224, 224}), "1x3x224x224");
   EXPECT_EQ(dimsToString({}), "scalar");
   EXPECT_EQ(rowMajorStrides({2, 3, 4}), Dims({12, 4, 1}));
+}
+
+TEST(Tensor, FloatToIntCastSaturatesInsteadOfUndefinedBehaviour) {
+  auto t = Tensor::fromVector<float>({4}, {1e30f, -1e30f, std::nanf(""), -2.9f});
+  EXPECT_EQ(t.castTo(DType::I8).toInt64Vector(), (std::vector<int64_t>{127, -128, 0, -2}));
+  EXPECT_EQ(t.castTo(DType::I64).toInt64Vector(),
+            (std::vector<int64_t>{INT64_MAX, INT64_MIN, 0, -2}));
 }
 
 TEST(TensorDeathTest, WrongTypedAccessIsAnInternalError) {
