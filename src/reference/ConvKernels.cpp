@@ -1,8 +1,9 @@
 // Conv and ConvTranspose on oneDNN (convolution_forward / deconvolution_forward with the direct
-// algorithm): 1-D, 2-D and 3-D, groups, dilations, asymmetric pads, bias, output_padding.
-#include "DnnlUtil.h"
+// algorithm): 1-D, 2-D and 3-D, groups, dilations, asymmetric pads, bias, output_padding. With an
+// Executor's KernelCache the primitive is built, and constant weights reordered to its blocked
+// layout, on the node's first run only.
+#include "CachedKernels.h"
 #include "KernelUtil.h"
-#include "nnaccel/reference/Kernels.h"
 
 namespace nnaccel::reference {
 
@@ -55,6 +56,12 @@ memory::dims deconvPadEnd(const ir::ConvParams& p) {
 } // namespace
 
 Tensor conv(const ir::ConvParams& p, const Tensor& x, const Tensor& w, const Tensor* bias) {
+  KernelCache once;
+  return conv(p, x, w, bias, once);
+}
+
+Tensor conv(const ir::ConvParams& p, const Tensor& x, const Tensor& w, const Tensor* bias,
+            KernelCache& cache) {
   const std::string what = p.transposed ? "ConvTranspose" : "Conv";
   return du::guard(what, [&]() -> Tensor {
     requireDType(x, DType::F32, what);
@@ -80,39 +87,43 @@ Tensor conv(const ir::ConvParams& p, const Tensor& x, const Tensor& w, const Ten
     const memory::desc dstMd = du::plainDesc(dstShape, DType::F32);
     const memory::desc weiMd = weightsDesc(p);
     const memory::desc biasMd = du::plainDesc({p.outChannels}, DType::F32);
-    const memory::desc noBias;
-    // Let oneDNN choose its preferred (blocked) layouts; run() reorders to and from them.
-    const memory::desc anySrc(du::toDims(srcShape), memory::data_type::f32,
-                              memory::format_tag::any);
-    const memory::desc anyDst(du::toDims(dstShape), memory::data_type::f32,
-                              memory::format_tag::any);
-    const memory::desc anyWei(weiMd.dims(), memory::data_type::f32, memory::format_tag::any);
-
-    const memory::dims strides = du::toDims(p.strides);
-    const memory::dims dilations = du::dilationsFromOnnx(p.dilations);
-    const memory::dims padL = du::toDims(p.padsBegin);
+    du::Primitive& prim = cache.obtain([&] {
+      const memory::desc noBias;
+      // Let oneDNN choose its preferred (blocked) layouts; Primitive reorders to and from them.
+      const memory::desc anySrc(du::toDims(srcShape), memory::data_type::f32,
+                                memory::format_tag::any);
+      const memory::desc anyDst(du::toDims(dstShape), memory::data_type::f32,
+                                memory::format_tag::any);
+      const memory::desc anyWei(weiMd.dims(), memory::data_type::f32, memory::format_tag::any);
+      const memory::dims strides = du::toDims(p.strides);
+      const memory::dims dilations = du::dilationsFromOnnx(p.dilations);
+      const memory::dims padL = du::toDims(p.padsBegin);
+      if (!p.transposed) {
+        const memory::dims padR = du::forwardPadEnd(p.inSpatial, p.outSpatial, p.kernel,
+                                                    p.strides, p.dilations, p.padsBegin);
+        const dnnl::convolution_forward::desc d(
+            dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, anySrc,
+            anyWei, bias ? biasMd : noBias, anyDst, strides, dilations, padL, padR);
+        const dnnl::convolution_forward::primitive_desc pd(d, du::engine());
+        return du::Primitive(pd, dnnl::convolution_forward(pd));
+      }
+      const memory::dims padR = deconvPadEnd(p);
+      const dnnl::deconvolution_forward::desc d(
+          dnnl::prop_kind::forward_inference, dnnl::algorithm::deconvolution_direct, anySrc,
+          anyWei, bias ? biasMd : noBias, anyDst, strides, dilations, padL, padR);
+      const dnnl::deconvolution_forward::primitive_desc pd(d, du::engine());
+      return du::Primitive(pd, dnnl::deconvolution_forward(pd));
+    });
 
     du::Args inputs{{DNNL_ARG_SRC, du::wrap(x, srcMd)}, {DNNL_ARG_WEIGHTS, du::wrap(w, weiMd)}};
     if (bias) {
       inputs.emplace(DNNL_ARG_BIAS, du::wrap(*bias, biasMd));
     }
     const du::Args outputs{{DNNL_ARG_DST, du::wrap(y, dstMd)}};
-
-    if (!p.transposed) {
-      const memory::dims padR = du::forwardPadEnd(p.inSpatial, p.outSpatial, p.kernel, p.strides,
-                                                  p.dilations, p.padsBegin);
-      const dnnl::convolution_forward::desc d(
-          dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, anySrc, anyWei,
-          bias ? biasMd : noBias, anyDst, strides, dilations, padL, padR);
-      const dnnl::convolution_forward::primitive_desc pd(d, du::engine());
-      du::run(pd, dnnl::convolution_forward(pd), inputs, outputs);
+    if (cache.constantWeights) {
+      prim.execute(inputs, outputs, {DNNL_ARG_WEIGHTS, DNNL_ARG_BIAS});
     } else {
-      const memory::dims padR = deconvPadEnd(p);
-      const dnnl::deconvolution_forward::desc d(
-          dnnl::prop_kind::forward_inference, dnnl::algorithm::deconvolution_direct, anySrc, anyWei,
-          bias ? biasMd : noBias, anyDst, strides, dilations, padL, padR);
-      const dnnl::deconvolution_forward::primitive_desc pd(d, du::engine());
-      du::run(pd, dnnl::deconvolution_forward(pd), inputs, outputs);
+      prim.execute(inputs, outputs);
     }
     return y;
   });

@@ -1,10 +1,9 @@
 // Data-movement kernels for every dtype: Concat on oneDNN concat (s64 and bool are moved as
 // pairs of s32 / as u8, which is bit-exact), and Transpose, Slice, Pad, DepthToSpace and Gather
 // as strided element copies (exact by construction; oneDNN reorders do not cover s64/bool).
-#include "DnnlUtil.h"
+#include "CachedKernels.h"
 #include "KernelUtil.h"
 #include "Strided.h"
-#include "nnaccel/reference/Kernels.h"
 
 #include <cstring>
 
@@ -88,6 +87,11 @@ int64_t padSourceIndex(ir::PadParams::Mode mode, int64_t o, int64_t padBegin, in
 } // namespace
 
 Tensor concat(const std::vector<const Tensor*>& inputs, int64_t axis) {
+  KernelCache once;
+  return concat(inputs, axis, once);
+}
+
+Tensor concat(const std::vector<const Tensor*>& inputs, int64_t axis, KernelCache& cache) {
   return du::guard("Concat", [&]() -> Tensor {
     NNACCEL_ASSERT(!inputs.empty()) << "concat of nothing";
     const Tensor& first = *inputs.front();
@@ -135,8 +139,11 @@ Tensor concat(const std::vector<const Tensor*>& inputs, int64_t axis) {
                    du::wrap(*t, srcMds.back()));
     }
     const dnnl::memory::desc dstMd = viewDesc(outShape);
-    const dnnl::concat::primitive_desc pd(dstMd, static_cast<int>(axis), srcMds, du::engine());
-    du::run(pd, dnnl::concat(pd), srcs, {{DNNL_ARG_DST, du::wrap(y, dstMd)}});
+    du::Primitive& prim = cache.obtain([&] {
+      const dnnl::concat::primitive_desc pd(dstMd, static_cast<int>(axis), srcMds, du::engine());
+      return du::Primitive(pd, dnnl::concat(pd));
+    });
+    prim.execute(srcs, {{DNNL_ARG_DST, du::wrap(y, dstMd)}});
     return y;
   });
 }

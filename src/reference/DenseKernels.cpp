@@ -1,10 +1,9 @@
 // Gemm and MatMul on oneDNN matmul (transposes expressed as strided descriptors, batch axes
 // broadcast), Gemm's alpha/beta/C epilogue as a broadcast loop, and Softmax on oneDNN
 // softmax_forward over a 3-D [outer, axis, inner] view.
-#include "DnnlUtil.h"
+#include "CachedKernels.h"
 #include "KernelUtil.h"
 #include "Strided.h"
-#include "nnaccel/reference/Kernels.h"
 
 namespace nnaccel::reference {
 
@@ -14,18 +13,26 @@ using dnnl::memory;
 
 /// dst = src x weights with oneDNN matmul; descriptors give the (possibly strided) layouts.
 void runMatmul(const Tensor& a, const memory::desc& mdA, const Tensor& b, const memory::desc& mdB,
-               Tensor& y, const memory::desc& mdY) {
+               Tensor& y, const memory::desc& mdY, KernelCache& cache) {
   du::guard("matmul", [&] {
-    const dnnl::matmul::desc d(mdA, mdB, mdY);
-    const dnnl::matmul::primitive_desc pd(d, du::engine());
-    du::run(pd, dnnl::matmul(pd),
-            {{DNNL_ARG_SRC, du::wrap(a, mdA)}, {DNNL_ARG_WEIGHTS, du::wrap(b, mdB)}},
-            {{DNNL_ARG_DST, du::wrap(y, mdY)}});
+    du::Primitive& prim = cache.obtain([&] {
+      const dnnl::matmul::desc d(mdA, mdB, mdY);
+      const dnnl::matmul::primitive_desc pd(d, du::engine());
+      return du::Primitive(pd, dnnl::matmul(pd));
+    });
+    prim.execute({{DNNL_ARG_SRC, du::wrap(a, mdA)}, {DNNL_ARG_WEIGHTS, du::wrap(b, mdB)}},
+                 {{DNNL_ARG_DST, du::wrap(y, mdY)}});
   });
 }
 } // namespace
 
 Tensor gemm(const ir::GemmParams& p, const Tensor& a, const Tensor& b, const Tensor* c) {
+  KernelCache once;
+  return gemm(p, a, b, c, once);
+}
+
+Tensor gemm(const ir::GemmParams& p, const Tensor& a, const Tensor& b, const Tensor* c,
+            KernelCache& cache) {
   requireDType(a, DType::F32, "Gemm");
   requireDType(b, DType::F32, "Gemm");
   if (c) {
@@ -40,7 +47,7 @@ Tensor gemm(const ir::GemmParams& p, const Tensor& a, const Tensor& b, const Ten
   const memory::desc mdB =
       du::stridedDesc({p.k, p.n}, p.transB ? Dims{1, p.k} : Dims{p.n, 1}, DType::F32);
   Tensor y(DType::F32, {p.m, p.n});
-  runMatmul(a, mdA, b, mdB, y, du::plainDesc(y.shape(), DType::F32));
+  runMatmul(a, mdA, b, mdB, y, du::plainDesc(y.shape(), DType::F32), cache);
   // Epilogue in ONNX's order: alpha * (A B) + beta * C.
   float* py = y.data<float>();
   if (!c) {
@@ -59,6 +66,11 @@ Tensor gemm(const ir::GemmParams& p, const Tensor& a, const Tensor& b, const Ten
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
+  KernelCache once;
+  return matmul(a, b, once);
+}
+
+Tensor matmul(const Tensor& a, const Tensor& b, KernelCache& cache) {
   requireDType(a, DType::F32, "MatMul");
   requireDType(b, DType::F32, "MatMul");
   NNACCEL_ASSERT(a.rank() >= 1 && b.rank() >= 1) << "MatMul of a scalar";
@@ -86,7 +98,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   Tensor y(DType::F32, shapeY);
   if (y.numElements() > 0) {
     runMatmul(a, du::plainDesc(padTo(shapeA), DType::F32), b,
-              du::plainDesc(padTo(shapeB), DType::F32), y, du::plainDesc(shapeY, DType::F32));
+              du::plainDesc(padTo(shapeB), DType::F32), y, du::plainDesc(shapeY, DType::F32), cache);
   }
   Dims outShape = batch;
   if (a.rank() > 1) {
@@ -99,6 +111,11 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 }
 
 Tensor softmax(const ir::SoftmaxParams& p, const Tensor& x) {
+  KernelCache once;
+  return softmax(p, x, once);
+}
+
+Tensor softmax(const ir::SoftmaxParams& p, const Tensor& x, KernelCache& cache) {
   return du::guard("Softmax", [&]() -> Tensor {
     requireDType(x, DType::F32, "Softmax");
     NNACCEL_ASSERT(p.axis >= 0 && p.axis < std::max<int64_t>(x.rank(), 1)) << "softmax axis";
@@ -118,10 +135,12 @@ Tensor softmax(const ir::SoftmaxParams& p, const Tensor& x) {
       return y;
     }
     const memory::desc md = du::plainDesc(view, DType::F32);
-    const dnnl::softmax_forward::desc d(dnnl::prop_kind::forward_inference, md, 1);
-    const dnnl::softmax_forward::primitive_desc pd(d, du::engine());
-    du::run(pd, dnnl::softmax_forward(pd), {{DNNL_ARG_SRC, du::wrap(x, md)}},
-            {{DNNL_ARG_DST, du::wrap(y, md)}});
+    du::Primitive& prim = cache.obtain([&] {
+      const dnnl::softmax_forward::desc d(dnnl::prop_kind::forward_inference, md, 1);
+      const dnnl::softmax_forward::primitive_desc pd(d, du::engine());
+      return du::Primitive(pd, dnnl::softmax_forward(pd));
+    });
+    prim.execute({{DNNL_ARG_SRC, du::wrap(x, md)}}, {{DNNL_ARG_DST, du::wrap(y, md)}});
     return y;
   });
 }

@@ -1,6 +1,8 @@
-// oneDNN engine/stream singletons, tensor <-> dnnl::memory wrapping, and primitive execution
-// with layout reorders, shared by every oneDNN-backed reference kernel.
+// oneDNN engine/stream singletons, tensor <-> dnnl::memory wrapping, and the prepared Primitive
+// (staging buffers, kept reorders, scratchpad) shared by every oneDNN-backed reference kernel.
 #include "DnnlUtil.h"
+
+#include <algorithm>
 
 namespace nnaccel::reference::dnnl_util {
 
@@ -83,39 +85,68 @@ dnnl::memory wrap(Tensor& t, const dnnl::memory::desc& md) {
   return dnnl::memory(md, engine(), t.rawData());
 }
 
-void run(const dnnl::primitive_desc_base& pd, const dnnl::primitive& prim, const Args& inputs,
-         const Args& outputs) {
+Primitive::Primitive(const dnnl::primitive_desc_base& pd, const dnnl::primitive& prim)
+    : pd_(pd), prim_(prim) {
+  const dnnl::memory::desc scratch = pd_.scratchpad_desc();
+  if (scratch.get_size() > 0) {
+    scratchpad_ = dnnl::memory(scratch, engine());
+  }
+}
+
+Primitive::Staging& Primitive::staging(int arg, const dnnl::memory& user, bool isOutput) {
+  const dnnl::memory::desc userMd = user.get_desc();
+  if (const auto it = staging_.find(arg); it != staging_.end()) {
+    NNACCEL_ASSERT(it->second.user == userMd)
+        << "oneDNN argument " << arg << " changed its descriptor between executions";
+    return it->second;
+  }
+  Staging st;
+  st.user = userMd;
+  const dnnl::memory::desc want = pd_.query_md(dnnl::query::exec_arg_md, arg);
+  if (want != userMd) {
+    st.buffer = dnnl::memory(want, engine());
+    st.reorder = isOutput ? dnnl::reorder(st.buffer, user) : dnnl::reorder(user, st.buffer);
+  }
+  return staging_.emplace(arg, std::move(st)).first->second;
+}
+
+void Primitive::execute(const Args& inputs, const Args& outputs,
+                        std::initializer_list<int> constantInputs) {
   dnnl::stream& s = stream();
   Args args;
   for (const auto& [arg, mem] : inputs) {
-    const dnnl::memory::desc want = pd.query_md(dnnl::query::exec_arg_md, arg);
-    if (want == mem.get_desc()) {
+    Staging& st = staging(arg, mem, false);
+    if (!st.buffer) {
       args.emplace(arg, mem);
-    } else {
-      dnnl::memory src = mem;
-      dnnl::memory converted(want, engine());
-      dnnl::reorder(src, converted).execute(s, src, converted);
-      args.emplace(arg, converted);
+      continue;
     }
+    const bool constant =
+        std::find(constantInputs.begin(), constantInputs.end(), arg) != constantInputs.end();
+    if (!constant || !st.constantData) {
+      st.reorder.execute(s, {{DNNL_ARG_FROM, mem}, {DNNL_ARG_TO, st.buffer}});
+      st.constantData = constant ? mem.get_data_handle() : nullptr;
+    } else {
+      NNACCEL_ASSERT(st.constantData == mem.get_data_handle())
+          << "constant oneDNN argument " << arg << " changed its data between executions";
+    }
+    args.emplace(arg, st.buffer);
   }
-  std::vector<std::pair<dnnl::memory, dnnl::memory>> copyBack;
+  std::vector<std::pair<const Staging*, dnnl::memory>> copyBack;
   for (const auto& [arg, mem] : outputs) {
-    const dnnl::memory::desc want = pd.query_md(dnnl::query::exec_arg_md, arg);
-    if (want == mem.get_desc()) {
+    const Staging& st = staging(arg, mem, true);
+    if (!st.buffer) {
       args.emplace(arg, mem);
     } else {
-      dnnl::memory tmp(want, engine());
-      args.emplace(arg, tmp);
-      copyBack.emplace_back(tmp, mem);
+      args.emplace(arg, st.buffer);
+      copyBack.emplace_back(&st, mem);
     }
   }
-  const dnnl::memory::desc scratch = pd.scratchpad_desc();
-  if (scratch.get_size() > 0) {
-    args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(scratch, engine()));
+  if (scratchpad_) {
+    args.emplace(DNNL_ARG_SCRATCHPAD, scratchpad_);
   }
-  prim.execute(s, args);
-  for (auto& [tmp, user] : copyBack) {
-    dnnl::reorder(tmp, user).execute(s, tmp, user);
+  prim_.execute(s, args);
+  for (const auto& [st, user] : copyBack) {
+    st->reorder.execute(s, {{DNNL_ARG_FROM, st->buffer}, {DNNL_ARG_TO, user}});
   }
   s.wait();
 }

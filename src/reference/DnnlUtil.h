@@ -1,11 +1,13 @@
 // Shared oneDNN plumbing for the reference kernels: the process-wide CPU engine, a stream per
-// thread, memory descriptors for nnaccel tensors, and running a primitive whose preferred
-// layouts differ from the tensors' plain row-major layout (reorders in and out).
+// thread, memory descriptors for nnaccel tensors, a primitive prepared once and executed many
+// times (with reorders between the tensors' plain row-major layout and the primitive's preferred
+// one).
 #pragma once
 
 #include "nnaccel/tensor/Tensor.h"
 
 #include <dnnl.hpp>
+#include <initializer_list>
 #include <string>
 #include <unordered_map>
 
@@ -41,8 +43,8 @@ dnnl::memory::dims forwardPadEnd(const Dims& inSpatial, const Dims& outSpatial, 
 dnnl::memory wrap(const Tensor& t, const dnnl::memory::desc& md);
 dnnl::memory wrap(Tensor& t, const dnnl::memory::desc& md);
 
-/// Arguments of one primitive execution. Each entry is user memory in its own layout; run()
-/// reorders it to what the primitive descriptor asks for when the two differ.
+/// Arguments of one primitive execution. Each entry is user memory in its own layout;
+/// Primitive::execute reorders it to what the primitive descriptor asks for when the two differ.
 using Args = std::unordered_map<int, dnnl::memory>;
 
 /// Runs \p f, turning a dnnl::error (a configuration oneDNN rejects) into
@@ -55,10 +57,39 @@ template <typename F> auto guard(const std::string& what, F&& f) -> decltype(f()
   }
 }
 
-/// Executes the primitive of \p pd with \p inputs (read) and \p outputs (written), inserting
-/// reorders where pd's layout for an argument differs from the given memory's, then waits.
-/// Argument ids are the DNNL_ARG_* constants; layouts are looked up with pd.query_md.
-void run(const dnnl::primitive_desc_base& pd, const dnnl::primitive& prim, const Args& inputs,
-         const Args& outputs);
+/// A oneDNN primitive created once and executed any number of times on arguments with the same
+/// descriptors. Arguments whose user layout (the plain tensor layout) differs from the layout the
+/// primitive descriptor asks for go through a staging buffer and a reorder primitive, both
+/// created on first use and kept; the scratchpad is allocated once. Inputs named as constant are
+/// reordered on the first execution only, so e.g. Conv weights are converted to the blocked
+/// layout once per Executor instead of once per run. Executing the same primitive with the same
+/// reorders gives the same bits however often it runs.
+class Primitive {
+public:
+  Primitive(const dnnl::primitive_desc_base& pd, const dnnl::primitive& prim);
+
+  /// Executes with \p inputs (read) and \p outputs (written), reordering to and from the
+  /// primitive's layouts, then waits. Argument ids are the DNNL_ARG_* constants; every call must
+  /// pass the same descriptors as the first. An input listed in \p constantInputs must wrap the
+  /// same, unchanged data on every call: its converted copy is reused.
+  void execute(const Args& inputs, const Args& outputs,
+               std::initializer_list<int> constantInputs = {});
+
+private:
+  /// One argument: the user's descriptor and, when the primitive wants another layout, the
+  /// staging buffer in that layout and the reorder between the two.
+  struct Staging {
+    dnnl::memory::desc user;
+    dnnl::memory buffer; ///< empty when the user memory is passed directly
+    dnnl::reorder reorder;
+    const void* constantData = nullptr; ///< constant input already converted from this data
+  };
+  Staging& staging(int arg, const dnnl::memory& user, bool isOutput);
+
+  dnnl::primitive_desc_base pd_;
+  dnnl::primitive prim_;
+  dnnl::memory scratchpad_;
+  std::unordered_map<int, Staging> staging_;
+};
 
 } // namespace nnaccel::reference::dnnl_util

@@ -2,10 +2,9 @@
 // ir::applyActivation otherwise), PRelu, and Add/Sub/Mul/Div with numpy broadcasting (oneDNN
 // binary when only the second operand broadcasts, strided loops in every other case and for
 // integer dtypes).
-#include "DnnlUtil.h"
+#include "CachedKernels.h"
 #include "KernelUtil.h"
 #include "Strided.h"
-#include "nnaccel/reference/Kernels.h"
 
 #include <cmath>
 #include <limits>
@@ -135,24 +134,31 @@ dnnl::algorithm dnnlBinaryAlg(OpKind op) {
 }
 
 /// oneDNN binary: \p a has the output shape, \p b broadcasts into it.
-Tensor binaryDnnl(OpKind op, const Tensor& a, const Tensor& b) {
+Tensor binaryDnnl(OpKind op, const Tensor& a, const Tensor& b, KernelCache& cache) {
   return du::guard(std::string(ir::opName(op)), [&]() -> Tensor {
     Tensor y(DType::F32, a.shape());
     Dims shapeB(static_cast<size_t>(a.rank() - b.rank()), 1);
     shapeB.insert(shapeB.end(), b.shape().begin(), b.shape().end());
     const dnnl::memory::desc mdA = du::plainDesc(a.shape(), DType::F32);
     const dnnl::memory::desc mdB = du::plainDesc(shapeB, DType::F32);
-    const dnnl::binary::desc d(dnnlBinaryAlg(op), mdA, mdB, mdA);
-    const dnnl::binary::primitive_desc pd(d, du::engine());
-    du::run(pd, dnnl::binary(pd),
-            {{DNNL_ARG_SRC_0, du::wrap(a, mdA)}, {DNNL_ARG_SRC_1, du::wrap(b, mdB)}},
-            {{DNNL_ARG_DST, du::wrap(y, mdA)}});
+    du::Primitive& prim = cache.obtain([&] {
+      const dnnl::binary::desc d(dnnlBinaryAlg(op), mdA, mdB, mdA);
+      const dnnl::binary::primitive_desc pd(d, du::engine());
+      return du::Primitive(pd, dnnl::binary(pd));
+    });
+    prim.execute({{DNNL_ARG_SRC_0, du::wrap(a, mdA)}, {DNNL_ARG_SRC_1, du::wrap(b, mdB)}},
+                 {{DNNL_ARG_DST, du::wrap(y, mdA)}});
     return y;
   });
 }
 } // namespace
 
 Tensor activation(const ir::ActivationParams& p, const Tensor& x) {
+  KernelCache once;
+  return activation(p, x, once);
+}
+
+Tensor activation(const ir::ActivationParams& p, const Tensor& x, KernelCache& cache) {
   const std::string what(ir::opName(p.kind));
   if (x.dtype() != DType::F32) {
     if (p.kind != OpKind::Relu && p.kind != OpKind::Clip) {
@@ -178,11 +184,13 @@ Tensor activation(const ir::ActivationParams& p, const Tensor& x) {
   if (const auto alg = dnnlEltwise(p)) {
     return du::guard(what, [&] {
       const dnnl::memory::desc md = du::plainDesc({x.numElements()}, DType::F32);
-      const dnnl::eltwise_forward::desc d(dnnl::prop_kind::forward_inference, alg->alg, md,
-                                          alg->alpha, alg->beta);
-      const dnnl::eltwise_forward::primitive_desc pd(d, du::engine());
-      du::run(pd, dnnl::eltwise_forward(pd), {{DNNL_ARG_SRC, du::wrap(x, md)}},
-              {{DNNL_ARG_DST, du::wrap(y, md)}});
+      du::Primitive& prim = cache.obtain([&] {
+        const dnnl::eltwise_forward::desc d(dnnl::prop_kind::forward_inference, alg->alg, md,
+                                            alg->alpha, alg->beta);
+        const dnnl::eltwise_forward::primitive_desc pd(d, du::engine());
+        return du::Primitive(pd, dnnl::eltwise_forward(pd));
+      });
+      prim.execute({{DNNL_ARG_SRC, du::wrap(x, md)}}, {{DNNL_ARG_DST, du::wrap(y, md)}});
       return y;
     });
   }
@@ -211,6 +219,11 @@ Tensor prelu(const Tensor& x, const Tensor& slope) {
 }
 
 Tensor binary(OpKind op, const Tensor& a, const Tensor& b) {
+  KernelCache once;
+  return binary(op, a, b, once);
+}
+
+Tensor binary(OpKind op, const Tensor& a, const Tensor& b, KernelCache& cache) {
   NNACCEL_ASSERT(ir::isBinaryElementwise(op)) << "binary() on " << ir::opName(op);
   const std::string what(ir::opName(op));
   if (a.dtype() != b.dtype()) {
@@ -223,10 +236,10 @@ Tensor binary(OpKind op, const Tensor& a, const Tensor& b) {
     const bool commutes = op == OpKind::Add || op == OpKind::Mul;
     if (numElements(out) > 0 && !out.empty() && out.size() <= DNNL_MAX_NDIMS) {
       if (out == a.shape()) {
-        return binaryDnnl(op, a, b);
+        return binaryDnnl(op, a, b, cache);
       }
       if (commutes && out == b.shape()) {
-        return binaryDnnl(op, b, a);
+        return binaryDnnl(op, b, a, cache);
       }
     }
     return binaryLoops<float>(op, a, b, out);

@@ -1,10 +1,12 @@
-// The reference executor: walks the graph's nodes in order, evaluating each with evalNode,
-// which resolves the node's parameters (ir/OpParams.h) and dispatches to the kernels of
-// Kernels.h. Errors raised by kernels get the node's context here.
+// The reference executor: walks the graph's nodes in order, evaluating each node by resolving
+// its parameters (ir/OpParams.h) and dispatching to the kernels of Kernels.h. The Executor keeps
+// one KernelCache per node, so oneDNN primitives are built and constant weights converted on the
+// first run only; evalNode runs the same code with a fresh cache. Errors raised by kernels get the
+// node's context here.
 #include "nnaccel/reference/Executor.h"
 
+#include "CachedKernels.h"
 #include "nnaccel/ir/OpParams.h"
-#include "nnaccel/reference/Kernels.h"
 
 #include <algorithm>
 #include <numeric>
@@ -43,6 +45,10 @@ private:
 
 bool hasOutput(const ir::Node& n, size_t i) {
   return i < n.outputs.size() && n.outputs[i] != ir::kNoValue;
+}
+
+bool isConstantInput(const ir::Graph& g, const ir::Node& n, size_t i) {
+  return i < n.inputs.size() && n.inputs[i] != ir::kNoValue && g.isConstant(n.inputs[i]);
 }
 
 Dims squeezed(const Dims& shape, const std::vector<int64_t>& axes) {
@@ -140,17 +146,23 @@ Tensor constantOfShape(const ir::Graph& g, ir::NodeId id, const Tensor& shapeTen
   return out;
 }
 
-std::vector<Tensor> evalUnchecked(const ir::Graph& g, ir::NodeId id, const NodeInputs& in) {
+std::vector<Tensor> evalUnchecked(const ir::Graph& g, ir::NodeId id, const NodeInputs& in,
+                                  KernelCache& cache) {
   const ir::Node& n = g.node(id);
   auto one = [](Tensor t) {
     std::vector<Tensor> v;
     v.push_back(std::move(t));
     return v;
   };
+  if (ir::isUnaryActivation(n.op)) {
+    return one(activation(ir::activationParams(g, id), in.at(0), cache));
+  }
   switch (n.op) {
   case OpKind::Conv:
-  case OpKind::ConvTranspose:
-    return one(conv(ir::convParams(g, id), in.at(0), in.at(1), in.optional(2)));
+  case OpKind::ConvTranspose: {
+    cache.constantWeights = isConstantInput(g, n, 1) && (!in.optional(2) || isConstantInput(g, n, 2));
+    return one(conv(ir::convParams(g, id), in.at(0), in.at(1), in.optional(2), cache));
+  }
   case OpKind::MaxPool:
   case OpKind::AveragePool:
   case OpKind::GlobalAveragePool:
@@ -158,7 +170,7 @@ std::vector<Tensor> evalUnchecked(const ir::Graph& g, ir::NodeId id, const NodeI
     if (hasOutput(n, 1)) {
       g.fail(id, "the Indices output of MaxPool is not supported", ErrorKind::Unsupported);
     }
-    return one(pool(ir::poolParams(g, id), in.at(0)));
+    return one(pool(ir::poolParams(g, id), in.at(0), cache));
   case OpKind::BatchNormalization:
     for (size_t i = 1; i < n.outputs.size(); ++i) {
       if (hasOutput(n, i)) {
@@ -166,34 +178,23 @@ std::vector<Tensor> evalUnchecked(const ir::Graph& g, ir::NodeId id, const NodeI
                ErrorKind::Unsupported);
       }
     }
-    return one(
-        batchNorm(ir::batchNormParams(g, id), in.at(0), in.at(1), in.at(2), in.at(3), in.at(4)));
-  case OpKind::Relu:
-  case OpKind::LeakyRelu:
-  case OpKind::Clip:
-  case OpKind::Sigmoid:
-  case OpKind::HardSigmoid:
-  case OpKind::HardSwish:
-  case OpKind::Tanh:
-  case OpKind::Elu:
-  case OpKind::Selu:
-  case OpKind::Softplus:
-    return one(activation(ir::activationParams(g, id), in.at(0)));
+    return one(batchNorm(ir::batchNormParams(g, id), in.at(0), in.at(1), in.at(2), in.at(3),
+                         in.at(4), cache));
   case OpKind::PRelu:
     return one(prelu(in.at(0), in.at(1)));
   case OpKind::Add:
   case OpKind::Sub:
   case OpKind::Mul:
   case OpKind::Div:
-    return one(binary(n.op, in.at(0), in.at(1)));
+    return one(binary(n.op, in.at(0), in.at(1), cache));
   case OpKind::Gemm:
-    return one(gemm(ir::gemmParams(g, id), in.at(0), in.at(1), in.optional(2)));
+    return one(gemm(ir::gemmParams(g, id), in.at(0), in.at(1), in.optional(2), cache));
   case OpKind::MatMul:
-    return one(matmul(in.at(0), in.at(1)));
+    return one(matmul(in.at(0), in.at(1), cache));
   case OpKind::Softmax:
-    return one(softmax(ir::softmaxParams(g, id), in.at(0)));
+    return one(softmax(ir::softmaxParams(g, id), in.at(0), cache));
   case OpKind::Concat:
-    return one(concat(in.all(), ir::concatAxis(g, id)));
+    return one(concat(in.all(), ir::concatAxis(g, id), cache));
   case OpKind::Flatten:
     return one(flattened(in.at(0), ir::flattenAxis(g, id)));
   case OpKind::Reshape:
@@ -240,23 +241,37 @@ std::vector<Tensor> evalUnchecked(const ir::Graph& g, ir::NodeId id, const NodeI
     return one(in.at(0).castTo(ir::castTarget(g, id)));
   case OpKind::ConstantOfShape:
     return one(constantOfShape(g, id, in.at(0)));
+  default: // the unary activations, dispatched above
+    break;
   }
   g.fail(id, "op is not supported by the reference executor", ErrorKind::Unsupported);
 }
-} // namespace
 
-std::vector<Tensor> evalNode(const ir::Graph& g, ir::NodeId id,
-                             const std::vector<const Tensor*>& inputs) {
+/// evalNode with the node's kernel state.
+std::vector<Tensor> evalWithCache(const ir::Graph& g, ir::NodeId id,
+                                  const std::vector<const Tensor*>& inputs, KernelCache& cache) {
   try {
-    std::vector<Tensor> out = evalUnchecked(g, id, NodeInputs(g, id, inputs));
+    std::vector<Tensor> out = evalUnchecked(g, id, NodeInputs(g, id, inputs), cache);
     out.resize(g.node(id).outputs.size());
     return out;
   } catch (const Error& e) {
     throw e.withContext(g.contextOf(id));
   }
 }
+} // namespace
 
-Executor::Executor(const ir::Graph& g) : graph_(g), values_(g.numValues()) {}
+std::vector<Tensor> evalNode(const ir::Graph& g, ir::NodeId id,
+                             const std::vector<const Tensor*>& inputs) {
+  KernelCache once;
+  return evalWithCache(g, id, inputs, once);
+}
+
+Executor::Executor(const ir::Graph& g) : graph_(g), values_(g.numValues()) {
+  caches_.resize(g.numNodes());
+}
+
+Executor::~Executor() = default;
+Executor::Executor(Executor&&) noexcept = default;
 
 const Tensor& Executor::value(ir::ValueId id) const {
   if (const auto& c = graph_.value(id).constant) {
@@ -308,7 +323,11 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor>& inputs) {
           << "node '" << n.name << "' reads '" << g.value(in).name << "' before it is computed";
       args.push_back(&value(in));
     }
-    std::vector<Tensor> out = evalNode(g, id, args);
+    auto& cache = caches_[nid];
+    if (!cache) {
+      cache = std::make_unique<KernelCache>();
+    }
+    std::vector<Tensor> out = evalWithCache(g, id, args, *cache);
     for (size_t k = 0; k < n.outputs.size(); ++k) {
       const ir::ValueId o = n.outputs[k];
       if (o == ir::kNoValue) {

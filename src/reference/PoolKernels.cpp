@@ -6,9 +6,8 @@
 // (onnxruntime/PyTorch semantics), whereas oneDNN's avg_include_padding counts every window
 // position. When there is such an overhang the input is zero-padded explicitly and pooled with
 // avg_exclude_padding over the remaining overhang, which gives exactly the ONNX divisor.
-#include "DnnlUtil.h"
+#include "CachedKernels.h"
 #include "KernelUtil.h"
-#include "nnaccel/reference/Kernels.h"
 
 namespace nnaccel::reference {
 
@@ -23,24 +22,33 @@ Dims withBatchChannels(const ir::PoolParams& p, const Dims& spatial) {
 }
 
 Tensor runPooling(dnnl::algorithm alg, const Tensor& x, const Dims& inSpatial,
-                  const ir::PoolParams& p, const Dims& padsBegin, const memory::dims& padsEnd) {
+                  const ir::PoolParams& p, const Dims& padsBegin, const memory::dims& padsEnd,
+                  KernelCache& cache) {
   return du::guard("pooling", [&]() -> Tensor {
     Tensor y(x.dtype(), withBatchChannels(p, p.outSpatial));
     const memory::desc srcMd = du::plainDesc(x.shape(), x.dtype());
     const memory::desc dstMd = du::plainDesc(y.shape(), y.dtype());
     NNACCEL_ASSERT(x.shape() == withBatchChannels(p, inSpatial)) << "pool input shape";
-    const dnnl::pooling_v2_forward::desc d(
-        dnnl::prop_kind::forward_inference, alg, srcMd, dstMd, du::toDims(p.strides),
-        du::toDims(p.kernel), du::dilationsFromOnnx(p.dilations), du::toDims(padsBegin), padsEnd);
-    const dnnl::pooling_v2_forward::primitive_desc pd(d, du::engine());
-    du::run(pd, dnnl::pooling_v2_forward(pd), {{DNNL_ARG_SRC, du::wrap(x, srcMd)}},
-            {{DNNL_ARG_DST, du::wrap(y, dstMd)}});
+    du::Primitive& prim = cache.obtain([&] {
+      const dnnl::pooling_v2_forward::desc d(dnnl::prop_kind::forward_inference, alg, srcMd,
+                                             dstMd, du::toDims(p.strides), du::toDims(p.kernel),
+                                             du::dilationsFromOnnx(p.dilations),
+                                             du::toDims(padsBegin), padsEnd);
+      const dnnl::pooling_v2_forward::primitive_desc pd(d, du::engine());
+      return du::Primitive(pd, dnnl::pooling_v2_forward(pd));
+    });
+    prim.execute({{DNNL_ARG_SRC, du::wrap(x, srcMd)}}, {{DNNL_ARG_DST, du::wrap(y, dstMd)}});
     return y;
   });
 }
 } // namespace
 
 Tensor pool(const ir::PoolParams& params, const Tensor& x) {
+  KernelCache once;
+  return pool(params, x, once);
+}
+
+Tensor pool(const ir::PoolParams& params, const Tensor& x, KernelCache& cache) {
   ir::PoolParams p = params;
   if (p.global) {
     // One window covering the whole spatial extent, whatever the parser left in the fields.
@@ -62,11 +70,11 @@ Tensor pool(const ir::PoolParams& params, const Tensor& x) {
   const memory::dims padR =
       du::forwardPadEnd(p.inSpatial, p.outSpatial, p.kernel, p.strides, p.dilations, p.padsBegin);
   if (isMax) {
-    return runPooling(dnnl::algorithm::pooling_max, x, p.inSpatial, p, p.padsBegin, padR);
+    return runPooling(dnnl::algorithm::pooling_max, x, p.inSpatial, p, p.padsBegin, padR, cache);
   }
   if (!p.countIncludePad) {
     return runPooling(dnnl::algorithm::pooling_avg_exclude_padding, x, p.inSpatial, p, p.padsBegin,
-                      padR);
+                      padR, cache);
   }
   bool overhang = false;
   for (size_t i = 0; i < padR.size(); ++i) {
@@ -74,7 +82,7 @@ Tensor pool(const ir::PoolParams& params, const Tensor& x) {
   }
   if (!overhang) {
     return runPooling(dnnl::algorithm::pooling_avg_include_padding, x, p.inSpatial, p, p.padsBegin,
-                      padR);
+                      padR, cache);
   }
   // Zero-pad explicitly so the ONNX pads count as data, then exclude only the overhang.
   ir::PadParams explicitPad;
@@ -90,7 +98,7 @@ Tensor pool(const ir::PoolParams& params, const Tensor& x) {
   }
   const Tensor padded = pad(explicitPad, x);
   return runPooling(dnnl::algorithm::pooling_avg_exclude_padding, padded, paddedSpatial, p,
-                    Dims(p.inSpatial.size(), 0), overhangPads);
+                    Dims(p.inSpatial.size(), 0), overhangPads, cache);
 }
 
 } // namespace nnaccel::reference

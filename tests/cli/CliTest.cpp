@@ -201,7 +201,9 @@ TEST_F(Cli, ZooExportWritesAnImportableFile) {
 TEST_F(Cli, ZooExportErrors) {
   expectError("zoo export nosuch out.onnx", 2,
               "no zoo model named 'nosuch' (see 'nnaccel zoo list')");
-  expectErrorPrefix("zoo export lenet5 /nonexistent-dir/out.onnx", 1, "/nonexistent-dir/out.onnx");
+  expectError(
+      "zoo export lenet5 /nonexistent-dir/out.onnx", 1,
+      "/nonexistent-dir/out.onnx: cannot open file for writing (No such file or directory)");
 }
 
 // --- info ---------------------------------------------------------------------------------------
@@ -351,9 +353,12 @@ TEST_F(Cli, GarbageModelFileIsAModelError) {
     std::ofstream out(path("garbage.onnx"), std::ios::binary);
     out << "this is not a protobuf \x01\x02\xff\xfe";
   }
-  expectErrorPrefix("info garbage.onnx", 1, "garbage.onnx: ");
-  expectErrorPrefix("run garbage.onnx", 1, "garbage.onnx: ");
-  expectErrorPrefix("info '" + path("") + "'", 1, path("") + ": is a directory");
+  expectError("info garbage.onnx", 1,
+              "garbage.onnx: not a valid ONNX model (protobuf parse failed)");
+  expectError("run garbage.onnx", 1,
+              "garbage.onnx: not a valid ONNX model (protobuf parse failed)");
+  fs::create_directories(path("models"));
+  expectError("info models", 1, "models: is a directory, not an onnx file");
 }
 
 TEST_F(Cli, MalformedCorpusGivesOneLineErrors) {
@@ -390,13 +395,15 @@ TEST_F(Cli, InputFileErrors) {
               "small.npy: holds f32 1x1x28x28 but model input 'input' is f32 1x1x32x32");
   expectError("run lenet5 --input int.npy", 1,
               "int.npy: holds s32 1x1x32x32 but model input 'input' is f32 1x1x32x32");
-  expectErrorPrefix("run lenet5 --input missing.npy", 1, "missing.npy: ");
+  expectError("run lenet5 --input missing.npy", 1,
+              "missing.npy: cannot open for reading: No such file or directory");
   expectError("run lenet5 --input small.npy --input small.npy", 2,
               "model 'lenet5' has 1 input(s) but 2 --input file(s) were given");
 }
 
 TEST_F(Cli, OutputFileErrors) {
-  expectErrorPrefix("run lenet5 --output /nonexistent-dir/y.npy", 1, "/nonexistent-dir/y.npy: ");
+  expectError("run lenet5 --output /nonexistent-dir/y.npy", 1,
+              "/nonexistent-dir/y.npy: cannot open for writing: No such file or directory");
   expectError("run lenet5 --output a.npy --output b.npy", 2,
               "model 'lenet5' has 1 output(s) but 2 --output file(s) were given");
 }

@@ -15,14 +15,21 @@
 
 #include "nnaccel/ir/Graph.h"
 
+#include <memory>
 #include <vector>
 
 namespace nnaccel::reference {
 
+struct KernelCache;
+
 class Executor {
 public:
-  /// \p g must outlive the executor.
+  /// \p g must outlive the executor and must not change while it exists: the executor keeps
+  /// per-node state between runs (oneDNN primitives, weights converted to oneDNN's layouts),
+  /// built on the first run, so repeated runs (calibration) pay for it once.
   explicit Executor(const ir::Graph& g);
+  ~Executor();
+  Executor(Executor&&) noexcept;
 
   /// Runs the graph with \p inputs in Graph::inputs order (dtype and shape must match; a
   /// mismatch throws Error(Usage)). Returns the graph outputs in Graph::outputs order.
@@ -39,11 +46,13 @@ public:
 private:
   const ir::Graph& graph_;
   std::vector<Tensor> values_;
+  std::vector<std::unique_ptr<KernelCache>> caches_; ///< per NodeId, created on first use
 };
 
 /// Evaluates node \p id of \p g on the given inputs (one per node input, nullptr for omitted
-/// optional inputs) and returns its outputs. Used by Executor::run, by constant folding and by
-/// the int8 executor for float islands.
+/// optional inputs) and returns its outputs. Used by constant folding and by the int8 executor
+/// for float islands; Executor::run runs the same code with its per-node state, and gives the
+/// same bits.
 std::vector<Tensor> evalNode(const ir::Graph& g, ir::NodeId id,
                              const std::vector<const Tensor*>& inputs);
 
