@@ -15,15 +15,22 @@ namespace nnaccel::driver {
 namespace {
 
 ir::Graph importOrBuild(const std::string& model, const LoadOptions& options) {
-  std::error_code ec;
-  const std::filesystem::file_status status = std::filesystem::status(model, ec);
-  if (std::filesystem::is_regular_file(status)) {
+  switch (modelSource(model)) {
+  case ModelSource::File:
     return frontend::importOnnxFile(model, options.import);
+  case ModelSource::Zoo:
+    if (bindsSymbolicDims(options.import)) {
+      throw Error(ErrorKind::Usage, {},
+                  fmt::format("model '{}' is a zoo model with fixed input shapes; symbolic "
+                              "dimension bindings apply to .onnx files only",
+                              model));
+    }
+    return resolveZooModel(model)->build(options.zooSeed);
+  case ModelSource::None:
+    break;
   }
-  if (const zoo::ZooModel* z = resolveZooModel(model)) {
-    return z->build(options.zooSeed);
-  }
-  if (std::filesystem::is_directory(status)) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(model, ec)) {
     throw Error(ErrorKind::Io, ErrorContext{.file = model}, "is a directory, not an onnx file");
   }
   throw Error(ErrorKind::Usage, {},
@@ -33,6 +40,19 @@ ir::Graph importOrBuild(const std::string& model, const LoadOptions& options) {
 }
 
 } // namespace
+
+ModelSource modelSource(const std::string& model) {
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(model, ec)) {
+    return ModelSource::File;
+  }
+  return resolveZooModel(model) != nullptr ? ModelSource::Zoo : ModelSource::None;
+}
+
+bool bindsSymbolicDims(const frontend::ImportOptions& options) {
+  return !options.dimParams.empty() ||
+         options.defaultSymbolicDim != frontend::ImportOptions{}.defaultSymbolicDim;
+}
 
 const zoo::ZooModel* resolveZooModel(const std::string& name) {
   return zoo::findZooModel(name == kDemoAlias ? std::string(zoo::kDemoModel) : name);

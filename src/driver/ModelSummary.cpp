@@ -43,25 +43,34 @@ template <typename Fn> void forEachWeight(const ir::Graph& g, ir::NodeId id, Fn&
   }
 }
 
-WindowSummary convWindow(const ir::ConvParams& p) {
+/// The window fields ConvParams and PoolParams share.
+template <typename Params> WindowSummary windowOf(const Params& p) {
   WindowSummary w;
   w.kernel = p.kernel;
   w.strides = p.strides;
   w.padsBegin = p.padsBegin;
   w.padsEnd = p.padsEnd;
   w.dilations = p.dilations;
+  return w;
+}
+
+WindowSummary convWindow(const ir::ConvParams& p) {
+  WindowSummary w = windowOf(p);
   w.group = p.group;
   w.hasGroup = true;
+  if (p.transposed) {
+    // ConvParams::padsEnd absorbs output_padding (pads_end - output_padding, possibly
+    // negative); the summary shows the model's own ONNX pads and output_padding.
+    w.outputPadding = p.outputPadding;
+    for (size_t i = 0; i < w.padsEnd.size() && i < p.outputPadding.size(); ++i) {
+      w.padsEnd[i] += p.outputPadding[i];
+    }
+  }
   return w;
 }
 
 WindowSummary poolWindow(const ir::PoolParams& p) {
-  WindowSummary w;
-  w.kernel = p.kernel;
-  w.strides = p.strides;
-  w.padsBegin = p.padsBegin;
-  w.padsEnd = p.padsEnd;
-  w.dilations = p.dilations;
+  WindowSummary w = windowOf(p);
   w.global = p.global;
   return w;
 }

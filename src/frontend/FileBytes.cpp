@@ -17,6 +17,15 @@ namespace {
 }
 } // namespace
 
+std::optional<std::uintmax_t> fileSizeBytes(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    return std::nullopt;
+  }
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  return ec ? std::nullopt : std::optional(size);
+}
+
 std::string readFileBytes(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {

@@ -106,9 +106,9 @@ void upgradePreOpset6(ir::Graph& g, NodeId id) {
         g.fail(id, "Reshape-1 has both a shape attribute and a shape input");
       }
       const std::vector<int64_t> dims = *shape;
-      const ValueId c = g.addConstant(
-          g.uniqueName(n.name + "_shape"),
-          Tensor::fromVector<int64_t>({static_cast<int64_t>(dims.size())}, dims));
+      const ValueId c =
+          g.addConstant(g.uniqueName(n.name + "_shape"),
+                        Tensor::fromVector<int64_t>({static_cast<int64_t>(dims.size())}, dims));
       g.node(id).inputs.push_back(c);
       g.node(id).attrs.erase("shape");
     }
@@ -135,6 +135,9 @@ void upgradePreOpset6(ir::Graph& g, NodeId id) {
 } // namespace
 
 void upgradeLegacyOpset(ir::Graph& g, int64_t opset) {
+  // Every later error (the inference below, ir::inferShapes, passes, executors) names the
+  // opset the file declares, not the opset-7 semantics the nodes are upgraded to.
+  g.sourceOpset = opset;
   for (NodeId id = 0; id < static_cast<NodeId>(g.numNodes()); ++id) {
     if (opset < 6) {
       upgradePreOpset6(g, id);

@@ -20,8 +20,11 @@ namespace nnaccel::frontend::detail {
 ///    reshaped to [C, 1, ...] so it still applies per channel under numpy broadcasting;
 ///  - BatchNormalization/Dropout: `is_test` (must be 1: inference) is dropped.
 /// Nodes must be in topological order; each is shape-inferred (ir::inferNode) after its rewrite
-/// because later rewrites need their inputs' ranks. Throws nnaccel::Error naming the node for
-/// legacy forms with no opset-7 equivalent (training mode, non-constant legacy operands).
+/// because later rewrites need their inputs' ranks. Sets Graph::sourceOpset = \p opset, so
+/// errors about the upgraded nodes (from this inference or any later stage) show the opset the
+/// file declares rather than 7. Throws nnaccel::Error naming the node for legacy forms with no
+/// opset-7 equivalent (training mode, non-constant legacy operands) and for shapes that do not
+/// infer.
 void upgradeLegacyOpset(ir::Graph& g, int64_t opset);
 
 } // namespace nnaccel::frontend::detail

@@ -8,8 +8,10 @@
 #include "LegacyOpsetUpgrade.h"
 #include "OnnxTensor.h"
 #include "nnaccel/frontend/Onnx.h"
+#include "nnaccel/ir/ShapeOps.h"
 
 #include <climits>
+#include <cstdint>
 #include <onnx/checker.h>
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
@@ -116,46 +118,6 @@ ir::AttrValue convertAttribute(const onnx::AttributeProto& a, ErrorContext conte
                                    ? onnx::AttributeProto_AttributeType_Name(type)
                                    : std::to_string(static_cast<int>(type));
   throw fail(ErrorKind::Unsupported, "attribute type " + typeName + " is not supported");
-}
-
-/// A Constant node's value attribute as a tensor (value, value_float(s), value_int(s)).
-Tensor constantNodeValue(const ir::AttrMap& attrs, const ErrorContext& context) {
-  if (attrs.all().size() != 1) {
-    throw Error(ErrorKind::Model, context,
-                "constant must have exactly one value attribute, found " +
-                    std::to_string(attrs.all().size()));
-  }
-  const auto& [name, value] = *attrs.all().begin();
-  ErrorContext keyed = context;
-  keyed.key = name;
-  if (name == "value") {
-    if (const Tensor* t = std::get_if<Tensor>(&value)) {
-      return *t;
-    }
-  } else if (name == "value_float") {
-    if (const float* f = std::get_if<float>(&value)) {
-      return Tensor::scalar(*f);
-    }
-  } else if (name == "value_floats") {
-    if (const auto* fs = std::get_if<std::vector<float>>(&value)) {
-      return Tensor::fromVector<float>({static_cast<int64_t>(fs->size())}, *fs);
-    }
-  } else if (name == "value_int") {
-    if (const int64_t* i = std::get_if<int64_t>(&value)) {
-      return Tensor::scalar(*i);
-    }
-  } else if (name == "value_ints") {
-    if (const auto* is = std::get_if<std::vector<int64_t>>(&value)) {
-      return Tensor::fromVector<int64_t>({static_cast<int64_t>(is->size())}, *is);
-    }
-  } else if (name == "value_string" || name == "value_strings") {
-    throw Error(ErrorKind::Unsupported, keyed, "string constants are not supported");
-  } else {
-    throw Error(ErrorKind::Model, keyed, "is not a value attribute of Constant");
-  }
-  throw Error(ErrorKind::Model, keyed,
-              "has type " + std::string(ir::attrTypeName(value)) +
-                  ", which Constant does not accept");
 }
 
 /// Imports one ModelProto at a known default-domain opset.
@@ -371,7 +333,7 @@ private:
       const std::string producer = "node " + quoted(node.name);
       if (*op == ir::OpKind::Constant) {
         claimName(proto.output(0), producer, i);
-        g_.addConstant(proto.output(0), constantNodeValue(node.attrs, context));
+        g_.addConstant(proto.output(0), ir::constantNodeValue(node.attrs, context));
         continue;
       }
       for (int k = 0; k < numOutputs; ++k) {
@@ -433,8 +395,47 @@ private:
       if (!id) {
         fail(ErrorKind::Model, what + " is not produced by any node, initializer or graph input");
       }
+      importDeclaredType(out, g_.value(*id));
       g_.outputs.push_back(*id);
     }
+  }
+
+  /// Records the element type and shape a graph output declares (ir::inferShapes checks the
+  /// inferred ones against them). Dimensions given by dim_param or not at all are unknown
+  /// (-1); an output without a type, element type or shape declares nothing of it.
+  void importDeclaredType(const onnx::ValueInfoProto& out, ir::Value& v) const {
+    if (!out.has_type()) {
+      return;
+    }
+    const std::string what = "graph output " + quoted(out.name());
+    if (!out.type().has_tensor_type()) {
+      fail(ErrorKind::Unsupported,
+           what + " is not a tensor (sequence, map, optional and sparse outputs are not "
+                  "supported)");
+    }
+    const onnx::TypeProto::Tensor& tt = out.type().tensor_type();
+    // An element type nnaccel does not hold (float16, double, ...) is not recorded: no op
+    // nnaccel runs produces it, so shape inference rejects the producing node (e.g. "cast to
+    // float16 is not supported") with a better message than a type mismatch could give.
+    v.declaredDType = detail::dtypeFromOnnx(tt.elem_type());
+    if (!tt.has_shape()) {
+      return;
+    }
+    Dims dims;
+    for (int d = 0; d < tt.shape().dim_size(); ++d) {
+      const auto& dim = tt.shape().dim(d);
+      if (!dim.has_dim_value()) {
+        dims.push_back(-1);
+        continue;
+      }
+      if (dim.dim_value() < 0) {
+        fail(ErrorKind::Model, what + " has dimension " + std::to_string(d) + " = " +
+                                   std::to_string(dim.dim_value()) +
+                                   "; declared dimensions must be >= 0");
+      }
+      dims.push_back(dim.dim_value());
+    }
+    v.declaredShape = std::move(dims);
   }
 
   const onnx::ModelProto& model_;
@@ -492,6 +493,23 @@ int64_t defaultOpset(const onnx::ModelProto& model, const std::string& file) {
   return *opset;
 }
 
+/// Throws "not a valid <what> (larger than the 2 GiB protobuf limit)" for \p size bytes above
+/// what protobuf parses.
+void requireProtobufSize(std::uintmax_t size, const ErrorContext& context, const char* what) {
+  if (size > static_cast<std::uintmax_t>(INT_MAX)) {
+    throw Error(ErrorKind::Model, context,
+                std::string("not a valid ") + what + " (larger than the 2 GiB protobuf limit)");
+  }
+}
+
+/// The same check on a file's size, before reading it into memory (a missing or unreadable file
+/// is left for readFileBytes to report).
+void requireProtobufFileSize(const std::string& path, const char* what) {
+  if (const std::optional<std::uintmax_t> size = detail::fileSizeBytes(path)) {
+    requireProtobufSize(*size, ErrorContext{.file = path}, what);
+  }
+}
+
 ir::Graph importModel(const onnx::ModelProto& model, const std::string& file,
                       const ImportOptions& options) {
   validateOptions(options);
@@ -527,10 +545,7 @@ ir::Graph importOnnxBytes(std::string_view bytes, const std::string& displayName
   if (bytes.empty()) {
     throw Error(ErrorKind::Model, context, "not a valid ONNX model (the file is empty)");
   }
-  if (bytes.size() > static_cast<size_t>(INT_MAX)) {
-    throw Error(ErrorKind::Model, context,
-                "not a valid ONNX model (larger than the 2 GiB protobuf limit)");
-  }
+  requireProtobufSize(bytes.size(), context, "ONNX model");
   onnx::ModelProto model;
   if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
     throw Error(ErrorKind::Model, context, "not a valid ONNX model (protobuf parse failed)");
@@ -539,16 +554,15 @@ ir::Graph importOnnxBytes(std::string_view bytes, const std::string& displayName
 }
 
 ir::Graph importOnnxFile(const std::string& path, const ImportOptions& options) {
+  requireProtobufFileSize(path, "ONNX model");
   return importOnnxBytes(detail::readFileBytes(path), path, options);
 }
 
 Tensor readTensorProtoFile(const std::string& path) {
+  requireProtobufFileSize(path, "TensorProto");
   const std::string bytes = detail::readFileBytes(path);
   const ErrorContext context{.file = path};
-  if (bytes.size() > static_cast<size_t>(INT_MAX)) {
-    throw Error(ErrorKind::Model, context,
-                "not a valid TensorProto (larger than the 2 GiB protobuf limit)");
-  }
+  requireProtobufSize(bytes.size(), context, "TensorProto");
   onnx::TensorProto proto;
   if (!proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
     throw Error(ErrorKind::Model, context, "not a valid TensorProto (protobuf parse failed)");

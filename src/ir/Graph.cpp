@@ -140,6 +140,12 @@ void Graph::replaceAllUses(ValueId from, ValueId to) {
   for (ValueId& out : outputs) {
     if (out == from) {
       out = to;
+      Value& taker = value(to);
+      const Value& given = value(from);
+      if (!taker.declaredShape && !taker.declaredDType) {
+        taker.declaredShape = given.declaredShape;
+        taker.declaredDType = given.declaredDType;
+      }
     }
   }
 }
@@ -242,7 +248,7 @@ ErrorContext Graph::contextOf(NodeId id) const {
   return ErrorContext{.file = sourcePath,
                       .node = n.name,
                       .op = std::string(opName(n.op)),
-                      .opset = n.opset,
+                      .opset = sourceOpset != 0 ? sourceOpset : n.opset,
                       .key = {}};
 }
 

@@ -1,25 +1,25 @@
 // Node input/attribute access with node-named errors (see NodeInputs.h).
 #include "NodeInputs.h"
 
+#include "nnaccel/ir/ShapeOps.h"
+
 #include <sstream>
 
 namespace nnaccel::ir::detail {
 
-namespace {
+int64_t product(std::span<const int64_t> dims) {
+  const std::optional<int64_t> p = checkedProduct(dims, kMaxElements);
+  NNACCEL_ASSERT(p.has_value()) << "product of unvalidated dims "
+                                << dimsToString(Dims(dims.begin(), dims.end()));
+  return *p;
+}
+
 std::string quoted(const std::string& s) {
   return "'" + s + "'";
 }
-} // namespace
 
-std::optional<int64_t> checkedProduct(const std::vector<int64_t>& dims) {
-  int64_t p = 1;
-  for (int64_t d : dims) {
-    if (d < 0 || (d != 0 && p > kMaxElements / d)) {
-      return std::nullopt;
-    }
-    p *= d;
-  }
-  return p;
+std::string str(int64_t v) {
+  return std::to_string(v);
 }
 
 void requireExtents(const Graph& g, NodeId id, const std::vector<int64_t>& values,

@@ -1,13 +1,15 @@
 /// \file
 /// Private helpers of the ir module for reading a node's inputs and attributes with errors that
 /// name the node: present/optional inputs, compile-time-constant parameter inputs, axis
-/// normalization and attaching node context to attribute errors. Shared by OpParams.cpp,
-/// ShapeInference.cpp and Verifier.cpp so that they report the same messages.
+/// normalization, overflow-checked products, message formatting and attaching node context to
+/// attribute errors. Shared by OpParams.cpp, ShapeInference.cpp, ShapeOps.cpp and Verifier.cpp
+/// so that they report the same messages.
 #pragma once
 
 #include "nnaccel/ir/Graph.h"
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,11 +19,23 @@ namespace nnaccel::ir::detail {
 /// Largest extent (dimension, stride, pad, kernel, dilation) nnaccel accepts; larger values in
 /// a model are rejected before any arithmetic on them can overflow.
 inline constexpr int64_t kMaxExtent = (int64_t{1} << 31) - 1;
-/// Largest element count of one tensor.
+/// Bound of the element-count arithmetic on model-provided shapes (a Reshape target, an
+/// inferred output): products above it are reported before they can overflow int64. The
+/// supported tensor size, ir::kMaxTensorElements, is smaller.
 inline constexpr int64_t kMaxElements = int64_t{1} << 40;
 
-/// Product of \p dims, or nullopt if it exceeds kMaxElements (or a dim is negative).
-std::optional<int64_t> checkedProduct(const std::vector<int64_t>& dims);
+/// Product of dims that are already validated (inferred shapes, constant data, a sub-range of
+/// them); asserts that it stays within kMaxElements. Model-provided numbers go through
+/// ir::checkedProduct (ShapeOps.h) instead.
+int64_t product(std::span<const int64_t> dims);
+inline int64_t product(Dims::const_iterator begin, Dims::const_iterator end) {
+  return product(std::span<const int64_t>(begin, end));
+}
+
+/// "'name'" (values, attributes and inputs are quoted in messages).
+std::string quoted(const std::string& s);
+/// Decimal text of \p v.
+std::string str(int64_t v);
 
 /// Throws Model "<what> value v is too large" unless |v| <= kMaxExtent for every value.
 void requireExtents(const Graph& g, NodeId id, const std::vector<int64_t>& values,

@@ -38,16 +38,7 @@ const std::vector<OpKind>& allOps() {
 
 bool isUnaryActivation(OpKind kind) {
   switch (kind) {
-  case OpKind::Relu:
-  case OpKind::LeakyRelu:
-  case OpKind::Clip:
-  case OpKind::Sigmoid:
-  case OpKind::HardSigmoid:
-  case OpKind::HardSwish:
-  case OpKind::Tanh:
-  case OpKind::Elu:
-  case OpKind::Selu:
-  case OpKind::Softplus:
+  NNACCEL_UNARY_ACTIVATION_CASES:
     return true;
   default:
     return false;

@@ -5,6 +5,7 @@
 #include "nnaccel/ir/OpParams.h"
 
 #include "NodeInputs.h"
+#include "nnaccel/ir/ShapeOps.h"
 
 #include <algorithm>
 #include <cmath>
@@ -14,27 +15,11 @@
 
 namespace nnaccel::ir {
 
-using detail::checkedProduct;
-using detail::constantInput;
-using detail::intValues;
-using detail::listToString;
-using detail::normalizeAxis;
-using detail::optionalInput;
-using detail::requiredConstantInput;
-using detail::requiredInput;
-using detail::requiredIntAttr;
-using detail::requiredIntsAttr;
-using detail::requireExtents;
-using detail::withNodeContext;
+// The module's private helpers (NodeInputs.h).
+using namespace detail;
 
 namespace {
 
-std::string quoted(const std::string& s) {
-  return "'" + s + "'";
-}
-std::string str(int64_t v) {
-  return std::to_string(v);
-}
 int64_t sizeOf(const std::vector<int64_t>& d) {
   return static_cast<int64_t>(d.size());
 }
@@ -56,14 +41,6 @@ int64_t floorDiv(int64_t a, int64_t b) {
 }
 int64_t ceilDiv(int64_t a, int64_t b) {
   return -floorDiv(-a, b);
-}
-
-int64_t product(const Dims& d) {
-  int64_t p = 1;
-  for (int64_t v : d) {
-    p *= v;
-  }
-  return p;
 }
 
 // --- sliding windows (Conv, ConvTranspose, pooling) --------------------------------------------
@@ -252,12 +229,24 @@ void resolveTransposed(const Graph& g, NodeId id, ConvParams& p, AutoPad ap, con
 
 // --- Conv / ConvTranspose ------------------------------------------------------------------------
 
+namespace {
+/// Multiply-accumulates of a convolution, or nullopt if the count does not fit int64. Conv:
+/// every output element sums over C/group channels and the kernel; ConvTranspose: every input
+/// element scatters into M/group channels over the kernel.
+std::optional<int64_t> macCount(const ConvParams& p) {
+  Dims factors{p.batch, p.transposed ? p.inChannels : p.outChannels,
+               (p.transposed ? p.outChannels : p.inChannels) / p.group};
+  const Dims& spatial = p.transposed ? p.inSpatial : p.outSpatial;
+  factors.insert(factors.end(), spatial.begin(), spatial.end());
+  factors.insert(factors.end(), p.kernel.begin(), p.kernel.end());
+  return checkedProduct(factors, std::numeric_limits<int64_t>::max());
+}
+} // namespace
+
 int64_t ConvParams::macs() const {
-  const int64_t kernelVolume = product(kernel);
-  if (!transposed) {
-    return batch * outChannels * product(outSpatial) * (inChannels / group) * kernelVolume;
-  }
-  return batch * inChannels * product(inSpatial) * (outChannels / group) * kernelVolume;
+  const std::optional<int64_t> m = macCount(*this);
+  NNACCEL_ASSERT(m.has_value()) << "MAC count of a convolution overflows int64";
+  return *m;
 }
 
 ConvParams convParams(const Graph& g, NodeId id) {
@@ -327,14 +316,19 @@ ConvParams convParams(const Graph& g, NodeId id) {
     const Pads pads = readPads(g, id, p.spatialRank, ap);
     if (p.transposed) {
       resolveTransposed(g, id, p, ap, pads);
-      return p;
+    } else {
+      p.padsBegin = pads.begin;
+      p.padsEnd = pads.end;
+      p.outputPadding.assign(static_cast<size_t>(p.spatialRank), 0);
+      for (size_t i = 0; i < static_cast<size_t>(p.spatialRank); ++i) {
+        p.outSpatial.push_back(windowOutput(g, id, i, p.inSpatial[i], p.kernel[i], p.strides[i],
+                                            p.dilations[i], ap, false, p.padsBegin[i],
+                                            p.padsEnd[i]));
+      }
     }
-    p.padsBegin = pads.begin;
-    p.padsEnd = pads.end;
-    p.outputPadding.assign(static_cast<size_t>(p.spatialRank), 0);
-    for (size_t i = 0; i < static_cast<size_t>(p.spatialRank); ++i) {
-      p.outSpatial.push_back(windowOutput(g, id, i, p.inSpatial[i], p.kernel[i], p.strides[i],
-                                          p.dilations[i], ap, false, p.padsBegin[i], p.padsEnd[i]));
+    if (!macCount(p)) {
+      g.fail(id, "the convolution needs more than 2^63 multiply-accumulates",
+             ErrorKind::Unsupported);
     }
     return p;
   });
@@ -379,9 +373,12 @@ PoolParams poolParams(const Graph& g, NodeId id) {
     p.strides = spatialAttr(g, id, "strides", p.spatialRank, 1, 1);
     if (n.op == OpKind::MaxPool) {
       p.dilations = spatialAttr(g, id, "dilations", p.spatialRank, 1, 1);
-      if (const int64_t order = n.attrs.getInt("storage_order", 0); order != 0) {
-        g.fail(id, "storage_order=" + str(order) + " is not supported", ErrorKind::Unsupported);
+      // storage_order only affects the layout of the Indices output, rejected just below.
+      const int64_t order = n.attrs.getInt("storage_order", 0);
+      if (order != 0 && order != 1) {
+        g.fail(id, "storage_order must be 0 (row major) or 1 (column major), got " + str(order));
       }
+      p.storageOrderColumnMajor = order == 1;
       if (n.outputs.size() > 1 && n.outputs[1] != kNoValue) {
         g.fail(id, "the Indices output of MaxPool is not supported", ErrorKind::Unsupported);
       }
@@ -793,7 +790,7 @@ Dims reshapeTarget(const Graph& g, NodeId id) {
       g.fail(id, "shape " + listToString(shape) + " has both 0 and -1 with allowzero=1");
     }
     const int64_t total = product(x.shape);
-    const std::optional<int64_t> knownOrOverflow = checkedProduct(out);
+    const std::optional<int64_t> knownOrOverflow = checkedProduct(out, detail::kMaxElements);
     if (!knownOrOverflow) {
       g.fail(id, "cannot reshape " + dimsToString(x.shape) + " (" + str(total) + " elements) to " +
                      listToString(shape) + " (too many elements)");
@@ -836,6 +833,15 @@ PadParams padParams(const Graph& g, NodeId id) {
       }
       pads = requiredIntsAttr(g, id, "pads");
       p.value = n.attrs.getFloat("value", 0.0f);
+      if (x.dtype != DType::F32) {
+        // Pad-2 is defined for floating-point data only; an integer input needs an integral
+        // fill value to mean anything.
+        if (!(std::trunc(p.value) == p.value) || std::fabs(p.value) > 9.0e18f) {
+          g.fail(id, "value " + floatStr(p.value) + " is not an integer, but the input is " +
+                         std::string(dtypeName(x.dtype)));
+        }
+        p.intValue = static_cast<int64_t>(p.value);
+      }
     } else {
       for (const char* name : {"pads", "value"}) {
         if (n.attrs.has(name)) {
@@ -848,9 +854,15 @@ PadParams padParams(const Graph& g, NodeId id) {
         if (v->numElements() != 1) {
           g.fail(id, "constant_value must be a scalar, found shape " + dimsToString(v->shape()));
         }
+        if (v->dtype() != x.dtype) {
+          g.fail(id, "constant_value has dtype " + std::string(dtypeName(v->dtype())) +
+                         ", expected " + std::string(dtypeName(x.dtype)) + " like the input");
+        }
         p.value = static_cast<float>(v->elementAsDouble(0));
+        p.intValue = x.dtype == DType::F32 ? 0 : v->elementAsInt64(0);
       }
     }
+    p.valueIsInteger = x.dtype != DType::F32;
     requireExtents(g, id, pads, "pads");
     if (sizeOf(pads) != 2 * rank) {
       g.fail(id, "pads " + listToString(pads) + " has " + str(sizeOf(pads)) + " values, expected " +
@@ -922,9 +934,11 @@ ResizeParams resizeParams(const Graph& g, NodeId id) {
     const bool legacy = n.op == OpKind::Upsample || n.opset < 11;
     p.mode = resizeMode(g, id, !legacy);
     if (legacy) {
-      // Upsample-7/9 and Resize-10: asymmetric coordinates, nearest rounds down.
+      // Upsample-7/9 and Resize-10: asymmetric coordinates. Nearest rounds the source
+      // coordinate down, except on a downsampled axis of Resize-10, where it rounds up (see
+      // ResizeParams::nearestMode); Upsample never downsamples.
       p.coordinateTransform = "asymmetric";
-      p.nearestMode = "floor";
+      p.nearestMode = n.op == OpKind::Upsample ? "floor" : "legacy_opset10";
       if (n.op == OpKind::Upsample && n.opset < 9) {
         if (optionalInput(g, id, 1) != nullptr) {
           g.fail(id, "scales is an attribute, not an input, before opset 9");
@@ -995,6 +1009,7 @@ ResizeParams resizeParams(const Graph& g, NodeId id) {
         p.outShape[i] = sizes[i];
         p.scales.push_back(static_cast<float>(sizes[i]) / static_cast<float>(x.shape[i]));
       }
+      p.scalesFromSizes = true;
       return p;
     }
     if (static_cast<int64_t>(scales.size()) != rank) {

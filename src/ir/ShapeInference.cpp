@@ -6,42 +6,21 @@
 
 #include "NodeInputs.h"
 #include "nnaccel/ir/OpParams.h"
+#include "nnaccel/ir/ShapeOps.h"
 
 #include <algorithm>
 #include <cstring>
 
 namespace nnaccel::ir {
 
-using detail::checkedProduct;
-using detail::constantInput;
-using detail::intValues;
-using detail::listToString;
-using detail::normalizeAxis;
-using detail::optionalInput;
-using detail::requiredConstantInput;
-using detail::requiredInput;
-using detail::withNodeContext;
+// The module's private helpers (NodeInputs.h).
+using namespace detail;
 
 namespace {
 
 /// Shape-arithmetic nodes whose outputs hold at most this many elements are folded by shape
 /// inference; larger ones (e.g. a Reshape of a weight) are left to the ConstantFolding pass.
 constexpr int64_t kFoldLimitElements = 4096;
-
-std::string quoted(const std::string& s) {
-  return "'" + s + "'";
-}
-std::string str(int64_t v) {
-  return std::to_string(v);
-}
-
-int64_t product(Dims::const_iterator begin, Dims::const_iterator end) {
-  int64_t p = 1;
-  for (auto it = begin; it != end; ++it) {
-    p *= *it;
-  }
-  return p;
-}
 
 /// Inferred type and shape of one output, with its value when folded.
 struct OutInfo {
@@ -67,8 +46,7 @@ std::optional<std::vector<const Tensor*>> allConstant(const Graph& g, NodeId id)
 }
 
 bool foldable(const Dims& outShape) {
-  const std::optional<int64_t> n = checkedProduct(outShape);
-  return n && *n <= kFoldLimitElements;
+  return checkedProduct(outShape, kFoldLimitElements).has_value();
 }
 
 /// Rejects non-f32 data for the ops nnaccel evaluates in floating point only.
@@ -77,6 +55,32 @@ void requireF32(const Graph& g, NodeId id, const Value& v) {
     g.fail(id,
            "input " + quoted(v.name) + " has dtype " + std::string(dtypeName(v.dtype)) +
                "; this op supports f32 only",
+           ErrorKind::Unsupported);
+  }
+}
+
+/// Input dtypes of ops that also run on integer tensors (the reference executor's integer
+/// kernels): Relu and Clip clamp s8/u8/s32/s64, max pooling compares s8/u8 (oneDNN pooling has
+/// no s32/s64). Every other op of these families is f32 only.
+void requireDTypeOf(const Graph& g, NodeId id, const Value& v) {
+  const OpKind op = g.node(id).op;
+  const bool isInteger = v.dtype == DType::I8 || v.dtype == DType::U8 || v.dtype == DType::I32 ||
+                         v.dtype == DType::I64;
+  const bool isByte = v.dtype == DType::I8 || v.dtype == DType::U8;
+  if (((op == OpKind::Relu || op == OpKind::Clip) && isInteger) ||
+      ((op == OpKind::MaxPool || op == OpKind::GlobalMaxPool) && isByte)) {
+    return;
+  }
+  requireF32(g, id, v);
+}
+
+/// Rejects an operand of an op the executor runs on oneDNN (MatMul, Concat) whose rank is above
+/// kMaxKernelRank.
+void requireKernelRank(const Graph& g, NodeId id, const Value& v, int64_t rank) {
+  if (rank > kMaxKernelRank) {
+    g.fail(id,
+           "input " + quoted(v.name) + " of shape " + dimsToString(v.shape) + ": rank " +
+               str(rank) + " exceeds the " + str(kMaxKernelRank) + " dimensions nnaccel supports",
            ErrorKind::Unsupported);
   }
 }
@@ -215,35 +219,6 @@ Tensor foldConcat(const std::vector<const Tensor*>& parts, int64_t axis, const D
   return out;
 }
 
-/// Constant node value from its attribute (value, value_float(s), value_int(s)).
-Tensor constantNodeValue(const Graph& g, NodeId id) {
-  const AttrMap& attrs = g.node(id).attrs;
-  if (attrs.all().size() != 1) {
-    g.fail(id, "Constant needs exactly one value attribute, found " +
-                   str(static_cast<int64_t>(attrs.all().size())));
-  }
-  const auto& [name, value] = *attrs.all().begin();
-  if (name == "value") {
-    if (const Tensor* t = std::get_if<Tensor>(&value)) {
-      return *t;
-    }
-  } else if (name == "value_float") {
-    return Tensor::scalar<float>(attrs.getFloat(name, 0.0f));
-  } else if (name == "value_floats") {
-    const std::vector<float> v = attrs.getFloats(name, {});
-    return Tensor::fromVector<float>({static_cast<int64_t>(v.size())}, v);
-  } else if (name == "value_int") {
-    return Tensor::scalar<int64_t>(attrs.getInt(name, 0));
-  } else if (name == "value_ints") {
-    const std::vector<int64_t> v = attrs.getInts(name, {});
-    return Tensor::fromVector<int64_t>({static_cast<int64_t>(v.size())}, v);
-  }
-  g.fail(id,
-         "Constant attribute " + quoted(name) + " of type " + std::string(attrTypeName(value)) +
-             " is not supported",
-         ErrorKind::Unsupported);
-}
-
 // --- per-op inference ----------------------------------------------------------------------------
 
 OutInfo same(const Value& v) {
@@ -253,7 +228,7 @@ OutInfo same(const Value& v) {
 std::vector<OutInfo> inferConvLike(const Graph& g, NodeId id) {
   const Node& n = g.node(id);
   const Value& x = requiredInput(g, id, 0, "data");
-  requireF32(g, id, x);
+  requireDTypeOf(g, id, x);
   Dims out;
   if (n.op == OpKind::Conv || n.op == OpKind::ConvTranspose) {
     const ConvParams p = convParams(g, id);
@@ -264,7 +239,7 @@ std::vector<OutInfo> inferConvLike(const Graph& g, NodeId id) {
     out = {p.batch, p.channels};
     out.insert(out.end(), p.outSpatial.begin(), p.outSpatial.end());
   }
-  return {OutInfo{DType::F32, out, std::nullopt}};
+  return {OutInfo{x.dtype, out, std::nullopt}};
 }
 
 std::vector<OutInfo> inferMatMul(const Graph& g, NodeId id) {
@@ -278,6 +253,8 @@ std::vector<OutInfo> inferMatMul(const Graph& g, NodeId id) {
   }
   Dims sa = a.shape.size() == 1 ? Dims{1, a.shape[0]} : a.shape;
   Dims sb = b.shape.size() == 1 ? Dims{b.shape[0], 1} : b.shape;
+  requireKernelRank(g, id, a, static_cast<int64_t>(sa.size()));
+  requireKernelRank(g, id, b, static_cast<int64_t>(sb.size()));
   if (sa.back() != sb[sb.size() - 2]) {
     g.fail(id,
            "inner dimensions differ: " + dimsToString(a.shape) + " and " + dimsToString(b.shape));
@@ -314,6 +291,7 @@ std::vector<OutInfo> inferConcat(const Graph& g, NodeId id) {
   }
   const int64_t axis = concatAxis(g, id);
   const Value& first = requiredInput(g, id, 0, "data");
+  requireKernelRank(g, id, first, static_cast<int64_t>(first.shape.size()));
   Dims out = first.shape;
   out[static_cast<size_t>(axis)] = 0;
   for (size_t i = 0; i < n.inputs.size(); ++i) {
@@ -398,75 +376,16 @@ std::vector<OutInfo> inferView(const Graph& g, NodeId id, Dims out) {
   return {info};
 }
 
-Dims squeezedShape(const Graph& g, NodeId id) {
-  const Value& data = requiredInput(g, id, 0, "data");
-  const std::vector<int64_t> axes = squeezeAxes(g, id);
-  Dims out;
-  for (size_t a = 0; a < data.shape.size(); ++a) {
-    if (!std::binary_search(axes.begin(), axes.end(), static_cast<int64_t>(a))) {
-      out.push_back(data.shape[a]);
-    }
-  }
-  return out;
-}
-
-Dims unsqueezedShape(const Graph& g, NodeId id) {
-  const Value& data = requiredInput(g, id, 0, "data");
-  const std::vector<int64_t> axes = unsqueezeAxes(g, id);
-  Dims out;
-  auto src = data.shape.begin();
-  for (int64_t a = 0; a < static_cast<int64_t>(data.shape.size() + axes.size()); ++a) {
-    out.push_back(std::binary_search(axes.begin(), axes.end(), a) ? 1 : *src++);
-  }
-  return out;
-}
-
 std::vector<OutInfo> inferShapeOp(const Graph& g, NodeId id) {
-  const Node& n = g.node(id);
-  const Value& data = requiredInput(g, id, 0, "data");
-  const auto rank = static_cast<int64_t>(data.shape.size());
-  int64_t start = 0;
-  int64_t end = rank;
-  if (n.opset >= 15) {
-    const auto clampAxis = [rank](int64_t a) {
-      return std::clamp<int64_t>(a < 0 ? a + rank : a, 0, rank);
-    };
-    start = clampAxis(n.attrs.getInt("start", 0));
-    end = clampAxis(n.attrs.getInt("end", rank));
-  }
-  std::vector<int64_t> dims;
-  for (int64_t a = start; a < end; ++a) {
-    dims.push_back(data.shape[static_cast<size_t>(a)]);
-  }
-  Tensor t = Tensor::fromVector<int64_t>({static_cast<int64_t>(dims.size())}, dims);
+  Tensor t = shapeOpValue(g, id, requiredInput(g, id, 0, "data").shape);
   return {OutInfo{DType::I64, t.shape(), std::move(t)}};
 }
 
 std::vector<OutInfo> inferConstantOfShape(const Graph& g, NodeId id) {
-  const Node& n = g.node(id);
-  const Tensor& shapeT = requiredConstantInput(g, id, 0, "shape");
-  const Dims out = intValues(g, id, shapeT, "shape");
-  detail::requireExtents(g, id, out, "shape");
-  for (int64_t d : out) {
-    if (d < 0) {
-      g.fail(id, "shape " + listToString(out) + " has a negative dimension");
-    }
-  }
-  Tensor fill = Tensor::scalar<float>(0.0f);
-  if (const Tensor* v = withNodeContext(g, id, [&] { return n.attrs.find<Tensor>("value"); })) {
-    if (v->numElements() != 1) {
-      g.fail(id,
-             "attribute 'value' must hold one element, found shape " + dimsToString(v->shape()));
-    }
-    fill = *v;
-  }
-  OutInfo info{fill.dtype(), out, std::nullopt};
-  if (foldable(out)) {
-    Tensor t(fill.dtype(), out);
-    for (int64_t i = 0; i < t.numElements(); ++i) {
-      copyElement(fill, 0, t, i);
-    }
-    info.folded = std::move(t);
+  ConstantOfShapeSpec spec = constantOfShapeSpec(g, id, requiredConstantInput(g, id, 0, "shape"));
+  OutInfo info{spec.fill.dtype(), spec.shape, std::nullopt};
+  if (foldable(spec.shape)) {
+    info.folded = constantOfShapeValue(spec);
   }
   return {info};
 }
@@ -499,17 +418,8 @@ std::vector<OutInfo> computeOutputs(const Graph& g, NodeId id) {
     requireF32(g, id, in0());
     batchNormParams(g, id);
     return {same(in0())};
-  case OpKind::Relu:
-  case OpKind::LeakyRelu:
-  case OpKind::Clip:
-  case OpKind::Sigmoid:
-  case OpKind::HardSigmoid:
-  case OpKind::HardSwish:
-  case OpKind::Tanh:
-  case OpKind::Elu:
-  case OpKind::Selu:
-  case OpKind::Softplus:
-    requireF32(g, id, in0());
+  NNACCEL_UNARY_ACTIVATION_CASES:
+    requireDTypeOf(g, id, in0());
     activationParams(g, id);
     return {same(in0())};
   case OpKind::PRelu: {
@@ -542,6 +452,8 @@ std::vector<OutInfo> computeOutputs(const Graph& g, NodeId id) {
   case OpKind::Concat:
     return inferConcat(g, id);
   case OpKind::Flatten: {
+    // The input's shape is validated (at most kMaxTensorElements), so the checked products
+    // of its two parts cannot fail.
     const Value& x = in0();
     const auto axis = flattenAxis(g, id);
     return {OutInfo{x.dtype,
@@ -560,9 +472,9 @@ std::vector<OutInfo> computeOutputs(const Graph& g, NodeId id) {
     return {OutInfo{x.dtype, out, std::nullopt}};
   }
   case OpKind::Squeeze:
-    return inferView(g, id, squeezedShape(g, id));
+    return inferView(g, id, squeezedShape(in0().shape, squeezeAxes(g, id)));
   case OpKind::Unsqueeze:
-    return inferView(g, id, unsqueezedShape(g, id));
+    return inferView(g, id, unsqueezedShape(in0().shape, unsqueezeAxes(g, id)));
   case OpKind::Pad: {
     const Value& x = in0();
     const PadParams p = padParams(g, id);
@@ -629,10 +541,6 @@ void inferNodeImpl(Graph& g, NodeId id) {
       continue;
     }
     OutInfo& info = outs[k];
-    if (!checkedProduct(info.shape)) {
-      g.fail(id, "output " + quoted(g.value(out).name) + " has shape " + dimsToString(info.shape) +
-                     ", which has too many elements");
-    }
     if (!info.folded) {
       for (int64_t d : info.shape) {
         if (d <= 0) {
@@ -645,6 +553,12 @@ void inferNodeImpl(Graph& g, NodeId id) {
                  d == 0 ? ErrorKind::Unsupported : ErrorKind::Model);
         }
       }
+    }
+    if (!checkedProduct(info.shape, kMaxTensorElements)) {
+      g.fail(id,
+             "output " + quoted(g.value(out).name) + " has shape " + dimsToString(info.shape) +
+                 ", more than the 2^32 elements per tensor nnaccel supports",
+             ErrorKind::Unsupported);
     }
     Value& v = g.value(out);
     v.dtype = info.dtype;
@@ -659,6 +573,55 @@ void inferNodeImpl(Graph& g, NodeId id) {
 void inferNode(Graph& g, NodeId id) {
   withNodeContext(g, id, [&] { inferNodeImpl(g, id); });
 }
+
+namespace {
+
+/// "1x?x7": a declared shape with its unknown (-1) dimensions as '?'.
+std::string declaredToString(const Dims& dims) {
+  if (dims.empty()) {
+    return "scalar";
+  }
+  std::string s;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (i > 0) {
+      s += 'x';
+    }
+    s += dims[i] < 0 ? std::string("?") : str(dims[i]);
+  }
+  return s;
+}
+
+/// Throws Error(Model) naming output \p v (and its producer) if its inferred dtype or shape
+/// disagrees with the type the model declares for it.
+void checkDeclaredOutput(const Graph& g, const Value& v) {
+  if (!v.shapeKnown) {
+    return; // not produced: verify() reports it
+  }
+  std::string mismatch;
+  if (v.declaredDType && *v.declaredDType != v.dtype) {
+    mismatch = std::string(dtypeName(*v.declaredDType)) + " but infers to " +
+               std::string(dtypeName(v.dtype));
+  } else if (v.declaredShape) {
+    const Dims& declared = *v.declaredShape;
+    bool same = declared.size() == v.shape.size();
+    for (size_t i = 0; same && i < declared.size(); ++i) {
+      same = declared[i] < 0 || declared[i] == v.shape[i];
+    }
+    if (!same) {
+      mismatch = declaredToString(declared) + " but infers to " + dimsToString(v.shape);
+    }
+  }
+  if (mismatch.empty()) {
+    return;
+  }
+  const std::string reason = "output " + quoted(v.name) + " is declared " + mismatch;
+  if (v.producer >= 0) {
+    g.fail(v.producer, reason);
+  }
+  throw Error(ErrorKind::Model, ErrorContext{.file = g.sourcePath}, reason);
+}
+
+} // namespace
 
 void inferShapes(Graph& g) {
   g.topoSort();
@@ -676,9 +639,17 @@ void inferShapes(Graph& g) {
                         std::to_string(detail::kMaxExtent));
       }
     }
+    if (!checkedProduct(v.shape, kMaxTensorElements)) {
+      throw Error(ErrorKind::Unsupported, ErrorContext{.file = g.sourcePath},
+                  "graph input " + quoted(v.name) + " has shape " + dimsToString(v.shape) +
+                      ", more than the 2^32 elements per tensor nnaccel supports");
+    }
   }
   for (NodeId id = 0; id < static_cast<NodeId>(g.numNodes()); ++id) {
     inferNode(g, id);
+  }
+  for (ValueId out : g.outputs) {
+    checkDeclaredOutput(g, g.value(out));
   }
 }
 

@@ -3,19 +3,21 @@
 // Run after shape inference and after every pass pipeline; the first violation is reported.
 #include "nnaccel/ir/Verifier.h"
 
+#include "NodeInputs.h"
+
 #include <algorithm>
 #include <limits>
 #include <vector>
 
 namespace nnaccel::ir {
 
+using detail::quoted;
+
 namespace {
 
-std::string quoted(const std::string& s) {
-  return "'" + s + "'";
-}
+/// Counts in messages (arity, indices) are size_t here.
 std::string str(size_t v) {
-  return std::to_string(v);
+  return detail::str(static_cast<int64_t>(v));
 }
 
 constexpr size_t kVariadic = std::numeric_limits<size_t>::max();
@@ -39,17 +41,9 @@ Arity arityOf(OpKind op, int64_t opset) {
     return {1, 1, 1, 1};
   case OpKind::BatchNormalization:
     return {5, 5, 1, opset >= 14 ? 3u : 5u};
-  case OpKind::Clip:
-    return {1, opset >= 11 ? 3u : 1u, 1, 1};
-  case OpKind::Relu:
-  case OpKind::LeakyRelu:
-  case OpKind::Sigmoid:
-  case OpKind::HardSigmoid:
-  case OpKind::HardSwish:
-  case OpKind::Tanh:
-  case OpKind::Elu:
-  case OpKind::Selu:
-  case OpKind::Softplus:
+  NNACCEL_UNARY_ACTIVATION_CASES:
+    // Clip's min/max became optional inputs in opset 11.
+    return {1, op == OpKind::Clip && opset >= 11 ? 3u : 1u, 1, 1};
   case OpKind::Softmax:
   case OpKind::Flatten:
   case OpKind::Transpose:

@@ -1,10 +1,14 @@
-// Constant folding with the reference executor (see ConstantFolding.h).
+// Constant folding with the reference executor, within a size and MAC budget (see
+// ConstantFolding.h).
 #include "nnaccel/passes/ConstantFolding.h"
 
+#include "nnaccel/ir/OpParams.h"
+#include "nnaccel/ir/ShapeOps.h"
 #include "nnaccel/reference/Executor.h"
 
 #include <algorithm>
 #include <memory>
+#include <new>
 
 namespace nnaccel::passes {
 
@@ -34,25 +38,73 @@ std::optional<std::vector<const Tensor*>> constantArgs(const ir::Graph& g, const
   return any ? std::optional(std::move(args)) : std::nullopt;
 }
 
+/// Multiply-accumulates of a Conv/ConvTranspose/Gemm/MatMul node, capped just above \p cap
+/// (nullopt means more than cap); 0 for other ops.
+std::optional<int64_t> macsOf(const ir::Graph& g, ir::NodeId id, int64_t cap) {
+  const ir::Node& n = g.node(id);
+  switch (n.op) {
+  case ir::OpKind::Conv:
+  case ir::OpKind::ConvTranspose: {
+    const int64_t macs = ir::convParams(g, id).macs();
+    return macs <= cap ? std::optional(macs) : std::nullopt;
+  }
+  case ir::OpKind::Gemm: {
+    const ir::GemmParams p = ir::gemmParams(g, id);
+    return ir::checkedProduct(Dims{p.m, p.k, p.n}, cap);
+  }
+  case ir::OpKind::MatMul: {
+    // Every output element is a dot product over A's last dimension.
+    Dims factors = g.value(n.outputs[0]).shape;
+    factors.push_back(g.value(n.inputs[0]).shape.back());
+    return ir::checkedProduct(factors, cap);
+  }
+  default:
+    return 0;
+  }
+}
+
+/// True if folding node \p id stays within the budget of \p options.
+bool withinBudget(const ir::Graph& g, ir::NodeId id, const FoldOptions& options) {
+  int64_t bytes = 0;
+  for (ir::ValueId out : g.node(id).outputs) {
+    if (out == ir::kNoValue) {
+      continue;
+    }
+    const ir::Value& v = g.value(out);
+    const std::optional<int64_t> size = ir::checkedProduct(
+        v.shape, options.maxOutputBytes / static_cast<int64_t>(dtypeSizeBytes(v.dtype)));
+    if (!size) {
+      return false;
+    }
+    bytes += *size * static_cast<int64_t>(dtypeSizeBytes(v.dtype));
+  }
+  return bytes <= options.maxOutputBytes && macsOf(g, id, options.maxMacs).has_value();
+}
+
 } // namespace
 
-std::size_t foldConstants(ir::Graph& g) {
+std::size_t foldConstants(ir::Graph& g, const FoldOptions& options) {
+  const NodeEvaluator evaluate =
+      options.evaluate ? options.evaluate : NodeEvaluator(reference::evalNode);
   std::vector<ir::NodeId> folded;
   for (ir::NodeId id = 0; id < static_cast<ir::NodeId>(g.numNodes()); ++id) {
     const ir::Node& n = g.node(id);
     if (!allOutputsConstant(g, n)) {
       const std::optional<std::vector<const Tensor*>> args = constantArgs(g, n);
-      if (!args) {
-        continue;
+      if (!args || !withinBudget(g, id, options)) {
+        continue; // not constant, or left to the executor (evaluated at run time)
       }
       std::vector<Tensor> results;
       try {
-        results = reference::evalNode(g, id, *args);
+        results = evaluate(g, id, *args);
       } catch (const Error& e) {
         if (e.kind() == ErrorKind::Unsupported) {
           continue; // left for an engine that may support it; never folded to something else
         }
         throw;
+      } catch (const std::bad_alloc&) {
+        g.fail(id, "out of memory while folding this all-constant node at compile time",
+               ErrorKind::Unsupported);
       }
       NNACCEL_ASSERT(results.size() >= n.outputs.size())
           << "evalNode returned " << results.size() << " outputs for node '" << n.name << "'";

@@ -1,9 +1,29 @@
-// fp32-versus-int8 agreement metrics: error norms, cosine similarity and top-1 agreement.
+// fp32-versus-int8 agreement metrics: error norms, cosine similarity and top-1 agreement, for
+// one pair of tensors, accumulated over several pairs, or over a model's runs on input sets.
 #include "nnaccel/quant/Agreement.h"
 
+#include "nnaccel/quant/Int8Executor.h"
+#include "nnaccel/reference/Executor.h"
+
+#include <algorithm>
 #include <cmath>
 
 namespace nnaccel::quant {
+
+namespace {
+
+/// dot / (|a| |b|) from the sums; 1 when both vectors are zero, 0 when exactly one is.
+double cosine(double dot, double normA, double normB) {
+  if (normA == 0.0 && normB == 0.0) {
+    return 1.0;
+  }
+  if (normA == 0.0 || normB == 0.0) {
+    return 0.0;
+  }
+  return dot / (std::sqrt(normA) * std::sqrt(normB));
+}
+
+} // namespace
 
 bool isClassifierOutput(const Dims& shape) {
   if (shape.size() < 2 || shape[1] < 2) {
@@ -35,7 +55,7 @@ std::vector<int64_t> argmaxPerRow(const Tensor& x) {
   return best;
 }
 
-Agreement measureAgreement(const Tensor& reference, const Tensor& test) {
+void AgreementAccumulator::add(const Tensor& reference, const Tensor& test) {
   if (reference.dtype() != DType::F32 || test.dtype() != DType::F32 ||
       reference.shape() != test.shape()) {
     throw Error(ErrorKind::Usage, {},
@@ -43,38 +63,79 @@ Agreement measureAgreement(const Tensor& reference, const Tensor& test) {
                     dimsToString(reference.shape()) + " with " +
                     std::string(dtypeName(test.dtype())) + " " + dimsToString(test.shape()));
   }
-  Agreement a;
-  a.count = reference.numElements();
+  const int64_t n = reference.numElements();
   const float* r = reference.data<float>();
   const float* t = test.data<float>();
-  double sumAbs = 0.0, dot = 0.0, normR = 0.0, normT = 0.0;
-  for (int64_t i = 0; i < a.count; ++i) {
+  double dot = 0.0, normR = 0.0, normT = 0.0;
+  for (int64_t i = 0; i < n; ++i) {
     const double x = r[i], y = t[i];
     const double err = std::fabs(x - y);
-    a.maxAbsError = std::max(a.maxAbsError, err);
-    sumAbs += err;
+    partial_.maxAbsError = std::max(partial_.maxAbsError, err);
+    sumAbs_ += err;
     dot += x * y;
     normR += x * x;
     normT += y * y;
   }
-  a.meanAbsError = a.count > 0 ? sumAbs / static_cast<double>(a.count) : 0.0;
-  if (normR == 0.0 && normT == 0.0) {
-    a.cosineSimilarity = 1.0;
-  } else if (normR == 0.0 || normT == 0.0) {
-    a.cosineSimilarity = 0.0;
-  } else {
-    a.cosineSimilarity = dot / (std::sqrt(normR) * std::sqrt(normT));
-  }
-  if (isClassifierOutput(reference.shape()) && reference.dim(0) > 0) {
+  dot_ += dot;
+  normRef_ += normR;
+  normTest_ += normT;
+  const double sampleCosine = cosine(dot, normR, normT);
+  partial_.minCosineSimilarity =
+      partial_.samples == 0 ? sampleCosine : std::min(partial_.minCosineSimilarity, sampleCosine);
+  ++partial_.samples;
+  partial_.count += n;
+  allClassifier_ = allClassifier_ && isClassifierOutput(reference.shape());
+  if (allClassifier_) {
     const std::vector<int64_t> br = argmaxPerRow(reference);
     const std::vector<int64_t> bt = argmaxPerRow(test);
-    int64_t same = 0;
     for (size_t i = 0; i < br.size(); ++i) {
-      same += br[i] == bt[i] ? 1 : 0;
+      partial_.top1Matches += br[i] == bt[i] ? 1 : 0;
     }
-    a.top1Agreement = static_cast<double>(same) / static_cast<double>(br.size());
+    partial_.top1Rows += static_cast<int64_t>(br.size());
+  }
+}
+
+Agreement AgreementAccumulator::result() const {
+  Agreement a = partial_;
+  a.meanAbsError = a.count > 0 ? sumAbs_ / static_cast<double>(a.count) : 0.0;
+  a.cosineSimilarity = cosine(dot_, normRef_, normTest_);
+  if (allClassifier_ && a.top1Rows > 0) {
+    a.top1Agreement = static_cast<double>(a.top1Matches) / static_cast<double>(a.top1Rows);
+  } else {
+    a.top1Rows = a.top1Matches = 0;
   }
   return a;
+}
+
+Agreement measureAgreement(const Tensor& reference, const Tensor& test) {
+  AgreementAccumulator acc;
+  acc.add(reference, test);
+  return acc.result();
+}
+
+std::vector<std::optional<Agreement>>
+measureModelAgreement(const QuantizedModel& model,
+                      const std::vector<std::vector<Tensor>>& inputSets) {
+  const ir::Graph& g = model.graph;
+  std::vector<AgreementAccumulator> accumulators(g.outputs.size());
+  reference::Executor fp32(g);
+  Int8Executor int8(model);
+  for (const std::vector<Tensor>& inputs : inputSets) {
+    const std::vector<Tensor> expected = fp32.run(inputs);
+    const Int8Result actual = int8.run(inputs);
+    for (size_t i = 0; i < g.outputs.size(); ++i) {
+      if (expected[i].dtype() == DType::F32) {
+        accumulators[i].add(expected[i], actual.dequantized[i]);
+      }
+    }
+  }
+  std::vector<std::optional<Agreement>> result(g.outputs.size());
+  for (size_t i = 0; i < g.outputs.size(); ++i) {
+    if (g.value(g.outputs[i]).dtype == DType::F32) {
+      result[i] = accumulators[i].result();
+    }
+  }
+  return result;
 }
 
 } // namespace nnaccel::quant

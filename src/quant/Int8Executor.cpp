@@ -8,30 +8,24 @@
 
 namespace nnaccel::quant {
 
-using ir::Graph;
-using ir::kNoValue;
-using ir::NodeId;
-using ir::OpKind;
-using ir::ValueId;
-
 namespace {
 
 /// Constant \p v as an operand: its int8 form, or the raw fp32 constant.
-QuantTensor constantOperand(const QuantizedModel& m, ValueId v) {
+QuantTensor constantOperand(const QuantizedModel& m, ir::ValueId v) {
   const QuantTensor& q = m.constants.at(static_cast<size_t>(v));
   return q.isQuantized() ? q : QuantTensor{*m.graph.value(v).constant, 0.0f};
 }
 
 /// Dequantize the inputs, evaluate in fp32, quantize f32 outputs with their scales.
-std::vector<QuantTensor> evalFloatIsland(const QuantizedModel& m, NodeId id,
+std::vector<QuantTensor> evalFloatIsland(const QuantizedModel& m, ir::NodeId id,
                                          const std::vector<const QuantTensor*>& inputs) {
-  const Graph& g = m.graph;
+  const ir::Graph& g = m.graph;
   const ir::Node& n = g.node(id);
   std::vector<Tensor> owned(n.inputs.size());
   std::vector<const Tensor*> args(n.inputs.size(), nullptr);
   for (size_t i = 0; i < n.inputs.size(); ++i) {
-    const ValueId v = n.inputs[i];
-    if (v == kNoValue) {
+    const ir::ValueId v = n.inputs[i];
+    if (v == ir::kNoValue) {
       continue;
     }
     if (g.isConstant(v)) {
@@ -49,8 +43,8 @@ std::vector<QuantTensor> evalFloatIsland(const QuantizedModel& m, NodeId id,
   std::vector<Tensor> outs = reference::evalNode(g, id, args);
   std::vector<QuantTensor> result(n.outputs.size());
   for (size_t i = 0; i < n.outputs.size() && i < outs.size(); ++i) {
-    const ValueId v = n.outputs[i];
-    if (v == kNoValue) {
+    const ir::ValueId v = n.outputs[i];
+    if (v == ir::kNoValue) {
       continue;
     }
     const float scale = m.scale(v);
@@ -61,42 +55,42 @@ std::vector<QuantTensor> evalFloatIsland(const QuantizedModel& m, NodeId id,
   return result;
 }
 
-Tensor evalAccumulate(const QuantizedModel& m, NodeId id, const Tensor& x) {
-  const Graph& g = m.graph;
+Tensor evalAccumulate(const QuantizedModel& m, ir::NodeId id, const Tensor& x) {
+  const ir::Graph& g = m.graph;
   const ir::Node& n = g.node(id);
   const QuantNode& q = m.node(id);
-  if (n.op == OpKind::Conv || n.op == OpKind::ConvTranspose) {
+  if (n.op == ir::OpKind::Conv || n.op == ir::OpKind::ConvTranspose) {
     const Tensor acc = convAccumulate(ir::convParams(g, id), x, q.weights, q.bias);
     return requantizePerChannel(acc, 1, q.multipliers);
   }
-  if (n.op == OpKind::Gemm) {
+  if (n.op == ir::OpKind::Gemm) {
     return requantizePerChannel(matmulAccumulate(x, q.transA, q.weights, q.bias), 1, q.multipliers);
   }
   // MatMul: A [..., M, K] (or [K]) times the constant [K, N] as rows of K.
-  NNACCEL_ASSERT(n.op == OpKind::MatMul) << "accumulate op " << ir::opName(n.op);
+  NNACCEL_ASSERT(n.op == ir::OpKind::MatMul) << "accumulate op " << ir::opName(n.op);
   const int64_t k = q.weights.dim(1);
   const Tensor rows = x.reshaped({x.numElements() / k, k});
   const Tensor acc = matmulAccumulate(rows, false, q.weights, q.bias);
   return requantizePerChannel(acc, 1, q.multipliers).reshaped(g.value(n.outputs[0]).shape);
 }
 
-Tensor evalDataMovement(const Graph& g, NodeId id, const Tensor& x) {
+Tensor evalDataMovement(const ir::Graph& g, ir::NodeId id, const Tensor& x) {
   const ir::Node& n = g.node(id);
   switch (n.op) {
-  case OpKind::Transpose:
+  case ir::OpKind::Transpose:
     return reference::transpose(x, ir::transposePerm(g, id));
-  case OpKind::Pad:
+  case ir::OpKind::Pad:
     return reference::pad(ir::padParams(g, id), x);
-  case OpKind::DepthToSpace:
+  case ir::OpKind::DepthToSpace:
     return reference::depthToSpace(ir::depthToSpaceParams(g, id), x);
   default: // Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout: same data, new shape
     return x.reshaped(g.value(n.outputs[0]).shape);
   }
 }
 
-std::vector<QuantTensor> evalNodeImpl(const QuantizedModel& m, NodeId id,
+std::vector<QuantTensor> evalNodeImpl(const QuantizedModel& m, ir::NodeId id,
                                       const std::vector<const QuantTensor*>& inputs) {
-  const Graph& g = m.graph;
+  const ir::Graph& g = m.graph;
   const ir::Node& n = g.node(id);
   const QuantNode& q = m.node(id);
   NNACCEL_ASSERT(inputs.size() == n.inputs.size())
@@ -104,7 +98,7 @@ std::vector<QuantTensor> evalNodeImpl(const QuantizedModel& m, NodeId id,
   if (q.kind == QuantOpKind::Folded) {
     std::vector<QuantTensor> result(n.outputs.size());
     for (size_t i = 0; i < n.outputs.size(); ++i) {
-      if (n.outputs[i] != kNoValue) {
+      if (n.outputs[i] != ir::kNoValue) {
         result[i] = constantOperand(m, n.outputs[i]);
       }
     }
@@ -115,13 +109,13 @@ std::vector<QuantTensor> evalNodeImpl(const QuantizedModel& m, NodeId id,
   }
   // Integer kinds: data operands are int8 (constants in their int8 form from the model).
   auto operand = [&](size_t i) -> const Tensor& {
-    const ValueId v = n.inputs.at(i);
+    const ir::ValueId v = n.inputs.at(i);
     const QuantTensor* t = g.isConstant(v) ? &m.constants.at(static_cast<size_t>(v)) : inputs[i];
     NNACCEL_ASSERT(t != nullptr && t->isQuantized())
         << "node " << n.name << ": input " << i << " is not an int8 tensor";
     return t->data;
   };
-  const ValueId out = n.outputs[0];
+  const ir::ValueId out = n.outputs[0];
   const Dims& outShape = g.value(out).shape;
   Tensor y;
   switch (q.kind) {
@@ -144,7 +138,7 @@ std::vector<QuantTensor> evalNodeImpl(const QuantizedModel& m, NodeId id,
     y = averagePool(ir::poolParams(g, id), operand(0), q.countMultipliers);
     break;
   case QuantOpKind::AddSub:
-    y = addSub(n.op == OpKind::Sub, q.addSub, operand(0), operand(1), outShape);
+    y = addSub(n.op == ir::OpKind::Sub, q.addSub, operand(0), operand(1), outShape);
     break;
   case QuantOpKind::Mul:
     y = mul(q.mulMultiplier, operand(0), operand(1), outShape);
@@ -176,7 +170,7 @@ std::vector<QuantTensor> evalNodeImpl(const QuantizedModel& m, NodeId id,
 
 } // namespace
 
-std::vector<QuantTensor> evalQuantizedNode(const QuantizedModel& model, NodeId id,
+std::vector<QuantTensor> evalQuantizedNode(const QuantizedModel& model, ir::NodeId id,
                                            const std::vector<const QuantTensor*>& inputs) {
   try {
     return evalNodeImpl(model, id, inputs);
@@ -187,7 +181,7 @@ std::vector<QuantTensor> evalQuantizedNode(const QuantizedModel& model, NodeId i
 
 Int8Executor::Int8Executor(const QuantizedModel& model) : model_(model) {}
 
-QuantTensor Int8Executor::value(ValueId id) const {
+QuantTensor Int8Executor::value(ir::ValueId id) const {
   if (model_.graph.isConstant(id)) {
     return constantOperand(model_, id);
   }
@@ -195,7 +189,7 @@ QuantTensor Int8Executor::value(ValueId id) const {
 }
 
 Int8Result Int8Executor::run(const std::vector<Tensor>& inputs) {
-  const Graph& g = model_.graph;
+  const ir::Graph& g = model_.graph;
   ErrorContext context;
   context.file = g.sourcePath;
   if (inputs.size() != g.inputs.size()) {
@@ -205,7 +199,7 @@ Int8Result Int8Executor::run(const std::vector<Tensor>& inputs) {
   }
   values_.assign(g.numValues(), QuantTensor{});
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const ValueId v = g.inputs[i];
+    const ir::ValueId v = g.inputs[i];
     const ir::Value& value = g.value(v);
     if (inputs[i].dtype() != value.dtype || inputs[i].shape() != value.shape) {
       throw Error(ErrorKind::Usage, context,
@@ -220,27 +214,27 @@ Int8Result Int8Executor::run(const std::vector<Tensor>& inputs) {
                                           : QuantTensor{inputs[i], 0.0f};
   }
   for (size_t i = 0; i < g.numNodes(); ++i) {
-    const auto id = static_cast<NodeId>(i);
+    const auto id = static_cast<ir::NodeId>(i);
     const ir::Node& n = g.node(id);
     if (model_.node(id).kind == QuantOpKind::Folded) {
       continue;
     }
     std::vector<const QuantTensor*> args(n.inputs.size(), nullptr);
     for (size_t k = 0; k < n.inputs.size(); ++k) {
-      const ValueId v = n.inputs[k];
-      if (v != kNoValue && !g.isConstant(v)) {
+      const ir::ValueId v = n.inputs[k];
+      if (v != ir::kNoValue && !g.isConstant(v)) {
         args[k] = &values_[static_cast<size_t>(v)];
       }
     }
     std::vector<QuantTensor> outs = evalQuantizedNode(model_, id, args);
     for (size_t k = 0; k < n.outputs.size(); ++k) {
-      if (n.outputs[k] != kNoValue) {
+      if (n.outputs[k] != ir::kNoValue) {
         values_[static_cast<size_t>(n.outputs[k])] = std::move(outs[k]);
       }
     }
   }
   Int8Result result;
-  for (ValueId v : g.outputs) {
+  for (ir::ValueId v : g.outputs) {
     result.outputs.push_back(value(v));
     result.dequantized.push_back(result.outputs.back().dequantize());
   }

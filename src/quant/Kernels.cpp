@@ -240,7 +240,7 @@ Tensor averagePool(const ir::PoolParams& p, const Tensor& x,
         const int64_t outPos = (o0 * axes.out[1] + o1) * axes.out[2] + o2;
         for (int64_t plane = 0; plane < planes; ++plane) {
           const int8_t* xp = src + plane * inVol;
-          int32_t sum = 0;
+          int64_t sum = 0; // a window may hold more than 2^24 values: int32 could overflow
           for (int64_t i0 : t0) {
             for (int64_t i1 : t1) {
               const int8_t* row = xp + (i0 * axes.in[1] + i1) * axes.in[2];
@@ -249,7 +249,7 @@ Tensor averagePool(const ir::PoolParams& p, const Tensor& x,
               }
             }
           }
-          dst[plane * outVol + outPos] = count > 0 ? toS8(requantize(sum, m)) : int8_t{0};
+          dst[plane * outVol + outPos] = count > 0 ? toS8(requantizeWide(sum, m)) : int8_t{0};
         }
       }
     }

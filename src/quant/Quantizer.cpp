@@ -5,11 +5,11 @@
 #include "nnaccel/quant/QuantizedModel.h"
 #include "nnaccel/reference/Executor.h"
 #include "nnaccel/reference/Kernels.h"
+#include "nnaccel/support/Rng.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <random>
 
 namespace nnaccel::quant {
 
@@ -86,6 +86,32 @@ bool isScalePreserving(QuantOpKind kind) {
 
 // --- calibration inputs ------------------------------------------------------------------------
 
+void checkCalibrationInputs(const Graph& g, const std::vector<Tensor>& inputs,
+                            const std::vector<std::string>& files, size_t setIndex) {
+  for (size_t i = 0; i < inputs.size() && i < g.inputs.size(); ++i) {
+    if (inputs[i].dtype() != DType::F32) {
+      continue;
+    }
+    const std::span<const float> data = inputs[i].values<float>();
+    const auto bad =
+        std::find_if(data.begin(), data.end(), [](float x) { return !std::isfinite(x); });
+    if (bad == data.end()) {
+      continue;
+    }
+    const std::string what = std::isnan(*bad) ? "nan" : (*bad > 0 ? "inf" : "-inf");
+    const std::string where = what + " at element " + std::to_string(bad - data.begin());
+    const std::string& name = g.value(g.inputs[i]).name;
+    if (i < files.size() && !files[i].empty()) {
+      throw Error(ErrorKind::Io, ErrorContext{.file = files[i]},
+                  "input '" + name + "' holds a non-finite value (" + where +
+                      "); int8 calibration needs finite inputs");
+    }
+    throw Error(ErrorKind::Model, ErrorContext{.file = g.sourcePath},
+                "calibration input set " + std::to_string(setIndex) + ": input '" + name +
+                    "' holds a non-finite value (" + where + ")");
+  }
+}
+
 std::vector<std::vector<Tensor>> makeCalibrationInputs(const Graph& g, int count, uint64_t seed) {
   ErrorContext context;
   context.file = g.sourcePath;
@@ -106,15 +132,12 @@ std::vector<std::vector<Tensor>> makeCalibrationInputs(const Graph& g, int count
                       "': its shape is not known");
     }
   }
-  std::mt19937_64 rng(seed);
+  Rng rng(seed);
   std::vector<std::vector<Tensor>> sets(static_cast<size_t>(count));
   for (auto& set : sets) {
     for (ValueId v : g.inputs) {
       Tensor t(DType::F32, g.value(v).shape);
-      for (float& x : t.values<float>()) {
-        const float u = static_cast<float>(rng() >> 40) * 0x1p-24f; // [0, 1), exact
-        x = 2.0f * u - 1.0f;
-      }
+      rng.fillUniform(t.values<float>(), -1.0f, 1.0f); // exactly 2u - 1, u on the 2^-24 grid
       set.push_back(std::move(t));
     }
   }
@@ -354,21 +377,25 @@ std::vector<Range> calibrate(const Graph& g, const std::vector<std::vector<Tenso
           values[v].dtype() != DType::F32 || values[v].sizeBytes() == 0) {
         continue;
       }
+      // Accumulate in locals: updating ranges[v] in place made the compiler store it on every
+      // element (the float data might alias it), as slow as the executor run itself.
       Range& r = ranges[v];
+      float lo = r.lo;
+      float hi = r.hi;
+      bool finite = true;
       for (float x : values[v].values<float>()) {
-        if (!std::isfinite(x)) {
-          const ir::Value& value = g.value(id);
-          if (value.producer < 0) {
-            ErrorContext context;
-            context.file = g.sourcePath;
-            throw Error(ErrorKind::Usage, context,
-                        "calibration input '" + value.name + "' holds a non-finite value");
-          }
-          g.fail(value.producer, "calibration produced a non-finite value in '" + value.name + "'");
-        }
-        r.lo = std::min(r.lo, x);
-        r.hi = std::max(r.hi, x);
+        finite &= std::isfinite(x);
+        lo = std::min(lo, x);
+        hi = std::max(hi, x);
       }
+      if (!finite) {
+        const ir::Value& value = g.value(id);
+        NNACCEL_ASSERT(value.producer >= 0)
+            << "input '" << value.name << "' passed checkCalibrationInputs but is not finite";
+        g.fail(value.producer, "calibration produced a non-finite value in '" + value.name + "'");
+      }
+      r.lo = lo;
+      r.hi = hi;
     }
   }
   return ranges;
@@ -486,9 +513,10 @@ private:
     return m_.scales[i];
   }
 
-  QuantMultiplier multiplier(NodeId id, double m, const std::string& what) const {
+  QuantMultiplier multiplier(NodeId id, double m, const std::string& what,
+                             int64_t maxAbsAccumulator = int64_t{1} << 31) const {
     try {
-      return quantizeMultiplier(m);
+      return quantizeMultiplier(m, maxAbsAccumulator);
     } catch (const Error& e) {
       g_.fail(id, what + ": " + e.reason(), e.kind());
     }
@@ -537,8 +565,9 @@ private:
       for (int64_t count : averagePoolCounts(ir::poolParams(g_, id))) {
         const double m = static_cast<double>(inScales[0]) /
                          (static_cast<double>(sOut) * static_cast<double>(count));
+        // Window sums of `count` int8 values: |sum| <= 128 * count (accumulated in int64).
         q.countMultipliers.push_back(
-            {count, multiplier(id, m, "window count " + std::to_string(count))});
+            {count, multiplier(id, m, "window count " + std::to_string(count), -kInt8Min * count)});
       }
       break;
     case QuantOpKind::AddSub: {
@@ -699,6 +728,9 @@ QuantizedModel quantize(const Graph& g, const std::vector<std::vector<Tensor>>& 
           : std::vector<std::vector<Tensor>>{};
   const auto& inputs = calibrationInputs.empty() ? defaults : calibrationInputs;
   model.calibrationCount = static_cast<int64_t>(inputs.size());
+  for (size_t set = 0; set < inputs.size(); ++set) {
+    checkCalibrationInputs(g, inputs[set], {}, set);
+  }
   Quantizer quantizer(model);
   quantizer.classify();
   quantizer.checkConstants();

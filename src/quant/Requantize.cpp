@@ -3,11 +3,12 @@
 #include "nnaccel/quant/Requantize.h"
 
 #include <sstream>
+#include <string>
 
 namespace nnaccel::quant {
 
 namespace {
-[[noreturn]] void rejectMultiplier(double m, const char* why) {
+[[noreturn]] void rejectMultiplier(double m, const std::string& why) {
   std::ostringstream os;
   os.precision(9);
   os << "requantization multiplier " << m << " " << why;
@@ -15,7 +16,7 @@ namespace {
 }
 } // namespace
 
-QuantMultiplier quantizeMultiplier(double m) {
+QuantMultiplier quantizeMultiplier(double m, int64_t maxAbsAccumulator) {
   if (!std::isfinite(m)) {
     rejectMultiplier(m, "is not finite");
   }
@@ -35,7 +36,13 @@ QuantMultiplier quantizeMultiplier(double m) {
     rejectMultiplier(m, "is too large (the supported range is [2^-32, 2^30))");
   }
   if (shift > kMaxShift) {
-    return QuantMultiplier{0, kMaxShift}; // |acc * m| < 0.5 for every int32 acc: exactly zero
+    // Exactly zero when |acc * m| < 0.5 for every accumulator (always so for int32 ones).
+    if (static_cast<double>(maxAbsAccumulator) * m >= 0.5) {
+      rejectMultiplier(m, ("is below 2^-32 but accumulators reach " +
+                           std::to_string(maxAbsAccumulator) +
+                           " in magnitude (the supported range is [2^-32, 2^30))"));
+    }
+    return QuantMultiplier{0, kMaxShift};
   }
   return QuantMultiplier{static_cast<int32_t>(mantissa), static_cast<int32_t>(shift)};
 }

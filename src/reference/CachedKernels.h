@@ -19,12 +19,26 @@ struct KernelCache {
   /// The node's weights and bias (Conv/ConvTranspose) are graph constants, converted once.
   bool constantWeights = false;
 
+  /// The node's output of the previous run, handed back by the Executor for reuse.
+  Tensor recycled;
+
   /// The cached primitive, created with \p build() (returning a Primitive) on first use.
   template <typename Build> dnnl_util::Primitive& obtain(Build&& build) {
     if (!primitive) {
       primitive = std::make_unique<dnnl_util::Primitive>(build());
     }
     return *primitive;
+  }
+
+  /// The output tensor of a kernel that writes every element: the recycled one when its dtype
+  /// and shape fit (its old contents are overwritten), else a new one. Saves allocating,
+  /// zero-filling and page-faulting every activation buffer on every run.
+  Tensor output(DType dtype, const Dims& shape) {
+    if (recycled.dtype() == dtype && recycled.shape() == shape &&
+        recycled.sizeBytes() == static_cast<size_t>(numElements(shape)) * dtypeSizeBytes(dtype)) {
+      return std::move(recycled);
+    }
+    return Tensor(dtype, shape);
   }
 };
 

@@ -82,7 +82,7 @@ Tensor conv(const ir::ConvParams& p, const Tensor& x, const Tensor& w, const Ten
         << what << " weights " << dimsToString(w.shape());
     NNACCEL_ASSERT(!bias || bias->numElements() == p.outChannels) << what << " bias size";
 
-    Tensor y(DType::F32, dstShape);
+    Tensor y = cache.output(DType::F32, dstShape);
     const memory::desc srcMd = du::plainDesc(srcShape, DType::F32);
     const memory::desc dstMd = du::plainDesc(dstShape, DType::F32);
     const memory::desc weiMd = weightsDesc(p);
@@ -99,18 +99,18 @@ Tensor conv(const ir::ConvParams& p, const Tensor& x, const Tensor& w, const Ten
       const memory::dims dilations = du::dilationsFromOnnx(p.dilations);
       const memory::dims padL = du::toDims(p.padsBegin);
       if (!p.transposed) {
-        const memory::dims padR = du::forwardPadEnd(p.inSpatial, p.outSpatial, p.kernel,
-                                                    p.strides, p.dilations, p.padsBegin);
+        const memory::dims padR = du::forwardPadEnd(p.inSpatial, p.outSpatial, p.kernel, p.strides,
+                                                    p.dilations, p.padsBegin);
         const dnnl::convolution_forward::desc d(
-            dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, anySrc,
-            anyWei, bias ? biasMd : noBias, anyDst, strides, dilations, padL, padR);
+            dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, anySrc, anyWei,
+            bias ? biasMd : noBias, anyDst, strides, dilations, padL, padR);
         const dnnl::convolution_forward::primitive_desc pd(d, du::engine());
         return du::Primitive(pd, dnnl::convolution_forward(pd));
       }
       const memory::dims padR = deconvPadEnd(p);
       const dnnl::deconvolution_forward::desc d(
-          dnnl::prop_kind::forward_inference, dnnl::algorithm::deconvolution_direct, anySrc,
-          anyWei, bias ? biasMd : noBias, anyDst, strides, dilations, padL, padR);
+          dnnl::prop_kind::forward_inference, dnnl::algorithm::deconvolution_direct, anySrc, anyWei,
+          bias ? biasMd : noBias, anyDst, strides, dilations, padL, padR);
       const dnnl::deconvolution_forward::primitive_desc pd(d, du::engine());
       return du::Primitive(pd, dnnl::deconvolution_forward(pd));
     });

@@ -115,7 +115,7 @@ Tensor concat(const std::vector<const Tensor*>& inputs, int64_t axis, KernelCach
       }
       outShape[static_cast<size_t>(axis)] += t->dim(axis);
     }
-    Tensor y(dtype, outShape);
+    Tensor y = cache.output(dtype, outShape);
     if (y.numElements() == 0) {
       return y;
     }
@@ -229,7 +229,8 @@ Tensor pad(const ir::PadParams& p, const Tensor& x) {
     const E value = *reinterpret_cast<const E*>(padValue.rawData());
     E* dst = reinterpret_cast<E*>(y.rawData());
     Dims idx(rank, 0);
-    for (int64_t out = 0; out < y.numElements(); ++out) {
+    const int64_t count = y.numElements();
+    for (int64_t out = 0; out < count; ++out) {
       int64_t off = 0;
       bool inside = true;
       for (size_t a = 0; a < rank; ++a) {

@@ -46,13 +46,13 @@ Tensor gemm(const ir::GemmParams& p, const Tensor& a, const Tensor& b, const Ten
       du::stridedDesc({p.m, p.k}, p.transA ? Dims{1, p.m} : Dims{p.k, 1}, DType::F32);
   const memory::desc mdB =
       du::stridedDesc({p.k, p.n}, p.transB ? Dims{1, p.k} : Dims{p.n, 1}, DType::F32);
-  Tensor y(DType::F32, {p.m, p.n});
+  Tensor y = cache.output(DType::F32, {p.m, p.n});
   runMatmul(a, mdA, b, mdB, y, du::plainDesc(y.shape(), DType::F32), cache);
   // Epilogue in ONNX's order: alpha * (A B) + beta * C.
   float* py = y.data<float>();
   if (!c) {
-    for (int64_t i = 0; i < y.numElements(); ++i) {
-      py[i] = p.alpha * py[i];
+    for (float& v : y.values<float>()) {
+      v = p.alpha * v;
     }
     return y;
   }
@@ -95,11 +95,7 @@ Tensor matmul(const Tensor& a, const Tensor& b, KernelCache& cache) {
   };
   Dims shapeY = batch;
   shapeY.insert(shapeY.end(), {m, n});
-  Tensor y(DType::F32, shapeY);
-  if (y.numElements() > 0) {
-    runMatmul(a, du::plainDesc(padTo(shapeA), DType::F32), b,
-              du::plainDesc(padTo(shapeB), DType::F32), y, du::plainDesc(shapeY, DType::F32), cache);
-  }
+  // The output without the promoted axes holds the same elements in the same order.
   Dims outShape = batch;
   if (a.rank() > 1) {
     outShape.push_back(m);
@@ -107,7 +103,13 @@ Tensor matmul(const Tensor& a, const Tensor& b, KernelCache& cache) {
   if (b.rank() > 1) {
     outShape.push_back(n);
   }
-  return y.reshaped(outShape);
+  Tensor y = cache.output(DType::F32, outShape);
+  if (y.numElements() > 0) {
+    runMatmul(a, du::plainDesc(padTo(shapeA), DType::F32), b,
+              du::plainDesc(padTo(shapeB), DType::F32), y, du::plainDesc(shapeY, DType::F32),
+              cache);
+  }
+  return y;
 }
 
 Tensor softmax(const ir::SoftmaxParams& p, const Tensor& x) {
@@ -130,7 +132,7 @@ Tensor softmax(const ir::SoftmaxParams& p, const Tensor& x, KernelCache& cache) 
     const int64_t axisDim = x.rank() == 0 ? 1 : x.dim(p.axis);
     // Opset < 13 normalizes over the flattened trailing block [axis, rank).
     const Dims view = p.coerce2d ? Dims{outer, axisDim * inner, 1} : Dims{outer, axisDim, inner};
-    Tensor y(DType::F32, x.shape());
+    Tensor y = cache.output(DType::F32, x.shape());
     if (x.numElements() == 0) {
       return y;
     }

@@ -3,6 +3,9 @@
 #include "DnnlUtil.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <memory>
+#include <new>
 
 namespace nnaccel::reference::dnnl_util {
 
@@ -85,11 +88,55 @@ dnnl::memory wrap(Tensor& t, const dnnl::memory::desc& md) {
   return dnnl::memory(md, engine(), t.rawData());
 }
 
+void FreeBuffer::operator()(std::byte* p) const {
+  std::free(p);
+}
+
+Buffer allocateBuffer(size_t bytes) {
+  auto* p =
+      static_cast<std::byte*>(std::aligned_alloc(64, (std::max<size_t>(bytes, 1) + 63) / 64 * 64));
+  if (!p) {
+    throw std::bad_alloc();
+  }
+  return Buffer(p);
+}
+
+namespace {
+size_t alignedSize(size_t bytes) {
+  return (bytes + 63) / 64 * 64;
+}
+
+/// This thread's workspace for staging buffers and scratchpads. They are only used while one
+/// primitive executes (execute() waits for it), so one growing buffer per thread serves every
+/// primitive of every node: no allocation or page fault per execution, and the memory stays
+/// warm in the cache from one node to the next.
+class Workspace {
+public:
+  std::byte* reserve(size_t bytes) {
+    if (bytes > capacity_) {
+      data_ = allocateBuffer(bytes);
+      capacity_ = bytes;
+    }
+    return data_.get();
+  }
+
+private:
+  Buffer data_;
+  size_t capacity_ = 0;
+};
+
+Workspace& workspace() {
+  thread_local Workspace w;
+  return w;
+}
+} // namespace
+
 Primitive::Primitive(const dnnl::primitive_desc_base& pd, const dnnl::primitive& prim)
     : pd_(pd), prim_(prim) {
   const dnnl::memory::desc scratch = pd_.scratchpad_desc();
   if (scratch.get_size() > 0) {
-    scratchpad_ = dnnl::memory(scratch, engine());
+    scratchpad_ = dnnl::memory(scratch, engine(), DNNL_MEMORY_NONE);
+    workspaceBytes_ = alignedSize(scratch.get_size());
   }
 }
 
@@ -104,51 +151,78 @@ Primitive::Staging& Primitive::staging(int arg, const dnnl::memory& user, bool i
   st.user = userMd;
   const dnnl::memory::desc want = pd_.query_md(dnnl::query::exec_arg_md, arg);
   if (want != userMd) {
-    st.buffer = dnnl::memory(want, engine());
-    st.reorder = isOutput ? dnnl::reorder(st.buffer, user) : dnnl::reorder(user, st.buffer);
+    st.reorder =
+        dnnl::reorder(isOutput ? dnnl::reorder::primitive_desc(engine(), want, engine(), userMd)
+                               : dnnl::reorder::primitive_desc(engine(), userMd, engine(), want));
+    st.buffer = dnnl::memory(want, engine(), DNNL_MEMORY_NONE);
+    st.workspaceOffset = workspaceBytes_;
+    workspaceBytes_ += alignedSize(want.get_size());
   }
   return staging_.emplace(arg, std::move(st)).first->second;
 }
 
 void Primitive::execute(const Args& inputs, const Args& outputs,
                         std::initializer_list<int> constantInputs) {
+  struct Bound {
+    int arg;
+    Staging* st;
+    dnnl::memory user;
+  };
+  // Resolve every argument first: a new staging buffer may enlarge the workspace.
+  std::vector<Bound> in, out;
+  for (const auto& [arg, mem] : inputs) {
+    in.push_back({arg, &staging(arg, mem, false), mem});
+  }
+  for (const auto& [arg, mem] : outputs) {
+    out.push_back({arg, &staging(arg, mem, true), mem});
+  }
+  std::byte* base = workspaceBytes_ > 0 ? workspace().reserve(workspaceBytes_) : nullptr;
   dnnl::stream& s = stream();
   Args args;
-  for (const auto& [arg, mem] : inputs) {
-    Staging& st = staging(arg, mem, false);
+  for (const Bound& b : in) {
+    Staging& st = *b.st;
     if (!st.buffer) {
-      args.emplace(arg, mem);
+      args.emplace(b.arg, b.user);
       continue;
     }
     const bool constant =
-        std::find(constantInputs.begin(), constantInputs.end(), arg) != constantInputs.end();
-    if (!constant || !st.constantData) {
-      st.reorder.execute(s, {{DNNL_ARG_FROM, mem}, {DNNL_ARG_TO, st.buffer}});
-      st.constantData = constant ? mem.get_data_handle() : nullptr;
+        std::find(constantInputs.begin(), constantInputs.end(), b.arg) != constantInputs.end();
+    if (constant && executions_ > 0) {
+      // Run again: keep the converted constant from now on. Not on the first execution, since
+      // fresh memory is expensive (a page fault per 4 KiB on first touch) and a node that runs
+      // once (evalNode, a single Executor::run) would pay it for nothing.
+      if (!st.owned) {
+        st.owned = allocateBuffer(st.buffer.get_desc().get_size());
+        st.buffer.set_data_handle(st.owned.get(), s);
+        st.reorder.execute(s, {{DNNL_ARG_FROM, b.user}, {DNNL_ARG_TO, st.buffer}});
+        st.constantData = b.user.get_data_handle();
+      }
+      NNACCEL_ASSERT(st.constantData == b.user.get_data_handle())
+          << "constant oneDNN argument " << b.arg << " changed its data between executions";
     } else {
-      NNACCEL_ASSERT(st.constantData == mem.get_data_handle())
-          << "constant oneDNN argument " << arg << " changed its data between executions";
+      st.buffer.set_data_handle(base + st.workspaceOffset, s);
+      st.reorder.execute(s, {{DNNL_ARG_FROM, b.user}, {DNNL_ARG_TO, st.buffer}});
     }
-    args.emplace(arg, st.buffer);
+    args.emplace(b.arg, st.buffer);
   }
-  std::vector<std::pair<const Staging*, dnnl::memory>> copyBack;
-  for (const auto& [arg, mem] : outputs) {
-    const Staging& st = staging(arg, mem, true);
-    if (!st.buffer) {
-      args.emplace(arg, mem);
-    } else {
-      args.emplace(arg, st.buffer);
-      copyBack.emplace_back(&st, mem);
+  for (const Bound& b : out) {
+    if (b.st->buffer) {
+      b.st->buffer.set_data_handle(base + b.st->workspaceOffset, s);
     }
+    args.emplace(b.arg, b.st->buffer ? b.st->buffer : b.user);
   }
   if (scratchpad_) {
+    scratchpad_.set_data_handle(base, s); // the scratchpad is at offset 0
     args.emplace(DNNL_ARG_SCRATCHPAD, scratchpad_);
   }
   prim_.execute(s, args);
-  for (const auto& [st, user] : copyBack) {
-    st->reorder.execute(s, {{DNNL_ARG_FROM, st->buffer}, {DNNL_ARG_TO, user}});
+  for (const Bound& b : out) {
+    if (b.st->buffer) {
+      b.st->reorder.execute(s, {{DNNL_ARG_FROM, b.st->buffer}, {DNNL_ARG_TO, b.user}});
+    }
   }
   s.wait();
+  ++executions_;
 }
 
 } // namespace nnaccel::reference::dnnl_util

@@ -8,6 +8,7 @@
 
 #include <dnnl.hpp>
 #include <initializer_list>
+#include <memory>
 #include <string>
 #include <unordered_map>
 
@@ -57,13 +58,23 @@ template <typename F> auto guard(const std::string& what, F&& f) -> decltype(f()
   }
 }
 
+struct FreeBuffer {
+  void operator()(std::byte* p) const;
+};
+/// Host memory for oneDNN buffers the kernels own (the workspace, converted constants).
+using Buffer = std::unique_ptr<std::byte, FreeBuffer>;
+/// At least \p bytes, 64-byte aligned.
+Buffer allocateBuffer(size_t bytes);
+
 /// A oneDNN primitive created once and executed any number of times on arguments with the same
 /// descriptors. Arguments whose user layout (the plain tensor layout) differs from the layout the
-/// primitive descriptor asks for go through a staging buffer and a reorder primitive, both
-/// created on first use and kept; the scratchpad is allocated once. Inputs named as constant are
-/// reordered on the first execution only, so e.g. Conv weights are converted to the blocked
-/// layout once per Executor instead of once per run. Executing the same primitive with the same
-/// reorders gives the same bits however often it runs.
+/// primitive descriptor asks for go through a staging buffer and a reorder primitive created on
+/// first use and kept. Staging buffers and the scratchpad live in a per-thread workspace shared
+/// by all primitives (they are only needed during one execution). Inputs named as constant are
+/// the exception from the second execution on: they are reordered once more into a buffer of
+/// their own and reused, so e.g. Conv weights are converted to the blocked layout once per
+/// Executor rather than on every run. The same primitive with the same reorders gives the same
+/// bits however often it runs.
 class Primitive {
 public:
   Primitive(const dnnl::primitive_desc_base& pd, const dnnl::primitive& prim);
@@ -82,13 +93,17 @@ private:
     dnnl::memory::desc user;
     dnnl::memory buffer; ///< empty when the user memory is passed directly
     dnnl::reorder reorder;
-    const void* constantData = nullptr; ///< constant input already converted from this data
+    size_t workspaceOffset = 0;         ///< where the buffer lives in the workspace
+    Buffer owned;                       ///< a constant's converted copy, once kept
+    const void* constantData = nullptr; ///< the user data \c owned was converted from
   };
   Staging& staging(int arg, const dnnl::memory& user, bool isOutput);
 
   dnnl::primitive_desc_base pd_;
   dnnl::primitive prim_;
-  dnnl::memory scratchpad_;
+  dnnl::memory scratchpad_; ///< at offset 0 of the workspace
+  size_t workspaceBytes_ = 0;
+  int64_t executions_ = 0;
   std::unordered_map<int, Staging> staging_;
 };
 

@@ -6,6 +6,7 @@
 #include "KernelUtil.h"
 #include "Strided.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -46,20 +47,37 @@ std::optional<EltwiseAlg> dnnlEltwise(const ir::ActivationParams& p) {
   }
 }
 
-template <typename T> Tensor integerActivation(const ir::ActivationParams& p, const Tensor& x) {
+template <typename T> Tensor clampLoop(const Tensor& x, int64_t lo, int64_t hi) {
+  // Saturate the bounds to T's range; then min(max(v, lo), hi), which is hi everywhere when
+  // lo > hi (numpy's clip, and ONNX's rule for min > max).
+  const auto typeLo = static_cast<int64_t>(std::numeric_limits<T>::lowest());
+  const auto typeHi = static_cast<int64_t>(std::numeric_limits<T>::max());
+  const auto l = static_cast<T>(std::clamp(lo, typeLo, typeHi));
+  const auto h = static_cast<T>(std::clamp(hi, typeLo, typeHi));
   Tensor y(x.dtype(), x.shape());
   const T* src = x.data<T>();
   T* dst = y.data<T>();
-  const double lo = p.kind == OpKind::Relu ? 0.0 : static_cast<double>(p.alpha);
-  const double hi = p.kind == OpKind::Relu ? std::numeric_limits<double>::infinity()
-                                           : static_cast<double>(p.beta);
-  for (int64_t i = 0; i < x.numElements(); ++i) {
-    const auto v = static_cast<double>(src[i]);
-    dst[i] = v < lo   ? static_cast<T>(std::ceil(lo))
-             : v > hi ? static_cast<T>(std::floor(hi))
-                      : src[i];
+  const int64_t count = x.numElements();
+  for (int64_t i = 0; i < count; ++i) {
+    dst[i] = std::min(std::max(src[i], l), h);
   }
   return y;
+}
+
+/// An integer bound from a real one: ceil for a lower bound, floor for an upper bound (the
+/// integers inside [lo, hi] are kept), saturated to int64; NaN means no bound.
+int64_t integerBound(float bound, bool lower) {
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::lowest();
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  const double b =
+      lower ? std::ceil(static_cast<double>(bound)) : std::floor(static_cast<double>(bound));
+  if (std::isnan(b)) {
+    return lower ? kMin : kMax;
+  }
+  if (b <= static_cast<double>(kMin)) {
+    return kMin;
+  }
+  return b >= static_cast<double>(kMax) ? kMax : static_cast<int64_t>(b);
 }
 
 template <typename T> T wrapAdd(T a, T b) {
@@ -99,8 +117,12 @@ template <typename T> T applyBinary(OpKind op, T a, T b) {
       if (b == 0) {
         throw Error(ErrorKind::Model, {}, "integer division by zero");
       }
-      // min / -1 overflows: wrap like the other ops (the result is min).
-      return b == -1 ? wrapSub(T(0), a) : static_cast<T>(a / b);
+      if constexpr (std::is_signed_v<T>) {
+        if (b == -1) {
+          return wrapSub(T(0), a); // min / -1 overflows: wrap like the other ops (gives min)
+        }
+      }
+      return static_cast<T>(a / b);
     }
   }
 }
@@ -136,7 +158,7 @@ dnnl::algorithm dnnlBinaryAlg(OpKind op) {
 /// oneDNN binary: \p a has the output shape, \p b broadcasts into it.
 Tensor binaryDnnl(OpKind op, const Tensor& a, const Tensor& b, KernelCache& cache) {
   return du::guard(std::string(ir::opName(op)), [&]() -> Tensor {
-    Tensor y(DType::F32, a.shape());
+    Tensor y = cache.output(DType::F32, a.shape());
     Dims shapeB(static_cast<size_t>(a.rank() - b.rank()), 1);
     shapeB.insert(shapeB.end(), b.shape().begin(), b.shape().end());
     const dnnl::memory::desc mdA = du::plainDesc(a.shape(), DType::F32);
@@ -161,28 +183,20 @@ Tensor activation(const ir::ActivationParams& p, const Tensor& x) {
 Tensor activation(const ir::ActivationParams& p, const Tensor& x, KernelCache& cache) {
   const std::string what(ir::opName(p.kind));
   if (x.dtype() != DType::F32) {
-    if (p.kind != OpKind::Relu && p.kind != OpKind::Clip) {
-      requireDType(x, DType::F32, what);
+    if (p.kind == OpKind::Relu) {
+      return clampInteger(x, 0, std::numeric_limits<int64_t>::max());
     }
-    switch (x.dtype()) {
-    case DType::I8:
-      return integerActivation<int8_t>(p, x);
-    case DType::U8:
-      return integerActivation<uint8_t>(p, x);
-    case DType::I32:
-      return integerActivation<int32_t>(p, x);
-    case DType::I64:
-      return integerActivation<int64_t>(p, x);
-    default:
-      requireDType(x, DType::F32, what);
+    if (p.kind == OpKind::Clip) {
+      return clampInteger(x, integerBound(p.alpha, true), integerBound(p.beta, false));
     }
+    requireDType(x, DType::F32, what);
   }
-  Tensor y(DType::F32, x.shape());
+  Tensor y = cache.output(DType::F32, x.shape());
   if (x.numElements() == 0) {
     return y;
   }
   if (const auto alg = dnnlEltwise(p)) {
-    return du::guard(what, [&] {
+    du::guard(what, [&] {
       const dnnl::memory::desc md = du::plainDesc({x.numElements()}, DType::F32);
       du::Primitive& prim = cache.obtain([&] {
         const dnnl::eltwise_forward::desc d(dnnl::prop_kind::forward_inference, alg->alg, md,
@@ -191,15 +205,32 @@ Tensor activation(const ir::ActivationParams& p, const Tensor& x, KernelCache& c
         return du::Primitive(pd, dnnl::eltwise_forward(pd));
       });
       prim.execute({{DNNL_ARG_SRC, du::wrap(x, md)}}, {{DNNL_ARG_DST, du::wrap(y, md)}});
-      return y;
     });
+    return y; // returned here, not from the lambda, which would copy the captured tensor
   }
   const float* src = x.data<float>();
   float* dst = y.data<float>();
-  for (int64_t i = 0; i < x.numElements(); ++i) {
+  const int64_t count = x.numElements();
+  for (int64_t i = 0; i < count; ++i) {
     dst[i] = ir::applyActivation(p, src[i]);
   }
   return y;
+}
+
+Tensor clampInteger(const Tensor& x, int64_t lo, int64_t hi) {
+  switch (x.dtype()) {
+  case DType::I8:
+    return clampLoop<int8_t>(x, lo, hi);
+  case DType::U8:
+    return clampLoop<uint8_t>(x, lo, hi);
+  case DType::I32:
+    return clampLoop<int32_t>(x, lo, hi);
+  case DType::I64:
+    return clampLoop<int64_t>(x, lo, hi);
+  default:
+    unsupported("integer clamp on " + std::string(dtypeName(x.dtype())) +
+                " input is not supported (s8, u8, s32, s64)");
+  }
 }
 
 Tensor prelu(const Tensor& x, const Tensor& slope) {
@@ -244,13 +275,17 @@ Tensor binary(OpKind op, const Tensor& a, const Tensor& b, KernelCache& cache) {
     }
     return binaryLoops<float>(op, a, b, out);
   }
+  case DType::I8:
+    return binaryLoops<int8_t>(op, a, b, out);
+  case DType::U8:
+    return binaryLoops<uint8_t>(op, a, b, out);
   case DType::I32:
     return binaryLoops<int32_t>(op, a, b, out);
   case DType::I64:
     return binaryLoops<int64_t>(op, a, b, out);
   default:
     unsupported(what + " on " + std::string(dtypeName(a.dtype())) +
-                " input is not supported (f32, s32, s64)");
+                " input is not supported (f32, s8, u8, s32, s64)");
   }
 }
 

@@ -9,6 +9,7 @@
 #include "nnaccel/ir/OpParams.h"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 namespace nnaccel::reference {
@@ -140,10 +141,32 @@ Tensor constantOfShape(const ir::Graph& g, ir::NodeId id, const Tensor& shapeTen
   }
   Tensor out(fill.dtype(), dims);
   const size_t size = dtypeSizeBytes(fill.dtype());
-  for (int64_t i = 0; i < out.numElements(); ++i) {
+  const int64_t count = out.numElements();
+  for (int64_t i = 0; i < count; ++i) {
     std::copy_n(fill.rawData(), size, out.rawData() + static_cast<size_t>(i) * size);
   }
   return out;
+}
+
+bool isIntegerTensor(const Tensor* t) {
+  return t && (t->dtype() == DType::I8 || t->dtype() == DType::U8 || t->dtype() == DType::I32 ||
+               t->dtype() == DType::I64);
+}
+
+/// A unary activation. Clip on integers with integer bound inputs (Clip-12+, bounds of the
+/// input's type) reads the bounds exactly: ActivationParams holds them as float, which is
+/// inexact beyond 2^24.
+Tensor evalActivation(const ir::Graph& g, ir::NodeId id, const NodeInputs& in, KernelCache& cache) {
+  const ir::ActivationParams p = ir::activationParams(g, id);
+  const Tensor& x = in.at(0);
+  const Tensor* lo = in.optional(1);
+  const Tensor* hi = in.optional(2);
+  if (p.kind == OpKind::Clip && isIntegerTensor(&x) && (lo || hi) && (!lo || isIntegerTensor(lo)) &&
+      (!hi || isIntegerTensor(hi))) {
+    return clampInteger(x, lo ? lo->elementAsInt64(0) : std::numeric_limits<int64_t>::lowest(),
+                        hi ? hi->elementAsInt64(0) : std::numeric_limits<int64_t>::max());
+  }
+  return activation(p, x, cache);
 }
 
 std::vector<Tensor> evalUnchecked(const ir::Graph& g, ir::NodeId id, const NodeInputs& in,
@@ -154,13 +177,13 @@ std::vector<Tensor> evalUnchecked(const ir::Graph& g, ir::NodeId id, const NodeI
     v.push_back(std::move(t));
     return v;
   };
-  if (ir::isUnaryActivation(n.op)) {
-    return one(activation(ir::activationParams(g, id), in.at(0), cache));
-  }
   switch (n.op) {
+  NNACCEL_UNARY_ACTIVATION_CASES:
+    return one(evalActivation(g, id, in, cache));
   case OpKind::Conv:
   case OpKind::ConvTranspose: {
-    cache.constantWeights = isConstantInput(g, n, 1) && (!in.optional(2) || isConstantInput(g, n, 2));
+    cache.constantWeights =
+        isConstantInput(g, n, 1) && (!in.optional(2) || isConstantInput(g, n, 2));
     return one(conv(ir::convParams(g, id), in.at(0), in.at(1), in.optional(2), cache));
   }
   case OpKind::MaxPool:
@@ -241,8 +264,6 @@ std::vector<Tensor> evalUnchecked(const ir::Graph& g, ir::NodeId id, const NodeI
     return one(in.at(0).castTo(ir::castTarget(g, id)));
   case OpKind::ConstantOfShape:
     return one(constantOfShape(g, id, in.at(0)));
-  default: // the unary activations, dispatched above
-    break;
   }
   g.fail(id, "op is not supported by the reference executor", ErrorKind::Unsupported);
 }
@@ -267,7 +288,9 @@ std::vector<Tensor> evalNode(const ir::Graph& g, ir::NodeId id,
 }
 
 Executor::Executor(const ir::Graph& g) : graph_(g), values_(g.numValues()) {
-  caches_.resize(g.numNodes());
+  for (size_t i = 0; i < g.numNodes(); ++i) {
+    caches_.push_back(std::make_unique<KernelCache>());
+  }
 }
 
 Executor::~Executor() = default;
@@ -287,6 +310,14 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor>& inputs) {
     throw Error(ErrorKind::Usage, where,
                 "expected " + std::to_string(g.inputs.size()) + " inputs, got " +
                     std::to_string(inputs.size()));
+  }
+  // Hand every node's output of the previous run back to its kernel state: kernels that write
+  // every element reuse the buffer instead of allocating and zero-filling a new one.
+  for (size_t nid = 0; nid < g.numNodes(); ++nid) {
+    const ir::Node& n = g.node(static_cast<ir::NodeId>(nid));
+    if (!n.outputs.empty() && n.outputs[0] != ir::kNoValue) {
+      caches_[nid]->recycled = std::move(values_[static_cast<size_t>(n.outputs[0])]);
+    }
   }
   std::vector<bool> ready(g.numValues(), false);
   values_.assign(g.numValues(), Tensor());
@@ -323,11 +354,9 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor>& inputs) {
           << "node '" << n.name << "' reads '" << g.value(in).name << "' before it is computed";
       args.push_back(&value(in));
     }
-    auto& cache = caches_[nid];
-    if (!cache) {
-      cache = std::make_unique<KernelCache>();
-    }
-    std::vector<Tensor> out = evalWithCache(g, id, args, *cache);
+    KernelCache& cache = *caches_[nid];
+    std::vector<Tensor> out = evalWithCache(g, id, args, cache);
+    cache.recycled = Tensor(); // a kernel that did not take its old output frees it now
     for (size_t k = 0; k < n.outputs.size(); ++k) {
       const ir::ValueId o = n.outputs[k];
       if (o == ir::kNoValue) {

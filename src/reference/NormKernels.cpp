@@ -25,7 +25,7 @@ Tensor batchNorm(const ir::BatchNormParams& p, const Tensor& x, const Tensor& sc
     }
     const int64_t rest = x.numElements() / (x.dim(0) * p.channels);
     const Dims view{x.dim(0), p.channels, rest};
-    Tensor y(DType::F32, x.shape());
+    Tensor y = cache.output(DType::F32, x.shape());
     const dnnl::memory::desc dataMd = du::plainDesc(view, DType::F32);
     const dnnl::memory::desc channelMd = du::plainDesc({p.channels}, DType::F32);
     du::Primitive& prim = cache.obtain([&] {

@@ -6,8 +6,11 @@
 // (onnxruntime/PyTorch semantics), whereas oneDNN's avg_include_padding counts every window
 // position. When there is such an overhang the input is zero-padded explicitly and pooled with
 // avg_exclude_padding over the remaining overhang, which gives exactly the ONNX divisor.
+// Max pooling runs channels-last when oneDNN has no jit kernel for the plain layout.
 #include "CachedKernels.h"
 #include "KernelUtil.h"
+
+#include <string_view>
 
 namespace nnaccel::reference {
 
@@ -21,20 +24,51 @@ Dims withBatchChannels(const ir::PoolParams& p, const Dims& spatial) {
   return d;
 }
 
+bool isJit(const dnnl::primitive_desc_base& pd) {
+  return std::string_view(pd.impl_info_str()).starts_with("jit");
+}
+
+/// [N, C, spatial...] with the channel axis innermost (nwc / nhwc / ndhwc).
+memory::desc channelsLastDesc(const Dims& shape, DType t) {
+  Dims strides(shape.size());
+  int64_t stride = shape[1];
+  strides[1] = 1;
+  for (size_t a = shape.size(); a-- > 2;) {
+    strides[a] = stride;
+    stride *= shape[a];
+  }
+  strides[0] = stride;
+  return du::stridedDesc(shape, strides, t);
+}
+
 Tensor runPooling(dnnl::algorithm alg, const Tensor& x, const Dims& inSpatial,
                   const ir::PoolParams& p, const Dims& padsBegin, const memory::dims& padsEnd,
                   KernelCache& cache) {
   return du::guard("pooling", [&]() -> Tensor {
-    Tensor y(x.dtype(), withBatchChannels(p, p.outSpatial));
+    Tensor y = cache.output(x.dtype(), withBatchChannels(p, p.outSpatial));
     const memory::desc srcMd = du::plainDesc(x.shape(), x.dtype());
     const memory::desc dstMd = du::plainDesc(y.shape(), y.dtype());
     NNACCEL_ASSERT(x.shape() == withBatchChannels(p, inSpatial)) << "pool input shape";
     du::Primitive& prim = cache.obtain([&] {
-      const dnnl::pooling_v2_forward::desc d(dnnl::prop_kind::forward_inference, alg, srcMd,
-                                             dstMd, du::toDims(p.strides), du::toDims(p.kernel),
-                                             du::dilationsFromOnnx(p.dilations),
-                                             du::toDims(padsBegin), padsEnd);
-      const dnnl::pooling_v2_forward::primitive_desc pd(d, du::engine());
+      auto makePd = [&](const memory::desc& src, const memory::desc& dst) {
+        const dnnl::pooling_v2_forward::desc d(dnnl::prop_kind::forward_inference, alg, src, dst,
+                                               du::toDims(p.strides), du::toDims(p.kernel),
+                                               du::dilationsFromOnnx(p.dilations),
+                                               du::toDims(padsBegin), padsEnd);
+        return dnnl::pooling_v2_forward::primitive_desc(d, du::engine());
+      };
+      dnnl::pooling_v2_forward::primitive_desc pd = makePd(srcMd, dstMd);
+      if (alg == dnnl::algorithm::pooling_max && !isJit(pd)) {
+        // oneDNN 2.6 has no jit kernel for some plain-layout shapes (VGG-16's first pool,
+        // 64x224x224, falls back to simple_nchw, 50x slower). A maximum is the same whatever
+        // the loop order, so pool channels-last (Primitive reorders in and out) when that
+        // gets a jit kernel. Average pooling keeps its layout: a sum's order could change.
+        dnnl::pooling_v2_forward::primitive_desc nhwc =
+            makePd(channelsLastDesc(x.shape(), x.dtype()), channelsLastDesc(y.shape(), y.dtype()));
+        if (isJit(nhwc)) {
+          pd = nhwc;
+        }
+      }
       return du::Primitive(pd, dnnl::pooling_v2_forward(pd));
     });
     prim.execute({{DNNL_ARG_SRC, du::wrap(x, srcMd)}}, {{DNNL_ARG_DST, du::wrap(y, dstMd)}});

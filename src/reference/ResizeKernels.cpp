@@ -208,7 +208,8 @@ Tensor resize(const ir::ResizeParams& p, const Tensor& x) {
   const Interpolator interp(p, x);
   float* dst = y.data<float>();
   Dims idx(p.outShape.size(), 0);
-  for (int64_t i = 0; i < y.numElements(); ++i) {
+  const int64_t count = y.numElements();
+  for (int64_t i = 0; i < count; ++i) {
     dst[i] = static_cast<float>(interp.eval(0, idx, 0));
     for (size_t a = idx.size(); a-- > 0;) {
       if (++idx[a] < p.outShape[a]) {

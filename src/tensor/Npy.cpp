@@ -34,7 +34,7 @@ using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
 std::string readWholeFile(const std::string& path) {
   FilePtr f(std::fopen(path.c_str(), "rb"));
   if (!f) {
-    fail(path, std::string("cannot open for reading: ") + std::strerror(errno));
+    fail(path, std::string("cannot open file (") + std::strerror(errno) + ")");
   }
   std::string bytes;
   char buffer[1 << 16];
@@ -322,14 +322,14 @@ void writeNpy(const std::string& path, const Tensor& t) {
   out += header;
   FilePtr f(std::fopen(path.c_str(), "wb"));
   if (!f) {
-    fail(path, std::string("cannot open for writing: ") + std::strerror(errno));
+    fail(path, std::string("cannot open file for writing (") + std::strerror(errno) + ")");
   }
   const bool ok =
       std::fwrite(out.data(), 1, out.size(), f.get()) == out.size() &&
       (t.sizeBytes() == 0 || std::fwrite(t.rawData(), 1, t.sizeBytes(), f.get()) == t.sizeBytes());
   const bool closed = std::fclose(f.release()) == 0;
   if (!ok || !closed) {
-    fail(path, std::string("write failed: ") + std::strerror(errno));
+    fail(path, std::string("write error (") + std::strerror(errno) + ")");
   }
 }
 

@@ -7,12 +7,10 @@
 
 namespace nnaccel::zoo {
 
-ir::Graph buildLeNet5(uint64_t seed) {
+ir::ValueId buildLeNet5(GraphBuilder& b, ir::ValueId x) {
   // LeCun et al. 1998, with C3 fully connected (61,706 parameters): tanh activations and 2x2
   // average-pool subsampling. Layer names follow the paper
   // (f7 is its output layer, a plain linear layer here instead of RBF units).
-  GraphBuilder b("lenet5", seed);
-  ir::ValueId x = b.input("input", kLeNet5Input);
   x = b.tanh("c1.tanh", b.conv("c1", x, {.outChannels = 6, .kernel = 5, .gain = kTanhGain}));
   x = b.avgPool("s2", x, {.kernel = 2, .stride = 2});
   x = b.tanh("c3.tanh", b.conv("c3", x, {.outChannels = 16, .kernel = 5, .gain = kTanhGain}));
@@ -20,15 +18,12 @@ ir::Graph buildLeNet5(uint64_t seed) {
   x = b.tanh("c5.tanh", b.conv("c5", x, {.outChannels = 120, .kernel = 5, .gain = kTanhGain}));
   x = b.flatten("flatten", x);
   x = b.tanh("f6.tanh", b.gemm("f6", x, 84, true, kTanhGain));
-  b.output(b.gemm("f7", x, 10, true, kLinearGain), "output");
-  return b.finish();
+  return b.gemm("f7", x, 10, true, kLinearGain);
 }
 
-ir::Graph buildAlexNet(uint64_t seed) {
+ir::ValueId buildAlexNet(GraphBuilder& b, ir::ValueId x) {
   // torchvision.models.alexnet: the adaptive 6x6 average pool is the identity at 224x224 and
   // is not emitted.
-  GraphBuilder b("alexnet", seed);
-  ir::ValueId x = b.input("input", kImageNetInput);
   const PoolSpec pool = {.kernel = 3, .stride = 2};
   x = b.relu("features.1",
              b.conv("features.0", x, {.outChannels = 64, .kernel = 11, .stride = 4, .pad = 2}));
@@ -42,15 +37,12 @@ ir::Graph buildAlexNet(uint64_t seed) {
   x = b.flatten("flatten", x);
   x = b.relu("classifier.2", b.gemm("classifier.1", x, 4096));
   x = b.relu("classifier.5", b.gemm("classifier.4", x, 4096));
-  b.output(b.gemm("classifier.6", x, 1000, true, kLinearGain), "output");
-  return b.finish();
+  return b.gemm("classifier.6", x, 1000, true, kLinearGain);
 }
 
-ir::Graph buildVgg16(uint64_t seed) {
+ir::ValueId buildVgg16(GraphBuilder& b, ir::ValueId x) {
   // torchvision.models.vgg16 (configuration "D", no BatchNorm); 0 in the list is a max pool. The
   // adaptive 7x7 average pool is the identity at 224x224 and is not emitted.
-  GraphBuilder b("vgg16", seed);
-  ir::ValueId x = b.input("input", kImageNetInput);
   const int64_t config[] = {64, 64,  0,   128, 128, 0,   256, 256, 256,
                             0,  512, 512, 512, 0,   512, 512, 512, 0};
   int index = 0;
@@ -66,8 +58,7 @@ ir::Graph buildVgg16(uint64_t seed) {
   x = b.flatten("flatten", x);
   x = b.relu("classifier.1", b.gemm("classifier.0", x, 4096));
   x = b.relu("classifier.4", b.gemm("classifier.3", x, 4096));
-  b.output(b.gemm("classifier.6", x, 1000, true, kLinearGain), "output");
-  return b.finish();
+  return b.gemm("classifier.6", x, 1000, true, kLinearGain);
 }
 
 } // namespace nnaccel::zoo

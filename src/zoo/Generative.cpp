@@ -9,9 +9,7 @@
 
 namespace nnaccel::zoo {
 
-ir::Graph buildDcganGenerator(uint64_t seed) {
-  GraphBuilder b("dcgan", seed);
-  ir::ValueId x = b.input("input", kDcganInput);
+ir::ValueId buildDcganGenerator(GraphBuilder& b, ir::ValueId x) {
   int index = 0;
   auto name = [&] { return "main." + std::to_string(index++); };
   // 1x1 -> 4x4 (k4, s1, p0), then four doublings to 64x64.
@@ -28,8 +26,7 @@ ir::Graph buildDcganGenerator(uint64_t seed) {
   x = b.convTranspose(
       name(), x,
       {.outChannels = 3, .kernel = 4, .stride = 2, .pad = 1, .bias = false, .gain = kTanhGain});
-  b.output(b.tanh(name(), x), "output");
-  return b.finish();
+  return b.tanh(name(), x);
 }
 
 } // namespace nnaccel::zoo

@@ -2,7 +2,7 @@
 // zoo's model code can size each layer from the previous one (see GraphBuilder.h).
 #include "nnaccel/zoo/GraphBuilder.h"
 
-#include "nnaccel/zoo/Rng.h"
+#include "nnaccel/support/Rng.h"
 
 #include <algorithm>
 #include <cmath>
@@ -37,7 +37,8 @@ float biasBound(int64_t fanIn) {
 
 } // namespace
 
-GraphBuilder::GraphBuilder(const std::string& graphName, uint64_t seed) : seed_(seed) {
+GraphBuilder::GraphBuilder(const std::string& graphName, uint64_t seed, Weights weights)
+    : seed_(seed), weights_(weights) {
   graph_.name = graphName;
   graph_.opsetVersion = kZooOpset;
 }
@@ -56,6 +57,8 @@ void GraphBuilder::output(ir::ValueId v, const std::string& name) {
 
 ir::Graph GraphBuilder::finish() {
   NNACCEL_ASSERT(!graph_.outputs.empty()) << "zoo graph '" << graph_.name << "' has no output";
+  NNACCEL_ASSERT(weights_ == Weights::Random)
+      << "zoo graph '" << graph_.name << "' was built without weights (shapes only)";
   return std::move(graph_);
 }
 
@@ -103,18 +106,36 @@ ir::ValueId GraphBuilder::addConstant(const std::string& name, Tensor data) {
   return v;
 }
 
-ir::ValueId GraphBuilder::addNormalConstant(const std::string& name, const Dims& dims, float mean,
-                                            float stddev) {
+ir::ValueId GraphBuilder::addRandomConstant(const std::string& name, const Dims& dims, Init init,
+                                            float a, float b, Role role) {
+  if (role == Role::Learned) {
+    counts_.params += numElements(dims);
+  }
+  if (weights_ == Weights::ShapesOnly) {
+    const ir::ValueId v = graph_.addValue(name, DType::F32, dims);
+    shapes_[v] = dims;
+    return v;
+  }
   Tensor t(DType::F32, dims);
-  Rng::forStream(seed_, name).fillNormal(t.values<float>(), mean, stddev);
+  Rng rng = Rng::forStream(seed_, name);
+  if (init == Init::Normal) {
+    rng.fillNormal(t.values<float>(), a, b);
+  } else {
+    rng.fillUniform(t.values<float>(), a, b);
+  }
   return addConstant(name, std::move(t));
 }
 
-ir::ValueId GraphBuilder::addUniformConstant(const std::string& name, const Dims& dims, float lo,
-                                             float hi) {
-  Tensor t(DType::F32, dims);
-  Rng::forStream(seed_, name).fillUniform(t.values<float>(), lo, hi);
-  return addConstant(name, std::move(t));
+std::vector<ir::ValueId> GraphBuilder::weightedInputs(const std::string& node, ir::ValueId x,
+                                                      const Dims& weightDims, int64_t fanIn,
+                                                      float gain, int64_t biasSize) {
+  std::vector<ir::ValueId> inputs = {
+      x, addRandomConstant(node + ".weight", weightDims, Init::Normal, 0.0f, heStd(gain, fanIn))};
+  if (biasSize > 0) {
+    const float bound = biasBound(fanIn);
+    inputs.push_back(addRandomConstant(node + ".bias", {biasSize}, Init::Uniform, -bound, bound));
+  }
+  return inputs;
 }
 
 ir::ValueId GraphBuilder::conv(const std::string& name, ir::ValueId x, const ConvSpec& spec) {
@@ -126,14 +147,9 @@ ir::ValueId GraphBuilder::conv(const std::string& name, ir::ValueId x, const Con
       << spec.outChannels << " channels";
   const std::string node = freshNodeName(name);
   const int64_t fanIn = channels / spec.group * spec.kernel * spec.kernel;
-  std::vector<ir::ValueId> inputs = {
-      x, addNormalConstant(node + ".weight",
-                           {spec.outChannels, channels / spec.group, spec.kernel, spec.kernel},
-                           0.0f, heStd(spec.gain, fanIn))};
-  if (spec.bias) {
-    const float bound = biasBound(fanIn);
-    inputs.push_back(addUniformConstant(node + ".bias", {spec.outChannels}, -bound, bound));
-  }
+  std::vector<ir::ValueId> inputs =
+      weightedInputs(node, x, {spec.outChannels, channels / spec.group, spec.kernel, spec.kernel},
+                     fanIn, spec.gain, spec.bias ? spec.outChannels : 0);
   ir::AttrMap attrs;
   attrs.set("dilations", pair(spec.dilation));
   attrs.set("group", spec.group);
@@ -144,6 +160,8 @@ ir::ValueId GraphBuilder::conv(const std::string& name, ir::ValueId x, const Con
   for (int axis = 2; axis < 4; ++axis) {
     out.push_back(windowOutExtent(in[axis], spec.kernel, spec.stride, spec.pad, spec.dilation));
   }
+  // Every output element sums (C / group) * kernel^2 products.
+  counts_.macs += numElements(out) * fanIn;
   return addNode(ir::OpKind::Conv, node, std::move(inputs), std::move(attrs), std::move(out));
 }
 
@@ -157,13 +175,9 @@ ir::ValueId GraphBuilder::convTranspose(const std::string& name, ir::ValueId x,
   // Each output pixel receives on average kernel^2 / stride^2 taps from each input channel.
   const int64_t effectiveFanIn =
       std::max<int64_t>(1, channels * spec.kernel * spec.kernel / (spec.stride * spec.stride));
-  std::vector<ir::ValueId> inputs = {
-      x, addNormalConstant(node + ".weight", {channels, spec.outChannels, spec.kernel, spec.kernel},
-                           0.0f, heStd(spec.gain, effectiveFanIn))};
-  if (spec.bias) {
-    const float bound = biasBound(effectiveFanIn);
-    inputs.push_back(addUniformConstant(node + ".bias", {spec.outChannels}, -bound, bound));
-  }
+  std::vector<ir::ValueId> inputs =
+      weightedInputs(node, x, {channels, spec.outChannels, spec.kernel, spec.kernel},
+                     effectiveFanIn, spec.gain, spec.bias ? spec.outChannels : 0);
   ir::AttrMap attrs;
   attrs.set("dilations", pair(1));
   attrs.set("group", int64_t{1});
@@ -180,6 +194,8 @@ ir::ValueId GraphBuilder::convTranspose(const std::string& name, ir::ValueId x,
     NNACCEL_ASSERT(extent > 0) << "convTranspose '" << name << "': empty output";
     out.push_back(extent);
   }
+  // Every input element is multiplied by every output channel's kernel^2 taps.
+  counts_.macs += numElements(in) * spec.outChannels * spec.kernel * spec.kernel;
   return addNode(ir::OpKind::ConvTranspose, node, std::move(inputs), std::move(attrs),
                  std::move(out));
 }
@@ -191,10 +207,12 @@ ir::ValueId GraphBuilder::batchNorm(const std::string& name, ir::ValueId x, floa
   const Dims channels = {in[1]};
   std::vector<ir::ValueId> inputs = {
       x,
-      addNormalConstant(node + ".weight", channels, gammaScale, 0.1f * gammaScale),
-      addNormalConstant(node + ".bias", channels, 0.0f, 0.05f),
-      addNormalConstant(node + ".running_mean", channels, 0.0f, 0.05f),
-      addUniformConstant(node + ".running_var", channels, 0.8f, 1.2f),
+      addRandomConstant(node + ".weight", channels, Init::Normal, gammaScale, 0.1f * gammaScale),
+      addRandomConstant(node + ".bias", channels, Init::Normal, 0.0f, 0.05f),
+      addRandomConstant(node + ".running_mean", channels, Init::Normal, 0.0f, 0.05f,
+                        Role::Statistic),
+      addRandomConstant(node + ".running_var", channels, Init::Uniform, 0.8f, 1.2f,
+                        Role::Statistic),
   };
   ir::AttrMap attrs;
   attrs.set("epsilon", 1e-5f);
@@ -209,12 +227,9 @@ ir::ValueId GraphBuilder::gemm(const std::string& name, ir::ValueId x, int64_t o
       << "gemm '" << name << "' expects a 2-D input, got " << dimsToString(in);
   const std::string node = freshNodeName(name);
   const int64_t fanIn = in[1];
-  std::vector<ir::ValueId> inputs = {
-      x, addNormalConstant(node + ".weight", {outFeatures, fanIn}, 0.0f, heStd(gain, fanIn))};
-  if (bias) {
-    const float bound = biasBound(fanIn);
-    inputs.push_back(addUniformConstant(node + ".bias", {outFeatures}, -bound, bound));
-  }
+  std::vector<ir::ValueId> inputs =
+      weightedInputs(node, x, {outFeatures, fanIn}, fanIn, gain, bias ? outFeatures : 0);
+  counts_.macs += in[0] * fanIn * outFeatures;
   ir::AttrMap attrs;
   attrs.set("alpha", 1.0f);
   attrs.set("beta", 1.0f);

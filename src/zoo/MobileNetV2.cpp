@@ -52,9 +52,7 @@ ir::ValueId invertedResidual(GraphBuilder& b, const std::string& prefix, ir::Val
 
 } // namespace
 
-ir::Graph buildMobileNetV2(uint64_t seed) {
-  GraphBuilder b("mobilenetv2", seed);
-  ir::ValueId x = b.input("input", kImageNetInput);
+ir::ValueId buildMobileNetV2(GraphBuilder& b, ir::ValueId x) {
   x = convBnRelu6(b, "features.0", x,
                   {.outChannels = 32, .kernel = 3, .stride = 2, .pad = 1, .bias = false});
   int residualBlocks = 0;
@@ -75,8 +73,7 @@ ir::Graph buildMobileNetV2(uint64_t seed) {
   }
   x = convBnRelu6(b, "features." + std::to_string(index), x, {.outChannels = 1280, .bias = false});
   x = b.flatten("flatten", b.globalAvgPool("avgpool", x));
-  b.output(b.gemm("classifier.1", x, 1000, true, kLinearGain), "output");
-  return b.finish();
+  return b.gemm("classifier.1", x, 1000, true, kLinearGain);
 }
 
 } // namespace nnaccel::zoo

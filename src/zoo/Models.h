@@ -1,8 +1,8 @@
-// Internal to the zoo: the builder function and input shape of each model (Zoo.cpp registers
+// Internal to the zoo: the layer function and input shape of each model (Zoo.cpp registers
 // them; docs/Zoo.md describes them).
 #pragma once
 
-#include "nnaccel/ir/Graph.h"
+#include "nnaccel/zoo/GraphBuilder.h"
 
 #include <cmath>
 #include <cstdint>
@@ -24,14 +24,16 @@ inline float residualGammaScale(int residualBlocks) {
   return static_cast<float>(1.0 / std::sqrt(static_cast<double>(residualBlocks)));
 }
 
-ir::Graph buildLeNet5(uint64_t seed);
-ir::Graph buildAlexNet(uint64_t seed);
-ir::Graph buildVgg16(uint64_t seed);
-ir::Graph buildResNet18(uint64_t seed);
-ir::Graph buildResNet50(uint64_t seed);
-ir::Graph buildMobileNetV2(uint64_t seed);
-ir::Graph buildDcganGenerator(uint64_t seed);
-ir::Graph buildAsppHead(uint64_t seed);
-ir::Graph buildUNet(uint64_t seed);
+/// Each model's layers: appends them to \p b after the graph input \p x and returns the value
+/// that becomes the graph output (ZooModel::define).
+ir::ValueId buildLeNet5(GraphBuilder& b, ir::ValueId x);
+ir::ValueId buildAlexNet(GraphBuilder& b, ir::ValueId x);
+ir::ValueId buildVgg16(GraphBuilder& b, ir::ValueId x);
+ir::ValueId buildResNet18(GraphBuilder& b, ir::ValueId x);
+ir::ValueId buildResNet50(GraphBuilder& b, ir::ValueId x);
+ir::ValueId buildMobileNetV2(GraphBuilder& b, ir::ValueId x);
+ir::ValueId buildDcganGenerator(GraphBuilder& b, ir::ValueId x);
+ir::ValueId buildAsppHead(GraphBuilder& b, ir::ValueId x);
+ir::ValueId buildUNet(GraphBuilder& b, ir::ValueId x);
 
 } // namespace nnaccel::zoo

@@ -10,7 +10,6 @@ namespace nnaccel::zoo {
 namespace {
 
 struct ResNetConfig {
-  const char* name;
   bool bottleneck;
   int blocksPerStage[4];
 };
@@ -58,9 +57,7 @@ ir::ValueId residualBlock(GraphBuilder& b, const ResNetConfig& cfg, const std::s
   return b.relu(relu, b.add(prefix + ".add", y, identity));
 }
 
-ir::Graph buildResNet(const ResNetConfig& cfg, uint64_t seed) {
-  GraphBuilder b(cfg.name, seed);
-  ir::ValueId x = b.input("input", kImageNetInput);
+ir::ValueId buildResNet(const ResNetConfig& cfg, GraphBuilder& b, ir::ValueId x) {
   x = b.batchNorm(
       "bn1",
       b.conv("conv1", x, {.outChannels = 64, .kernel = 7, .stride = 2, .pad = 3, .bias = false}));
@@ -79,18 +76,17 @@ ir::Graph buildResNet(const ResNetConfig& cfg, uint64_t seed) {
     }
   }
   x = b.flatten("flatten", b.globalAvgPool("avgpool", x));
-  b.output(b.gemm("fc", x, 1000, true, kLinearGain), "output");
-  return b.finish();
+  return b.gemm("fc", x, 1000, true, kLinearGain);
 }
 
 } // namespace
 
-ir::Graph buildResNet18(uint64_t seed) {
-  return buildResNet({"resnet18", false, {2, 2, 2, 2}}, seed);
+ir::ValueId buildResNet18(GraphBuilder& b, ir::ValueId x) {
+  return buildResNet({false, {2, 2, 2, 2}}, b, x);
 }
 
-ir::Graph buildResNet50(uint64_t seed) {
-  return buildResNet({"resnet50", true, {3, 4, 6, 3}}, seed);
+ir::ValueId buildResNet50(GraphBuilder& b, ir::ValueId x) {
+  return buildResNet({true, {3, 4, 6, 3}}, b, x);
 }
 
 } // namespace nnaccel::zoo

@@ -22,12 +22,10 @@ ir::ValueId convBnRelu(GraphBuilder& b, const std::string& prefix, int first, ir
 
 } // namespace
 
-ir::Graph buildAsppHead(uint64_t seed) {
+ir::ValueId buildAsppHead(GraphBuilder& b, ir::ValueId x) {
   // DeepLabHead(in_channels=512, num_classes=21) with atrous rates 6, 12, 18: the head of a
   // DeepLab-v3 at output stride 16 on a 513x513 crop (33x33 features) over a ResNet-18/34
   // backbone. Dropout after the projection is absent (eval-mode export).
-  GraphBuilder b("aspp", seed);
-  ir::ValueId x = b.input("input", kAsppInput);
   const int64_t width = 256;
   const std::string aspp = "classifier.0";
   std::vector<ir::ValueId> branches;
@@ -48,8 +46,7 @@ ir::Graph buildAsppHead(uint64_t seed) {
   y = convBnRelu(b, aspp + ".project", 0, y, {.outChannels = width});
   y = convBnRelu(b, "classifier", 1, y, {.outChannels = width, .kernel = 3, .pad = 1});
   y = b.conv("classifier.4", y, {.outChannels = 21, .gain = kLinearGain});
-  b.output(y, "output");
-  return b.finish();
+  return y;
 }
 
 namespace {
@@ -64,12 +61,10 @@ ir::ValueId doubleConv(GraphBuilder& b, const std::string& prefix, ir::ValueId x
 
 } // namespace
 
-ir::Graph buildUNet(uint64_t seed) {
+ir::ValueId buildUNet(GraphBuilder& b, ir::ValueId x) {
   // U-Net (Ronneberger et al. 2015) at a quarter of the original widths: 16-32-64-128-256
   // channels, 3x128x128 input, 2 classes; the decoder upsamples with 2x2 stride-2 transposed
   // convolutions and concatenates the encoder's skip tensor first (torch.cat([skip, up])).
-  GraphBuilder b("unet", seed);
-  ir::ValueId x = b.input("input", kUNetInput);
   const int64_t base = 16;
   const int levels = 4;
   std::vector<ir::ValueId> skips;
@@ -88,8 +83,7 @@ ir::Graph buildUNet(uint64_t seed) {
     x = b.concat(prefix + ".concat", {skips[static_cast<size_t>(levels - i)], up}, 1);
     x = doubleConv(b, prefix + ".conv", x, channels);
   }
-  b.output(b.conv("outc.conv", x, {.outChannels = 2, .gain = kLinearGain}), "output");
-  return b.finish();
+  return b.conv("outc.conv", x, {.outChannels = 2, .gain = kLinearGain});
 }
 
 } // namespace nnaccel::zoo

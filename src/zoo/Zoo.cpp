@@ -1,9 +1,31 @@
-// The zoo registry: names, descriptions and input shapes of the built-in models.
+// The zoo registry: names, descriptions and input shapes of the built-in models, and the two
+// ways of running a model's layer function (with seeded weights, or shapes only for counts).
 #include "nnaccel/zoo/Zoo.h"
 
 #include "Models.h"
 
 namespace nnaccel::zoo {
+
+namespace {
+
+/// Runs \p m's layer function on \p b: input "input", output "output".
+void defineModel(const ZooModel& m, GraphBuilder& b) {
+  b.output(m.define(b, b.input("input", m.inputShape)), "output");
+}
+
+} // namespace
+
+ir::Graph ZooModel::build(uint64_t seed) const {
+  GraphBuilder b(name, seed);
+  defineModel(*this, b);
+  return b.finish();
+}
+
+ModelCounts ZooModel::counts() const {
+  GraphBuilder b(name, kDefaultSeed, GraphBuilder::Weights::ShapesOnly);
+  defineModel(*this, b);
+  return b.counts();
+}
 
 const std::vector<ZooModel>& zooModels() {
   static const std::vector<ZooModel> models = {

@@ -1,13 +1,19 @@
 // End-to-end tests of the `nnaccel` command-line tool: each test runs the built binary through
 // the shell and checks its exit code, stdout and stderr (happy paths on the small LeNet-5 zoo
-// model and on an ONNX file written by `zoo export`; every error path with its exact message).
+// model, on an ONNX file written by `zoo export` and on hand-written ONNX files with symbolic
+// dimensions or transposed convolutions; every error path with its exact message).
 #include "nnaccel/driver/Inputs.h"
 #include "nnaccel/driver/ModelLoader.h"
+#include "nnaccel/frontend/Onnx.h"
+#include "nnaccel/ir/ShapeInference.h"
 #include "nnaccel/tensor/Npy.h"
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <limits>
+#include <onnx/onnx_pb.h>
 #include <sstream>
 #include <sys/wait.h>
 
@@ -56,6 +62,60 @@ std::vector<std::string> words(const std::string& line) {
 
 /// The small zoo model used for the happy paths: LeNet-5, 1x1x32x32 -> 1x10.
 constexpr const char* kSmall = "lenet5";
+
+/// An ONNX file (opset 13) with one Relu whose input x has shape [N, 3, H, 4] with the
+/// symbolic dimensions N and H.
+void writeSymbolicModel(const std::string& path) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  auto* opset = m.add_opset_import();
+  opset->set_domain("");
+  opset->set_version(13);
+  onnx::GraphProto* g = m.mutable_graph();
+  g->set_name("symbolic");
+  auto* tensorType = g->add_input()->mutable_type()->mutable_tensor_type();
+  g->mutable_input(0)->set_name("x");
+  tensorType->set_elem_type(onnx::TensorProto::FLOAT);
+  auto* shape = tensorType->mutable_shape();
+  shape->add_dim()->set_dim_param("N");
+  shape->add_dim()->set_dim_value(3);
+  shape->add_dim()->set_dim_param("H");
+  shape->add_dim()->set_dim_value(4);
+  onnx::NodeProto* relu = g->add_node();
+  relu->set_op_type("Relu");
+  relu->set_name("relu");
+  relu->add_input("x");
+  relu->add_output("y");
+  g->add_output()->set_name("y");
+  g->mutable_output(0)->mutable_type()->mutable_tensor_type()->set_elem_type(
+      onnx::TensorProto::FLOAT);
+  std::ofstream out(path, std::ios::binary);
+  ASSERT_TRUE(m.SerializeToOstream(&out));
+}
+
+/// An ONNX file with x[1,2,3,3] -> ConvTranspose(4 outputs, 3x3, stride 2, pads 1,1,1,1,
+/// output_padding 1,1) -> y[1,4,6,6].
+void writeConvTransposeModel(const std::string& path) {
+  ir::Graph g;
+  g.name = "deconv";
+  g.opsetVersion = 13;
+  const ir::ValueId x = g.addValue("x", DType::F32, {1, 2, 3, 3});
+  g.inputs = {x};
+  ir::Node n;
+  n.op = ir::OpKind::ConvTranspose;
+  n.name = "up";
+  n.opset = 13;
+  n.inputs = {x, g.addConstant("w", Tensor(DType::F32, {2, 4, 3, 3}))};
+  n.attrs.set("kernel_shape", std::vector<int64_t>{3, 3});
+  n.attrs.set("strides", std::vector<int64_t>{2, 2});
+  n.attrs.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  n.attrs.set("output_padding", std::vector<int64_t>{1, 1});
+  n.outputs = {g.addValue("y", DType::F32)};
+  g.outputs = n.outputs;
+  g.addNode(std::move(n));
+  ir::inferShapes(g);
+  frontend::exportOnnxFile(g, path);
+}
 
 class Cli : public ::testing::Test {
 protected:
@@ -123,10 +183,14 @@ TEST_F(Cli, HelpOnEveryCommand) {
   }
   EXPECT_NE(run("--help").out.find("zoo"), std::string::npos);
   const Result runHelp = run("run --help");
-  for (const char* option : {"--input", "--output", "--dtype", "--seed", "--calib-samples"}) {
+  for (const char* option : {"--input", "--output", "--dtype", "--seed", "--calib-samples",
+                             "--eval-samples", "--dim", "--batch"}) {
     EXPECT_NE(runHelp.out.find(option), std::string::npos) << option;
   }
-  EXPECT_NE(run("info --help").out.find("--raw"), std::string::npos);
+  const Result infoHelp = run("info --help");
+  for (const char* option : {"--raw", "--dim", "--batch"}) {
+    EXPECT_NE(infoHelp.out.find(option), std::string::npos) << option;
+  }
 }
 
 TEST_F(Cli, UsageErrorsExitWithTwo) {
@@ -173,6 +237,8 @@ TEST_F(Cli, ZooListShowsEveryModel) {
   const std::string lenet = lineWith(r.out, "lenet5");
   EXPECT_NE(lenet.find("1x1x32x32"), std::string::npos) << lenet;
   EXPECT_NE(lenet.find("61,706"), std::string::npos) << lenet;
+  EXPECT_NE(lenet.find(" 417K "), std::string::npos) << lenet; // 416,520 MACs
+  EXPECT_NE(lineWith(r.out, "vgg16 ").find(" 15.5G "), std::string::npos) << r.out;
   EXPECT_NE(lineWith(r.out, "1x3x224x224"), "");
   // Learnable parameters as PyTorch counts them (torchvision's published figures for the
   // ImageNet models; BatchNorm running statistics are not parameters).
@@ -238,6 +304,64 @@ TEST_F(Cli, InfoOnExportedFileMatchesZooModel) {
   // Same layers, same numbers; only the header line may differ.
   EXPECT_EQ(fromFile.out.substr(fromFile.out.find('\n')),
             fromZoo.out.substr(fromZoo.out.find('\n')));
+}
+
+TEST_F(Cli, InfoShowsConvTransposePadsAndOutputPadding) {
+  // The pad column shows the model's ONNX pads (not ir::ConvParams::padsEnd, which absorbs
+  // output_padding) and the output_padding when it is not zero.
+  writeConvTransposeModel(path("deconv.onnx"));
+  const Result r = run("info deconv.onnx");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const std::vector<std::string> up = words(lineWith(r.out, " up "));
+  // #, name, op, input, output, kernel, stride, pad..., dilation, groups, MACs, params.
+  const std::vector<std::string> expected = {
+      "0", "up", "ConvTranspose", "1x2x3x3", "1x4x6x6", "3x3", "2", "1", "outpad", "1",
+      "1", "1",  "648",           "72"};
+  EXPECT_EQ(up, expected) << r.out;
+}
+
+TEST_F(Cli, SymbolicDimensionsAreBoundByDimAndBatch) {
+  writeSymbolicModel(path("sym.onnx"));
+  // Unbound symbolic dimensions are 1, and no bindings line is printed.
+  const Result plain = run("info sym.onnx");
+  ASSERT_EQ(plain.exitCode, 0) << plain.err;
+  EXPECT_NE(plain.out.find("inputs:  x f32 1x3x1x4\n"), std::string::npos) << plain.out;
+  EXPECT_EQ(lineWith(plain.out, "symbolic dims"), "");
+
+  const Result bound = run("info sym.onnx --dim H=5 --batch 2");
+  ASSERT_EQ(bound.exitCode, 0) << bound.err;
+  EXPECT_EQ(lineWith(bound.out, "symbolic dims"), "symbolic dims: H=5, any other 2");
+  EXPECT_NE(bound.out.find("inputs:  x f32 2x3x5x4\n"), std::string::npos) << bound.out;
+
+  // --batch binds every symbolic dimension --dim does not name (here N and H).
+  const Result ran = run("run sym.onnx --batch 3 --output y.npy");
+  ASSERT_EQ(ran.exitCode, 0) << ran.err;
+  EXPECT_EQ(ran.out.rfind("symbolic dims: any 3\ninput 'x': f32 3x3x3x4 (random, seed 0)\n", 0), 0u)
+      << ran.out;
+  EXPECT_EQ(readNpy(path("y.npy")).shape(), (Dims{3, 3, 3, 4}));
+  const Result both = run("run sym.onnx --dim N=2 --dim H=1");
+  ASSERT_EQ(both.exitCode, 0) << both.err;
+  EXPECT_NE(both.out.find("input 'x': f32 2x3x1x4 "), std::string::npos) << both.out;
+}
+
+TEST_F(Cli, SymbolicDimensionErrors) {
+  writeSymbolicModel(path("sym.onnx"));
+  expectError("info sym.onnx --dim N=2 --dim N=3", 2,
+              "--dim: 'N' is bound twice (see 'nnaccel info --help')");
+  for (const char* bad : {"N=0", "N=x", "=3", "N", "N=-1", "N=1099511627777"}) {
+    expectError(std::string("run sym.onnx --dim ") + bad, 2,
+                std::string("--dim: expected NAME=VALUE with VALUE an integer from 1 to "
+                            "1099511627776, got '") +
+                    bad + "' (see 'nnaccel run --help')");
+  }
+  expectError("info sym.onnx --batch 0", 2,
+              "--batch: Value 0 not in range 1 to 1099511627776 (see 'nnaccel info --help')");
+  expectError("run lenet5 --batch 2", 2,
+              "--dim and --batch apply only to .onnx files ('lenet5' is a zoo model with fixed "
+              "input shapes) (see 'nnaccel run --help')");
+  expectError("info demo --dim N=2", 2,
+              "--dim and --batch apply only to .onnx files ('demo' is a zoo model with fixed "
+              "input shapes) (see 'nnaccel info --help')");
 }
 
 TEST_F(Cli, InfoRawKeepsBatchNormalization) {
@@ -314,17 +438,47 @@ TEST_F(Cli, RunWithInputFileEqualsSeededRandomInput) {
   EXPECT_EQ(readFile(path("given.npy")), readFile(path("seeded.npy")));
 }
 
-TEST_F(Cli, RunInt8ReportsAgreement) {
+TEST_F(Cli, RunInt8ReportsAgreementOnEvaluationInputs) {
   const Result r = run("run lenet5 --dtype int8 --calib-samples 4 --output q.npy");
   ASSERT_EQ(r.exitCode, 0) << r.err;
   EXPECT_EQ(r.err, "");
-  const std::string agreement = lineWith(r.out, "int8 vs fp32");
-  EXPECT_NE(agreement.find("max abs error "), std::string::npos) << r.out;
-  EXPECT_NE(agreement.find("cosine similarity "), std::string::npos) << r.out;
-  EXPECT_NE(agreement.find("top-1 agreement "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("int8: calibrated on 4 random input sets (calibration seed "
+                       "0x6e6e616363656c)\n"
+                       "int8: agreement measured on 8 other random input sets (evaluation seed "
+                       "0x6576616c; none is a calibration input)\n"),
+            std::string::npos)
+      << r.out;
+  // The default: 8 evaluation inputs, each with one classifier row, and the run's own input.
+  for (const std::string what : {"(8 evaluation inputs): ", "(this input): "}) {
+    const std::string line = lineWith(r.out, "int8 vs fp32 'output' " + what);
+    ASSERT_NE(line, "") << what << "\n" << r.out;
+    for (const char* metric : {"max abs error ", "mean abs error ", "cosine similarity "}) {
+      EXPECT_NE(line.find(metric), std::string::npos) << metric << " in " << line;
+    }
+  }
+  const std::string eval = lineWith(r.out, "(8 evaluation inputs)");
+  EXPECT_NE(eval.find("(worst input "), std::string::npos) << eval;
+  EXPECT_NE(eval.find("top-1 agreement "), std::string::npos) << eval;
+  EXPECT_NE(eval.find("/8 ("), std::string::npos) << eval; // top-1 over 8 rows, e.g. "8/8 ("
+  EXPECT_NE(lineWith(r.out, "(this input)").find("top-1 agreement 1/1 (100.0%)"), std::string::npos)
+      << r.out;
   const Result again = run("run lenet5 --dtype int8 --calib-samples 4 --output q2.npy");
   EXPECT_EQ(r.out.substr(0, r.out.find("wrote")), again.out.substr(0, again.out.find("wrote")));
   EXPECT_EQ(readFile(path("q.npy")), readFile(path("q2.npy")));
+
+  // --eval-samples sets N and says so; 0 keeps only the run's own input.
+  const Result three = run("run lenet5 --dtype int8 --eval-samples 3");
+  ASSERT_EQ(three.exitCode, 0) << three.err;
+  EXPECT_NE(lineWith(three.out, "int8 vs fp32 'output' (3 evaluation inputs): "), "") << three.out;
+  EXPECT_NE(lineWith(three.out, "/3 ("), "") << three.out;
+  const Result none = run("run lenet5 --dtype int8 --eval-samples 0");
+  ASSERT_EQ(none.exitCode, 0) << none.err;
+  EXPECT_EQ(lineWith(none.out, "evaluation"), "") << none.out;
+  EXPECT_NE(lineWith(none.out, "int8 vs fp32 'output' (this input): "), "") << none.out;
+  // The evaluation inputs do not depend on --seed, and the quantized model does not either:
+  // the evaluation line is the same for another run input.
+  const Result otherSeed = run("run lenet5 --dtype int8 --calib-samples 4 --seed 9");
+  EXPECT_EQ(lineWith(otherSeed.out, "(8 evaluation inputs)"), eval);
 }
 
 TEST_F(Cli, RunInt8CalibratesOnGivenInput) {
@@ -333,6 +487,19 @@ TEST_F(Cli, RunInt8CalibratesOnGivenInput) {
   const Result r = run("run lenet5 --dtype int8 --input x.npy");
   ASSERT_EQ(r.exitCode, 0) << r.err;
   EXPECT_NE(lineWith(r.out, "calibrat").find("x.npy"), std::string::npos) << r.out;
+  // Measured on 8 evaluation inputs that are not the calibration input, and on x.npy itself.
+  EXPECT_NE(lineWith(r.out, "int8 vs fp32 'output' (8 evaluation inputs): "), "") << r.out;
+  EXPECT_NE(lineWith(r.out, "int8 vs fp32 'output' (this input, the calibration set): "), "")
+      << r.out;
+}
+
+TEST_F(Cli, NonFiniteCalibrationInputIsADataError) {
+  Tensor x(DType::F32, {1, 1, 32, 32});
+  x.values<float>()[5] = std::numeric_limits<float>::quiet_NaN();
+  writeNpy(path("nan.npy"), x);
+  expectError("run lenet5 --dtype int8 --input nan.npy", 1,
+              "nan.npy: input 'input' holds a non-finite value (nan at element 5); int8 "
+              "calibration needs finite inputs");
 }
 
 // --- errors -------------------------------------------------------------------------------------
@@ -396,23 +563,47 @@ TEST_F(Cli, InputFileErrors) {
   expectError("run lenet5 --input int.npy", 1,
               "int.npy: holds s32 1x1x32x32 but model input 'input' is f32 1x1x32x32");
   expectError("run lenet5 --input missing.npy", 1,
-              "missing.npy: cannot open for reading: No such file or directory");
+              "missing.npy: cannot open file (No such file or directory)");
   expectError("run lenet5 --input small.npy --input small.npy", 2,
-              "model 'lenet5' has 1 input(s) but 2 --input file(s) were given");
+              "model 'lenet5' has 1 input(s) but 2 --input file(s) were given (see 'nnaccel run "
+              "--help')");
 }
 
 TEST_F(Cli, OutputFileErrors) {
-  expectError("run lenet5 --output /nonexistent-dir/y.npy", 1,
-              "/nonexistent-dir/y.npy: cannot open for writing: No such file or directory");
+  // Output paths are checked before the model runs: nothing is printed on stdout.
+  for (const char* dtype : {"f32", "int8"}) {
+    const Result r =
+        run(std::string("run lenet5 --output /nonexistent-dir/y.npy --dtype ") + dtype);
+    EXPECT_EQ(r.exitCode, 1);
+    EXPECT_EQ(r.err, "error: /nonexistent-dir/y.npy: cannot open file for writing (No such file "
+                     "or directory)\n");
+    EXPECT_EQ(r.out, "");
+  }
+  fs::create_directories(path("outdir"));
+  const Result dir = run("run lenet5 --output outdir");
+  EXPECT_EQ(dir.exitCode, 1);
+  EXPECT_EQ(dir.err, "error: outdir: cannot open file for writing (Is a directory)\n");
+  EXPECT_EQ(dir.out, "");
   expectError("run lenet5 --output a.npy --output b.npy", 2,
-              "model 'lenet5' has 1 output(s) but 2 --output file(s) were given");
+              "model 'lenet5' has 1 output(s) but 2 --output file(s) were given (see 'nnaccel run "
+              "--help')");
+  // zoo export checks its path before building the model, with the same wording.
+  expectError(
+      "zoo export vgg16 /nonexistent-dir/out.onnx", 1,
+      "/nonexistent-dir/out.onnx: cannot open file for writing (No such file or directory)");
 }
 
 TEST_F(Cli, CalibrationOptionErrors) {
-  expectError("run lenet5 --calib-samples 4", 2, "--calib-samples applies only to --dtype int8");
+  expectError("run lenet5 --calib-samples 4", 2,
+              "--calib-samples applies only to --dtype int8 (see 'nnaccel run --help')");
+  expectError("run lenet5 --eval-samples 4", 2,
+              "--eval-samples applies only to --dtype int8 (see 'nnaccel run --help')");
+  expectError("run lenet5 --dtype int8 --eval-samples 10001", 2,
+              "--eval-samples: Value 10001 not in range 0 to 10000 (see 'nnaccel run --help')");
   writeNpy(path("x.npy"), Tensor(DType::F32, {1, 1, 32, 32}));
   expectError("run lenet5 --dtype int8 --input x.npy --calib-samples 4", 2,
-              "--calib-samples applies only without --input (the inputs are the calibration set)");
+              "--calib-samples applies only without --input (the inputs are the calibration set) "
+              "(see 'nnaccel run --help')");
 }
 
 } // namespace

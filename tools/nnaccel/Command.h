@@ -7,6 +7,8 @@
 /// nnaccel::Error on bad input.
 #pragma once
 
+#include "nnaccel/support/Error.h"
+
 #include <CLI/CLI.hpp>
 #include <memory>
 #include <string>
@@ -32,6 +34,23 @@ struct CommandSpec {
 std::unique_ptr<Command> makeInfoCommand();
 std::unique_ptr<Command> makeRunCommand();
 std::unique_ptr<Command> makeZooCommand();
+
+/// "nnaccel zoo export" for the (sub)command \p app: its parents' names and its own.
+inline std::string commandName(const CLI::App& app) {
+  const CLI::App* parent = app.get_parent();
+  return parent == nullptr ? app.get_name() : commandName(*parent) + " " + app.get_name();
+}
+
+/// The pointer every command-line error ends with: "(see 'nnaccel run --help')".
+inline std::string helpPointer(const CLI::App& app) {
+  return "(see '" + commandName(app) + " --help')";
+}
+
+/// A command-line error found after parsing (options that do not go together): exit code 2,
+/// the message followed by the pointer to \p app's --help.
+inline Error usageError(const CLI::App& app, const std::string& message) {
+  return Error(ErrorKind::Usage, {}, message + " " + helpPointer(app));
+}
 
 /// Validator for seeds: a decimal integer in [0, 2^64).
 inline CLI::Validator seedValidator() {

@@ -1,8 +1,8 @@
-// `nnaccel info MODEL [--raw]`: a header line per model and a per-layer table with shapes,
-// kernel windows, MACs and parameter counts, with totals.
+// `nnaccel info MODEL [--raw] [--dim NAME=VALUE]... [--batch N]`: a header per model and a
+// per-layer table with shapes, kernel windows, MACs and parameter counts, with totals.
 #include "Command.h"
+#include "ModelOptions.h"
 #include "TextTable.h"
-#include "nnaccel/driver/ModelLoader.h"
 #include "nnaccel/driver/ModelSummary.h"
 
 #include <algorithm>
@@ -20,23 +20,26 @@ std::string joinDims(const Dims& dims, const char* separator) {
   return out;
 }
 
-/// "2" when every axis has the same value, else "2x1".
-std::string collapsed(const Dims& dims) {
+/// "2" when every axis has the same value, else the values joined by \p separator ("2x1").
+std::string collapsed(const Dims& dims, const char* separator = "x") {
   if (!dims.empty() &&
       std::all_of(dims.begin(), dims.end(), [&](int64_t d) { return d == dims[0]; })) {
     return std::to_string(dims[0]);
   }
-  return joinDims(dims, "x");
+  return joinDims(dims, separator);
 }
 
-/// "1" for equal padding on every side, else the ONNX pads list "begin...,end...".
-std::string padsText(const Dims& begin, const Dims& end) {
-  Dims all = begin;
-  all.insert(all.end(), end.begin(), end.end());
-  if (!all.empty() && std::all_of(all.begin(), all.end(), [&](int64_t d) { return d == all[0]; })) {
-    return std::to_string(all[0]);
+/// The ONNX pads "begin...,end..." (collapsed when all equal), followed for a ConvTranspose
+/// with a non-zero output_padding by " outpad 1,1" (collapsed likewise): "1 outpad 1".
+std::string padsText(const driver::WindowSummary& w) {
+  Dims pads = w.padsBegin;
+  pads.insert(pads.end(), w.padsEnd.begin(), w.padsEnd.end());
+  std::string text = collapsed(pads, ",");
+  if (std::any_of(w.outputPadding.begin(), w.outputPadding.end(),
+                  [](int64_t p) { return p != 0; })) {
+    text += " outpad " + collapsed(w.outputPadding, ",");
   }
-  return joinDims(all, ",");
+  return text;
 }
 
 std::string shapesText(const std::vector<Dims>& shapes) {
@@ -68,27 +71,26 @@ std::string valuesText(const ir::Graph& g, const std::vector<ir::ValueId>& ids) 
   std::string out;
   for (size_t i = 0; i < ids.size(); ++i) {
     const ir::Value& v = g.value(ids[i]);
-    out += fmt::format("{}{} {} {}", i > 0 ? ", " : "", v.name, dtypeName(v.dtype),
-                       dimsToString(v.shape));
+    out += fmt::format("{}{} {}", i > 0 ? ", " : "", v.name, typeText(v.dtype, v.shape));
   }
   return out.empty() ? "none" : out;
 }
 
 std::string layerTable(const driver::ModelSummary& summary) {
-  using Align = TextTable::Align;
-  TextTable table;
-  table.addColumn("#", Align::Right);
-  table.addColumn("name", Align::Left);
-  table.addColumn("op", Align::Left);
-  table.addColumn("input", Align::Left);
-  table.addColumn("output", Align::Left);
-  table.addColumn("kernel", Align::Left);
-  table.addColumn("stride", Align::Left);
-  table.addColumn("pad", Align::Left);
-  table.addColumn("dilation", Align::Left);
-  table.addColumn("groups", Align::Right);
-  table.addColumn("MACs", Align::Right);
-  table.addColumn("params", Align::Right);
+  constexpr auto kLeft = TextTable::Align::Left;
+  constexpr auto kRight = TextTable::Align::Right;
+  TextTable table({{"#", kRight},
+                   {"name", kLeft},
+                   {"op", kLeft},
+                   {"input", kLeft},
+                   {"output", kLeft},
+                   {"kernel", kLeft},
+                   {"stride", kLeft},
+                   {"pad", kLeft},
+                   {"dilation", kLeft},
+                   {"groups", kRight},
+                   {"MACs", kRight},
+                   {"params", kRight}});
   for (const driver::LayerSummary& layer : summary.layers) {
     std::vector<std::string> row = {std::to_string(layer.node), layer.name, opText(layer),
                                     shapesText(layer.inputShapes), shapesText(layer.outputShapes)};
@@ -96,9 +98,8 @@ std::string layerTable(const driver::ModelSummary& summary) {
       row.insert(row.end(), {"global", "", "", "", ""});
     } else if (layer.window) {
       const driver::WindowSummary& w = *layer.window;
-      row.insert(row.end(),
-                 {joinDims(w.kernel, "x"), collapsed(w.strides), padsText(w.padsBegin, w.padsEnd),
-                  collapsed(w.dilations), w.hasGroup ? std::to_string(w.group) : ""});
+      row.insert(row.end(), {joinDims(w.kernel, "x"), collapsed(w.strides), padsText(w),
+                             collapsed(w.dilations), w.hasGroup ? std::to_string(w.group) : ""});
     } else {
       row.insert(row.end(), {"", "", "", "", ""});
     }
@@ -115,28 +116,31 @@ std::string layerTable(const driver::ModelSummary& summary) {
 class InfoCommand final : public Command {
 public:
   void configure(CLI::App& app) override {
-    app.add_option("MODEL", model_, kModelHelp)->required();
+    modelOptions_.configure(app);
     app.add_flag("--raw", raw_,
                  "show the graph as imported (shape inference only; no constant folding, "
                  "BatchNormalization folding or activation-fusion marking)");
   }
 
   void run() override {
-    driver::LoadOptions options;
+    driver::LoadOptions options = modelOptions_.loadOptions();
     options.runPasses = !raw_;
-    const ir::Graph g = driver::loadModel(model_, options);
+    const ir::Graph g = driver::loadModel(modelOptions_.model(), options);
     const driver::ModelSummary summary = driver::summarizeModel(g);
     fmt::print("model {} (opset {}{}): {} layers, {} params, {} MACs\n",
-               g.name.empty() ? model_ : g.name, g.opsetVersion, raw_ ? ", raw" : "",
+               g.name.empty() ? modelOptions_.model() : g.name, g.opsetVersion, raw_ ? ", raw" : "",
                summary.layers.size(), humanCount(summary.totalParams),
                humanCount(summary.totalMacs));
+    if (const std::string bindings = modelOptions_.bindingsText(); !bindings.empty()) {
+      fmt::print("{}\n", bindings);
+    }
     fmt::print("inputs:  {}\n", valuesText(g, g.inputs));
     fmt::print("outputs: {}\n\n", valuesText(g, g.outputs));
     fmt::print("{}", layerTable(summary));
   }
 
 private:
-  std::string model_;
+  ModelOptions modelOptions_;
   bool raw_ = false;
 };
 

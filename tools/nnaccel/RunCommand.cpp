@@ -1,9 +1,11 @@
 // `nnaccel run MODEL`: runs a model on the reference executor in fp32 or through the int8 path
 // (calibrate, quantize, Int8Executor), prints each output's shape and a short summary, the
-// int8-versus-fp32 agreement, and optionally writes the outputs as .npy files.
+// int8-versus-fp32 agreement (over seeded evaluation inputs that were not used for calibration,
+// and on the run's own input), and optionally writes the outputs as .npy files.
 #include "Command.h"
+#include "ModelOptions.h"
+#include "TextTable.h"
 #include "nnaccel/driver/Inputs.h"
-#include "nnaccel/driver/ModelLoader.h"
 #include "nnaccel/quant/Agreement.h"
 #include "nnaccel/quant/Int8Executor.h"
 #include "nnaccel/quant/QuantizedModel.h"
@@ -22,13 +24,9 @@ constexpr int64_t kShownValues = 8;
 /// Batch rows whose top-1 class is shown.
 constexpr size_t kShownRows = 8;
 
-std::string valueText(double v) {
-  return fmt::format("{:.6g}", v);
-}
-
 void printOutput(const ir::Value& v, const Tensor& t) {
   const int64_t n = t.numElements();
-  fmt::print("output '{}': {} {}\n", v.name, dtypeName(t.dtype()), dimsToString(t.shape()));
+  fmt::print("output '{}': {}\n", v.name, typeText(t.dtype(), t.shape()));
   if (n == 0) {
     return;
   }
@@ -41,11 +39,11 @@ void printOutput(const ir::Value& v, const Tensor& t) {
     hi = std::max(hi, x);
     sum += x;
   }
-  fmt::print("  min {}  max {}  mean {}\n", valueText(lo), valueText(hi),
-             valueText(sum / static_cast<double>(n)));
+  fmt::print("  min {}  max {}  mean {}\n", numberText(lo), numberText(hi),
+             numberText(sum / static_cast<double>(n)));
   std::string first;
   for (int64_t i = 0; i < std::min(n, kShownValues); ++i) {
-    first += (i > 0 ? " " : "") + valueText(t.elementAsDouble(i));
+    first += (i > 0 ? " " : "") + numberText(t.elementAsDouble(i));
   }
   fmt::print("  first {}: {}{}\n", std::min(n, kShownValues), first,
              n > kShownValues ? " ..." : "");
@@ -54,30 +52,47 @@ void printOutput(const ir::Value& v, const Tensor& t) {
     for (size_t row = 0; row < std::min(best.size(), kShownRows); ++row) {
       const int64_t flat = static_cast<int64_t>(row) * t.dim(1) + best[row];
       fmt::print("  top-1{}: class {} ({})\n", best.size() > 1 ? fmt::format(" [{}]", row) : "",
-                 best[row], valueText(t.elementAsDouble(flat)));
+                 best[row], numberText(t.elementAsDouble(flat)));
     }
   }
 }
 
-void printAgreement(const ir::Value& v, const Tensor& fp32, const Tensor& int8) {
-  if (fp32.dtype() != DType::F32) {
-    fmt::print("int8 vs fp32 '{}': {} output, {}\n", v.name, dtypeName(fp32.dtype()),
-               fp32 == int8 ? "identical" : "different");
-    return;
+/// "int8 vs fp32 'output' (WHAT): max abs error ..., mean abs error ..., cosine similarity ...
+/// [(worst input ...)], top-1 agreement 7/8 (87.5%)".
+void printAgreement(const std::string& name, const std::string& what, const quant::Agreement& a) {
+  std::string line = fmt::format(
+      "int8 vs fp32 '{}' ({}): max abs error {}, mean abs error {}, cosine similarity {:.6f}", name,
+      what, numberText(a.maxAbsError), numberText(a.meanAbsError), a.cosineSimilarity);
+  if (a.samples > 1) {
+    line += fmt::format(" (worst input {:.6f})", a.minCosineSimilarity);
   }
-  const quant::Agreement a = quant::measureAgreement(fp32, int8);
-  std::string line = fmt::format("int8 vs fp32 '{}': max abs error {}, cosine similarity {:.6f}",
-                                 v.name, valueText(a.maxAbsError), a.cosineSimilarity);
   if (a.top1Agreement) {
-    line += fmt::format(", top-1 agreement {:.1f}%", *a.top1Agreement * 100.0);
+    line += fmt::format(", top-1 agreement {}/{} ({:.1f}%)", a.top1Matches, a.top1Rows,
+                        *a.top1Agreement * 100.0);
   }
   fmt::print("{}\n", line);
+}
+
+/// "1 random input set", "4 random input sets".
+std::string counted(int64_t n, const std::string& noun) {
+  return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s");
+}
+
+/// The first graph input that is not f32 (random inputs cannot be generated for it), if any.
+const ir::Value* nonFloatInput(const ir::Graph& g) {
+  for (ir::ValueId id : g.inputs) {
+    if (g.value(id).dtype != DType::F32) {
+      return &g.value(id);
+    }
+  }
+  return nullptr;
 }
 
 class RunCommand final : public Command {
 public:
   void configure(CLI::App& app) override {
-    app.add_option("MODEL", model_, kModelHelp)->required();
+    app_ = &app;
+    modelOptions_.configure(app);
     app.add_option("--input", inputs_,
                    "a .npy file for each model input, in order (default: a seeded random input, "
                    "uniform in [-1, 1))");
@@ -96,21 +111,28 @@ public:
                                   "inputs (with --input, the inputs are the calibration set)")
                        ->check(CLI::Range(1, 10000))
                        ->capture_default_str();
+    evalOption_ = app.add_option("--eval-samples", evalSamples_,
+                                 "int8: number of seeded random inputs, none of them a "
+                                 "calibration input, on which the agreement with fp32 is "
+                                 "measured (0: only on the run's own input)")
+                      ->check(CLI::Range(0, 10000))
+                      ->capture_default_str();
   }
 
   void run() override {
-    const ir::Graph g = driver::loadModel(model_);
+    checkOptions();
+    const ir::Graph g = driver::loadModel(modelOptions_.model(), modelOptions_.loadOptions());
     checkCounts(g);
+    for (const std::string& path : outputs_) {
+      driver::checkWritable(path); // before the run, not after it
+    }
+    if (const std::string bindings = modelOptions_.bindingsText(); !bindings.empty()) {
+      fmt::print("{}\n", bindings);
+    }
     const std::vector<Tensor> inputs = readOrMakeInputs(g);
     reference::Executor executor(g);
     const std::vector<Tensor> fp32 = executor.run(inputs);
-    std::vector<Tensor> shown = fp32;
-    if (dtype_ == "int8") {
-      shown = runInt8(g, inputs);
-      for (size_t i = 0; i < fp32.size(); ++i) {
-        printAgreement(g.value(g.outputs[i]), fp32[i], shown[i]);
-      }
-    }
+    const std::vector<Tensor> shown = dtype_ == "int8" ? runInt8(g, inputs, fp32) : fp32;
     for (size_t i = 0; i < shown.size(); ++i) {
       printOutput(g.value(g.outputs[i]), shown[i]);
     }
@@ -121,25 +143,35 @@ public:
   }
 
 private:
-  void checkCounts(const ir::Graph& g) const {
-    if (!inputs_.empty() && inputs_.size() != g.inputs.size()) {
-      throw Error(ErrorKind::Usage, {},
-                  fmt::format("model '{}' has {} input(s) but {} --input file(s) were given",
-                              model_, g.inputs.size(), inputs_.size()));
-    }
-    if (outputs_.size() > g.outputs.size()) {
-      throw Error(ErrorKind::Usage, {},
-                  fmt::format("model '{}' has {} output(s) but {} --output file(s) were given",
-                              model_, g.outputs.size(), outputs_.size()));
-    }
-    if (calibOption_->count() > 0 && dtype_ != "int8") {
-      throw Error(ErrorKind::Usage, {}, "--calib-samples applies only to --dtype int8");
+  /// Options that do not go together (checked before the model is loaded).
+  void checkOptions() const {
+    for (const CLI::Option* option : {calibOption_, evalOption_}) {
+      if (option->count() > 0 && dtype_ != "int8") {
+        throw usageError(*app_, option->get_name() + " applies only to --dtype int8");
+      }
     }
     if (calibOption_->count() > 0 && !inputs_.empty()) {
-      throw Error(ErrorKind::Usage, {},
-                  "--calib-samples applies only without --input (the inputs are the "
-                  "calibration set)");
+      throw usageError(*app_, "--calib-samples applies only without --input (the inputs are the "
+                              "calibration set)");
     }
+  }
+
+  void checkCounts(const ir::Graph& g) const {
+    if (!inputs_.empty() && inputs_.size() != g.inputs.size()) {
+      throw usageError(*app_,
+                       fmt::format("model '{}' has {} input(s) but {} --input file(s) were given",
+                                   modelOptions_.model(), g.inputs.size(), inputs_.size()));
+    }
+    if (outputs_.size() > g.outputs.size()) {
+      throw usageError(*app_,
+                       fmt::format("model '{}' has {} output(s) but {} --output file(s) were given",
+                                   modelOptions_.model(), g.outputs.size(), outputs_.size()));
+    }
+  }
+
+  /// Where the run's input comes from, for the input lines and the agreement on it.
+  std::string inputOrigin(size_t i) const {
+    return inputs_.empty() ? fmt::format("random, seed {}", seed_) : inputs_[i];
   }
 
   std::vector<Tensor> readOrMakeInputs(const ir::Graph& g) const {
@@ -153,21 +185,25 @@ private:
     }
     for (size_t i = 0; i < inputs.size(); ++i) {
       const ir::Value& v = g.value(g.inputs[i]);
-      fmt::print("input '{}': {} {} ({})\n", v.name, dtypeName(v.dtype), dimsToString(v.shape),
-                 inputs_.empty() ? fmt::format("random, seed {}", seed_) : inputs_[i]);
+      fmt::print("input '{}': {} ({})\n", v.name, typeText(v.dtype, v.shape), inputOrigin(i));
     }
     return inputs;
   }
 
   /// Calibrates (on the given inputs, or on seeded random inputs drawn with the fixed
-  /// calibration seed, so the quantized model does not depend on --seed), quantizes and runs the
-  /// int8 executor; returns the dequantized outputs.
-  std::vector<Tensor> runInt8(const ir::Graph& g, const std::vector<Tensor>& inputs) const {
+  /// calibration seed, so the quantized model does not depend on --seed), quantizes, prints the
+  /// agreement with fp32 on --eval-samples evaluation inputs (another fixed seed: none is a
+  /// calibration input) and on the run's input \p inputs (whose fp32 outputs are \p fp32), and
+  /// returns the dequantized int8 outputs on \p inputs.
+  std::vector<Tensor> runInt8(const ir::Graph& g, const std::vector<Tensor>& inputs,
+                              const std::vector<Tensor>& fp32) const {
     std::vector<std::vector<Tensor>> calibration;
     if (inputs_.empty()) {
       calibration = quant::makeCalibrationInputs(g, calibSamples_, quant::kDefaultCalibrationSeed);
-      fmt::print("int8: calibrated on {} random input set(s)\n", calibSamples_);
+      fmt::print("int8: calibrated on {} (calibration seed {:#x})\n",
+                 counted(calibSamples_, "random input set"), quant::kDefaultCalibrationSeed);
     } else {
+      quant::checkCalibrationInputs(g, inputs, inputs_);
       calibration.push_back(inputs);
       std::string files;
       for (size_t i = 0; i < inputs_.size(); ++i) {
@@ -176,17 +212,61 @@ private:
       fmt::print("int8: calibrated on {}\n", files);
     }
     const quant::QuantizedModel model = quant::quantize(g, calibration);
+    printEvaluation(model);
     quant::Int8Executor executor(model);
-    return executor.run(inputs).dequantized;
+    std::vector<Tensor> int8 = executor.run(inputs).dequantized;
+    const std::string what = inputs_.empty() ? "this input" : "this input, the calibration set";
+    for (size_t i = 0; i < fp32.size(); ++i) {
+      const std::string& name = g.value(g.outputs[i]).name;
+      if (fp32[i].dtype() == DType::F32) {
+        printAgreement(name, what, quant::measureAgreement(fp32[i], int8[i]));
+      } else {
+        fmt::print("int8 vs fp32 '{}' ({}): {} output, {}\n", name, what,
+                   dtypeName(fp32[i].dtype()), fp32[i] == int8[i] ? "identical" : "different");
+      }
+    }
+    return int8;
   }
 
-  std::string model_;
+  /// The agreement over --eval-samples seeded random input sets.
+  void printEvaluation(const quant::QuantizedModel& model) const {
+    const ir::Graph& g = model.graph;
+    if (evalSamples_ == 0) {
+      return;
+    }
+    if (const ir::Value* v = nonFloatInput(g)) {
+      fmt::print("int8: no random evaluation inputs (input '{}' is {}; random inputs are f32 "
+                 "only)\n",
+                 v->name, dtypeName(v->dtype));
+      return;
+    }
+    fmt::print("int8: agreement measured on {} (evaluation seed {:#x}; none is a calibration "
+               "input)\n",
+               counted(evalSamples_, "other random input set"), quant::kDefaultEvaluationSeed);
+    const auto agreements = quant::measureModelAgreement(
+        model, quant::makeCalibrationInputs(g, evalSamples_, quant::kDefaultEvaluationSeed));
+    const std::string what = counted(evalSamples_, "evaluation input");
+    for (size_t i = 0; i < agreements.size(); ++i) {
+      const ir::Value& out = g.value(g.outputs[i]);
+      if (agreements[i]) {
+        printAgreement(out.name, what, *agreements[i]);
+      } else {
+        fmt::print("int8 vs fp32 '{}' ({}): {} output, not compared\n", out.name, what,
+                   dtypeName(out.dtype));
+      }
+    }
+  }
+
+  CLI::App* app_ = nullptr;
+  ModelOptions modelOptions_;
   std::vector<std::string> inputs_;
   std::vector<std::string> outputs_;
   std::string dtype_ = "f32";
   uint64_t seed_ = 0;
   int calibSamples_ = quant::kDefaultCalibrationCount;
+  int evalSamples_ = quant::kDefaultEvaluationCount;
   CLI::Option* calibOption_ = nullptr;
+  CLI::Option* evalOption_ = nullptr;
 };
 
 } // namespace

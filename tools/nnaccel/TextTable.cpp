@@ -1,4 +1,4 @@
-// Aligned plain-text tables and number formatting for the CLI's reports.
+// Aligned plain-text tables and the number and type formatting of the CLI's reports.
 #include "TextTable.h"
 
 #include "nnaccel/support/Error.h"
@@ -8,11 +8,6 @@
 #include <fmt/format.h>
 
 namespace nnaccel::cli {
-
-void TextTable::addColumn(std::string header, Align align) {
-  NNACCEL_ASSERT(rows_.empty()) << "columns must be added before rows";
-  columns_.push_back({std::move(header), align});
-}
 
 void TextTable::addRow(std::vector<std::string> cells) {
   NNACCEL_ASSERT(cells.size() <= columns_.size()) << "row has more cells than columns";
@@ -56,6 +51,14 @@ std::string TextTable::render() const {
     out += line(row);
   }
   return out;
+}
+
+std::string typeText(DType dtype, const Dims& shape) {
+  return fmt::format("{} {}", dtypeName(dtype), dimsToString(shape));
+}
+
+std::string numberText(double value) {
+  return fmt::format("{:.6g}", value);
 }
 
 std::string groupThousands(int64_t value) {

@@ -22,18 +22,10 @@ const nnaccel::cli::CommandSpec kCommands[] = {
     {"zoo", "list or export the built-in models", nnaccel::cli::makeZooCommand},
 };
 
-/// "nnaccel run" for the deepest subcommand the parser reached, for the usage hint.
-std::string commandPath(const CLI::App& app) {
-  std::string path = app.get_name();
-  const CLI::App* current = &app;
-  for (;;) {
-    const auto selected = current->get_subcommands();
-    if (selected.empty()) {
-      return path;
-    }
-    current = selected.front();
-    path += " " + current->get_name();
-  }
+/// The deepest subcommand the parser reached (the usage hint points to its --help).
+const CLI::App& deepestSelected(const CLI::App& app) {
+  const auto selected = app.get_subcommands();
+  return selected.empty() ? app : deepestSelected(*selected.front());
 }
 
 /// CLI11 reports an unknown subcommand as "a subcommand is required"; name it instead. Returns
@@ -77,7 +69,7 @@ int reportParseError(const CLI::App& app, const CLI::ParseError& e, int argc, ch
     // CLI11 capitalizes its messages; nnaccel's are lower case ("MODEL is required" stays).
     message[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(message[0])));
   }
-  fmt::print(stderr, "error: {} (see '{} --help')\n", message, commandPath(app));
+  fmt::print(stderr, "error: {} {}\n", message, nnaccel::cli::helpPointer(deepestSelected(app)));
   return kExitUsage;
 }
 

@@ -25,8 +25,22 @@ struct LoadOptions {
 /// Loads MODEL (file path or zoo name). Throws nnaccel::Error (Io/Model/Unsupported/Usage).
 /// An existing file wins over a zoo model of the same name; "demo" names zoo::kDemoModel.
 /// Neither a file nor a zoo model: Error(Usage) "model 'NAME': no such file and no zoo model of
-/// that name (see 'nnaccel zoo list')".
+/// that name (see 'nnaccel zoo list')". Symbolic dimension bindings (options.import.dimParams,
+/// defaultSymbolicDim) apply to ONNX files; for a zoo model, whose input shapes are fixed, they
+/// are an Error(Usage).
 ir::Graph loadModel(const std::string& model, const LoadOptions& options = {});
+
+/// What MODEL names, resolved as loadModel resolves it.
+enum class ModelSource {
+  File, ///< an existing regular file (imported as ONNX)
+  Zoo,  ///< a zoo model name or the "demo" alias
+  None, ///< neither (loadModel fails)
+};
+ModelSource modelSource(const std::string& model);
+
+/// True when \p options binds any symbolic dimension differently from the defaults (a
+/// dimParams entry, or a defaultSymbolicDim other than 1).
+bool bindsSymbolicDims(const frontend::ImportOptions& options);
 
 /// The steps loadModel applies after import: ir::inferShapes, passes::runDefaultPipeline (when
 /// options.runPasses) and ir::verify. For graphs built in memory (tests, tools).

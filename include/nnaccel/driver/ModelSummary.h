@@ -1,10 +1,11 @@
 /// \file
 /// Per-layer summary of a graph: shapes, kernel windows, multiply-accumulates and parameters.
 ///
-/// This is the data behind `nnaccel info` and the parameter column of `nnaccel zoo list`. It
-/// lives in the driver rather than in the CLI so the numbers are unit-tested and every tool
-/// reports the same ones. MACs come from the resolved op parameters (ir/OpParams.h); parameters
-/// are the elements of the learned constant inputs of each layer (see isWeightInput).
+/// This is the data behind `nnaccel info` and the parameter count `nnaccel zoo export` prints
+/// (`zoo list` counts from layer shapes without building weights: zoo::ZooModel::counts, tested
+/// equal). It lives in the driver rather than in the CLI so the numbers are unit-tested and
+/// every tool reports the same ones. MACs come from the resolved op parameters (ir/OpParams.h);
+/// parameters are the elements of the learned constant inputs of each layer (see isWeightInput).
 #pragma once
 
 #include "nnaccel/ir/Graph.h"
@@ -20,9 +21,12 @@ namespace nnaccel::driver {
 struct WindowSummary {
   Dims kernel;
   Dims strides;
-  Dims padsBegin;
+  Dims padsBegin; ///< resolved (auto_pad applied), as the ONNX `pads` begin values
+  /// Resolved ONNX `pads` end values. For ConvTranspose these are the model's pads, i.e.
+  /// ir::ConvParams::padsEnd + outputPadding (ConvParams folds output_padding into padsEnd).
   Dims padsEnd;
   Dims dilations;
+  Dims outputPadding;    ///< ConvTranspose `output_padding` per spatial axis; empty otherwise
   int64_t group = 1;     ///< convolution groups; 1 for pooling
   bool global = false;   ///< GlobalAveragePool / GlobalMaxPool: the window is the whole input
   bool hasGroup = false; ///< true for Conv/ConvTranspose (pooling has no groups)

@@ -2,10 +2,11 @@
 /// ONNX in and out: import a ModelProto into the IR, export the IR as a ModelProto.
 ///
 /// Import is purely structural: it maps ONNX nodes, attributes, initializers and Constant nodes
-/// to the IR, binds symbolic input dimensions, and rejects what nnaccel cannot represent
-/// (unsupported op or domain, opset outside 7-17, unsupported element type, external data)
-/// with a one-line nnaccel::Error naming the file and node. Shape inference, verification and
-/// graph passes are run afterwards by the driver (driver/ModelLoader.h).
+/// to the IR, binds symbolic input dimensions, records the declared types of graph outputs
+/// (ir::Value::declaredShape/declaredDType, checked by ir::inferShapes), and rejects what nnaccel
+/// cannot represent (unsupported op or domain, opset outside 1-17, unsupported element type,
+/// external data) with a one-line nnaccel::Error naming the file and node. Shape inference,
+/// verification and graph passes are run afterwards by the driver (driver/ModelLoader.h).
 #pragma once
 
 #include "nnaccel/ir/Graph.h"

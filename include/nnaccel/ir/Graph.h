@@ -36,6 +36,12 @@ struct Value {
   bool shapeKnown = false;
   std::shared_ptr<const Tensor> constant; ///< set for initializers and folded constants
   NodeId producer = -1;                   ///< producing node, -1 for inputs and constants
+  /// Graph outputs only: the shape the model file declares, -1 for a dimension it leaves
+  /// unknown (dim_param or no value); absent when it declares no shape. inferShapes checks
+  /// the inferred shape against it.
+  std::optional<Dims> declaredShape;
+  /// Graph outputs only: the element type the model file declares, if any (checked likewise).
+  std::optional<DType> declaredDType;
 };
 
 /// An activation that a pass found directly after a Conv/ConvTranspose/Gemm/MatMul output and
@@ -62,6 +68,10 @@ public:
   std::string name;
   std::string sourcePath;    ///< file the graph came from, for error messages
   int64_t opsetVersion = 17; ///< default-domain opset of the model
+  /// The opset the file declared when the importer upgraded a legacy model (opset 1-6) to
+  /// opsetVersion; 0 otherwise. Error messages (contextOf) show it instead of Node::opset, so
+  /// users see the opset their file states.
+  int64_t sourceOpset = 0;
 
   // --- values -------------------------------------------------------------------------------
   /// Adds a value with unknown shape; asserts the name is new.
@@ -90,7 +100,8 @@ public:
   /// Removes the nodes in \p ids (their outputs lose their producer) and renumbers the rest,
   /// keeping relative order.
   void removeNodes(const std::vector<NodeId>& ids);
-  /// Replaces every use of \p from (node inputs and graph outputs) with \p to.
+  /// Replaces every use of \p from (node inputs and graph outputs) with \p to. When \p from
+  /// is a graph output, \p to takes over its declared type (Value::declaredShape/DType).
   void replaceAllUses(ValueId from, ValueId to);
   /// Nodes that read \p id.
   std::vector<NodeId> users(ValueId id) const;
@@ -104,7 +115,8 @@ public:
   std::vector<ValueId> inputs; ///< runtime inputs (initializers excluded)
   std::vector<ValueId> outputs;
 
-  /// Context for an error about node \p id (file, node name, op, opset).
+  /// Context for an error about node \p id (file, node name, op, opset; the opset is
+  /// sourceOpset when set).
   ErrorContext contextOf(NodeId id) const;
   /// Throws nnaccel::Error(kind, contextOf(id), reason).
   [[noreturn]] void fail(NodeId id, const std::string& reason,

@@ -21,9 +21,24 @@ std::optional<OpKind> opFromName(std::string_view onnxName);
 const std::vector<OpKind>& allOps();
 
 /// Element-wise unary activation (Relu, LeakyRelu, Clip, Sigmoid, ...; not PRelu, which has a
-/// slope tensor).
+/// slope tensor): exactly the ops of NNACCEL_UNARY_ACTIVATION_CASES.
 bool isUnaryActivation(OpKind kind);
 /// Add/Sub/Mul/Div.
 bool isBinaryElementwise(OpKind kind);
 
 } // namespace nnaccel::ir
+
+/// The case labels of the unary activations, the single list behind isUnaryActivation, for
+/// switches over OpKind that stay exhaustive under -Wswitch. Write the final colon yourself:
+///   switch (op) { NNACCEL_UNARY_ACTIVATION_CASES: return ...; case OpKind::Conv: ... }
+#define NNACCEL_UNARY_ACTIVATION_CASES                                                             \
+  case ::nnaccel::ir::OpKind::Relu:                                                                \
+  case ::nnaccel::ir::OpKind::LeakyRelu:                                                           \
+  case ::nnaccel::ir::OpKind::Clip:                                                                \
+  case ::nnaccel::ir::OpKind::Sigmoid:                                                             \
+  case ::nnaccel::ir::OpKind::HardSigmoid:                                                         \
+  case ::nnaccel::ir::OpKind::HardSwish:                                                           \
+  case ::nnaccel::ir::OpKind::Tanh:                                                                \
+  case ::nnaccel::ir::OpKind::Elu:                                                                 \
+  case ::nnaccel::ir::OpKind::Selu:                                                                \
+  case ::nnaccel::ir::OpKind::Softplus

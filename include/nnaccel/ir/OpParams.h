@@ -20,22 +20,35 @@ namespace nnaccel::ir {
 struct ConvParams {
   int64_t spatialRank = 2;
   int64_t batch = 1;
-  int64_t inChannels = 0;        ///< C
-  int64_t outChannels = 0;       ///< M
+  int64_t inChannels = 0;  ///< C
+  int64_t outChannels = 0; ///< M
   int64_t group = 1;
   bool hasBias = false;
-  Dims inSpatial;                ///< input spatial extent
-  Dims outSpatial;               ///< output spatial extent
-  Dims kernel;                   ///< kernel spatial extent (undilated)
+  Dims inSpatial;  ///< input spatial extent
+  Dims outSpatial; ///< output spatial extent
+  Dims kernel;     ///< kernel spatial extent (undilated)
   Dims strides;
   Dims dilations;
-  Dims padsBegin;                ///< resolved (auto_pad applied); >= 0
-  Dims padsEnd;                  ///< resolved; for ConvTranspose may absorb output_padding
-  Dims outputPadding;            ///< ConvTranspose only (zeros for Conv)
+  /// Leading padding per spatial axis, resolved (auto_pad / output_shape applied); always >= 0.
+  Dims padsBegin;
+  /// Trailing padding per spatial axis. Conv: resolved like padsBegin, >= 0. ConvTranspose:
+  /// ONNX's trailing pad *minus* output_padding, so it is negative when output_padding exceeds
+  /// the pad (or output_shape asks for more than the full result); a negative value means
+  /// that many extra output positions past the full result, which receive only the bias (no
+  /// input contributes to them). On every axis of both ops:
+  ///   Conv:          out = floor((in + padsBegin + padsEnd - dilated_k) / stride) + 1
+  ///   ConvTranspose: out = stride * (in - 1) + dilated_k - padsBegin - padsEnd
+  /// with dilated_k = (kernel - 1) * dilation + 1. Engines implementing ConvTranspose as
+  /// "full transposed convolution, then crop padsBegin / padsEnd" must zero-extend (bias only)
+  /// by -padsEnd where padsEnd < 0; the ONNX attribute pads end = padsEnd + outputPadding.
+  Dims padsEnd;
+  Dims outputPadding; ///< ConvTranspose only (zeros for Conv); kept for reporting
   bool transposed = false;
   /// True when group == inChannels == outChannels / multiplier (depthwise).
   bool isDepthwise() const { return group > 1 && group == inChannels; }
-  int64_t macs() const;          ///< multiply-accumulates for the whole batch
+  /// Multiply-accumulates for the whole batch; convParams rejects (Unsupported) convolutions
+  /// whose count does not fit int64, so this never overflows for its results.
+  int64_t macs() const;
 };
 ConvParams convParams(const Graph& g, NodeId id);
 
@@ -48,7 +61,10 @@ struct PoolParams {
   int64_t channels = 0;
   Dims inSpatial, outSpatial, kernel, strides, dilations, padsBegin, padsEnd;
   bool ceilMode = false;
-  bool countIncludePad = false;  ///< AveragePool: divide by the full window including padding
+  bool countIncludePad = false; ///< AveragePool: divide by the full window including padding
+  /// MaxPool storage_order=1: the (optional) Indices output would be column-major. It does
+  /// not change the pooled values; the Indices output itself is Unsupported for now.
+  bool storageOrderColumnMajor = false;
 };
 PoolParams poolParams(const Graph& g, NodeId id);
 
@@ -63,9 +79,9 @@ BatchNormParams batchNormParams(const Graph& g, NodeId id);
 /// (from attributes for opset < 11, from constant inputs otherwise; +-inf when absent).
 struct ActivationParams {
   OpKind kind = OpKind::Relu;
-  float alpha = 0.0f;  ///< LeakyRelu/Elu/HardSigmoid/Selu alpha; Clip min
-  float beta = 0.0f;   ///< HardSigmoid beta; Clip max
-  float gamma = 0.0f;  ///< Selu gamma
+  float alpha = 0.0f; ///< LeakyRelu/Elu/HardSigmoid/Selu alpha; Clip min
+  float beta = 0.0f;  ///< HardSigmoid beta; Clip max
+  float gamma = 0.0f; ///< Selu gamma
 };
 ActivationParams activationParams(const Graph& g, NodeId id);
 /// Applies the activation to one fp32 value (the reference definition every executor uses).
@@ -113,23 +129,38 @@ Dims reshapeTarget(const Graph& g, NodeId id);
 struct PadParams {
   enum class Mode { Constant, Reflect, Edge } mode = Mode::Constant;
   Dims padsBegin, padsEnd;
+  /// The constant fill value as float: exact for f32 data. For integer data it is intValue
+  /// converted to float, which rounds magnitudes above 2^24: use intValue there.
   float value = 0.0f;
+  /// True when the data is an integer or bool tensor; intValue then holds the fill value
+  /// exactly (constant_value has the data's dtype, so it is in the dtype's range).
+  bool valueIsInteger = false;
+  int64_t intValue = 0;
 };
 PadParams padParams(const Graph& g, NodeId id);
 
 /// Resize (opset 10-17) and Upsample (opset 7-9), resolved to per-axis scales and output dims.
 struct ResizeParams {
   enum class Mode { Nearest, Linear, Cubic } mode = Mode::Nearest;
-  /// half_pixel, asymmetric, pytorch_half_pixel, align_corners, tf_crop_and_resize.
+  /// half_pixel, asymmetric, pytorch_half_pixel, align_corners, tf_crop_and_resize,
+  /// tf_half_pixel_for_nn (opset 11-12).
   std::string coordinateTransform = "half_pixel";
-  /// round_prefer_floor, round_prefer_ceil, floor, ceil.
+  /// round_prefer_floor, round_prefer_ceil, floor, ceil (opset 11-17 attribute), or, for
+  /// Resize-10, "legacy_opset10": per axis, floor of the (asymmetric) source coordinate when
+  /// that axis' scale is >= 1 and ceil when it is < 1, clamped to [0, in - 1]. That is ONNX
+  /// opset 10's reference behaviour (backend test resize_downsample_nearest of onnx 1.5:
+  /// [[1,2,3,4],[5,6,7,8]] at scales [1,1,0.6,0.6] gives [[1,3]]) and onnxruntime's for
+  /// opset <= 10. Upsample (opset 7-9; every scale >= 1) uses "floor", which is the same rule.
   std::string nearestMode = "round_prefer_floor";
   float cubicCoeffA = -0.75f;
   bool excludeOutside = false;
   float extrapolationValue = 0.0f;
-  std::vector<float> scales;     ///< per axis, output / input as used in the coordinate map
+  std::vector<float> scales; ///< per axis, output / input as used in the coordinate map
+  /// True when the output size came from the `sizes` input: scales are then sizes / in
+  /// (float), and coordinate maps use the integer output extent where ONNX says so.
+  bool scalesFromSizes = false;
   Dims outShape;
-  std::vector<float> roi;        ///< tf_crop_and_resize only: [starts..., ends...]
+  std::vector<float> roi; ///< tf_crop_and_resize only: [starts..., ends...]
 };
 ResizeParams resizeParams(const Graph& g, NodeId id);
 

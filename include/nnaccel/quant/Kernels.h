@@ -61,8 +61,10 @@ struct CountMultiplier {
 /// past pads_end never counts). Global pooling has the single count prod(in).
 std::vector<int64_t> averagePoolCounts(const ir::PoolParams& p);
 
-/// AveragePool / GlobalAveragePool on s8: the int32 sum of the window's in-bounds inputs
-/// requantized with the multiplier of the window's count (a window with count 0 gives 0).
+/// AveragePool / GlobalAveragePool on s8: the int64 sum of the window's in-bounds inputs
+/// requantized (requantizeWide: the one rule, exact on int64 sums) with the multiplier of the
+/// window's count (a window with count 0 gives 0). The multipliers come from
+/// quantizeMultiplier(s_in / (s_out * count), 128 * count).
 /// \p multipliers must hold every count of averagePoolCounts(p).
 Tensor averagePool(const ir::PoolParams& p, const Tensor& x,
                    std::span<const CountMultiplier> multipliers);

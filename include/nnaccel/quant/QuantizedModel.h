@@ -113,13 +113,26 @@ struct QuantizedModel {
 /// makeCalibrationInputs(g, kDefaultCalibrationCount, kDefaultCalibrationSeed).
 inline constexpr int kDefaultCalibrationCount = 4;
 inline constexpr uint64_t kDefaultCalibrationSeed = 0x6e6e616363656cULL; // "nnaccel"
+/// Seed of the evaluation inputs on which `nnaccel run --dtype int8` measures the int8-versus-
+/// fp32 agreement: a different stream from the calibration sets, so none of them is measured.
+inline constexpr int kDefaultEvaluationCount = 8;
+inline constexpr uint64_t kDefaultEvaluationSeed = 0x6576616cULL; // "eval"
 
 /// \p count seeded random input sets for \p g (Graph::inputs order): every f32 input element
-/// is uniform in [-1, 1) as 2u - 1 with u = (top 24 bits of a std::mt19937_64 draw) * 2^-24,
-/// the engine seeded once with \p seed and drawn set by set, input by input, element by
-/// element. Throws nnaccel::Error (Usage) for count < 1 and (Unsupported) for non-f32 inputs.
+/// is uniform in [-1, 1) on the 2^-23 grid, Rng::uniform(-1, 1) = 2u - 1 with u = (top 24 bits
+/// of one draw) * 2^-24, from one nnaccel::Rng (support/Rng.h) seeded with \p seed and drawn
+/// set by set, input by input, element by element. The same seed gives the same bits
+/// everywhere. Throws nnaccel::Error (Usage) for count < 1 and (Unsupported) for non-f32 inputs.
 std::vector<std::vector<Tensor>> makeCalibrationInputs(const ir::Graph& g, int count,
                                                        uint64_t seed);
+
+/// Throws nnaccel::Error when an f32 tensor of \p inputs (one calibration input set, in
+/// Graph::inputs order) holds a NaN or an infinity: ErrorKind::Io naming \p files[i] when the
+/// input came from a file (`x.npy: input 'x' holds a non-finite value (nan at element 3); int8
+/// calibration needs finite inputs`), else ErrorKind::Model naming the set (\p setIndex) and
+/// the graph's file. quantize() checks every set; callers reading files check first.
+void checkCalibrationInputs(const ir::Graph& g, const std::vector<Tensor>& inputs,
+                            const std::vector<std::string>& files = {}, size_t setIndex = 0);
 
 /// Quantizes \p g (shape-inferred and verified) calibrating on \p calibrationInputs (each in
 /// Graph::inputs order), or on the default random inputs when it is empty. Deterministic: the

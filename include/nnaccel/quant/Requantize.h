@@ -20,6 +20,10 @@
 ///   requantize(acc, q, lo, hi) = clamp(multiplyRounded(acc, q), lo, hi)
 ///
 /// |x| < 2^62, so everything fits in 64-bit integers; no floating point is used at run time.
+///
+/// Average pooling sums a window in int64 (a window may hold more than 2^24 int8 values, whose
+/// sum would overflow int32) and applies the same rule to the int64 sum with a 128-bit product
+/// (requantizeWide); on int32 values the two functions agree exactly.
 #pragma once
 
 #include "nnaccel/support/Error.h"
@@ -58,9 +62,12 @@ struct QuantMultiplier {
 
 /// The QuantMultiplier nearest to \p m (M = round-half-away(frac * 2^31) where m = frac * 2^e,
 /// frac in [0.5, 1); a carry to 2^31 renormalizes to 2^30 with e + 1). Relative error
-/// <= 2^-31. m < 2^-32 gives the zero multiplier. Throws nnaccel::Error (Unsupported, no
-/// context; callers add the node) when m is not finite, m <= 0 or m >= 2^30 after rounding.
-QuantMultiplier quantizeMultiplier(double m);
+/// <= 2^-31. m < 2^-32 gives the zero multiplier, which is exact when every accumulator the
+/// multiplier scales has |acc| <= \p maxAbsAccumulator with maxAbsAccumulator * m < 0.5 (always
+/// true for int32 accumulators: 2^31 * 2^-32 = 0.5, and m < 2^-32 strictly). Throws
+/// nnaccel::Error (Unsupported, no context; callers add the node) when m is not finite, m <= 0,
+/// m >= 2^30 after rounding, or m < 2^-32 while maxAbsAccumulator * m >= 0.5.
+QuantMultiplier quantizeMultiplier(double m, int64_t maxAbsAccumulator = int64_t{1} << 31);
 
 /// round-half-away(acc * M / 2^(31 + shift)) computed exactly in 64-bit integers, without
 /// saturation. The result magnitude is at most 2^61.
@@ -79,6 +86,24 @@ constexpr int64_t multiplyRounded(int32_t acc, QuantMultiplier q) {
 constexpr int32_t requantize(int32_t acc, QuantMultiplier q, int32_t lo = kInt8Min,
                              int32_t hi = kInt8Max) {
   const int64_t r = multiplyRounded(acc, q);
+  return r < lo ? lo : (r > hi ? hi : static_cast<int32_t>(r));
+}
+
+/// The requantization rule on an int64 \p acc (average-pool window sums): the same formula as
+/// multiplyRounded + clamp, with x = acc * M computed exactly in 128 bits (|x| < 2^94) and the
+/// rounded quotient saturated to [lo, hi]. Equal to requantize() for every int32 \p acc.
+constexpr int32_t requantizeWide(int64_t acc, QuantMultiplier q, int32_t lo = kInt8Min,
+                                 int32_t hi = kInt8Max) {
+  NNACCEL_ASSERT(q.isValid()) << "invalid QuantMultiplier{" << q.multiplier << ", " << q.shift
+                              << "}";
+  __extension__ using Int128 = __int128;
+  __extension__ using UInt128 = unsigned __int128;
+  const Int128 x = static_cast<Int128>(acc) * q.multiplier;
+  const int32_t rshift = 31 + q.shift;
+  const UInt128 mag = x < 0 ? static_cast<UInt128>(-x) : static_cast<UInt128>(x);
+  const UInt128 rounded = (mag + (UInt128{1} << (rshift - 1))) >> rshift;
+  // rounded < 2^93: compare as signed 128-bit values, then narrow.
+  const Int128 r = x < 0 ? -static_cast<Int128>(rounded) : static_cast<Int128>(rounded);
   return r < lo ? lo : (r > hi ? hi : static_cast<int32_t>(r));
 }
 

@@ -46,7 +46,7 @@ public:
 private:
   const ir::Graph& graph_;
   std::vector<Tensor> values_;
-  std::vector<std::unique_ptr<KernelCache>> caches_; ///< per NodeId, created on first use
+  std::vector<std::unique_ptr<KernelCache>> caches_; ///< per NodeId
 };
 
 /// Evaluates node \p id of \p g on the given inputs (one per node input, nullptr for omitted

@@ -33,12 +33,16 @@ Tensor batchNorm(const ir::BatchNormParams& p, const Tensor& x, const Tensor& sc
                  const Tensor& bias, const Tensor& mean, const Tensor& var);
 
 // --- EltwiseKernels.cpp ------------------------------------------------------------------------
-/// Unary activation of ir::isUnaryActivation ops (fp32; Relu and Clip also on integer dtypes).
+/// Unary activation of ir::isUnaryActivation ops (fp32; Relu and Clip also on integer dtypes,
+/// through clampInteger with Clip's bounds rounded inward: ceil(min), floor(max)).
 Tensor activation(const ir::ActivationParams& p, const Tensor& x);
+/// min(max(x, lo), hi) on s8/u8/s32/s64 with the bounds saturated to x's type: Relu and Clip on
+/// integers (exact; lo > hi gives hi everywhere, as numpy and ONNX Clip do).
+Tensor clampInteger(const Tensor& x, int64_t lo, int64_t hi);
 /// PRelu: y = x < 0 ? slope * x : x with \p slope broadcast to x's shape (unidirectional).
 Tensor prelu(const Tensor& x, const Tensor& slope);
-/// Add/Sub/Mul/Div with numpy broadcasting, for f32, s32 and s64 (integer Div truncates toward
-/// zero; integer overflow wraps; integer division by zero throws).
+/// Add/Sub/Mul/Div with numpy broadcasting, for f32, s8, u8, s32 and s64 (integer Div truncates
+/// toward zero; integer overflow wraps, e.g. modulo 256 for u8; integer division by zero throws).
 Tensor binary(ir::OpKind op, const Tensor& a, const Tensor& b);
 
 // --- DenseKernels.cpp --------------------------------------------------------------------------

@@ -20,12 +20,15 @@
 ///
 /// The builder tracks every value's shape itself (shape()) so model code can size later layers;
 /// the graph it returns sets only the graph-input and initializer shapes, exactly like a freshly
-/// imported ONNX file, and ir::inferShapes derives the rest. Misuse by model code (a group that
-/// does not divide the channels, mismatched Add shapes) is an internal error (NNACCEL_ASSERT):
-/// the zoo's models are nnaccel's own code, not user input.
+/// imported ONNX file, and ir::inferShapes derives the rest. It also counts learnable parameters
+/// and MACs as it goes (counts()); in Weights::ShapesOnly mode it draws and stores no weight at
+/// all, which is how `nnaccel zoo list` sizes VGG-16 without allocating 138 M floats. Misuse by
+/// model code (a group that does not divide the channels, mismatched Add shapes) is an internal
+/// error (NNACCEL_ASSERT): the zoo's models are nnaccel's own code, not user input.
 #pragma once
 
 #include "nnaccel/ir/Graph.h"
+#include "nnaccel/zoo/Zoo.h"
 
 #include <cstdint>
 #include <set>
@@ -83,14 +86,21 @@ enum class ResizeMode {
 
 class GraphBuilder {
 public:
-  GraphBuilder(const std::string& graphName, uint64_t seed);
+  enum class Weights {
+    Random,     ///< weights are initializers drawn from the seeded Rng
+    ShapesOnly, ///< weights are placeholder values with a shape and no data: counts() only
+  };
+
+  GraphBuilder(const std::string& graphName, uint64_t seed, Weights weights = Weights::Random);
 
   /// Declares a float graph input of \p shape.
   ir::ValueId input(const std::string& name, const Dims& shape);
   /// Marks \p v as a graph output and renames it to \p name.
   void output(ir::ValueId v, const std::string& name);
-  /// Returns the finished graph; the builder must not be used afterwards.
+  /// Returns the finished graph (Weights::Random only); the builder must not be used afterwards.
   ir::Graph finish();
+  /// Learnable parameters and MACs of the layers added so far (see ModelCounts).
+  const ModelCounts& counts() const { return counts_; }
 
   /// Shape of \p v as computed by the builder.
   const Dims& shape(ir::ValueId v) const;
@@ -132,16 +142,26 @@ private:
   std::string freshNodeName(const std::string& base);
   ir::ValueId addNode(ir::OpKind op, const std::string& nodeName, std::vector<ir::ValueId> inputs,
                       ir::AttrMap attrs, Dims outShape);
-  ir::ValueId addNormalConstant(const std::string& name, const Dims& dims, float mean,
-                                float stddev);
-  ir::ValueId addUniformConstant(const std::string& name, const Dims& dims, float lo, float hi);
+  enum class Init { Normal, Uniform };
+  enum class Role { Learned, Statistic };
+  /// A seeded random initializer: Normal(a = mean, b = stddev) or Uniform(a = lo, b = hi).
+  /// Learned tensors count as parameters. In ShapesOnly mode: a data-less placeholder value.
+  ir::ValueId addRandomConstant(const std::string& name, const Dims& dims, Init init, float a,
+                                float b, Role role = Role::Learned);
   ir::ValueId addConstant(const std::string& name, Tensor data);
+  /// {x, <node>.weight ~ N(0, gain / fanIn), <node>.bias ~ U(-1/sqrt(fanIn), 1/sqrt(fanIn)) of
+  /// \p biasSize elements (omitted when 0)}: the inputs of Conv, ConvTranspose and Gemm.
+  std::vector<ir::ValueId> weightedInputs(const std::string& node, ir::ValueId x,
+                                          const Dims& weightDims, int64_t fanIn, float gain,
+                                          int64_t biasSize);
   ir::ValueId unary(ir::OpKind op, const std::string& name, ir::ValueId x);
   ir::ValueId pool(ir::OpKind op, const std::string& name, ir::ValueId x, const PoolSpec& spec);
   const Dims& nchwShape(ir::ValueId x, const char* what) const;
 
   ir::Graph graph_;
   uint64_t seed_;
+  Weights weights_;
+  ModelCounts counts_;
   std::set<std::string> nodeNames_;
   std::unordered_map<ir::ValueId, Dims> shapes_;
 };

@@ -237,6 +237,31 @@ add("conv_kernel_too_big.onnx", "infer", "node 'big' (Conv, opset 13)",
     model([helper.make_node("Conv", ["x", "W"], ["y"], name="big", kernel_shape=[5, 5])],
           [vi("x", [1, 1, 3, 3])], [vi("y", None)],
           [numpy_helper.from_array(np.zeros((1, 1, 5, 5), np.float32), "W")]))
+# A rank-13 MatMul operand: valid ONNX, but beyond the 12 dimensions of oneDNN's tensors (it
+# reached an internal assertion in the executor before shape inference rejected it).
+add("matmul_rank13.onnx", "infer",
+    "node 'mm' (MatMul, opset 13): input 'a' of shape 1x1x1x1x1x1x1x1x1x1x1x2x3: rank 13 exceeds "
+    "the 12 dimensions nnaccel supports",
+    model([helper.make_node("MatMul", ["a", "b"], ["y"], name="mm")],
+          [vi("a", [1] * 11 + [2, 3]), vi("b", [3, 4])], [vi("y", None)]))
+# 10^12 f32 elements (4 TB): rejected by shape inference before constant folding could try to
+# allocate it (it used to end in std::bad_alloc).
+add("constant_of_shape_huge.onnx", "infer",
+    "node 'cos' (ConstantOfShape, opset 13): output 'y' has shape 1000000x1000000, more than the "
+    "2^32 elements per tensor nnaccel supports",
+    model([helper.make_node("ConstantOfShape", ["dims"], ["y"], name="cos")], [],
+          [vi("y", None)],
+          [numpy_helper.from_array(np.array([1000000, 1000000], np.int64), "dims")]))
+# The declared output shape contradicts what the graph computes.
+add("output_shape_mismatch.onnx", "infer",
+    "node 'fc' (MatMul, opset 13): output 'y' is declared 7x7 but infers to 1x10",
+    model([helper.make_node("MatMul", ["x", "W"], ["y"], name="fc")], [vi("x", [1, 8])],
+          [vi("y", [7, 7])],
+          [numpy_helper.from_array(np.zeros((8, 10), np.float32), "W")]))
+add("output_negative_dim.onnx", "import",
+    "graph output 'y' has dimension 1 = -2; declared dimensions must be >= 0",
+    model([helper.make_node("Relu", ["x"], ["y"], name="relu")], [vi("x", [1, 4])],
+          [vi("y", [1, -2])]))
 
 
 README_HEAD = """# Malformed ONNX corpus

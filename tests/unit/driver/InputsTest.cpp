@@ -1,14 +1,16 @@
-// Tests for driver::randomInputs / readInputFile: the documented seeded distribution
-// (re-derived here from std::mt19937_64), and .npy files checked against the model input with
-// exact messages.
+// Tests for driver::randomInputs / readInputFile / checkWritable: the documented seeded
+// distribution (re-derived here from nnaccel::Rng's raw draws), .npy files checked against the
+// model input, and output paths checked before a run, with exact messages.
 #include "nnaccel/driver/Inputs.h"
 
+#include "nnaccel/support/Rng.h"
 #include "nnaccel/tensor/Npy.h"
 
 #include <cmath>
 #include <filesystem>
 #include <gtest/gtest.h>
-#include <random>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace nnaccel;
 
@@ -36,12 +38,12 @@ TEST(Inputs, RandomInputsFollowTheDocumentedGenerator) {
   EXPECT_EQ(a[0].dtype(), DType::F32);
   EXPECT_EQ(a[0].shape(), (Dims{2, 3, 4, 5}));
   EXPECT_EQ(a[1].shape(), (Dims{64}));
-  // mt19937_64(seed), input by input, element by element: 2 * (draw >> 40) * 2^-24 - 1.
-  std::mt19937_64 rng(42);
+  // nnaccel::Rng(seed), input by input, element by element: 2 * (draw >> 40) * 2^-24 - 1.
+  Rng rng(42);
   double sum = 0.0;
   for (const Tensor& t : a) {
     for (float v : t.values<float>()) {
-      const float expected = 2.0f * (static_cast<float>(rng() >> 40) * 0x1p-24f) - 1.0f;
+      const float expected = 2.0f * (static_cast<float>(rng.nextU64() >> 40) * 0x1p-24f) - 1.0f;
       ASSERT_EQ(v, expected);
       ASSERT_GE(v, -1.0f);
       ASSERT_LT(v, 1.0f);
@@ -100,5 +102,45 @@ TEST(Inputs, ReadInputFileChecksDtypeAndShape) {
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Io);
     EXPECT_EQ(std::string(e.what()).rfind(missing + ": ", 0), 0u) << e.what();
+  }
+}
+
+TEST(Inputs, CheckWritableBeforeARun) {
+  EXPECT_NO_THROW(driver::checkWritable(tempPath("new.npy")));
+  EXPECT_FALSE(std::filesystem::exists(tempPath("new.npy"))); // checking creates nothing
+  writeNpy(tempPath("old.npy"), Tensor(DType::F32, {1}));
+  EXPECT_NO_THROW(driver::checkWritable(tempPath("old.npy")));
+  auto messageOf = [](const std::string& path) -> std::string {
+    try {
+      driver::checkWritable(path);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Io);
+      return e.what();
+    }
+    return "<no error>";
+  };
+  // The same wording as the file writers (frontend and .npy).
+  EXPECT_EQ(messageOf("/nonexistent-dir/y.npy"),
+            "/nonexistent-dir/y.npy: cannot open file for writing (No such file or directory)");
+  EXPECT_EQ(messageOf(tempPath("old.npy") + "/y.npy"),
+            tempPath("old.npy") + "/y.npy: cannot open file for writing (Not a directory)");
+  std::filesystem::create_directories(tempPath("adir"));
+  EXPECT_EQ(messageOf(tempPath("adir")),
+            tempPath("adir") + ": cannot open file for writing (Is a directory)");
+  try {
+    writeNpy("/nonexistent-dir/y.npy", Tensor(DType::F32, {1}));
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(
+        e.what(),
+        "/nonexistent-dir/y.npy: cannot open file for writing (No such file or directory)");
+  }
+  if (::geteuid() != 0) { // root may write anywhere
+    const std::string locked = tempPath("locked");
+    std::filesystem::create_directories(locked);
+    ::chmod(locked.c_str(), 0500);
+    EXPECT_EQ(messageOf(locked + "/y.npy"),
+              locked + "/y.npy: cannot open file for writing (Permission denied)");
+    ::chmod(locked.c_str(), 0700);
   }
 }

@@ -195,3 +195,36 @@ TEST(ModelLoader, ExistingFileWinsOverZooName) {
   EXPECT_THROW(driver::loadModel("lenet5"), Error);
   fs::current_path(saved);
 }
+
+TEST(ModelLoader, ModelSourceAndSymbolicBindings) {
+  const std::string path = (tempDir() / "model_source.onnx").string();
+  frontend::exportOnnxFile(convBnRelu(), path);
+  EXPECT_EQ(driver::modelSource(path), driver::ModelSource::File);
+  EXPECT_EQ(driver::modelSource("lenet5"), driver::ModelSource::Zoo);
+  EXPECT_EQ(driver::modelSource("demo"), driver::ModelSource::Zoo);
+  EXPECT_EQ(driver::modelSource("nosuch"), driver::ModelSource::None);
+  EXPECT_EQ(driver::modelSource(tempDir().string()), driver::ModelSource::None);
+
+  frontend::ImportOptions options;
+  EXPECT_FALSE(driver::bindsSymbolicDims(options));
+  options.defaultSymbolicDim = 4;
+  EXPECT_TRUE(driver::bindsSymbolicDims(options));
+  options.defaultSymbolicDim = 1;
+  options.dimParams["N"] = 1;
+  EXPECT_TRUE(driver::bindsSymbolicDims(options));
+
+  // Bindings for a zoo model (fixed shapes) are a usage error; for a file they are applied by
+  // the importer (this file has no symbolic dimension, so they change nothing).
+  driver::LoadOptions load;
+  load.import.defaultSymbolicDim = 2;
+  try {
+    driver::loadModel("lenet5", load);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Usage);
+    EXPECT_STREQ(e.what(), "model 'lenet5' is a zoo model with fixed input shapes; symbolic "
+                           "dimension bindings apply to .onnx files only");
+  }
+  const Graph g = driver::loadModel(path, load);
+  EXPECT_EQ(g.value(g.inputs[0]).shape, (Dims{1, 2, 5, 5}));
+}

@@ -164,3 +164,33 @@ TEST(ModelSummary, ConfigurationInputsAreNotWeights) {
   EXPECT_FALSE(driver::isWeightInput(OpKind::Resize, 2));
   EXPECT_TRUE(driver::isWeightInput(OpKind::PRelu, 1));
 }
+
+TEST(ModelSummary, ConvTransposeShowsOnnxPadsAndOutputPadding) {
+  // x[1,2,3,3] -> ConvTranspose(4 outputs, 3x3, stride 2, pads (1,1,1,1), output_padding (1,1)):
+  // out = 2 * (3 - 1) + 3 - 1 - 1 + 1 = 6 per axis. ir::ConvParams folds output_padding into
+  // padsEnd (1 - 1 = 0); the summary reports the model's ONNX pads and output_padding.
+  Graph g;
+  ValueId x = g.addValue("x", DType::F32, {1, 2, 3, 3});
+  g.inputs = {x};
+  AttrMap attrs;
+  attrs.set("kernel_shape", std::vector<int64_t>{3, 3});
+  attrs.set("strides", std::vector<int64_t>{2, 2});
+  attrs.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  attrs.set("output_padding", std::vector<int64_t>{1, 1});
+  ValueId w = g.addConstant("w", filled({2, 4, 3, 3}, 1.0f));
+  ValueId y = addNode(g, OpKind::ConvTranspose, "up", {x, w}, attrs);
+  g.outputs = {y};
+  inferShapes(g);
+  const driver::ModelSummary s = driver::summarizeModel(g);
+  const driver::LayerSummary& up = s.layers[0];
+  EXPECT_EQ(up.outputShapes[0], (Dims{1, 4, 6, 6}));
+  ASSERT_TRUE(up.window.has_value());
+  EXPECT_EQ(up.window->padsBegin, (Dims{1, 1}));
+  EXPECT_EQ(up.window->padsEnd, (Dims{1, 1}));
+  EXPECT_EQ(up.window->outputPadding, (Dims{1, 1}));
+  // Every input element (18) times every output channel's 9 taps (4 * 9).
+  EXPECT_EQ(up.macs, 18 * 36);
+  EXPECT_EQ(up.params, 72);
+  // A Conv has no output padding.
+  EXPECT_TRUE(driver::summarizeModel(smallCnn()).layers[0].window->outputPadding.empty());
+}

@@ -1,7 +1,7 @@
-// Round trip of every zoo model through ONNX: build -> export -> import gives the same graph
-// structure and, after the driver's pipeline, bit-identical fp32 outputs on the reference
-// executor. Built twice: the big models (NNACCEL_ROUNDTRIP_SLOW=1) form a test binary labelled
-// "slow" so the sanitizer run can skip them.
+// Round trip of every zoo model through ONNX: build -> export gives a model the ONNX checker
+// accepts, and import gives the same graph structure and, after the driver's pipeline,
+// bit-identical fp32 outputs on the reference executor. Built twice: the big models
+// (NNACCEL_ROUNDTRIP_SLOW=1) form a test binary labelled "slow" so the sanitizer run can skip them.
 #include "nnaccel/driver/Inputs.h"
 #include "nnaccel/driver/ModelLoader.h"
 #include "nnaccel/frontend/Onnx.h"
@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <gtest/gtest.h>
+#include <onnx/checker.h>
+#include <onnx/onnx_pb.h>
 
 #ifndef NNACCEL_ROUNDTRIP_SLOW
 #define NNACCEL_ROUNDTRIP_SLOW 0
@@ -46,6 +48,16 @@ TEST_P(ZooRoundTrip, ExportImportGivesIdenticalOutputs) {
   ir::Graph built = model->build(zoo::kDefaultSeed);
   ir::inferShapes(built);
   const std::string bytes = frontend::exportOnnxBytes(built);
+  {
+    // `nnaccel zoo export` promises a file that passes the ONNX checker.
+    onnx::ModelProto proto;
+    ASSERT_TRUE(proto.ParseFromString(bytes));
+    try {
+      onnx::checker::check_model(proto);
+    } catch (const std::exception& e) {
+      FAIL() << model->name << ": the exported model fails the onnx checker: " << e.what();
+    }
+  }
   ir::Graph imported = frontend::importOnnxBytes(bytes, model->name + ".onnx");
 
   // Same structure: ops, node names, interface names, and constant data.

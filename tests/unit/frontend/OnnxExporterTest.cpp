@@ -230,6 +230,12 @@ TEST(OnnxExporter, FileRoundTripAndWriteError) {
   EXPECT_EQ(e.kind(), ErrorKind::Io);
   EXPECT_STREQ(e.what(), "/nonexistent/dir/out.onnx: cannot open file for writing (No such file "
                          "or directory)");
+  // /dev/full opens fine but every write fails (ENOSPC).
+  if (std::filesystem::exists("/dev/full")) {
+    e = expectError([&] { exportOnnxFile(g, "/dev/full"); });
+    EXPECT_EQ(e.kind(), ErrorKind::Io);
+    EXPECT_STREQ(e.what(), "/dev/full: write error");
+  }
 }
 
 TEST(OnnxExporter, BackendModelsRoundTrip) {

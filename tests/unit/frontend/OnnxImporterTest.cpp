@@ -2,10 +2,12 @@
 // in-test ModelProtos and from real backend test-data models, and every rejection path with
 // its exact message.
 #include "OnnxModelBuilder.h"
+#include "nnaccel/ir/ShapeInference.h"
 
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 
 using namespace nnaccel;
 using namespace nnaccel::frontend;
@@ -752,6 +754,105 @@ TEST(OnnxImporterErrors, BadGraphOutputs) {
   EXPECT_STREQ(importError(b).what(), "m.onnx: graph has no outputs");
   b.output("");
   EXPECT_STREQ(importError(b).what(), "m.onnx: graph output with an empty name");
+}
+
+namespace {
+/// Gives graph output \p out a declared shape: values, dim_params ("N") or unset dims.
+void declareShape(onnx::ValueInfoProto& out, const std::vector<DimSpec>& dims) {
+  setShape(*out.mutable_type()->mutable_tensor_type(), dims);
+}
+} // namespace
+
+TEST(OnnxImporter, DeclaredOutputTypesAreRecorded) {
+  // convReluModel's output y is 1x4x4x4 f32.
+  ModelBuilder b = convReluModel();
+  declareShape(*b.graph().mutable_output(0),
+               {int64_t{1}, std::string("C"), std::monostate{}, int64_t{4}});
+  ir::Graph g = b.import();
+  const ir::Value& y = g.value(g.outputs[0]);
+  EXPECT_EQ(y.declaredShape, (Dims{1, -1, -1, 4}));
+  EXPECT_EQ(y.declaredDType, DType::F32);
+  ir::inferShapes(g); // agrees
+  EXPECT_EQ(y.shape, (Dims{1, 4, 4, 4}));
+
+  // No shape, an UNDEFINED element type, or one nnaccel does not hold: nothing recorded.
+  ModelBuilder none = convReluModel();
+  none.graph().mutable_output(0)->mutable_type()->mutable_tensor_type()->set_elem_type(
+      onnx::TensorProto::UNDEFINED);
+  ir::Graph g2 = none.import();
+  EXPECT_FALSE(g2.value(g2.outputs[0]).declaredShape);
+  EXPECT_FALSE(g2.value(g2.outputs[0]).declaredDType);
+  ModelBuilder half = convReluModel();
+  half.graph().mutable_output(0)->mutable_type()->mutable_tensor_type()->set_elem_type(
+      onnx::TensorProto::FLOAT16);
+  ir::Graph g3 = half.import();
+  EXPECT_FALSE(g3.value(g3.outputs[0]).declaredDType);
+  // An output without any type declares nothing either.
+  ModelBuilder untyped = convReluModel();
+  untyped.graph().mutable_output(0)->clear_type();
+  ir::Graph g4 = untyped.import();
+  EXPECT_FALSE(g4.value(g4.outputs[0]).declaredShape);
+  // A declared scalar is a shape of rank 0, not "no shape".
+  ModelBuilder scalar = convReluModel();
+  declareShape(*scalar.graph().mutable_output(0), {});
+  ir::Graph g5 = scalar.import();
+  EXPECT_EQ(g5.value(g5.outputs[0]).declaredShape, (Dims{}));
+}
+
+TEST(OnnxImporterErrors, DeclaredOutputTypeDisagreesWithInference) {
+  ModelBuilder b = convReluModel();
+  declareShape(*b.graph().mutable_output(0), {int64_t{7}, int64_t{7}});
+  ir::Graph g = b.import(); // import is structural; inference compares
+  Error e = expectError([&] { ir::inferShapes(g); });
+  EXPECT_EQ(e.kind(), ErrorKind::Model);
+  EXPECT_STREQ(e.what(), "m.onnx: node 'Relu_1' (Relu, opset 13): output 'y' is declared 7x7 but "
+                         "infers to 1x4x4x4");
+  ModelBuilder typed = convReluModel();
+  typed.graph().mutable_output(0)->mutable_type()->mutable_tensor_type()->set_elem_type(
+      onnx::TensorProto::INT64);
+  ir::Graph g2 = typed.import();
+  EXPECT_STREQ(expectError([&] { ir::inferShapes(g2); }).what(),
+               "m.onnx: node 'Relu_1' (Relu, opset 13): output 'y' is declared s64 but infers to "
+               "f32");
+}
+
+TEST(OnnxImporterErrors, BadDeclaredOutputs) {
+  ModelBuilder negative = convReluModel();
+  declareShape(*negative.graph().mutable_output(0), {int64_t{1}, int64_t{-4}});
+  Error e = importError(negative);
+  EXPECT_EQ(e.kind(), ErrorKind::Model);
+  EXPECT_STREQ(e.what(), "m.onnx: graph output 'y' has dimension 1 = -4; declared dimensions must "
+                         "be >= 0");
+  ModelBuilder sequence = convReluModel();
+  sequence.graph().mutable_output(0)->mutable_type()->mutable_sequence_type();
+  e = importError(sequence);
+  EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
+  EXPECT_STREQ(e.what(), "m.onnx: graph output 'y' is not a tensor (sequence, map, optional and "
+                         "sparse outputs are not supported)");
+}
+
+TEST(OnnxImporterErrors, FilesAndBuffersBeyondTheProtobufLimit) {
+  // A sparse file one byte over 2 GiB: rejected from its size, without being read.
+  const auto path = std::filesystem::path(::testing::TempDir()) / "over_2gib.onnx";
+  { std::ofstream(path, std::ios::binary) << 'x'; }
+  std::filesystem::resize_file(path, std::uintmax_t{1} << 31);
+  Error e = expectError([&] { importOnnxFile(path.string()); });
+  EXPECT_EQ(e.kind(), ErrorKind::Model);
+  EXPECT_EQ(std::string(e.what()),
+            path.string() + ": not a valid ONNX model (larger than the 2 GiB protobuf limit)");
+  e = expectError([&] { readTensorProtoFile(path.string()); });
+  EXPECT_EQ(std::string(e.what()),
+            path.string() + ": not a valid TensorProto (larger than the 2 GiB protobuf limit)");
+  std::filesystem::remove(path);
+
+  // In memory: a reserved, never touched mapping of 2 GiB.
+  const size_t size = size_t{1} << 31;
+  void* mem = mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  ASSERT_NE(mem, MAP_FAILED);
+  e = expectError(
+      [&] { importOnnxBytes(std::string_view(static_cast<const char*>(mem), size), "big.onnx"); });
+  EXPECT_STREQ(e.what(), "big.onnx: not a valid ONNX model (larger than the 2 GiB protobuf limit)");
+  munmap(mem, size);
 }
 
 TEST(OnnxImporterErrors, Cycle) {

@@ -101,6 +101,20 @@ inline onnx::AttributeProto& attrTensor(onnx::NodeProto& n, const std::string& n
   return a;
 }
 
+/// Gives \p tt a shape (present even when \p dims is empty: a scalar) of values, symbolic
+/// names (dim_param) and unset dimensions.
+inline void setShape(onnx::TypeProto::Tensor& tt, const std::vector<DimSpec>& dims) {
+  auto* shape = tt.mutable_shape();
+  for (const DimSpec& d : dims) {
+    auto* dim = shape->add_dim();
+    if (const int64_t* value = std::get_if<int64_t>(&d)) {
+      dim->set_dim_value(*value);
+    } else if (const std::string* param = std::get_if<std::string>(&d)) {
+      dim->set_dim_param(*param);
+    }
+  }
+}
+
 class ModelBuilder {
 public:
   explicit ModelBuilder(int64_t opset = 13, int64_t irVersion = 8) {
@@ -118,15 +132,7 @@ public:
     v->set_name(name);
     auto* tt = v->mutable_type()->mutable_tensor_type();
     tt->set_elem_type(elemType);
-    auto* shape = tt->mutable_shape();
-    for (const DimSpec& d : dims) {
-      auto* dim = shape->add_dim();
-      if (const int64_t* value = std::get_if<int64_t>(&d)) {
-        dim->set_dim_value(*value);
-      } else if (const std::string* param = std::get_if<std::string>(&d)) {
-        dim->set_dim_param(*param);
-      }
-    }
+    setShape(*tt, dims);
     return *v;
   }
 

@@ -62,3 +62,44 @@ TEST(Graph, RemoveDeadNodesAndReplaceUses) {
   EXPECT_EQ(opFromName("Conv"), OpKind::Conv);
   EXPECT_FALSE(opFromName("LSTM"));
 }
+
+TEST(Graph, ErrorContextShowsTheOpsetTheFileDeclared) {
+  Graph g;
+  g.sourcePath = "old.onnx";
+  const ValueId x = g.addValue("x", DType::F32, {2});
+  const NodeId id = addUnary(g, OpKind::Relu, x, "r");
+  g.node(id).opset = 7;
+  EXPECT_EQ(g.contextOf(id).opset, 7);
+  g.sourceOpset = 6; // an opset-6 file upgraded to opset-7 semantics
+  EXPECT_EQ(g.contextOf(id).opset, 6);
+  try {
+    g.fail(id, "boom");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "old.onnx: node 'r_node' (Relu, opset 6): boom");
+    EXPECT_EQ(e.kind(), ErrorKind::Model);
+  }
+}
+
+TEST(Graph, ReplacingAGraphOutputMovesItsDeclaredType) {
+  Graph g;
+  const ValueId x = g.addValue("x", DType::F32, {2});
+  const NodeId id = addUnary(g, OpKind::Identity, x, "y");
+  const ValueId y = g.node(id).outputs[0];
+  g.value(y).declaredShape = Dims{-1};
+  g.value(y).declaredDType = DType::F32;
+  g.outputs = {y};
+  const ValueId z = g.addValue("z", DType::F32);
+  g.replaceAllUses(y, z);
+  EXPECT_EQ(g.outputs, (std::vector<ValueId>{z}));
+  EXPECT_EQ(g.value(z).declaredShape, (Dims{-1}));
+  EXPECT_EQ(g.value(z).declaredDType, DType::F32);
+  // A value that is not a graph output keeps no declaration; an existing one is not replaced.
+  const ValueId w = g.addValue("w", DType::F32);
+  g.value(w).declaredShape = Dims{5};
+  g.outputs = {z};
+  g.replaceAllUses(z, w);
+  EXPECT_EQ(g.value(w).declaredShape, (Dims{5}));
+  g.replaceAllUses(x, w); // x is no graph output: nothing to move
+  EXPECT_FALSE(g.value(x).declaredShape);
+}

@@ -69,6 +69,19 @@ TEST(ConvParams, ExplicitPadsStridesAndMacs) {
   EXPECT_EQ(p.macs(), 64LL * 112 * 112 * 3 * 49); // 118013952
 }
 
+TEST(ConvParams, MacCountThatOverflowsInt64IsUnsupported) {
+  // 2^20 output channels x 2^40 output positions x 2^20 input channels = 2^80 MACs.
+  const int64_t big = int64_t{1} << 20;
+  const ConvCase huge({1, big, big, big}, {big, big, 1, 1}, {});
+  EXPECT_EQ(huge.error(), kConvCtx + "the convolution needs more than 2^63 multiply-accumulates");
+  EXPECT_EQ(errorKindOf([&] { huge.params(); }), ErrorKind::Unsupported);
+  // Just below: 2^20 x 2^20 x 2^22 = 2^62 fits and is exact.
+  const ConvCase fits({1, big, 2048, 2048}, {big, big, 1, 1}, {});
+  EXPECT_EQ(fits.params().macs(), int64_t{1} << 62);
+  const ConvCase hugeT({1, big, big, big}, {big, big, 1, 1}, {}, OpKind::ConvTranspose);
+  EXPECT_EQ(hugeT.error(), kConvTCtx + "the convolution needs more than 2^63 multiply-accumulates");
+}
+
 TEST(ConvParams, AutoPadSameUpperAndLowerWithOddAndEvenTotals) {
   // Input 6, kernel 3, stride 2: output ceil(6/2)=3, total pad (3-1)*2+3-6 = 1 (odd).
   ConvCase upper({1, 1, 6, 6}, {1, 1, 3, 3},
@@ -318,6 +331,36 @@ TEST(ConvTransposeParams, Errors) {
   EXPECT_EQ(negLead.error(), kConvTCtx + "output extent 6 on spatial axis 0 needs negative leading "
                                          "padding (total padding -1)");
   EXPECT_EQ(errorKindOf([&] { negLead.params(); }), ErrorKind::Unsupported);
+  EXPECT_EQ(ConvCase({1, 1, 3, 3}, {1, 1, 3, 3}, attrs({{"output_shape", Dims{1, 1, 0, 4}}}),
+                     OpKind::ConvTranspose)
+                .error(),
+            kConvTCtx + "output_shape must be positive, got [1, 1, 0, 4]");
+  EXPECT_EQ(ConvCase({1, 1, 3, 3}, {1, 1, 3, 3}, attrs({{"output_shape", Dims{-5, 4}}}),
+                     OpKind::ConvTranspose)
+                .error(),
+            kConvTCtx + "output_shape must be positive, got [-5, 4]");
+}
+
+TEST(ConvTransposeParams, PadsEndRelationHoldsOnEveryAxis) {
+  // out = s * (in - 1) + dilated_k - padsBegin - padsEnd, with padsEnd = pads_end -
+  // output_padding (negative here: the extra positions only receive the bias).
+  ConvCase c({1, 1, 4, 5}, {1, 1, 3, 2},
+             attrs({{"strides", Dims{3, 2}},
+                    {"dilations", Dims{1, 2}},
+                    {"pads", Dims{1, 0, 0, 0}},
+                    {"output_padding", Dims{2, 1}}}),
+             OpKind::ConvTranspose);
+  const ConvParams p = c.params();
+  EXPECT_EQ(p.padsBegin, (Dims{1, 0}));
+  EXPECT_EQ(p.padsEnd, (Dims{-2, -1}));
+  EXPECT_EQ(p.outputPadding, (Dims{2, 1}));
+  // onnx 1.12 shape inference: 1x1x13x12.
+  EXPECT_EQ(p.outSpatial, (Dims{13, 12}));
+  for (size_t i = 0; i < 2; ++i) {
+    const int64_t dilatedK = (p.kernel[i] - 1) * p.dilations[i] + 1;
+    EXPECT_EQ(p.outSpatial[i],
+              p.strides[i] * (p.inSpatial[i] - 1) + dilatedK - p.padsBegin[i] - p.padsEnd[i]);
+  }
 }
 
 // --- pooling -------------------------------------------------------------------------------------
@@ -405,13 +448,27 @@ TEST(PoolParams, Errors) {
                 .error(),
             ctx + "pad 2 is not smaller than the kernel extent 2 on spatial axis 1 (a window would "
                   "lie entirely in the padding)");
+  // storage_order only concerns the Indices output: accepted (and recorded) without it.
   const PoolCase order(OpKind::MaxPool, {1, 1, 4, 4},
                        attrs({{"kernel_shape", Dims{2, 2}}, {"storage_order", int64_t{1}}}));
-  EXPECT_EQ(order.error(), ctx + "storage_order=1 is not supported");
-  EXPECT_EQ(errorKindOf([&] { order.params(); }), ErrorKind::Unsupported);
+  EXPECT_EQ(order.error(), "<no error>");
+  EXPECT_TRUE(order.params().storageOrderColumnMajor);
+  EXPECT_EQ(order.params().outSpatial, (Dims{3, 3}));
+  EXPECT_FALSE(PoolCase(OpKind::MaxPool, {1, 1, 4, 4}, attrs({{"kernel_shape", Dims{2, 2}}}))
+                   .params()
+                   .storageOrderColumnMajor);
+  EXPECT_EQ(PoolCase(OpKind::MaxPool, {1, 1, 4, 4},
+                     attrs({{"kernel_shape", Dims{2, 2}}, {"storage_order", int64_t{2}}}))
+                .error(),
+            ctx + "storage_order must be 0 (row major) or 1 (column major), got 2");
   const PoolCase indices(OpKind::MaxPool, {1, 1, 4, 4}, attrs({{"kernel_shape", Dims{2, 2}}}),
                          {"y", "idx"});
   EXPECT_EQ(indices.error(), ctx + "the Indices output of MaxPool is not supported");
+  EXPECT_EQ(errorKindOf([&] { indices.params(); }), ErrorKind::Unsupported);
+  const PoolCase orderAndIndices(
+      OpKind::MaxPool, {1, 1, 4, 4},
+      attrs({{"kernel_shape", Dims{2, 2}}, {"storage_order", int64_t{1}}}), {"y", "idx"});
+  EXPECT_EQ(orderAndIndices.error(), ctx + "the Indices output of MaxPool is not supported");
   EXPECT_EQ(PoolCase(OpKind::AveragePool, {1, 1, 4, 4},
                      attrs({{"kernel_shape", Dims{2, 2}}, {"dilations", Dims{2, 2}}}))
                 .error(),
@@ -776,6 +833,48 @@ TEST(PadParams, InputsAttributesModesAndErrors) {
   b.op(OpKind::Pad, "dyn", {x, b.input("pads_dyn", {8}, DType::I64)}, {}, 13);
   EXPECT_EQ(err(7),
             "model.onnx: node 'dyn' (Pad, opset 13): pads input 'pads_dyn' is not a constant");
+  EXPECT_FALSE(padParams(b.g, 0).valueIsInteger);
+}
+
+TEST(PadParams, IntegerFillValuesAreExact) {
+  GraphBuilder b;
+  const ValueId x = b.input("x", {2}, DType::I64);
+  const ValueId pads = b.ints("pads", {1, 1});
+  // 2^40 + 1 has no float representation (float gives 2^40): intValue keeps it.
+  const int64_t big = (int64_t{1} << 40) + 1;
+  b.op(OpKind::Pad, "p", {x, pads, b.constant("cv", Tensor::scalar(big))}, {}, 13);
+  PadParams p = padParams(b.g, 0);
+  EXPECT_TRUE(p.valueIsInteger);
+  EXPECT_EQ(p.intValue, big);
+  EXPECT_EQ(p.value, static_cast<float>(int64_t{1} << 40));
+  // Without constant_value the integer fill is 0.
+  b.op(OpKind::Pad, "zero", {x, pads}, {}, 13);
+  p = padParams(b.g, 1);
+  EXPECT_TRUE(p.valueIsInteger);
+  EXPECT_EQ(p.intValue, 0);
+  // s8 and s32 data.
+  b.op(OpKind::Pad, "s8",
+       {b.input("x8", {2}, DType::I8), pads, b.constant("cv8", Tensor::scalar(int8_t{-128}))}, {},
+       13);
+  EXPECT_EQ(padParams(b.g, 2).intValue, -128);
+  b.op(OpKind::Pad, "s32",
+       {b.input("x32", {2}, DType::I32), pads,
+        b.constant("cv32", Tensor::scalar(int32_t{16777217}))},
+       {}, 13);
+  EXPECT_EQ(padParams(b.g, 3).intValue, 16777217);
+  // Pad-2 (attribute value): integral values are taken exactly for integer data.
+  b.op(OpKind::Pad, "old", {x}, attrs({{"pads", Dims{1, 1}}, {"value", 3.0f}}), 7);
+  p = padParams(b.g, 4);
+  EXPECT_TRUE(p.valueIsInteger);
+  EXPECT_EQ(p.intValue, 3);
+
+  const auto err = [&](NodeId id) { return errorOf([&] { padParams(b.g, id); }); };
+  b.op(OpKind::Pad, "frac", {x}, attrs({{"pads", Dims{1, 1}}, {"value", 2.5f}}), 7);
+  EXPECT_EQ(err(5), "model.onnx: node 'frac' (Pad, opset 7): value 2.5 is not an integer, but the "
+                    "input is s64");
+  b.op(OpKind::Pad, "mixed", {x, pads, b.constant("cvf", Tensor::scalar(1.0f))}, {}, 13);
+  EXPECT_EQ(err(6), "model.onnx: node 'mixed' (Pad, opset 13): constant_value has dtype f32, "
+                    "expected s64 like the input");
 }
 
 // --- Resize / Upsample ---------------------------------------------------------------------------
@@ -789,6 +888,7 @@ TEST(ResizeParams, ScalesSizesAndModes) {
   ResizeParams p = resizeParams(b.g, 0);
   EXPECT_EQ(p.outShape, (Dims{1, 1, 1, 2}));
   EXPECT_EQ(p.scales, (std::vector<float>{1, 1, 0.6f, 0.6f}));
+  EXPECT_FALSE(p.scalesFromSizes);
   EXPECT_EQ(p.mode, ResizeParams::Mode::Nearest);
   EXPECT_EQ(p.coordinateTransform, "half_pixel");
   EXPECT_EQ(p.nearestMode, "round_prefer_floor");
@@ -801,6 +901,7 @@ TEST(ResizeParams, ScalesSizesAndModes) {
   p = resizeParams(b.g, 1);
   EXPECT_EQ(p.outShape, (Dims{1, 1, 7, 8}));
   EXPECT_EQ(p.scales, (std::vector<float>{1.0f, 1.0f, 1.75f, 2.0f}));
+  EXPECT_TRUE(p.scalesFromSizes);
   EXPECT_EQ(p.mode, ResizeParams::Mode::Linear);
   EXPECT_EQ(p.coordinateTransform, "align_corners");
   // floor(3 * float(5/3)): the float product rounds to exactly 5 (onnx: 1x1x5x4).
@@ -831,13 +932,16 @@ TEST(ResizeParams, LegacyResize10AndUpsample) {
   ResizeParams p = resizeParams(b.g, 0);
   EXPECT_EQ(p.outShape, (Dims{1, 1, 4, 6}));
   EXPECT_EQ(p.coordinateTransform, "asymmetric");
-  EXPECT_EQ(p.nearestMode, "floor");
+  // Resize-10 nearest: floor on upsampled axes, ceil on downsampled ones (see OpParams.h).
+  EXPECT_EQ(p.nearestMode, "legacy_opset10");
+  EXPECT_FALSE(p.scalesFromSizes);
   b.op(OpKind::Upsample, "u7", {b.input("x7", {1, 1, 2, 2})},
        attrs({{"scales", std::vector<float>{1, 1, 2, 3}}}), 7);
   p = resizeParams(b.g, 1);
   EXPECT_EQ(p.outShape, (Dims{1, 1, 4, 6}));
   EXPECT_EQ(p.mode, ResizeParams::Mode::Nearest);
   EXPECT_EQ(p.coordinateTransform, "asymmetric");
+  EXPECT_EQ(p.nearestMode, "floor"); // Upsample never downsamples: the same rule as Resize-10
   b.op(OpKind::Upsample, "u9", {b.input("x9", {1, 1, 2, 2}), b.floats("s9", {1, 1, 2, 2})},
        attrs({{"mode", std::string("linear")}}), 9);
   p = resizeParams(b.g, 2);

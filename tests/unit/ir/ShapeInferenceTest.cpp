@@ -89,6 +89,35 @@ TEST(ShapeInference, ActivationsAndPRelu) {
   }
 }
 
+TEST(ShapeInference, IntegerClampsAndMaxPoolKeepTheirDType) {
+  // What the reference executor runs on integers: Relu/Clip on s8/u8/s32/s64, max pooling and
+  // global max pooling on s8/u8; the output has the input's dtype.
+  GraphBuilder b(13);
+  std::vector<std::pair<ValueId, DType>> outs;
+  for (DType t : {DType::I8, DType::U8, DType::I32, DType::I64}) {
+    const auto named = [t](const char* prefix) {
+      std::string name(prefix);
+      name += dtypeName(t);
+      return name;
+    };
+    const ValueId x = b.input(named("x"), {1, 2, 4, 4}, t);
+    outs.emplace_back(b.op(OpKind::Relu, named("relu"), {x}), t);
+    outs.emplace_back(b.op(OpKind::Clip, named("clip"), {x}), t);
+    if (t == DType::I8 || t == DType::U8) {
+      outs.emplace_back(b.op(OpKind::MaxPool, named("pool"), {x},
+                             attrs({{"kernel_shape", Dims{2, 2}}, {"strides", Dims{2, 2}}})),
+                        t);
+      outs.emplace_back(b.op(OpKind::GlobalMaxPool, named("gmp"), {x}), t);
+    }
+  }
+  inferShapes(b.g);
+  for (const auto& [v, t] : outs) {
+    EXPECT_EQ(b.g.value(v).dtype, t) << b.g.value(v).name;
+  }
+  EXPECT_EQ(b.g.value(outs[2].first).shape, (Dims{1, 2, 2, 2}));
+  EXPECT_EQ(b.g.value(outs[3].first).shape, (Dims{1, 2, 1, 1}));
+}
+
 TEST(ShapeInference, BroadcastingBinaryAndMatMul) {
   GraphBuilder b(13);
   const ValueId add = b.op(OpKind::Add, "add", {b.input("a", {2, 1, 4}), b.input("b", {3, 1})});
@@ -376,9 +405,23 @@ TEST(ShapeInferenceErrors, InvalidNodes) {
       "model.onnx: node 'prelu' (PRelu, opset 13): slope 's' of shape 2x1x1x1 does not broadcast "
       "to "
       "the input shape 1x3x4x4");
-  check([](GraphBuilder& b) { b.op(OpKind::Relu, "relu", {b.input("x", {4}, DType::I64)}); },
-        "model.onnx: node 'relu' (Relu, opset 13): input 'x' has dtype s64; this op supports f32 "
-        "only");
+  check([](GraphBuilder& b) { b.op(OpKind::Sigmoid, "sigmoid", {b.input("x", {4}, DType::I64)}); },
+        "model.onnx: node 'sigmoid' (Sigmoid, opset 13): input 'x' has dtype s64; this op supports "
+        "f32 only");
+  check(
+      [](GraphBuilder& b) {
+        b.op(OpKind::MaxPool, "pool", {b.input("x", {1, 1, 4, 4}, DType::I32)},
+             attrs({{"kernel_shape", Dims{2, 2}}}));
+      },
+      "model.onnx: node 'pool' (MaxPool, opset 13): input 'x' has dtype s32; this op supports "
+      "f32 only");
+  check(
+      [](GraphBuilder& b) {
+        b.op(OpKind::AveragePool, "avg", {b.input("x", {1, 1, 4, 4}, DType::U8)},
+             attrs({{"kernel_shape", Dims{2, 2}}}));
+      },
+      "model.onnx: node 'avg' (AveragePool, opset 13): input 'x' has dtype u8; this op supports "
+      "f32 only");
   check(
       [](GraphBuilder& b) {
         b.node(OpKind::Relu, "relu", {b.input("x", {4})}, {"y", "z"});
@@ -411,8 +454,8 @@ TEST(ShapeInferenceErrors, InvalidNodes) {
       [](GraphBuilder& b) {
         b.node(OpKind::Constant, "k", {}, {"k"}, attrs({{"value_string", std::string("hi")}}));
       },
-      "model.onnx: node 'k' (Constant, opset 13): Constant attribute 'value_string' of type string "
-      "is not supported");
+      "model.onnx: node 'k' (Constant, opset 13): 'value_string': string constants are not "
+      "supported");
   check(
       [](GraphBuilder& b) {
         b.op(OpKind::Conv, "conv", {b.input("x", {1, 1, 4, 4}), b.g.addValue("w", DType::F32)});
@@ -446,7 +489,8 @@ TEST(ShapeInferenceErrors, AbsurdValuesAreRejectedWithoutOverflow) {
               b.ints("sz", {2147483647, 2147483647, 2147483647, 2147483647})});
       },
       "model.onnx: node 'up' (Resize, opset 13): output 'up' has shape "
-      "2147483647x2147483647x2147483647x2147483647, which has too many elements");
+      "2147483647x2147483647x2147483647x2147483647, more than the 2^32 elements per tensor "
+      "nnaccel supports");
   check(
       [](GraphBuilder& b) {
         b.op(OpKind::Resize, "up",
@@ -597,7 +641,7 @@ TEST(ShapeInferenceErrors, RemainingParameterErrors) {
          b.node(OpKind::Constant, "k", {}, {"k"},
                 attrs({{"value_int", int64_t{1}}, {"value_float", 1.0f}}));
        },
-       "node 'k' (Constant, opset 13): Constant needs exactly one value attribute, found 2"},
+       "node 'k' (Constant, opset 13): constant must have exactly one value attribute, found 2"},
       {[](GraphBuilder& b) {
          b.op(OpKind::MatMul, "mm", {b.input("a", {2}), b.constant("b", Tensor::scalar(1.0f))});
        },
@@ -613,4 +657,98 @@ TEST(ShapeInferenceErrors, RemainingParameterErrors) {
     c.build(b);
     EXPECT_EQ(errorOf([&] { inferShapes(b.g); }), "model.onnx: " + c.message);
   }
+}
+
+TEST(ShapeInferenceErrors, RanksAboveTheKernelLimitAreUnsupported) {
+  // MatMul and Concat run on oneDNN, whose tensors have at most 12 dimensions.
+  const Dims rank12(12, 1);
+  Dims rank13(13, 1);
+  rank13.back() = 2;
+  GraphBuilder ok(13);
+  const ValueId y12 = ok.op(OpKind::MatMul, "mm", {ok.input("a", rank12), ok.input("b", rank12)});
+  ok.g.outputs = {y12};
+  EXPECT_EQ(inferred(ok, y12).shape, rank12);
+
+  GraphBuilder mm(13);
+  mm.op(OpKind::MatMul, "mm", {mm.input("a", rank13), mm.input("b", {2, 3})});
+  EXPECT_EQ(errorOf([&] { inferShapes(mm.g); }),
+            "model.onnx: node 'mm' (MatMul, opset 13): input 'a' of shape "
+            "1x1x1x1x1x1x1x1x1x1x1x1x2: rank 13 exceeds the 12 dimensions nnaccel supports");
+  EXPECT_EQ(errorKindOf([&] { inferShapes(mm.g); }), ErrorKind::Unsupported);
+  // The second operand is checked too (a rank-13 B broadcasts A to rank 13).
+  GraphBuilder mmB(13);
+  mmB.op(OpKind::MatMul, "mm", {mmB.input("a", {1, 2}), mmB.input("b", rank13)});
+  EXPECT_EQ(errorOf([&] { inferShapes(mmB.g); }),
+            "model.onnx: node 'mm' (MatMul, opset 13): input 'b' of shape "
+            "1x1x1x1x1x1x1x1x1x1x1x1x2: rank 13 exceeds the 12 dimensions nnaccel supports");
+
+  GraphBuilder cat(13);
+  cat.op(OpKind::Concat, "cat", {cat.input("a", rank13), cat.input("b", rank13)},
+         attrs({{"axis", int64_t{0}}}));
+  EXPECT_EQ(errorOf([&] { inferShapes(cat.g); }),
+            "model.onnx: node 'cat' (Concat, opset 13): input 'a' of shape "
+            "1x1x1x1x1x1x1x1x1x1x1x1x2: rank 13 exceeds the 12 dimensions nnaccel supports");
+}
+
+TEST(ShapeInferenceErrors, TensorsAbove2To32ElementsAreUnsupported) {
+  // ConstantOfShape of 10^12 elements (4 TB of f32): rejected before anything allocates it.
+  GraphBuilder huge(13);
+  huge.op(OpKind::ConstantOfShape, "cos", {huge.ints("dims", {1000000, 1000000})});
+  EXPECT_EQ(errorOf([&] { inferShapes(huge.g); }),
+            "model.onnx: node 'cos' (ConstantOfShape, opset 13): output 'cos' has shape "
+            "1000000x1000000, more than the 2^32 elements per tensor nnaccel supports");
+  EXPECT_EQ(errorKindOf([&] { inferShapes(huge.g); }), ErrorKind::Unsupported);
+  // Exactly 2^32 elements is accepted (and not folded: far above the folding limit).
+  GraphBuilder limit(13);
+  const ValueId y = limit.op(OpKind::ConstantOfShape, "cos", {limit.ints("dims", {65536, 65536})});
+  EXPECT_EQ(inferred(limit, y).shape, (Dims{65536, 65536}));
+  EXPECT_FALSE(limit.g.value(y).constant);
+
+  GraphBuilder input(13);
+  input.op(OpKind::Relu, "relu", {input.input("x", {65536, 65537})});
+  EXPECT_EQ(errorOf([&] { inferShapes(input.g); }),
+            "model.onnx: graph input 'x' has shape 65536x65537, more than the 2^32 elements per "
+            "tensor nnaccel supports");
+  EXPECT_EQ(errorKindOf([&] { inferShapes(input.g); }), ErrorKind::Unsupported);
+}
+
+TEST(ShapeInference, DeclaredOutputTypesMustAgree) {
+  // y = Gemm(x[1,8], w[10,8]^T): 1x10 f32.
+  const auto model = [](std::optional<Dims> shape, std::optional<DType> dtype) {
+    GraphBuilder b(13);
+    const ValueId y = b.op(OpKind::Gemm, "fc", {b.input("x", {1, 8}), b.input("w", {10, 8})},
+                           attrs({{"transB", int64_t{1}}}));
+    b.g.value(y).declaredShape = std::move(shape);
+    b.g.value(y).declaredDType = dtype;
+    b.g.outputs = {y};
+    return b;
+  };
+  const auto error = [](GraphBuilder b) { return errorOf([&] { inferShapes(b.g); }); };
+  // Agreement: exact, with unknown dims, or nothing declared.
+  EXPECT_EQ(error(model(Dims{1, 10}, DType::F32)), "<no error>");
+  EXPECT_EQ(error(model(Dims{-1, 10}, std::nullopt)), "<no error>");
+  EXPECT_EQ(error(model(Dims{-1, -1}, DType::F32)), "<no error>");
+  EXPECT_EQ(error(model(std::nullopt, std::nullopt)), "<no error>");
+  // Disagreement names the output and its producer.
+  const std::string ctx = "model.onnx: node 'fc' (Gemm, opset 13): ";
+  EXPECT_EQ(error(model(Dims{7, 7}, DType::F32)),
+            ctx + "output 'fc' is declared 7x7 but infers to 1x10");
+  EXPECT_EQ(error(model(Dims{-1, 11}, std::nullopt)),
+            ctx + "output 'fc' is declared ?x11 but infers to 1x10");
+  EXPECT_EQ(error(model(Dims{1, 10, 1}, std::nullopt)),
+            ctx + "output 'fc' is declared 1x10x1 but infers to 1x10");
+  EXPECT_EQ(error(model(Dims{}, std::nullopt)),
+            ctx + "output 'fc' is declared scalar but infers to 1x10");
+  EXPECT_EQ(error(model(Dims{1, 10}, DType::I64)),
+            ctx + "output 'fc' is declared s64 but infers to f32");
+  GraphBuilder kind = model(Dims{7, 7}, std::nullopt);
+  EXPECT_EQ(errorKindOf([&] { inferShapes(kind.g); }), ErrorKind::Model);
+
+  // An output with no producing node (a graph input passed through) is named with the file.
+  GraphBuilder passThrough(13);
+  const ValueId x = passThrough.input("x", {2, 3});
+  passThrough.g.value(x).declaredShape = Dims{3, 2};
+  passThrough.g.outputs = {x};
+  EXPECT_EQ(errorOf([&] { inferShapes(passThrough.g); }),
+            "model.onnx: output 'x' is declared 3x2 but infers to 2x3");
 }

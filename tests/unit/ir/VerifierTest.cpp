@@ -196,3 +196,44 @@ TEST(Verifier, FusedActivationMarks) {
                          "op that cannot carry one");
   }
 }
+
+TEST(Verifier, IdsOutOfRangeAndInterfaceClashes) {
+  {
+    ConvRelu c;
+    c.b.g.inputs.push_back(99);
+    EXPECT_EQ(c.error(), "model.onnx: graph input id 99 is out of range");
+  }
+  {
+    ConvRelu c;
+    c.b.g.outputs = {-5};
+    EXPECT_EQ(c.error(), "model.onnx: graph output id -5 is out of range");
+  }
+  {
+    ConvRelu c;
+    c.b.g.node(1).inputs[0] = 1234;
+    EXPECT_EQ(c.error(), "model.onnx: node 'relu' (Relu, opset 13): input id 1234 is out of range");
+  }
+  {
+    ConvRelu c;
+    c.b.g.node(1).outputs.push_back(77);
+    EXPECT_EQ(c.error(), "model.onnx: node 'relu' (Relu, opset 13): output id 77 is out of range");
+  }
+  {
+    // A node writing a graph input: the value would have two producers.
+    ConvRelu c;
+    c.b.g.node(1).outputs[0] = c.x;
+    EXPECT_EQ(c.error(),
+              "model.onnx: node 'relu' (Relu, opset 13): value 'x' is also a graph input");
+  }
+  {
+    // Graph-level shape checks name the file only.
+    ConvRelu c;
+    c.b.g.value(c.x).shape = {1, 2, 0, 4};
+    EXPECT_EQ(c.error(), "model.onnx: value 'x' has shape 1x2x0x4; dimensions must be positive");
+  }
+  {
+    ConvRelu c;
+    c.b.g.value(c.x).shapeKnown = false;
+    EXPECT_EQ(c.error(), "model.onnx: value 'x' has no inferred shape");
+  }
+}

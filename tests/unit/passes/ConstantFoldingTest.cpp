@@ -1,6 +1,7 @@
 // Tests for constant folding on the reference executor: large float subgraphs are evaluated and
 // removed, folded graph outputs keep their names and values, nodes already folded by shape
-// inference are dropped, and nodes the executor cannot evaluate are left in place.
+// inference are dropped, nodes the executor cannot evaluate or that exceed the size / MAC
+// budget are left in place, and running out of memory is an error naming the node.
 #include "nnaccel/passes/ConstantFolding.h"
 
 #include "PassTestUtil.h"
@@ -13,7 +14,7 @@ using namespace nnaccel::ir::test;
 using namespace nnaccel::passes;
 using namespace nnaccel::passes::test;
 
-TEST(ConstantFolding, EvaluatesWeightSubgraphsOfAnySize) {
+TEST(ConstantFolding, EvaluatesWeightSubgraphsAboveTheInferenceLimit) {
   GraphBuilder b(13);
   const ValueId x = b.input("x", {1, 64, 2, 2});
   // A weight stored transposed and rescaled: Transpose(w_t) * 0.5, 64*64 = 4096+ elements so
@@ -90,4 +91,96 @@ TEST(ConstantFolding, LeavesRuntimeAndUnsupportedNodes) {
   EXPECT_EQ(foldConstants(b.g), 0u);
   EXPECT_EQ(b.g.numNodes(), 2u);
   EXPECT_FALSE(b.g.value(c).constant);
+}
+
+TEST(ConstantFolding, NodesOverTheOutputBudgetAreLeftToTheExecutor) {
+  // ConstantOfShape of 2^24 + 1 f32 elements: one element over the default 64 MiB.
+  GraphBuilder b(13);
+  const ValueId big = b.op(OpKind::ConstantOfShape, "big", {b.ints("dims", {4097, 4096})},
+                           attrs({{"value", Tensor::scalar(1.5f)}}));
+  const ValueId fits = b.op(OpKind::ConstantOfShape, "fits", {b.ints("dims2", {4096, 4096})},
+                            attrs({{"value", Tensor::scalar(2.5f)}}));
+  b.g.outputs = {big, fits};
+  inferShapes(b.g);
+  EXPECT_EQ(foldConstants(b.g), 1u);
+  ASSERT_EQ(b.g.numNodes(), 1u);
+  EXPECT_EQ(b.g.node(0).name, "big");
+  EXPECT_FALSE(b.g.value(big).constant);
+  ASSERT_TRUE(b.g.value(fits).constant);
+  EXPECT_EQ(b.g.value(fits).constant->numElements(), 4096 * 4096);
+  EXPECT_EQ(b.g.value(fits).constant->data<float>()[4096 * 4096 - 1], 2.5f);
+  verify(b.g);
+
+  // Bytes count the dtype: a Cast of 4097 values (above the shape-inference limit) to s64
+  // needs 8 * 4097 = 32776 bytes.
+  GraphBuilder s(13);
+  const ValueId ints = s.op(OpKind::Cast, "ints", {s.floats("v", std::vector<float>(4097, 3.0f))},
+                            attrs({{"to", int64_t{7}}}));
+  s.g.outputs = {ints};
+  inferShapes(s.g);
+  EXPECT_FALSE(s.g.value(ints).constant);
+  EXPECT_EQ(foldConstants(s.g, FoldOptions{.maxOutputBytes = 32775}), 0u);
+  EXPECT_EQ(foldConstants(s.g, FoldOptions{.maxOutputBytes = 32776}), 1u);
+  EXPECT_EQ(s.g.value(ints).constant->data<int64_t>()[4096], 3);
+  GraphBuilder f(13);
+  const ValueId sig = f.op(OpKind::Sigmoid, "sig", {f.floats("z", {4}, {0, 0, 0, 0})});
+  f.g.outputs = {sig};
+  inferShapes(f.g);
+  EXPECT_EQ(foldConstants(f.g, FoldOptions{.maxOutputBytes = 15}), 0u); // 16 bytes needed
+  EXPECT_EQ(foldConstants(f.g, FoldOptions{.maxOutputBytes = 16}), 1u);
+  EXPECT_EQ(f.g.value(sig).constant->data<float>()[3], 0.5f);
+}
+
+TEST(ConstantFolding, ComputeHeavyNodesOverTheMacBudgetAreLeftToTheExecutor) {
+  // Conv over a constant 1x4x8x8 image with 6x4x3x3 weights: 6*8*8*4*9 = 13824 MACs.
+  GraphBuilder b(13);
+  const ValueId conv = b.op(OpKind::Conv, "conv",
+                            {b.floats("img", {1, 4, 8, 8}, pseudoRandom(256, 1)),
+                             b.floats("w", {6, 4, 3, 3}, pseudoRandom(216, 2))},
+                            attrs({{"pads", Dims{1, 1, 1, 1}}}));
+  // MatMul [3, 5] x [5, 7]: 105 MACs; Gemm [2, 3] x [3, 4]: 24 MACs.
+  const ValueId mm = b.op(
+      OpKind::MatMul, "mm",
+      {b.floats("a", {3, 5}, pseudoRandom(15, 3)), b.floats("bm", {5, 7}, pseudoRandom(35, 4))});
+  const ValueId gemm = b.op(
+      OpKind::Gemm, "gemm",
+      {b.floats("ga", {2, 3}, pseudoRandom(6, 5)), b.floats("gb", {3, 4}, pseudoRandom(12, 6))});
+  b.g.outputs = {conv, mm, gemm};
+  inferShapes(b.g);
+  GraphBuilder copy = b;
+  EXPECT_EQ(foldConstants(b.g, FoldOptions{.maxMacs = 104}), 1u); // only the Gemm
+  EXPECT_EQ(b.g.numNodes(), 2u);
+  EXPECT_TRUE(b.g.value(gemm).constant);
+  EXPECT_EQ(foldConstants(b.g, FoldOptions{.maxMacs = 13823}), 1u); // now the MatMul
+  EXPECT_TRUE(b.g.value(mm).constant);
+  EXPECT_FALSE(b.g.value(conv).constant);
+  EXPECT_EQ(foldConstants(b.g, FoldOptions{.maxMacs = 13824}), 1u);
+  ASSERT_TRUE(b.g.value(conv).constant);
+  // The folded values are the executor's: run the unfolded copy and compare bit for bit.
+  const std::vector<Tensor> expected = runGraph(copy.g, {});
+  EXPECT_EQ(*b.g.value(conv).constant, expected[0]);
+  EXPECT_EQ(*b.g.value(mm).constant, expected[1]);
+  EXPECT_EQ(*b.g.value(gemm).constant, expected[2]);
+}
+
+TEST(ConstantFolding, OutOfMemoryIsAnErrorNamingTheNode) {
+  GraphBuilder b(13);
+  const ValueId sig = b.op(OpKind::Sigmoid, "sig", {b.floats("z", {0.0f})});
+  b.g.outputs = {sig};
+  inferShapes(b.g);
+  FoldOptions options;
+  options.evaluate = [](const Graph&, NodeId,
+                        const std::vector<const Tensor*>&) -> std::vector<Tensor> {
+    throw std::bad_alloc();
+  };
+  EXPECT_EQ(errorOf([&] { foldConstants(b.g, options); }),
+            "model.onnx: node 'sig' (Sigmoid, opset 13): out of memory while folding this "
+            "all-constant node at compile time");
+  EXPECT_EQ(errorKindOf([&] { foldConstants(b.g, options); }), ErrorKind::Unsupported);
+  // The evaluator is what folding uses: a substitute's result becomes the constant.
+  options.evaluate = [](const Graph&, NodeId, const std::vector<const Tensor*>&) {
+    return std::vector<Tensor>{Tensor::fromVector<float>({1}, {42.0f})};
+  };
+  EXPECT_EQ(foldConstants(b.g, options), 1u);
+  EXPECT_EQ(b.g.value(sig).constant->data<float>()[0], 42.0f);
 }

@@ -85,3 +85,25 @@ TEST(EliminateIdentity, OnlyInferenceModeDropout) {
   EXPECT_EQ(b.g.node(0).inputs[0], x);
   verify(b.g);
 }
+
+TEST(EliminateIdentity, TheNewOutputValueKeepsTheDeclaredType) {
+  // The file declares y as ?x3 f32; after the Identity is removed, tanh's value is the graph
+  // output and carries the declaration, so a later inferShapes still checks it.
+  GraphBuilder b(13);
+  const ValueId x = b.input("x", {2, 3});
+  const ValueId t = b.op(OpKind::Tanh, "tanh", {x});
+  const ValueId y = b.op(OpKind::Identity, "y", {t});
+  b.g.value(y).declaredShape = Dims{-1, 3};
+  b.g.value(y).declaredDType = DType::F32;
+  b.g.outputs = {y};
+  inferShapes(b.g);
+  EXPECT_EQ(eliminateIdentity(b.g), 1u);
+  EXPECT_EQ(b.g.outputs[0], t);
+  EXPECT_EQ(b.g.value(t).declaredShape, (Dims{-1, 3}));
+  EXPECT_EQ(b.g.value(t).declaredDType, DType::F32);
+  inferShapes(b.g);
+  b.g.value(t).declaredShape = Dims{-1, 4};
+  EXPECT_EQ(errorOf([&] { inferShapes(b.g); }),
+            "model.onnx: node 'tanh' (Tanh, opset 13): output 'y' is declared ?x4 but infers to "
+            "2x3");
+}

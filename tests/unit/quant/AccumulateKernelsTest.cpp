@@ -2,6 +2,7 @@
 // independent plain-loop integer references (direct convolution, scatter-form transposed
 // convolution, triple-loop matrix product) on seeded random shapes, and of the requantized
 // int8 outputs against a 128-bit rounding reference: all bit for bit.
+#include "QuantTestUtil.h"
 #include "nnaccel/quant/Kernels.h"
 
 #include <gtest/gtest.h>
@@ -10,26 +11,7 @@
 namespace nnaccel::quant {
 namespace {
 
-__extension__ using Int128 = __int128;
-
-Tensor randomS8(const Dims& shape, std::mt19937_64& rng, int lo = -128, int hi = 127) {
-  Tensor t(DType::I8, shape);
-  std::uniform_int_distribution<int> d(lo, hi);
-  for (int8_t& v : t.values<int8_t>()) {
-    v = static_cast<int8_t>(d(rng));
-  }
-  return t;
-}
-
-/// Independent rounding reference (128-bit, half away from zero) with int8 saturation.
-int8_t referenceRequantize(int64_t acc, QuantMultiplier q) {
-  const Int128 x = static_cast<Int128>(acc) * q.multiplier;
-  const Int128 d = static_cast<Int128>(1) << (31 + q.shift);
-  const Int128 mag = x < 0 ? -x : x;
-  Int128 r = (2 * mag + d) / (2 * d); // floor(|x| / d + 1/2)
-  r = x < 0 ? -r : r;
-  return static_cast<int8_t>(r < -128 ? -128 : (r > 127 ? 127 : r));
-}
+using namespace nnaccel::quant::test;
 
 struct ConvCase {
   bool transposed = false;

@@ -408,6 +408,39 @@ TEST(Int8Executor, AveragePoolsUsePerCountMultipliers) {
   }
 }
 
+TEST(Int8Executor, GlobalAveragePoolOverAHugeWindowDoesNotOverflow) {
+  // 4200 x 4200 = 17,640,000 values of -1 (q = -127 at s_in = 1/127): the window sum
+  // -127 * 17,640,000 does not fit in int32 (it used to wrap around to a positive average of
+  // +0.91). The int8 result must be the exact average, -1, quantized with the output scale.
+  // (s_out comes from calibration on the fp32 reference, whose float accumulation gives
+  // -0.9511 = -2^24 / 17,640,000 here, so s_out < 1/127 and -1 saturates to -128.)
+  GraphBuilder b;
+  const auto x = b.input("x", {1, 1, 4200, 4200});
+  const auto gap = b.op(OpKind::GlobalAveragePool, "gap", {x});
+  const ir::Graph g = finish(b, {gap});
+  Tensor in(DType::F32, {1, 1, 4200, 4200});
+  std::fill(in.values<float>().begin(), in.values<float>().end(), -1.0f);
+  const QuantizedModel m = quantize(g, {{in}});
+  EXPECT_EQ(m.scale(x), 1.0f / 127.0f);
+  const int64_t count = 4200 * 4200;
+  ASSERT_EQ(m.node(0).countMultipliers.size(), 1u);
+  ASSERT_EQ(m.node(0).countMultipliers[0].count, count);
+  const QuantMultiplier mult = m.node(0).countMultipliers[0].multiplier;
+  Int8Executor ex(m);
+  const Int8Result r = ex.run({in});
+  const int8_t q = r.outputs[0].data.data<int8_t>()[0];
+  EXPECT_EQ(q, referenceRequantize(-127 * count, mult));
+  EXPECT_EQ(q, quantizeValue(-1.0f, m.scale(gap)));
+  EXPECT_LT(r.dequantized[0].data<float>()[0], -0.9f);
+  // Calibrated with s_out = s_in (as an exact fp32 average would give): exactly q = -127.
+  QuantizedModel exact = m;
+  exact.scales[static_cast<size_t>(gap)] = m.scale(x);
+  exact.nodes[0].countMultipliers[0].multiplier =
+      quantizeMultiplier(1.0 / static_cast<double>(count), 128 * count);
+  Int8Executor exactEx(exact);
+  EXPECT_EQ(s8(exactEx.run({in}).outputs[0].data), (std::vector<int8_t>{-127}));
+}
+
 TEST(Int8Executor, AddSubMulWithBroadcastAndConstants) {
   GraphBuilder b;
   const auto x = b.input("x", {2, 3, 4});

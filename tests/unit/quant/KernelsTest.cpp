@@ -3,68 +3,47 @@
 // reference executor's pooling), and Add/Sub/Mul against exact and real-valued references.
 #include "nnaccel/quant/Kernels.h"
 
+#include "QuantTestUtil.h"
 #include "nnaccel/reference/Kernels.h"
 
+#include <algorithm>
 #include <cmath>
 #include <gtest/gtest.h>
+#include <limits>
 #include <random>
 
 namespace nnaccel::quant {
 namespace {
 
-__extension__ using Int128 = __int128;
+using namespace nnaccel::quant::test;
 
-std::vector<int8_t> s8Values(const Tensor& t) {
-  auto v = t.values<int8_t>();
-  return {v.begin(), v.end()};
-}
-
-Tensor randomS8(const Dims& shape, std::mt19937_64& rng) {
-  Tensor t(DType::I8, shape);
-  std::uniform_int_distribution<int> d(-128, 127);
-  for (int8_t& v : t.values<int8_t>()) {
-    v = static_cast<int8_t>(d(rng));
-  }
-  return t;
-}
-
-int64_t referenceRounded(int64_t acc, QuantMultiplier q) {
-  const Int128 x = static_cast<Int128>(acc) * q.multiplier;
-  const Int128 d = static_cast<Int128>(1) << (31 + q.shift);
-  const Int128 mag = x < 0 ? -x : x;
-  const Int128 r = (2 * mag + d) / (2 * d);
-  return static_cast<int64_t>(x < 0 ? -r : r);
-}
-
-int64_t sat8(int64_t v) {
-  return std::clamp<int64_t>(v, -128, 127);
-}
+/// Clamp bounds that keep every int64 value: the reference without saturation.
+constexpr std::pair<int64_t, int64_t> kNoClamp{std::numeric_limits<int64_t>::min(),
+                                               std::numeric_limits<int64_t>::max()};
 
 TEST(QuantKernels, RequantizePerChannelAlongAnyAxis) {
   // acc [2, 3] with channel axis 1: multipliers 1, 0.5, 2.
   const Tensor acc = Tensor::fromVector<int32_t>({2, 3}, {10, 5, 100, -3, -7, -100});
   const std::vector<QuantMultiplier> ms{quantizeMultiplier(1.0), quantizeMultiplier(0.5),
                                         quantizeMultiplier(2.0)};
-  EXPECT_EQ(s8Values(requantizePerChannel(acc, 1, ms)),
-            (std::vector<int8_t>{10, 3, 127, -3, -4, -128}));
+  EXPECT_EQ(s8(requantizePerChannel(acc, 1, ms)), (std::vector<int8_t>{10, 3, 127, -3, -4, -128}));
   // Channel axis 0 with inner extent 3; custom range [0, 6] (a fused Relu6).
   const std::vector<QuantMultiplier> ms0{quantizeMultiplier(1.0), quantizeMultiplier(0.25)};
-  EXPECT_EQ(s8Values(requantizePerChannel(acc, 0, ms0, 0, 6)),
-            (std::vector<int8_t>{6, 5, 6, 0, 0, 0}));
+  EXPECT_EQ(s8(requantizePerChannel(acc, 0, ms0, 0, 6)), (std::vector<int8_t>{6, 5, 6, 0, 0, 0}));
 }
 
 TEST(QuantKernels, RequantizeTensorClampAndGather) {
   const Tensor x = Tensor::fromVector<int8_t>({4}, {-128, -3, 5, 127});
   EXPECT_EQ(requantizeTensor(x, QuantMultiplier{}), x);
-  EXPECT_EQ(s8Values(requantizeTensor(x, quantizeMultiplier(0.5))),
+  EXPECT_EQ(s8(requantizeTensor(x, quantizeMultiplier(0.5))),
             (std::vector<int8_t>{-64, -2, 3, 64})); // -1.5 -> -2, 2.5 -> 3, 63.5 -> 64
   const Tensor acc = Tensor::fromVector<int32_t>({2}, {1000, -7});
-  EXPECT_EQ(s8Values(requantizeTensor(acc, quantizeMultiplier(0.1))),
+  EXPECT_EQ(s8(requantizeTensor(acc, quantizeMultiplier(0.1))),
             (std::vector<int8_t>{100, -1})); // -0.7 -> -1
-  EXPECT_EQ(s8Values(clampTensor(x, 0, 127)), (std::vector<int8_t>{0, 0, 5, 127}));
-  EXPECT_EQ(s8Values(clampTensor(x, -4, 4)), (std::vector<int8_t>{-4, -3, 4, 4}));
+  EXPECT_EQ(s8(clampTensor(x, 0, 127)), (std::vector<int8_t>{0, 0, 5, 127}));
+  EXPECT_EQ(s8(clampTensor(x, -4, 4)), (std::vector<int8_t>{-4, -3, 4, 4}));
   const std::vector<int32_t> index{3, 3, 0, 1, 2, 0};
-  EXPECT_EQ(s8Values(gather(x, index, {2, 3})), (std::vector<int8_t>{127, 127, -128, -3, 5, -128}));
+  EXPECT_EQ(s8(gather(x, index, {2, 3})), (std::vector<int8_t>{127, 127, -128, -3, 5, -128}));
 }
 
 ir::PoolParams avgParams(Dims in, Dims kernel, Dims strides, Dims padsBegin, Dims padsEnd,
@@ -125,7 +104,45 @@ TEST(QuantKernels, AveragePoolHandComputed) {
   }
   const Tensor x = Tensor::fromVector<int8_t>({1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
   // (1+2+4+5)/4 = 3, (3+6)/2 = 4.5 -> 5, (7+8)/2 = 7.5 -> 8, 9.
-  EXPECT_EQ(s8Values(averagePool(p, x, ms)), (std::vector<int8_t>{3, 5, 8, 9}));
+  EXPECT_EQ(s8(averagePool(p, x, ms)), (std::vector<int8_t>{3, 5, 8, 9}));
+}
+
+TEST(QuantKernels, AveragePoolOverMoreThan2Pow24ValuesSumsInInt64) {
+  // Window sums beyond int32: an int32 accumulator wraps around (-127 * 17,640,000 became a
+  // positive +0.91 average). Global pooling, multipliers as the quantizer makes them.
+  auto globalParams = [](int64_t h, int64_t w) {
+    ir::PoolParams p;
+    p.kind = ir::PoolParams::Kind::Average;
+    p.global = true;
+    p.spatialRank = 2;
+    p.channels = 1;
+    p.inSpatial = {h, w};
+    p.outSpatial = {1, 1};
+    return p;
+  };
+  auto multipliers = [](double ratio, int64_t count) {
+    return std::vector<CountMultiplier>{
+        {count, quantizeMultiplier(ratio / static_cast<double>(count), 128 * count)}};
+  };
+  // 4200 x 4200 values of -127 with s_in == s_out: the average is exactly -127.
+  const ir::PoolParams big = globalParams(4200, 4200);
+  Tensor x(DType::I8, {1, 1, 4200, 4200});
+  std::fill(x.values<int8_t>().begin(), x.values<int8_t>().end(), int8_t{-127});
+  EXPECT_EQ(s8(averagePool(big, x, multipliers(1.0, 4200 * 4200))), (std::vector<int8_t>{-127}));
+  // 2^25 values of -127 with s_out = 2 s_in: -127 * 2^25 * 2^-26 = -63.5 exactly -> -64.
+  const ir::PoolParams pow2 = globalParams(8192, 4096);
+  Tensor y(DType::I8, {1, 1, 8192, 4096});
+  std::fill(y.values<int8_t>().begin(), y.values<int8_t>().end(), int8_t{-127});
+  EXPECT_EQ(s8(averagePool(pow2, y, multipliers(0.5, int64_t{1} << 25))),
+            (std::vector<int8_t>{-64}));
+  // Mixed signs: the first half 127, the second half -128: the sum is -2^24 (count 2^25),
+  // average -0.5 -> -1 (half away from zero) with s_in == s_out.
+  std::fill(y.values<int8_t>().begin(), y.values<int8_t>().begin() + (int64_t{1} << 24),
+            int8_t{127});
+  std::fill(y.values<int8_t>().begin() + (int64_t{1} << 24), y.values<int8_t>().end(),
+            int8_t{-128});
+  EXPECT_EQ(s8(averagePool(pow2, y, multipliers(1.0, int64_t{1} << 25))),
+            (std::vector<int8_t>{-1}));
 }
 
 /// Independent naive average pool on one plane: sum of in-bounds taps, count per the ONNX rule.
@@ -184,8 +201,7 @@ TEST(QuantKernels, AveragePoolMatchesNaiveAndReferenceCounts) {
                                       [&](const CountMultiplier& c) { return c.count == count; });
           ASSERT_NE(m, ms.end()) << "count " << count << " missing";
           const int64_t at = plane * planeOut + o0 * p.outSpatial[1] + o1;
-          ASSERT_EQ(y.data<int8_t>()[at], sat8(referenceRounded(sum, m->multiplier)))
-              << "case " << i;
+          ASSERT_EQ(y.data<int8_t>()[at], referenceRequantize(sum, m->multiplier)) << "case " << i;
           // Same divisor as the reference executor: its output is sum / count.
           ASSERT_NEAR(ref.data<float>()[at], static_cast<double>(sum) / count, 1e-4)
               << "case " << i << " count " << count;
@@ -208,10 +224,10 @@ TEST(QuantKernels, AddSubHandComputed) {
   const Tensor b = Tensor::fromVector<int8_t>({4}, {4, 3, 127, -1});
   // Real: 5 + 1 = 6 -> 12; -5 + 0.75 = -4.25 -> -8.5 -> -9; 63.5 + 31.75 -> 190.5 -> 127;
   // 0.5 - 0.25 = 0.25 -> 0.5 -> 1.
-  EXPECT_EQ(s8Values(addSub(false, m, a, b, {4})), (std::vector<int8_t>{12, -9, 127, 1}));
+  EXPECT_EQ(s8(addSub(false, m, a, b, {4})), (std::vector<int8_t>{12, -9, 127, 1}));
   // Sub: 5 - 1 = 4 -> 8; -5 - 0.75 -> -11.5 -> -12; 63.5 - 31.75 = 31.75 -> 63.5 -> 64;
   // 0.5 + 0.25 -> 1.5 -> 2.
-  EXPECT_EQ(s8Values(addSub(true, m, a, b, {4})), (std::vector<int8_t>{8, -12, 64, 2}));
+  EXPECT_EQ(s8(addSub(true, m, a, b, {4})), (std::vector<int8_t>{8, -12, 64, 2}));
 }
 
 TEST(QuantKernels, AddSubAndMulBroadcastMatchReferences) {
@@ -252,10 +268,10 @@ TEST(QuantKernels, AddSubAndMulBroadcastMatchReferences) {
     };
     for (int64_t i = 0; i < numElements(so_); ++i) {
       const int64_t qa = a.data<int8_t>()[source(sa_, i)], qb = b.data<int8_t>()[source(sb_, i)];
-      const int64_t ra = referenceRounded(qa << 20, m.a), rb = referenceRounded(qb << 20, m.b);
-      ASSERT_EQ(y.data<int8_t>()[i],
-                sat8(referenceRounded(subtract ? ra - rb : ra + rb, m.output)));
-      ASSERT_EQ(z.data<int8_t>()[i], sat8(referenceRounded(qa * qb, mulM)));
+      const int64_t ra = referenceRequantize(qa << 20, m.a, kNoClamp.first, kNoClamp.second),
+                    rb = referenceRequantize(qb << 20, m.b, kNoClamp.first, kNoClamp.second);
+      ASSERT_EQ(y.data<int8_t>()[i], referenceRequantize(subtract ? ra - rb : ra + rb, m.output));
+      ASSERT_EQ(z.data<int8_t>()[i], referenceRequantize(qa * qb, mulM));
       // Against real arithmetic: at most one step away, and almost always exact.
       const double real = (static_cast<double>(qa) * sa + (subtract ? -1 : 1) * qb * sb) / sOut;
       const double want = std::clamp(std::round(real), -128.0, 127.0);

@@ -28,6 +28,16 @@ inline Tensor randomTensor(const Dims& shape, std::mt19937_64& rng, float lo = -
   return t;
 }
 
+/// Uniform int8 tensor with values in [lo, hi] from \p rng.
+inline Tensor randomS8(const Dims& shape, std::mt19937_64& rng, int lo = -128, int hi = 127) {
+  Tensor t(DType::I8, shape);
+  std::uniform_int_distribution<int> d(lo, hi);
+  for (int8_t& v : t.values<int8_t>()) {
+    v = static_cast<int8_t>(d(rng));
+  }
+  return t;
+}
+
 /// Marks \p outputs, infers shapes and verifies; returns the finished graph.
 inline ir::Graph finish(GraphBuilder& b, const std::vector<ir::ValueId>& outputs) {
   b.g.outputs = outputs;

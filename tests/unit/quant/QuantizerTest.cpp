@@ -5,6 +5,7 @@
 #include "nnaccel/quant/Agreement.h"
 #include "nnaccel/quant/Int8Executor.h"
 #include "nnaccel/reference/Executor.h"
+#include "nnaccel/support/Rng.h"
 
 #include <cmath>
 #include <gtest/gtest.h>
@@ -39,12 +40,19 @@ TEST(Calibration, InputsAreSeededUniformInMinusOneOne) {
   EXPECT_EQ(a, b);
   EXPECT_NE(a, c);
   EXPECT_NE(a[0][0], a[1][0]);
-  // The documented generator: 2 * (top 24 bits of mt19937_64(seed)) * 2^-24 - 1.
-  std::mt19937_64 rng(99);
-  const float u0 = static_cast<float>(rng() >> 40) / 16777216.0f;
-  const float u1 = static_cast<float>(rng() >> 40) / 16777216.0f;
-  EXPECT_EQ(a[0][0].data<float>()[0], 2.0f * u0 - 1.0f);
-  EXPECT_EQ(a[0][0].data<float>()[1], 2.0f * u1 - 1.0f);
+  // The documented generator: 2 * (top 24 bits of nnaccel::Rng(seed)) * 2^-24 - 1, drawn set by
+  // set, element by element.
+  Rng rng(99);
+  for (const auto& set : a) {
+    for (float v : set[0].values<float>()) {
+      const float u = static_cast<float>(rng.nextU64() >> 40) / 16777216.0f;
+      ASSERT_EQ(v, 2.0f * u - 1.0f);
+    }
+  }
+  // Golden values from an independent Python re-implementation of xoshiro256**/splitmix64:
+  // Rng(99)'s first draws are 0x5944A7EB55C8EAB4 and 0x90624E3D31D8867E.
+  EXPECT_EQ(a[0][0].data<float>()[0], 2.0f * (0x5944A7 / 16777216.0f) - 1.0f);
+  EXPECT_EQ(a[0][0].data<float>()[1], 2.0f * (0x90624E / 16777216.0f) - 1.0f);
   double sum = 0.0;
   for (const auto& set : a) {
     for (float v : set[0].values<float>()) {
@@ -215,10 +223,30 @@ TEST(QuantizerErrors, NonFiniteValues) {
   EXPECT_EQ(errorOf([&] { quantize(g, {}); }),
             "model.onnx: node 'div' (Div, opset 17): calibration produced a non-finite value in "
             "'div'");
+  // A bad calibration input is a data error (exit code 1 in the CLI), not a usage error: it
+  // names the set and the element, and the input's file when the caller knows it.
+  const std::vector<Tensor> good{Tensor::fromVector<float>({3}, {1.0f, 2.0f, 0.5f})};
   const std::vector<Tensor> bad{
       Tensor::fromVector<float>({3}, {1.0f, std::numeric_limits<float>::quiet_NaN(), 0.0f})};
-  EXPECT_EQ(errorOf([&] { quantize(g, {bad}); }),
-            "model.onnx: calibration input 'x' holds a non-finite value");
+  const std::vector<Tensor> inf{
+      Tensor::fromVector<float>({3}, {1.0f, 2.0f, -std::numeric_limits<float>::infinity()})};
+  try {
+    quantize(g, {good, bad});
+    FAIL() << "accepted a NaN";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Model);
+    EXPECT_STREQ(e.what(), "model.onnx: calibration input set 1: input 'x' holds a non-finite "
+                           "value (nan at element 1)");
+  }
+  try {
+    checkCalibrationInputs(g, inf, {"x.npy"});
+    FAIL() << "accepted an infinity";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Io);
+    EXPECT_STREQ(e.what(), "x.npy: input 'x' holds a non-finite value (-inf at element 2); int8 "
+                           "calibration needs finite inputs");
+  }
+  EXPECT_NO_THROW(checkCalibrationInputs(g, good, {"x.npy"}));
 
   GraphBuilder c;
   const auto xc = c.input("x", {1, 1, 2, 2});

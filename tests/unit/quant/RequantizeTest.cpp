@@ -1,6 +1,7 @@
 // Tests of the requantization rule and the fp32 <-> int8 conversions (quant/Requantize.h):
 // hand-computed ties and saturation, extreme multipliers and shifts, and millions of seeded
-// random cases against two independent exact references (128-bit integers and x87 long double).
+// random cases against two independent exact references (128-bit integers and x87 long double),
+// and the same rule on int64 sums (requantizeWide, average pooling).
 #include "nnaccel/quant/Requantize.h"
 
 #include <cmath>
@@ -123,14 +124,18 @@ TEST(Requantize, QuantizeMultiplierRepresentation) {
   EXPECT_DOUBLE_EQ(qm(3 << 29, 0).toDouble(), 0.75);
 }
 
-void expectRejected(double m, const std::string& reason) {
+void expectRejected(double m, int64_t maxAbsAccumulator, const std::string& reason) {
   try {
-    quantizeMultiplier(m);
+    quantizeMultiplier(m, maxAbsAccumulator);
     FAIL() << "accepted " << m;
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
     EXPECT_EQ(e.reason(), reason);
   }
+}
+
+void expectRejected(double m, const std::string& reason) {
+  expectRejected(m, int64_t{1} << 31, reason);
 }
 
 TEST(Requantize, QuantizeMultiplierRejectsOutOfRange) {
@@ -211,6 +216,7 @@ TEST(Requantize, MillionsOfRandomCasesMatchExactReferences) {
     ASSERT_EQ(longDoubleRounded(acc, q), expected);
     const int32_t clamped = static_cast<int32_t>(std::clamp<int64_t>(expected, -128, 127));
     ASSERT_EQ(requantize(acc, q), clamped);
+    ASSERT_EQ(requantizeWide(acc, q), clamped); // the int64 form is the same rule
     // Half away from zero is odd-symmetric.
     if (acc != std::numeric_limits<int32_t>::min()) {
       ASSERT_EQ(multiplyRounded(-acc, q), -got);
@@ -220,6 +226,48 @@ TEST(Requantize, MillionsOfRandomCasesMatchExactReferences) {
     ties += (x % d != 0 && 2 * (x < 0 ? -(x % d) : x % d) == d) ? 1 : 0;
   }
   EXPECT_GT(ties, 100000); // the generator really exercises ties
+}
+
+TEST(Requantize, WideRuleIsExactOnInt64Sums) {
+  // Average-pool sums beyond int32. -127 * 2^25 (a 2^25-element window of -127) times
+  // m = 2^-26 = {2^30, shift 25} is exactly -63.5: half away from zero gives -64.
+  const QuantMultiplier half = quantizeMultiplier(std::ldexp(1.0, -26));
+  EXPECT_EQ(half, qm(1 << 30, 25));
+  EXPECT_EQ(requantizeWide(-127 * (int64_t{1} << 25), half), -64);
+  EXPECT_EQ(requantizeWide(127 * (int64_t{1} << 25), half), 64);
+  // A tie far outside int8, kept by an int32-wide clamp: (2^34 + 8) / 16 = 2^30 + 0.5.
+  const int32_t lo = std::numeric_limits<int32_t>::min(), hi = std::numeric_limits<int32_t>::max();
+  EXPECT_EQ(requantizeWide((int64_t{1} << 34) + 8, qm(1 << 30, 3), lo, hi), (1 << 30) + 1);
+  EXPECT_EQ(requantizeWide(-(int64_t{1} << 34) - 8, qm(1 << 30, 3), lo, hi), -(1 << 30) - 1);
+  // The largest product: |acc| near 2^62 times M near 2^31 (2^93) saturates, no overflow.
+  EXPECT_EQ(requantizeWide(int64_t{1} << 62, qm(std::numeric_limits<int32_t>::max(), -30)), 127);
+  EXPECT_EQ(requantizeWide(-(int64_t{1} << 62), qm(std::numeric_limits<int32_t>::max(), -30)),
+            -128);
+  // Random int64 sums against the 128-bit division reference.
+  std::mt19937_64 rng(41);
+  for (int i = 0; i < 200000; ++i) {
+    const QuantMultiplier q = randomMultiplier(rng);
+    const auto acc = static_cast<int64_t>(rng()) >> (rng() % 40);
+    const Int128 x = static_cast<Int128>(acc) * q.multiplier;
+    const Int128 d = static_cast<Int128>(1) << (31 + q.shift);
+    const Int128 mag = x < 0 ? -x : x;
+    const Int128 r = (2 * mag + d) / (2 * d);
+    const Int128 exact = x < 0 ? -r : r;
+    const Int128 clamped = exact < lo ? lo : (exact > hi ? hi : exact);
+    ASSERT_EQ(requantizeWide(acc, q, lo, hi), static_cast<int32_t>(clamped))
+        << "acc=" << acc << " M=" << q.multiplier << " shift=" << q.shift;
+  }
+}
+
+TEST(Requantize, ZeroMultiplierOnlyWhereItIsExact) {
+  // m = 2^-33 rounds to the zero multiplier: exact for int32 accumulators (|acc * m| <= 0.25)
+  // and for sums up to 2^31 in magnitude, not for sums that reach 2^32 (|acc * m| = 0.5).
+  const double m = std::ldexp(1.0, -33);
+  EXPECT_EQ(quantizeMultiplier(m), qm(0, kMaxShift));
+  EXPECT_EQ(quantizeMultiplier(m, int64_t{1} << 31), qm(0, kMaxShift));
+  expectRejected(m, int64_t{1} << 32,
+                 "requantization multiplier 1.16415322e-10 is below 2^-32 but accumulators reach "
+                 "4294967296 in magnitude (the supported range is [2^-32, 2^30))");
 }
 
 TEST(Requantize, MonotonicInTheAccumulator) {

@@ -1,6 +1,7 @@
 // Tests of the element-wise kernels: every activation (oneDNN eltwise and loop paths) against
-// numpy formulas, integer Relu/Clip, PRelu slope broadcasting, and Add/Sub/Mul/Div with numpy
-// broadcasting on the oneDNN path, the loop path and for s32/s64.
+// numpy formulas, integer Relu/Clip (clampInteger), PRelu slope broadcasting, and Add/Sub/Mul/Div
+// with numpy broadcasting on the oneDNN path, the loop path and for s8/u8/s32/s64 (wrapping, as
+// ONNX's uint8 arithmetic does modulo 256).
 #include "TestUtil.h"
 #include "nnaccel/reference/Kernels.h"
 
@@ -104,6 +105,32 @@ TEST(EltwiseKernels, IntegerReluAndClip) {
             (std::vector<int64_t>{-1, 0, 1}));
 }
 
+TEST(EltwiseKernels, IntegerClampEdgeCases) {
+  // Non-integer Clip bounds round inward: [-2.5, 3.5] keeps the integers -2..3.
+  const Tensor x = tensorOf<int8_t>({4}, {-3, -2, 3, 4});
+  EXPECT_EQ(valuesOf<int8_t>(activation(act(OpKind::Clip, -2.5f, 3.5f), x)),
+            (std::vector<int8_t>{-2, -2, 3, 3}));
+  // Bounds beyond the type saturate; u8 Relu is the identity.
+  const Tensor u = tensorOf<uint8_t>({3}, {0, 17, 255});
+  EXPECT_EQ(valuesOf<uint8_t>(clampInteger(u, -1000, 1000)), (std::vector<uint8_t>{0, 17, 255}));
+  EXPECT_EQ(valuesOf<uint8_t>(activation(act(OpKind::Relu), u)),
+            (std::vector<uint8_t>{0, 17, 255}));
+  EXPECT_EQ(valuesOf<uint8_t>(clampInteger(u, 10, 20)), (std::vector<uint8_t>{10, 17, 20}));
+  // min > max gives max everywhere (numpy's clip).
+  EXPECT_EQ(valuesOf<int8_t>(clampInteger(x, 5, 1)), (std::vector<int8_t>{1, 1, 1, 1}));
+  // s64 bounds beyond 2^24 are exact (2^40 + 1 is not a float).
+  const int64_t big = (int64_t{1} << 40) + 1;
+  const Tensor w = tensorOf<int64_t>({3}, {big - 1, big, big + 1});
+  EXPECT_EQ(valuesOf<int64_t>(clampInteger(w, big, big)), (std::vector<int64_t>{big, big, big}));
+  try {
+    clampInteger(tensorOf<bool>({1}, {true}), 0, 1);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
+    EXPECT_STREQ(e.what(), "integer clamp on bool input is not supported (s8, u8, s32, s64)");
+  }
+}
+
 TEST(EltwiseKernels, RejectsIntegerSigmoid) {
   try {
     activation(act(OpKind::Sigmoid), tensorOf<int32_t>({1}, {1}));
@@ -178,6 +205,23 @@ TEST(EltwiseKernels, IntegerBinary) {
             (std::vector<int32_t>{std::numeric_limits<int32_t>::min()}));
 }
 
+TEST(EltwiseKernels, ByteBinaryWraps) {
+  // ONNX's uint8 arithmetic wraps modulo 256 (test_add_uint8 and friends); int8 wraps in two's
+  // complement; Div truncates toward zero and int8 min / -1 wraps to min.
+  const Tensor a = tensorOf<uint8_t>({4}, {200, 5, 16, 7});
+  const Tensor b = tensorOf<uint8_t>({4}, {100, 10, 17, 2});
+  EXPECT_EQ(valuesOf<uint8_t>(binary(OpKind::Add, a, b)), (std::vector<uint8_t>{44, 15, 33, 9}));
+  EXPECT_EQ(valuesOf<uint8_t>(binary(OpKind::Sub, a, b)), (std::vector<uint8_t>{100, 251, 255, 5}));
+  EXPECT_EQ(valuesOf<uint8_t>(binary(OpKind::Mul, a, b)), (std::vector<uint8_t>{32, 50, 16, 14}));
+  EXPECT_EQ(valuesOf<uint8_t>(binary(OpKind::Div, a, b)), (std::vector<uint8_t>{2, 0, 0, 3}));
+  const Tensor c = tensorOf<int8_t>({4}, {127, -128, -7, 7});
+  const Tensor d = tensorOf<int8_t>({4}, {1, -1, 2, -2});
+  EXPECT_EQ(valuesOf<int8_t>(binary(OpKind::Add, c, d)), (std::vector<int8_t>{-128, 127, -5, 5}));
+  EXPECT_EQ(valuesOf<int8_t>(binary(OpKind::Div, c, d)), (std::vector<int8_t>{127, -128, -3, -3}));
+  EXPECT_EQ(valuesOf<int8_t>(binary(OpKind::Mul, c, tensorOf<int8_t>({}, {2}))),
+            (std::vector<int8_t>{-2, 0, -14, 14}));
+}
+
 TEST(EltwiseKernels, BinaryErrors) {
   try {
     binary(OpKind::Div, tensorOf<int32_t>({2}, {1, 2}), tensorOf<int32_t>({2}, {1, 0}));
@@ -198,5 +242,19 @@ TEST(EltwiseKernels, BinaryErrors) {
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
     EXPECT_STREQ(e.what(), "Add of f32 and s32 operands is not supported");
+  }
+  try {
+    binary(OpKind::Div, tensorOf<uint8_t>({2}, {1, 2}), tensorOf<uint8_t>({2}, {1, 0}));
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Model);
+    EXPECT_STREQ(e.what(), "integer division by zero");
+  }
+  try {
+    binary(OpKind::Mul, tensorOf<bool>({1}, {true}), tensorOf<bool>({1}, {true}));
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
+    EXPECT_STREQ(e.what(), "Mul on bool input is not supported (f32, s8, u8, s32, s64)");
   }
 }

@@ -1,14 +1,17 @@
 // Tests of the Executor and evalNode on hand-built graphs: node parameters resolved through
 // OpParams (auto_pad, opset differences) reach the kernels, a small CNN runs end to end with
-// hand-checkable values, repeated runs are bit-identical, folded nodes are skipped, and every
-// error path (input mismatches, unsupported constructs, kernel errors with node context) gives
-// its one-line message.
+// hand-checkable values, repeated runs are bit-identical, folded nodes are skipped, the cached
+// per-node state of an Executor gives the same bits as one-off evalNode calls (zoo models), and
+// every error path (input mismatches, unsupported constructs, kernel errors with node context)
+// gives its one-line message.
 #include "nnaccel/reference/Executor.h"
 
 #include "TestUtil.h"
 #include "nnaccel/ir/ShapeInference.h"
 #include "nnaccel/ir/Verifier.h"
 #include "nnaccel/reference/Kernels.h"
+#include "nnaccel/zoo/Rng.h"
+#include "nnaccel/zoo/Zoo.h"
 
 #include <cstring>
 #include <gtest/gtest.h>
@@ -153,6 +156,127 @@ TEST(Executor, RepeatedRunsAreBitIdentical) {
     EXPECT_EQ(std::memcmp(a[i].rawData(), b[i].rawData(), a[i].sizeBytes()), 0) << i;
     EXPECT_EQ(std::memcmp(a[i].rawData(), c[i].rawData(), a[i].sizeBytes()), 0) << i;
   }
+}
+
+bool sameBits(const Tensor& a, const Tensor& b) {
+  return a.dtype() == b.dtype() && a.shape() == b.shape() && a.sizeBytes() == b.sizeBytes() &&
+         std::memcmp(a.rawData(), b.rawData(), a.sizeBytes()) == 0;
+}
+
+/// Every computed node output of \p ex's last run equals, bit for bit, a one-off evalNode of
+/// that node on the same inputs (fresh oneDNN primitives, weights reordered again).
+void expectRunMatchesEvalNode(const Graph& g, const Executor& ex) {
+  for (size_t nid = 0; nid < g.numNodes(); ++nid) {
+    const auto id = static_cast<NodeId>(nid);
+    const Node& n = g.node(id);
+    if (g.isConstant(n.outputs[0])) {
+      continue;
+    }
+    std::vector<const Tensor*> args;
+    for (ValueId in : n.inputs) {
+      args.push_back(in == kNoValue ? nullptr : &ex.value(in));
+    }
+    const std::vector<Tensor> once = evalNode(g, id, args);
+    for (size_t k = 0; k < n.outputs.size(); ++k) {
+      if (n.outputs[k] != kNoValue) {
+        EXPECT_TRUE(sameBits(once[k], ex.value(n.outputs[k])))
+            << "node '" << n.name << "' (" << opName(n.op) << ") output " << k;
+      }
+    }
+  }
+}
+
+TEST(Executor, CachedRunsMatchOneOffEvalNodeOnZooModels) {
+  // The Executor keeps each node's oneDNN primitive, its weights in the primitive's layout and
+  // its output buffer between runs. Zoo graphs without the pass pipeline (BatchNormalization
+  // still a node) cover Conv (grouped, dilated), ConvTranspose, BatchNormalization, pooling,
+  // activations on oneDNN and on loops, Add, Concat, Resize, Gemm. Two inputs: the second run
+  // reuses everything the first built, and its values must be what evalNode computes.
+  for (const char* name : {"lenet5", "dcgan", "aspp", "unet", "mobilenetv2"}) {
+    SCOPED_TRACE(name);
+    const zoo::ZooModel& m = *zoo::findZooModel(name);
+    Graph g = m.build(zoo::kDefaultSeed);
+    inferShapes(g);
+    Tensor a(DType::F32, m.inputShape), b(DType::F32, m.inputShape);
+    zoo::Rng::forStream(1, "a").fillUniform(a.values<float>(), -1.0f, 1.0f);
+    zoo::Rng::forStream(1, "b").fillUniform(b.values<float>(), -1.0f, 1.0f);
+    Executor ex(g);
+    const std::vector<Tensor> first = ex.run({a});
+    const std::vector<Tensor> second = ex.run({b});
+    ASSERT_FALSE(sameBits(first[0], second[0]));
+    expectRunMatchesEvalNode(g, ex);
+    const std::vector<Tensor> again = ex.run({a});
+    EXPECT_TRUE(sameBits(first[0], again[0]));
+    EXPECT_TRUE(sameBits(first[0], Executor(g).run({a})[0]));
+  }
+}
+
+TEST(Executor, WeightsComputedAtRunTimeAreNotCached) {
+  // Conv weights that are a graph input change between runs: the executor must convert them
+  // again on every run (only graph constants are converted once).
+  Graph g;
+  const ValueId x = g.addValue("x", DType::F32, {1, 16, 12, 12});
+  const ValueId w = g.addValue("w", DType::F32, {32, 16, 3, 3});
+  g.inputs = {x, w};
+  const NodeId conv = addNode(g, OpKind::Conv, "conv", {x, w}, {"c"});
+  g.outputs = {out(g, conv)};
+  inferShapes(g);
+  verify(g);
+  const Tensor xv = seqTensor({1, 16, 12, 12}, 1);
+  const Tensor w1 = seqTensor({32, 16, 3, 3}, 2);
+  const Tensor w2 = seqTensor({32, 16, 3, 3}, 3);
+  Executor ex(g);
+  const Tensor y1 = ex.run({xv, w1})[0];
+  const Tensor y2 = ex.run({xv, w2})[0];
+  EXPECT_TRUE(sameBits(y1, evalNode(g, conv, {&xv, &w1})[0]));
+  EXPECT_TRUE(sameBits(y2, evalNode(g, conv, {&xv, &w2})[0]));
+  EXPECT_FALSE(sameBits(y1, y2));
+}
+
+TEST(Executor, ByteGraphRunsEndToEnd) {
+  // u8 through MaxPool, Add (wrapping modulo 256), Clip with u8 bounds and GlobalMaxPool, as the
+  // ONNX uint8 node tests use them.
+  Graph g;
+  const ValueId x = g.addValue("x", DType::U8, {1, 1, 2, 4});
+  g.inputs = {x};
+  const NodeId pool = addNode(g, OpKind::MaxPool, "pool", {x}, {"p"},
+                              attrs({{"kernel_shape", std::vector<int64_t>{2, 2}},
+                                     {"strides", std::vector<int64_t>{2, 2}}}));
+  const NodeId add =
+      addNode(g, OpKind::Add, "add",
+              {out(g, pool), g.addConstant("ten", tensorOf<uint8_t>({1}, {10}))}, {"a"});
+  const NodeId clip = addNode(g, OpKind::Clip, "clip",
+                              {out(g, add), g.addConstant("lo", tensorOf<uint8_t>({}, {5})),
+                               g.addConstant("hi", tensorOf<uint8_t>({}, {65}))},
+                              {"c"});
+  const NodeId gmp = addNode(g, OpKind::GlobalMaxPool, "gmp", {out(g, clip)}, {"m"});
+  g.outputs = {out(g, add), out(g, clip), out(g, gmp)};
+  inferShapes(g);
+  verify(g);
+  Executor ex(g);
+  const std::vector<Tensor> y =
+      ex.run({tensorOf<uint8_t>({1, 1, 2, 4}, {10, 250, 3, 7, 40, 5, 60, 2})});
+  EXPECT_EQ(valuesOf<uint8_t>(y[0]), (std::vector<uint8_t>{4, 70})); // 250 + 10 wraps to 4
+  EXPECT_EQ(valuesOf<uint8_t>(y[1]), (std::vector<uint8_t>{5, 65}));
+  EXPECT_EQ(valuesOf<uint8_t>(y[2]), (std::vector<uint8_t>{65}));
+}
+
+TEST(Executor, IntegerClipReadsItsBoundsExactly) {
+  // 2^40 + 1 is not representable in float (ActivationParams' type): the executor reads s64
+  // bound inputs as integers.
+  const int64_t big = (int64_t{1} << 40) + 1;
+  Graph g;
+  const ValueId x = g.addValue("x", DType::I64, {3});
+  g.inputs = {x};
+  const NodeId clip = addNode(g, OpKind::Clip, "clip",
+                              {x, g.addConstant("lo", tensorOf<int64_t>({}, {big})),
+                               g.addConstant("hi", tensorOf<int64_t>({}, {big}))},
+                              {"c"});
+  g.outputs = {out(g, clip)};
+  inferShapes(g);
+  verify(g);
+  const std::vector<Tensor> y = Executor(g).run({tensorOf<int64_t>({3}, {0, big, big + 5})});
+  EXPECT_EQ(valuesOf<int64_t>(y[0]), (std::vector<int64_t>{big, big, big}));
 }
 
 TEST(Executor, OpsetDependentParametersReachKernels) {

@@ -1,9 +1,11 @@
 // Tests of the pooling kernels against naive numpy loops (expected_values.py) with ONNX
 // semantics: ceil_mode, dilations, pads, count_include_pad (the ceil_mode overhang past pads_end
-// is not counted), global pooling, 1-D and int8 max pooling.
+// is not counted), global pooling, 1-D and int8 max pooling, and a max pooling shape oneDNN has no
+// plain-layout jit kernel for (run channels-last) against a direct loop.
 #include "TestUtil.h"
 #include "nnaccel/reference/Kernels.h"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 
 using namespace nnaccel;
@@ -208,6 +210,41 @@ TEST(PoolKernels, MaxPoolInt8) {
   const auto p = paramsFor(Kind::Max, x, {2, 2}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, false, false);
   const Tensor y = pool(p, test::tensorOf<int8_t>(x, {-128, 5, -3, 7, -1, 127}));
   EXPECT_EQ(test::valuesOf<int8_t>(y), (std::vector<int8_t>{7, 127}));
+}
+
+TEST(PoolKernels, MaxPoolUint8) {
+  // Values above 127 must compare as unsigned (200 > 100), padding never wins.
+  const Dims x{1, 1, 2, 3};
+  const auto p = paramsFor(Kind::Max, x, {2, 2}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, false, false);
+  const Tensor y = pool(p, test::tensorOf<uint8_t>(x, {0, 200, 3, 100, 1, 255}));
+  EXPECT_EQ(y.dtype(), DType::U8);
+  EXPECT_EQ(test::valuesOf<uint8_t>(y), (std::vector<uint8_t>{0, 200, 200, 100, 200, 255}));
+}
+
+TEST(PoolKernels, LargeMaxPoolRunsChannelsLastExactly) {
+  // VGG-16's first pool: oneDNN 2.6 would run it with its slow simple_nchw kernel on the plain
+  // layout, so the kernel pools channels-last. A maximum is exact: compare with direct loops.
+  const Dims x{1, 64, 224, 224};
+  const auto p = paramsFor(Kind::Max, x, {2, 2}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, false, false);
+  Tensor in(DType::F32, x);
+  float* src = in.data<float>();
+  for (int64_t i = 0; i < in.numElements(); ++i) {
+    src[i] = static_cast<float>((i * 7919) % 10007) - 5003.0f;
+  }
+  const Tensor y = pool(p, in);
+  ASSERT_EQ(y.shape(), (Dims{1, 64, 112, 112}));
+  const float* dst = y.data<float>();
+  int64_t mismatches = 0;
+  for (int64_t c = 0; c < 64; ++c) {
+    for (int64_t oh = 0; oh < 112; ++oh) {
+      for (int64_t ow = 0; ow < 112; ++ow) {
+        const float* win = src + (c * 224 + 2 * oh) * 224 + 2 * ow;
+        const float want = std::max({win[0], win[1], win[224], win[225]});
+        mismatches += dst[(c * 112 + oh) * 112 + ow] != want;
+      }
+    }
+  }
+  EXPECT_EQ(mismatches, 0);
 }
 
 TEST(PoolKernels, GlobalPools) {

@@ -140,7 +140,7 @@ TEST(Npy, WritesTheBytesNumpyWrites) {
 
 TEST(Npy, MissingFileIsAnIoError) {
   const std::string path = tempPath("does_not_exist.npy");
-  expectReadError(path, ErrorKind::Io, "cannot open for reading: No such file or directory");
+  expectReadError(path, ErrorKind::Io, "cannot open file (No such file or directory)");
 }
 
 TEST(Npy, BadMagic) {
@@ -236,6 +236,6 @@ TEST(Npy, UnwritablePathIsAnIoError) {
     ADD_FAILURE() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Io);
-    EXPECT_EQ(std::string(e.what()), path + ": cannot open for writing: No such file or directory");
+    EXPECT_EQ(std::string(e.what()), path + ": cannot open file for writing (No such file or directory)");
   }
 }

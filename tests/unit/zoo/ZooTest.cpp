@@ -8,7 +8,8 @@
 #include "nnaccel/ir/ShapeInference.h"
 #include "nnaccel/ir/Verifier.h"
 #include "nnaccel/reference/Executor.h"
-#include "nnaccel/zoo/Rng.h"
+#include "nnaccel/support/Rng.h"
+#include "nnaccel/zoo/GraphBuilder.h"
 
 #include <algorithm>
 #include <cmath>
@@ -152,7 +153,7 @@ TEST(Zoo, RegistryListsEveryModelOnce) {
     names.push_back(m.name);
     EXPECT_EQ(findZooModel(m.name), &m);
     EXPECT_FALSE(m.description.empty());
-    EXPECT_TRUE(m.build != nullptr);
+    EXPECT_TRUE(m.define != nullptr);
   }
   std::vector<std::string> expected;
   for (const Expected& e : kExpected) {
@@ -187,6 +188,37 @@ TEST(Zoo, EveryModelBuildsWithPublishedParameterCounts) {
     EXPECT_EQ(countOps(g, ir::OpKind::BatchNormalization), e.batchNorms);
     EXPECT_EQ(countOps(g, ir::OpKind::Dropout), 0);
   }
+}
+
+TEST(Zoo, ShapeOnlyCountsEqualTheBuiltGraphs) {
+  // ZooModel::counts() draws no weight (what `nnaccel zoo list` prints); it must agree with the
+  // parameters and MACs of the graph build() returns, for every model.
+  for (const Expected& e : kExpected) {
+    SCOPED_TRACE(e.name);
+    const ZooModel& m = *findZooModel(e.name);
+    const ModelCounts cheap = m.counts();
+    ir::Graph g = m.build(kDefaultSeed);
+    EXPECT_EQ(cheap.params, learnableParameters(g));
+    ir::inferShapes(g);
+    EXPECT_EQ(cheap.macs, totalMacs(g));
+    EXPECT_EQ(cheap.params, e.params);
+    EXPECT_EQ(cheap.macs, e.macs);
+  }
+}
+
+TEST(Zoo, ShapesOnlyBuilderStoresNoWeights) {
+  GraphBuilder b("tiny", kDefaultSeed, GraphBuilder::Weights::ShapesOnly);
+  const ir::ValueId x = b.input("input", {2, 3, 8, 8});
+  const ir::ValueId c = b.conv("conv", x, {.outChannels = 4, .kernel = 3, .pad = 1});
+  const ir::ValueId n = b.batchNorm("bn", c);
+  const ir::ValueId t = b.convTranspose("up", n, {.outChannels = 5, .kernel = 2, .stride = 2});
+  b.gemm("fc", b.flatten("flatten", t), 7);
+  // conv: 4*3*3*3 + 4; bn: 4 + 4 (running statistics excluded); up: 4*5*2*2 + 5;
+  // fc: 7 * (5*16*16) + 7.
+  EXPECT_EQ(b.counts().params, 112 + 8 + 85 + 8967);
+  // conv: 2*4*8*8 outputs x 27 taps; up: 2*4*8*8 inputs x 5*2*2; fc: 2 x 1280 x 7.
+  EXPECT_EQ(b.counts().macs, 13'824 + 10'240 + 17'920);
+  EXPECT_EQ(b.shape(t), (Dims{2, 5, 16, 16}));
 }
 
 TEST(Zoo, TorchvisionNamesAndMobileNetStructure) {

@@ -1,7 +1,7 @@
-// Tests for the zoo's reproducible generator: reference vectors of splitmix64, FNV-1a and
-// xoshiro256**, golden weights computed by an independent Python/numpy re-implementation,
-// and the moments of the uniform and Irwin-Hall normal conversions.
-#include "nnaccel/zoo/Rng.h"
+// Tests for nnaccel's reproducible generator (support/Rng.h): reference vectors of splitmix64,
+// FNV-1a and xoshiro256**, golden zoo weights computed by an independent Python/numpy
+// re-implementation, and the moments of the uniform and Irwin-Hall normal conversions.
+#include "nnaccel/support/Rng.h"
 
 #include <algorithm>
 #include <bit>
@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 #include <vector>
 
-using namespace nnaccel::zoo;
+using namespace nnaccel;
 
 TEST(Rng, ReferenceVectors) {
   uint64_t state = 0;

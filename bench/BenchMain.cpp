@@ -1,0 +1,15 @@
+// The benchmark program's entry point: registers every benchmark, then runs Google Benchmark
+// with its usual command line (--benchmark_filter, --benchmark_format=json, ...).
+#include "BenchUtil.h"
+
+int main(int argc, char** argv) {
+  nnaccel::bench::registerModelBenchmarks();
+  nnaccel::bench::registerConvBenchmarks();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) {
+    return 1;
+  }
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

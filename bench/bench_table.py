@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Runs nnaccel_bench (or reads its JSON output) and prints the figures as Markdown tables.
+
+Usage:
+  bench/bench_table.py BUILD/bench/nnaccel_bench [benchmark options...]   # runs it
+  bench/bench_table.py results.json                                       # a saved run
+Options after the binary go to Google Benchmark, e.g. --benchmark_filter='fp32/|conv_'.
+Times are medians of the iterations (the "ms" counter); x_ columns are ratios to a reference
+measured in the same run, interleaved with the benchmark (see bench/BenchUtil.h).
+"""
+import json
+import subprocess
+import sys
+
+
+def load(args):
+    if args[0].endswith(".json"):
+        with open(args[0]) as f:
+            return json.load(f)
+    cmd = [args[0], "--benchmark_format=json"] + args[1:]
+    out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout
+    return json.loads(out)
+
+
+def ms(b):
+    return b.get("ms", b["real_time"] if b.get("time_unit") == "ms" else b["real_time"] / 1e6)
+
+
+def fmt(v, digits=None):
+    """digits=None: three significant digits (times), else fixed decimals (ratios)."""
+    if v is None:
+        return "–"
+    return f"{v:.3g}" if digits is None else f"{v:.{digits}f}"
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    data = load(sys.argv[1:])
+    by = {}
+    for b in data["benchmarks"]:
+        if b.get("error_occurred"):
+            print(f"{b['name']}: {b.get('error_message')}", file=sys.stderr)
+            continue
+        kind, name = b["name"].split("/")[:2]
+        by.setdefault(kind, {})[name] = b
+    ctx = data["context"]
+    print(f"{ctx.get('date')}, {ctx.get('num_cpus')} CPUs, load average "
+          f"{' '.join(f'{x:.2f}' for x in ctx.get('load_avg', []))}\n")
+
+    models = [m for kind in ("fp32", "int8", "calibrate", "onnx_load") for m in by.get(kind, {})]
+    models = list(dict.fromkeys(models))
+    if models:
+        print("| model | GMAC | fp32 ms | GMAC/s | fp32 warm / fresh | int8 ms | int8 / fp32 "
+              "| calibrate ms | calibrate / fp32 | ONNX load ms | load / fp32 |")
+        print("| --- |" + " ---: |" * 10)
+        for m in models:
+            f, i, c, o = (by.get(k, {}).get(m) for k in ("fp32", "int8", "calibrate", "onnx_load"))
+            print(f"| {m} | {fmt(f and f['GMAC'], 2)} | {fmt(f and ms(f))} "
+                  f"| {fmt(f and f['GMAC/s'])} | {fmt(f and f['x_fresh'], 2)} "
+                  f"| {fmt(i and ms(i))} | {fmt(i and i['x_fp32'], 2)} "
+                  f"| {fmt(c and ms(c))} | {fmt(c and c['x_fp32'], 2)} "
+                  f"| {fmt(o and ms(o))} | {fmt(o and o['x_fp32'], 2)} |")
+        print()
+    layers = list(dict.fromkeys(list(by.get("conv_onednn", {})) + list(by.get("conv_naive", {}))))
+    if layers:
+        print("| conv layer | oneDNN ms | oneDNN GMAC/s | naive ms | naive GMAC/s | naive / oneDNN |")
+        print("| --- |" + " ---: |" * 5)
+        for layer in layers:
+            d, n = by.get("conv_onednn", {}).get(layer), by.get("conv_naive", {}).get(layer)
+            print(f"| {layer} | {fmt(d and ms(d))} | {fmt(d and d['GMAC/s'])} "
+                  f"| {fmt(n and ms(n))} | {fmt(n and n['GMAC/s'])} "
+                  f"| {fmt(n and n['x_onednn'], 1)} |")
+
+
+if __name__ == "__main__":
+    main()
