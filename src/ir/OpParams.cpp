@@ -373,15 +373,12 @@ PoolParams poolParams(const Graph& g, NodeId id) {
     p.strides = spatialAttr(g, id, "strides", p.spatialRank, 1, 1);
     if (n.op == OpKind::MaxPool) {
       p.dilations = spatialAttr(g, id, "dilations", p.spatialRank, 1, 1);
-      // storage_order only affects the layout of the Indices output, rejected just below.
+      // storage_order only affects the layout of the (optional) Indices output.
       const int64_t order = n.attrs.getInt("storage_order", 0);
       if (order != 0 && order != 1) {
         g.fail(id, "storage_order must be 0 (row major) or 1 (column major), got " + str(order));
       }
       p.storageOrderColumnMajor = order == 1;
-      if (n.outputs.size() > 1 && n.outputs[1] != kNoValue) {
-        g.fail(id, "the Indices output of MaxPool is not supported", ErrorKind::Unsupported);
-      }
     } else {
       if (n.attrs.has("dilations")) {
         g.fail(id, "attribute 'dilations' of AveragePool needs opset 19", ErrorKind::Unsupported);

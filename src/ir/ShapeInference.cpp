@@ -238,6 +238,10 @@ std::vector<OutInfo> inferConvLike(const Graph& g, NodeId id) {
     const PoolParams p = poolParams(g, id);
     out = {p.batch, p.channels};
     out.insert(out.end(), p.outSpatial.begin(), p.outSpatial.end());
+    if (n.op == OpKind::MaxPool) {
+      // MaxPool's optional Indices output: s64 flat positions, one per pooled value.
+      return {OutInfo{x.dtype, out, std::nullopt}, OutInfo{DType::I64, out, std::nullopt}};
+    }
   }
   return {OutInfo{x.dtype, out, std::nullopt}};
 }

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <span>
 
 namespace nnaccel::quant {
 
@@ -363,6 +364,23 @@ struct Range {
   float hi = -std::numeric_limits<float>::infinity();
   bool seen() const { return lo <= hi; }
   float maxAbs() const { return seen() ? std::max(std::fabs(lo), std::fabs(hi)) : 0.0f; }
+
+  /// Widens the range by \p xs; false if some value is not finite. The bounds are accumulated
+  /// in registers: updating lo/hi in place made the compiler store them on every element (the
+  /// data might alias them), which took as long as the executor run being calibrated.
+  bool include(std::span<const float> xs) {
+    float l = lo;
+    float h = hi;
+    bool finite = true;
+    for (float x : xs) {
+      finite &= std::isfinite(x);
+      l = x < l ? x : l;
+      h = h < x ? x : h;
+    }
+    lo = l;
+    hi = h;
+    return finite;
+  }
 };
 
 std::vector<Range> calibrate(const Graph& g, const std::vector<std::vector<Tensor>>& inputSets) {
@@ -377,25 +395,12 @@ std::vector<Range> calibrate(const Graph& g, const std::vector<std::vector<Tenso
           values[v].dtype() != DType::F32 || values[v].sizeBytes() == 0) {
         continue;
       }
-      // Accumulate in locals: updating ranges[v] in place made the compiler store it on every
-      // element (the float data might alias it), as slow as the executor run itself.
-      Range& r = ranges[v];
-      float lo = r.lo;
-      float hi = r.hi;
-      bool finite = true;
-      for (float x : values[v].values<float>()) {
-        finite &= std::isfinite(x);
-        lo = std::min(lo, x);
-        hi = std::max(hi, x);
-      }
-      if (!finite) {
+      if (!ranges[v].include(values[v].values<float>())) {
         const ir::Value& value = g.value(id);
         NNACCEL_ASSERT(value.producer >= 0)
             << "input '" << value.name << "' passed checkCalibrationInputs but is not finite";
         g.fail(value.producer, "calibration produced a non-finite value in '" + value.name + "'");
       }
-      r.lo = lo;
-      r.hi = hi;
     }
   }
   return ranges;

@@ -222,7 +222,9 @@ Tensor pad(const ir::PadParams& p, const Tensor& x) {
       offsets[a].push_back(i < 0 ? -1 : i * inStrides[a]);
     }
   }
-  const Tensor padValue = Tensor::scalar(p.value).castTo(x.dtype());
+  // Integer data takes the exact integer fill (p.value rounds magnitudes above 2^24).
+  const Tensor padValue =
+      (p.valueIsInteger ? Tensor::scalar(p.intValue) : Tensor::scalar(p.value)).castTo(x.dtype());
   withElementType(x.dtype(), [&](auto e) {
     using E = decltype(e);
     const E* src = reinterpret_cast<const E*>(x.rawData());

@@ -1,6 +1,9 @@
-// oneDNN engine/stream singletons, tensor <-> dnnl::memory wrapping, and the prepared Primitive
-// (staging buffers, kept reorders, scratchpad) shared by every oneDNN-backed reference kernel.
+// oneDNN engine/stream singletons (with the CPU ISA capped at AVX2 for reproducible bits), tensor
+// <-> dnnl::memory wrapping, and the prepared Primitive (staging buffers, kept reorders,
+// scratchpad) shared by every oneDNN-backed reference kernel.
 #include "DnnlUtil.h"
+
+#include "nnaccel/reference/Executor.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -9,9 +12,53 @@
 
 namespace nnaccel::reference::dnnl_util {
 
+namespace {
+/// Caps oneDNN's JIT code at AVX2 before anything else touches oneDNN (the cap can only be set
+/// before the first primitive is created): AVX-512 kernels accumulate in another order and give
+/// other fp32 bits, so without the cap reference results (and the int8 calibration scales derived
+/// from them) would depend on the machine. Returns the cap's status.
+dnnl::status pinIsa() {
+  return dnnl::set_max_cpu_isa(dnnl::cpu_isa::avx2);
+}
+} // namespace
+
 const dnnl::engine& engine() {
-  static const dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+  static const dnnl::engine eng = [] {
+    // A failure (another component used oneDNN first) leaves oneDNN's default; isaName() then
+    // reports the ISA actually in use.
+    [[maybe_unused]] const dnnl::status pinned = pinIsa();
+    return dnnl::engine(dnnl::engine::kind::cpu, 0);
+  }();
   return eng;
+}
+
+std::string isaName() {
+  engine(); // the cap applies from the engine's creation on
+  switch (dnnl::get_effective_cpu_isa()) {
+  case dnnl::cpu_isa::all:
+    return "all";
+  case dnnl::cpu_isa::sse41:
+    return "sse41";
+  case dnnl::cpu_isa::avx:
+    return "avx";
+  case dnnl::cpu_isa::avx2:
+    return "avx2";
+  case dnnl::cpu_isa::avx2_vnni:
+    return "avx2_vnni";
+  case dnnl::cpu_isa::avx512_mic:
+    return "avx512_mic";
+  case dnnl::cpu_isa::avx512_mic_4ops:
+    return "avx512_mic_4ops";
+  case dnnl::cpu_isa::avx512_core:
+    return "avx512_core";
+  case dnnl::cpu_isa::avx512_core_vnni:
+    return "avx512_core_vnni";
+  case dnnl::cpu_isa::avx512_core_bf16:
+    return "avx512_core_bf16";
+  case dnnl::cpu_isa::avx512_core_amx:
+    return "avx512_core_amx";
+  }
+  return "unknown";
 }
 
 dnnl::stream& stream() {
@@ -226,3 +273,9 @@ void Primitive::execute(const Args& inputs, const Args& outputs,
 }
 
 } // namespace nnaccel::reference::dnnl_util
+
+namespace nnaccel::reference {
+std::string dnnlIsaName() {
+  return dnnl_util::isaName();
+}
+} // namespace nnaccel::reference

@@ -14,8 +14,12 @@
 
 namespace nnaccel::reference::dnnl_util {
 
-/// The CPU engine shared by every kernel of the process.
+/// The CPU engine shared by every kernel of the process. Creating it first caps oneDNN's ISA at
+/// AVX2 (dnnl::set_max_cpu_isa), so fp32 results are the same bits on every AVX2-or-better
+/// x86-64 machine.
 const dnnl::engine& engine();
+/// oneDNN's effective CPU ISA after the cap, e.g. "avx2" (see dnnlIsaName in Executor.h).
+std::string isaName();
 /// This thread's in-order stream on engine() (oneDNN streams must not be shared across threads).
 dnnl::stream& stream();
 

@@ -7,6 +7,7 @@
 
 #include "CachedKernels.h"
 #include "nnaccel/ir/OpParams.h"
+#include "nnaccel/ir/ShapeOps.h"
 
 #include <algorithm>
 #include <limits>
@@ -52,100 +53,11 @@ bool isConstantInput(const ir::Graph& g, const ir::Node& n, size_t i) {
   return i < n.inputs.size() && n.inputs[i] != ir::kNoValue && g.isConstant(n.inputs[i]);
 }
 
-Dims squeezed(const Dims& shape, const std::vector<int64_t>& axes) {
-  Dims out;
-  for (size_t a = 0; a < shape.size(); ++a) {
-    if (std::find(axes.begin(), axes.end(), static_cast<int64_t>(a)) == axes.end()) {
-      out.push_back(shape[a]);
-    }
-  }
-  return out;
-}
-
-Dims unsqueezed(const Dims& shape, const std::vector<int64_t>& axes) {
-  Dims out;
-  auto next = shape.begin();
-  const size_t rank = shape.size() + axes.size();
-  for (size_t a = 0; a < rank; ++a) {
-    if (std::find(axes.begin(), axes.end(), static_cast<int64_t>(a)) != axes.end()) {
-      out.push_back(1);
-    } else {
-      out.push_back(*next++);
-    }
-  }
-  return out;
-}
-
 Tensor flattened(const Tensor& x, int64_t axis) {
   const auto mid = x.shape().begin() + axis;
   const int64_t outer = std::accumulate(x.shape().begin(), mid, int64_t{1}, std::multiplies<>());
   const int64_t inner = std::accumulate(mid, x.shape().end(), int64_t{1}, std::multiplies<>());
   return x.reshaped({outer, inner});
-}
-
-/// Shape (opset 15 adds start/end, clamped like Python slicing of the dims).
-Tensor shapeOf(const ir::Node& n, const Tensor& x) {
-  const int64_t rank = x.rank();
-  auto clampAxis = [rank](int64_t v) {
-    v = v < 0 ? v + rank : v;
-    return std::clamp<int64_t>(v, 0, rank);
-  };
-  const int64_t start = clampAxis(n.attrs.getInt("start", 0));
-  const int64_t end = clampAxis(n.attrs.getInt("end", rank));
-  std::vector<int64_t> dims;
-  for (int64_t a = start; a < end; ++a) {
-    dims.push_back(x.dim(a));
-  }
-  return Tensor::fromVector<int64_t>({static_cast<int64_t>(dims.size())}, dims);
-}
-
-/// A Constant node's value: the folded constant if shape inference stored one, else its
-/// attribute (value, value_float(s), value_int(s)).
-Tensor constantValue(const ir::Graph& g, ir::NodeId id) {
-  const ir::Node& n = g.node(id);
-  if (hasOutput(n, 0) && g.value(n.outputs[0]).constant) {
-    return *g.value(n.outputs[0]).constant;
-  }
-  if (const Tensor* t = n.attrs.find<Tensor>("value")) {
-    return *t;
-  }
-  if (const float* f = n.attrs.find<float>("value_float")) {
-    return Tensor::scalar(*f);
-  }
-  if (const int64_t* i = n.attrs.find<int64_t>("value_int")) {
-    return Tensor::scalar(*i);
-  }
-  if (const auto* fs = n.attrs.find<std::vector<float>>("value_floats")) {
-    return Tensor::fromVector<float>({static_cast<int64_t>(fs->size())}, *fs);
-  }
-  if (const auto* is = n.attrs.find<std::vector<int64_t>>("value_ints")) {
-    return Tensor::fromVector<int64_t>({static_cast<int64_t>(is->size())}, *is);
-  }
-  g.fail(id, "constant has no supported value attribute", ErrorKind::Unsupported);
-}
-
-Tensor constantOfShape(const ir::Graph& g, ir::NodeId id, const Tensor& shapeTensor) {
-  if (shapeTensor.dtype() != DType::I64) {
-    g.fail(id, "shape input must be s64, got " + std::string(dtypeName(shapeTensor.dtype())));
-  }
-  const std::vector<int64_t> dims = shapeTensor.toInt64Vector();
-  for (int64_t d : dims) {
-    if (d < 0) {
-      g.fail(id, "negative dimension " + std::to_string(d) + " in shape input");
-    }
-  }
-  const Tensor* value = g.node(id).attrs.find<Tensor>("value");
-  const Tensor fill = value ? *value : Tensor::scalar(0.0f);
-  if (fill.numElements() != 1) {
-    g.fail(id, "value must hold one element, got " + std::to_string(fill.numElements()));
-  }
-  Tensor out(fill.dtype(), dims);
-  const size_t size = dtypeSizeBytes(fill.dtype());
-  const int64_t count = out.numElements();
-  for (int64_t i = 0; i < count; ++i) {
-    std::copy_n(fill.rawData(), size, out.rawData() + static_cast<size_t>(i) * size);
-  }
-  return out;
 }
 
 bool isIntegerTensor(const Tensor* t) {
@@ -189,11 +101,14 @@ std::vector<Tensor> evalUnchecked(const ir::Graph& g, ir::NodeId id, const NodeI
   case OpKind::MaxPool:
   case OpKind::AveragePool:
   case OpKind::GlobalAveragePool:
-  case OpKind::GlobalMaxPool:
-    if (hasOutput(n, 1)) {
-      g.fail(id, "the Indices output of MaxPool is not supported", ErrorKind::Unsupported);
+  case OpKind::GlobalMaxPool: {
+    const ir::PoolParams p = ir::poolParams(g, id);
+    std::vector<Tensor> out = one(pool(p, in.at(0), cache));
+    if (n.op == OpKind::MaxPool && hasOutput(n, 1)) {
+      out.push_back(maxPoolIndices(p, in.at(0)));
     }
-    return one(pool(ir::poolParams(g, id), in.at(0), cache));
+    return out;
+  }
   case OpKind::BatchNormalization:
     for (size_t i = 1; i < n.outputs.size(); ++i) {
       if (hasOutput(n, i)) {
@@ -225,9 +140,9 @@ std::vector<Tensor> evalUnchecked(const ir::Graph& g, ir::NodeId id, const NodeI
   case OpKind::Transpose:
     return one(transpose(in.at(0), ir::transposePerm(g, id)));
   case OpKind::Squeeze:
-    return one(in.at(0).reshaped(squeezed(in.at(0).shape(), ir::squeezeAxes(g, id))));
+    return one(in.at(0).reshaped(ir::squeezedShape(in.at(0).shape(), ir::squeezeAxes(g, id))));
   case OpKind::Unsqueeze:
-    return one(in.at(0).reshaped(unsqueezed(in.at(0).shape(), ir::unsqueezeAxes(g, id))));
+    return one(in.at(0).reshaped(ir::unsqueezedShape(in.at(0).shape(), ir::unsqueezeAxes(g, id))));
   case OpKind::Pad:
     return one(pad(ir::padParams(g, id), in.at(0)));
   case OpKind::Resize:
@@ -253,9 +168,9 @@ std::vector<Tensor> evalUnchecked(const ir::Graph& g, ir::NodeId id, const NodeI
     return out;
   }
   case OpKind::Constant:
-    return one(constantValue(g, id));
+    return one(ir::constantNodeValue(g, id));
   case OpKind::Shape:
-    return one(shapeOf(n, in.at(0)));
+    return one(ir::shapeOpValue(g, id, in.at(0).shape()));
   case OpKind::Gather:
     return one(gather(in.at(0), in.at(1), ir::gatherAxis(g, id)));
   case OpKind::Slice:
@@ -263,7 +178,7 @@ std::vector<Tensor> evalUnchecked(const ir::Graph& g, ir::NodeId id, const NodeI
   case OpKind::Cast:
     return one(in.at(0).castTo(ir::castTarget(g, id)));
   case OpKind::ConstantOfShape:
-    return one(constantOfShape(g, id, in.at(0)));
+    return one(ir::constantOfShapeValue(g, id, in.at(0)));
   }
   g.fail(id, "op is not supported by the reference executor", ErrorKind::Unsupported);
 }

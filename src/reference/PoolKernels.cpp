@@ -6,7 +6,8 @@
 // (onnxruntime/PyTorch semantics), whereas oneDNN's avg_include_padding counts every window
 // position. When there is such an overhang the input is zero-padded explicitly and pooled with
 // avg_exclude_padding over the remaining overhang, which gives exactly the ONNX divisor.
-// Max pooling runs channels-last when oneDNN has no jit kernel for the plain layout.
+// Max pooling runs channels-last when oneDNN has no jit kernel for the plain layout. MaxPool's
+// Indices output (argmax positions, which oneDNN's inference pooling does not give) is a loop.
 #include "CachedKernels.h"
 #include "KernelUtil.h"
 
@@ -75,7 +76,80 @@ Tensor runPooling(dnnl::algorithm alg, const Tensor& x, const Dims& inSpatial,
     return y;
   });
 }
+/// Spatial strides of the reported index: row-major, or column-major for storage_order=1.
+Dims indexStrides(const ir::PoolParams& p) {
+  if (!p.storageOrderColumnMajor) {
+    return rowMajorStrides(p.inSpatial);
+  }
+  Dims strides;
+  int64_t stride = 1;
+  for (int64_t extent : p.inSpatial) {
+    strides.push_back(stride);
+    stride *= extent;
+  }
+  return strides;
+}
+
+template <typename T> void argmaxWindows(const ir::PoolParams& p, const Tensor& x, Tensor& y) {
+  const size_t rank = p.inSpatial.size();
+  const int64_t inSize = numElements(p.inSpatial);
+  const int64_t outSize = numElements(p.outSpatial);
+  const int64_t windowSize = numElements(p.kernel);
+  const Dims readStrides = rowMajorStrides(p.inSpatial);
+  const Dims reportStrides = indexStrides(p);
+  const Dims outStrides = rowMajorStrides(p.outSpatial);
+  const Dims windowStrides = rowMajorStrides(p.kernel);
+  const T* src = x.data<T>();
+  int64_t* dst = y.data<int64_t>();
+  for (int64_t plane = 0; plane < p.batch * p.channels; ++plane) {
+    const T* in = src + plane * inSize;
+    for (int64_t oi = 0; oi < outSize; ++oi) {
+      // Windows scan in row-major order; the first maximum wins (strictly greater replaces).
+      int64_t best = -1;
+      T bestValue{};
+      for (int64_t wi = 0; wi < windowSize; ++wi) {
+        int64_t read = 0, index = 0;
+        bool inside = true;
+        for (size_t a = 0; a < rank; ++a) {
+          const int64_t o = oi / outStrides[a] % p.outSpatial[a];
+          const int64_t w = wi / windowStrides[a] % p.kernel[a];
+          const int64_t i = o * p.strides[a] - p.padsBegin[a] + w * p.dilations[a];
+          inside = inside && i >= 0 && i < p.inSpatial[a];
+          read += i * readStrides[a];
+          index += i * reportStrides[a];
+        }
+        if (inside && (best < 0 || in[read] > bestValue)) {
+          best = index;
+          bestValue = in[read];
+        }
+      }
+      // A dilated window can skip every input element (e.g. taps -1 and 2 of an extent-2 axis):
+      // -1 then, as onnxruntime reports it.
+      dst[plane * outSize + oi] = best < 0 ? -1 : plane * inSize + best;
+    }
+  }
+}
 } // namespace
+
+Tensor maxPoolIndices(const ir::PoolParams& p, const Tensor& x) {
+  NNACCEL_ASSERT(p.kind == ir::PoolParams::Kind::Max && !p.global) << "indices of a non-MaxPool";
+  NNACCEL_ASSERT(x.shape() == withBatchChannels(p, p.inSpatial)) << "pool input shape";
+  Tensor y(DType::I64, withBatchChannels(p, p.outSpatial));
+  switch (x.dtype()) {
+  case DType::F32:
+    argmaxWindows<float>(p, x, y);
+    break;
+  case DType::I8:
+    argmaxWindows<int8_t>(p, x, y);
+    break;
+  case DType::U8:
+    argmaxWindows<uint8_t>(p, x, y);
+    break;
+  default:
+    requireDType(x, DType::F32, "max pooling indices");
+  }
+  return y;
+}
 
 Tensor pool(const ir::PoolParams& params, const Tensor& x) {
   KernelCache once;

@@ -75,8 +75,9 @@ std::array<double, 4> cubicCoeffs(double r, double a) {
           ((a * ((1 - r) + 1) - 5 * a) * ((1 - r) + 1) + 8 * a) * ((1 - r) + 1) - 4 * a};
 }
 
-/// True when nearest mode \p mode picks the upper neighbour at fractional \p ratio in (0, 1).
-bool nearestTakesUpper(const std::string& mode, double ratio) {
+/// True when nearest mode \p mode picks the upper neighbour at fractional \p ratio in (0, 1) on
+/// an axis resized by \p scale.
+bool nearestTakesUpper(const std::string& mode, double ratio, double scale) {
   if (mode == "round_prefer_floor") {
     return ratio > 0.5;
   }
@@ -88,6 +89,9 @@ bool nearestTakesUpper(const std::string& mode, double ratio) {
   }
   if (mode == "ceil") {
     return true;
+  }
+  if (mode == "legacy_opset10") {
+    return scale < 1.0; // Resize-10: floor when upsampling the axis, ceil when downsampling
   }
   unsupported("Resize nearest_mode '" + mode + "' is not supported");
 }
@@ -117,7 +121,7 @@ Position position(const ir::ResizeParams& p, int64_t x, double scale, double out
   };
   switch (p.mode) {
   case Mode::Nearest:
-    add(ratio == 1.0 || nearestTakesUpper(p.nearestMode, ratio) ? b + 1 : b, 1.0);
+    add(ratio == 1.0 || nearestTakesUpper(p.nearestMode, ratio, scale) ? b + 1 : b, 1.0);
     break;
   case Mode::Linear:
     add(b, 1 - ratio);
@@ -157,7 +161,7 @@ public:
       const float scaleF = p.scales[a];
       // Scales derived from sizes are out/in; use that ratio in double, as the reference does.
       // A given scale is used as the fp32 value it is, with out width = scale * in in fp32.
-      const bool fromSizes = static_cast<float>(outLen) / static_cast<float>(inLen) == scaleF;
+      const bool fromSizes = p.scalesFromSizes;
       const double scale = fromSizes ? static_cast<double>(outLen) / static_cast<double>(inLen)
                                      : static_cast<double>(scaleF);
       const double outWidth = fromSizes ? static_cast<double>(outLen)

@@ -256,8 +256,8 @@ TEST(OnnxBackendManifest, RequiredFamiliesPass) {
       "node/"
       "test_(conv|convtranspose|maxpool|averagepool|globalaveragepool|batchnorm|relu|leakyrelu|"
       "clip|sigmoid|hardsigmoid|add|mul|concat|gemm|matmul|softmax|resize|constant_pad|pad).*");
-  const std::regex excluded(".*(_1d|_3d|_training_mode|_expanded|cubic|convinteger|matmulinteger|"
-                            "with_argmax|_uint8|_int8|_relu6).*");
+  const std::regex excluded(
+      ".*(_1d|_3d|_training_mode|_expanded|cubic|convinteger|matmulinteger|_relu6).*");
   const std::regex pytorch("pytorch-(converted|operator)/test_(operator_)?(Conv|conv|ConvTranspose|"
                            "convtranspose|AvgPool|MaxPool|maxpool|BatchNorm).*");
   const auto manifest = readManifest();

@@ -62,8 +62,8 @@ struct PoolParams {
   Dims inSpatial, outSpatial, kernel, strides, dilations, padsBegin, padsEnd;
   bool ceilMode = false;
   bool countIncludePad = false; ///< AveragePool: divide by the full window including padding
-  /// MaxPool storage_order=1: the (optional) Indices output would be column-major. It does
-  /// not change the pooled values; the Indices output itself is Unsupported for now.
+  /// MaxPool storage_order=1: the (optional) Indices output is column-major over the spatial
+  /// axes (reference::maxPoolIndices). It does not change the pooled values.
   bool storageOrderColumnMajor = false;
 };
 PoolParams poolParams(const Graph& g, NodeId id);

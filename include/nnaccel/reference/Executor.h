@@ -3,12 +3,14 @@
 ///
 /// Every engine's functional result is compared against this executor (fp32) or against the
 /// int8 executor built on it (quant/). Kernels use oneDNN for the ops oneDNN covers
-/// (convolution, deconvolution, pooling, eltwise, binary, matmul, softmax, resampling, concat)
-/// and plain loops where oneDNN has nothing. Semantics are those of ir/OpParams.h.
+/// (convolution, deconvolution, pooling, batch norm, binary, matmul, softmax, concat) and plain
+/// loops elsewhere (activations are loops over ir::applyActivation, the one fp32 definition).
+/// Semantics are those of ir/OpParams.h.
 ///
 /// Contract:
 ///  - the graph is shape-inferred and verified before an Executor is built on it;
-///  - run() is deterministic: same graph and inputs give bit-identical outputs;
+///  - run() is deterministic: same graph and inputs give bit-identical outputs, on every
+///    AVX2-or-better x86-64 machine (oneDNN is capped at AVX2, see dnnlIsaName());
 ///  - an op the executor cannot evaluate (e.g. Pad in reflect mode) throws nnaccel::Error
 ///    (Unsupported) naming the node, never computes something else.
 #pragma once
@@ -16,6 +18,7 @@
 #include "nnaccel/ir/Graph.h"
 
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace nnaccel::reference {
@@ -55,5 +58,10 @@ private:
 /// same bits.
 std::vector<Tensor> evalNode(const ir::Graph& g, ir::NodeId id,
                              const std::vector<const Tensor*>& inputs);
+
+/// The CPU ISA oneDNN's kernels run with, for reports: "avx2" on every AVX2-or-better x86-64
+/// machine, since the reference caps oneDNN at AVX2 so fp32 results (and int8 calibration scales
+/// derived from them) do not depend on the machine; lower ("avx", "sse41") on older CPUs.
+std::string dnnlIsaName();
 
 } // namespace nnaccel::reference

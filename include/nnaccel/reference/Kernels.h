@@ -25,6 +25,12 @@ Tensor conv(const ir::ConvParams& p, const Tensor& x, const Tensor& w, const Ten
 /// MaxPool / AveragePool / GlobalAveragePool / GlobalMaxPool with ONNX padding, ceil_mode and
 /// count_include_pad semantics. Max pooling also accepts s8/u8; average pooling is fp32 only.
 Tensor pool(const ir::PoolParams& p, const Tensor& x);
+/// MaxPool's Indices output (s64, the pooled shape): per window, the position of its maximum in
+/// \p x flattened, n * C * S + c * S + s over S spatial elements, with s row-major over the
+/// spatial axes, or column-major for p.storageOrderColumnMajor (storage_order=1); padding is
+/// never selected, and the first maximum in row-major window order wins a tie (onnxruntime's
+/// rule); -1 for a dilated window that reaches no input element. f32, s8 and u8 like pool().
+Tensor maxPoolIndices(const ir::PoolParams& p, const Tensor& x);
 
 // --- NormKernels.cpp ---------------------------------------------------------------------------
 /// BatchNormalization (inference): y = scale * (x - mean) / sqrt(var + epsilon) + bias along
@@ -33,8 +39,9 @@ Tensor batchNorm(const ir::BatchNormParams& p, const Tensor& x, const Tensor& sc
                  const Tensor& bias, const Tensor& mean, const Tensor& var);
 
 // --- EltwiseKernels.cpp ------------------------------------------------------------------------
-/// Unary activation of ir::isUnaryActivation ops (fp32; Relu and Clip also on integer dtypes,
-/// through clampInteger with Clip's bounds rounded inward: ceil(min), floor(max)).
+/// Unary activation of ir::isUnaryActivation ops: fp32 element for element ir::applyActivation
+/// (the one definition; bit-identical to it), Relu and Clip also on integer dtypes through
+/// clampInteger with Clip's bounds rounded inward: ceil(min), floor(max).
 Tensor activation(const ir::ActivationParams& p, const Tensor& x);
 /// min(max(x, lo), hi) on s8/u8/s32/s64 with the bounds saturated to x's type: Relu and Clip on
 /// integers (exact; lo > hi gives hi everywhere, as numpy and ONNX Clip do).

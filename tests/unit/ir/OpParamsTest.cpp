@@ -461,14 +461,12 @@ TEST(PoolParams, Errors) {
                      attrs({{"kernel_shape", Dims{2, 2}}, {"storage_order", int64_t{2}}}))
                 .error(),
             ctx + "storage_order must be 0 (row major) or 1 (column major), got 2");
-  const PoolCase indices(OpKind::MaxPool, {1, 1, 4, 4}, attrs({{"kernel_shape", Dims{2, 2}}}),
-                         {"y", "idx"});
-  EXPECT_EQ(indices.error(), ctx + "the Indices output of MaxPool is not supported");
-  EXPECT_EQ(errorKindOf([&] { indices.params(); }), ErrorKind::Unsupported);
+  // The Indices output is accepted (the reference executor computes it).
   const PoolCase orderAndIndices(
       OpKind::MaxPool, {1, 1, 4, 4},
       attrs({{"kernel_shape", Dims{2, 2}}, {"storage_order", int64_t{1}}}), {"y", "idx"});
-  EXPECT_EQ(orderAndIndices.error(), ctx + "the Indices output of MaxPool is not supported");
+  EXPECT_EQ(orderAndIndices.error(), "<no error>");
+  EXPECT_TRUE(orderAndIndices.params().storageOrderColumnMajor);
   EXPECT_EQ(PoolCase(OpKind::AveragePool, {1, 1, 4, 4},
                      attrs({{"kernel_shape", Dims{2, 2}}, {"dilations", Dims{2, 2}}}))
                 .error(),

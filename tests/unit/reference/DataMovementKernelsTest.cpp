@@ -104,6 +104,31 @@ TEST(DataMovementKernels, PadModes) {
             (std::vector<int64_t>{-2, 5, 6}));
 }
 
+TEST(DataMovementKernels, PadIntegerFillIsExact) {
+  // 2^53 + 1 and 2^24 + 1 are not floats: the fill must come from intValue, not value.
+  using Mode = ir::PadParams::Mode;
+  const int64_t big = (int64_t{1} << 53) + 1;
+  const Tensor x64 = tensorOf<int64_t>({1}, {7});
+  EXPECT_EQ(valuesOf<int64_t>(pad({.mode = Mode::Constant,
+                                   .padsBegin = {1},
+                                   .padsEnd = {1},
+                                   .value = static_cast<float>(big),
+                                   .valueIsInteger = true,
+                                   .intValue = big},
+                                  x64)),
+            (std::vector<int64_t>{big, 7, big}));
+  const int32_t mid = (1 << 24) + 1;
+  const Tensor x32 = tensorOf<int32_t>({1}, {7});
+  EXPECT_EQ(valuesOf<int32_t>(pad({.mode = Mode::Constant,
+                                   .padsBegin = {0},
+                                   .padsEnd = {2},
+                                   .value = static_cast<float>(mid),
+                                   .valueIsInteger = true,
+                                   .intValue = -mid},
+                                  x32)),
+            (std::vector<int32_t>{7, -mid, -mid}));
+}
+
 TEST(DataMovementKernels, DepthToSpace) {
   // ONNX spec: DCR: reshape [N, b, b, C/b^2, H, W], transpose [0, 3, 4, 1, 5, 2];
   // CRD: reshape [N, C/b^2, b, b, H, W], transpose [0, 1, 4, 2, 5, 3]. x: 1x4x1x2, b = 2.

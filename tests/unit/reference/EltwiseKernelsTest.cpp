@@ -1,10 +1,11 @@
-// Tests of the element-wise kernels: every activation (oneDNN eltwise and loop paths) against
-// numpy formulas, integer Relu/Clip (clampInteger), PRelu slope broadcasting, and Add/Sub/Mul/Div
-// with numpy broadcasting on the oneDNN path, the loop path and for s8/u8/s32/s64 (wrapping, as
-// ONNX's uint8 arithmetic does modulo 256).
+// Tests of the element-wise kernels: every activation against numpy formulas and bit for bit
+// against ir::applyActivation (the single fp32 definition), integer Relu/Clip (clampInteger), PRelu
+// slope broadcasting, and Add/Sub/Mul/Div with numpy broadcasting on the oneDNN path, the loop path
+// and for s8/u8/s32/s64 (wrapping, as ONNX's uint8 arithmetic does modulo 256).
 #include "TestUtil.h"
 #include "nnaccel/reference/Kernels.h"
 
+#include <cstring>
 #include <gtest/gtest.h>
 #include <limits>
 
@@ -92,6 +93,48 @@ TEST(EltwiseKernels, TranscendentalActivations) {
   expectActivation(act(OpKind::Selu, 1.6733f, 0, 1.0507f), kSelu);
   expectActivation(act(OpKind::HardSigmoid, 0.2f, 0.5f), kHardSigmoid);
   expectActivation(act(OpKind::HardSwish, 1.0f / 6, 0.5f), kHardSwish);
+}
+
+TEST(EltwiseKernels, ActivationIsApplyActivationBitForBit) {
+  // 4001 inputs over [-50, 50] (steps of 1/40, plus +-0 and large magnitudes): activation()
+  // must equal ir::applyActivation exactly for every kind, so engines reproduce one definition.
+  std::vector<float> xs;
+  for (int i = -2000; i <= 2000; ++i) {
+    xs.push_back(static_cast<float>(i) / 40.0f);
+  }
+  for (float v : {-0.0f, 1e-30f, -1e-30f, 88.7f, -88.7f, 1e30f, -1e30f}) {
+    xs.push_back(v);
+  }
+  const Tensor x = tensorOf<float>({static_cast<int64_t>(xs.size())}, xs);
+  const std::vector<ir::ActivationParams> kinds = {act(OpKind::Relu),
+                                                   act(OpKind::LeakyRelu, 0.01f),
+                                                   act(OpKind::Clip, -1.5f, 6.0f),
+                                                   act(OpKind::Sigmoid),
+                                                   act(OpKind::HardSigmoid, 0.2f, 0.5f),
+                                                   act(OpKind::HardSwish),
+                                                   act(OpKind::Tanh),
+                                                   act(OpKind::Elu, 1.0f),
+                                                   act(OpKind::Selu, 1.67326319f, 0, 1.05070102f),
+                                                   act(OpKind::Softplus)};
+  for (const ir::ActivationParams& p : kinds) {
+    SCOPED_TRACE(std::string(ir::opName(p.kind)));
+    const std::vector<float> got = valuesOf<float>(activation(p, x));
+    ASSERT_EQ(got.size(), xs.size());
+    int mismatches = 0;
+    for (size_t i = 0; i < xs.size(); ++i) {
+      const float want = ir::applyActivation(p, xs[i]);
+      if (std::memcmp(&got[i], &want, sizeof(float)) != 0 && mismatches++ < 5) {
+        ADD_FAILURE() << "x=" << xs[i] << ": got " << got[i] << ", applyActivation " << want;
+      }
+    }
+    EXPECT_EQ(mismatches, 0);
+  }
+}
+
+TEST(EltwiseKernels, ClipMinAboveMaxGivesMax) {
+  // ONNX (like numpy.clip): min > max gives max everywhere; no oneDNN error.
+  expectTensorNear(activation(act(OpKind::Clip, 2.0f, -1.0f), kX), {2, 5},
+                   {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1}, 0, 0);
 }
 
 TEST(EltwiseKernels, IntegerReluAndClip) {

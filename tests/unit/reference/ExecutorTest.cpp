@@ -10,7 +10,7 @@
 #include "nnaccel/ir/ShapeInference.h"
 #include "nnaccel/ir/Verifier.h"
 #include "nnaccel/reference/Kernels.h"
-#include "nnaccel/zoo/Rng.h"
+#include "nnaccel/support/Rng.h"
 #include "nnaccel/zoo/Zoo.h"
 
 #include <cstring>
@@ -127,6 +127,35 @@ TEST(Executor, SmallCnnMatchesKernelComposition) {
   EXPECT_EQ(ex.values()[static_cast<size_t>(*g.findValue("f"))].shape(), (Dims{1, 16}));
 }
 
+TEST(Executor, MaxPoolIndicesOutput) {
+  // MaxPool with its Indices output: shape inference gives s64 with Y's shape; both outputs
+  // computed (x is 1x1x2x2 -> one 2x2 window, maximum 7 at flat position 2).
+  Graph g;
+  const ValueId x = g.addValue("x", DType::F32, {1, 1, 2, 2});
+  g.inputs = {x};
+  const NodeId pool = addNode(g, OpKind::MaxPool, "pool", {x}, {"y", "idx"},
+                              attrs({{"kernel_shape", std::vector<int64_t>{2, 2}}}));
+  g.outputs = {out(g, pool, 0), out(g, pool, 1)};
+  inferShapes(g);
+  verify(g);
+  EXPECT_EQ(g.value(out(g, pool, 1)).dtype, DType::I64);
+  EXPECT_EQ(g.value(out(g, pool, 1)).shape, (Dims{1, 1, 1, 1}));
+  Executor exec(g);
+  const std::vector<Tensor> y = exec.run({tensorOf<float>({1, 1, 2, 2}, {1, -3, 7, 2})});
+  EXPECT_EQ(valuesOf<float>(y[0]), (std::vector<float>{7}));
+  EXPECT_EQ(valuesOf<int64_t>(y[1]), (std::vector<int64_t>{2}));
+}
+
+TEST(Executor, DnnlIsaIsCappedAtAvx2) {
+  // The reference caps oneDNN at AVX2 so fp32 bits do not depend on the machine.
+  const std::string isa = dnnlIsaName();
+  if (__builtin_cpu_supports("avx2")) {
+    EXPECT_EQ(isa, "avx2");
+  } else {
+    EXPECT_EQ(isa.find("avx512"), std::string::npos) << isa;
+  }
+}
+
 TEST(Executor, RepeatedRunsAreBitIdentical) {
   // Large enough for oneDNN to use its JIT kernels and both threads.
   Graph g;
@@ -198,8 +227,8 @@ TEST(Executor, CachedRunsMatchOneOffEvalNodeOnZooModels) {
     Graph g = m.build(zoo::kDefaultSeed);
     inferShapes(g);
     Tensor a(DType::F32, m.inputShape), b(DType::F32, m.inputShape);
-    zoo::Rng::forStream(1, "a").fillUniform(a.values<float>(), -1.0f, 1.0f);
-    zoo::Rng::forStream(1, "b").fillUniform(b.values<float>(), -1.0f, 1.0f);
+    nnaccel::Rng::forStream(1, "a").fillUniform(a.values<float>(), -1.0f, 1.0f);
+    nnaccel::Rng::forStream(1, "b").fillUniform(b.values<float>(), -1.0f, 1.0f);
     Executor ex(g);
     const std::vector<Tensor> first = ex.run({a});
     const std::vector<Tensor> second = ex.run({b});

@@ -289,3 +289,36 @@ TEST(PoolKernels, OneDnnRejectionBecomesUnsupportedError) {
                            "pooling forward propagation primitive");
   }
 }
+
+TEST(PoolKernels, MaxPoolIndicesRowAndColumnMajor) {
+  // Two planes (n = 0 and n = 1) of 2x3, 2x2 windows at stride 1: windows (0,0) and (0,1).
+  // Plane 0 maxima: 5 at (0,1), 6 at (1,2). Plane 1 ties: the first in row-major window order,
+  // (0,0) and (0,2). Flat index = plane * 6 + spatial offset, the spatial offset row-major
+  // (h * 3 + w) or column-major for storage_order=1 (h + w * 2).
+  const Dims x{2, 1, 2, 3};
+  const Tensor in = test::tensorOf<float>(x, {1, 5, 2, 4, 3, 6, 9, 0, 9, 0, 9, 0});
+  auto p = paramsFor(Kind::Max, x, {2, 2}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, false, false);
+  const Tensor rowMajor = maxPoolIndices(p, in);
+  EXPECT_EQ(rowMajor.dtype(), DType::I64);
+  EXPECT_EQ(rowMajor.shape(), (Dims{2, 1, 1, 2}));
+  EXPECT_EQ(test::valuesOf<int64_t>(rowMajor), (std::vector<int64_t>{1, 5, 6, 8}));
+  p.storageOrderColumnMajor = true;
+  EXPECT_EQ(test::valuesOf<int64_t>(maxPoolIndices(p, in)), (std::vector<int64_t>{2, 5, 6, 10}));
+  EXPECT_EQ(test::valuesOf<float>(pool(p, in)), (std::vector<float>{5, 6, 9, 9}));
+}
+
+TEST(PoolKernels, MaxPoolIndicesSkipPaddingWithDilation) {
+  // 1x5 int8 row, kernel 1x2 dilated by 2, pads 1/1, stride 2: windows tap columns (-1, 1),
+  // (1, 3), (3, 5); padding (and column 5) is never selected.
+  const Dims x{1, 1, 1, 5};
+  const Tensor in = test::tensorOf<int8_t>(x, {-128, 5, -3, 7, -1});
+  const auto p = paramsFor(Kind::Max, x, {1, 2}, {1, 2}, {1, 2}, {0, 1}, {0, 1}, false, false);
+  EXPECT_EQ(test::valuesOf<int64_t>(maxPoolIndices(p, in)), (std::vector<int64_t>{1, 3, 3}));
+  EXPECT_EQ(test::valuesOf<int8_t>(pool(p, in)), (std::vector<int8_t>{5, 7, 7}));
+  // A dilated window whose taps (-1 and 2) both miss the extent-2 axis reports -1.
+  const Dims x2{1, 1, 1, 2};
+  const auto empty = paramsFor(Kind::Max, x2, {1, 2}, {1, 1}, {1, 3}, {0, 1}, {0, 1}, false, false);
+  ASSERT_EQ(empty.outSpatial, (Dims{1, 1}));
+  EXPECT_EQ(test::valuesOf<int64_t>(maxPoolIndices(empty, test::tensorOf<float>(x2, {1, 2}))),
+            (std::vector<int64_t>{-1}));
+}

@@ -223,6 +223,7 @@ ir::ResizeParams withSizes(Mode mode, const std::string& transform, const Dims& 
   for (size_t i = 0; i < in.size(); ++i) {
     p.scales.push_back(static_cast<float>(sizes[i]) / static_cast<float>(in[i]));
   }
+  p.scalesFromSizes = true;
   return p;
 }
 
@@ -266,6 +267,44 @@ TEST(ResizeKernels, HandComputedNearestUpsampleAsymmetricFloor) {
   p.nearestMode = "floor";
   const Tensor y = resize(p, test::tensorOf<float>({1, 1, 3}, {1, 2, 3}));
   expectTensorNear(y, {1, 1, 6}, {1, 1, 2, 2, 3, 3}, 0.0f, 0.0f);
+}
+
+TEST(ResizeKernels, ScaleEqualToSizeRatioStillUsesTheScale) {
+  // [10, 20, 30] to 2 outputs, asymmetric, round_prefer_ceil. Given scale 2/3 in fp32
+  // (0.6666667, so in * scale floors to 2 as well): x = 1 maps to 1 / 0.6666667 = 1.4999999 ->
+  // index 1. Given sizes = 2: the map uses 3 / 2 = 1.5 exactly -> ceil -> index 2. (ONNX 1.12
+  // reference, interpolate_nd with scale_factors vs output_size.) The two differ only through
+  // ResizeParams::scalesFromSizes, since the scales are the same float.
+  const Dims in{1, 1, 3};
+  const Tensor x = test::tensorOf<float>(in, {10, 20, 30});
+  ir::ResizeParams fromScale = withScales(Mode::Nearest, "asymmetric", {1, 1, 2.0f / 3.0f}, in);
+  fromScale.nearestMode = "round_prefer_ceil";
+  ASSERT_EQ(fromScale.outShape, (Dims{1, 1, 2}));
+  expectTensorNear(resize(fromScale, x), {1, 1, 2}, {10, 20}, 0.0f, 0.0f);
+  ir::ResizeParams fromSizes = withSizes(Mode::Nearest, "asymmetric", {1, 1, 2}, in);
+  fromSizes.nearestMode = "round_prefer_ceil";
+  ASSERT_EQ(fromSizes.scales, fromScale.scales);
+  expectTensorNear(resize(fromSizes, x), {1, 1, 2}, {10, 30}, 0.0f, 0.0f);
+}
+
+TEST(ResizeKernels, LegacyOpset10NearestFloorsUpAndCeilsDown) {
+  // ONNX 1.5's resize_downsample_nearest (Resize-10): scales [1, 1, 0.6, 0.6] on 1x1x2x4 give
+  // [[1, 3]]: columns 0 / 0.6 = 0 and ceil(1 / 0.6) = 2, row 0.
+  ir::ResizeParams down = withScales(Mode::Nearest, "asymmetric", {1, 1, 0.6f, 0.6f}, {1, 1, 2, 4});
+  down.nearestMode = "legacy_opset10";
+  expectTensorNear(resize(down, test::tensorOf<float>({1, 1, 2, 4}, {1, 2, 3, 4, 5, 6, 7, 8})),
+                   {1, 1, 1, 2}, {1, 3}, 0.0f, 0.0f);
+  // Upsampling floors: x3 on [1, 2] gives coordinates 0, 1/3, 2/3, 1, 4/3, 5/3.
+  ir::ResizeParams up = withScales(Mode::Nearest, "asymmetric", {1, 1, 3}, {1, 1, 2});
+  up.nearestMode = "legacy_opset10";
+  expectTensorNear(resize(up, test::tensorOf<float>({1, 1, 2}, {1, 2})), {1, 1, 6},
+                   {1, 1, 1, 2, 2, 2}, 0.0f, 0.0f);
+  // Mixed axes: rows upsampled x2 (floor), columns downsampled by 0.5 -> 0.4 (ceil, clamped):
+  // columns 0, ceil(2.5) = 3; 5 * 0.4 = 2 outputs.
+  ir::ResizeParams mixed = withScales(Mode::Nearest, "asymmetric", {1, 1, 2, 0.4f}, {1, 1, 1, 5});
+  mixed.nearestMode = "legacy_opset10";
+  expectTensorNear(resize(mixed, test::tensorOf<float>({1, 1, 1, 5}, {1, 2, 3, 4, 5})),
+                   {1, 1, 2, 2}, {1, 4, 1, 4}, 0.0f, 0.0f);
 }
 
 TEST(ResizeKernels, LinearEachTransformUpAndDown) {

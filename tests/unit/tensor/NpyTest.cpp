@@ -236,6 +236,7 @@ TEST(Npy, UnwritablePathIsAnIoError) {
     ADD_FAILURE() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Io);
-    EXPECT_EQ(std::string(e.what()), path + ": cannot open file for writing (No such file or directory)");
+    EXPECT_EQ(std::string(e.what()),
+              path + ": cannot open file for writing (No such file or directory)");
   }
 }

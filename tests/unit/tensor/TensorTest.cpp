@@ -1,10 +1,9 @@
 // Tests for Tensor storage, shapes and conversions.
 #include "nnaccel/tensor/Tensor.h"
 
-#include <gtest/gtest.h>
-
 #include <cmath>
 #include <cstdint>
+#include <gtest/gtest.h>
 
 using namespace nnaccel;
 
