@@ -1,7 +1,7 @@
-// Element-wise kernels: unary activations (loops over ir::applyActivation, the single fp32
-// definition of every activation), PRelu, and Add/Sub/Mul/Div with numpy broadcasting (oneDNN
-// binary when only the second operand broadcasts, strided loops in every other case and for
-// integer dtypes).
+// Element-wise kernels: unary activations (oneDNN eltwise where its formula is ONNX's, loops over
+// ir::applyActivation where oneDNN 2.6 has none), PRelu, and Add/Sub/Mul/Div with numpy
+// broadcasting (oneDNN binary when only the second operand broadcasts, strided loops in every other
+// case and for integer dtypes).
 #include "CachedKernels.h"
 #include "KernelUtil.h"
 #include "Strided.h"
@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <type_traits>
 
 namespace nnaccel::reference {
@@ -16,6 +17,37 @@ namespace nnaccel::reference {
 namespace {
 namespace du = dnnl_util;
 using ir::OpKind;
+
+/// The oneDNN eltwise algorithm computing ONNX's formula for \p p, if there is one. HardSigmoid
+/// (not in oneDNN 2.6), Selu (no oneDNN equivalent), Softplus (oneDNN 2.6's soft_relu returns
+/// 3.8e-6 for x = -48.8, where log(1 + exp(x)) is 6e-22), HardSwish (oneDNN evaluates
+/// x * relu6(x + 3) / 6, which rounds differently from ONNX's x * max(0, min(1, x/6 + 1/2)))
+/// and Clip with min > max (oneDNN rejects it; ONNX gives max) are loops over applyActivation.
+struct EltwiseAlg {
+  dnnl::algorithm alg;
+  float alpha, beta;
+};
+std::optional<EltwiseAlg> dnnlEltwise(const ir::ActivationParams& p) {
+  switch (p.kind) {
+  case OpKind::Relu:
+    return EltwiseAlg{dnnl::algorithm::eltwise_relu, 0.0f, 0.0f};
+  case OpKind::LeakyRelu: // oneDNN relu with a negative slope: x > 0 ? x : alpha * x
+    return EltwiseAlg{dnnl::algorithm::eltwise_relu, p.alpha, 0.0f};
+  case OpKind::Elu:
+    return EltwiseAlg{dnnl::algorithm::eltwise_elu, p.alpha, 0.0f};
+  case OpKind::Sigmoid:
+    return EltwiseAlg{dnnl::algorithm::eltwise_logistic, 0.0f, 0.0f};
+  case OpKind::Tanh:
+    return EltwiseAlg{dnnl::algorithm::eltwise_tanh, 0.0f, 0.0f};
+  case OpKind::Clip:
+    if (!(p.alpha <= p.beta)) {
+      return std::nullopt;
+    }
+    return EltwiseAlg{dnnl::algorithm::eltwise_clip_v2, p.alpha, p.beta};
+  default:
+    return std::nullopt;
+  }
+}
 
 template <typename T> Tensor clampLoop(const Tensor& x, int64_t lo, int64_t hi) {
   // Saturate the bounds to T's range; then min(max(v, lo), hi), which is hi everywhere when
@@ -161,9 +193,21 @@ Tensor activation(const ir::ActivationParams& p, const Tensor& x, KernelCache& c
     }
     requireDType(x, DType::F32, what);
   }
-  // A plain loop over ir::applyActivation for every kind: the one fp32 definition engines
-  // reproduce (oneDNN's vectorized exp/tanh differ from it in the last bits).
   Tensor y = cache.output(DType::F32, x.shape());
+  if (const auto alg = dnnlEltwise(p); alg && x.numElements() > 0) {
+    return du::guard(what, [&] {
+      const dnnl::memory::desc md = du::plainDesc({x.numElements()}, DType::F32);
+      du::Primitive& prim = cache.obtain([&] {
+        const dnnl::eltwise_forward::desc d(dnnl::prop_kind::forward_inference, alg->alg, md,
+                                            alg->alpha, alg->beta);
+        const dnnl::eltwise_forward::primitive_desc pd(d, du::engine());
+        return du::Primitive(pd, dnnl::eltwise_forward(pd));
+      });
+      prim.execute({{DNNL_ARG_SRC, du::wrap(x, md)}}, {{DNNL_ARG_DST, du::wrap(y, md)}});
+      return y;
+    });
+  }
+  // Kinds oneDNN 2.6 does not compute as ONNX defines them: the scalar fp32 formula.
   const float* src = x.data<float>();
   float* dst = y.data<float>();
   const int64_t count = x.numElements();

@@ -84,7 +84,8 @@ struct ActivationParams {
   float gamma = 0.0f; ///< Selu gamma
 };
 ActivationParams activationParams(const Graph& g, NodeId id);
-/// Applies the activation to one fp32 value (the reference definition every executor uses).
+/// Applies the activation to one fp32 value: the scalar formula, used by the reference executor
+/// for the kinds oneDNN lacks (reference::activation() is the reference's tensor-level result).
 float applyActivation(const ActivationParams& p, float x);
 
 /// Numpy-style broadcast of two shapes; throws (Model) with the node context when impossible.

@@ -3,8 +3,8 @@
 ///
 /// Every engine's functional result is compared against this executor (fp32) or against the
 /// int8 executor built on it (quant/). Kernels use oneDNN for the ops oneDNN covers
-/// (convolution, deconvolution, pooling, batch norm, binary, matmul, softmax, concat) and plain
-/// loops elsewhere (activations are loops over ir::applyActivation, the one fp32 definition).
+/// (convolution, deconvolution, pooling, batch norm, eltwise, binary, matmul, softmax, concat)
+/// and plain loops where oneDNN has no op with ONNX's semantics (docs/ReferenceExecutor.md).
 /// Semantics are those of ir/OpParams.h.
 ///
 /// Contract:

@@ -39,8 +39,9 @@ Tensor batchNorm(const ir::BatchNormParams& p, const Tensor& x, const Tensor& sc
                  const Tensor& bias, const Tensor& mean, const Tensor& var);
 
 // --- EltwiseKernels.cpp ------------------------------------------------------------------------
-/// Unary activation of ir::isUnaryActivation ops: fp32 element for element ir::applyActivation
-/// (the one definition; bit-identical to it), Relu and Clip also on integer dtypes through
+/// Unary activation of ir::isUnaryActivation ops: fp32 on oneDNN eltwise for Relu, LeakyRelu,
+/// Clip (min <= max), Sigmoid, Tanh, Elu, and element for element ir::applyActivation for the
+/// others (see docs/ReferenceExecutor.md); Relu and Clip also on integer dtypes through
 /// clampInteger with Clip's bounds rounded inward: ceil(min), floor(max).
 Tensor activation(const ir::ActivationParams& p, const Tensor& x);
 /// min(max(x, lo), hi) on s8/u8/s32/s64 with the bounds saturated to x's type: Relu and Clip on

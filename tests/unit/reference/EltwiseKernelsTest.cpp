@@ -1,7 +1,8 @@
 // Tests of the element-wise kernels: every activation against numpy formulas and bit for bit
-// against ir::applyActivation (the single fp32 definition), integer Relu/Clip (clampInteger), PRelu
-// slope broadcasting, and Add/Sub/Mul/Div with numpy broadcasting on the oneDNN path, the loop path
-// and for s8/u8/s32/s64 (wrapping, as ONNX's uint8 arithmetic does modulo 256).
+// against ir::applyActivation (exact for loop kinds, within 5e-7 relative for oneDNN eltwise
+// kinds), integer Relu/Clip (clampInteger), PRelu slope broadcasting, and Add/Sub/Mul/Div with
+// numpy broadcasting on the oneDNN path, the loop path and for s8/u8/s32/s64 (wrapping, as ONNX's
+// uint8 arithmetic does modulo 256).
 #include "TestUtil.h"
 #include "nnaccel/reference/Kernels.h"
 
@@ -95,9 +96,12 @@ TEST(EltwiseKernels, TranscendentalActivations) {
   expectActivation(act(OpKind::HardSwish, 1.0f / 6, 0.5f), kHardSwish);
 }
 
-TEST(EltwiseKernels, ActivationIsApplyActivationBitForBit) {
-  // 4001 inputs over [-50, 50] (steps of 1/40, plus +-0 and large magnitudes): activation()
-  // must equal ir::applyActivation exactly for every kind, so engines reproduce one definition.
+TEST(EltwiseKernels, ActivationAgreesWithApplyActivation) {
+  // 4001 inputs over [-50, 50] (steps of 1/40, plus +-0 and large magnitudes). Kinds oneDNN
+  // lacks or computes inaccurately (HardSigmoid, HardSwish, Selu, Softplus) are loops over
+  // ir::applyActivation, and Relu/LeakyRelu/Clip are exact on oneDNN: equal values. Kinds
+  // on oneDNN eltwise (vectorized exp/tanh) agree with the scalar formula within 4 ulp-scale
+  // relative error; engines that need the reference's exact fp32 bits call activation().
   std::vector<float> xs;
   for (int i = -2000; i <= 2000; ++i) {
     xs.push_back(static_cast<float>(i) / 40.0f);
@@ -106,24 +110,31 @@ TEST(EltwiseKernels, ActivationIsApplyActivationBitForBit) {
     xs.push_back(v);
   }
   const Tensor x = tensorOf<float>({static_cast<int64_t>(xs.size())}, xs);
-  const std::vector<ir::ActivationParams> kinds = {act(OpKind::Relu),
-                                                   act(OpKind::LeakyRelu, 0.01f),
-                                                   act(OpKind::Clip, -1.5f, 6.0f),
-                                                   act(OpKind::Sigmoid),
-                                                   act(OpKind::HardSigmoid, 0.2f, 0.5f),
-                                                   act(OpKind::HardSwish),
-                                                   act(OpKind::Tanh),
-                                                   act(OpKind::Elu, 1.0f),
-                                                   act(OpKind::Selu, 1.67326319f, 0, 1.05070102f),
-                                                   act(OpKind::Softplus)};
-  for (const ir::ActivationParams& p : kinds) {
-    SCOPED_TRACE(std::string(ir::opName(p.kind)));
-    const std::vector<float> got = valuesOf<float>(activation(p, x));
+  struct Case {
+    ir::ActivationParams p;
+    bool exact;
+  };
+  const std::vector<Case> kinds = {{act(OpKind::Relu), true},
+                                   {act(OpKind::LeakyRelu, 0.01f), true},
+                                   {act(OpKind::Clip, -1.5f, 6.0f), true},
+                                   {act(OpKind::Sigmoid), false},
+                                   {act(OpKind::HardSigmoid, 0.2f, 0.5f), true},
+                                   {act(OpKind::HardSwish), true},
+                                   {act(OpKind::Tanh), false},
+                                   {act(OpKind::Elu, 1.0f), false},
+                                   {act(OpKind::Selu, 1.67326319f, 0, 1.05070102f), true},
+                                   {act(OpKind::Softplus), true}};
+  for (const Case& c : kinds) {
+    SCOPED_TRACE(std::string(ir::opName(c.p.kind)));
+    const std::vector<float> got = valuesOf<float>(activation(c.p, x));
     ASSERT_EQ(got.size(), xs.size());
     int mismatches = 0;
     for (size_t i = 0; i < xs.size(); ++i) {
-      const float want = ir::applyActivation(p, xs[i]);
-      if (std::memcmp(&got[i], &want, sizeof(float)) != 0 && mismatches++ < 5) {
+      const float want = ir::applyActivation(c.p, xs[i]);
+      // (== rather than memcmp: oneDNN's relu returns +0 for -0.)
+      const bool ok = c.exact ? got[i] == want
+                              : std::fabs(got[i] - want) <= 5e-7f * std::max(1.0f, std::fabs(want));
+      if (!ok && mismatches++ < 5) {
         ADD_FAILURE() << "x=" << xs[i] << ": got " << got[i] << ", applyActivation " << want;
       }
     }
