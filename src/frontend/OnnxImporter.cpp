@@ -203,6 +203,7 @@ private:
 
   void importInputs() {
     std::set<std::string> seen;
+    std::set<std::string> usedDimParams;
     for (int i = 0; i < graph_.input_size(); ++i) {
       const onnx::ValueInfoProto& in = graph_.input(i);
       const std::string what = "graph input " + quoted(in.name());
@@ -263,6 +264,7 @@ private:
           auto bound = options_.dimParams.find(dim.dim_param());
           if (bound != options_.dimParams.end()) {
             extent = bound->second;
+            usedDimParams.insert(dim.dim_param());
           }
         }
         if (__builtin_mul_overflow(count, extent, &count) || count > kMaxInputElements) {
@@ -272,6 +274,13 @@ private:
       }
       claimName(in.name(), "a graph input", -1);
       g_.inputs.push_back(g_.addValue(in.name(), *dtype, std::move(dims)));
+    }
+    // A binding for a dim_param no input has is a user mistake (a typo), never silently unused.
+    for (const auto& [name, value] : options_.dimParams) {
+      if (!usedDimParams.count(name)) {
+        throw Error(ErrorKind::Usage, ErrorContext{.file = file_},
+                    "no graph input has the symbolic dimension (dim_param) '" + name + "'");
+      }
     }
   }
 

@@ -348,6 +348,9 @@ TEST_F(Cli, SymbolicDimensionErrors) {
   writeSymbolicModel(path("sym.onnx"));
   expectError("info sym.onnx --dim N=2 --dim N=3", 2,
               "--dim: 'N' is bound twice (see 'nnaccel info --help')");
+  // A name no input has (a typo) is an error, not silently unused.
+  expectError("info sym.onnx --dim W=2", 2,
+              "sym.onnx: no graph input has the symbolic dimension (dim_param) 'W'");
   for (const char* bad : {"N=0", "N=x", "=3", "N", "N=-1", "N=1099511627777"}) {
     expectError(std::string("run sym.onnx --dim ") + bad, 2,
                 std::string("--dim: expected NAME=VALUE with VALUE an integer from 1 to "

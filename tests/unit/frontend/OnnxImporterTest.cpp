@@ -877,6 +877,20 @@ TEST(OnnxImporterErrors, NodeWithoutOutputsOrOpType) {
 
 // --- rejections: graph inputs ------------------------------------------------------------------
 
+TEST(OnnxImporterErrors, DimParamBindingThatMatchesNoInput) {
+  ModelBuilder b;
+  b.input("x", {std::string("N"), int64_t{3}});
+  b.node("Relu", {"x"}, {"y"});
+  b.output("y");
+  ImportOptions options;
+  options.dimParams = {{"N", 2}};
+  EXPECT_EQ(b.import(options).value(0).shape, (Dims{2, 3}));
+  options.dimParams = {{"N", 2}, {"batch", 4}}; // a typo for N, say
+  Error e = importError(b, options);
+  EXPECT_EQ(e.kind(), ErrorKind::Usage);
+  EXPECT_STREQ(e.what(), "m.onnx: no graph input has the symbolic dimension (dim_param) 'batch'");
+}
+
 TEST(OnnxImporterErrors, BadGraphInputs) {
   auto withInput = [](const std::function<void(ModelBuilder&)>& declare) {
     ModelBuilder b;
