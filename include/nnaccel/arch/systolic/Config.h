@@ -1,0 +1,97 @@
+/// \file
+/// The systolic engine's architecture description (seeds 000 + 003): the weight-stationary PE
+/// array, its memories, the DMA path and the energy table.
+///
+/// Why a plain struct: the compiler, the simulator and the report all read the same numbers,
+/// so a config is loaded and validated once (loadSystolicConfig*, schema in
+/// docs/arch/Systolic.md) and then passed around by const reference. Every field carries its
+/// unit in its name; a loaded config is always valid (validate() enforces the invariants the
+/// compiler and simulator rely on).
+#pragma once
+#include "nnaccel/tensor/DType.h"
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace nnaccel::arch::systolic {
+
+/// How never-written summation-buffer entries read as zero (seed 000 FIG. 7A / 7B).
+enum class PsumZeroMode {
+  Reset,        ///< PSUM_RESET instructions zero a tile before its first MATMUL (FIG. 7A)
+  WrittenFlags, ///< per-entry written flags + read multiplexer (FIG. 7B); no reset instruction
+};
+
+/// Per-access energies in picojoules (defaults: 45 nm-class numbers in the style of
+/// Eyeriss/Horowitz, documented in docs/arch/Systolic.md; presets may override).
+struct EnergyTable {
+  double macInt8Pj = 0.2;        ///< one int8 x int8 multiply + int32 add
+  double macFp32Pj = 3.7;        ///< one fp32 multiply-add
+  double sbufReadPjPerByte = 1.2;  ///< state buffer (SRAM) read
+  double sbufWritePjPerByte = 1.4; ///< state buffer (SRAM) write
+  double psumReadPjPerEntry = 1.5; ///< one 32-bit summation-buffer entry read
+  double psumWritePjPerEntry = 1.8; ///< one 32-bit summation-buffer entry write
+  double dramReadPjPerByte = 80.0;  ///< DRAM read
+  double dramWritePjPerByte = 80.0; ///< DRAM write
+  double actOpPj = 0.5;             ///< one activation-engine element (requantize/activation)
+  double poolOpPj = 0.3;            ///< one pooling-engine window element
+  double weightLoadPjPerByte = 0.3; ///< moving one weight byte into a PE register
+};
+
+struct SystolicConfig {
+  std::string name = "custom"; ///< preset name or the config file's `name`
+
+  // --- PE array --------------------------------------------------------------------------
+  int64_t peRows = 16; ///< Ra: input-channel partitions; PE row p reads SBUF partition p
+  int64_t peCols = 16; ///< Ca: output channels; PE column m writes PSUM column m
+  /// Cycles to load one set of weights into the array (shifting in from the top: ~peRows).
+  int64_t weightLoadCycles = 16;
+  /// PEs hold a shadow weight register: the next LOAD_WEIGHTS overlaps the current MATMUL.
+  bool shadowWeights = true;
+
+  // --- on-chip memories --------------------------------------------------------------------
+  int64_t sbufBytesPerPartition = 64 * 1024; ///< state buffer, per partition (= per PE row)
+  int64_t psumEntriesPerColumn = 2048;       ///< 32-bit accumulators per PE column
+  int64_t psumMaxTileRows = 64;              ///< largest output tile shape (rows x cols) ...
+  int64_t psumMaxTileCols = 64;              ///< ... with rows * cols <= psumEntriesPerColumn
+  PsumZeroMode psumZeroMode = PsumZeroMode::Reset;
+  /// PSUM_RESET clears this many entries per column per cycle.
+  int64_t psumResetEntriesPerCycle = 8;
+
+  // --- data types ------------------------------------------------------------------------
+  /// Supported element types: s8 (int8 inputs/weights, int32 accumulation) and/or f32.
+  std::vector<DType> dtypes = {DType::S8, DType::F32};
+
+  // --- post-processing engines -------------------------------------------------------------
+  int64_t actLatencyCycles = 4;  ///< activation-engine pipeline depth
+  int64_t poolLanes = 16;        ///< pooling-engine lanes (partitions processed in parallel)
+  int64_t poolLatencyCycles = 4; ///< pooling-engine pipeline depth
+
+  // --- DRAM / DMA --------------------------------------------------------------------------
+  double dramBytesPerCycle = 16.0; ///< sustained DMA bandwidth
+  int64_t dramLatencyCycles = 100; ///< first-byte latency of one DMA descriptor
+
+  double clockMhz = 1000.0;
+  EnergyTable energy;
+
+  int64_t psumTileEntries() const { return psumMaxTileRows * psumMaxTileCols; }
+  bool supports(DType t) const;
+};
+
+/// Checks every invariant; throws nnaccel::Error (Config) naming \p file and the key.
+void validate(const SystolicConfig& c, const std::string& file = "<config>");
+
+/// Parses and validates a YAML document (schema in docs/arch/Systolic.md). Unknown keys, wrong
+/// types and impossible values throw nnaccel::Error (Config) naming \p file and the key path,
+/// e.g. `edge.yaml: key 'array.rows': must be >= 1 (got 0)`. Keys absent from the document
+/// keep their defaults (the small preset's values).
+SystolicConfig parseSystolicConfig(const std::string& yamlText, const std::string& file);
+SystolicConfig loadSystolicConfigFile(const std::string& path);
+
+/// The shipped presets: "small" (16x16, for tests), "edge" (32x32), "server" (128x64).
+std::vector<std::string> systolicPresetNames();
+/// The preset \p name; throws Error (Usage) listing the presets when there is none.
+SystolicConfig systolicPreset(const std::string& name);
+/// The effective config as YAML in the schema's layout (parseSystolicConfig round-trips it).
+std::string toYaml(const SystolicConfig& c);
+
+} // namespace nnaccel::arch::systolic

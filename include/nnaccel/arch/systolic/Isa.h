@@ -1,0 +1,198 @@
+/// \file
+/// The systolic engine's instruction set (seeds 000 + 003; the patents describe only the
+/// computation instruction field by field, the rest is documented in docs/arch/SystolicIsa.md).
+///
+/// Machine model the instructions act on:
+///  - DRAM: one flat byte-addressed memory (Program::dramBytes).
+///  - State buffer (SBUF): peRows partitions of sbufBytesPerPartition bytes. PE row p is
+///    hard-wired to partition p (seed 000 para [0055]); one partition holds one input channel,
+///    row-major (addr = base + (y * width + x) * elemBytes).
+///  - Summation buffer (PSUM): peCols columns of psumEntriesPerColumn 32-bit entries (int32
+///    for s8 programs, fp32 for f32 programs), each with its own adder and, in WrittenFlags
+///    mode, a written flag.
+///  - Activation table: per PE column, kActTableSlots records of 16 bytes (s8: bias int32,
+///    multiplier M int32, shift int32, unused; f32: bias f32, three unused). Loaded by DMA.
+///  - Pool table: kPoolTableEntries records {count int32, M int32, shift int32, unused}, the
+///    average-pool multiplier for a window of `count` elements. Loaded by DMA.
+///  - Semaphores: kNumSemaphores counters, all 0 at start, only ever incremented.
+///
+/// Every instruction runs on one engine (engineOf) whose queue executes in program order;
+/// engines run concurrently. An instruction starts only when each of its waits holds
+/// (semaphore >= count) and increments its signal semaphore when it completes: that is the
+/// whole synchronisation mechanism between DMA and compute, plus BARRIER.
+///
+/// Units: SBUF and DRAM addresses, strides and steps are in BYTES; PSUM addresses, steps and
+/// strides are in ENTRIES; counts are in elements.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace nnaccel::arch::systolic {
+
+inline constexpr int kNumSemaphores = 32;
+inline constexpr int kActTableSlots = 2;
+inline constexpr int kActRecordBytes = 16;
+inline constexpr int kPoolTableEntries = 256;
+inline constexpr int kPoolRecordBytes = 16;
+
+/// Optional wait/signal carried by every instruction. sem == -1 means "none".
+struct SemWait {
+  int32_t sem = -1;
+  int64_t count = 0; ///< start only once semaphore[sem] >= count
+};
+struct Sync {
+  std::array<SemWait, 2> waits{};
+  int32_t signal = -1; ///< incremented by one when the instruction completes
+};
+
+/// A three-level DRAM access pattern (bytes): element (p, o, i) is at
+/// addr + p * partitionStride + o * outerStride + i * innerStep.
+struct DramPattern {
+  int64_t addr = 0;
+  int64_t partitionStride = 0;
+  int64_t outerStride = 0;
+  int64_t innerStep = 0;
+};
+
+/// On-chip destination/source of a DMA.
+enum class OnChip : uint8_t {
+  Sbuf,      ///< partitions [partitionStart, +partitionCount), address sbufAddr
+  ActTable,  ///< "partition" = PE column, sbufAddr = byte offset in that column's table
+  PoolTable, ///< partitionStart = 0, partitionCount = 1, sbufAddr = byte offset in the table
+};
+
+/// DRAM -> on-chip. partitionCount x outerCount x innerCount elements of elemBytes each; on
+/// chip the inner run is contiguous and rows are sbufOuterStride bytes apart.
+struct DmaLoad {
+  OnChip space = OnChip::Sbuf;
+  int64_t elemBytes = 1;
+  int64_t partitionStart = 0, partitionCount = 1;
+  int64_t outerCount = 1, innerCount = 1;
+  DramPattern dram;
+  int64_t sbufAddr = 0, sbufOuterStride = 0;
+};
+
+/// SBUF -> DRAM, the mirror of DmaLoad (space is always Sbuf).
+struct DmaStore {
+  int64_t elemBytes = 1;
+  int64_t partitionStart = 0, partitionCount = 1;
+  int64_t outerCount = 1, innerCount = 1;
+  DramPattern dram;
+  int64_t sbufAddr = 0, sbufOuterStride = 0;
+};
+
+/// DRAM -> DRAM copy (or zero fill when fillZero) with patterns on both sides; used by the
+/// baselines (zero insertion, rotated weight copy; seed 000 FIG. 3).
+struct DmaCopy {
+  bool fillZero = false; ///< write zeros, read nothing (src ignored)
+  int64_t elemBytes = 1;
+  int64_t partitionCount = 1, outerCount = 1, innerCount = 1;
+  DramPattern src, dst;
+};
+
+/// Loads one weight element per PE: PE (p, m) for p < rows, m < cols gets the element at
+/// SBUF partition p, address addr + m * colStride; every other PE gets 0. The compiler puts
+/// the weight W[c][m][r][s] at an address computed from its ORIGINAL (r, s) (seed 000 claim 8).
+/// With shadow weights the load fills the shadow register; the next MATMUL swaps it in.
+struct LoadWeights {
+  int64_t addr = 0;
+  int64_t rows = 1, cols = 1;
+  int64_t colStride = 1;
+};
+
+/// Streams outerCount x innerCount input vectors through the array. Vector k = (o, i) is the
+/// element at src + o * srcOuterStride + i * srcInnerStep of partitions 0..rows-1 (zeros on the
+/// other rows); its partial sum of column m (m < cols) is added into PSUM entry
+/// dst + o * dstOuterStride + i * dstInnerStep of column m. The source and destination counts
+/// are separate fields (the patent's fetch and write counts) and must be equal.
+struct Matmul {
+  int64_t rows = 1, cols = 1;
+  int64_t src = 0, srcInnerStep = 1, srcInnerCount = 1, srcOuterStride = 0, srcOuterCount = 1;
+  int64_t dst = 0, dstInnerStep = 1, dstInnerCount = 1, dstOuterStride = 0, dstOuterCount = 1;
+  /// false: the first write of this instruction to an entry replaces its content
+  /// (overwrite); true: it is added. In WrittenFlags mode an entry whose flag is clear reads
+  /// as 0 on the accumulate path too, and every write sets the flag.
+  bool accumulate = true;
+};
+
+/// Zeroes `entries` consecutive PSUM entries starting at addr in columns 0..cols-1 (FIG. 7A).
+struct PsumReset {
+  int64_t addr = 0, entries = 1, cols = 1;
+};
+
+/// Activation function of the activation engine. s8 programs use Identity/Clamp only (the int8
+/// rule: requantize then clamp to [clampLo, clampHi]); f32 programs add the bias then apply it.
+enum class ActFunc : uint8_t {
+  Identity, Relu, Clip, LeakyRelu, Sigmoid, Tanh, Elu, HardSigmoid, HardSwish, Selu, Softplus
+};
+
+/// Drains a PSUM tile of rows x rowLen entries (entry psum + y * psumRowStride + x) of columns
+/// colStart..colStart+cols-1 through the activation engine into SBUF: column colStart + m goes to
+/// partition dstPartition + m at dst + y * dstRowStride + x * elemBytes.
+/// s8: out = requantize(acc + bias, M, shift) clamped to [clampLo, clampHi] (docs/Quantization.md)
+/// with bias/M/shift from activation-table slot tableSlot of the column.
+/// f32: out = func(acc + bias) with alpha/beta/gamma (ir::ActivationParams semantics).
+/// releaseEntries (WrittenFlags mode): clears the drained entries' written flags.
+struct Activate {
+  int64_t psum = 0, psumRowStride = 0, rows = 1, rowLen = 1;
+  int64_t colStart = 0, cols = 1;
+  int64_t dstPartition = 0, dst = 0, dstRowStride = 0;
+  int64_t elemBytes = 1;
+  int64_t tableSlot = 0;
+  ActFunc func = ActFunc::Identity;
+  int64_t clampLo = -128, clampHi = 127;
+  float alpha = 0, beta = 0, gamma = 0;
+  bool releaseEntries = false;
+};
+
+/// Pooling engine, SBUF -> SBUF, partitions [partitionStart, +partitions) in parallel.
+/// The source holds input rows srcRow0 .. srcRow0+srcRows-1 (all inW columns, rows srcRowStride
+/// bytes apart) of an inH x inW plane; the instruction computes output rows outRow0 ..
+/// outRow0+outRows-1 (outW columns) into dst (rows dstRowStride bytes apart). Output (oy, ox)
+/// reduces input (oy*strideH + ky*dilH - padTop, ox*strideW + kx*dilW - padLeft) over the
+/// kernel, skipping positions outside the plane. Average divides by the window's in-plane
+/// count, or by kernelH*kernelW when countIncludePad (positions in the pads are counted; the
+/// ONNX rule: not beyond the padded extent, see quant/Kernels.h), s8 via the pool table.
+struct Pool {
+  enum class Kind : uint8_t { Max, Average } kind = Kind::Max;
+  int64_t elemBytes = 1;
+  int64_t partitionStart = 0, partitions = 1;
+  int64_t src = 0, srcRowStride = 0, srcRow0 = 0, srcRows = 1, inH = 1, inW = 1;
+  int64_t dst = 0, dstRowStride = 0, outRow0 = 0, outRows = 1, outW = 1;
+  int64_t kernelH = 1, kernelW = 1, strideH = 1, strideW = 1, padTop = 0, padLeft = 0;
+  int64_t padBottom = 0, padRight = 0, dilH = 1, dilW = 1;
+  bool countIncludePad = false;
+};
+
+/// Runs graph node `node` on the host (the layer's DRAM tensors in, DRAM tensors out).
+/// Implicitly waits for every engine to be idle; takes no accelerator cycles.
+struct HostOp {
+  int32_t node = -1;
+  int32_t layer = -1; ///< index into Program::layers (its tensor bindings)
+};
+
+/// Waits until every engine has completed every earlier instruction.
+struct Barrier {};
+
+using Op =
+    std::variant<DmaLoad, DmaStore, DmaCopy, LoadWeights, Matmul, PsumReset, Activate, Pool,
+                 HostOp, Barrier>;
+
+struct Instruction {
+  Op op;
+  Sync sync;
+};
+
+enum class Engine : uint8_t { Dma, Pe, Act, Pool, Host, Control };
+Engine engineOf(const Op& op);
+const char* engineName(Engine e);
+/// Mnemonic: DMA_LOAD, DMA_STORE, DMA_COPY, LOAD_WEIGHTS, MATMUL, PSUM_RESET, ACTIVATE, POOL,
+/// HOST, BARRIER.
+const char* mnemonic(const Op& op);
+
+bool operator==(const Instruction& a, const Instruction& b);
+
+} // namespace nnaccel::arch::systolic

@@ -1,0 +1,93 @@
+/// \file
+/// A compiled systolic program: the instruction stream plus everything the machine needs to
+/// run it (the DRAM image of constants, where every tensor lives) and the layer table the
+/// report and the verifier read. `nnaccel compile` writes it (.nnx), `nnaccel disasm` prints
+/// it, the simulator executes it and nothing else.
+///
+/// File format (docs/arch/SystolicIsa.md): magic "NNXSYS01", then a payload of little-endian
+/// varint-encoded sections, then a CRC-32 of the payload. decodeProgram rejects a wrong magic,
+/// a version it does not know, a truncated file, a bad checksum, an unknown opcode or an
+/// out-of-range field with a one-line nnaccel::Error (Io) naming the file and the offset.
+#pragma once
+#include "nnaccel/arch/systolic/Config.h"
+#include "nnaccel/arch/systolic/Isa.h"
+#include "nnaccel/tensor/DType.h"
+#include "nnaccel/tensor/Tensor.h"
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace nnaccel::arch::systolic {
+
+/// One tensor in DRAM, NCHW-contiguous (row-major over `shape`).
+struct DramTensor {
+  std::string name;      ///< the graph value's name
+  int32_t value = -1;    ///< graph ValueId (-1 for compiler-made buffers)
+  DType dtype = DType::S8;
+  Dims shape;
+  int64_t addr = 0;      ///< byte address in DRAM
+  float scale = 0;       ///< int8 scale (0 for f32/raw tensors)
+  enum class Role : uint8_t { Input, Output, Activation, Weight, Param, Scratch } role =
+      Role::Activation;
+  int64_t bytes() const;
+};
+
+/// A constant byte range the loader writes into DRAM before the program starts.
+struct DramSegment {
+  int64_t addr = 0;
+  std::vector<uint8_t> bytes;
+};
+
+/// Where a layer runs.
+enum class LayerUnit : uint8_t {
+  PeArray, ///< Conv / ConvTranspose / Gemm / MatMul on the systolic array
+  Pool,    ///< pooling engine
+  Host,    ///< host fallback (HostOp), reported per layer
+  View,    ///< a reshape of a contiguous DRAM tensor: no instruction, no cost
+};
+const char* layerUnitName(LayerUnit u);
+
+/// One reported layer: a graph node (plus its fused activation) and its instruction range.
+struct Layer {
+  std::string name;  ///< node name
+  std::string op;    ///< "Conv", "ConvTranspose", ... ("+Relu" when fused)
+  std::string shape; ///< e.g. "1x64x56x56 -> 1x64x56x56 k3x3 s1 d1 g1"
+  int32_t node = -1; ///< graph NodeId
+  LayerUnit unit = LayerUnit::PeArray;
+  std::vector<int32_t> inputTensors;  ///< indices into Program::tensors
+  std::vector<int32_t> outputTensors; ///< indices into Program::tensors (checked by verify)
+  int64_t firstInstr = 0, endInstr = 0; ///< [first, end) in Program::instructions
+  int64_t usefulMacs = 0;   ///< MACs of the operator itself (no zeros, no padding)
+  std::string note;         ///< host fallback reason, baseline description, ...
+};
+
+struct Program {
+  static constexpr uint32_t kVersion = 1;
+  SystolicConfig config;   ///< the config it was compiled for (the simulator runs on it)
+  DType dtype = DType::S8; ///< S8 or F32
+  std::string model;       ///< model name, for reports
+  bool baseline = false;   ///< compiled with the patents' baselines (zero insertion, ...)
+  int64_t dramBytes = 0;
+  std::vector<DramTensor> tensors;
+  std::vector<DramSegment> segments;
+  std::vector<Layer> layers;
+  std::vector<Instruction> instructions;
+};
+
+/// Structural check of every instruction against the config (counts equal, addresses inside
+/// SBUF/PSUM/DRAM, rows <= peRows, ...). Throws nnaccel::Error (Model) naming the instruction
+/// index and field. decodeProgram runs it; the compiler asserts it.
+void validateProgram(const Program& p, const std::string& file = "<program>");
+
+std::vector<uint8_t> encodeProgram(const Program& p);
+/// Inverse of encodeProgram; \p file names the source in errors.
+Program decodeProgram(const std::vector<uint8_t>& bytes, const std::string& file);
+void writeProgramFile(const Program& p, const std::string& path);
+Program readProgramFile(const std::string& path);
+
+/// One line of text per instruction: "  12 PE   MATMUL rows=16 cols=16 src=0x40 ... | wait s3>=2".
+std::string formatInstruction(const Instruction& inst);
+/// Full listing: header (config summary, tensors, segments) then instructions grouped by layer.
+std::string disassemble(const Program& p);
+
+} // namespace nnaccel::arch::systolic

@@ -1,0 +1,2 @@
+/// \file
+/// Placeholder (being written).

@@ -1,0 +1,3 @@
+/// \file
+/// Placeholder (being written).
+#include <gtest/gtest.h>
