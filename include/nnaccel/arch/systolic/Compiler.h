@@ -21,7 +21,7 @@ struct QuantizedModel;
 namespace nnaccel::arch::systolic {
 
 struct CompileOptions {
-  DType dtype = DType::S8; ///< S8 (needs the QuantizedModel) or F32
+  DType dtype = DType::I8; ///< I8 (needs the QuantizedModel) or F32
   /// Lower transposed convolutions by zero insertion + a rotated weight copy (seed 000 FIG. 3)
   /// and dilated convolutions with a zero-inserted kernel, to measure what the patents save.
   bool baseline = false;

@@ -58,8 +58,8 @@ struct SystolicConfig {
   int64_t psumResetEntriesPerCycle = 8;
 
   // --- data types ------------------------------------------------------------------------
-  /// Supported element types: s8 (int8 inputs/weights, int32 accumulation) and/or f32.
-  std::vector<DType> dtypes = {DType::S8, DType::F32};
+  /// Supported element types: i8 (int8 inputs/weights, int32 accumulation) and/or f32.
+  std::vector<DType> dtypes = {DType::I8, DType::F32};
 
   // --- post-processing engines -------------------------------------------------------------
   int64_t actLatencyCycles = 4;  ///< activation-engine pipeline depth

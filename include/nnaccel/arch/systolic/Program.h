@@ -23,7 +23,7 @@ namespace nnaccel::arch::systolic {
 struct DramTensor {
   std::string name;      ///< the graph value's name
   int32_t value = -1;    ///< graph ValueId (-1 for compiler-made buffers)
-  DType dtype = DType::S8;
+  DType dtype = DType::I8;
   Dims shape;
   int64_t addr = 0;      ///< byte address in DRAM
   float scale = 0;       ///< int8 scale (0 for f32/raw tensors)
@@ -64,7 +64,7 @@ struct Layer {
 struct Program {
   static constexpr uint32_t kVersion = 1;
   SystolicConfig config;   ///< the config it was compiled for (the simulator runs on it)
-  DType dtype = DType::S8; ///< S8 or F32
+  DType dtype = DType::I8; ///< I8 or F32
   std::string model;       ///< model name, for reports
   bool baseline = false;   ///< compiled with the patents' baselines (zero insertion, ...)
   int64_t dramBytes = 0;
