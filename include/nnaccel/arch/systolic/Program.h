@@ -54,8 +54,13 @@ struct Layer {
   std::string shape; ///< e.g. "1x64x56x56 -> 1x64x56x56 k3x3 s1 d1 g1"
   int32_t node = -1; ///< graph NodeId
   LayerUnit unit = LayerUnit::PeArray;
-  std::vector<int32_t> inputTensors;  ///< indices into Program::tensors
-  std::vector<int32_t> outputTensors; ///< indices into Program::tensors (checked by verify)
+  /// Per node input i: index into Program::tensors of the DRAM tensor holding it, or -1 for a
+  /// graph constant / omitted input (a HostOp reads those from the model).
+  std::vector<int32_t> inputTensors;
+  /// Per node output j (of the last node of the layer, i.e. the fused activation's output when
+  /// fused): index into Program::tensors, or -1 when unused. verify compares these.
+  std::vector<int32_t> outputTensors;
+  std::vector<int32_t> outputValues; ///< graph ValueIds of outputTensors (-1 where unused)
   int64_t firstInstr = 0, endInstr = 0; ///< [first, end) in Program::instructions
   int64_t usefulMacs = 0;   ///< MACs of the operator itself (no zeros, no padding)
   std::string note;         ///< host fallback reason, baseline description, ...
