@@ -51,9 +51,14 @@ std::optional<AxisPlan> transposedAxisPlan(const AxisGeometry& g, int64_t tileFi
 
 /// Seed 000 Eq. 6/7: the 180-degree rotated index of original index k.
 inline int64_t rotatedIndex(int64_t kernel, int64_t k) { return kernel - 1 - k; }
+/// Seed 000 §3.5: the zero border B = (kernel-1)*dilation - padBegin of the zero-inserted
+/// ("dilated") input of a transposed convolution; input i sits at dilated coordinate i*stride+B.
+int64_t dilatedBorder(const AxisGeometry& g);
 /// Seed 000 para [0108]: coordinate, in the zero-inserted ("dilated") input with border
 /// B = (kernel-1)*dilation - padBegin, of the first input element the plan streams; dividing
-/// (it - B) by the stride gives plan.srcFirst (the start address of FIG. 6G).
+/// (it - B) by the stride gives plan.srcFirst (the start address of FIG. 6G). It also equals
+/// tileFirst + plan.dstFirst + rotatedIndex(kernel, k)*dilation (first destination shifted by
+/// the rotated coordinate, the patent's offset 650). Meaningful for transposedAxisPlan only.
 int64_t dilatedFirst(const AxisGeometry& g, const AxisPlan& plan);
 
 /// A full 2-D plan for one weight (r, s) and one tile: rows = H axis, cols = W axis.
@@ -70,6 +75,18 @@ std::optional<WeightPlan> transposedWeightPlan(const AxisGeometry& h, const Axis
                                                int64_t tileRow0, int64_t tileRows,
                                                int64_t tileCol0, int64_t tileCols, int64_t r,
                                                int64_t s);
+
+/// Visits a plan's elements in stream order (rows outer, columns inner), calling
+/// f(srcRow, srcCol, dstRow, dstCol) with input coordinates and 0-based tile entry coordinates:
+/// the meaning of a plan, shared by the functional model and the tests.
+template <class F> void forEachElement(const WeightPlan& plan, F&& f) {
+  for (int64_t o = 0; o < plan.rows.count; ++o) {
+    for (int64_t i = 0; i < plan.cols.count; ++i) {
+      f(plan.rows.srcFirst + o * plan.rows.srcStep, plan.cols.srcFirst + i * plan.cols.srcStep,
+        plan.rows.dstFirst + o * plan.rows.dstStep, plan.cols.dstFirst + i * plan.cols.dstStep);
+    }
+  }
+}
 
 /// The input index range [first, last] any kernel position of a tile reads (for DMA windows);
 /// nullopt when the tile reads no input at all (only possible for ConvTranspose tails).

@@ -19,7 +19,11 @@
 /// Every instruction runs on one engine (engineOf) whose queue executes in program order;
 /// engines run concurrently. An instruction starts only when each of its waits holds
 /// (semaphore >= count) and increments its signal semaphore when it completes: that is the
-/// whole synchronisation mechanism between DMA and compute, plus BARRIER.
+/// whole synchronisation mechanism between DMA and compute, plus BARRIER. Each engine RETIRES in
+/// order (an instruction completes no earlier than the previous one on its engine), so a
+/// semaphore signalled by one engine counts that engine's instructions in program order.
+/// HOST and BARRIER are full fences: they start when every earlier instruction has completed,
+/// and no later instruction starts before they complete.
 ///
 /// Units: SBUF and DRAM addresses, strides and steps are in BYTES; PSUM addresses, steps and
 /// strides are in ENTRIES; counts are in elements.
@@ -44,7 +48,7 @@ struct SemWait {
   int64_t count = 0; ///< start only once semaphore[sem] >= count
 };
 struct Sync {
-  std::array<SemWait, 2> waits{};
+  std::array<SemWait, 3> waits{}; ///< one per other waitable engine at most
   int32_t signal = -1; ///< incremented by one when the instruction completes
 };
 
