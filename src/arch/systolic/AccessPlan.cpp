@@ -53,9 +53,8 @@ int64_t ceilDiv(int64_t a, int64_t b) {
 void checkGeometry(const AxisGeometry& g) {
   NNACCEL_ASSERT(g.in >= 1 && g.out >= 1 && g.kernel >= 1 && g.stride >= 1 && g.dilation >= 1 &&
                  g.padBegin >= 0)
-      << "access plan: bad axis geometry in=" << g.in << " out=" << g.out
-      << " kernel=" << g.kernel << " stride=" << g.stride << " dilation=" << g.dilation
-      << " padBegin=" << g.padBegin;
+      << "access plan: bad axis geometry in=" << g.in << " out=" << g.out << " kernel=" << g.kernel
+      << " stride=" << g.stride << " dilation=" << g.dilation << " padBegin=" << g.padBegin;
 }
 
 /// The tile must be a non-empty part of the output [0, out).
@@ -74,7 +73,9 @@ int64_t kernelShift(const AxisGeometry& g, int64_t k) {
 }
 
 /// Last index (inclusive) of a tile; overflow-checked by checkTile.
-int64_t tileLast(int64_t tileFirst, int64_t tileLen) { return tileFirst + tileLen - 1; }
+int64_t tileLast(int64_t tileFirst, int64_t tileLen) {
+  return tileFirst + tileLen - 1;
+}
 
 /// Hull of the input indices that the plans of every kernel position read.
 template <class PlanFn>
@@ -124,8 +125,8 @@ std::optional<AxisPlan> transposedAxisPlan(const AxisGeometry& g, int64_t tileFi
   // Output y = i*stride + shift lies in the tile iff
   // i in [ceil((tileFirst-shift)/S), floor((tileLast-shift)/S)]; clip to the input [0, in).
   const int64_t inFirst = std::max<int64_t>(0, ceilDiv(subChecked(tileFirst, shift), g.stride));
-  const int64_t inLast = std::min(
-      g.in - 1, floorDiv(subChecked(tileLast(tileFirst, tileLen), shift), g.stride));
+  const int64_t inLast =
+      std::min(g.in - 1, floorDiv(subChecked(tileLast(tileFirst, tileLen), shift), g.stride));
   if (inFirst > inLast) {
     return std::nullopt;
   }
@@ -164,9 +165,8 @@ std::optional<WeightPlan> convWeightPlan(const AxisGeometry& h, const AxisGeomet
 }
 
 std::optional<WeightPlan> transposedWeightPlan(const AxisGeometry& h, const AxisGeometry& w,
-                                               int64_t tileRow0, int64_t tileRows,
-                                               int64_t tileCol0, int64_t tileCols, int64_t r,
-                                               int64_t s) {
+                                               int64_t tileRow0, int64_t tileRows, int64_t tileCol0,
+                                               int64_t tileCols, int64_t r, int64_t s) {
   return combine(transposedAxisPlan(h, tileRow0, tileRows, r),
                  transposedAxisPlan(w, tileCol0, tileCols, s));
 }

@@ -1,2 +1,620 @@
 /// \file
-/// Placeholder (being written).
+/// The systolic compiler's driver: picks where every node runs (PE array, pooling engine, view,
+/// host fallback), allocates DRAM, turns nodes into ConvDesc / PoolDesc for the lowerings, and
+/// builds the baselines the patents improve on (seed 000 FIG. 3; zero-inserted dilated kernel).
+#include "CompilerContext.h"
+#include "nnaccel/ir/OpParams.h"
+#include "nnaccel/quant/QuantizedModel.h"
+#include "nnaccel/support/Error.h"
+
+#include <algorithm>
+#include <cstring>
+#include <fmt/format.h>
+#include <set>
+
+namespace nnaccel::arch::systolic {
+
+int64_t CompilerContext::allocDram(int64_t bytes) {
+  const int64_t addr = program.dramBytes;
+  program.dramBytes +=
+      (std::max<int64_t>(bytes, 1) + kDramAlignBytes - 1) / kDramAlignBytes * kDramAlignBytes;
+  return addr;
+}
+
+int64_t CompilerContext::addSegment(std::vector<uint8_t> bytes) {
+  const int64_t addr = allocDram(static_cast<int64_t>(bytes.size()));
+  program.segments.push_back(DramSegment{addr, std::move(bytes)});
+  return addr;
+}
+
+int32_t CompilerContext::addTensor(DramTensor t, int64_t aliasAddr) {
+  t.addr = aliasAddr >= 0 ? aliasAddr : allocDram(t.bytes());
+  program.tensors.push_back(std::move(t));
+  return static_cast<int32_t>(program.tensors.size() - 1);
+}
+
+Range CompilerContext::dramRange(int32_t tensor) const {
+  const DramTensor& t = program.tensors.at(static_cast<size_t>(tensor));
+  return Range{Space::Dram, t.addr, t.addr + t.bytes()};
+}
+
+namespace {
+
+template <class T> void put(uint8_t* out, T v) {
+  std::memcpy(out, &v, sizeof v);
+}
+
+std::optional<ActFunc> actFuncOf(ir::OpKind k) {
+  using ir::OpKind;
+  switch (k) {
+  case OpKind::Relu:
+    return ActFunc::Relu;
+  case OpKind::Clip:
+    return ActFunc::Clip;
+  case OpKind::LeakyRelu:
+    return ActFunc::LeakyRelu;
+  case OpKind::Sigmoid:
+    return ActFunc::Sigmoid;
+  case OpKind::Tanh:
+    return ActFunc::Tanh;
+  case OpKind::Elu:
+    return ActFunc::Elu;
+  case OpKind::HardSigmoid:
+    return ActFunc::HardSigmoid;
+  case OpKind::HardSwish:
+    return ActFunc::HardSwish;
+  case OpKind::Selu:
+    return ActFunc::Selu;
+  case OpKind::Softplus:
+    return ActFunc::Softplus;
+  default:
+    return std::nullopt;
+  }
+}
+
+bool isViewOp(ir::OpKind k) {
+  using ir::OpKind;
+  return k == OpKind::Reshape || k == OpKind::Flatten || k == OpKind::Squeeze ||
+         k == OpKind::Unsqueeze || k == OpKind::Identity || k == OpKind::Dropout;
+}
+
+class Driver {
+public:
+  Driver(CompilerContext& ctx) : ctx_(ctx), g_(ctx.g) {}
+
+  void run() {
+    tensorOfValue_.assign(g_.numValues(), -1);
+    for (ir::ValueId v : g_.inputs)
+      tensorOf(v, DramTensor::Role::Input);
+    for (ir::NodeId id = 0; id < static_cast<ir::NodeId>(g_.numNodes()); ++id) {
+      if (consumed_.count(id))
+        continue;
+      if (isFolded(id))
+        continue;
+      lowerNode(id);
+    }
+  }
+
+private:
+  const ir::Node& node(ir::NodeId id) const { return g_.node(id); }
+  bool int8() const { return ctx_.options.dtype == DType::I8; }
+
+  bool isFolded(ir::NodeId id) const {
+    if (int8() && ctx_.qm->node(id).kind == quant::QuantOpKind::Folded)
+      return true;
+    const ir::Node& n = node(id);
+    return std::all_of(n.outputs.begin(), n.outputs.end(),
+                       [&](ir::ValueId v) { return v == ir::kNoValue || g_.isConstant(v); });
+  }
+
+  int32_t tensorOf(ir::ValueId v, DramTensor::Role role = DramTensor::Role::Activation,
+                   int64_t aliasAddr = -1) {
+    if (tensorOfValue_[static_cast<size_t>(v)] >= 0)
+      return tensorOfValue_[static_cast<size_t>(v)];
+    const ir::Value& val = g_.value(v);
+    DramTensor t;
+    t.name = val.name;
+    t.value = v;
+    t.shape = val.shape;
+    t.dtype = val.dtype;
+    if (int8() && val.dtype == DType::F32) {
+      t.dtype = DType::I8;
+      t.scale = ctx_.qm->scale(v);
+    }
+    const bool isOutput = std::find(g_.outputs.begin(), g_.outputs.end(), v) != g_.outputs.end();
+    t.role = isOutput && role == DramTensor::Role::Activation ? DramTensor::Role::Output : role;
+    const int32_t idx = ctx_.addTensor(std::move(t), aliasAddr);
+    tensorOfValue_[static_cast<size_t>(v)] = idx;
+    return idx;
+  }
+
+  Layer& beginLayer(ir::NodeId id, LayerUnit unit, std::string op, std::string shape) {
+    Layer l;
+    l.name = node(id).name;
+    l.op = std::move(op);
+    l.shape = std::move(shape);
+    l.node = id;
+    l.unit = unit;
+    l.firstInstr = l.endInstr = ctx_.emitter.size();
+    for (ir::ValueId v : node(id).inputs)
+      l.inputTensors.push_back(v == ir::kNoValue || g_.isConstant(v) ? -1 : tensorOf(v));
+    ctx_.program.layers.push_back(std::move(l));
+    return ctx_.program.layers.back();
+  }
+  void setOutputs(Layer& l, const std::vector<ir::ValueId>& outs) {
+    for (ir::ValueId v : outs) {
+      l.outputValues.push_back(v);
+      l.outputTensors.push_back(v == ir::kNoValue ? -1 : tensorOf(v));
+    }
+  }
+  void endLayer() { ctx_.program.layers.back().endInstr = ctx_.emitter.size(); }
+
+  void lowerHost(ir::NodeId id, const std::string& reason) {
+    const ir::Node& n = node(id);
+    Layer& l = beginLayer(id, LayerUnit::Host, std::string(ir::opName(n.op)), shapeOf(n));
+    l.note = reason;
+    setOutputs(l, n.outputs);
+    const auto layerIndex = static_cast<int32_t>(ctx_.program.layers.size() - 1);
+    ctx_.emitter.emitFence(HostOp{id, layerIndex});
+    endLayer();
+  }
+
+  std::string shapeOf(const ir::Node& n) const {
+    std::string s;
+    for (ir::ValueId v : n.inputs)
+      if (v != ir::kNoValue && !g_.isConstant(v)) {
+        s = dimsToString(g_.value(v).shape);
+        break;
+      }
+    for (ir::ValueId v : n.outputs)
+      if (v != ir::kNoValue) {
+        s += " -> " + dimsToString(g_.value(v).shape);
+        break;
+      }
+    return s;
+  }
+
+  void lowerNode(ir::NodeId id) {
+    const ir::Node& n = node(id);
+    using ir::OpKind;
+    if (int8()) {
+      const quant::QuantNode& qn = ctx_.qm->node(id);
+      if (qn.kind == quant::QuantOpKind::FloatIsland)
+        return lowerHost(id, "no integer form: " + qn.islandReason);
+    }
+    switch (n.op) {
+    case OpKind::Conv:
+    case OpKind::ConvTranspose:
+      return lowerConvNode(id);
+    case OpKind::Gemm:
+    case OpKind::MatMul:
+      return lowerGemmNode(id);
+    case OpKind::MaxPool:
+    case OpKind::AveragePool:
+    case OpKind::GlobalAveragePool:
+    case OpKind::GlobalMaxPool:
+      return lowerPoolNode(id);
+    default:
+      break;
+    }
+    if (isViewOp(n.op) && lowerView(id))
+      return;
+    lowerHost(id, fmt::format("{} has no unit on the systolic engine", ir::opName(n.op)));
+  }
+
+  bool lowerView(ir::NodeId id) {
+    const ir::Node& n = node(id);
+    if (n.inputs.empty() || g_.isConstant(n.inputs[0]))
+      return false;
+    for (size_t i = 1; i < n.outputs.size(); ++i)
+      if (n.outputs[i] != ir::kNoValue && !g_.users(n.outputs[i]).empty())
+        return false;
+    const ir::ValueId in = n.inputs[0], out = n.outputs[0];
+    if (g_.value(in).dtype != g_.value(out).dtype)
+      return false;
+    if (int8() && ctx_.qm->scale(in) != ctx_.qm->scale(out))
+      return false;
+    if (tensorOfValue_[static_cast<size_t>(out)] >= 0)
+      return false;
+    const int32_t src = tensorOf(in);
+    Layer& l = beginLayer(id, LayerUnit::View, std::string(ir::opName(n.op)), shapeOf(n));
+    tensorOf(out, DramTensor::Role::Activation,
+             ctx_.program.tensors[static_cast<size_t>(src)].addr);
+    setOutputs(l, {out});
+    endLayer();
+    return true;
+  }
+
+  /// The activation fused into \p id's output stage, if the engine can apply it; marks the
+  /// activation node consumed. Returns the value the layer finally produces.
+  ir::ValueId fuseActivation(ir::NodeId id, ConvDesc& d, std::string& opName) {
+    const ir::Node& n = node(id);
+    if (!n.fusedActivation)
+      return n.outputs[0];
+    const ir::NodeId act = n.fusedActivation->activationNode;
+    const ir::Node& an = node(act);
+    if (int8()) {
+      const quant::QuantNode& q = ctx_.qm->node(act);
+      if (q.kind != quant::QuantOpKind::Clamp)
+        return n.outputs[0];
+      d.func = ActFunc::Identity;
+      d.clampLo = std::max<int64_t>(q.clampMin, quant::kInt8Min);
+      d.clampHi = std::min<int64_t>(q.clampMax, quant::kInt8Max);
+    } else {
+      auto f = actFuncOf(an.op);
+      if (!f)
+        return n.outputs[0];
+      const ir::ActivationParams p = ir::activationParams(g_, act);
+      d.func = *f;
+      d.alpha = p.alpha;
+      d.beta = p.beta;
+      d.gamma = p.gamma;
+    }
+    consumed_.insert(act);
+    opName.append("+").append(ir::opName(an.op));
+    return an.outputs[0];
+  }
+
+  void setActRecords(ir::NodeId id, ConvDesc& d, std::vector<float> fpBias) {
+    if (int8()) {
+      const quant::QuantNode* qn = &ctx_.qm->node(id);
+      d.actRecord = [qn](int64_t m, uint8_t* out) {
+        const auto i = static_cast<size_t>(m);
+        put<int32_t>(out, qn->bias[i]);
+        put<int32_t>(out + 4, qn->multipliers[i].multiplier);
+        put<int32_t>(out + 8, qn->multipliers[i].shift);
+      };
+    } else {
+      auto bias = std::make_shared<std::vector<float>>(std::move(fpBias));
+      d.actRecord = [bias](int64_t m, uint8_t* out) {
+        put<float>(out, bias->empty() ? 0.0f : (*bias)[static_cast<size_t>(m)]);
+      };
+    }
+  }
+
+  void lowerConvNode(ir::NodeId id) {
+    const ir::Node& n = node(id);
+    const ir::ConvParams cp = ir::convParams(g_, id);
+    if (cp.spatialRank > 2)
+      return lowerHost(
+          id, fmt::format("{}-D convolution (the array maps 1-D and 2-D)", cp.spatialRank));
+    if (!int8() && !g_.isConstant(n.inputs[1]))
+      return lowerHost(id, "weights are not a constant");
+    ConvDesc d;
+    d.node = id;
+    d.transposed = cp.transposed;
+    d.batch = cp.batch;
+    d.inChannels = cp.inChannels;
+    d.outChannels = cp.outChannels;
+    d.groups = cp.group;
+    auto axis = [&](size_t i) {
+      return AxisGeometry{cp.inSpatial[i], cp.outSpatial[i], cp.kernel[i],
+                          cp.strides[i],   cp.dilations[i],  cp.padsBegin[i]};
+    };
+    if (cp.spatialRank == 2) {
+      d.h = axis(0);
+      d.w = axis(1);
+    } else {
+      d.h = AxisGeometry{1, 1, 1, 1, 1, 0};
+      d.w = axis(0);
+    }
+    const int64_t cg = cp.inChannels / cp.group, mg = cp.outChannels / cp.group;
+    const int64_t kh = d.h.kernel, kw = d.w.kernel;
+    const bool tr = d.transposed;
+    // Weight (m, c, r, s) in the ONNX layout: Conv [M, C/g, k...], ConvTranspose [C, M/g, k...].
+    auto weightIndex = [=](int64_t m, int64_t c, int64_t r, int64_t s) {
+      const int64_t lead = tr ? (c * mg + m % mg) : (m * cg + c % cg);
+      return (lead * kh + r) * kw + s;
+    };
+    std::vector<float> bias;
+    if (int8()) {
+      const int8_t* w = ctx_.qm->node(id).weights.data<int8_t>();
+      d.weightAt = [w, weightIndex](int64_t m, int64_t c, int64_t r, int64_t s, uint8_t* out) {
+        put<int8_t>(out, w[weightIndex(m, c, r, s)]);
+      };
+    } else {
+      auto wt = g_.value(n.inputs[1]).constant;
+      d.weightAt = [wt, weightIndex](int64_t m, int64_t c, int64_t r, int64_t s, uint8_t* out) {
+        put<float>(out, wt->data<float>()[weightIndex(m, c, r, s)]);
+      };
+      if (n.inputs.size() > 2 && n.inputs[2] != ir::kNoValue) {
+        if (!g_.isConstant(n.inputs[2]))
+          return lowerHost(id, "bias is not a constant");
+        const Tensor& b = *g_.value(n.inputs[2]).constant;
+        bias.assign(b.data<float>(), b.data<float>() + b.numElements());
+      }
+    }
+    setActRecords(id, d, std::move(bias));
+    std::string opName(ir::opName(n.op));
+    const ir::ValueId outValue = fuseActivation(id, d, opName);
+
+    const int64_t spatialIn = d.h.in * d.w.in, spatialOut = d.h.out * d.w.out;
+    d.inTensor = tensorOf(n.inputs[0]);
+    d.inCStride = spatialIn;
+    d.inNStride = d.inChannels * spatialIn;
+    d.inYStride = d.w.in;
+    d.inXStride = 1;
+    d.outTensor = tensorOf(outValue);
+    d.outCStride = spatialOut;
+    d.outNStride = d.outChannels * spatialOut;
+    d.outYStride = d.w.out;
+    d.outXStride = 1;
+
+    std::string shape =
+        fmt::format("{} -> {} k{}x{} s{}x{} d{}x{} g{}", dimsToString(g_.value(n.inputs[0]).shape),
+                    dimsToString(g_.value(outValue).shape), kh, kw, d.h.stride, d.w.stride,
+                    d.h.dilation, d.w.dilation, d.groups);
+    Layer& l = beginLayer(id, LayerUnit::PeArray, opName, shape);
+    l.usefulMacs = cp.macs();
+    setOutputs(l, {outValue});
+    const bool dilated = d.h.dilation > 1 || d.w.dilation > 1;
+    if (ctx_.options.baseline && tr) {
+      l.note = "baseline: zero-inserted input + rotated weight copy (seed 000 FIG. 3)";
+      lowerTransposedBaseline(d);
+    } else if (ctx_.options.baseline && dilated) {
+      l.note = "baseline: zero-inserted (dilated) kernel";
+      lowerDilatedBaseline(d);
+    } else {
+      lowerConv(ctx_, d);
+    }
+    endLayer();
+  }
+
+  /// Seed 000 FIG. 3: write the zero-inserted input (zeros everywhere, then the input scattered
+  /// with the stride, plus the zero border) and a 180-degree rotated copy of the weights into
+  /// DRAM, then run a stride-1 convolution over them.
+  void lowerTransposedBaseline(const ConvDesc& d) {
+    const int64_t eb = ctx_.elemBytes;
+    auto border = [](const AxisGeometry& a) { return (a.kernel - 1) * a.dilation - a.padBegin; };
+    const int64_t bn = border(d.h), bw = border(d.w);
+    if (bn < 0 || bw < 0) {
+      ctx_.program.layers.back().note +=
+          " (not applicable: padding exceeds the kernel; method used)";
+      return lowerConv(ctx_, d);
+    }
+    // The stride-1 convolution over the dilated array produces `out` positions.
+    auto extent = [](const AxisGeometry& a) { return a.out + (a.kernel - 1) * a.dilation; };
+    const int64_t dh = extent(d.h), dw = extent(d.w);
+    DramTensor dil;
+    dil.name = g_.node(d.node).name + ".zero_inserted";
+    dil.dtype = int8() ? DType::I8 : DType::F32;
+    dil.shape = {d.batch, d.inChannels, dh, dw};
+    dil.role = DramTensor::Role::Scratch;
+    const int32_t dilT = ctx_.addTensor(dil);
+    const int64_t dilAddr = ctx_.program.tensors[static_cast<size_t>(dilT)].addr;
+    const Range dilRange = ctx_.dramRange(dilT);
+    Emitter& em = ctx_.emitter;
+    DmaCopy fill;
+    fill.fillZero = true;
+    fill.elemBytes = eb;
+    fill.innerCount = d.batch * d.inChannels * dh * dw;
+    fill.dst.addr = dilAddr;
+    fill.dst.innerStep = eb;
+    em.emit(fill, {}, {dilRange});
+    DmaCopy scatter;
+    scatter.elemBytes = eb;
+    scatter.partitionCount = d.batch * d.inChannels;
+    scatter.outerCount = d.h.in;
+    scatter.innerCount = d.w.in;
+    const DramTensor& in = ctx_.program.tensors[static_cast<size_t>(d.inTensor)];
+    scatter.src = DramPattern{in.addr, d.inCStride * eb, d.inYStride * eb, d.inXStride * eb};
+    // Input (i, j) lands at dilated (i*S + bn, j*S + bw); rows past the crop are dropped by
+    // the copy's bounds (the output extent already accounts for them).
+    scatter.dst = DramPattern{dilAddr + (bn * dw + bw) * eb, dh * dw * eb, d.h.stride * dw * eb,
+                              d.w.stride * eb};
+    const int64_t lastRow = (d.h.in - 1) * d.h.stride + bn,
+                  lastCol = (d.w.in - 1) * d.w.stride + bw;
+    if (lastRow >= dh || lastCol >= dw) {
+      // output_padding-free crop on the far side: copy only the rows/cols that land inside.
+      scatter.outerCount = std::min(d.h.in, (dh - 1 - bn) / d.h.stride + 1);
+      scatter.innerCount = std::min(d.w.in, (dw - 1 - bw) / d.w.stride + 1);
+    }
+    em.emit(scatter, {ctx_.dramRange(d.inTensor)}, {dilRange});
+
+    const std::vector<uint8_t> original = packWeights(ctx_, d);
+    const int64_t wBytes = static_cast<int64_t>(original.size());
+    const int64_t origAddr = ctx_.addSegment(original);
+    const int64_t rotAddr = ctx_.allocDram(wBytes);
+    const int64_t kv = d.h.kernel * d.w.kernel;
+    DmaCopy rot;
+    rot.elemBytes = eb;
+    rot.partitionCount = wBytes / (kv * eb);
+    rot.innerCount = kv;
+    rot.src = DramPattern{origAddr + (kv - 1) * eb, kv * eb, 0, -eb};
+    rot.dst = DramPattern{rotAddr, kv * eb, 0, eb};
+    em.emit(rot, {Range{Space::Dram, origAddr, origAddr + wBytes}},
+            {Range{Space::Dram, rotAddr, rotAddr + wBytes}});
+
+    ConvDesc c = d;
+    c.transposed = false;
+    c.h = AxisGeometry{dh, d.h.out, d.h.kernel, 1, d.h.dilation, 0};
+    c.w = AxisGeometry{dw, d.w.out, d.w.kernel, 1, d.w.dilation, 0};
+    c.inTensor = dilT;
+    c.inCStride = dh * dw;
+    c.inNStride = d.inChannels * dh * dw;
+    c.inYStride = dw;
+    c.inXStride = 1;
+    c.packedWeightsAddr = rotAddr;
+    lowerConv(ctx_, c);
+  }
+
+  /// A dilated convolution with the holes made explicit: a (K-1)*D+1 kernel with zeros.
+  void lowerDilatedBaseline(const ConvDesc& d) {
+    ConvDesc c = d;
+    const int64_t dh = d.h.dilation, dw = d.w.dilation;
+    c.h.kernel = (d.h.kernel - 1) * dh + 1;
+    c.w.kernel = (d.w.kernel - 1) * dw + 1;
+    c.h.dilation = c.w.dilation = 1;
+    const int64_t eb = ctx_.elemBytes;
+    auto inner = d.weightAt;
+    c.weightAt = [inner, dh, dw, eb](int64_t m, int64_t ch, int64_t r, int64_t s, uint8_t* out) {
+      if (r % dh == 0 && s % dw == 0)
+        inner(m, ch, r / dh, s / dw, out);
+      else
+        std::memset(out, 0, static_cast<size_t>(eb));
+    };
+    lowerConv(ctx_, c);
+  }
+
+  void lowerGemmNode(ir::NodeId id) {
+    const ir::Node& n = node(id);
+    ConvDesc d;
+    d.node = id;
+    int64_t rows = 0, k = 0, cols = 0;
+    bool transA = false;
+    std::vector<float> bias;
+    if (n.op == ir::OpKind::Gemm) {
+      const ir::GemmParams gp = ir::gemmParams(g_, id);
+      rows = gp.m;
+      k = gp.k;
+      cols = gp.n;
+      transA = gp.transA;
+      if (!int8()) {
+        if (!g_.isConstant(n.inputs[1]))
+          return lowerHost(id, "B is not a constant");
+        if (gp.hasC) {
+          if (!g_.isConstant(n.inputs[2]))
+            return lowerHost(id, "C is not a constant");
+          const Tensor& c = *g_.value(n.inputs[2]).constant;
+          if (c.numElements() != cols && c.numElements() != 1)
+            return lowerHost(id, "C is not a per-column bias");
+          for (int64_t j = 0; j < cols; ++j)
+            bias.push_back(gp.beta * c.data<float>()[c.numElements() == 1 ? 0 : j]);
+        }
+        auto b = g_.value(n.inputs[1]).constant;
+        const float alpha = gp.alpha;
+        const bool transB = gp.transB;
+        d.weightAt = [b, alpha, transB, k, cols](int64_t m, int64_t c, int64_t, int64_t,
+                                                 uint8_t* out) {
+          put<float>(out, alpha * b->data<float>()[transB ? m * k + c : c * cols + m]);
+        };
+      }
+    } else {
+      const Dims& a = g_.value(n.inputs[0]).shape;
+      const Dims& b = g_.value(n.inputs[1]).shape;
+      if (a.size() < 2 || b.size() != 2 || !g_.isConstant(n.inputs[1]))
+        return lowerHost(id, "MatMul needs A of rank >= 2 and a constant 2-D B");
+      k = a.back();
+      cols = b[1];
+      rows = numElements(a) / k;
+      if (!int8()) {
+        auto bt = g_.value(n.inputs[1]).constant;
+        d.weightAt = [bt, cols](int64_t m, int64_t c, int64_t, int64_t, uint8_t* out) {
+          put<float>(out, bt->data<float>()[c * cols + m]);
+        };
+      }
+    }
+    if (int8()) {
+      const quant::QuantNode& qn = ctx_.qm->node(id);
+      transA = qn.transA;
+      const int8_t* w = qn.weights.data<int8_t>();
+      d.weightAt = [w, k](int64_t m, int64_t c, int64_t, int64_t, uint8_t* out) {
+        put<int8_t>(out, w[m * k + c]);
+      };
+    }
+    setActRecords(id, d, std::move(bias));
+    std::string opName(ir::opName(n.op));
+    const ir::ValueId outValue = fuseActivation(id, d, opName);
+    d.inChannels = k;
+    d.outChannels = cols;
+    d.h = AxisGeometry{1, 1, 1, 1, 1, 0};
+    d.w = AxisGeometry{rows, rows, 1, 1, 1, 0};
+    d.inTensor = tensorOf(n.inputs[0]);
+    d.inCStride = transA ? rows : 1;
+    d.inXStride = transA ? 1 : k;
+    d.outTensor = tensorOf(outValue);
+    d.outCStride = 1;
+    d.outXStride = cols;
+    Layer& l =
+        beginLayer(id, LayerUnit::PeArray, opName, fmt::format("{}x{} * {}x{}", rows, k, k, cols));
+    l.usefulMacs = rows * k * cols;
+    setOutputs(l, {outValue});
+    lowerConv(ctx_, d);
+    endLayer();
+  }
+
+  void lowerPoolNode(ir::NodeId id) {
+    const ir::Node& n = node(id);
+    const ir::PoolParams pp = ir::poolParams(g_, id);
+    if (pp.spatialRank != 2)
+      return lowerHost(id, "pooling engine maps 2-D pooling only");
+    if (n.outputs.size() > 1 && n.outputs[1] != ir::kNoValue)
+      return lowerHost(id, "MaxPool Indices output");
+    PoolDesc d;
+    d.node = id;
+    d.kind = pp.kind == ir::PoolParams::Kind::Max ? Pool::Kind::Max : Pool::Kind::Average;
+    d.batch = pp.batch;
+    d.channels = pp.channels;
+    d.inH = pp.inSpatial[0];
+    d.inW = pp.inSpatial[1];
+    d.outH = pp.outSpatial[0];
+    d.outW = pp.outSpatial[1];
+    if (pp.global) {
+      d.kernelH = d.inH;
+      d.kernelW = d.inW;
+    } else {
+      d.kernelH = pp.kernel[0];
+      d.kernelW = pp.kernel[1];
+      d.strideH = pp.strides[0];
+      d.strideW = pp.strides[1];
+      d.dilH = pp.dilations[0];
+      d.dilW = pp.dilations[1];
+      d.padTop = pp.padsBegin[0];
+      d.padLeft = pp.padsBegin[1];
+      d.padBottom = pp.padsEnd[0];
+      d.padRight = pp.padsEnd[1];
+      d.countIncludePad = pp.countIncludePad;
+    }
+    if (int8() && d.kind == Pool::Kind::Average) {
+      for (const quant::CountMultiplier& cm : ctx_.qm->node(id).countMultipliers) {
+        if (cm.count > INT32_MAX)
+          return lowerHost(id, "average window too large for the pool table");
+        d.countTable.push_back(
+            {static_cast<int32_t>(cm.count), cm.multiplier.multiplier, cm.multiplier.shift});
+      }
+    }
+    d.inTensor = tensorOf(n.inputs[0]);
+    d.outTensor = tensorOf(n.outputs[0]);
+    const size_t layerIndex = ctx_.program.layers.size();
+    const int64_t first = ctx_.emitter.size();
+    Layer& l = beginLayer(id, LayerUnit::Pool, std::string(ir::opName(n.op)), shapeOf(n));
+    setOutputs(l, {n.outputs[0]});
+    if (!lowerPool(ctx_, d)) {
+      NNACCEL_ASSERT(ctx_.emitter.size() == first) << "lowerPool emitted before giving up";
+      ctx_.program.layers.pop_back();
+      (void)layerIndex;
+      return lowerHost(id, "pooling window does not fit the state buffer or pool table");
+    }
+    endLayer();
+  }
+
+  CompilerContext& ctx_;
+  const ir::Graph& g_;
+  std::vector<int32_t> tensorOfValue_;
+  std::set<ir::NodeId> consumed_;
+};
+
+} // namespace
+
+Program compile(const ir::Graph& g, const quant::QuantizedModel* qm, const SystolicConfig& config,
+                const CompileOptions& options) {
+  if (options.dtype != DType::I8 && options.dtype != DType::F32)
+    throw Error(ErrorKind::Usage, ErrorContext{}, "the systolic engine compiles int8 or fp32");
+  if (!config.supports(options.dtype))
+    throw Error(ErrorKind::Config, ErrorContext{.key = "dtypes"},
+                fmt::format("config '{}' does not support {}", config.name,
+                            options.dtype == DType::I8 ? "int8" : "fp32"));
+  NNACCEL_ASSERT(options.dtype != DType::I8 || qm != nullptr) << "int8 compile needs the model";
+  Program p;
+  p.config = config;
+  p.dtype = options.dtype;
+  p.model = g.name;
+  p.baseline = options.baseline;
+  CompilerContext ctx(g, qm, config, options, p);
+  ctx.elemBytes = options.dtype == DType::I8 ? 1 : 4;
+  Driver(ctx).run();
+  validateProgram(p, g.name + ".nnx");
+  return p;
+}
+
+} // namespace nnaccel::arch::systolic

@@ -1,2 +1,146 @@
 /// \file
-/// Placeholder (being written).
+/// The systolic config's schema (one walk over every key, used to parse, validate and print
+/// it), its cross-field invariants and the file loader. Schema reference: docs/arch/Systolic.md.
+#include "nnaccel/arch/systolic/Config.h"
+
+#include "nnaccel/arch/common/ConfigReader.h"
+#include "nnaccel/support/Error.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <sstream>
+
+namespace nnaccel::arch::systolic {
+
+namespace {
+
+using common::EnumName;
+using common::IntRange;
+using common::RealRange;
+
+constexpr EnumName<PsumZeroMode> kZeroModeList[] = {
+    {"reset", PsumZeroMode::Reset},
+    {"written_flags", PsumZeroMode::WrittenFlags},
+};
+constexpr std::span<const EnumName<PsumZeroMode>> kZeroModes = kZeroModeList;
+constexpr EnumName<DType> kDTypeList[] = {{"int8", DType::I8}, {"fp32", DType::F32}};
+constexpr std::span<const EnumName<DType>> kDTypes = kDTypeList;
+
+// Bounds (rationale in docs/arch/Systolic.md): the upper bounds keep every product the compiler
+// and the simulator form (entries x columns, latency x count) far inside int64.
+constexpr int64_t kMaxPeDim = 4096;
+constexpr IntRange kPeDim{1, kMaxPeDim};
+constexpr IntRange kSbufBytes{1024, int64_t{1} << 30};
+constexpr IntRange kPsumEntries{1, int64_t{1} << 24};
+constexpr IntRange kPerCycle{1, int64_t{1} << 24};
+constexpr IntRange kCycles{0, 1'000'000'000};
+constexpr IntRange kLanes{1, kMaxPeDim};
+constexpr RealRange kPositive{0.0, true};
+constexpr RealRange kNonNegative{0.0, false};
+
+/// The schema: every key, in file order, with its member and its range. \p Visitor is
+/// common::ConfigReader (Config = SystolicConfig), ConfigChecker or ConfigWriter (const).
+template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config& c) {
+  v.text("name", c.name);
+  v.real("clock_mhz", c.clockMhz, kPositive);
+  v.section("array", [&] {
+    v.integer("rows", c.peRows, kPeDim);
+    v.integer("cols", c.peCols, kPeDim);
+    v.integer("weight_load_cycles", c.weightLoadCycles, kCycles);
+    v.boolean("shadow_weights", c.shadowWeights);
+  });
+  v.section("sbuf", [&] { v.integer("bytes_per_partition", c.sbufBytesPerPartition, kSbufBytes); });
+  v.section("psum", [&] {
+    v.integer("entries_per_column", c.psumEntriesPerColumn, kPsumEntries);
+    v.integer("max_tile_rows", c.psumMaxTileRows, kPsumEntries);
+    v.integer("max_tile_cols", c.psumMaxTileCols, kPsumEntries);
+    v.choice("zero_mode", c.psumZeroMode, kZeroModes);
+    v.integer("reset_entries_per_cycle", c.psumResetEntriesPerCycle, kPerCycle);
+  });
+  v.choiceList("dtypes", c.dtypes, kDTypes);
+  v.section("activation", [&] { v.integer("latency_cycles", c.actLatencyCycles, kCycles); });
+  v.section("pool", [&] {
+    v.integer("lanes", c.poolLanes, kLanes);
+    v.integer("latency_cycles", c.poolLatencyCycles, kCycles);
+  });
+  v.section("dram", [&] {
+    v.real("bytes_per_cycle", c.dramBytesPerCycle, kPositive);
+    v.integer("latency_cycles", c.dramLatencyCycles, kCycles);
+  });
+  v.section("energy", [&] {
+    auto& e = c.energy;
+    v.real("mac_int8_pj", e.macInt8Pj, kNonNegative);
+    v.real("mac_fp32_pj", e.macFp32Pj, kNonNegative);
+    v.real("sbuf_read_pj_per_byte", e.sbufReadPjPerByte, kNonNegative);
+    v.real("sbuf_write_pj_per_byte", e.sbufWritePjPerByte, kNonNegative);
+    v.real("psum_read_pj_per_entry", e.psumReadPjPerEntry, kNonNegative);
+    v.real("psum_write_pj_per_entry", e.psumWritePjPerEntry, kNonNegative);
+    v.real("dram_read_pj_per_byte", e.dramReadPjPerByte, kNonNegative);
+    v.real("dram_write_pj_per_byte", e.dramWritePjPerByte, kNonNegative);
+    v.real("act_op_pj", e.actOpPj, kNonNegative);
+    v.real("pool_op_pj", e.poolOpPj, kNonNegative);
+    v.real("weight_load_pj_per_byte", e.weightLoadPjPerByte, kNonNegative);
+  });
+}
+
+} // namespace
+
+bool SystolicConfig::supports(DType t) const {
+  return std::find(dtypes.begin(), dtypes.end(), t) != dtypes.end();
+}
+
+void validate(const SystolicConfig& c, const std::string& file) {
+  common::ConfigChecker checker(file);
+  walkSchema(checker, c);
+  // Cross-field: one output tile must fit in a PE column's summation buffer. Each side is
+  // >= 1 here, so rows * cols <= entries <=> rows <= entries / cols (no overflow).
+  if (c.psumMaxTileRows > c.psumEntriesPerColumn / c.psumMaxTileCols) {
+    checker.fail("psum.max_tile_rows",
+                 fmt::format("{} x {} = {} exceeds psum.entries_per_column = {}", c.psumMaxTileRows,
+                             c.psumMaxTileCols, c.psumTileEntries(), c.psumEntriesPerColumn));
+  }
+}
+
+SystolicConfig parseSystolicConfigOver(const SystolicConfig& base, const std::string& yamlText,
+                                       const std::string& file) {
+  common::ConfigReader reader(yamlText, file);
+  SystolicConfig c = base;
+  walkSchema(reader, c);
+  reader.finish();
+  validate(c, file);
+  return c;
+}
+
+SystolicConfig parseSystolicConfig(const std::string& yamlText, const std::string& file) {
+  SystolicConfig base = systolicPreset("small");
+  base.name = SystolicConfig{}.name;
+  return parseSystolicConfigOver(base, yamlText, file);
+}
+
+SystolicConfig loadSystolicConfigFile(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw Error(ErrorKind::Io, ErrorContext{.file = path}, "is a directory, not a config file");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw Error(ErrorKind::Io, ErrorContext{.file = path},
+                std::string("cannot open file (") + std::strerror(errno) + ")");
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parseSystolicConfig(text.str(), path);
+}
+
+std::string toYaml(const SystolicConfig& c) {
+  common::ConfigWriter writer(
+      "nnaccel systolic architecture config (schema: docs/arch/Systolic.md)");
+  walkSchema(writer, c);
+  return writer.yaml();
+}
+
+} // namespace nnaccel::arch::systolic

@@ -1,2 +1,459 @@
 /// \file
-/// Placeholder (being written).
+/// validateProgram: the structural rules every systolic program obeys (docs/arch/SystolicIsa.md,
+/// "Validation rules").
+///
+/// Why it exists: the simulator indexes its SBUF, PSUM, tables and DRAM with instruction fields
+/// directly, so a program read from a file (possibly hostile) must be proven in bounds first,
+/// and the compiler asserts the same rules on what it emits. Every rule is checked with
+/// overflow-safe arithmetic: a field may hold any int64 value. Messages name the instruction
+/// index, its mnemonic and the field as the disassembler prints it, e.g.
+/// `prog.nnx: instruction 12 (MATMUL): field 'rows' = 20 exceeds the array's 16 PE rows`.
+#include "IsaFields.h"
+#include "nnaccel/arch/systolic/Program.h"
+#include "nnaccel/support/Error.h"
+
+#include <algorithm>
+#include <cstring>
+#include <fmt/format.h>
+#include <initializer_list>
+#include <optional>
+#include <utility>
+
+namespace nnaccel::arch::systolic {
+namespace {
+
+using fields::Field;
+using fields::Rule;
+using fields::Show;
+
+std::optional<int64_t> checkedAdd(int64_t a, int64_t b) {
+  int64_t r = 0;
+  if (__builtin_add_overflow(a, b, &r)) {
+    return std::nullopt;
+  }
+  return r;
+}
+
+std::optional<int64_t> checkedMul(int64_t a, int64_t b) {
+  int64_t r = 0;
+  if (__builtin_mul_overflow(a, b, &r)) {
+    return std::nullopt;
+  }
+  return r;
+}
+
+/// A half-open range [begin, end) of bytes or entries.
+struct Span {
+  int64_t begin = 0;
+  int64_t end = 0;
+};
+
+/// One level of an access pattern: `count` (>= 1) positions `stride` apart.
+struct Level {
+  int64_t stride;
+  int64_t count;
+};
+
+/// The units touched by base + sum(level.stride * i_level), each access `unitSize` units wide;
+/// nullopt when the range does not fit in int64 (a hostile file).
+std::optional<Span> patternSpan(int64_t base, std::initializer_list<Level> levels,
+                                int64_t unitSize) {
+  int64_t lo = base;
+  int64_t hi = base;
+  for (const Level& level : levels) {
+    const std::optional<int64_t> extent = checkedMul(level.stride, level.count - 1);
+    if (!extent) {
+      return std::nullopt;
+    }
+    const std::optional<int64_t> moved = checkedAdd(*extent < 0 ? lo : hi, *extent);
+    if (!moved) {
+      return std::nullopt;
+    }
+    (*extent < 0 ? lo : hi) = *moved;
+  }
+  const std::optional<int64_t> end = checkedAdd(hi, unitSize);
+  if (!end) {
+    return std::nullopt;
+  }
+  return Span{lo, *end};
+}
+
+std::string showNumber(Show show, int64_t v) {
+  return fields::showValue(Field{"", show, Rule::Any}, v);
+}
+
+/// Finds the field called `name` in a record's table and renders its value.
+struct FieldLookup {
+  const char* name;
+  std::optional<std::string> value;
+  template <class T> void operator()(const Field& f, const T& x) {
+    if constexpr (requires { fields::showValue(f, x); }) {
+      if (std::strcmp(f.name, name) == 0) {
+        value = fields::showValue(f, x);
+      }
+    }
+  }
+};
+
+/// Applies each field's own Rule (counts >= 1, indices >= 0) and reports the first violation.
+template <class Fail> struct RuleCheck {
+  Fail fail;
+  template <class T> void operator()(const Field& f, const T& x) {
+    if constexpr (std::is_same_v<T, int64_t> || std::is_same_v<T, int32_t>) {
+      if (f.rule == Rule::Positive && x < 1) {
+        fail(f.name, "must be >= 1");
+      }
+      if (f.rule == Rule::NonNeg && x < 0) {
+        fail(f.name, "must be >= 0");
+      }
+    }
+  }
+};
+
+class Validator {
+public:
+  Validator(const Program& p, const std::string& file) : p_(p), file_(file) {}
+
+  void run() {
+    checkProgramHeader();
+    checkTensorsAndSegments();
+    checkLayers();
+    for (size_t i = 0; i < p_.instructions.size(); ++i) {
+      index_ = i;
+      inst_ = &p_.instructions[i];
+      checkInstruction();
+    }
+  }
+
+private:
+  [[noreturn]] void fail(const std::string& reason) const {
+    throw Error(ErrorKind::Model, ErrorContext{.file = file_}, reason);
+  }
+
+  // --- program-level rules ------------------------------------------------------------------
+
+  void checkProgramHeader() {
+    const SystolicConfig& c = p_.config;
+    fields::forEachField(c, RuleCheck{[&](const char* name, const char* reason) {
+                           FieldLookup look{name, {}};
+                           fields::forEachField(c, look);
+                           fail(fmt::format("config '{}': field '{}' = {} {}", c.name, name,
+                                            look.value.value_or("?"), reason));
+                         }});
+    if (p_.dtype != DType::I8 && p_.dtype != DType::F32) {
+      fail(fmt::format("program dtype {} is not a systolic dtype (expected s8 or f32)",
+                       fields::enumName(p_.dtype)));
+    }
+    if (std::find(c.dtypes.begin(), c.dtypes.end(), p_.dtype) == c.dtypes.end()) {
+      std::string list;
+      for (DType t : c.dtypes) {
+        list += (list.empty() ? "" : ", ") + std::string(fields::enumName(t));
+      }
+      fail(fmt::format("program dtype {} is not supported by config '{}' (dtypes: {})",
+                       fields::enumName(p_.dtype), c.name, list.empty() ? "none" : list));
+    }
+    if (p_.dramBytes < 0) {
+      fail(fmt::format("dramBytes = {} must be >= 0", p_.dramBytes));
+    }
+    elemBytes_ = static_cast<int64_t>(dtypeSizeBytes(p_.dtype));
+  }
+
+  /// Fails unless [addr, addr + bytes) lies inside DRAM.
+  void checkDramRange(const std::string& what, int64_t addr, std::optional<int64_t> bytes) const {
+    const std::optional<int64_t> end = bytes ? checkedAdd(addr, *bytes) : std::nullopt;
+    if (!end || addr < 0 || *end > p_.dramBytes) {
+      fail(fmt::format("{}: bytes [{}, {}) lie outside DRAM [0, {})", what,
+                       showNumber(Show::Hex, addr),
+                       end ? showNumber(Show::Hex, *end) : std::string("overflow"),
+                       showNumber(Show::Hex, p_.dramBytes)));
+    }
+  }
+
+  void checkTensorsAndSegments() const {
+    for (size_t i = 0; i < p_.tensors.size(); ++i) {
+      const DramTensor& t = p_.tensors[i];
+      const std::string what = fmt::format("tensor {} '{}'", i, t.name);
+      std::optional<int64_t> bytes = static_cast<int64_t>(dtypeSizeBytes(t.dtype));
+      for (size_t d = 0; d < t.shape.size(); ++d) {
+        if (t.shape[d] < 0) {
+          fail(fmt::format("{}: dimension {} = {} is negative", what, d, t.shape[d]));
+        }
+        bytes = bytes ? checkedMul(*bytes, t.shape[d]) : std::nullopt;
+      }
+      checkDramRange(what, t.addr, bytes);
+    }
+    for (size_t i = 0; i < p_.segments.size(); ++i) {
+      const DramSegment& s = p_.segments[i];
+      checkDramRange(fmt::format("segment {}", i), s.addr, static_cast<int64_t>(s.bytes.size()));
+    }
+  }
+
+  void checkTensorRefs(const std::string& what, const char* list,
+                       const std::vector<int32_t>& refs) const {
+    for (size_t j = 0; j < refs.size(); ++j) {
+      if (refs[j] < -1 || refs[j] >= static_cast<int64_t>(p_.tensors.size())) {
+        fail(fmt::format("{}: {}[{}] = {} is not a tensor index (the program has {} tensors)", what,
+                         list, j, refs[j], p_.tensors.size()));
+      }
+    }
+  }
+
+  void checkLayers() const {
+    const auto numInstructions = static_cast<int64_t>(p_.instructions.size());
+    int64_t previousEnd = 0;
+    for (size_t i = 0; i < p_.layers.size(); ++i) {
+      const Layer& l = p_.layers[i];
+      const std::string what = fmt::format("layer {} '{}'", i, l.name);
+      if (l.firstInstr < previousEnd) {
+        fail(fmt::format("{}: firstInstr = {} lies before the end {} of the previous layer", what,
+                         l.firstInstr, previousEnd));
+      }
+      if (l.endInstr < l.firstInstr) {
+        fail(fmt::format("{}: endInstr = {} lies before firstInstr = {}", what, l.endInstr,
+                         l.firstInstr));
+      }
+      if (l.endInstr > numInstructions) {
+        fail(fmt::format("{}: endInstr = {} lies beyond the {} instructions", what, l.endInstr,
+                         numInstructions));
+      }
+      previousEnd = l.endInstr;
+      checkTensorRefs(what, "inputTensors", l.inputTensors);
+      checkTensorRefs(what, "outputTensors", l.outputTensors);
+      if (l.outputValues.size() != l.outputTensors.size()) {
+        fail(fmt::format("{}: {} outputValues for {} outputTensors", what, l.outputValues.size(),
+                         l.outputTensors.size()));
+      }
+    }
+  }
+
+  // --- instruction rules ----------------------------------------------------------------------
+
+  /// `instruction 12 (MATMUL): field 'rows' = 20 <reason>`; \p name must be in the op's or the
+  /// sync's field table.
+  [[noreturn]] void fieldFail(const char* name, const std::string& reason) const {
+    FieldLookup look{name, {}};
+    fields::forEachField(inst_->sync, look);
+    fields::forEachOpField(*inst_, look);
+    NNACCEL_ASSERT(look.value) << "no field '" << name << "' in " << mnemonic(inst_->op);
+    fail(fmt::format("instruction {} ({}): field '{}' = {} {}", index_, mnemonic(inst_->op), name,
+                     *look.value, reason));
+  }
+
+  void checkInstruction() {
+    auto ruleFail = [&](const char* name, const char* reason) { fieldFail(name, reason); };
+    fields::forEachField(inst_->sync, RuleCheck{ruleFail});
+    const Sync& s = inst_->sync;
+    const std::pair<const char*, int32_t> semaphores[] = {
+        {"wait0.sem", s.waits[0].sem}, {"wait1.sem", s.waits[1].sem}, {"signal", s.signal}};
+    for (const auto& [name, id] : semaphores) {
+      if (id < -1 || id >= kNumSemaphores) {
+        fieldFail(name, fmt::format("is not a semaphore (expected -1 for none or 0..{})",
+                                    kNumSemaphores - 1));
+      }
+    }
+    fields::forEachOpField(*inst_, RuleCheck{ruleFail});
+    std::visit([&](const auto& op) { check(op); }, inst_->op);
+  }
+
+  /// Fails unless every unit of \p span (from the pattern based at field \p name) lies in
+  /// [0, limit) of \p memory.
+  void checkInside(const char* name, std::optional<Span> span, int64_t limit, Show show,
+                   const char* memory) const {
+    if (!span) {
+      fieldFail(name, fmt::format("makes the {} address range overflow 64 bits", memory));
+    }
+    if (span->begin < 0 || span->end > limit) {
+      fieldFail(name, fmt::format("touches {} [{}, {}) outside [0, {})", memory,
+                                  showNumber(show, span->begin), showNumber(show, span->end),
+                                  showNumber(show, limit)));
+    }
+  }
+
+  void checkSbuf(const char* name, int64_t base, std::initializer_list<Level> levels,
+                 int64_t unitBytes) const {
+    checkInside(name, patternSpan(base, levels, unitBytes), p_.config.sbufBytesPerPartition,
+                Show::Hex, "SBUF bytes");
+  }
+
+  void checkPsum(const char* name, int64_t base, std::initializer_list<Level> levels) const {
+    checkInside(name, patternSpan(base, levels, 1), p_.config.psumEntriesPerColumn, Show::Dec,
+                "PSUM entries");
+  }
+
+  void checkDram(const char* name, const DramPattern& d, int64_t partitions, int64_t outer,
+                 int64_t inner, int64_t unitBytes) const {
+    checkInside(
+        name,
+        patternSpan(d.addr,
+                    {{d.partitionStride, partitions}, {d.outerStride, outer}, {d.innerStep, inner}},
+                    unitBytes),
+        p_.dramBytes, Show::Hex, "DRAM bytes");
+  }
+
+  /// Fails unless [start, start + count) fits in \p limit things called \p what.
+  void checkSlots(const char* name, int64_t start, int64_t count, int64_t limit,
+                  const char* what) const {
+    const std::optional<int64_t> end = checkedAdd(start, count);
+    if (!end || *end > limit) {
+      fieldFail(name,
+                fmt::format("(from {} to {}) exceeds the {} {}", start,
+                            end ? std::to_string(*end) : std::string("overflow"), limit, what));
+    }
+  }
+
+  void checkAtMost(const char* name, int64_t value, int64_t limit, const char* what) const {
+    if (value > limit) {
+      fieldFail(name, fmt::format("exceeds the {} {}", limit, what));
+    }
+  }
+
+  void checkElemBytes(const char* name, int64_t elemBytes) const {
+    if (elemBytes != elemBytes_) {
+      fieldFail(name, fmt::format("does not match the program's {} elements ({} bytes)",
+                                  fields::enumName(p_.dtype), elemBytes_));
+    }
+  }
+
+  /// DMA_LOAD and DMA_STORE: the on-chip side in \p space, then the DRAM side.
+  template <class D> void checkTransfer(const D& d, OnChip space) const {
+    const std::initializer_list<Level> onChip = {{d.sbufOuterStride, d.outerCount},
+                                                 {d.elemBytes, d.innerCount}};
+    switch (space) {
+    case OnChip::Sbuf:
+      checkSlots("part.n", d.partitionStart, d.partitionCount, p_.config.peRows, "SBUF partitions");
+      checkSbuf("sbuf", d.sbufAddr, onChip, d.elemBytes);
+      break;
+    case OnChip::ActTable:
+      checkSlots("part.n", d.partitionStart, d.partitionCount, p_.config.peCols,
+                 "activation-table columns");
+      checkInside("sbuf", patternSpan(d.sbufAddr, onChip, d.elemBytes),
+                  kActTableSlots * kActRecordBytes, Show::Hex, "activation-table bytes");
+      break;
+    case OnChip::PoolTable:
+      if (d.partitionStart != 0) {
+        fieldFail("part", "must be 0 for the pool table");
+      }
+      if (d.partitionCount != 1) {
+        fieldFail("part.n", "must be 1 for the pool table");
+      }
+      checkInside("sbuf", patternSpan(d.sbufAddr, onChip, d.elemBytes),
+                  kPoolTableEntries * kPoolRecordBytes, Show::Hex, "pool-table bytes");
+      break;
+    }
+    checkDram("dram", d.dram, d.partitionCount, d.outerCount, d.innerCount, d.elemBytes);
+  }
+
+  void check(const DmaLoad& d) const { checkTransfer(d, d.space); }
+  void check(const DmaStore& d) const { checkTransfer(d, OnChip::Sbuf); }
+
+  void check(const DmaCopy& d) const {
+    if (!d.fillZero) {
+      checkDram("src", d.src, d.partitionCount, d.outerCount, d.innerCount, d.elemBytes);
+    }
+    checkDram("dst", d.dst, d.partitionCount, d.outerCount, d.innerCount, d.elemBytes);
+  }
+
+  void check(const LoadWeights& w) const {
+    checkAtMost("rows", w.rows, p_.config.peRows, "PE rows of the array");
+    checkAtMost("cols", w.cols, p_.config.peCols, "PE columns of the array");
+    checkSbuf("addr", w.addr, {{w.colStride, w.cols}}, elemBytes_);
+  }
+
+  void check(const Matmul& m) const {
+    checkAtMost("rows", m.rows, p_.config.peRows, "PE rows of the array");
+    checkAtMost("cols", m.cols, p_.config.peCols, "PE columns of the array");
+    if (m.dstInnerCount != m.srcInnerCount) {
+      fieldFail("dst.n", fmt::format("differs from src.n = {} (each fetched vector writes one "
+                                     "entry)",
+                                     m.srcInnerCount));
+    }
+    if (m.dstOuterCount != m.srcOuterCount) {
+      fieldFail("dst.on", fmt::format("differs from src.on = {} (each fetched vector writes one "
+                                      "entry)",
+                                      m.srcOuterCount));
+    }
+    checkSbuf("src", m.src,
+              {{m.srcInnerStep, m.srcInnerCount}, {m.srcOuterStride, m.srcOuterCount}}, elemBytes_);
+    checkPsum("dst", m.dst,
+              {{m.dstInnerStep, m.dstInnerCount}, {m.dstOuterStride, m.dstOuterCount}});
+  }
+
+  void check(const PsumReset& r) const {
+    checkAtMost("cols", r.cols, p_.config.peCols, "PE columns of the array");
+    checkPsum("addr", r.addr, {{1, r.entries}});
+  }
+
+  void check(const Activate& a) const {
+    checkPsum("psum", a.psum, {{a.psumRowStride, a.rows}, {1, a.rowLen}});
+    checkSlots("cols", a.colStart, a.cols, p_.config.peCols, "PE columns of the array");
+    checkSlots("part", a.dstPartition, a.cols, p_.config.peRows, "SBUF partitions");
+    checkElemBytes("elem", a.elemBytes);
+    checkSbuf("dst", a.dst, {{a.dstRowStride, a.rows}, {a.elemBytes, a.rowLen}}, a.elemBytes);
+    checkAtMost("slot", a.tableSlot, kActTableSlots - 1, "activation-table slots (0-based)");
+    if (p_.dtype == DType::I8) {
+      if (a.func != ActFunc::Identity && a.func != ActFunc::Clip) {
+        fieldFail("func", "is not available to s8 programs (identity or clip: requantize, then "
+                          "clamp to [lo, hi])");
+      }
+      if (a.clampLo < -128) {
+        fieldFail("lo", "lies below the int8 range [-128, 127]");
+      }
+      if (a.clampHi > 127) {
+        fieldFail("hi", "lies above the int8 range [-128, 127]");
+      }
+    }
+    if (a.clampLo > a.clampHi) {
+      fieldFail("lo", fmt::format("exceeds hi = {}", a.clampHi));
+    }
+  }
+
+  void check(const Pool& p) const {
+    checkSlots("part.n", p.partitionStart, p.partitions, p_.config.peRows, "SBUF partitions");
+    checkElemBytes("elem", p.elemBytes);
+    checkSlots("src.rows", p.srcRow0, p.srcRows, p.inH, "rows of the input plane (in.h)");
+    checkSbuf("src", p.src, {{p.srcRowStride, p.srcRows}, {p.elemBytes, p.inW}}, p.elemBytes);
+    checkSbuf("dst", p.dst, {{p.dstRowStride, p.outRows}, {p.elemBytes, p.outW}}, p.elemBytes);
+    // The source must hold every in-plane input row the output rows' windows reach: the rows
+    // from the first window's top to the last window's bottom, clipped to the plane.
+    const std::optional<int64_t> firstTop = checkedMul(p.outRow0, p.strideH);
+    const std::optional<int64_t> lastOut = checkedAdd(p.outRow0, p.outRows - 1);
+    const std::optional<int64_t> lastTop = lastOut ? checkedMul(*lastOut, p.strideH) : lastOut;
+    const std::optional<int64_t> extent = checkedMul(p.kernelH - 1, p.dilH);
+    const std::optional<int64_t> lastBottom =
+        lastTop && extent ? checkedAdd(*lastTop, *extent) : std::nullopt;
+    if (!firstTop || !lastBottom) {
+      fieldFail("out.rows", "makes the input row range overflow 64 bits");
+    }
+    const int64_t needFirst = std::max<int64_t>(0, *firstTop - p.padTop);
+    const int64_t needLast = std::min<int64_t>(p.inH - 1, *lastBottom - p.padTop);
+    if (needFirst <= needLast && (needFirst < p.srcRow0 || needLast - p.srcRow0 >= p.srcRows)) {
+      fieldFail("src.rows",
+                fmt::format("with src.row0 = {} does not hold input rows {}..{} that output rows "
+                            "{}..{} read",
+                            p.srcRow0, needFirst, needLast, p.outRow0, *lastOut));
+    }
+  }
+
+  void check(const HostOp& h) const {
+    if (h.layer >= static_cast<int64_t>(p_.layers.size())) {
+      fieldFail("layer",
+                fmt::format("is not a layer index (the program has {} layers)", p_.layers.size()));
+    }
+  }
+
+  void check(const Barrier&) const {}
+
+  const Program& p_;
+  const std::string& file_;
+  int64_t elemBytes_ = 1;
+  size_t index_ = 0;
+  const Instruction* inst_ = nullptr;
+};
+
+} // namespace
+
+void validateProgram(const Program& p, const std::string& file) {
+  Validator(p, file).run();
+}
+
+} // namespace nnaccel::arch::systolic

@@ -11,6 +11,11 @@
 /// plans are 2-D: (outer count, outer stride) x (inner count, inner step).
 ///
 /// All coordinates are in elements of one channel plane; the compiler turns them into bytes.
+///
+/// Preconditions (the compiler validates the model first, so a violation is an internal error,
+/// NNACCEL_ASSERT): in, out, kernel, stride, dilation >= 1; padBegin >= 0; 0 <= k < kernel; the
+/// tile is a non-empty part of [0, out); no intermediate value overflows int64.
+/// Formulas, patent mapping and the corrections followed: docs/arch/SystolicAccessPlan.md.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -19,9 +24,9 @@ namespace nnaccel::arch::systolic {
 
 /// One spatial axis of a convolution.
 struct AxisGeometry {
-  int64_t in = 1;       ///< input extent (H or W)
-  int64_t out = 1;      ///< output extent
-  int64_t kernel = 1;   ///< undilated kernel extent
+  int64_t in = 1;     ///< input extent (H or W)
+  int64_t out = 1;    ///< output extent
+  int64_t kernel = 1; ///< undilated kernel extent
   int64_t stride = 1;
   int64_t dilation = 1; ///< seed 003's rate D (1 = ordinary)
   int64_t padBegin = 0; ///< Conv: leading pad; ConvTranspose: PyTorch-style crop (>= 0)
@@ -50,7 +55,9 @@ std::optional<AxisPlan> transposedAxisPlan(const AxisGeometry& g, int64_t tileFi
                                            int64_t tileLen, int64_t k);
 
 /// Seed 000 Eq. 6/7: the 180-degree rotated index of original index k.
-inline int64_t rotatedIndex(int64_t kernel, int64_t k) { return kernel - 1 - k; }
+inline int64_t rotatedIndex(int64_t kernel, int64_t k) {
+  return kernel - 1 - k;
+}
 /// Seed 000 §3.5: the zero border B = (kernel-1)*dilation - padBegin of the zero-inserted
 /// ("dilated") input of a transposed convolution; input i sits at dilated coordinate i*stride+B.
 int64_t dilatedBorder(const AxisGeometry& g);
@@ -72,9 +79,8 @@ std::optional<WeightPlan> convWeightPlan(const AxisGeometry& h, const AxisGeomet
                                          int64_t tileRow0, int64_t tileRows, int64_t tileCol0,
                                          int64_t tileCols, int64_t r, int64_t s);
 std::optional<WeightPlan> transposedWeightPlan(const AxisGeometry& h, const AxisGeometry& w,
-                                               int64_t tileRow0, int64_t tileRows,
-                                               int64_t tileCol0, int64_t tileCols, int64_t r,
-                                               int64_t s);
+                                               int64_t tileRow0, int64_t tileRows, int64_t tileCol0,
+                                               int64_t tileCols, int64_t r, int64_t s);
 
 /// Visits a plan's elements in stream order (rows outer, columns inner), calling
 /// f(srcRow, srcCol, dstRow, dstCol) with input coordinates and 0-based tile entry coordinates:
@@ -94,8 +100,7 @@ struct IndexRange {
   int64_t first = 0, last = -1;
   int64_t size() const { return last - first + 1; }
 };
-std::optional<IndexRange> convInputRange(const AxisGeometry& g, int64_t tileFirst,
-                                         int64_t tileLen);
+std::optional<IndexRange> convInputRange(const AxisGeometry& g, int64_t tileFirst, int64_t tileLen);
 std::optional<IndexRange> transposedInputRange(const AxisGeometry& g, int64_t tileFirst,
                                                int64_t tileLen);
 

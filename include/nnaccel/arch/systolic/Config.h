@@ -9,6 +9,7 @@
 /// compiler and simulator rely on).
 #pragma once
 #include "nnaccel/tensor/DType.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -24,17 +25,19 @@ enum class PsumZeroMode {
 /// Per-access energies in picojoules (defaults: 45 nm-class numbers in the style of
 /// Eyeriss/Horowitz, documented in docs/arch/Systolic.md; presets may override).
 struct EnergyTable {
-  double macInt8Pj = 0.2;        ///< one int8 x int8 multiply + int32 add
-  double macFp32Pj = 3.7;        ///< one fp32 multiply-add
-  double sbufReadPjPerByte = 1.2;  ///< state buffer (SRAM) read
-  double sbufWritePjPerByte = 1.4; ///< state buffer (SRAM) write
-  double psumReadPjPerEntry = 1.5; ///< one 32-bit summation-buffer entry read
+  double macInt8Pj = 0.2;           ///< one int8 x int8 multiply + int32 add
+  double macFp32Pj = 3.7;           ///< one fp32 multiply-add
+  double sbufReadPjPerByte = 1.2;   ///< state buffer (SRAM) read
+  double sbufWritePjPerByte = 1.4;  ///< state buffer (SRAM) write
+  double psumReadPjPerEntry = 1.5;  ///< one 32-bit summation-buffer entry read
   double psumWritePjPerEntry = 1.8; ///< one 32-bit summation-buffer entry write
   double dramReadPjPerByte = 80.0;  ///< DRAM read
   double dramWritePjPerByte = 80.0; ///< DRAM write
   double actOpPj = 0.5;             ///< one activation-engine element (requantize/activation)
   double poolOpPj = 0.3;            ///< one pooling-engine window element
   double weightLoadPjPerByte = 0.3; ///< moving one weight byte into a PE register
+
+  bool operator==(const EnergyTable&) const = default;
 };
 
 struct SystolicConfig {
@@ -75,16 +78,23 @@ struct SystolicConfig {
 
   int64_t psumTileEntries() const { return psumMaxTileRows * psumMaxTileCols; }
   bool supports(DType t) const;
+
+  bool operator==(const SystolicConfig&) const = default;
 };
 
 /// Checks every invariant; throws nnaccel::Error (Config) naming \p file and the key.
 void validate(const SystolicConfig& c, const std::string& file = "<config>");
 
 /// Parses and validates a YAML document (schema in docs/arch/Systolic.md). Unknown keys, wrong
-/// types and impossible values throw nnaccel::Error (Config) naming \p file and the key path,
-/// e.g. `edge.yaml: key 'array.rows': must be >= 1 (got 0)`. Keys absent from the document
-/// keep their defaults (the small preset's values).
+/// types and impossible values throw nnaccel::Error (Config) naming \p file and the key path
+/// (ErrorContext::key), e.g. `edge.yaml: 'array.rows': must be >= 1 (got 0)`; malformed YAML
+/// names the line. Keys absent from the document keep their defaults: the small preset's
+/// values (note: these differ from a default-constructed SystolicConfig), name "custom".
 SystolicConfig parseSystolicConfig(const std::string& yamlText, const std::string& file);
+/// As parseSystolicConfig, but keys absent from the document keep \p base's values.
+SystolicConfig parseSystolicConfigOver(const SystolicConfig& base, const std::string& yamlText,
+                                       const std::string& file);
+/// Reads and parses the file at \p path (errors name the path as given; Io if unreadable).
 SystolicConfig loadSystolicConfigFile(const std::string& path);
 
 /// The shipped presets: "small" (16x16, for tests), "edge" (32x32), "server" (128x64).

@@ -1,3 +1,398 @@
 /// \file
-/// Placeholder (being written).
+/// Tests of the systolic config: the presets (load, round trip through toYaml, file/name
+/// agreement, the embedded copies equal the files in configs/systolic), partial files keeping
+/// defaults, and every rejection rule with its one-line message naming the file and key path.
+#include "nnaccel/arch/systolic/Config.h"
+
+#include "nnaccel/support/Error.h"
+
+#include <filesystem>
+#include <fstream>
 #include <gtest/gtest.h>
+#include <sstream>
+
+namespace {
+
+using namespace nnaccel;
+using namespace nnaccel::arch::systolic;
+
+/// Parses \p yaml as "edge.yaml" expecting a Config error with exactly \p message; returns the
+/// error's key for further checks.
+std::string expectConfigError(const std::string& yaml, const std::string& message) {
+  try {
+    parseSystolicConfig(yaml, "edge.yaml");
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Config) << e.what();
+    EXPECT_EQ(std::string(e.what()), message) << yaml;
+    EXPECT_EQ(e.context().file, "edge.yaml");
+    return e.context().key;
+  }
+  ADD_FAILURE() << "no error for:\n" << yaml;
+  return "";
+}
+
+std::string sourceFile(const std::string& relative) {
+  std::ifstream in(std::filesystem::path(NNACCEL_SOURCE_DIR) / relative, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// --- presets ------------------------------------------------------------------------------------
+
+TEST(SystolicPresets, NamesAndShapes) {
+  EXPECT_EQ(systolicPresetNames(), (std::vector<std::string>{"small", "edge", "server"}));
+  const SystolicConfig small = systolicPreset("small");
+  EXPECT_EQ(small.name, "small");
+  EXPECT_EQ(small.peRows, 16);
+  EXPECT_EQ(small.peCols, 16);
+  EXPECT_EQ(small.sbufBytesPerPartition, 16 * 1024);
+  EXPECT_EQ(small.psumEntriesPerColumn, 512);
+  EXPECT_EQ(small.psumMaxTileRows, 16);
+  EXPECT_EQ(small.psumMaxTileCols, 32);
+  EXPECT_EQ(small.psumZeroMode, PsumZeroMode::Reset);
+  EXPECT_TRUE(small.supports(DType::I8));
+  EXPECT_TRUE(small.supports(DType::F32));
+  EXPECT_FALSE(small.supports(DType::U8));
+
+  const SystolicConfig edge = systolicPreset("edge");
+  EXPECT_EQ(edge.peRows, 32);
+  EXPECT_EQ(edge.peCols, 32);
+
+  const SystolicConfig server = systolicPreset("server");
+  EXPECT_EQ(server.peRows, 128);
+  EXPECT_EQ(server.peCols, 64);
+  EXPECT_EQ(server.sbufBytesPerPartition, 192 * 1024);
+  EXPECT_EQ(server.psumEntriesPerColumn, 2048);
+  EXPECT_EQ(server.psumZeroMode, PsumZeroMode::WrittenFlags);
+  EXPECT_DOUBLE_EQ(server.clockMhz, 1400.0);
+}
+
+TEST(SystolicPresets, EveryPresetIsValidAndRoundTrips) {
+  for (const std::string& name : systolicPresetNames()) {
+    SCOPED_TRACE(name);
+    const SystolicConfig c = systolicPreset(name);
+    EXPECT_EQ(c.name, name); // the file's `name` matches its file name
+    EXPECT_NO_THROW(validate(c, name));
+    const std::string yaml = toYaml(c);
+    EXPECT_EQ(parseSystolicConfig(yaml, name + ".yaml"), c) << yaml;
+    EXPECT_EQ(toYaml(parseSystolicConfig(yaml, "again.yaml")), yaml);
+  }
+}
+
+TEST(SystolicPresets, EmbeddedCopiesMatchTheSourceFiles) {
+  // The binary's presets are compiled from configs/systolic/*.yaml; each file lists every key,
+  // so parsing it over any base gives the same config.
+  SystolicConfig odd;
+  odd.peRows = 3;
+  odd.psumZeroMode = PsumZeroMode::WrittenFlags;
+  odd.dtypes = {DType::F32};
+  odd.energy.poolOpPj = 99;
+  for (const std::string& name : systolicPresetNames()) {
+    SCOPED_TRACE(name);
+    const std::string text = sourceFile("configs/systolic/" + name + ".yaml");
+    ASSERT_FALSE(text.empty());
+    EXPECT_EQ(parseSystolicConfigOver(odd, text, name + ".yaml"), systolicPreset(name));
+    EXPECT_EQ(parseSystolicConfigOver(SystolicConfig{}, text, name + ".yaml"),
+              systolicPreset(name));
+  }
+}
+
+TEST(SystolicPresets, UnknownPresetIsAUsageErrorListingThePresets) {
+  try {
+    systolicPreset("huge");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Usage);
+    EXPECT_STREQ(e.what(), "no systolic preset named 'huge' (presets: small, edge, server)");
+  }
+}
+
+TEST(SystolicConfigYaml, ToYamlUsesTheNestedLayout) {
+  const std::string yaml = toYaml(systolicPreset("small"));
+  EXPECT_EQ(yaml.rfind("# nnaccel systolic", 0), 0u) << yaml;
+  for (const char* line :
+       {"\nname: small\n", "\narray:\n  rows: 16\n  cols: 16\n", "\n  shadow_weights: true\n",
+        "\nsbuf:\n  bytes_per_partition: 16384\n", "\n  zero_mode: reset\n",
+        "\ndtypes: [int8, fp32]\n", "\ndram:\n  bytes_per_cycle: 16\n", "\n  mac_int8_pj: 0.2\n",
+        "\nclock_mhz: 1000\n"}) {
+    EXPECT_NE(yaml.find(line), std::string::npos) << line << "\n" << yaml;
+  }
+}
+
+TEST(SystolicConfigYaml, NamesThatNeedQuotingRoundTrip) {
+  for (const char* name : {"my arch", "true", "16", "a: b", "quote\"and\\slash", "#x", "no"}) {
+    SystolicConfig c = systolicPreset("edge");
+    c.name = name;
+    EXPECT_EQ(parseSystolicConfig(toYaml(c), "q.yaml").name, name) << toYaml(c);
+  }
+}
+
+TEST(SystolicConfigYaml, RealsRoundTripExactly) {
+  SystolicConfig c = systolicPreset("small");
+  c.dramBytesPerCycle = 0.1 + 0.2; // not the shortest decimal of 0.3
+  c.clockMhz = 1e-3;
+  c.energy.macFp32Pj = 123456.789012345;
+  EXPECT_EQ(parseSystolicConfig(toYaml(c), "r.yaml"), c);
+}
+
+// --- partial files and defaults -----------------------------------------------------------------
+
+TEST(SystolicConfigParse, PartialFileKeepsSmallPresetDefaults) {
+  const SystolicConfig c =
+      parseSystolicConfig("array:\n  rows: 8\ndram:\n  latency_cycles: 7\n", "partial.yaml");
+  SystolicConfig expected = systolicPreset("small");
+  expected.name = "custom";
+  expected.peRows = 8;
+  expected.dramLatencyCycles = 7;
+  EXPECT_EQ(c, expected);
+}
+
+TEST(SystolicConfigParse, EmptyFileAndEmptySectionKeepDefaults) {
+  SystolicConfig expected = systolicPreset("small");
+  expected.name = "custom";
+  EXPECT_EQ(parseSystolicConfig("", "empty.yaml"), expected);
+  EXPECT_EQ(parseSystolicConfig("# only a comment\n", "c.yaml"), expected);
+  EXPECT_EQ(parseSystolicConfig("array:\nenergy: {}\n", "e.yaml"), expected);
+}
+
+TEST(SystolicConfigParse, EveryKeyIsRead) {
+  const SystolicConfig c = parseSystolicConfig(R"(name: mine
+clock_mhz: 250.5
+array: {rows: 4, cols: 8, weight_load_cycles: 0, shadow_weights: no}
+sbuf: {bytes_per_partition: 2048}
+psum: {entries_per_column: 100, max_tile_rows: 10, max_tile_cols: 10, zero_mode: written_flags,
+       reset_entries_per_cycle: 3}
+dtypes: [fp32]
+activation: {latency_cycles: 1}
+pool: {lanes: 2, latency_cycles: 0}
+dram: {bytes_per_cycle: 0.5, latency_cycles: 0}
+energy: {mac_int8_pj: 1, mac_fp32_pj: 2, sbuf_read_pj_per_byte: 3, sbuf_write_pj_per_byte: 4,
+         psum_read_pj_per_entry: 5, psum_write_pj_per_entry: 6, dram_read_pj_per_byte: 7,
+         dram_write_pj_per_byte: 8, act_op_pj: 9, pool_op_pj: 10, weight_load_pj_per_byte: 0}
+)",
+                                               "all.yaml");
+  EXPECT_EQ(c.name, "mine");
+  EXPECT_DOUBLE_EQ(c.clockMhz, 250.5);
+  EXPECT_EQ(c.peRows, 4);
+  EXPECT_EQ(c.peCols, 8);
+  EXPECT_EQ(c.weightLoadCycles, 0);
+  EXPECT_FALSE(c.shadowWeights);
+  EXPECT_EQ(c.sbufBytesPerPartition, 2048);
+  EXPECT_EQ(c.psumEntriesPerColumn, 100);
+  EXPECT_EQ(c.psumTileEntries(), 100);
+  EXPECT_EQ(c.psumZeroMode, PsumZeroMode::WrittenFlags);
+  EXPECT_EQ(c.psumResetEntriesPerCycle, 3);
+  EXPECT_EQ(c.dtypes, (std::vector<DType>{DType::F32}));
+  EXPECT_EQ(c.actLatencyCycles, 1);
+  EXPECT_EQ(c.poolLanes, 2);
+  EXPECT_EQ(c.poolLatencyCycles, 0);
+  EXPECT_DOUBLE_EQ(c.dramBytesPerCycle, 0.5);
+  EXPECT_EQ(c.dramLatencyCycles, 0);
+  const EnergyTable& e = c.energy;
+  EXPECT_EQ(
+      (std::vector<double>{e.macInt8Pj, e.macFp32Pj, e.sbufReadPjPerByte, e.sbufWritePjPerByte,
+                           e.psumReadPjPerEntry, e.psumWritePjPerEntry, e.dramReadPjPerByte,
+                           e.dramWritePjPerByte, e.actOpPj, e.poolOpPj, e.weightLoadPjPerByte}),
+      (std::vector<double>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0}));
+}
+
+// --- rejections ---------------------------------------------------------------------------------
+
+TEST(SystolicConfigErrors, UnknownKeysAreNamedWithTheirPath) {
+  EXPECT_EQ(expectConfigError("psum:\n  entries: 5\n",
+                              "edge.yaml: 'psum.entries': unknown key (expected one of: "
+                              "entries_per_column, max_tile_rows, max_tile_cols, zero_mode, "
+                              "reset_entries_per_cycle)"),
+            "psum.entries");
+  expectConfigError("arrays:\n  rows: 5\n",
+                    "edge.yaml: 'arrays': unknown key (expected one of: name, clock_mhz, array, "
+                    "sbuf, psum, dtypes, activation, pool, dram, energy)");
+  expectConfigError("energy:\n  mac_int4_pj: 1\n",
+                    "edge.yaml: 'energy.mac_int4_pj': unknown key (expected one of: mac_int8_pj, "
+                    "mac_fp32_pj, sbuf_read_pj_per_byte, sbuf_write_pj_per_byte, "
+                    "psum_read_pj_per_entry, psum_write_pj_per_entry, dram_read_pj_per_byte, "
+                    "dram_write_pj_per_byte, act_op_pj, pool_op_pj, weight_load_pj_per_byte)");
+  expectConfigError("array: {rows: 4, rows: 8}\n",
+                    "edge.yaml: 'array.rows': written twice (lines 1 and 1)");
+  expectConfigError("? [a]\n: 1\n",
+                    "edge.yaml: a key must be a plain name (line 1), got a sequence");
+}
+
+TEST(SystolicConfigErrors, WrongTypes) {
+  EXPECT_EQ(expectConfigError("array:\n  rows: many\n",
+                              "edge.yaml: 'array.rows': expected an integer, got 'many'"),
+            "array.rows");
+  expectConfigError("array:\n  rows: \"16\"\n",
+                    "edge.yaml: 'array.rows': expected an integer, got the string \"16\"");
+  expectConfigError("array:\n  rows: 16.5\n",
+                    "edge.yaml: 'array.rows': expected an integer, got '16.5'");
+  expectConfigError("array:\n  rows:\n",
+                    "edge.yaml: 'array.rows': expected an integer, got nothing");
+  expectConfigError("array:\n  rows: [1]\n",
+                    "edge.yaml: 'array.rows': expected an integer, got a sequence");
+  expectConfigError("array:\n  shadow_weights: maybe\n",
+                    "edge.yaml: 'array.shadow_weights': expected true or false, got 'maybe'");
+  expectConfigError("dram:\n  bytes_per_cycle: fast\n",
+                    "edge.yaml: 'dram.bytes_per_cycle': expected a number, got 'fast'");
+  expectConfigError("array: 16\n", "edge.yaml: 'array': expected a mapping, got '16'");
+  expectConfigError("name: [a, b]\n", "edge.yaml: 'name': expected a string, got a sequence");
+  expectConfigError("name: \"\"\n", "edge.yaml: 'name': must not be empty");
+  expectConfigError("- 1\n- 2\n",
+                    "edge.yaml: expected a mapping of config keys at the top level, got a "
+                    "sequence");
+}
+
+TEST(SystolicConfigErrors, WrongEnumsAndDtypeLists) {
+  expectConfigError("psum:\n  zero_mode: zero\n",
+                    "edge.yaml: 'psum.zero_mode': expected one of reset, written_flags, got "
+                    "'zero'");
+  expectConfigError("dtypes: [int8, int4]\n",
+                    "edge.yaml: 'dtypes': expected a list of int8, fp32, got 'int4' in the list");
+  expectConfigError("dtypes: int8\n",
+                    "edge.yaml: 'dtypes': expected a list of int8, fp32, got 'int8'");
+  expectConfigError("dtypes: []\n",
+                    "edge.yaml: 'dtypes': must list at least one value (of int8, fp32)");
+  expectConfigError("dtypes: [int8, fp32, int8]\n", "edge.yaml: 'dtypes': lists 'int8' twice");
+}
+
+TEST(SystolicConfigErrors, IntegerRanges) {
+  expectConfigError("array:\n  rows: 0\n", "edge.yaml: 'array.rows': must be >= 1 (got 0)");
+  expectConfigError("array:\n  cols: -3\n", "edge.yaml: 'array.cols': must be >= 1 (got -3)");
+  expectConfigError("array:\n  cols: 4097\n",
+                    "edge.yaml: 'array.cols': must be <= 4096 (got 4097)");
+  expectConfigError("array:\n  weight_load_cycles: -1\n",
+                    "edge.yaml: 'array.weight_load_cycles': must be >= 0 (got -1)");
+  expectConfigError("sbuf:\n  bytes_per_partition: 1023\n",
+                    "edge.yaml: 'sbuf.bytes_per_partition': must be >= 1024 (got 1023)");
+  expectConfigError("sbuf:\n  bytes_per_partition: 1073741825\n",
+                    "edge.yaml: 'sbuf.bytes_per_partition': must be <= 1073741824 (got "
+                    "1073741825)");
+  expectConfigError("psum:\n  entries_per_column: 0\n",
+                    "edge.yaml: 'psum.entries_per_column': must be >= 1 (got 0)");
+  expectConfigError("psum:\n  max_tile_cols: 0\n",
+                    "edge.yaml: 'psum.max_tile_cols': must be >= 1 (got 0)");
+  expectConfigError("psum:\n  reset_entries_per_cycle: 0\n",
+                    "edge.yaml: 'psum.reset_entries_per_cycle': must be >= 1 (got 0)");
+  expectConfigError("activation:\n  latency_cycles: -2\n",
+                    "edge.yaml: 'activation.latency_cycles': must be >= 0 (got -2)");
+  expectConfigError("pool:\n  lanes: 0\n", "edge.yaml: 'pool.lanes': must be >= 1 (got 0)");
+  expectConfigError("pool:\n  latency_cycles: -1\n",
+                    "edge.yaml: 'pool.latency_cycles': must be >= 0 (got -1)");
+  expectConfigError("dram:\n  latency_cycles: 1000000001\n",
+                    "edge.yaml: 'dram.latency_cycles': must be <= 1000000000 (got 1000000001)");
+  expectConfigError("array:\n  rows: 99999999999999999999\n",
+                    "edge.yaml: 'array.rows': expected an integer, got '99999999999999999999'");
+}
+
+TEST(SystolicConfigErrors, RealRanges) {
+  expectConfigError("dram:\n  bytes_per_cycle: 0\n",
+                    "edge.yaml: 'dram.bytes_per_cycle': must be > 0 (got 0)");
+  expectConfigError("dram:\n  bytes_per_cycle: .inf\n",
+                    "edge.yaml: 'dram.bytes_per_cycle': must be finite (got inf)");
+  expectConfigError("clock_mhz: -1\n", "edge.yaml: 'clock_mhz': must be > 0 (got -1)");
+  expectConfigError("clock_mhz: .nan\n", "edge.yaml: 'clock_mhz': must be finite (got nan)");
+  expectConfigError("energy:\n  dram_read_pj_per_byte: -0.5\n",
+                    "edge.yaml: 'energy.dram_read_pj_per_byte': must be >= 0 (got -0.5)");
+  expectConfigError("energy:\n  mac_fp32_pj: .inf\n",
+                    "edge.yaml: 'energy.mac_fp32_pj': must be finite (got inf)");
+}
+
+TEST(SystolicConfigErrors, PsumTileMustFitTheColumn) {
+  EXPECT_EQ(expectConfigError("psum:\n  entries_per_column: 2048\n  max_tile_rows: 64\n  "
+                              "max_tile_cols: 64\n",
+                              "edge.yaml: 'psum.max_tile_rows': 64 x 64 = 4096 exceeds "
+                              "psum.entries_per_column = 2048"),
+            "psum.max_tile_rows");
+  // Exactly full is fine.
+  EXPECT_NO_THROW(parseSystolicConfig("psum: {entries_per_column: 4096, max_tile_rows: 64, "
+                                      "max_tile_cols: 64}\n",
+                                      "ok.yaml"));
+}
+
+TEST(SystolicConfigErrors, MalformedYamlNamesTheLine) {
+  expectConfigError("array:\n  rows: [1, 2\nsbuf: 3\n",
+                    "edge.yaml: invalid YAML at line 3, column 5: end of sequence flow not found");
+  expectConfigError("array: 1\n  rows: 2\n",
+                    "edge.yaml: invalid YAML at line 2, column 7: illegal map value");
+}
+
+TEST(SystolicConfigValidate, ChecksConfigsBuiltInCode) {
+  SystolicConfig c = systolicPreset("small");
+  EXPECT_NO_THROW(validate(c));
+  c.peRows = 0;
+  EXPECT_THROW(
+      {
+        try {
+          validate(c, "mem.yaml");
+        } catch (const Error& e) {
+          EXPECT_STREQ(e.what(), "mem.yaml: 'array.rows': must be >= 1 (got 0)");
+          throw;
+        }
+      },
+      Error);
+  c = systolicPreset("small");
+  c.dtypes = {DType::U8};
+  try {
+    validate(c);
+    ADD_FAILURE() << "u8 accepted";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "<config>: 'dtypes': holds a value the schema does not list");
+  }
+  c = systolicPreset("small");
+  c.dtypes = {};
+  EXPECT_THROW(validate(c), Error);
+  c = systolicPreset("small");
+  c.psumMaxTileCols = 33; // 16 x 33 > 512
+  try {
+    validate(c);
+    ADD_FAILURE() << "tile accepted";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "<config>: 'psum.max_tile_rows': 16 x 33 = 528 exceeds "
+                           "psum.entries_per_column = 512");
+  }
+  c = systolicPreset("small");
+  c.name = "";
+  EXPECT_THROW(validate(c), Error);
+}
+
+// --- files --------------------------------------------------------------------------------------
+
+TEST(SystolicConfigFile, LoadsAFileAndNamesItInErrors) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "nnaccel_config_test";
+  std::filesystem::create_directories(dir);
+  const std::string good = (dir / "mine.yaml").string();
+  std::ofstream(good) << "name: mine\narray: {rows: 8, cols: 4}\n";
+  const SystolicConfig c = loadSystolicConfigFile(good);
+  EXPECT_EQ(c.name, "mine");
+  EXPECT_EQ(c.peRows, 8);
+  EXPECT_EQ(c.peCols, 4);
+
+  const std::string bad = (dir / "bad.yaml").string();
+  std::ofstream(bad) << "array: {rows: 0}\n";
+  try {
+    loadSystolicConfigFile(bad);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Config);
+    EXPECT_EQ(std::string(e.what()), bad + ": 'array.rows': must be >= 1 (got 0)");
+  }
+  try {
+    loadSystolicConfigFile((dir / "missing.yaml").string());
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Io);
+    EXPECT_EQ(std::string(e.what()),
+              (dir / "missing.yaml").string() + ": cannot open file (No such file or directory)");
+  }
+  try {
+    loadSystolicConfigFile(dir.string());
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Io);
+    EXPECT_EQ(std::string(e.what()), dir.string() + ": is a directory, not a config file");
+  }
+  std::filesystem::remove_all(dir);
+}
+
+} // namespace

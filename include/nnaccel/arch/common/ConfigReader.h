@@ -1,0 +1,245 @@
+/// \file
+/// Schema walking for architecture config files (YAML), shared by every engine's config.
+///
+/// Why: an engine's config is one struct, and three things must agree on its layout: parsing a
+/// file, checking the invariants of a config built in code, and printing the effective config.
+/// An engine writes its schema once, as a function template that calls a visitor for every key
+///
+///   template <typename V, typename C> void walk(V& v, C& c) {
+///     v.section("array", [&] { v.integer("rows", c.peRows, {1, 4096}); });
+///   }
+///
+/// and instantiates it with the three visitors here:
+///  - ConfigReader (SystolicConfig&): reads a YAML document, checks types and ranges, tracks the
+///    visited keys and rejects unknown ones with their dotted path;
+///  - ConfigChecker (const SystolicConfig&): the same range checks on values built in code;
+///  - ConfigWriter (const SystolicConfig&): emits the YAML layout the reader accepts.
+/// Every error is nnaccel::Error (Config) with the file and the dotted key path as context:
+/// `edge.yaml: 'psum.max_tile_rows': must be >= 1 (got 0)`.
+#pragma once
+
+#include "nnaccel/support/Error.h"
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nnaccel::arch::common {
+
+/// Inclusive bounds of an integer key.
+struct IntRange {
+  int64_t min = std::numeric_limits<int64_t>::min();
+  int64_t max = std::numeric_limits<int64_t>::max();
+};
+
+/// Bounds of a real key: always finite, and >= min (> min when minExclusive).
+struct RealRange {
+  double min = -std::numeric_limits<double>::infinity();
+  bool minExclusive = false;
+};
+
+/// One spelling of an enumerated key's value.
+template <typename E> struct EnumName {
+  std::string_view name;
+  E value;
+};
+
+/// A config file compiled into the binary (the preset YAML files; see
+/// nnaccel_embed_configs in src/arch/common/CMakeLists.txt).
+struct EmbeddedConfig {
+  std::string_view name;     ///< preset name: the file name without ".yaml"
+  std::string_view fileName; ///< "small.yaml" (names the file in error messages)
+  std::string_view text;     ///< the file's contents
+};
+
+/// The current position in the schema (file + section stack) and the checks shared by the
+/// reader and the checker.
+class ConfigPath {
+public:
+  explicit ConfigPath(std::string file) : file_(std::move(file)) {}
+
+  const std::string& file() const { return file_; }
+  /// "psum.max_tile_rows" for \p key inside section "psum" ("" names the current section).
+  std::string path(std::string_view key) const;
+  /// Throws nnaccel::Error (Config) naming the file and path(key).
+  [[noreturn]] void fail(std::string_view key, const std::string& reason) const;
+
+  void checkInteger(std::string_view key, int64_t value, IntRange range) const;
+  void checkReal(std::string_view key, double value, RealRange range) const;
+  /// A list of choices (indices into \p names): non-empty, no duplicates.
+  void checkChoiceList(std::string_view key, std::span<const size_t> indices,
+                       std::span<const std::string_view> names) const;
+
+protected:
+  void push(std::string_view key) { sections_.emplace_back(key); }
+  void pop() { sections_.pop_back(); }
+
+private:
+  std::string file_;
+  std::vector<std::string> sections_;
+};
+
+namespace detail {
+template <typename E> std::vector<std::string_view> enumNames(std::span<const EnumName<E>> names) {
+  std::vector<std::string_view> out;
+  for (const EnumName<E>& n : names) {
+    out.push_back(n.name);
+  }
+  return out;
+}
+/// Index of \p value in \p names, or names.size() when the schema does not list it.
+template <typename E> size_t enumIndex(std::span<const EnumName<E>> names, E value) {
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i].value == value) {
+      return i;
+    }
+  }
+  return names.size();
+}
+} // namespace detail
+
+/// Reads a YAML document through a schema walk. Keys absent from the document leave the value
+/// untouched (defaults); present keys are type- and range-checked; finish() rejects every key
+/// the walk did not visit.
+class ConfigReader : public ConfigPath {
+public:
+  /// Parses \p yamlText; malformed YAML throws Error (Config) with the line and column.
+  ConfigReader(const std::string& yamlText, std::string file);
+  ~ConfigReader();
+  ConfigReader(const ConfigReader&) = delete;
+  ConfigReader& operator=(const ConfigReader&) = delete;
+
+  /// Runs \p body inside the mapping \p key (if present); then rejects its unvisited keys.
+  template <typename F> void section(std::string_view key, F&& body) {
+    const bool present = enter(key);
+    if (present) {
+      body();
+      leave();
+    }
+  }
+  void integer(std::string_view key, int64_t& value, IntRange range);
+  void real(std::string_view key, double& value, RealRange range);
+  void boolean(std::string_view key, bool& value);
+  /// A non-empty string.
+  void text(std::string_view key, std::string& value);
+  template <typename E>
+  void choice(std::string_view key, E& value, std::span<const EnumName<E>> names) {
+    const std::vector<std::string_view> spelled = detail::enumNames(names);
+    size_t index = 0;
+    if (readChoice(key, spelled, index)) {
+      value = names[index].value;
+    }
+  }
+  template <typename E>
+  void choiceList(std::string_view key, std::vector<E>& values,
+                  std::span<const EnumName<E>> names) {
+    const std::vector<std::string_view> spelled = detail::enumNames(names);
+    std::vector<size_t> indices;
+    if (readChoiceList(key, spelled, indices)) {
+      values.clear();
+      for (size_t i : indices) {
+        values.push_back(names[i].value);
+      }
+    }
+  }
+  /// Rejects the unvisited top-level keys. Call after the walk.
+  void finish();
+
+private:
+  struct State;
+  bool enter(std::string_view key);
+  void leave();
+  bool readChoice(std::string_view key, std::span<const std::string_view> names, size_t& index);
+  bool readChoiceList(std::string_view key, std::span<const std::string_view> names,
+                      std::vector<size_t>& indices);
+  std::unique_ptr<State> state_;
+};
+
+/// Checks the values of a config built in code with the reader's range rules.
+class ConfigChecker : public ConfigPath {
+public:
+  using ConfigPath::ConfigPath;
+
+  template <typename F> void section(std::string_view key, F&& body) {
+    push(key);
+    body();
+    pop();
+  }
+  void integer(std::string_view key, int64_t value, IntRange range) const {
+    checkInteger(key, value, range);
+  }
+  void real(std::string_view key, double value, RealRange range) const {
+    checkReal(key, value, range);
+  }
+  void boolean(std::string_view, bool) const {}
+  void text(std::string_view key, const std::string& value) const;
+  template <typename E>
+  void choice(std::string_view key, E value, std::span<const EnumName<E>> names) const {
+    if (detail::enumIndex(names, value) == names.size()) {
+      fail(key, "holds a value the schema does not list");
+    }
+  }
+  template <typename E>
+  void choiceList(std::string_view key, const std::vector<E>& values,
+                  std::span<const EnumName<E>> names) const {
+    std::vector<size_t> indices;
+    for (const E& v : values) {
+      indices.push_back(detail::enumIndex(names, v));
+      if (indices.back() == names.size()) {
+        fail(key, "holds a value the schema does not list");
+      }
+    }
+    checkChoiceList(key, indices, detail::enumNames(names));
+  }
+};
+
+/// Emits the config as YAML in the schema's nested layout (what ConfigReader reads back). Reals
+/// are printed in the shortest form that parses back to the same double.
+class ConfigWriter {
+public:
+  /// Lines of \p header are emitted first as `# ` comments.
+  explicit ConfigWriter(std::string_view header = {});
+
+  template <typename F> void section(std::string_view key, F&& body) {
+    line(key, "");
+    indent_ += 2;
+    body();
+    indent_ -= 2;
+  }
+  void integer(std::string_view key, int64_t value, IntRange = {});
+  void real(std::string_view key, double value, RealRange = {});
+  void boolean(std::string_view key, bool value);
+  void text(std::string_view key, const std::string& value);
+  template <typename E>
+  void choice(std::string_view key, E value, std::span<const EnumName<E>> names) {
+    line(key, nameOf(names, value));
+  }
+  template <typename E>
+  void choiceList(std::string_view key, const std::vector<E>& values,
+                  std::span<const EnumName<E>> names) {
+    std::string list = "[";
+    for (size_t i = 0; i < values.size(); ++i) {
+      list += (i > 0 ? ", " : "");
+      list += nameOf(names, values[i]);
+    }
+    line(key, list + "]");
+  }
+
+  const std::string& yaml() const { return out_; }
+
+private:
+  template <typename E> static std::string_view nameOf(std::span<const EnumName<E>> names, E v) {
+    const size_t i = detail::enumIndex(names, v);
+    NNACCEL_ASSERT(i < names.size()) << "writing a config value the schema does not list";
+    return names[i].name;
+  }
+  void line(std::string_view key, std::string_view value);
+  std::string out_;
+  int indent_ = 0;
+};
+
+} // namespace nnaccel::arch::common

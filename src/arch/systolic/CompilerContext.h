@@ -1,0 +1,101 @@
+/// \file
+/// State shared by the systolic compiler's lowering passes (Compiler.cpp drives them,
+/// ConvLowering.cpp and PoolLowering.cpp emit instructions): the program being built, DRAM
+/// allocation and the emitter. Private to src/arch/systolic.
+#pragma once
+#include "Emitter.h"
+#include "nnaccel/arch/systolic/AccessPlan.h"
+#include "nnaccel/arch/systolic/Compiler.h"
+#include "nnaccel/ir/Graph.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace nnaccel::quant {
+struct QuantizedModel;
+}
+
+namespace nnaccel::arch::systolic {
+
+inline constexpr int64_t kDramAlignBytes = 64;
+
+struct CompilerContext {
+  CompilerContext(const ir::Graph& graph, const quant::QuantizedModel* quantModel,
+                  const SystolicConfig& cfg, const CompileOptions& opts, Program& prog)
+      : g(graph), qm(quantModel), config(cfg), options(opts), program(prog), emitter(prog) {}
+
+  const ir::Graph& g;
+  const quant::QuantizedModel* qm;
+  const SystolicConfig& config;
+  const CompileOptions& options;
+  Program& program;
+  Emitter emitter;
+  int64_t elemBytes = 1; ///< 1 for I8 programs, 4 for F32
+
+  /// Allocates \p bytes of DRAM (64-byte aligned) and returns the address.
+  int64_t allocDram(int64_t bytes);
+  /// Adds a constant segment and returns its address.
+  int64_t addSegment(std::vector<uint8_t> bytes);
+  /// Adds a DRAM tensor (allocating it unless \p aliasAddr >= 0) and returns its index.
+  int32_t addTensor(DramTensor t, int64_t aliasAddr = -1);
+  Range dramRange(int32_t tensor) const;
+  int64_t sbufBytes() const { return config.sbufBytesPerPartition; }
+};
+
+/// A convolution as the array sees it (Conv, ConvTranspose, Gemm and MatMul all lower to it).
+struct ConvDesc {
+  ir::NodeId node = -1;
+  bool transposed = false;
+  int64_t batch = 1, inChannels = 1, outChannels = 1, groups = 1;
+  AxisGeometry h, w; ///< h.out / w.out are the output extents
+
+  /// DRAM layout, in elements: (n, c, y, x) is at base + n*nStride + c*cStride + y*yStride +
+  /// x*xStride of the input (resp. output) tensor.
+  int32_t inTensor = -1, outTensor = -1;
+  int64_t inNStride = 0, inCStride = 0, inYStride = 0, inXStride = 0;
+  int64_t outNStride = 0, outCStride = 0, outYStride = 0, outXStride = 0;
+
+  /// Writes the weight between output channel m and input channel c (same group) at kernel
+  /// position (r, s) — ORIGINAL coordinates — as elemBytes bytes.
+  std::function<void(int64_t m, int64_t c, int64_t r, int64_t s, uint8_t* out)> weightAt;
+  /// Activation-table record (kActRecordBytes) of output channel m.
+  std::function<void(int64_t m, uint8_t* out)> actRecord;
+  ActFunc func = ActFunc::Identity;
+  int64_t clampLo = -128, clampHi = 127;
+  float alpha = 0, beta = 0, gamma = 0;
+  /// When >= 0, the packed weights are already in DRAM at this address (written at run time by
+  /// the baseline's rotated weight copy) instead of a constant segment.
+  int64_t packedWeightsAddr = -1;
+};
+
+/// Emits the instructions of one convolution layer (ConvLowering.cpp).
+void lowerConv(CompilerContext& ctx, const ConvDesc& d);
+/// Bytes of the packed weights lowerConv reads (the baseline allocates its rotated copy).
+int64_t packedWeightBytes(const CompilerContext& ctx, const ConvDesc& d);
+/// Writes the packed weights of \p d (ConvLowering.cpp's layout) into a new byte vector.
+std::vector<uint8_t> packWeights(const CompilerContext& ctx, const ConvDesc& d);
+
+/// Pooling-engine description (PoolLowering.cpp).
+struct PoolDesc {
+  ir::NodeId node = -1;
+  Pool::Kind kind = Pool::Kind::Max;
+  int64_t batch = 1, channels = 1, inH = 1, inW = 1, outH = 1, outW = 1;
+  int64_t kernelH = 1, kernelW = 1, strideH = 1, strideW = 1, dilH = 1, dilW = 1;
+  int64_t padTop = 0, padLeft = 0, padBottom = 0, padRight = 0;
+  bool countIncludePad = false;
+  int32_t inTensor = -1, outTensor = -1;
+  /// I8 average: (count, M, shift) per distinct window count.
+  std::vector<std::array<int32_t, 3>> countTable;
+};
+/// Emits a pooling layer; returns false (nothing emitted) when it cannot fit on chip.
+bool lowerPool(CompilerContext& ctx, const PoolDesc& d);
+
+/// Software-pipelined emission shared by the lowerings: load(0); then for every step k:
+/// load(k+1), compute(k), drain(k) — so step k+1's DMA overlaps step k's compute.
+void emitPipelined(int64_t steps, const std::function<void(int64_t)>& load,
+                   const std::function<void(int64_t)>& compute,
+                   const std::function<void(int64_t)>& drain);
+
+} // namespace nnaccel::arch::systolic
