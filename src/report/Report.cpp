@@ -1,2 +1,357 @@
 /// \file
-/// Placeholder (being written).
+/// The engine-neutral run report: totals and utilization (finalize), the human-readable table
+/// (formatTable: per-layer rows, totals, host-fallback notes, baseline comparison, verdict) and
+/// the JSON form (toJson: every field, exact numbers, stable key order).
+#include "nnaccel/report/Report.h"
+
+#include "nnaccel/support/Error.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace nnaccel::report {
+
+void LayerStats::addBreakdown(const std::string& key, int64_t keyCycles) {
+  for (auto& [entryKey, entryCycles] : breakdown) {
+    if (entryKey == key) {
+      entryCycles += keyCycles;
+      return;
+    }
+  }
+  breakdown.emplace_back(key, keyCycles);
+}
+
+namespace {
+
+double utilizationOf(const LayerStats& l, int64_t peCount) {
+  if (peCount <= 0 || l.cycles <= 0) {
+    return 0.0;
+  }
+  return static_cast<double>(l.usefulMacs) /
+         (static_cast<double>(peCount) * static_cast<double>(l.cycles));
+}
+
+} // namespace
+
+void RunReport::finalize() {
+  LayerStats sum;
+  sum.name = "total";
+  for (LayerStats& l : layers) {
+    l.utilization = utilizationOf(l, peCount);
+    sum.usefulMacs += l.usefulMacs;
+    sum.issuedMacs += l.issuedMacs;
+    sum.streamedElements += l.streamedElements;
+    sum.instructions += l.instructions;
+    sum.cycles += l.cycles;
+    sum.busyCycles += l.busyCycles;
+    sum.stallCycles += l.stallCycles;
+    for (const auto& [key, cycles] : l.breakdown) {
+      sum.addBreakdown(key, cycles);
+    }
+    sum.sbuf += l.sbuf;
+    sum.psum += l.psum;
+    sum.dram += l.dram;
+    sum.energyPj += l.energyPj;
+  }
+  sum.utilization = utilizationOf(sum, peCount);
+  total = std::move(sum);
+}
+
+// --- table --------------------------------------------------------------------------------------
+
+namespace {
+
+/// 1234567 -> "1,234,567".
+std::string grouped(int64_t value) {
+  const std::string digits =
+      std::to_string(value < 0 ? -static_cast<uint64_t>(value) : static_cast<uint64_t>(value));
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) {
+      out += ',';
+    }
+    out += digits[i];
+  }
+  return value < 0 ? "-" + out : out;
+}
+
+/// 950 -> "950", 416520 -> "417K", 1814083072 -> "1.81G" (three significant digits).
+std::string human(int64_t value) {
+  static constexpr const char* kSuffixes[] = {"", "K", "M", "G", "T", "P"};
+  double v = static_cast<double>(value);
+  size_t s = 0;
+  while (std::fabs(v) >= 999.5 && s + 1 < std::size(kSuffixes)) {
+    v /= 1000.0;
+    ++s;
+  }
+  if (s == 0) {
+    return std::to_string(value);
+  }
+  const int decimals = std::fabs(v) >= 99.95 ? 0 : std::fabs(v) >= 9.995 ? 1 : 2;
+  return fmt::format("{:.{}f}{}", v, decimals, kSuffixes[s]);
+}
+
+std::string percent(double fraction) {
+  return fmt::format("{:.1f}", 100.0 * fraction);
+}
+
+double busyFraction(const LayerStats& l) {
+  return l.cycles > 0 ? static_cast<double>(l.busyCycles) / static_cast<double>(l.cycles) : 0.0;
+}
+
+/// Aligned columns: two spaces apart, numbers right-aligned, trailing blanks trimmed.
+class Table {
+public:
+  struct Column {
+    std::string header;
+    bool right;
+  };
+  explicit Table(std::vector<Column> columns) : columns_(std::move(columns)) {}
+  void row(std::vector<std::string> cells) {
+    NNACCEL_ASSERT(cells.size() <= columns_.size()) << "row has more cells than columns";
+    cells.resize(columns_.size());
+    rows_.push_back(std::move(cells));
+  }
+  void rule() { rows_.emplace_back(); }
+
+  std::string render() const {
+    std::vector<size_t> widths;
+    for (size_t c = 0; c < columns_.size(); ++c) {
+      size_t w = columns_[c].header.size();
+      for (const auto& r : rows_) {
+        w = r.empty() ? w : std::max(w, r[c].size());
+      }
+      widths.push_back(w);
+    }
+    std::vector<std::string> header;
+    for (const Column& c : columns_) {
+      header.push_back(c.header);
+    }
+    std::string out = line(header, widths);
+    out += line({}, widths);
+    for (const auto& r : rows_) {
+      out += line(r, widths);
+    }
+    return out;
+  }
+
+private:
+  std::string line(const std::vector<std::string>& cells, const std::vector<size_t>& widths) const {
+    std::string out;
+    for (size_t c = 0; c < columns_.size(); ++c) {
+      const std::string cell = cells.empty() ? std::string(widths[c], '-') : cells[c];
+      const std::string pad(widths[c] - cell.size(), ' ');
+      out += (c > 0 ? "  " : "") + (columns_[c].right ? pad + cell : cell + pad);
+    }
+    out.erase(out.find_last_not_of(' ') + 1);
+    return out + "\n";
+  }
+
+  std::vector<Column> columns_;
+  std::vector<std::vector<std::string>> rows_; ///< an empty row is a rule
+};
+
+std::vector<std::string> layerCells(const LayerStats& l) {
+  return {l.name,
+          l.op,
+          l.shape,
+          l.unit,
+          human(l.usefulMacs),
+          human(l.cycles),
+          percent(busyFraction(l)),
+          percent(l.utilization),
+          fmt::format("{:.1f}", static_cast<double>(l.dram.readBytes + l.dram.writeBytes) / 1024.0),
+          fmt::format("{:.3f}", l.energyPj / 1e6),
+          l.hostFallback ? "HOST" : ""};
+}
+
+/// "4.00x" (baseline / method), "-" when the method side is 0.
+std::string ratio(int64_t method, int64_t baseline) {
+  if (method == 0) {
+    return baseline == 0 ? "1.00x" : "-";
+  }
+  return fmt::format("{:.2f}x", static_cast<double>(baseline) / static_cast<double>(method));
+}
+
+std::string baselineSection(const std::vector<BaselineRow>& rows) {
+  Table t({{"layer", false},
+           {"metric", false},
+           {"method", true},
+           {"baseline", true},
+           {"baseline/method", true}});
+  std::string notes;
+  for (const BaselineRow& r : rows) {
+    using Side = BaselineRow::Side;
+    const std::pair<const char*, int64_t (*)(const Side&)> metrics[] = {
+        {"streamed elements", [](const Side& s) { return s.streamedElements; }},
+        {"MACs issued", [](const Side& s) { return s.issuedMacs; }},
+        {"cycles", [](const Side& s) { return s.cycles; }},
+        {"memory ops", [](const Side& s) { return s.memoryOps; }},
+        {"DRAM bytes", [](const Side& s) { return s.dram.readBytes + s.dram.writeBytes; }},
+        {"SBUF bytes", [](const Side& s) { return s.sbuf.readBytes + s.sbuf.writeBytes; }},
+    };
+    bool first = true;
+    for (const auto& [metric, get] : metrics) {
+      const int64_t m = get(r.method);
+      const int64_t b = get(r.baseline);
+      t.row({first ? r.layer : "", metric, human(m), human(b), ratio(m, b)});
+      first = false;
+    }
+    t.rule();
+    notes += fmt::format("  {}: baseline = {}\n", r.layer, r.what);
+  }
+  return "baseline vs method:\n" + t.render() + notes;
+}
+
+std::string verdictLine(const RunReport& r) {
+  const Verdict& v = r.verdict;
+  if (!v.checked) {
+    return "NOT CHECKED: outputs were not compared against a reference";
+  }
+  const std::string what = fmt::format("{} on {} '{}'", r.model, r.engine, r.config);
+  if (v.passed) {
+    return fmt::format("VERIFIED: {} matches the {}, {} elements{}", what, v.reference,
+                       grouped(v.comparedElements), v.detail.empty() ? "" : " (" + v.detail + ")");
+  }
+  return fmt::format("MISMATCH: {} differs from the {}: {} ({} elements compared)", what,
+                     v.reference, v.detail.empty() ? "outputs differ" : v.detail,
+                     grouped(v.comparedElements));
+}
+
+} // namespace
+
+std::string RunReport::formatTable() const {
+  std::string out =
+      fmt::format("{} '{}': {} PEs at {} MHz, model {}, {}{}\n", engine, config, peCount, clockMhz,
+                  model, dtype, exact ? ", exact array model" : "");
+  Table t({{"layer", false},
+           {"op", false},
+           {"shape", false},
+           {"unit", false},
+           {"MACs", true},
+           {"cycles", true},
+           {"busy%", true},
+           {"util%", true},
+           {"DRAM KB", true},
+           {"energy uJ", true},
+           {"host", false}});
+  for (const LayerStats& l : layers) {
+    t.row(layerCells(l));
+  }
+  t.rule();
+  LayerStats totalRow = total;
+  totalRow.name = "total";
+  t.row(layerCells(totalRow));
+  out += t.render();
+
+  const double micros = clockMhz > 0 ? static_cast<double>(total.cycles) / clockMhz : 0.0;
+  out += fmt::format("total: {} cycles ({:.1f} us at {} MHz), {} MACs, utilization {}%, DRAM {} "
+                     "bytes, energy {:.3f} uJ\n",
+                     grouped(total.cycles), micros, clockMhz, grouped(total.usefulMacs),
+                     percent(total.utilization),
+                     grouped(total.dram.readBytes + total.dram.writeBytes), total.energyPj / 1e6);
+
+  std::string hostNotes;
+  for (const LayerStats& l : layers) {
+    if (l.hostFallback) {
+      hostNotes += fmt::format("  {} ({}): {}\n", l.name, l.op,
+                               l.note.empty() ? "runs on the host" : l.note);
+    }
+  }
+  if (!hostNotes.empty()) {
+    out += "HOST: layers that ran on the host (counted in the totals):\n" + hostNotes;
+  }
+  if (!baseline.empty()) {
+    out += "\n" + baselineSection(baseline);
+  }
+  return out + "\n" + verdictLine(*this) + "\n";
+}
+
+// --- JSON ---------------------------------------------------------------------------------------
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json trafficJson(const Traffic& t) {
+  return Json{{"read_bytes", t.readBytes}, {"write_bytes", t.writeBytes}};
+}
+
+Json layerJson(const LayerStats& l) {
+  Json breakdown = Json::object();
+  for (const auto& [key, cycles] : l.breakdown) {
+    breakdown[key] = breakdown.value(key, int64_t{0}) + cycles;
+  }
+  Json j;
+  j["name"] = l.name;
+  j["op"] = l.op;
+  j["shape"] = l.shape;
+  j["unit"] = l.unit;
+  j["host_fallback"] = l.hostFallback;
+  j["note"] = l.note;
+  j["useful_macs"] = l.usefulMacs;
+  j["issued_macs"] = l.issuedMacs;
+  j["streamed_elements"] = l.streamedElements;
+  j["instructions"] = l.instructions;
+  j["cycles"] = l.cycles;
+  j["busy_cycles"] = l.busyCycles;
+  j["stall_cycles"] = l.stallCycles;
+  j["breakdown"] = std::move(breakdown);
+  j["sbuf"] = trafficJson(l.sbuf);
+  j["psum"] = trafficJson(l.psum);
+  j["dram"] = trafficJson(l.dram);
+  j["energy_pj"] = l.energyPj;
+  j["utilization"] = l.utilization;
+  return j;
+}
+
+Json sideJson(const BaselineRow::Side& s) {
+  Json j;
+  j["streamed_elements"] = s.streamedElements;
+  j["issued_macs"] = s.issuedMacs;
+  j["cycles"] = s.cycles;
+  j["memory_ops"] = s.memoryOps;
+  j["dram"] = trafficJson(s.dram);
+  j["sbuf"] = trafficJson(s.sbuf);
+  return j;
+}
+
+} // namespace
+
+std::string RunReport::toJson() const {
+  Json j;
+  j["engine"] = engine;
+  j["config"] = config;
+  j["model"] = model;
+  j["dtype"] = dtype;
+  j["pe_count"] = peCount;
+  j["clock_mhz"] = clockMhz;
+  j["exact"] = exact;
+  j["layers"] = Json::array();
+  for (const LayerStats& l : layers) {
+    j["layers"].push_back(layerJson(l));
+  }
+  j["total"] = layerJson(total);
+  j["baseline"] = Json::array();
+  for (const BaselineRow& r : baseline) {
+    Json row;
+    row["layer"] = r.layer;
+    row["what"] = r.what;
+    row["method"] = sideJson(r.method);
+    row["baseline"] = sideJson(r.baseline);
+    j["baseline"].push_back(std::move(row));
+  }
+  Json v;
+  v["checked"] = verdict.checked;
+  v["passed"] = verdict.passed;
+  v["reference"] = verdict.reference;
+  v["detail"] = verdict.detail;
+  v["compared_elements"] = verdict.comparedElements;
+  j["verdict"] = std::move(v);
+  // Names come from model files: invalid UTF-8 is replaced, never thrown.
+  return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+} // namespace nnaccel::report

@@ -34,6 +34,10 @@ struct CommandSpec {
 std::unique_ptr<Command> makeInfoCommand();
 std::unique_ptr<Command> makeRunCommand();
 std::unique_ptr<Command> makeZooCommand();
+std::unique_ptr<Command> makeSimulateCommand();
+std::unique_ptr<Command> makeCompileCommand();
+std::unique_ptr<Command> makeDisasmCommand();
+std::unique_ptr<Command> makeArchCommand();
 
 /// "nnaccel zoo export" for the (sub)command \p app: its parents' names and its own.
 inline std::string commandName(const CLI::App& app) {

@@ -20,6 +20,14 @@ const nnaccel::cli::CommandSpec kCommands[] = {
     {"run", "run a model on the reference executor (fp32 or int8) and print its outputs",
      nnaccel::cli::makeRunCommand},
     {"zoo", "list or export the built-in models", nnaccel::cli::makeZooCommand},
+    {"simulate", "compile a model for an accelerator, run it on the simulator, verify, report",
+     nnaccel::cli::makeSimulateCommand},
+    {"compile", "compile a model for an accelerator into a program file",
+     nnaccel::cli::makeCompileCommand},
+    {"disasm", "print a compiled program, one instruction per line",
+     nnaccel::cli::makeDisasmCommand},
+    {"arch", "list the accelerator engines and presets, or print an effective config",
+     nnaccel::cli::makeArchCommand},
 };
 
 /// The deepest subcommand the parser reached (the usage hint points to its --help).

@@ -91,7 +91,10 @@ void appendHeader(std::string& out, const Program& p) {
     const DramTensor& t = p.tensors[i];
     std::string shape;
     for (int64_t d : t.shape) {
-      shape += (shape.empty() ? "" : "x") + std::to_string(d);
+      if (!shape.empty()) {
+        shape += 'x';
+      }
+      shape += std::to_string(d);
     }
     int64_t bytes = static_cast<int64_t>(dtypeSizeBytes(t.dtype));
     for (int64_t d : t.shape) {

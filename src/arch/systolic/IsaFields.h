@@ -286,12 +286,12 @@ template <class C, class V>
 requires Of<C, SystolicConfig>
 void forEachField(C& c, V&& v) {
   v(dec("name"), c.name);
-  v(count("peRows"), c.peRows);
-  v(count("peCols"), c.peCols);
+  v(dec("peRows"), c.peRows);
+  v(dec("peCols"), c.peCols);
   v(dec("weightLoadCycles"), c.weightLoadCycles);
   v(dec("shadowWeights"), c.shadowWeights);
-  v(count("sbufBytesPerPartition"), c.sbufBytesPerPartition);
-  v(count("psumEntriesPerColumn"), c.psumEntriesPerColumn);
+  v(dec("sbufBytesPerPartition"), c.sbufBytesPerPartition);
+  v(dec("psumEntriesPerColumn"), c.psumEntriesPerColumn);
   v(dec("psumMaxTileRows"), c.psumMaxTileRows);
   v(dec("psumMaxTileCols"), c.psumMaxTileCols);
   v(dec("psumZeroMode"), c.psumZeroMode);

@@ -134,20 +134,18 @@ private:
 
   void checkProgramHeader() {
     const SystolicConfig& c = p_.config;
-    fields::forEachField(c, RuleCheck{[&](const char* name, const char* reason) {
-                           FieldLookup look{name, {}};
-                           fields::forEachField(c, look);
-                           fail(fmt::format("config '{}': field '{}' = {} {}", c.name, name,
-                                            look.value.value_or("?"), reason));
-                         }});
+    validate(c, file_); // the machine itself: array shape, memory sizes, rates
     if (p_.dtype != DType::I8 && p_.dtype != DType::F32) {
       fail(fmt::format("program dtype {} is not a systolic dtype (expected s8 or f32)",
                        fields::enumName(p_.dtype)));
     }
-    if (std::find(c.dtypes.begin(), c.dtypes.end(), p_.dtype) == c.dtypes.end()) {
+    if (!c.supports(p_.dtype)) {
       std::string list;
       for (DType t : c.dtypes) {
-        list += (list.empty() ? "" : ", ") + std::string(fields::enumName(t));
+        if (!list.empty()) {
+          list += ", ";
+        }
+        list += fields::enumName(t);
       }
       fail(fmt::format("program dtype {} is not supported by config '{}' (dtypes: {})",
                        fields::enumName(p_.dtype), c.name, list.empty() ? "none" : list));
@@ -296,14 +294,19 @@ private:
     const std::optional<int64_t> end = checkedAdd(start, count);
     if (!end || *end > limit) {
       fieldFail(name,
-                fmt::format("(from {} to {}) exceeds the {} {}", start,
+                fmt::format("spans [{}, {}), beyond the {} {}", start,
                             end ? std::to_string(*end) : std::string("overflow"), limit, what));
     }
   }
 
-  void checkAtMost(const char* name, int64_t value, int64_t limit, const char* what) const {
-    if (value > limit) {
-      fieldFail(name, fmt::format("exceeds the {} {}", limit, what));
+  void checkRows(const char* name, int64_t rows) const {
+    if (rows > p_.config.peRows) {
+      fieldFail(name, fmt::format("exceeds the array's {} PE rows", p_.config.peRows));
+    }
+  }
+  void checkCols(const char* name, int64_t cols) const {
+    if (cols > p_.config.peCols) {
+      fieldFail(name, fmt::format("exceeds the array's {} PE columns", p_.config.peCols));
     }
   }
 
@@ -354,14 +357,14 @@ private:
   }
 
   void check(const LoadWeights& w) const {
-    checkAtMost("rows", w.rows, p_.config.peRows, "PE rows of the array");
-    checkAtMost("cols", w.cols, p_.config.peCols, "PE columns of the array");
+    checkRows("rows", w.rows);
+    checkCols("cols", w.cols);
     checkSbuf("addr", w.addr, {{w.colStride, w.cols}}, elemBytes_);
   }
 
   void check(const Matmul& m) const {
-    checkAtMost("rows", m.rows, p_.config.peRows, "PE rows of the array");
-    checkAtMost("cols", m.cols, p_.config.peCols, "PE columns of the array");
+    checkRows("rows", m.rows);
+    checkCols("cols", m.cols);
     if (m.dstInnerCount != m.srcInnerCount) {
       fieldFail("dst.n", fmt::format("differs from src.n = {} (each fetched vector writes one "
                                      "entry)",
@@ -379,17 +382,19 @@ private:
   }
 
   void check(const PsumReset& r) const {
-    checkAtMost("cols", r.cols, p_.config.peCols, "PE columns of the array");
+    checkCols("cols", r.cols);
     checkPsum("addr", r.addr, {{1, r.entries}});
   }
 
   void check(const Activate& a) const {
     checkPsum("psum", a.psum, {{a.psumRowStride, a.rows}, {1, a.rowLen}});
-    checkSlots("cols", a.colStart, a.cols, p_.config.peCols, "PE columns of the array");
+    checkSlots("cols", a.colStart, a.cols, p_.config.peCols, "PE columns");
     checkSlots("part", a.dstPartition, a.cols, p_.config.peRows, "SBUF partitions");
     checkElemBytes("elem", a.elemBytes);
     checkSbuf("dst", a.dst, {{a.dstRowStride, a.rows}, {a.elemBytes, a.rowLen}}, a.elemBytes);
-    checkAtMost("slot", a.tableSlot, kActTableSlots - 1, "activation-table slots (0-based)");
+    if (a.tableSlot >= kActTableSlots) {
+      fieldFail("slot", fmt::format("is not one of the {} activation-table slots", kActTableSlots));
+    }
     if (p_.dtype == DType::I8) {
       if (a.func != ActFunc::Identity && a.func != ActFunc::Clip) {
         fieldFail("func", "is not available to s8 programs (identity or clip: requantize, then "

@@ -1,3 +1,297 @@
 /// \file
-/// Placeholder (being written).
+/// Tests of the run report: finalize() sums and utilization, the JSON form parsed back with
+/// nlohmann (every field, exact values, key order), and the table (rows, totals, HOST marker and
+/// notes, baseline section with ratios, verdict lines).
+#include "nnaccel/report/Report.h"
+
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace {
+
+using namespace nnaccel::report;
+using Json = nlohmann::ordered_json;
+
+LayerStats layer(const std::string& name, int64_t macs, int64_t cycles) {
+  LayerStats l;
+  l.name = name;
+  l.op = "Conv";
+  l.shape = "1x8x16x16";
+  l.unit = "array";
+  l.usefulMacs = macs;
+  l.issuedMacs = macs * 2;
+  l.streamedElements = macs / 4;
+  l.instructions = 10;
+  l.cycles = cycles;
+  l.busyCycles = cycles / 2;
+  l.stallCycles = cycles / 4;
+  l.sbuf = {100, 200};
+  l.psum = {40, 80};
+  l.dram = {2048, 1024};
+  l.energyPj = 1.5e6;
+  return l;
+}
+
+/// Two array layers and one host-fallback layer on a 16-PE engine.
+RunReport sample() {
+  RunReport r;
+  r.engine = "systolic";
+  r.config = "small";
+  r.model = "lenet5";
+  r.dtype = "int8";
+  r.peCount = 16;
+  r.clockMhz = 1000;
+  r.exact = true;
+  r.layers.push_back(layer("conv1", 1600, 200));
+  r.layers.back().addBreakdown("pe.stream", 150);
+  r.layers.back().addBreakdown("dma.busy", 30);
+  r.layers.back().addBreakdown("pe.stream", 10); // merged into the first entry
+  r.layers.push_back(layer("conv2", 3200, 400));
+  r.layers.back().addBreakdown("dma.busy", 70);
+  r.layers.back().addBreakdown("pe.weightload", 5);
+  LayerStats host = layer("softmax", 0, 0);
+  host.op = "Softmax";
+  host.unit = "host";
+  host.hostFallback = true;
+  host.note = "Softmax has no systolic lowering";
+  host.energyPj = 0;
+  r.layers.push_back(host);
+  r.finalize();
+  return r;
+}
+
+std::string lineWith(const std::string& text, const std::string& needle) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find(needle) != std::string::npos) {
+      return line;
+    }
+  }
+  return "";
+}
+
+TEST(Report, AddBreakdownMergesKeys) {
+  const RunReport r = sample();
+  ASSERT_EQ(r.layers[0].breakdown.size(), 2u);
+  EXPECT_EQ(r.layers[0].breakdown[0], (std::pair<std::string, int64_t>{"pe.stream", 160}));
+  EXPECT_EQ(r.layers[0].breakdown[1], (std::pair<std::string, int64_t>{"dma.busy", 30}));
+}
+
+TEST(Report, FinalizeSumsEveryCounter) {
+  const RunReport r = sample();
+  const LayerStats& t = r.total;
+  EXPECT_EQ(t.name, "total");
+  EXPECT_EQ(t.usefulMacs, 4800);
+  EXPECT_EQ(t.issuedMacs, 9600);
+  EXPECT_EQ(t.streamedElements, 1200);
+  EXPECT_EQ(t.instructions, 30);
+  EXPECT_EQ(t.cycles, 600);
+  EXPECT_EQ(t.busyCycles, 300);
+  EXPECT_EQ(t.stallCycles, 150);
+  EXPECT_EQ(t.sbuf.readBytes, 300);
+  EXPECT_EQ(t.sbuf.writeBytes, 600);
+  EXPECT_EQ(t.psum.readBytes, 120);
+  EXPECT_EQ(t.psum.writeBytes, 240);
+  EXPECT_EQ(t.dram.readBytes, 3 * 2048);
+  EXPECT_EQ(t.dram.writeBytes, 3 * 1024);
+  EXPECT_DOUBLE_EQ(t.energyPj, 3.0e6);
+  // Breakdown merged by key, in first-appearance order.
+  const std::vector<std::pair<std::string, int64_t>> breakdown = {
+      {"pe.stream", 160}, {"dma.busy", 100}, {"pe.weightload", 5}};
+  EXPECT_EQ(t.breakdown, breakdown);
+}
+
+TEST(Report, FinalizeComputesUtilization) {
+  RunReport r = sample();
+  EXPECT_DOUBLE_EQ(r.layers[0].utilization, 1600.0 / (16.0 * 200.0));
+  EXPECT_DOUBLE_EQ(r.layers[1].utilization, 3200.0 / (16.0 * 400.0));
+  EXPECT_DOUBLE_EQ(r.layers[2].utilization, 0.0); // zero cycles
+  EXPECT_DOUBLE_EQ(r.total.utilization, 4800.0 / (16.0 * 600.0));
+  // Finalizing twice gives the same totals (total is recomputed, not accumulated).
+  r.finalize();
+  EXPECT_EQ(r.total.cycles, 600);
+  EXPECT_EQ(r.total.breakdown.size(), 3u);
+  // No PEs: utilization 0, never a division by zero.
+  r.peCount = 0;
+  r.finalize();
+  EXPECT_DOUBLE_EQ(r.total.utilization, 0.0);
+  EXPECT_DOUBLE_EQ(r.layers[0].utilization, 0.0);
+}
+
+TEST(Report, FinalizeOfAnEmptyReport) {
+  RunReport r;
+  r.peCount = 4;
+  r.finalize();
+  EXPECT_EQ(r.total.cycles, 0);
+  EXPECT_DOUBLE_EQ(r.total.utilization, 0.0);
+  EXPECT_NE(r.formatTable().find("NOT CHECKED"), std::string::npos);
+  EXPECT_EQ(Json::parse(r.toJson())["layers"].size(), 0u);
+}
+
+TEST(Report, JsonParsesBackWithEveryField) {
+  RunReport r = sample();
+  r.baseline.push_back({"conv1", "dilated: zero-inserted kernel", {}, {}});
+  r.baseline[0].method = {100, 1000, 50, 7, {10, 20}, {30, 40}};
+  r.baseline[0].baseline = {400, 9000, 300, 28, {11, 21}, {31, 41}};
+  r.verdict = {true, true, "int8 reference executor (bit-exact)", "", 10};
+  const Json j = Json::parse(r.toJson());
+  std::vector<std::string> keys;
+  for (const auto& item : j.items()) {
+    keys.push_back(item.key());
+  }
+  EXPECT_EQ(keys,
+            (std::vector<std::string>{"engine", "config", "model", "dtype", "pe_count", "clock_mhz",
+                                      "exact", "layers", "total", "baseline", "verdict"}));
+  EXPECT_EQ(j["engine"], "systolic");
+  EXPECT_EQ(j["config"], "small");
+  EXPECT_EQ(j["model"], "lenet5");
+  EXPECT_EQ(j["dtype"], "int8");
+  EXPECT_EQ(j["pe_count"], 16);
+  EXPECT_EQ(j["clock_mhz"], 1000.0);
+  EXPECT_EQ(j["exact"], true);
+  ASSERT_EQ(j["layers"].size(), 3u);
+  const Json& c1 = j["layers"][0];
+  EXPECT_EQ(c1["name"], "conv1");
+  EXPECT_EQ(c1["op"], "Conv");
+  EXPECT_EQ(c1["shape"], "1x8x16x16");
+  EXPECT_EQ(c1["unit"], "array");
+  EXPECT_EQ(c1["host_fallback"], false);
+  EXPECT_EQ(c1["useful_macs"], 1600);
+  EXPECT_EQ(c1["issued_macs"], 3200);
+  EXPECT_EQ(c1["streamed_elements"], 400);
+  EXPECT_EQ(c1["instructions"], 10);
+  EXPECT_EQ(c1["cycles"], 200);
+  EXPECT_EQ(c1["busy_cycles"], 100);
+  EXPECT_EQ(c1["stall_cycles"], 50);
+  EXPECT_EQ(c1["breakdown"], (Json{{"pe.stream", 160}, {"dma.busy", 30}}));
+  EXPECT_EQ(c1["sbuf"], (Json{{"read_bytes", 100}, {"write_bytes", 200}}));
+  EXPECT_EQ(c1["psum"]["write_bytes"], 80);
+  EXPECT_EQ(c1["dram"]["read_bytes"], 2048);
+  EXPECT_EQ(c1["energy_pj"], 1.5e6);
+  EXPECT_DOUBLE_EQ(c1["utilization"].get<double>(), 0.5);
+  EXPECT_EQ(j["layers"][2]["host_fallback"], true);
+  EXPECT_EQ(j["layers"][2]["note"], "Softmax has no systolic lowering");
+  EXPECT_EQ(j["total"]["cycles"], 600);
+  EXPECT_EQ(j["total"]["useful_macs"], 4800);
+  EXPECT_EQ(j["total"]["breakdown"]["dma.busy"], 100);
+  ASSERT_EQ(j["baseline"].size(), 1u);
+  EXPECT_EQ(j["baseline"][0]["layer"], "conv1");
+  EXPECT_EQ(j["baseline"][0]["what"], "dilated: zero-inserted kernel");
+  EXPECT_EQ(j["baseline"][0]["method"]["streamed_elements"], 100);
+  EXPECT_EQ(j["baseline"][0]["method"]["memory_ops"], 7);
+  EXPECT_EQ(j["baseline"][0]["baseline"]["cycles"], 300);
+  EXPECT_EQ(j["baseline"][0]["baseline"]["dram"]["write_bytes"], 21);
+  EXPECT_EQ(j["baseline"][0]["baseline"]["sbuf"]["read_bytes"], 31);
+  EXPECT_EQ(j["verdict"], (Json{{"checked", true},
+                                {"passed", true},
+                                {"reference", "int8 reference executor (bit-exact)"},
+                                {"detail", ""},
+                                {"compared_elements", 10}}));
+}
+
+TEST(Report, JsonKeepsLargeNumbersExact) {
+  RunReport r = sample();
+  r.layers[0].cycles = 123456789012345;
+  r.layers[0].usefulMacs = 987654321098765;
+  r.finalize();
+  const Json j = Json::parse(r.toJson());
+  EXPECT_EQ(j["layers"][0]["cycles"].get<int64_t>(), 123456789012345);
+  EXPECT_EQ(j["total"]["useful_macs"].get<int64_t>(), 987654321098765 + 3200);
+  // ... while the table abbreviates them.
+  EXPECT_NE(lineWith(r.formatTable(), "conv1").find("123T"), std::string::npos) << r.formatTable();
+}
+
+TEST(Report, JsonIsDeterministic) {
+  EXPECT_EQ(sample().toJson(), sample().toJson());
+  EXPECT_EQ(sample().formatTable(), sample().formatTable());
+}
+
+TEST(Report, TableHasRowsTotalsAndHostMarker) {
+  const std::string table = sample().formatTable();
+  EXPECT_EQ(table.rfind("systolic 'small': 16 PEs at 1000 MHz, model lenet5, int8, exact array "
+                        "model\n",
+                        0),
+            0u)
+      << table;
+  const std::string header = lineWith(table, "layer");
+  for (const char* column : {"op", "shape", "unit", "MACs", "cycles", "busy%", "util%", "DRAM KB",
+                             "energy uJ", "host"}) {
+    EXPECT_NE(header.find(column), std::string::npos) << column << "\n" << header;
+  }
+  const std::string conv2 = lineWith(table, "conv2");
+  // conv2: 3.20K MACs, 400 cycles, busy 50.0%, util 50.0%, 3.0 KB DRAM, 1.500 uJ.
+  for (const char* cell : {"Conv", "1x8x16x16", "array", "3.20K", "400", "50.0", "3.0", "1.500"}) {
+    EXPECT_NE(conv2.find(cell), std::string::npos) << cell << "\n" << conv2;
+  }
+  EXPECT_EQ(conv2.find("HOST"), std::string::npos);
+  const std::string softmax = lineWith(table, "softmax");
+  EXPECT_NE(softmax.find("HOST"), std::string::npos) << softmax;
+  const std::string total = lineWith(table, "total  ");
+  for (const char* cell : {"4.80K", "600", "9.0", "3.000"}) {
+    EXPECT_NE(total.find(cell), std::string::npos) << cell << "\n" << total;
+  }
+  EXPECT_NE(table.find("total: 600 cycles (0.6 us at 1000 MHz), 4,800 MACs, utilization 50.0%, "
+                       "DRAM 9,216 bytes, energy 3.000 uJ\n"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("HOST: layers that ran on the host (counted in the totals):\n  softmax "
+                       "(Softmax): Softmax has no systolic lowering\n"),
+            std::string::npos)
+      << table;
+  EXPECT_EQ(table.find("baseline vs method"), std::string::npos);
+  // The verdict is the last line.
+  EXPECT_NE(table.find("\nNOT CHECKED: outputs were not compared against a reference\n"),
+            std::string::npos);
+  // Numbers are right-aligned under their header.
+  EXPECT_EQ(header.find("MACs") + 4, conv2.find("3.20K") + 5) << header << "\n" << conv2;
+  EXPECT_EQ(header.find("MACs") + 4, total.find("4.80K") + 5) << header << "\n" << total;
+}
+
+TEST(Report, TableBaselineSectionWithRatios) {
+  RunReport r = sample();
+  BaselineRow row;
+  row.layer = "up1";
+  row.what = "transposed: zero insertion + rotated weight copy";
+  row.method = {1000, 16000, 500, 10, {2048, 0}, {0, 0}};
+  row.baseline = {4000, 64000, 2000, 40, {8192, 2048}, {0, 0}};
+  r.baseline.push_back(row);
+  const std::string table = r.formatTable();
+  const size_t section = table.find("baseline vs method:\n");
+  ASSERT_NE(section, std::string::npos) << table;
+  const std::string rest = table.substr(section);
+  const std::string streamed = lineWith(rest, "streamed elements");
+  EXPECT_NE(streamed.find("up1"), std::string::npos) << streamed;
+  EXPECT_NE(streamed.find("1.00K"), std::string::npos) << streamed;
+  EXPECT_NE(streamed.find("4.00K"), std::string::npos) << streamed;
+  EXPECT_NE(streamed.find("4.00x"), std::string::npos) << streamed;
+  EXPECT_NE(lineWith(rest, "MACs issued").find("4.00x"), std::string::npos);
+  EXPECT_NE(lineWith(rest, "cycles").find("4.00x"), std::string::npos);
+  EXPECT_NE(lineWith(rest, "memory ops").find("4.00x"), std::string::npos);
+  EXPECT_NE(lineWith(rest, "DRAM bytes").find("5.00x"), std::string::npos);
+  EXPECT_NE(lineWith(rest, "SBUF bytes").find("1.00x"), std::string::npos); // 0 vs 0
+  EXPECT_NE(rest.find("  up1: baseline = transposed: zero insertion + rotated weight copy\n"),
+            std::string::npos)
+      << rest;
+}
+
+TEST(Report, VerdictLines) {
+  RunReport r = sample();
+  r.verdict = {true, true, "int8 reference executor (bit-exact)", "", 1234567};
+  std::string table = r.formatTable();
+  EXPECT_NE(table.find("\nVERIFIED: lenet5 on systolic 'small' matches the int8 reference "
+                       "executor (bit-exact), 1,234,567 elements\n"),
+            std::string::npos)
+      << table;
+  r.verdict = {true, false, "int8 reference executor (bit-exact)",
+               "layer 'conv2' element 17: got 5, expected 6", 1234567};
+  table = r.formatTable();
+  EXPECT_NE(table.find("\nMISMATCH: lenet5 on systolic 'small' differs from the int8 reference "
+                       "executor (bit-exact): layer 'conv2' element 17: got 5, expected 6 "
+                       "(1,234,567 elements compared)\n"),
+            std::string::npos)
+      << table;
+  EXPECT_EQ(table.find("VERIFIED"), std::string::npos);
+}
+
+} // namespace

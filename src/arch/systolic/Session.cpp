@@ -1,0 +1,241 @@
+/// \file
+/// A full systolic run: quantize, compile, simulate, verify layer by layer, report (Session.h).
+#include "nnaccel/arch/systolic/Session.h"
+
+#include "nnaccel/arch/systolic/Simulator.h"
+#include "nnaccel/quant/Int8Executor.h"
+#include "nnaccel/quant/QuantizedModel.h"
+#include "nnaccel/reference/Executor.h"
+#include "nnaccel/support/Error.h"
+
+#include <cmath>
+#include <cstring>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <optional>
+
+namespace nnaccel::arch::systolic {
+namespace {
+
+std::string coordsOf(const Dims& shape, int64_t flat) {
+  std::vector<int64_t> idx(shape.size());
+  for (size_t i = shape.size(); i-- > 0;) {
+    const int64_t d = std::max<int64_t>(shape[i], 1);
+    idx[i] = flat % d;
+    flat /= d;
+  }
+  return fmt::format("[{}]", fmt::join(idx, ","));
+}
+
+/// Compares one layer output; returns a description of the first mismatch, if any.
+std::optional<std::string> compareTensor(const Tensor& got, const Tensor& ref, bool exactBits,
+                                         int64_t& compared) {
+  if (got.dtype() != ref.dtype() || got.shape() != ref.shape())
+    return fmt::format("type {} {} differs from the reference's {} {}", dtypeName(got.dtype()),
+                       dimsToString(got.shape()), dtypeName(ref.dtype()),
+                       dimsToString(ref.shape()));
+  const int64_t n = got.numElements();
+  compared += n;
+  if (exactBits || got.dtype() != DType::F32) {
+    const size_t eb = dtypeSizeBytes(got.dtype());
+    const auto* a = reinterpret_cast<const uint8_t*>(got.rawData());
+    const auto* b = reinterpret_cast<const uint8_t*>(ref.rawData());
+    if (std::memcmp(a, b, static_cast<size_t>(n) * eb) == 0)
+      return std::nullopt;
+    for (int64_t i = 0; i < n; ++i)
+      if (std::memcmp(a + i * static_cast<int64_t>(eb), b + i * static_cast<int64_t>(eb), eb) != 0)
+        return fmt::format("element {} = {} but the reference has {}", coordsOf(got.shape(), i),
+                           got.elementAsDouble(i), ref.elementAsDouble(i));
+    return std::nullopt;
+  }
+  const float* a = got.data<float>();
+  const float* b = ref.data<float>();
+  double refMax = 0, worst = 0;
+  int64_t worstAt = -1;
+  for (int64_t i = 0; i < n; ++i) {
+    refMax = std::max(refMax, std::fabs(static_cast<double>(b[i])));
+    const double d = std::fabs(static_cast<double>(a[i]) - static_cast<double>(b[i]));
+    if (!(d <= worst)) { // NaN counts as the worst
+      worst = std::isnan(d) ? INFINITY : d;
+      worstAt = i;
+    }
+  }
+  const double rel = worst / std::max(refMax, 1e-30);
+  if (worstAt >= 0 && !(rel <= kF32RelativeTolerance))
+    return fmt::format("element {} = {} but the reference has {} (error {:.3g} of the tensor's "
+                       "max |x| {:.6g}; tolerance {:.0e})",
+                       coordsOf(got.shape(), worstAt), a[worstAt], b[worstAt], rel, refMax,
+                       kF32RelativeTolerance);
+  return std::nullopt;
+}
+
+struct Reference {
+  const quant::QuantizedModel* qm = nullptr;
+  std::optional<quant::Int8Executor> int8;
+  std::optional<reference::Executor> fp32;
+  Tensor value(ir::ValueId v) const {
+    if (int8)
+      return int8->value(v).data;
+    return fp32->values().at(static_cast<size_t>(v));
+  }
+};
+
+struct RunOutcome {
+  std::vector<report::LayerStats> stats;
+  report::Verdict verdict;
+  std::vector<Tensor> outputs;
+};
+
+RunOutcome runProgram(const ir::Graph& g, const Program& program, const quant::QuantizedModel* qm,
+                      const Reference* ref, const std::vector<Tensor>& inputs,
+                      const SessionOptions& options, const std::string& what) {
+  Simulator sim(program, HostContext{qm, &g});
+  for (size_t i = 0; i < inputs.size(); ++i)
+    sim.setInput(i, inputs[i]);
+  RunOutcome out;
+  out.verdict.checked = ref != nullptr;
+  out.verdict.passed = true;
+  SimOptions so;
+  so.functional = options.functional;
+  so.exact = options.exact;
+  so.onLayerDone = [&](size_t li) {
+    if (options.progress)
+      options.progress(what, li + 1, program.layers.size());
+    if (ref == nullptr || !out.verdict.passed)
+      return;
+    const Layer& l = program.layers[li];
+    for (size_t j = 0; j < l.outputTensors.size(); ++j) {
+      if (l.outputTensors[j] < 0)
+        continue;
+      const Tensor got = sim.readTensor(l.outputTensors[j]);
+      const Tensor want = ref->value(l.outputValues[j]);
+      if (auto bad =
+              compareTensor(got, want, program.dtype == DType::I8, out.verdict.comparedElements)) {
+        out.verdict.passed = false;
+        out.verdict.detail = fmt::format("layer {} '{}' ({}), output '{}': {}", li, l.name, l.op,
+                                         g.value(l.outputValues[j]).name, *bad);
+        return;
+      }
+    }
+  };
+  sim.run(so);
+  out.stats = sim.layerStats();
+  if (options.functional) {
+    for (ir::ValueId v : g.outputs) {
+      int32_t t = -1;
+      for (const Layer& l : program.layers)
+        for (size_t j = 0; j < l.outputValues.size(); ++j)
+          if (l.outputValues[j] == v)
+            t = l.outputTensors[j];
+      if (t < 0) {
+        out.outputs.push_back(ref ? ref->value(v) : Tensor{});
+        continue;
+      }
+      const Tensor raw = sim.readTensor(t);
+      const float scale = program.tensors[static_cast<size_t>(t)].scale;
+      out.outputs.push_back(scale > 0 ? quant::QuantTensor{raw, scale}.dequantize() : raw);
+    }
+  }
+  return out;
+}
+
+report::BaselineRow::Side sideOf(const report::LayerStats& s) {
+  report::BaselineRow::Side side;
+  side.streamedElements = s.streamedElements;
+  side.issuedMacs = s.issuedMacs;
+  side.cycles = s.cycles;
+  side.dram = s.dram;
+  side.sbuf = s.sbuf;
+  side.memoryOps = s.dram.readBytes + s.dram.writeBytes + s.sbuf.readBytes + s.sbuf.writeBytes;
+  return side;
+}
+
+} // namespace
+
+SessionResult simulateModel(const ir::Graph& g, const SystolicConfig& config,
+                            const SessionOptions& options) {
+  std::vector<Tensor> inputs = options.inputs;
+  if (inputs.empty())
+    inputs = quant::makeCalibrationInputs(g, 1, options.inputSeed).front();
+
+  std::optional<quant::QuantizedModel> qm;
+  if (options.dtype == DType::I8) {
+    if (options.progress)
+      options.progress("quantize", 0, 1);
+    qm = quant::quantize(g, {});
+  }
+  const quant::QuantizedModel* qmp = qm ? &*qm : nullptr;
+
+  SessionResult result;
+  CompileOptions co;
+  co.dtype = options.dtype;
+  if (options.program) {
+    result.program = *options.program;
+    if (result.program.dtype != options.dtype)
+      throw Error(ErrorKind::Usage, ErrorContext{},
+                  fmt::format("the program was compiled for {}, not for the requested dtype",
+                              result.program.dtype == DType::I8 ? "int8" : "fp32"));
+    if (result.program.model != g.name)
+      throw Error(ErrorKind::Usage, ErrorContext{},
+                  fmt::format("the program was compiled from model '{}', not '{}'",
+                              result.program.model, g.name));
+  } else {
+    result.program = compile(g, qmp, config, co);
+  }
+  const SystolicConfig& cfg = result.program.config;
+
+  Reference ref;
+  if (options.functional) {
+    if (options.progress)
+      options.progress("reference", 0, 1);
+    if (qmp) {
+      ref.int8.emplace(*qmp);
+      ref.int8->run(inputs);
+    } else {
+      ref.fp32.emplace(g);
+      ref.fp32->run(inputs);
+    }
+  }
+  const Reference* refp = options.functional ? &ref : nullptr;
+  RunOutcome main = runProgram(g, result.program, qmp, refp, inputs, options, "simulate");
+
+  report::RunReport& r = result.report;
+  r.engine = "systolic";
+  r.config = cfg.name;
+  r.model = g.name;
+  r.dtype = options.dtype == DType::I8 ? "int8" : "fp32";
+  r.peCount = cfg.peRows * cfg.peCols;
+  r.clockMhz = cfg.clockMhz;
+  r.exact = options.exact;
+  r.layers = main.stats;
+  r.verdict = main.verdict;
+  r.verdict.reference = options.dtype == DType::I8
+                            ? "int8 reference executor (bit-exact)"
+                            : fmt::format("fp32 reference executor (relative error <= {:.0e})",
+                                          kF32RelativeTolerance);
+  result.outputs = std::move(main.outputs);
+
+  if (options.baseline) {
+    co.baseline = true;
+    const Program base = compile(g, qmp, cfg, co);
+    RunOutcome b = runProgram(g, base, qmp, refp, inputs, options, "baseline");
+    if (b.verdict.checked && !b.verdict.passed) {
+      r.verdict.passed = false;
+      r.verdict.detail = "baseline program: " + b.verdict.detail;
+    }
+    for (size_t li = 0; li < base.layers.size() && li < main.stats.size(); ++li) {
+      if (base.layers[li].note.rfind("baseline:", 0) != 0)
+        continue;
+      report::BaselineRow row;
+      row.layer = base.layers[li].name;
+      row.what = base.layers[li].note.substr(10);
+      row.method = sideOf(main.stats[li]);
+      row.baseline = sideOf(b.stats[li]);
+      r.baseline.push_back(row);
+    }
+  }
+  r.finalize();
+  return result;
+}
+
+} // namespace nnaccel::arch::systolic

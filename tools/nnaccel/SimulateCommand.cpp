@@ -1,0 +1,202 @@
+// `nnaccel simulate`, `nnaccel compile` and `nnaccel disasm`: compile a model for an accelerator
+// engine, look at the program, run it on the engine's simulator with every layer checked against
+// the reference executor, and print the common per-layer report (--report writes it as JSON).
+#include "ArchOptions.h"
+#include "Command.h"
+#include "ModelOptions.h"
+#include "nnaccel/arch/systolic/Session.h"
+#include "nnaccel/driver/Inputs.h"
+#include "nnaccel/quant/QuantizedModel.h"
+
+#include <chrono>
+#include <fmt/core.h>
+#include <fstream>
+#include <unistd.h>
+
+namespace nnaccel::cli {
+namespace {
+
+/// Progress on stderr once a run has taken more than a second: one line per phase change and at
+/// most one line every two seconds otherwise (a carriage-return update on a terminal).
+class Progress {
+public:
+  void operator()(const std::string& what, size_t done, size_t total) {
+    const auto now = std::chrono::steady_clock::now();
+    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    if (elapsed < 1.0)
+      return;
+    const bool tty = isatty(STDERR_FILENO) != 0;
+    const double since = std::chrono::duration<double>(now - last_).count();
+    if (what == phase_ && since < (tty ? 0.1 : 2.0) && done != total)
+      return;
+    last_ = now;
+    phase_ = what;
+    printed_ = true;
+    const std::string line =
+        total > 1 ? fmt::format("[nnaccel] {}: layer {}/{} ({:.1f} s)", what, done, total, elapsed)
+                  : fmt::format("[nnaccel] {} ({:.1f} s)", what, elapsed);
+    if (tty)
+      fmt::print(stderr, "\r{:<60}", line);
+    else
+      fmt::print(stderr, "{}\n", line);
+    std::fflush(stderr);
+  }
+  ~Progress() {
+    if (printed_ && isatty(STDERR_FILENO) != 0)
+      fmt::print(stderr, "\n");
+  }
+
+private:
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now(), last_{};
+  std::string phase_;
+  bool printed_ = false;
+};
+
+DType dtypeOf(const std::string& s) {
+  return s == "int8" ? DType::I8 : DType::F32;
+}
+
+class SimulateCommand final : public Command {
+public:
+  void configure(CLI::App& app) override {
+    app_ = &app;
+    modelOptions_.configure(app);
+    arch_.configure(app);
+    app.add_option("--dtype", dtype_, "int8 (bit-exact against the int8 reference) or fp32")
+        ->check(CLI::IsMember({"int8", "fp32"}))
+        ->capture_default_str();
+    app.add_option("--input", inputs_,
+                   "a .npy file for each model input, in order (default: a seeded random input)");
+    app.add_option("--report", report_, "also write the report as JSON to this file");
+    app.add_option("--program", program_,
+                   "run this compiled program (from `nnaccel compile`) instead of compiling");
+    app.add_flag("--baseline", baseline_,
+                 "also compile and simulate the baselines the patents improve on (zero-inserted "
+                 "transposed convolution with a rotated weight copy; zero-inserted dilated "
+                 "kernels) and compare per layer");
+    app.add_flag("--exact", exact_,
+                 "step every PE register cycle by cycle (slow; for small layers)");
+    app.add_flag("--timing-only", timingOnly_,
+                 "run the cycle model only: no data, no verification");
+  }
+
+  void run() override {
+    if (timingOnly_ && exact_)
+      throw usageError(*app_, "--exact steps the data path; it cannot be combined with "
+                              "--timing-only");
+    if (!program_.empty() && baseline_)
+      throw usageError(*app_, "--baseline compiles the model; it cannot be combined with "
+                              "--program");
+    const arch::systolic::SystolicConfig config = arch_.systolicConfig();
+    const ir::Graph g = driver::loadModel(modelOptions_.model(), modelOptions_.loadOptions());
+    if (!inputs_.empty() && inputs_.size() != g.inputs.size())
+      throw usageError(*app_,
+                       fmt::format("model '{}' has {} input(s) but {} --input file(s) were given",
+                                   modelOptions_.model(), g.inputs.size(), inputs_.size()));
+    if (!report_.empty())
+      driver::checkWritable(report_);
+    arch::systolic::SessionOptions so;
+    so.dtype = dtypeOf(dtype_);
+    so.baseline = baseline_;
+    so.exact = exact_;
+    so.functional = !timingOnly_;
+    for (size_t i = 0; i < inputs_.size(); ++i)
+      so.inputs.push_back(driver::readInputFile(g, i, inputs_[i]));
+    if (!program_.empty()) {
+      so.program = arch::systolic::readProgramFile(program_);
+      if (arch_.given())
+        throw usageError(*app_, "--program carries its own config; drop --preset/--config");
+    }
+    Progress progress;
+    so.progress = std::ref(progress);
+    const arch::systolic::SessionResult r = arch::systolic::simulateModel(g, config, so);
+    fmt::print("{}", r.report.formatTable());
+    if (!report_.empty()) {
+      std::ofstream out(report_);
+      out << r.report.toJson() << "\n";
+      if (!out)
+        throw Error(ErrorKind::Io, ErrorContext{.file = report_}, "cannot write the report");
+      fmt::print("wrote report to {}\n", report_);
+    }
+    if (r.report.verdict.checked && !r.report.verdict.passed)
+      throw Error(ErrorKind::Model, ErrorContext{.file = modelOptions_.model()},
+                  "simulation does not match the reference: " + r.report.verdict.detail);
+  }
+
+private:
+  CLI::App* app_ = nullptr;
+  ModelOptions modelOptions_;
+  ArchOptions arch_;
+  std::string dtype_ = "int8";
+  std::vector<std::string> inputs_;
+  std::string report_, program_;
+  bool baseline_ = false, exact_ = false, timingOnly_ = false;
+};
+
+class CompileCommand final : public Command {
+public:
+  void configure(CLI::App& app) override {
+    app_ = &app;
+    modelOptions_.configure(app);
+    arch_.configure(app);
+    app.add_option("--dtype", dtype_, "int8 or fp32")
+        ->check(CLI::IsMember({"int8", "fp32"}))
+        ->capture_default_str();
+    app.add_option("-o,--output", output_, "program file to write (.nnx)")->required();
+    app.add_flag("--baseline", baseline_, "compile the patents' baselines instead");
+  }
+  void run() override {
+    const arch::systolic::SystolicConfig config = arch_.systolicConfig();
+    const ir::Graph g = driver::loadModel(modelOptions_.model(), modelOptions_.loadOptions());
+    driver::checkWritable(output_);
+    arch::systolic::CompileOptions co;
+    co.dtype = dtypeOf(dtype_);
+    co.baseline = baseline_;
+    std::optional<quant::QuantizedModel> qm;
+    if (co.dtype == DType::I8)
+      qm = quant::quantize(g, {});
+    const arch::systolic::Program p = arch::systolic::compile(g, qm ? &*qm : nullptr, config, co);
+    arch::systolic::writeProgramFile(p, output_);
+    int64_t host = 0;
+    for (const auto& l : p.layers)
+      host += l.unit == arch::systolic::LayerUnit::Host ? 1 : 0;
+    fmt::print("compiled '{}' for systolic/{} ({}x{} PEs, {}): {} layers ({} on the host), {} "
+               "instructions, {} bytes of DRAM\nwrote {}\n",
+               g.name, config.name, config.peRows, config.peCols, dtype_, p.layers.size(), host,
+               p.instructions.size(), p.dramBytes, output_);
+  }
+
+private:
+  CLI::App* app_ = nullptr;
+  ModelOptions modelOptions_;
+  ArchOptions arch_;
+  std::string dtype_ = "int8", output_;
+  bool baseline_ = false;
+};
+
+class DisasmCommand final : public Command {
+public:
+  void configure(CLI::App& app) override {
+    app.add_option("PROGRAM", path_, "a program file written by `nnaccel compile`")->required();
+  }
+  void run() override {
+    fmt::print("{}", arch::systolic::disassemble(arch::systolic::readProgramFile(path_)));
+  }
+
+private:
+  std::string path_;
+};
+
+} // namespace
+
+std::unique_ptr<Command> makeSimulateCommand() {
+  return std::make_unique<SimulateCommand>();
+}
+std::unique_ptr<Command> makeCompileCommand() {
+  return std::make_unique<CompileCommand>();
+}
+std::unique_ptr<Command> makeDisasmCommand() {
+  return std::make_unique<DisasmCommand>();
+}
+
+} // namespace nnaccel::cli
