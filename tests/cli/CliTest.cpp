@@ -609,4 +609,92 @@ TEST_F(Cli, CalibrationOptionErrors) {
               "(see 'nnaccel run --help')");
 }
 
+// --- arch ---------------------------------------------------------------------------------------
+
+TEST_F(Cli, ArchListShowsEnginesAndPresets) {
+  const Result r = run("arch list");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  const std::pair<const char*, const char*> kPresets[] = {
+      {"small ", "16x16"}, {"edge ", "32x32"}, {"server ", "128x64"}};
+  for (const auto& [preset, array] : kPresets) {
+    const std::string line = lineWith(r.out, std::string("systolic  ") + preset);
+    EXPECT_NE(line.find(array), std::string::npos) << preset << "\n" << r.out;
+  }
+  EXPECT_NE(lineWith(r.out, "systolic  small").find("16 KiB"), std::string::npos) << r.out;
+  EXPECT_NE(lineWith(r.out, "systolic  server").find("192 KiB"), std::string::npos) << r.out;
+  for (const char* args : {"arch --help", "arch list --help", "arch show --help"}) {
+    const Result help = run(args);
+    EXPECT_EQ(help.exitCode, 0) << args;
+    EXPECT_NE(help.out.find("Usage:"), std::string::npos) << args;
+  }
+  EXPECT_NE(run("arch show --help").out.find("--config"), std::string::npos);
+}
+
+TEST_F(Cli, ArchShowPrintsTheEffectiveConfig) {
+  const Result edge = run("arch show systolic --preset edge");
+  ASSERT_EQ(edge.exitCode, 0) << edge.err;
+  EXPECT_EQ(edge.err, "");
+  for (const char* text : {"\nname: edge\n", "\narray:\n  rows: 32\n  cols: 32\n",
+                           "\ndtypes: [int8, fp32]\n", "\nenergy:\n  mac_int8_pj: "}) {
+    EXPECT_NE(edge.out.find(text), std::string::npos) << text << "\n" << edge.out;
+  }
+  // The output is a config file: feeding it back prints the same text.
+  std::ofstream(path("edge-copy.yaml")) << edge.out;
+  const Result copy = run("arch show systolic --config edge-copy.yaml");
+  ASSERT_EQ(copy.exitCode, 0) << copy.err;
+  EXPECT_EQ(copy.out, edge.out);
+  // Without --preset/--config: the default preset, which is one of the shipped ones.
+  const Result byDefault = run("arch show systolic");
+  ASSERT_EQ(byDefault.exitCode, 0) << byDefault.err;
+  const std::string nameLine = lineWith(byDefault.out, "name: ");
+  ASSERT_EQ(nameLine.rfind("name: ", 0), 0u) << byDefault.out;
+  EXPECT_EQ(byDefault.out, run("arch show systolic --preset " + nameLine.substr(6)).out);
+  EXPECT_NE(run("arch show systolic --preset small").out.find("\n  rows: 16\n"), std::string::npos);
+}
+
+TEST_F(Cli, ArchShowPartialConfigKeepsSmallDefaults) {
+  std::ofstream(path("partial.yaml")) << "array:\n  rows: 8\n";
+  const Result r = run("arch show systolic --config partial.yaml");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  for (const char* text : {"\nname: custom\n", "\n  rows: 8\n  cols: 16\n",
+                           "\n  bytes_per_partition: 16384\n", "\n  entries_per_column: 512\n"}) {
+    EXPECT_NE(r.out.find(text), std::string::npos) << text << "\n" << r.out;
+  }
+}
+
+TEST_F(Cli, ArchErrors) {
+  expectError("arch", 2, "a subcommand is required (see 'nnaccel arch --help')");
+  expectError("arch frob", 2,
+              "unknown command 'frob' for 'nnaccel arch' (expected one of: list, show) (see "
+              "'nnaccel arch --help')");
+  expectError("arch show", 2, "ENGINE is required (see 'nnaccel arch show --help')");
+  expectError("arch show tpu", 2, "ENGINE: tpu not in {systolic} (see 'nnaccel arch show --help')");
+  expectError("arch show systolic --preset huge", 2,
+              "no systolic preset named 'huge' (presets: small, edge, server)");
+  expectError("arch show systolic --preset small --config x.yaml", 2,
+              "--preset excludes --config (see 'nnaccel arch show --help')");
+  expectError("arch show systolic --config missing.yaml", 1,
+              "missing.yaml: cannot open file (No such file or directory)");
+  std::ofstream(path("zero.yaml")) << "array: {rows: 0}\n";
+  expectError("arch show systolic --config zero.yaml", 1,
+              "zero.yaml: 'array.rows': must be >= 1 (got 0)");
+  std::ofstream(path("typo.yaml")) << "psum:\n  entries: 4\n";
+  expectErrorPrefix(
+      "arch show systolic --config typo.yaml", 1,
+      "typo.yaml: 'psum.entries': unknown key (expected one of: entries_per_column, ");
+  std::ofstream(path("tile.yaml")) << "psum: {entries_per_column: 2048, max_tile_rows: 64, "
+                                      "max_tile_cols: 64}\n";
+  expectError("arch show systolic --config tile.yaml", 1,
+              "tile.yaml: 'psum.max_tile_rows': 64 x 64 = 4096 exceeds psum.entries_per_column = "
+              "2048");
+  std::ofstream(path("broken.yaml")) << "array:\n  rows: [1, 2\n";
+  expectErrorPrefix("arch show systolic --config broken.yaml", 1,
+                    "broken.yaml: invalid YAML at line ");
+  fs::create_directories(path("configs"));
+  expectError("arch show systolic --config configs", 1,
+              "configs: is a directory, not a config file");
+  EXPECT_EQ(run("arch show systolic --config zero.yaml").out, "");
+}
+
 } // namespace

@@ -36,7 +36,7 @@ struct LayerStats {
   int64_t issuedMacs = 0;       ///< PE-array MAC slots used by issued vectors (rows x cols x n)
   int64_t streamedElements = 0; ///< input vectors streamed into the array (per PE row)
   int64_t instructions = 0;
-  int64_t cycles = 0; ///< cycles attributed to the layer (they sum to the total)
+  int64_t cycles = 0;      ///< cycles attributed to the layer (they sum to the total)
   int64_t busyCycles = 0;  ///< cycles the main compute unit did useful work
   int64_t stallCycles = 0; ///< cycles the main compute unit waited (DMA, weights, sync)
   /// Engine-specific named cycle counts (e.g. "pe.stream", "pe.weightload", "dma.busy").
@@ -61,8 +61,8 @@ struct BaselineRow {
 struct Verdict {
   bool checked = false;
   bool passed = false;
-  std::string reference;     ///< "int8 reference executor (bit-exact)" / "fp32 reference ..."
-  std::string detail;        ///< first mismatching layer and element, or the max error
+  std::string reference; ///< "int8 reference executor (bit-exact)" / "fp32 reference ..."
+  std::string detail;    ///< first mismatching layer and element, or the max error
   int64_t comparedElements = 0;
 };
 
@@ -70,7 +70,7 @@ struct RunReport {
   std::string engine; ///< "systolic"
   std::string config; ///< preset/config name
   std::string model;
-  std::string dtype;  ///< "int8" / "fp32"
+  std::string dtype; ///< "int8" / "fp32"
   int64_t peCount = 0;
   double clockMhz = 0;
   bool exact = false;

@@ -57,10 +57,11 @@ void ConfigPath::checkReal(std::string_view key, double value, RealRange range) 
 }
 
 namespace {
-std::string joinNames(std::span<const std::string_view> names) {
+/// "a, b, c".
+template <typename Names> std::string joinNames(const Names& names) {
   std::string out;
   for (std::string_view n : names) {
-    out += (out.empty() ? "" : ", ") + std::string(n);
+    out.append(out.empty() ? "" : ", ").append(n);
   }
   return out;
 }
@@ -141,11 +142,7 @@ struct ConfigReader::State {
       }
       const std::string& key = kv.first.Scalar();
       if (std::find(frame.visited.begin(), frame.visited.end(), key) == frame.visited.end()) {
-        std::string expected;
-        for (const std::string& v : frame.visited) {
-          expected += (expected.empty() ? "" : ", ") + v;
-        }
-        where.fail(key, "unknown key (expected one of: " + expected + ")");
+        where.fail(key, "unknown key (expected one of: " + joinNames(frame.visited) + ")");
       }
     }
   }

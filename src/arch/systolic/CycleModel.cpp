@@ -1,2 +1,332 @@
 /// \file
-/// Placeholder (being written).
+/// The closed-form cycle model (CycleModel.h): engine clocks, the PE array's stream port and
+/// weight loader, semaphores and per-layer accounting. docs/arch/SystolicCycleModel.md is the
+/// specification of every formula here.
+#include "CycleModel.h"
+
+#include "nnaccel/support/Error.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <type_traits>
+
+namespace nnaccel::arch::systolic::detail {
+
+namespace {
+
+template <class... Fs> struct Overloaded : Fs... { using Fs::operator()...; };
+template <class... Fs> Overloaded(Fs...) -> Overloaded<Fs...>;
+
+std::string instrName(size_t index, const Instruction& inst) {
+  return "instruction " + std::to_string(index) + " (" + mnemonic(inst.op) + ")";
+}
+
+} // namespace
+
+PeTiming FastPeArray::loadWeights(int64_t ready) {
+  PeTiming t;
+  const int64_t blocker = config_.shadowWeights ? shadowFree_ : arrayDrained_;
+  t.start = std::max({loaderFree_, blocker, ready});
+  t.done = t.start + config_.weightLoadCycles;
+  weightsReady_ = loaderFree_ = t.done;
+  shadowPending_ = config_.shadowWeights;
+  return t;
+}
+
+PeTiming FastPeArray::matmul(int64_t vectors, int64_t cols, int64_t ready) {
+  PeTiming t;
+  t.portFree = streamFree_;
+  t.weightsReady = weightsReady_;
+  t.start = std::max({streamFree_, weightsReady_, ready});
+  if (shadowPending_) {
+    // The swap travels with the first vector; it leaves PE (R-1, C-1) in cycle
+    // t0 + R + C - 2, and the shadow registers may be refilled from the next cycle on.
+    shadowFree_ = t.start + config_.peRows + config_.peCols - 1;
+    shadowPending_ = false;
+  }
+  streamFree_ = t.start + vectors;
+  t.done = t.start + vectors + config_.peRows + cols - 1;
+  arrayDrained_ = std::max(arrayDrained_, t.done);
+  return t;
+}
+
+PeTiming FastPeArray::psumReset(int64_t entries, int64_t ready) {
+  PeTiming t;
+  t.portFree = streamFree_;
+  t.start = std::max(streamFree_, ready);
+  t.done = t.start + ceilDiv(entries, config_.psumResetEntriesPerCycle);
+  streamFree_ = t.done;
+  return t;
+}
+
+int64_t psumResetCycles(const SystolicConfig& c, const PsumReset& r) {
+  return ceilDiv(r.entries, c.psumResetEntriesPerCycle);
+}
+
+int64_t dmaOccupancyCycles(const SystolicConfig& c, int64_t bytes) {
+  return static_cast<int64_t>(std::ceil(static_cast<double>(bytes) / c.dramBytesPerCycle));
+}
+
+int64_t activateCycles(const Activate& a) {
+  return a.rows * a.rowLen;
+}
+
+int64_t poolCycles(const SystolicConfig& c, const Pool& p) {
+  return ceilDiv(p.partitions, c.poolLanes) * p.outRows * p.outW * p.kernelH * p.kernelW;
+}
+
+int64_t poolAxisCount(int64_t o, int64_t stride, int64_t kernel, int64_t dilation, int64_t in,
+                      int64_t padBegin, int64_t padEnd, bool countIncludePad) {
+  const int64_t lo = countIncludePad ? -padBegin : 0;
+  const int64_t hi = countIncludePad ? in + padEnd : in;
+  int64_t count = 0;
+  for (int64_t k = 0; k < kernel; ++k) {
+    const int64_t pos = o * stride - padBegin + k * dilation;
+    count += (pos >= lo && pos < hi) ? 1 : 0;
+  }
+  return count;
+}
+
+int64_t poolWindowElements(const Pool& p) {
+  // Separable: the in-plane elements of window (oy, ox) are rowsIn(oy) * colsIn(ox).
+  int64_t rows = 0, cols = 0;
+  for (int64_t oy = p.outRow0; oy < p.outRow0 + p.outRows; ++oy) {
+    rows += poolAxisCount(oy, p.strideH, p.kernelH, p.dilH, p.inH, p.padTop, 0, false);
+  }
+  for (int64_t ox = 0; ox < p.outW; ++ox) {
+    cols += poolAxisCount(ox, p.strideW, p.kernelW, p.dilW, p.inW, p.padLeft, 0, false);
+  }
+  return rows * cols;
+}
+
+int64_t Semaphores::readyTime(size_t index, const Instruction& inst) const {
+  int64_t ready = 0;
+  for (const SemWait& w : inst.sync.waits) {
+    if (w.sem < 0) {
+      continue;
+    }
+    if (w.sem >= kNumSemaphores) {
+      throw Error(ErrorKind::Model, {},
+                  instrName(index, inst) + ": waits on semaphore " + std::to_string(w.sem) +
+                      ", but the machine has semaphores 0.." + std::to_string(kNumSemaphores - 1));
+    }
+    if (w.count <= 0) {
+      continue;
+    }
+    const std::vector<int64_t>& times = times_[static_cast<size_t>(w.sem)];
+    if (static_cast<int64_t>(times.size()) < w.count) {
+      throw Error(ErrorKind::Model, {},
+                  instrName(index, inst) + ": waits for semaphore " + std::to_string(w.sem) +
+                      " >= " + std::to_string(w.count) +
+                      ", but the instructions before it "
+                      "signal it only " +
+                      std::to_string(times.size()) +
+                      " time(s) (a wait may only depend on earlier instructions)");
+    }
+    ready = std::max(ready, times[static_cast<size_t>(w.count - 1)]);
+  }
+  return ready;
+}
+
+void Semaphores::signal(size_t index, const Instruction& inst, int64_t doneCycle) {
+  const int32_t s = inst.sync.signal;
+  if (s < 0) {
+    return;
+  }
+  if (s >= kNumSemaphores) {
+    throw Error(ErrorKind::Model, {},
+                instrName(index, inst) + ": signals semaphore " + std::to_string(s) +
+                    ", but the machine has semaphores 0.." + std::to_string(kNumSemaphores - 1));
+  }
+  std::vector<int64_t>& times = times_[static_cast<size_t>(s)];
+  // Completion times arrive nearly sorted: the insertion point is almost always the end.
+  times.insert(std::upper_bound(times.begin(), times.end(), doneCycle), doneCycle);
+}
+
+LayerAccounts::LayerAccounts(const Program& program)
+    : program_(program), accounts_(program.layers.size()) {
+  if (program.layers.empty()) {
+    return;
+  }
+  const int64_t n = static_cast<int64_t>(program.instructions.size());
+  instrLayer_.assign(static_cast<size_t>(n), -1);
+  for (size_t l = 0; l < program.layers.size(); ++l) {
+    const Layer& layer = program.layers[l];
+    const int64_t first = std::clamp<int64_t>(layer.firstInstr, 0, n);
+    const int64_t end = std::clamp<int64_t>(layer.endInstr, first, n);
+    for (int64_t i = first; i < end; ++i) {
+      instrLayer_[static_cast<size_t>(i)] = static_cast<int64_t>(l);
+    }
+  }
+  // An instruction outside every layer's range belongs to the next layer after it (trailing
+  // ones to the last layer), so the per-layer cycles still sum to the total.
+  int64_t owner = static_cast<int64_t>(program.layers.size()) - 1;
+  for (int64_t i = n - 1; i >= 0; --i) {
+    int64_t& l = instrLayer_[static_cast<size_t>(i)];
+    if (l < 0) {
+      l = owner;
+    } else {
+      owner = l;
+    }
+  }
+}
+
+void LayerAccounts::addTraffic(Account& a, const Instruction& inst) {
+  const SystolicConfig& c = program_.config;
+  const EnergyTable& e = c.energy;
+  const int64_t elem = static_cast<int64_t>(dtypeSizeBytes(program_.dtype));
+  report::Traffic sbuf, psum, dram; // psum in entries here, converted below
+  double extraPj = 0;
+  std::visit(
+      Overloaded{
+          [&](const DmaLoad& d) {
+            const int64_t bytes = d.partitionCount * d.outerCount * d.innerCount * d.elemBytes;
+            dram.readBytes += bytes;
+            sbuf.writeBytes += bytes;
+          },
+          [&](const DmaStore& d) {
+            const int64_t bytes = d.partitionCount * d.outerCount * d.innerCount * d.elemBytes;
+            sbuf.readBytes += bytes;
+            dram.writeBytes += bytes;
+          },
+          [&](const DmaCopy& d) {
+            const int64_t bytes = d.partitionCount * d.outerCount * d.innerCount * d.elemBytes;
+            dram.readBytes += d.fillZero ? 0 : bytes;
+            dram.writeBytes += bytes;
+          },
+          [&](const LoadWeights& w) {
+            sbuf.readBytes += w.rows * w.cols * elem;
+            extraPj += static_cast<double>(w.rows * w.cols * elem) * e.weightLoadPjPerByte;
+          },
+          [&](const Matmul& m) {
+            const int64_t n = m.srcOuterCount * m.srcInnerCount;
+            sbuf.readBytes += n * m.rows * elem;
+            psum.writeBytes += n * m.cols;
+            psum.readBytes += m.accumulate ? n * m.cols : 0;
+            const double mac = program_.dtype == DType::F32 ? e.macFp32Pj : e.macInt8Pj;
+            extraPj += static_cast<double>(n * m.rows * m.cols) * mac;
+          },
+          [&](const PsumReset& r) { psum.writeBytes += r.entries * r.cols; },
+          [&](const Activate& act) {
+            const int64_t elements = act.rows * act.rowLen * act.cols;
+            psum.readBytes += elements;
+            sbuf.writeBytes += elements * act.elemBytes;
+            extraPj += static_cast<double>(elements) * e.actOpPj;
+          },
+          [&](const Pool& p) {
+            const int64_t window = poolWindowElements(p) * p.partitions;
+            sbuf.readBytes += window * p.elemBytes;
+            sbuf.writeBytes += p.outRows * p.outW * p.partitions * p.elemBytes;
+            extraPj += static_cast<double>(window) * e.poolOpPj;
+          },
+          [&](const HostOp&) {},
+          [&](const Barrier&) {},
+      },
+      inst.op);
+  constexpr int64_t kEntryBytes = 4;
+  a.sbuf += sbuf;
+  a.dram += dram;
+  a.psum += report::Traffic{psum.readBytes * kEntryBytes, psum.writeBytes * kEntryBytes};
+  a.energyPj += extraPj + static_cast<double>(sbuf.readBytes) * e.sbufReadPjPerByte +
+                static_cast<double>(sbuf.writeBytes) * e.sbufWritePjPerByte +
+                static_cast<double>(psum.readBytes) * e.psumReadPjPerEntry +
+                static_cast<double>(psum.writeBytes) * e.psumWritePjPerEntry +
+                static_cast<double>(dram.readBytes) * e.dramReadPjPerByte +
+                static_cast<double>(dram.writeBytes) * e.dramWritePjPerByte;
+}
+
+void LayerAccounts::add(size_t index, const Instruction& inst, const Timing& t, const PeTiming* pe,
+                        int64_t readyCycle) {
+  maxDone_ = std::max(maxDone_, t.done);
+  const int64_t l = layerOf(index);
+  if (l < 0) {
+    return;
+  }
+  Account& a = accounts_[static_cast<size_t>(l)];
+  a.end = std::max(a.end, t.done);
+  ++a.instructions;
+  addTraffic(a, inst);
+  const SystolicConfig& c = program_.config;
+  if (const auto* m = std::get_if<Matmul>(&inst.op)) {
+    const int64_t n = m->srcOuterCount * m->srcInnerCount;
+    a.issuedMacs += n * m->rows * m->cols;
+    a.streamed += n;
+    a.peStream += n;
+    const int64_t gap = pe->start - pe->portFree;
+    if (gap > 0) {
+      (pe->weightsReady >= readyCycle ? a.peWaitWeights : a.peWaitSync) += gap;
+    }
+  } else if (const auto* r = std::get_if<PsumReset>(&inst.op)) {
+    a.peReset += psumResetCycles(c, *r);
+    a.peWaitSync += std::max<int64_t>(0, pe->start - pe->portFree);
+  } else if (std::holds_alternative<LoadWeights>(inst.op)) {
+    a.peWeightLoad += c.weightLoadCycles;
+  } else if (const auto* act = std::get_if<Activate>(&inst.op)) {
+    a.actBusy += activateCycles(*act);
+  } else if (const auto* p = std::get_if<Pool>(&inst.op)) {
+    a.poolBusy += poolCycles(c, *p);
+  } else if (const auto* d = std::get_if<DmaLoad>(&inst.op)) {
+    a.dmaBusy +=
+        dmaOccupancyCycles(c, d->partitionCount * d->outerCount * d->innerCount * d->elemBytes);
+  } else if (const auto* s = std::get_if<DmaStore>(&inst.op)) {
+    a.dmaBusy +=
+        dmaOccupancyCycles(c, s->partitionCount * s->outerCount * s->innerCount * s->elemBytes);
+  } else if (const auto* cp = std::get_if<DmaCopy>(&inst.op)) {
+    a.dmaBusy +=
+        dmaOccupancyCycles(c, cp->partitionCount * cp->outerCount * cp->innerCount * cp->elemBytes);
+  }
+}
+
+std::vector<report::LayerStats> LayerAccounts::finish(int64_t& totalCycles) const {
+  std::vector<report::LayerStats> out;
+  out.reserve(accounts_.size());
+  int64_t prevEnd = 0;
+  for (size_t l = 0; l < accounts_.size(); ++l) {
+    const Layer& layer = program_.layers[l];
+    const Account& a = accounts_[l];
+    report::LayerStats s;
+    s.name = layer.name;
+    s.op = layer.op;
+    s.shape = layer.shape;
+    s.unit = layerUnitName(layer.unit);
+    s.hostFallback = layer.unit == LayerUnit::Host;
+    s.note = layer.note;
+    s.usefulMacs = layer.usefulMacs;
+    s.issuedMacs = a.issuedMacs;
+    s.streamedElements = a.streamed;
+    s.instructions = a.instructions;
+    s.cycles = std::max<int64_t>(0, a.end - prevEnd);
+    prevEnd = std::max(prevEnd, a.end);
+    if (layer.unit == LayerUnit::PeArray) {
+      s.busyCycles = a.peStream;
+    } else if (layer.unit == LayerUnit::Pool) {
+      s.busyCycles = a.poolBusy + a.actBusy;
+    }
+    s.stallCycles = std::max<int64_t>(0, s.cycles - s.busyCycles);
+    const std::pair<const char*, int64_t> entries[] = {
+        {"pe.stream", a.peStream},
+        {"pe.wait_weights", a.peWaitWeights},
+        {"pe.wait_sync", a.peWaitSync},
+        {"pe.reset", a.peReset},
+        {"pe.weight_load", a.peWeightLoad},
+        {"dma.busy", a.dmaBusy},
+        {"act.busy", a.actBusy},
+        {"pool.busy", a.poolBusy},
+    };
+    for (const auto& [key, value] : entries) {
+      if (value != 0) {
+        s.breakdown.emplace_back(key, value);
+      }
+    }
+    s.sbuf = a.sbuf;
+    s.psum = a.psum;
+    s.dram = a.dram;
+    s.energyPj = a.energyPj;
+    out.push_back(std::move(s));
+  }
+  totalCycles = maxDone_;
+  return out;
+}
+
+} // namespace nnaccel::arch::systolic::detail

@@ -17,7 +17,9 @@
 #include <array>
 #include <concepts>
 #include <cstdint>
+#include <iterator>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <variant>
 
@@ -247,13 +249,18 @@ requires Of<O, Barrier>
 void forEachField(O&, V&&) {}
 
 /// The sync word every instruction carries; printed separately (`wait s3>=2 signal s5`).
+inline constexpr const char* kWaitSemNames[] = {"wait0.sem", "wait1.sem", "wait2.sem", "wait3.sem"};
+inline constexpr const char* kWaitCountNames[] = {"wait0.count", "wait1.count", "wait2.count",
+                                                  "wait3.count"};
+static_assert(std::tuple_size_v<decltype(Sync::waits)> <= std::size(kWaitSemNames));
+
 template <class S, class V>
 requires Of<S, Sync>
 void forEachField(S& s, V&& v) {
-  v(dec("wait0.sem"), s.waits[0].sem);
-  v(nonNeg("wait0.count"), s.waits[0].count);
-  v(dec("wait1.sem"), s.waits[1].sem);
-  v(nonNeg("wait1.count"), s.waits[1].count);
+  for (size_t i = 0; i < s.waits.size(); ++i) {
+    v(dec(kWaitSemNames[i]), s.waits[i].sem);
+    v(nonNeg(kWaitCountNames[i]), s.waits[i].count);
+  }
   v(dec("signal"), s.signal);
 }
 

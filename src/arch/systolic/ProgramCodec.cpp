@@ -399,6 +399,7 @@ Program decodeProgram(const std::vector<uint8_t>& bytes, const std::string& file
   for (size_t i = 0; i < numInstructions; ++i) {
     r.instruction(p.instructions.emplace_back(), i);
   }
+  r.enter("");
   if (r.remaining() != 0) {
     r.fail(r.pos(), fmt::format("{} unexpected bytes after the last section", r.remaining()));
   }

@@ -241,14 +241,16 @@ private:
     auto ruleFail = [&](const char* name, const char* reason) { fieldFail(name, reason); };
     fields::forEachField(inst_->sync, RuleCheck{ruleFail});
     const Sync& s = inst_->sync;
-    const std::pair<const char*, int32_t> semaphores[] = {
-        {"wait0.sem", s.waits[0].sem}, {"wait1.sem", s.waits[1].sem}, {"signal", s.signal}};
-    for (const auto& [name, id] : semaphores) {
+    auto checkSemaphore = [&](const char* name, int32_t id) {
       if (id < -1 || id >= kNumSemaphores) {
         fieldFail(name, fmt::format("is not a semaphore (expected -1 for none or 0..{})",
                                     kNumSemaphores - 1));
       }
+    };
+    for (size_t w = 0; w < s.waits.size(); ++w) {
+      checkSemaphore(fields::kWaitSemNames[w], s.waits[w].sem);
     }
+    checkSemaphore("signal", s.signal);
     fields::forEachOpField(*inst_, RuleCheck{ruleFail});
     std::visit([&](const auto& op) { check(op); }, inst_->op);
   }
@@ -312,7 +314,7 @@ private:
 
   void checkElemBytes(const char* name, int64_t elemBytes) const {
     if (elemBytes != elemBytes_) {
-      fieldFail(name, fmt::format("does not match the program's {} elements ({} bytes)",
+      fieldFail(name, fmt::format("does not match the program's dtype {} (elem must be {})",
                                   fields::enumName(p_.dtype), elemBytes_));
     }
   }

@@ -1,2 +1,1090 @@
 /// \file
-/// Placeholder (being written).
+/// The systolic machine model (Simulator.h): the functional model of every instruction on
+/// DRAM / SBUF / PSUM / tables in program order, driven together with the cycle model
+/// (CycleModel.h, or ExactArray.h for the PE array in exact mode) and the per-layer accounts.
+///
+/// Compiled with -ffp-contract=off: f32 column sums are defined as p_out = p_in + x * w row by
+/// row (Isa.h), and the exact mode must reproduce their bits.
+///
+/// Every instruction's memory accesses are bounds-checked once, before its loops, against the
+/// extremes of its access pattern (computed in 128-bit arithmetic); the loops themselves are
+/// unchecked. A failing check throws nnaccel::Error (Model) naming the instruction.
+#include "nnaccel/arch/systolic/Simulator.h"
+
+#include "CycleModel.h"
+#include "ExactArray.h"
+#include "nnaccel/ir/OpParams.h"
+#include "nnaccel/quant/Int8Executor.h"
+#include "nnaccel/quant/QuantizedModel.h"
+#include "nnaccel/quant/Requantize.h"
+#include "nnaccel/reference/Executor.h"
+#include "nnaccel/support/Error.h"
+
+#include <algorithm>
+#include <cstring>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+namespace nnaccel::arch::systolic {
+
+namespace {
+
+using detail::PeTiming;
+using detail::Timing;
+
+__extension__ using Wide = __int128;
+
+/// Element types of one program dtype: SBUF element, weight register of the fast kernel,
+/// partial sum / PSUM entry.
+template <class T> struct Arith;
+template <> struct Arith<int8_t> {
+  using Weight = int16_t;
+  using Acc = int32_t;
+};
+template <> struct Arith<float> {
+  using Weight = float;
+  using Acc = float;
+};
+
+template <class T> T loadElem(const uint8_t* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+template <class T> void storeElem(uint8_t* p, T v) {
+  std::memcpy(p, &v, sizeof v);
+}
+
+int32_t wrapAdd(int32_t a, int32_t b) {
+  return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
+}
+template <class Acc> Acc addAcc(Acc a, Acc b) {
+  if constexpr (std::is_same_v<Acc, float>) {
+    return a + b;
+  } else {
+    return wrapAdd(a, b);
+  }
+}
+
+/// One level of an access pattern: `count` positions `stride` apart.
+struct Level {
+  int64_t stride;
+  int64_t count;
+};
+
+/// [lo, hi) of the bytes (or entries) a pattern touches: base + sum of index * stride, each
+/// position \p unit wide. Computed exactly (128-bit) so no field value can overflow it.
+struct Extent {
+  Wide lo = 0, hi = 0;
+};
+Extent extentOf(int64_t base, std::initializer_list<Level> levels, int64_t unit) {
+  Extent e{base, base};
+  for (const Level& l : levels) {
+    const Wide span = static_cast<Wide>(l.stride) * (l.count - 1);
+    (span < 0 ? e.lo : e.hi) += span;
+  }
+  e.hi += unit;
+  return e;
+}
+
+template <class... Fs> struct Overloaded : Fs... { using Fs::operator()...; };
+template <class... Fs> Overloaded(Fs...) -> Overloaded<Fs...>;
+
+ir::OpKind opKindOf(ActFunc f) {
+  switch (f) {
+  case ActFunc::Relu:
+    return ir::OpKind::Relu;
+  case ActFunc::Clip:
+    return ir::OpKind::Clip;
+  case ActFunc::LeakyRelu:
+    return ir::OpKind::LeakyRelu;
+  case ActFunc::Sigmoid:
+    return ir::OpKind::Sigmoid;
+  case ActFunc::Tanh:
+    return ir::OpKind::Tanh;
+  case ActFunc::Elu:
+    return ir::OpKind::Elu;
+  case ActFunc::HardSigmoid:
+    return ir::OpKind::HardSigmoid;
+  case ActFunc::HardSwish:
+    return ir::OpKind::HardSwish;
+  case ActFunc::Selu:
+    return ir::OpKind::Selu;
+  case ActFunc::Softplus:
+    return ir::OpKind::Softplus;
+  case ActFunc::Identity:
+    break;
+  }
+  return ir::OpKind::Identity;
+}
+
+/// Column sums of the s8 fast path: out[k][m] = sum over p < rows of x[k][p] * w[p][m].
+/// int16 operands so the compiler emits widening 16-bit multiplies; integer sums are exact.
+void columnSums(const int16_t* x, int64_t vectors, int64_t rows, const int16_t* w, int64_t wStride,
+                int64_t cols, int32_t* out) {
+  for (int64_t k = 0; k < vectors; ++k) {
+    int32_t* acc = out + k * cols;
+    std::fill(acc, acc + cols, 0);
+    const int16_t* xk = x + k * rows;
+    for (int64_t p = 0; p < rows; ++p) {
+      const int16_t xv = xk[p];
+      if (xv == 0) {
+        continue;
+      }
+      const int16_t* wp = w + p * wStride;
+      for (int64_t m = 0; m < cols; ++m) {
+        acc[m] += static_cast<int32_t>(xv) * static_cast<int32_t>(wp[m]);
+      }
+    }
+  }
+}
+
+/// Column sums of the f32 fast path, accumulated row by row from row 0 (p_out = p_in + x * w,
+/// p_in of row 0 = +0.0f) over \p weightRows rows; rows >= \p rows stream zeros. Rows past
+/// both hold zero weights and zero inputs and cannot change a sum (p_in is never -0.0f).
+void columnSums(const float* x, int64_t vectors, int64_t rows, const float* w, int64_t wStride,
+                int64_t cols, int64_t weightRows, float* out) {
+  const int64_t rowsEff = std::max(rows, weightRows);
+  for (int64_t k = 0; k < vectors; ++k) {
+    float* acc = out + k * cols;
+    std::fill(acc, acc + cols, 0.0f);
+    const float* xk = x + k * rows;
+    for (int64_t p = 0; p < rowsEff; ++p) {
+      const float xv = p < rows ? xk[p] : 0.0f;
+      const float* wp = w + p * wStride;
+      for (int64_t m = 0; m < cols; ++m) {
+        acc[m] = acc[m] + xv * wp[m];
+      }
+    }
+  }
+}
+
+} // namespace
+
+struct Simulator::Impl {
+  const Program& program;
+  HostContext host;
+  const SystolicConfig& config;
+  const int64_t rows, cols, sbufPartitionBytes, psumEntries, elemBytes;
+
+  std::vector<uint8_t> dram, sbuf, actTable, poolTable;
+  std::vector<int32_t> psumI;
+  std::vector<float> psumF;
+  std::vector<uint8_t> written; ///< PSUM written flags, [entry][column]
+  // Fast-path weight registers [row][column] (s8: int16 values).
+  std::vector<int16_t> activeI, shadowI;
+  std::vector<float> activeF, shadowF;
+  int64_t activeRows = 0, shadowRows = 0;
+  bool shadowPending = false;
+
+  std::vector<report::LayerStats> stats;
+  int64_t total = 0;
+
+  // The instruction being executed, for error messages.
+  size_t current = 0;
+
+  Impl(const Program& p, HostContext h)
+      : program(p), host(h), config(p.config), rows(p.config.peRows), cols(p.config.peCols),
+        sbufPartitionBytes(p.config.sbufBytesPerPartition),
+        psumEntries(p.config.psumEntriesPerColumn),
+        elemBytes(static_cast<int64_t>(dtypeSizeBytes(p.dtype))) {
+    if (p.dtype != DType::I8 && p.dtype != DType::F32) {
+      throw Error(ErrorKind::Model, {},
+                  "program dtype " + std::string(dtypeName(p.dtype)) + " is not s8 or f32");
+    }
+    if (p.dramBytes < 0) {
+      throw Error(ErrorKind::Model, {}, "program DRAM size is negative");
+    }
+    dram.assign(static_cast<size_t>(p.dramBytes), 0);
+    for (size_t s = 0; s < p.segments.size(); ++s) {
+      const DramSegment& seg = p.segments[s];
+      const Wide end = static_cast<Wide>(seg.addr) + static_cast<Wide>(seg.bytes.size());
+      if (seg.addr < 0 || end > p.dramBytes) {
+        throw Error(ErrorKind::Model, {},
+                    "DRAM segment " + std::to_string(s) + " at " + std::to_string(seg.addr) + " (" +
+                        std::to_string(seg.bytes.size()) + " bytes) lies outside the program's " +
+                        std::to_string(p.dramBytes) + " DRAM bytes");
+      }
+      std::copy(seg.bytes.begin(), seg.bytes.end(), dram.begin() + seg.addr);
+    }
+  }
+
+  // --- errors and checks -----------------------------------------------------------------------
+
+  [[noreturn]] void fail(const std::string& what) const {
+    const Instruction& inst = program.instructions[current];
+    throw Error(ErrorKind::Model, {},
+                "instruction " + std::to_string(current) + " (" + mnemonic(inst.op) + "): " + what);
+  }
+  void checkCount(const char* field, int64_t value) const {
+    if (value < 1) {
+      fail(std::string(field) + " = " + std::to_string(value) + " must be >= 1");
+    }
+  }
+  void checkInside(const char* field, Extent e, int64_t limit, const char* what) const {
+    if (e.lo < 0 || e.hi > limit) {
+      fail(std::string(field) + " accesses [" + std::to_string(static_cast<int64_t>(e.lo)) + ", " +
+           std::to_string(static_cast<int64_t>(e.hi)) + ") outside the " + std::to_string(limit) +
+           " " + what);
+    }
+  }
+  void checkRange(const char* field, int64_t start, int64_t count, int64_t limit,
+                  const char* what) const {
+    if (start < 0 || count < 0 || static_cast<Wide>(start) + count > limit) {
+      fail(std::string(field) + " selects [" + std::to_string(start) + ", +" +
+           std::to_string(count) + ") outside the " + std::to_string(limit) + " " + what);
+    }
+  }
+  void checkElemBytes(int64_t value) const {
+    if (value != elemBytes) {
+      fail("elem = " + std::to_string(value) + " differs from the program's " +
+           std::to_string(elemBytes) + "-byte elements");
+    }
+  }
+
+  /// An on-chip DMA region: partitions of `bytes` bytes each.
+  struct Region {
+    uint8_t* base;
+    int64_t bytes, partitions;
+    const char* what;
+  };
+  Region region(OnChip space) {
+    switch (space) {
+    case OnChip::Sbuf:
+      return {sbuf.data(), sbufPartitionBytes, rows, "SBUF bytes per partition"};
+    case OnChip::ActTable:
+      return {actTable.data(), kActTableSlots * kActRecordBytes, cols,
+              "activation-table bytes per column"};
+    case OnChip::PoolTable:
+      return {poolTable.data(), kPoolTableEntries * kPoolRecordBytes, 1, "pool-table bytes"};
+    }
+    fail("unknown on-chip space");
+  }
+
+  // --- DMA -----------------------------------------------------------------------------------
+
+  /// DMA_LOAD (toChip) and DMA_STORE: checks both sides, then moves the data when \p move.
+  template <class D> void transfer(const D& d, OnChip space, bool toChip, bool move) {
+    checkCount("elem", d.elemBytes);
+    checkCount("outer.n", d.outerCount);
+    checkCount("inner.n", d.innerCount);
+    checkCount("part.n", d.partitionCount);
+    const Region r = region(space);
+    checkRange("part", d.partitionStart, d.partitionCount, r.partitions,
+               space == OnChip::ActTable ? "activation-table columns" : "partitions");
+    checkInside("sbuf",
+                extentOf(d.sbufAddr,
+                         {{d.sbufOuterStride, d.outerCount}, {d.elemBytes, d.innerCount}},
+                         d.elemBytes),
+                r.bytes, r.what);
+    checkInside("dram",
+                extentOf(d.dram.addr,
+                         {{d.dram.partitionStride, d.partitionCount},
+                          {d.dram.outerStride, d.outerCount},
+                          {d.dram.innerStep, d.innerCount}},
+                         d.elemBytes),
+                static_cast<int64_t>(dram.size()), "DRAM bytes");
+    if (!move) {
+      return;
+    }
+    const size_t eb = static_cast<size_t>(d.elemBytes);
+    for (int64_t p = 0; p < d.partitionCount; ++p) {
+      uint8_t* chipPart = r.base + (d.partitionStart + p) * r.bytes;
+      for (int64_t o = 0; o < d.outerCount; ++o) {
+        uint8_t* chip = chipPart + d.sbufAddr + o * d.sbufOuterStride;
+        uint8_t* mem =
+            dram.data() + d.dram.addr + p * d.dram.partitionStride + o * d.dram.outerStride;
+        if (d.dram.innerStep == d.elemBytes) {
+          toChip ? std::memmove(chip, mem, eb * static_cast<size_t>(d.innerCount))
+                 : std::memmove(mem, chip, eb * static_cast<size_t>(d.innerCount));
+          continue;
+        }
+        for (int64_t i = 0; i < d.innerCount; ++i) {
+          uint8_t* c = chip + i * d.elemBytes;
+          uint8_t* m = mem + i * d.dram.innerStep;
+          toChip ? std::memcpy(c, m, eb) : std::memcpy(m, c, eb);
+        }
+      }
+    }
+  }
+
+  void dmaCopy(const DmaCopy& d, bool move) {
+    checkCount("elem", d.elemBytes);
+    checkCount("part.n", d.partitionCount);
+    checkCount("outer.n", d.outerCount);
+    checkCount("inner.n", d.innerCount);
+    auto extent = [&](const DramPattern& p) {
+      return extentOf(p.addr,
+                      {{p.partitionStride, d.partitionCount},
+                       {p.outerStride, d.outerCount},
+                       {p.innerStep, d.innerCount}},
+                      d.elemBytes);
+    };
+    const int64_t limit = static_cast<int64_t>(dram.size());
+    if (!d.fillZero) {
+      checkInside("src", extent(d.src), limit, "DRAM bytes");
+    }
+    checkInside("dst", extent(d.dst), limit, "DRAM bytes");
+    if (!move) {
+      return;
+    }
+    const size_t eb = static_cast<size_t>(d.elemBytes);
+    // Every source element is read before any destination element is written.
+    std::vector<uint8_t> buffer;
+    if (!d.fillZero) {
+      buffer.reserve(eb * static_cast<size_t>(d.partitionCount * d.outerCount * d.innerCount));
+    }
+    auto each = [&](const DramPattern& pat, auto&& fn) {
+      for (int64_t p = 0; p < d.partitionCount; ++p) {
+        for (int64_t o = 0; o < d.outerCount; ++o) {
+          uint8_t* row = dram.data() + pat.addr + p * pat.partitionStride + o * pat.outerStride;
+          for (int64_t i = 0; i < d.innerCount; ++i) {
+            fn(row + i * pat.innerStep);
+          }
+        }
+      }
+    };
+    if (d.fillZero) {
+      each(d.dst, [&](uint8_t* at) { std::memset(at, 0, eb); });
+      return;
+    }
+    each(d.src, [&](uint8_t* at) { buffer.insert(buffer.end(), at, at + eb); });
+    size_t offset = 0;
+    each(d.dst, [&](uint8_t* at) {
+      std::memcpy(at, buffer.data() + offset, eb);
+      offset += eb;
+    });
+  }
+
+  // --- PE array --------------------------------------------------------------------------------
+
+  void checkLoadWeights(const LoadWeights& w) const {
+    checkCount("rows", w.rows);
+    checkCount("cols", w.cols);
+    checkRange("rows", 0, w.rows, rows, "PE rows");
+    checkRange("cols", 0, w.cols, cols, "PE columns");
+    checkInside("addr", extentOf(w.addr, {{w.colStride, w.cols}}, elemBytes), sbufPartitionBytes,
+                "SBUF bytes per partition");
+  }
+
+  /// The weight matrix a LOAD_WEIGHTS delivers, peRows x peCols, zeros outside rows x cols.
+  template <class V> std::vector<V> weightMatrix(const LoadWeights& w) const {
+    using T = std::conditional_t<std::is_same_v<V, float>, float, int8_t>;
+    std::vector<V> out(static_cast<size_t>(rows * cols), V{});
+    for (int64_t p = 0; p < w.rows; ++p) {
+      const uint8_t* part = sbuf.data() + p * sbufPartitionBytes + w.addr;
+      for (int64_t m = 0; m < w.cols; ++m) {
+        out[static_cast<size_t>(p * cols + m)] =
+            static_cast<V>(loadElem<T>(part + m * w.colStride));
+      }
+    }
+    return out;
+  }
+
+  template <class T> void loadWeights(const LoadWeights& w) {
+    using Weight = typename Arith<T>::Weight;
+    const bool shadow = config.shadowWeights;
+    weights<T>(shadow) = weightMatrix<Weight>(w);
+    (shadow ? shadowRows : activeRows) = w.rows;
+    shadowPending = shadowPending || shadow;
+  }
+
+  template <class T> std::vector<typename Arith<T>::Weight>& weights(bool shadow) {
+    if constexpr (std::is_same_v<T, float>) {
+      return shadow ? shadowF : activeF;
+    } else {
+      return shadow ? shadowI : activeI;
+    }
+  }
+
+  void checkMatmul(const Matmul& m) const {
+    checkCount("rows", m.rows);
+    checkCount("cols", m.cols);
+    checkRange("rows", 0, m.rows, rows, "PE rows");
+    checkRange("cols", 0, m.cols, cols, "PE columns");
+    checkCount("src.n", m.srcInnerCount);
+    checkCount("src.on", m.srcOuterCount);
+    if (m.dstInnerCount != m.srcInnerCount || m.dstOuterCount != m.srcOuterCount) {
+      fail("destination counts " + std::to_string(m.dstOuterCount) + " x " +
+           std::to_string(m.dstInnerCount) + " differ from source counts " +
+           std::to_string(m.srcOuterCount) + " x " + std::to_string(m.srcInnerCount));
+    }
+    checkInside("src",
+                extentOf(m.src,
+                         {{m.srcInnerStep, m.srcInnerCount}, {m.srcOuterStride, m.srcOuterCount}},
+                         elemBytes),
+                sbufPartitionBytes, "SBUF bytes per partition");
+    checkInside("dst",
+                extentOf(m.dst,
+                         {{m.dstInnerStep, m.dstInnerCount}, {m.dstOuterStride, m.dstOuterCount}},
+                         1),
+                psumEntries, "PSUM entries per column");
+  }
+
+  /// The MATMUL's input vectors, \p stride values apart (stride >= rows; extra rows stay 0).
+  template <class T, class V> std::vector<V> gather(const Matmul& m, int64_t stride) const {
+    const int64_t n = m.srcOuterCount * m.srcInnerCount;
+    std::vector<V> x(static_cast<size_t>(n * stride), V{});
+    for (int64_t p = 0; p < m.rows; ++p) {
+      const uint8_t* part = sbuf.data() + p * sbufPartitionBytes + m.src;
+      for (int64_t o = 0; o < m.srcOuterCount; ++o) {
+        const uint8_t* row = part + o * m.srcOuterStride;
+        for (int64_t i = 0; i < m.srcInnerCount; ++i) {
+          x[static_cast<size_t>((o * m.srcInnerCount + i) * stride + p)] =
+              static_cast<V>(loadElem<T>(row + i * m.srcInnerStep));
+        }
+      }
+    }
+    return x;
+  }
+
+  template <class Acc> std::vector<Acc>& psum() {
+    if constexpr (std::is_same_v<Acc, float>) {
+      return psumF;
+    } else {
+      return psumI;
+    }
+  }
+
+  /// Adds the column sums into PSUM: overwrite or accumulate, written flags (Isa.h, Matmul).
+  template <class Acc> void applySums(const Matmul& m, const std::vector<Acc>& sums) {
+    std::vector<Acc>& ps = psum<Acc>();
+    const bool flagsMode = config.psumZeroMode == PsumZeroMode::WrittenFlags;
+    auto entryOf = [&](int64_t o, int64_t i) {
+      return m.dst + o * m.dstOuterStride + i * m.dstInnerStep;
+    };
+    // First the entries that read as zero (overwrite, or never written in flags mode), then
+    // the sums: the instruction's first write to an entry replaces it, later ones add.
+    for (int64_t o = 0; o < m.srcOuterCount; ++o) {
+      for (int64_t i = 0; i < m.srcInnerCount; ++i) {
+        const size_t base = static_cast<size_t>(entryOf(o, i) * cols);
+        for (int64_t c = 0; c < m.cols; ++c) {
+          uint8_t& flag = written[base + static_cast<size_t>(c)];
+          if (!m.accumulate || (flagsMode && flag == 0)) {
+            ps[base + static_cast<size_t>(c)] = Acc{};
+          }
+          flag = 1;
+        }
+      }
+    }
+    for (int64_t o = 0; o < m.srcOuterCount; ++o) {
+      for (int64_t i = 0; i < m.srcInnerCount; ++i) {
+        Acc* entry = ps.data() + entryOf(o, i) * cols;
+        const Acc* s = sums.data() + (o * m.srcInnerCount + i) * m.cols;
+        for (int64_t c = 0; c < m.cols; ++c) {
+          entry[c] = addAcc(entry[c], s[c]);
+        }
+      }
+    }
+  }
+
+  /// The functional swap the next MATMUL performs (shadow weights).
+  template <class T> void swapShadow() {
+    if (shadowPending) {
+      weights<T>(false) = weights<T>(true);
+      activeRows = shadowRows;
+      shadowPending = false;
+    }
+  }
+
+  template <class T> void matmulFast(const Matmul& m) {
+    using Weight = typename Arith<T>::Weight;
+    using Acc = typename Arith<T>::Acc;
+    swapShadow<T>();
+    const int64_t n = m.srcOuterCount * m.srcInnerCount;
+    const std::vector<Weight> x = gather<T, Weight>(m, m.rows);
+    std::vector<Acc> sums(static_cast<size_t>(n * m.cols));
+    if constexpr (std::is_same_v<T, float>) {
+      columnSums(x.data(), n, m.rows, activeF.data(), cols, m.cols, activeRows, sums.data());
+    } else {
+      columnSums(x.data(), n, m.rows, activeI.data(), cols, m.cols, sums.data());
+    }
+    applySums(m, sums);
+  }
+
+  void psumReset(const PsumReset& r, bool move) {
+    checkCount("entries", r.entries);
+    checkCount("cols", r.cols);
+    checkRange("cols", 0, r.cols, cols, "PE columns");
+    checkRange("addr", r.addr, r.entries, psumEntries, "PSUM entries per column");
+    if (!move) {
+      return;
+    }
+    for (int64_t e = r.addr; e < r.addr + r.entries; ++e) {
+      const size_t base = static_cast<size_t>(e * cols);
+      if (program.dtype == DType::F32) {
+        std::fill_n(psumF.begin() + static_cast<std::ptrdiff_t>(base), r.cols, 0.0f);
+      } else {
+        std::fill_n(psumI.begin() + static_cast<std::ptrdiff_t>(base), r.cols, 0);
+      }
+    }
+  }
+
+  // --- activation ------------------------------------------------------------------------------
+
+  void checkActivate(const Activate& a) const {
+    checkCount("rows", a.rows);
+    checkCount("len", a.rowLen);
+    checkCount("cols", a.cols);
+    checkRange("cols", a.colStart, a.cols, cols, "PE columns");
+    checkRange("part", a.dstPartition, a.cols, rows, "SBUF partitions");
+    checkElemBytes(a.elemBytes);
+    checkRange("slot", a.tableSlot, 1, kActTableSlots, "activation-table slots");
+    checkInside("psum", extentOf(a.psum, {{a.psumRowStride, a.rows}, {1, a.rowLen}}, 1),
+                psumEntries, "PSUM entries per column");
+    checkInside("dst",
+                extentOf(a.dst, {{a.dstRowStride, a.rows}, {a.elemBytes, a.rowLen}}, a.elemBytes),
+                sbufPartitionBytes, "SBUF bytes per partition");
+    if (a.clampLo > a.clampHi) {
+      fail("lo = " + std::to_string(a.clampLo) + " exceeds hi = " + std::to_string(a.clampHi));
+    }
+    if (program.dtype == DType::I8 &&
+        (a.clampLo < quant::kInt8Min || a.clampHi > quant::kInt8Max)) {
+      fail("clamp range [" + std::to_string(a.clampLo) + ", " + std::to_string(a.clampHi) +
+           "] leaves the int8 range");
+    }
+  }
+
+  template <class T> void activate(const Activate& a) {
+    using Acc = typename Arith<T>::Acc;
+    const std::vector<Acc>& ps = psum<Acc>();
+    const bool flagsMode = config.psumZeroMode == PsumZeroMode::WrittenFlags;
+    ir::ActivationParams params;
+    params.kind = opKindOf(a.func);
+    params.alpha = a.alpha;
+    params.beta = a.beta;
+    params.gamma = a.gamma;
+    for (int64_t c = 0; c < a.cols; ++c) {
+      const int64_t column = a.colStart + c;
+      const uint8_t* record = actTable.data() + column * kActTableSlots * kActRecordBytes +
+                              a.tableSlot * kActRecordBytes;
+      uint8_t* part = sbuf.data() + (a.dstPartition + c) * sbufPartitionBytes + a.dst;
+      [[maybe_unused]] quant::QuantMultiplier q;
+      if constexpr (!std::is_same_v<T, float>) {
+        q = {loadElem<int32_t>(record + 4), loadElem<int32_t>(record + 8)};
+        if (!q.isValid()) {
+          fail("activation-table column " + std::to_string(column) + " slot " +
+               std::to_string(a.tableSlot) + " holds an invalid multiplier {" +
+               std::to_string(q.multiplier) + ", " + std::to_string(q.shift) + "}");
+        }
+      }
+      const Acc bias = loadElem<Acc>(record);
+      for (int64_t y = 0; y < a.rows; ++y) {
+        for (int64_t x = 0; x < a.rowLen; ++x) {
+          const size_t at = static_cast<size_t>((a.psum + y * a.psumRowStride + x) * cols + column);
+          const Acc acc = flagsMode && written[at] == 0 ? Acc{} : ps[at];
+          uint8_t* dst = part + y * a.dstRowStride + x * a.elemBytes;
+          if constexpr (std::is_same_v<T, float>) {
+            const float v = acc + bias;
+            storeElem<float>(dst, a.func == ActFunc::Identity ? v : ir::applyActivation(params, v));
+          } else {
+            storeElem<int8_t>(dst, static_cast<int8_t>(quant::requantize(
+                                       wrapAdd(acc, bias), q, static_cast<int32_t>(a.clampLo),
+                                       static_cast<int32_t>(a.clampHi))));
+          }
+        }
+      }
+      if (a.releaseEntries) {
+        for (int64_t y = 0; y < a.rows; ++y) {
+          for (int64_t x = 0; x < a.rowLen; ++x) {
+            written[static_cast<size_t>((a.psum + y * a.psumRowStride + x) * cols + column)] = 0;
+          }
+        }
+      }
+    }
+  }
+
+  // --- pooling ---------------------------------------------------------------------------------
+
+  /// One axis of a pooling window: in-plane taps and the divisor factor per output.
+  struct PoolAxis {
+    std::vector<std::vector<int64_t>> taps;
+    std::vector<int64_t> counts;
+  };
+  static PoolAxis poolAxis(int64_t out0, int64_t outN, int64_t stride, int64_t kernel,
+                           int64_t dilation, int64_t in, int64_t padBegin, int64_t padEnd,
+                           bool includePad) {
+    PoolAxis a;
+    for (int64_t o = out0; o < out0 + outN; ++o) {
+      std::vector<int64_t> taps;
+      for (int64_t k = 0; k < kernel; ++k) {
+        const int64_t pos = o * stride - padBegin + k * dilation;
+        if (pos >= 0 && pos < in) {
+          taps.push_back(pos);
+        }
+      }
+      a.taps.push_back(std::move(taps));
+      a.counts.push_back(
+          detail::poolAxisCount(o, stride, kernel, dilation, in, padBegin, padEnd, includePad));
+    }
+    return a;
+  }
+
+  void checkPool(const Pool& p) const {
+    checkCount("part.n", p.partitions);
+    checkRange("part", p.partitionStart, p.partitions, rows, "SBUF partitions");
+    checkElemBytes(p.elemBytes);
+    for (auto [name, v] : {std::pair{"in.h", p.inH},
+                           {"in.w", p.inW},
+                           {"src.rows", p.srcRows},
+                           {"out.rows", p.outRows},
+                           {"out.w", p.outW},
+                           {"kernel.h", p.kernelH},
+                           {"kernel.w", p.kernelW},
+                           {"stride.h", p.strideH},
+                           {"stride.w", p.strideW},
+                           {"dil.h", p.dilH},
+                           {"dil.w", p.dilW}}) {
+      checkCount(name, v);
+    }
+    for (auto [name, v] : {std::pair{"pad.top", p.padTop},
+                           {"pad.left", p.padLeft},
+                           {"pad.bottom", p.padBottom},
+                           {"pad.right", p.padRight},
+                           {"out.row0", p.outRow0}}) {
+      if (v < 0) {
+        fail(std::string(name) + " = " + std::to_string(v) + " must be >= 0");
+      }
+    }
+    checkRange("src.rows", p.srcRow0, p.srcRows, p.inH, "rows of the input plane");
+    checkInside("src",
+                extentOf(p.src, {{p.srcRowStride, p.srcRows}, {p.elemBytes, p.inW}}, p.elemBytes),
+                sbufPartitionBytes, "SBUF bytes per partition");
+    checkInside("dst",
+                extentOf(p.dst, {{p.dstRowStride, p.outRows}, {p.elemBytes, p.outW}}, p.elemBytes),
+                sbufPartitionBytes, "SBUF bytes per partition");
+  }
+
+  template <class T> void pool(const Pool& p) {
+    const PoolAxis ay = poolAxis(p.outRow0, p.outRows, p.strideH, p.kernelH, p.dilH, p.inH,
+                                 p.padTop, p.padBottom, p.countIncludePad);
+    const PoolAxis ax = poolAxis(0, p.outW, p.strideW, p.kernelW, p.dilW, p.inW, p.padLeft,
+                                 p.padRight, p.countIncludePad);
+    for (const std::vector<int64_t>& taps : ay.taps) {
+      for (int64_t iy : taps) {
+        if (iy < p.srcRow0 || iy >= p.srcRow0 + p.srcRows) {
+          fail("a window reads input row " + std::to_string(iy) + ", outside the source rows " +
+               std::to_string(p.srcRow0) + ".." + std::to_string(p.srcRow0 + p.srcRows - 1));
+        }
+      }
+    }
+    const bool average = p.kind == Pool::Kind::Average;
+    // s8 average: the pool-table multiplier of every window count (first record wins).
+    std::vector<std::optional<quant::QuantMultiplier>> multiplier;
+    if (average && !std::is_same_v<T, float>) {
+      multiplier.resize(static_cast<size_t>(*std::max_element(ay.counts.begin(), ay.counts.end()) *
+                                            *std::max_element(ax.counts.begin(), ax.counts.end())) +
+                        1);
+      for (int64_t r = kPoolTableEntries - 1; r >= 0; --r) {
+        const uint8_t* rec = poolTable.data() + r * kPoolRecordBytes;
+        const int32_t count = loadElem<int32_t>(rec);
+        if (count > 0 && static_cast<size_t>(count) < multiplier.size()) {
+          multiplier[static_cast<size_t>(count)] =
+              quant::QuantMultiplier{loadElem<int32_t>(rec + 4), loadElem<int32_t>(rec + 8)};
+        }
+      }
+      for (int64_t cy : ay.counts) {
+        for (int64_t cx : ax.counts) {
+          const int64_t count = cy * cx;
+          if (count == 0) {
+            continue;
+          }
+          const auto& q = multiplier[static_cast<size_t>(count)];
+          if (!q) {
+            fail("the pool table has no record for window count " + std::to_string(count));
+          }
+          if (!q->isValid()) {
+            fail("the pool-table record for window count " + std::to_string(count) +
+                 " holds an invalid multiplier {" + std::to_string(q->multiplier) + ", " +
+                 std::to_string(q->shift) + "}");
+          }
+        }
+      }
+    }
+    const int64_t eb = p.elemBytes;
+    for (int64_t part = p.partitionStart; part < p.partitionStart + p.partitions; ++part) {
+      const uint8_t* src = sbuf.data() + part * sbufPartitionBytes + p.src;
+      uint8_t* dst = sbuf.data() + part * sbufPartitionBytes + p.dst;
+      for (int64_t y = 0; y < p.outRows; ++y) {
+        const std::vector<int64_t>& ty = ay.taps[static_cast<size_t>(y)];
+        for (int64_t x = 0; x < p.outW; ++x) {
+          const std::vector<int64_t>& tx = ax.taps[static_cast<size_t>(x)];
+          const int64_t count =
+              ay.counts[static_cast<size_t>(y)] * ax.counts[static_cast<size_t>(x)];
+          uint8_t* out = dst + y * p.dstRowStride + x * eb;
+          auto at = [&](int64_t iy, int64_t ix) {
+            return loadElem<T>(src + (iy - p.srcRow0) * p.srcRowStride + ix * eb);
+          };
+          if (ty.empty() || tx.empty()) {
+            storeElem<T>(out, T{}); // a window without in-plane positions gives 0
+            continue;
+          }
+          if (!average) {
+            T best = at(ty.front(), tx.front());
+            for (int64_t iy : ty) {
+              for (int64_t ix : tx) {
+                const T v = at(iy, ix);
+                best = v > best ? v : best;
+              }
+            }
+            storeElem<T>(out, best);
+          } else if constexpr (std::is_same_v<T, float>) {
+            float sum = 0.0f;
+            for (int64_t iy : ty) {
+              for (int64_t ix : tx) {
+                sum += at(iy, ix);
+              }
+            }
+            storeElem<float>(out, count > 0 ? sum / static_cast<float>(count) : 0.0f);
+          } else {
+            int64_t sum = 0;
+            for (int64_t iy : ty) {
+              for (int64_t ix : tx) {
+                sum += at(iy, ix);
+              }
+            }
+            const int8_t v = count > 0 ? static_cast<int8_t>(quant::requantizeWide(
+                                             sum, *multiplier[static_cast<size_t>(count)]))
+                                       : int8_t{0};
+            storeElem<int8_t>(out, v);
+          }
+        }
+      }
+    }
+  }
+
+  // --- host fallback ---------------------------------------------------------------------------
+
+  const DramTensor& tensorAt(int32_t index) const {
+    if (index < 0 || static_cast<size_t>(index) >= program.tensors.size()) {
+      fail("tensor index " + std::to_string(index) + " is not a program tensor");
+    }
+    const DramTensor& t = program.tensors[static_cast<size_t>(index)];
+    if (t.addr < 0 || static_cast<Wide>(t.addr) + t.bytes() > static_cast<Wide>(dram.size())) {
+      fail("tensor '" + t.name + "' lies outside DRAM");
+    }
+    return t;
+  }
+
+  Tensor readDram(const DramTensor& t) const {
+    Tensor out(t.dtype, t.shape);
+    std::memcpy(out.rawData(), dram.data() + t.addr, out.sizeBytes());
+    return out;
+  }
+
+  void writeDram(const DramTensor& t, const Tensor& value) {
+    if (value.dtype() != t.dtype || value.numElements() != numElements(t.shape)) {
+      fail("host result " + std::string(dtypeName(value.dtype())) + " " +
+           dimsToString(value.shape()) + " does not fit tensor '" + t.name + "' (" +
+           std::string(dtypeName(t.dtype)) + " " + dimsToString(t.shape) + ")");
+    }
+    std::memcpy(dram.data() + t.addr, value.rawData(), value.sizeBytes());
+  }
+
+  void hostOp(const HostOp& h) {
+    if (h.layer < 0 || static_cast<size_t>(h.layer) >= program.layers.size()) {
+      fail("layer " + std::to_string(h.layer) + " is not a program layer");
+    }
+    const Layer& layer = program.layers[static_cast<size_t>(h.layer)];
+    if (program.dtype == DType::I8) {
+      if (host.int8Model == nullptr) {
+        throw Error(ErrorKind::Usage, {},
+                    "the program has a host fallback (node " + std::to_string(h.node) +
+                        ") but the simulator was given no int8 model");
+      }
+      const quant::QuantizedModel& model = *host.int8Model;
+      if (h.node < 0 || static_cast<size_t>(h.node) >= model.graph.numNodes()) {
+        fail("node " + std::to_string(h.node) + " is not a node of the int8 model");
+      }
+      std::vector<quant::QuantTensor> inputs(layer.inputTensors.size());
+      std::vector<const quant::QuantTensor*> ptrs(layer.inputTensors.size(), nullptr);
+      for (size_t i = 0; i < layer.inputTensors.size(); ++i) {
+        if (layer.inputTensors[i] >= 0) {
+          const DramTensor& t = tensorAt(layer.inputTensors[i]);
+          inputs[i] = {readDram(t), t.dtype == DType::I8 ? t.scale : 0.0f};
+          ptrs[i] = &inputs[i];
+        }
+      }
+      const std::vector<quant::QuantTensor> outs = quant::evalQuantizedNode(model, h.node, ptrs);
+      for (size_t j = 0; j < layer.outputTensors.size() && j < outs.size(); ++j) {
+        if (layer.outputTensors[j] >= 0) {
+          writeDram(tensorAt(layer.outputTensors[j]), outs[j].data);
+        }
+      }
+      return;
+    }
+    if (host.graph == nullptr) {
+      throw Error(ErrorKind::Usage, {},
+                  "the program has a host fallback (node " + std::to_string(h.node) +
+                      ") but the simulator was given no graph");
+    }
+    const ir::Graph& g = *host.graph;
+    if (h.node < 0 || static_cast<size_t>(h.node) >= g.numNodes()) {
+      fail("node " + std::to_string(h.node) + " is not a node of the graph");
+    }
+    const ir::Node& node = g.node(h.node);
+    std::vector<Tensor> inputs(node.inputs.size());
+    std::vector<const Tensor*> ptrs(node.inputs.size(), nullptr);
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      const int32_t t = i < layer.inputTensors.size() ? layer.inputTensors[i] : -1;
+      if (t >= 0) {
+        inputs[i] = readDram(tensorAt(t));
+        ptrs[i] = &inputs[i];
+      } else if (node.inputs[i] != ir::kNoValue && g.isConstant(node.inputs[i])) {
+        ptrs[i] = g.value(node.inputs[i]).constant.get();
+      }
+    }
+    const std::vector<Tensor> outs = reference::evalNode(g, h.node, ptrs);
+    for (size_t j = 0; j < layer.outputTensors.size() && j < outs.size(); ++j) {
+      if (layer.outputTensors[j] >= 0) {
+        writeDram(tensorAt(layer.outputTensors[j]), outs[j]);
+      }
+    }
+  }
+
+  // --- the run ---------------------------------------------------------------------------------
+
+  void resetMachine() {
+    sbuf.assign(static_cast<size_t>(rows * sbufPartitionBytes), 0);
+    actTable.assign(static_cast<size_t>(cols * kActTableSlots * kActRecordBytes), 0);
+    poolTable.assign(static_cast<size_t>(kPoolTableEntries * kPoolRecordBytes), 0);
+    written.assign(static_cast<size_t>(psumEntries * cols), 0);
+    const size_t regs = static_cast<size_t>(rows * cols);
+    if (program.dtype == DType::F32) {
+      psumF.assign(static_cast<size_t>(psumEntries * cols), 0.0f);
+      activeF.assign(regs, 0.0f);
+      shadowF.assign(regs, 0.0f);
+    } else {
+      psumI.assign(static_cast<size_t>(psumEntries * cols), 0);
+      activeI.assign(regs, 0);
+      shadowI.assign(regs, 0);
+    }
+    activeRows = shadowRows = 0;
+    shadowPending = false;
+  }
+
+  template <class T> void run(const SimOptions& options) {
+    using Acc = typename Arith<T>::Acc;
+    const bool data = options.functional;
+    if (options.exact) {
+      const int64_t estimate = detail::exactStepEstimate(program);
+      if (estimate > detail::kExactStepLimit) {
+        throw Error(ErrorKind::Usage, {},
+                    "exact mode would step about " + std::to_string(estimate) +
+                        " PE-cycles, more than the limit of " +
+                        std::to_string(detail::kExactStepLimit) +
+                        "; use the fast model or a smaller program");
+      }
+    }
+    resetMachine();
+    detail::Semaphores semaphores;
+    detail::FastPeArray fastPe(config);
+    std::optional<detail::ExactArray<Acc>> exact;
+    if (options.exact) {
+      exact.emplace(config);
+    }
+    detail::PipelinedEngine dma, act, pooler;
+    detail::LayerAccounts accounts(program);
+    int64_t fence = 0, maxDone = 0;
+    size_t nextLayer = 0;
+    auto layersDoneUpTo = [&](int64_t end) {
+      while (nextLayer < program.layers.size() && program.layers[nextLayer].endInstr <= end) {
+        if (options.onLayerDone) {
+          options.onLayerDone(nextLayer);
+        }
+        ++nextLayer;
+      }
+    };
+    layersDoneUpTo(0);
+    for (size_t i = 0; i < program.instructions.size(); ++i) {
+      current = i;
+      const Instruction& inst = program.instructions[i];
+      const int64_t ready = std::max(semaphores.readyTime(i, inst), fence);
+      Timing t;
+      PeTiming pe;
+      bool isPe = false;
+      auto dmaTiming = [&](int64_t elements, int64_t eb) {
+        return dma.issue(ready, detail::dmaOccupancyCycles(config, elements * eb),
+                         config.dramLatencyCycles);
+      };
+      std::visit(
+          Overloaded{
+              [&](const DmaLoad& d) {
+                transfer(d, d.space, true, data);
+                t = dmaTiming(d.partitionCount * d.outerCount * d.innerCount, d.elemBytes);
+              },
+              [&](const DmaStore& d) {
+                transfer(d, OnChip::Sbuf, false, data);
+                t = dmaTiming(d.partitionCount * d.outerCount * d.innerCount, d.elemBytes);
+              },
+              [&](const DmaCopy& d) {
+                dmaCopy(d, data);
+                t = dmaTiming(d.partitionCount * d.outerCount * d.innerCount, d.elemBytes);
+              },
+              [&](const LoadWeights& w) {
+                checkLoadWeights(w);
+                isPe = true;
+                if (exact) {
+                  std::vector<Acc> matrix =
+                      data ? weightMatrix<Acc>(w)
+                           : std::vector<Acc>(static_cast<size_t>(rows * cols));
+                  pe = exact->loadWeights(static_cast<int64_t>(i), std::move(matrix), ready);
+                } else {
+                  pe = fastPe.loadWeights(ready);
+                }
+                if (data && !exact) {
+                  loadWeights<T>(w);
+                }
+              },
+              [&](const Matmul& m) {
+                checkMatmul(m);
+                isPe = true;
+                const int64_t n = m.srcOuterCount * m.srcInnerCount;
+                if (exact) {
+                  std::vector<Acc> inputs = data ? gather<T, Acc>(m, rows)
+                                                 : std::vector<Acc>(static_cast<size_t>(n * rows));
+                  std::vector<Acc> sums;
+                  pe = exact->matmul(static_cast<int64_t>(i), n, m.cols, std::move(inputs), ready,
+                                     sums);
+                  if (data) {
+                    applySums(m, sums);
+                  }
+                } else {
+                  pe = fastPe.matmul(n, m.cols, ready);
+                  if (data) {
+                    matmulFast<T>(m);
+                  }
+                }
+              },
+              [&](const PsumReset& r) {
+                psumReset(r, data);
+                isPe = true;
+                pe = exact ? exact->psumReset(static_cast<int64_t>(i),
+                                              detail::psumResetCycles(config, r), ready)
+                           : fastPe.psumReset(r.entries, ready);
+              },
+              [&](const Activate& a) {
+                checkActivate(a);
+                if (data) {
+                  activate<T>(a);
+                }
+                t = act.issue(ready, detail::activateCycles(a), config.actLatencyCycles);
+              },
+              [&](const Pool& p) {
+                checkPool(p);
+                if (data) {
+                  pool<T>(p);
+                }
+                t = pooler.issue(ready, detail::poolCycles(config, p), config.poolLatencyCycles);
+              },
+              [&](const HostOp& h) {
+                if (data) {
+                  hostOp(h);
+                } else if (h.layer < 0 || static_cast<size_t>(h.layer) >= program.layers.size()) {
+                  fail("layer " + std::to_string(h.layer) + " is not a program layer");
+                }
+                t.start = t.done = std::max(maxDone, ready);
+                fence = t.done;
+              },
+              [&](const Barrier&) {
+                t.start = t.done = std::max(maxDone, ready);
+                fence = t.done;
+              },
+          },
+          inst.op);
+      if (isPe) {
+        t = {pe.start, pe.done};
+      }
+      maxDone = std::max(maxDone, t.done);
+      semaphores.signal(i, inst, t.done);
+      accounts.add(i, inst, t, isPe ? &pe : nullptr, ready);
+      layersDoneUpTo(static_cast<int64_t>(i) + 1);
+    }
+    layersDoneUpTo(std::numeric_limits<int64_t>::max());
+    stats = accounts.finish(total);
+  }
+};
+
+Simulator::Simulator(const Program& program, HostContext host) : impl_(new Impl(program, host)) {}
+
+Simulator::~Simulator() {
+  delete impl_;
+}
+
+void Simulator::setInput(size_t i, const Tensor& value) {
+  const Program& p = impl_->program;
+  size_t seen = 0;
+  for (size_t t = 0; t < p.tensors.size(); ++t) {
+    const DramTensor& d = p.tensors[t];
+    if (d.role != DramTensor::Role::Input) {
+      continue;
+    }
+    if (seen++ != i) {
+      continue;
+    }
+    if (value.dtype() != DType::F32 || value.shape() != d.shape) {
+      throw Error(ErrorKind::Usage, {},
+                  "input " + std::to_string(i) + " ('" + d.name + "') must be f32 " +
+                      dimsToString(d.shape) + ", got " + std::string(dtypeName(value.dtype())) +
+                      " " + dimsToString(value.shape()));
+    }
+    if (d.addr < 0 || static_cast<Wide>(d.addr) + d.bytes() > p.dramBytes) {
+      throw Error(ErrorKind::Model, {}, "input tensor '" + d.name + "' lies outside DRAM");
+    }
+    uint8_t* dst = impl_->dram.data() + d.addr;
+    const std::span<const float> v = value.values<float>();
+    if (d.dtype == DType::I8) {
+      if (!(d.scale > 0)) {
+        throw Error(ErrorKind::Model, {}, "s8 input tensor '" + d.name + "' has no scale");
+      }
+      for (size_t k = 0; k < v.size(); ++k) {
+        dst[k] = static_cast<uint8_t>(quant::quantizeValue(v[k], d.scale));
+      }
+    } else if (d.dtype == DType::F32) {
+      std::memcpy(dst, v.data(), v.size() * sizeof(float));
+    } else {
+      throw Error(ErrorKind::Model, {},
+                  "input tensor '" + d.name + "' is " + std::string(dtypeName(d.dtype)) +
+                      ", not s8 or f32");
+    }
+    return;
+  }
+  throw Error(ErrorKind::Usage, {},
+              "input index " + std::to_string(i) + " out of range (the program has " +
+                  std::to_string(seen) + " inputs)");
+}
+
+void Simulator::run(const SimOptions& options) {
+  if (impl_->program.dtype == DType::F32) {
+    impl_->run<float>(options);
+  } else {
+    impl_->run<int8_t>(options);
+  }
+}
+
+Tensor Simulator::readTensor(int32_t index) const {
+  const Program& p = impl_->program;
+  if (index < 0 || static_cast<size_t>(index) >= p.tensors.size()) {
+    throw Error(ErrorKind::Usage, {},
+                "tensor index " + std::to_string(index) + " out of range (the program has " +
+                    std::to_string(p.tensors.size()) + " tensors)");
+  }
+  const DramTensor& t = p.tensors[static_cast<size_t>(index)];
+  if (t.addr < 0 || static_cast<Wide>(t.addr) + t.bytes() > p.dramBytes) {
+    throw Error(ErrorKind::Model, {}, "tensor '" + t.name + "' lies outside DRAM");
+  }
+  return impl_->readDram(t);
+}
+
+const std::vector<report::LayerStats>& Simulator::layerStats() const {
+  return impl_->stats;
+}
+
+int64_t Simulator::totalCycles() const {
+  return impl_->total;
+}
+
+} // namespace nnaccel::arch::systolic

@@ -1,0 +1,33 @@
+/// \file
+/// Test helper: one-layer graphs (Conv, ConvTranspose, Gemm, pooling, optional Relu) with any
+/// stride, dilation, asymmetric padding, groups and output padding, with seeded random weights,
+/// prepared exactly as a loaded model is (shape inference, passes, verify).
+#pragma once
+#include "nnaccel/driver/ModelLoader.h"
+#include "nnaccel/ir/Graph.h"
+#include "nnaccel/support/Rng.h"
+
+#include <string>
+#include <vector>
+
+namespace nnaccel::arch::systolic::testing {
+
+struct LayerSpec {
+  enum class Kind { Conv, ConvTranspose, Gemm, MaxPool, AveragePool } kind = Kind::Conv;
+  int64_t batch = 1, inChannels = 3, outChannels = 4, h = 5, w = 6;
+  int64_t kh = 3, kw = 3, sh = 1, sw = 1, dh = 1, dw = 1, group = 1;
+  int64_t padTop = 0, padLeft = 0, padBottom = 0, padRight = 0;
+  int64_t outPadH = 0, outPadW = 0; ///< ConvTranspose output_padding
+  bool bias = true, relu = false, countIncludePad = false;
+  uint64_t seed = 1;
+  std::string describe() const;
+};
+
+/// The prepared graph of \p spec.
+ir::Graph buildLayerGraph(const LayerSpec& spec);
+
+/// A random small layer covering stride, dilation, padding, transposed, groups and channel /
+/// tile tails; every spec it returns is valid (positive output extents).
+LayerSpec randomLayer(Rng& rng);
+
+} // namespace nnaccel::arch::systolic::testing
