@@ -5,6 +5,7 @@
 int main(int argc, char** argv) {
   nnaccel::bench::registerModelBenchmarks();
   nnaccel::bench::registerConvBenchmarks();
+  nnaccel::bench::registerSystolicBenchmarks();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) {
     return 1;

@@ -14,6 +14,8 @@ namespace nnaccel::bench {
 /// initializers: the zoo's model list must not be read before its own statics are initialized.
 void registerModelBenchmarks();
 void registerConvBenchmarks();
+/// Systolic engine on the zoo models (SystolicBench.cpp).
+void registerSystolicBenchmarks();
 
 /// Wall-clock seconds of one call of \p f.
 template <typename F> double secondsOf(F&& f) {

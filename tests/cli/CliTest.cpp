@@ -196,7 +196,8 @@ TEST_F(Cli, HelpOnEveryCommand) {
 TEST_F(Cli, UsageErrorsExitWithTwo) {
   expectError("", 2, "a subcommand is required (see 'nnaccel --help')");
   expectError("frobnicate", 2,
-              "unknown command 'frobnicate' for 'nnaccel' (expected one of: info, run, zoo) (see "
+              "unknown command 'frobnicate' for 'nnaccel' (expected one of: info, run, zoo, "
+              "simulate, compile, disasm, arch) (see "
               "'nnaccel --help')");
   expectError("zoo frob", 2,
               "unknown command 'frob' for 'nnaccel zoo' (expected one of: list, export) (see "

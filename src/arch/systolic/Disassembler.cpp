@@ -116,6 +116,10 @@ void appendHeader(std::string& out, const Program& p) {
   }
   out +=
       fmt::format(";\n; instructions ({}), layers ({})\n", p.instructions.size(), p.layers.size());
+  out += "; each line: index engine mnemonic field=value ... | wait s<sem>>=<count> signal "
+         "s<sem>\n";
+  out += "; SBUF/DRAM byte addresses and byte strides in hex; PSUM entries, steps and counts in "
+         "decimal\n";
 }
 
 void appendLayer(std::string& out, size_t index, const Layer& l) {

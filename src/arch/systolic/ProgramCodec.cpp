@@ -355,16 +355,14 @@ Program decodeProgram(const std::vector<uint8_t>& bytes, const std::string& file
   const uint64_t version = getFixed(bytes.data() + kVersionOffset, 4);
   if (version != Program::kVersion) {
     failAt(file, kVersionOffset,
-           fmt::format("unsupported program format version {} (this build reads "
-                       "version {})",
+           fmt::format("unsupported program format version {} (this build reads version {})",
                        version, Program::kVersion));
   }
   const uint64_t payloadBytes = getFixed(bytes.data() + kLengthOffset, 8);
   const size_t available = bytes.size() - kPayloadOffset - kCrcBytes;
   if (payloadBytes > available) {
     failAt(file, bytes.size(),
-           fmt::format("file truncated: the header announces {} payload bytes, only "
-                       "{} are present",
+           fmt::format("file truncated: the header announces {} payload bytes, only {} are present",
                        payloadBytes, available));
   }
   const size_t payloadEnd = kPayloadOffset + static_cast<size_t>(payloadBytes);
@@ -376,8 +374,7 @@ Program decodeProgram(const std::vector<uint8_t>& bytes, const std::string& file
   const uint32_t actualCrc = crc32(bytes.data() + kPayloadOffset, payloadEnd - kPayloadOffset);
   if (storedCrc != actualCrc) {
     failAt(file, payloadEnd,
-           fmt::format("CRC mismatch: stored 0x{:08x}, computed 0x{:08x} (the file is "
-                       "corrupt)",
+           fmt::format("CRC mismatch: stored 0x{:08x}, computed 0x{:08x} (the file is corrupt)",
                        storedCrc, actualCrc));
   }
 

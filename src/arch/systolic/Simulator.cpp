@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cstring>
 #include <initializer_list>
+#include <limits>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -165,7 +166,7 @@ void columnSums(const float* x, int64_t vectors, int64_t rows, const float* w, i
 } // namespace
 
 struct Simulator::Impl {
-  const Program& program;
+  const Program program; ///< a copy: the simulator never depends on the caller's lifetime
   HostContext host;
   const SystolicConfig& config;
   const int64_t rows, cols, sbufPartitionBytes, psumEntries, elemBytes;
@@ -187,7 +188,7 @@ struct Simulator::Impl {
   size_t current = 0;
 
   Impl(const Program& p, HostContext h)
-      : program(p), host(h), config(p.config), rows(p.config.peRows), cols(p.config.peCols),
+      : program(p), host(h), config(program.config), rows(p.config.peRows), cols(p.config.peCols),
         sbufPartitionBytes(p.config.sbufBytesPerPartition),
         psumEntries(p.config.psumEntriesPerColumn),
         elemBytes(static_cast<int64_t>(dtypeSizeBytes(p.dtype))) {
@@ -719,7 +720,14 @@ struct Simulator::Impl {
             return loadElem<T>(src + (iy - p.srcRow0) * p.srcRowStride + ix * eb);
           };
           if (ty.empty() || tx.empty()) {
-            storeElem<T>(out, T{}); // a window without in-plane positions gives 0
+            // A window without in-plane positions: max gives the lowest value (the reference's
+            // padding value), average gives 0.
+            T empty{};
+            if (!average) {
+              empty = std::is_same_v<T, float> ? -std::numeric_limits<T>::infinity()
+                                               : std::numeric_limits<T>::lowest();
+            }
+            storeElem<T>(out, empty);
             continue;
           }
           if (!average) {

@@ -52,10 +52,10 @@ struct SystolicConfig {
   bool shadowWeights = true;
 
   // --- on-chip memories --------------------------------------------------------------------
-  int64_t sbufBytesPerPartition = 64 * 1024; ///< state buffer, per partition (= per PE row)
-  int64_t psumEntriesPerColumn = 2048;       ///< 32-bit accumulators per PE column
-  int64_t psumMaxTileRows = 64;              ///< largest output tile shape (rows x cols) ...
-  int64_t psumMaxTileCols = 64;              ///< ... with rows * cols <= psumEntriesPerColumn
+  int64_t sbufBytesPerPartition = 16 * 1024; ///< state buffer, per partition (= per PE row)
+  int64_t psumEntriesPerColumn = 512;        ///< 32-bit accumulators per PE column
+  int64_t psumMaxTileRows = 16;              ///< largest output tile shape (rows x cols) ...
+  int64_t psumMaxTileCols = 32;              ///< ... with rows * cols <= psumEntriesPerColumn
   PsumZeroMode psumZeroMode = PsumZeroMode::Reset;
   /// PSUM_RESET clears this many entries per column per cycle.
   int64_t psumResetEntriesPerCycle = 8;

@@ -4,10 +4,11 @@
 /// report and the verifier read. `nnaccel compile` writes it (.nnx), `nnaccel disasm` prints
 /// it, the simulator executes it and nothing else.
 ///
-/// File format (docs/arch/SystolicIsa.md): magic "NNXSYS01", then a payload of little-endian
-/// varint-encoded sections, then a CRC-32 of the payload. decodeProgram rejects a wrong magic,
-/// a version it does not know, a truncated file, a bad checksum, an unknown opcode or an
-/// out-of-range field with a one-line nnaccel::Error (Io) naming the file and the offset.
+/// File format (docs/arch/SystolicIsa.md): magic "NNXSYS01", the format version and the payload
+/// length, then a payload of little-endian varint-encoded sections, then a CRC-32 of the
+/// payload. decodeProgram rejects a wrong magic, a version it does not know, a truncated file, a
+/// bad checksum, an unknown opcode or an out-of-range field with a one-line nnaccel::Error (Io)
+/// naming the file and the offset, then runs validateProgram.
 #pragma once
 #include "nnaccel/arch/systolic/Config.h"
 #include "nnaccel/arch/systolic/Isa.h"
@@ -90,7 +91,8 @@ Program decodeProgram(const std::vector<uint8_t>& bytes, const std::string& file
 void writeProgramFile(const Program& p, const std::string& path);
 Program readProgramFile(const std::string& path);
 
-/// One line of text per instruction: "  12 PE   MATMUL rows=16 cols=16 src=0x40 ... | wait s3>=2".
+/// One line of text per instruction: "PE   MATMUL rows=16 cols=16 src=0x40 ... | wait s3>=2"
+/// (disassemble prefixes the instruction index).
 std::string formatInstruction(const Instruction& inst);
 /// Full listing: header (config summary, tensors, segments) then instructions grouped by layer.
 std::string disassemble(const Program& p);

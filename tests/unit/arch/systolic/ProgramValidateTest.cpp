@@ -172,8 +172,8 @@ TEST(ProgramValidate, DmaLoadStoreCopy) {
   const std::string act = "prog.nnx: instruction 2 (DMA_LOAD): ";
   EXPECT_EQ(load(kLoadActTable, [](DmaLoad& d) { d.partitionCount = 17; }),
             act + "field 'part.n' = 17 spans [0, 17), beyond the 16 activation-table columns");
-  EXPECT_EQ(load(kLoadActTable, [](DmaLoad& d) { d.sbufAddr = 0x10; }),
-            act + "field 'sbuf' = 0x10 touches activation-table bytes [0x10, 0x30) outside [0, "
+  EXPECT_EQ(load(kLoadActTable, [](DmaLoad& d) { d.sbufAddr = 0x11; }),
+            act + "field 'sbuf' = 0x11 touches activation-table bytes [0x11, 0x21) outside [0, "
                   "0x20)");
 
   const std::string pool = "prog.nnx: instruction 9 (DMA_LOAD): ";
@@ -187,7 +187,7 @@ TEST(ProgramValidate, DmaLoadStoreCopy) {
 
   EXPECT_EQ(instrMessage<DmaStore>(kStore, [](DmaStore& d) { d.dram.addr = 0x5F0; }),
             "prog.nnx: instruction 11 (DMA_STORE): field 'dram' = 0x5f0 touches DRAM bytes "
-            "[0x5f0, 0x62f) outside [0, 0x600)");
+            "[0x5f0, 0x610) outside [0, 0x600)");
   EXPECT_EQ(instrMessage<DmaStore>(kStore, [](DmaStore& d) { d.partitionStart = 9; }),
             "prog.nnx: instruction 11 (DMA_STORE): field 'part.n' = 8 spans [9, 17), beyond the "
             "16 SBUF partitions");
@@ -237,8 +237,11 @@ TEST(ProgramValidate, Pool) {
             at + "field 'dst' = 0x3ffe touches SBUF bytes [0x3ffe, 0x4002) outside [0, 0x4000)");
   EXPECT_EQ(msg([](Pool& p) { p.kernelH = 0; }), at + "field 'k.h' = 0 must be >= 1");
   EXPECT_EQ(msg([](Pool& p) { p.padTop = -1; }), at + "field 'pad.t' = -1 must be >= 0");
-  EXPECT_EQ(msg([](Pool& p) { p.strideH = int64_t{1} << 62; }),
-            at + "field 'out.rows' = 2 makes the input row range overflow 64 bits");
+  EXPECT_EQ(msg([](Pool& p) {
+              p.strideH = int64_t{1} << 62;
+              p.outRows = 3;
+            }),
+            at + "field 'out.rows' = 3 makes the input row range overflow 64 bits");
 }
 
 TEST(ProgramValidate, SyncAndHost) {
