@@ -15,7 +15,6 @@
 /// cycle no future instruction can precede and replays from it (docs/arch/SystolicCycleModel.md).
 #pragma once
 #include "CycleModel.h"
-
 #include "nnaccel/arch/systolic/Program.h"
 
 #include <cstdint>

@@ -4,11 +4,9 @@
 /// activation/pool/reset durations, barriers), per-layer attribution, traffic, and the exact
 /// mode against the fast model on random PE-array programs (outputs and every layer's cycles).
 #include "SimTestBuilder.h"
-
 #include "nnaccel/arch/systolic/Simulator.h"
 
 #include <gtest/gtest.h>
-
 #include <map>
 #include <random>
 
@@ -191,7 +189,7 @@ TEST(SystolicCycleModel, ActivatePoolBarrierAndAttribution) {
   p.strideH = p.strideW = 2;
   p.dst = 64;
   p.dstRowStride = 2;
-  b.add(p); // 2 * 2 * 2 * 4 = 32 cycles, done 35
+  b.add(p);         // 2 * 2 * 2 * 4 = 32 cycles, done 35
   b.add(Barrier{}); // at 35
   b.add(a);         // after the barrier: 35..41, done 43
   const SimRun r = timingOf(b.finish());
@@ -220,9 +218,8 @@ TEST(SystolicCycleModel, TrafficAndEnergyOfAMatmulLayer) {
   EXPECT_EQ(s.psum.writeBytes, 10 * 4 * 4);
   EXPECT_EQ(s.psum.readBytes, 10 * 4 * 4);
   const EnergyTable& e = p.config.energy;
-  const double expected = 120 * e.macInt8Pj + 42 * e.sbufReadPjPerByte +
-                          40 * e.psumReadPjPerEntry + 40 * e.psumWritePjPerEntry +
-                          12 * e.weightLoadPjPerByte;
+  const double expected = 120 * e.macInt8Pj + 42 * e.sbufReadPjPerByte + 40 * e.psumReadPjPerEntry +
+                          40 * e.psumWritePjPerEntry + 12 * e.weightLoadPjPerByte;
   EXPECT_NEAR(s.energyPj, expected, 1e-9);
 }
 

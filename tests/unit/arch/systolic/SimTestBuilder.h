@@ -83,8 +83,7 @@ public:
   }
 
   /// DMA_LOAD of partitions [0, parts) x len elements, partition p at dram + p * len * elem.
-  size_t loadRows(int64_t dramAddr, int64_t parts, int64_t len, int64_t sbufAddr,
-                  Sync sync = {}) {
+  size_t loadRows(int64_t dramAddr, int64_t parts, int64_t len, int64_t sbufAddr, Sync sync = {}) {
     DmaLoad d;
     d.elemBytes = elemBytes();
     d.partitionCount = parts;

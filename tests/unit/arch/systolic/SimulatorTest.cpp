@@ -2,15 +2,14 @@
 /// Functional tests of the systolic simulator on hand-built programs: MATMUL patterns against a
 /// direct computation, overwrite/accumulate and the two PSUM zero modes, activation against
 /// quant::requantize, pooling against the int8 kernels, DMA patterns, the f32 path, errors.
-#include "SimTestBuilder.h"
-
 #include "nnaccel/arch/systolic/Simulator.h"
+
+#include "SimTestBuilder.h"
 #include "nnaccel/quant/Kernels.h"
 #include "nnaccel/reference/Kernels.h"
 #include "nnaccel/support/Error.h"
 
 #include <gtest/gtest.h>
-
 #include <random>
 
 namespace nnaccel::arch::systolic {
@@ -286,7 +285,8 @@ TEST(SystolicSimulator, PoolMatchesInt8Kernels) {
         ok = false;
         break;
       }
-      int64_t out = (p.ceilMode ? (span + p.strides[a] - 1) / p.strides[a] : span / p.strides[a]) + 1;
+      int64_t out =
+          (p.ceilMode ? (span + p.strides[a] - 1) / p.strides[a] : span / p.strides[a]) + 1;
       if (p.ceilMode && (out - 1) * p.strides[a] >= p.inSpatial[a] + p.padsBegin[a]) {
         --out;
       }
@@ -301,8 +301,8 @@ TEST(SystolicSimulator, PoolMatchesInt8Kernels) {
     const std::vector<int8_t> x = randomS8(rng, static_cast<size_t>(3 * inH * inW), -128, 127);
     const Tensor xt = Tensor::fromVector<int8_t>({1, 3, inH, inW}, x);
     for (Pool::Kind kind : {Pool::Kind::Average, Pool::Kind::Max}) {
-      p.kind = kind == Pool::Kind::Average ? ir::PoolParams::Kind::Average
-                                           : ir::PoolParams::Kind::Max;
+      p.kind =
+          kind == Pool::Kind::Average ? ir::PoolParams::Kind::Average : ir::PoolParams::Kind::Max;
       std::vector<quant::CountMultiplier> mults;
       ProgramBuilder b;
       b.loadRows(b.segmentOf(x), 3, inH * inW, 0);
@@ -360,16 +360,16 @@ TEST(SystolicSimulator, PoolMatchesInt8Kernels) {
       st.sbufAddr = 512;
       b.add(st);
       const Tensor got = runAndRead(b.finish(), out);
-      const Tensor want = kind == Pool::Kind::Average ? quant::averagePool(p, xt, mults)
-                                                      : reference::pool(p, xt);
+      const Tensor want =
+          kind == Pool::Kind::Average ? quant::averagePool(p, xt, mults) : reference::pool(p, xt);
       ASSERT_EQ(got.shape(), want.shape()) << "trial " << trial;
       for (int64_t e = 0; e < got.numElements(); ++e) {
         ASSERT_EQ(got.data<int8_t>()[e], want.data<int8_t>()[e])
-            << "trial " << trial << " kind " << static_cast<int>(kind) << " element " << e
-            << " in " << dimsToString(p.inSpatial) << " k " << dimsToString(p.kernel) << " s "
+            << "trial " << trial << " kind " << static_cast<int>(kind) << " element " << e << " in "
+            << dimsToString(p.inSpatial) << " k " << dimsToString(p.kernel) << " s "
             << dimsToString(p.strides) << " d " << dimsToString(p.dilations) << " pads "
-            << dimsToString(p.padsBegin) << "/" << dimsToString(p.padsEnd) << " ceil "
-            << p.ceilMode << " incl " << p.countIncludePad;
+            << dimsToString(p.padsBegin) << "/" << dimsToString(p.padsEnd) << " ceil " << p.ceilMode
+            << " incl " << p.countIncludePad;
       }
     }
   }
