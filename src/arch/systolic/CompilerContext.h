@@ -93,9 +93,12 @@ struct PoolDesc {
 bool lowerPool(CompilerContext& ctx, const PoolDesc& d);
 
 /// Software-pipelined emission shared by the lowerings: load(0); then for every step k:
-/// load(k+1), compute(k), drain(k) — so step k+1's DMA overlaps step k's compute.
+/// load(k+1), compute(k), drain(k) — so step k+1's DMA overlaps step k's compute. A step whose
+/// load overwrites a single-buffered resource step k still reads (canPrefetch(k+1) false) is
+/// loaded after drain(k) instead: the emitter can only order an instruction after earlier ones.
 void emitPipelined(int64_t steps, const std::function<void(int64_t)>& load,
                    const std::function<void(int64_t)>& compute,
-                   const std::function<void(int64_t)>& drain);
+                   const std::function<void(int64_t)>& drain,
+                   const std::function<bool(int64_t)>& canPrefetch = {});
 
 } // namespace nnaccel::arch::systolic

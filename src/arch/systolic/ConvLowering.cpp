@@ -140,15 +140,20 @@ std::vector<uint8_t> packWeights(const CompilerContext& ctx, const ConvDesc& d) 
 
 void emitPipelined(int64_t steps, const std::function<void(int64_t)>& load,
                    const std::function<void(int64_t)>& compute,
-                   const std::function<void(int64_t)>& drain) {
+                   const std::function<void(int64_t)>& drain,
+                   const std::function<bool(int64_t)>& canPrefetch) {
   if (steps == 0)
     return;
   load(0);
   for (int64_t k = 0; k < steps; ++k) {
-    if (k + 1 < steps)
+    const bool next = k + 1 < steps;
+    const bool early = next && (!canPrefetch || canPrefetch(k + 1));
+    if (early)
       load(k + 1);
     compute(k);
     drain(k);
+    if (next && !early)
+      load(k + 1);
   }
 }
 
@@ -515,7 +520,13 @@ void lowerConv(CompilerContext& ctx, const ConvDesc& d) {
     }
   };
 
-  emitPipelined(static_cast<int64_t>(steps.size()), load, compute, drain);
+  // A new image's resident input and a new block's weights in a single weight buffer overwrite
+  // what the previous step still reads: they cannot be prefetched.
+  auto canPrefetch = [&](int64_t k) {
+    const Step& st = steps[static_cast<size_t>(k)];
+    return !(L.resident && st.firstOfImage) && !(L.weightBufs == 1 && st.firstOfBlock);
+  };
+  emitPipelined(static_cast<int64_t>(steps.size()), load, compute, drain, canPrefetch);
 }
 
 } // namespace nnaccel::arch::systolic
