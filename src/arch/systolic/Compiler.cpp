@@ -345,7 +345,7 @@ private:
                     dimsToString(g_.value(outValue).shape), kh, kw, d.h.stride, d.w.stride,
                     d.h.dilation, d.w.dilation, d.groups);
     Layer& l = beginLayer(id, LayerUnit::PeArray, opName, shape);
-    l.usefulMacs = cp.macs();
+    l.usefulMacs = usefulConvMacs(d);
     setOutputs(l, {outValue});
     const bool dilated = d.h.dilation > 1 || d.w.dilation > 1;
     if (ctx_.options.baseline && tr) {

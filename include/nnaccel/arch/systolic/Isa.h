@@ -48,7 +48,7 @@ struct SemWait {
   int64_t count = 0; ///< start only once semaphore[sem] >= count
 };
 struct Sync {
-  std::array<SemWait, 3> waits{}; ///< one per other waitable engine at most
+  std::array<SemWait, 4> waits{}; ///< at most one per waitable engine
   int32_t signal = -1; ///< incremented by one when the instruction completes
 };
 
