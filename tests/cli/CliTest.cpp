@@ -699,3 +699,46 @@ TEST_F(Cli, ArchErrors) {
 }
 
 } // namespace
+
+TEST_F(Cli, SimulateVerifiesAndReports) {
+  const Result r = run("simulate lenet5 --preset small --report report.json");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  for (const char* text : {"c1 ", "HOST", "VERIFIED", "bit-exact", "total", "wrote report to"})
+    EXPECT_NE(r.out.find(text), std::string::npos) << text << "\n" << r.out;
+  std::ifstream json(path("report.json"));
+  const std::string body((std::istreambuf_iterator<char>(json)), std::istreambuf_iterator<char>());
+  EXPECT_NE(body.find("\"engine\""), std::string::npos);
+  EXPECT_NE(body.find("\"verdict\""), std::string::npos);
+  const Result fp32 = run("simulate lenet5 --preset small --dtype fp32 --timing-only");
+  ASSERT_EQ(fp32.exitCode, 0) << fp32.err;
+}
+
+TEST_F(Cli, CompileDisasmAndRunTheProgram) {
+  const Result c = run("compile lenet5 --preset small -o lenet.nnx");
+  ASSERT_EQ(c.exitCode, 0) << c.err;
+  const Result d = run("disasm lenet.nnx");
+  ASSERT_EQ(d.exitCode, 0) << d.err;
+  for (const char* text : {"MATMUL", "LOAD_WEIGHTS", "DMA_LOAD", "ACTIVATE", "; layer 0"})
+    EXPECT_NE(d.out.find(text), std::string::npos) << text;
+  const Result s = run("simulate lenet5 --program lenet.nnx");
+  ASSERT_EQ(s.exitCode, 0) << s.err;
+  EXPECT_NE(s.out.find("VERIFIED"), std::string::npos);
+}
+
+TEST_F(Cli, SimulateCompileDisasmErrors) {
+  expectErrorPrefix("simulate lenet5 --preset nosuch", 2, "no systolic preset named 'nosuch'");
+  expectError("simulate lenet5 --exact --timing-only", 2,
+              "--exact steps the data path; it cannot be combined with --timing-only (see "
+              "'nnaccel simulate --help')");
+  std::ofstream(path("garbage.nnx")) << "not a program";
+  expectErrorPrefix("disasm garbage.nnx", 1, "garbage.nnx:");
+  expectErrorPrefix("disasm missing.nnx", 1, "missing.nnx:");
+  const Result c = run("compile lenet5 --preset small -o lenet.nnx");
+  ASSERT_EQ(c.exitCode, 0) << c.err;
+  expectError("simulate lenet5 --program lenet.nnx --baseline", 2,
+              "--baseline compiles the model; it cannot be combined with --program (see "
+              "'nnaccel simulate --help')");
+  expectErrorPrefix("simulate resnet18 --program lenet.nnx", 2,
+                    "the program was compiled from model 'lenet5'");
+  expectErrorPrefix("compile lenet5 -o nodir/x.nnx", 1, "nodir/x.nnx:");
+}
