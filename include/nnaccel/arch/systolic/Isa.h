@@ -49,7 +49,7 @@ struct SemWait {
 };
 struct Sync {
   std::array<SemWait, 4> waits{}; ///< at most one per waitable engine
-  int32_t signal = -1; ///< incremented by one when the instruction completes
+  int32_t signal = -1;            ///< incremented by one when the instruction completes
 };
 
 /// A three-level DRAM access pattern (bytes): element (p, o, i) is at
@@ -130,7 +130,17 @@ struct PsumReset {
 /// Activation function of the activation engine. s8 programs use Identity/Clamp only (the int8
 /// rule: requantize then clamp to [clampLo, clampHi]); f32 programs add the bias then apply it.
 enum class ActFunc : uint8_t {
-  Identity, Relu, Clip, LeakyRelu, Sigmoid, Tanh, Elu, HardSigmoid, HardSwish, Selu, Softplus
+  Identity,
+  Relu,
+  Clip,
+  LeakyRelu,
+  Sigmoid,
+  Tanh,
+  Elu,
+  HardSigmoid,
+  HardSwish,
+  Selu,
+  Softplus
 };
 
 /// Drains a PSUM tile of rows x rowLen entries (entry psum + y * psumRowStride + x) of columns
@@ -181,9 +191,8 @@ struct HostOp {
 /// Waits until every engine has completed every earlier instruction.
 struct Barrier {};
 
-using Op =
-    std::variant<DmaLoad, DmaStore, DmaCopy, LoadWeights, Matmul, PsumReset, Activate, Pool,
-                 HostOp, Barrier>;
+using Op = std::variant<DmaLoad, DmaStore, DmaCopy, LoadWeights, Matmul, PsumReset, Activate, Pool,
+                        HostOp, Barrier>;
 
 struct Instruction {
   Op op;

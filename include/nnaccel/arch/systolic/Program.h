@@ -14,6 +14,7 @@
 #include "nnaccel/arch/systolic/Isa.h"
 #include "nnaccel/tensor/DType.h"
 #include "nnaccel/tensor/Tensor.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -22,14 +23,20 @@ namespace nnaccel::arch::systolic {
 
 /// One tensor in DRAM, NCHW-contiguous (row-major over `shape`).
 struct DramTensor {
-  std::string name;      ///< the graph value's name
-  int32_t value = -1;    ///< graph ValueId (-1 for compiler-made buffers)
+  std::string name;   ///< the graph value's name
+  int32_t value = -1; ///< graph ValueId (-1 for compiler-made buffers)
   DType dtype = DType::I8;
   Dims shape;
-  int64_t addr = 0;      ///< byte address in DRAM
-  float scale = 0;       ///< int8 scale (0 for f32/raw tensors)
-  enum class Role : uint8_t { Input, Output, Activation, Weight, Param, Scratch } role =
-      Role::Activation;
+  int64_t addr = 0; ///< byte address in DRAM
+  float scale = 0;  ///< int8 scale (0 for f32/raw tensors)
+  enum class Role : uint8_t {
+    Input,
+    Output,
+    Activation,
+    Weight,
+    Param,
+    Scratch
+  } role = Role::Activation;
   int64_t bytes() const;
 };
 
@@ -61,10 +68,10 @@ struct Layer {
   /// Per node output j (of the last node of the layer, i.e. the fused activation's output when
   /// fused): index into Program::tensors, or -1 when unused. verify compares these.
   std::vector<int32_t> outputTensors;
-  std::vector<int32_t> outputValues; ///< graph ValueIds of outputTensors (-1 where unused)
+  std::vector<int32_t> outputValues;    ///< graph ValueIds of outputTensors (-1 where unused)
   int64_t firstInstr = 0, endInstr = 0; ///< [first, end) in Program::instructions
-  int64_t usefulMacs = 0;   ///< MACs of the operator itself (no zeros, no padding)
-  std::string note;         ///< host fallback reason, baseline description, ...
+  int64_t usefulMacs = 0;               ///< MACs of the operator itself (no zeros, no padding)
+  std::string note;                     ///< host fallback reason, baseline description, ...
 };
 
 struct Program {

@@ -12,6 +12,7 @@
 #include "nnaccel/arch/systolic/Program.h"
 #include "nnaccel/report/Report.h"
 #include "nnaccel/tensor/Tensor.h"
+
 #include <functional>
 #include <vector>
 
