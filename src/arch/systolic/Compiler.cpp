@@ -446,6 +446,16 @@ private:
     c.w.kernel = (d.w.kernel - 1) * dw + 1;
     c.h.dilation = c.w.dilation = 1;
     const int64_t eb = ctx_.elemBytes;
+    // The zero-inserted kernel's weights for one output block must fit the state buffer.
+    const int64_t cg = d.inChannels / d.groups, mg = d.outChannels / d.groups;
+    const int64_t cBlocks = (cg + ctx_.config.peRows - 1) / ctx_.config.peRows;
+    const int64_t perPartition =
+        cBlocks * std::min(mg, ctx_.config.peCols) * c.h.kernel * c.w.kernel * eb;
+    if (2 * perPartition > ctx_.sbufBytes()) {
+      ctx_.program.layers.back().note =
+          "baseline not applicable: the zero-inserted kernel does not fit the state buffer";
+      return lowerConv(ctx_, d);
+    }
     auto inner = d.weightAt;
     c.weightAt = [inner, dh, dw, eb](int64_t m, int64_t ch, int64_t r, int64_t s, uint8_t* out) {
       if (r % dh == 0 && s % dw == 0)
