@@ -585,14 +585,12 @@ private:
     }
     d.inTensor = tensorOf(n.inputs[0]);
     d.outTensor = tensorOf(n.outputs[0]);
-    const size_t layerIndex = ctx_.program.layers.size();
     const int64_t first = ctx_.emitter.size();
     Layer& l = beginLayer(id, LayerUnit::Pool, std::string(ir::opName(n.op)), shapeOf(n));
     setOutputs(l, {n.outputs[0]});
     if (!lowerPool(ctx_, d)) {
       NNACCEL_ASSERT(ctx_.emitter.size() == first) << "lowerPool emitted before giving up";
       ctx_.program.layers.pop_back();
-      (void)layerIndex;
       return lowerHost(id, "pooling window does not fit the state buffer or pool table");
     }
     endLayer();

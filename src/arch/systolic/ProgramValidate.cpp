@@ -153,6 +153,10 @@ private:
     if (p_.dramBytes < 0) {
       fail(fmt::format("dramBytes = {} must be >= 0", p_.dramBytes));
     }
+    if (p_.dramBytes > kMaxDramBytes) {
+      fail(fmt::format("dramBytes = {} exceeds the simulator's limit of {} (16 GiB)", p_.dramBytes,
+                       kMaxDramBytes));
+    }
     elemBytes_ = static_cast<int64_t>(dtypeSizeBytes(p_.dtype));
   }
 

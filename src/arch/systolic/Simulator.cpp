@@ -196,8 +196,9 @@ struct Simulator::Impl {
       throw Error(ErrorKind::Model, {},
                   "program dtype " + std::string(dtypeName(p.dtype)) + " is not s8 or f32");
     }
-    if (p.dramBytes < 0) {
-      throw Error(ErrorKind::Model, {}, "program DRAM size is negative");
+    if (p.dramBytes < 0 || p.dramBytes > kMaxDramBytes) {
+      throw Error(ErrorKind::Model, {},
+                  "program DRAM size " + std::to_string(p.dramBytes) + " is outside [0, 16 GiB]");
     }
     dram.assign(static_cast<size_t>(p.dramBytes), 0);
     for (size_t s = 0; s < p.segments.size(); ++s) {

@@ -74,6 +74,10 @@ struct Layer {
   std::string note;                     ///< host fallback reason, baseline description, ...
 };
 
+/// Largest DRAM a program may declare (16 GiB): the simulator allocates it, so a hostile or
+/// mistaken file must not ask for more than a workstation has.
+inline constexpr int64_t kMaxDramBytes = int64_t{1} << 34;
+
 struct Program {
   static constexpr uint32_t kVersion = 1;
   SystolicConfig config;   ///< the config it was compiled for (the simulator runs on it)

@@ -10,6 +10,7 @@
 #include "nnaccel/arch/systolic/AccessPlan.h"
 #include "nnaccel/arch/systolic/Session.h"
 #include "nnaccel/arch/systolic/Simulator.h"
+#include "nnaccel/driver/ModelLoader.h"
 #include "nnaccel/quant/QuantizedModel.h"
 #include "nnaccel/support/Error.h"
 
@@ -246,7 +247,7 @@ TEST(SystolicCompiler, BaselineDilatedUsesAZeroInsertedKernel) {
   EXPECT_GT(r.report.baseline[0].baseline.issuedMacs, 2 * r.report.baseline[0].method.issuedMacs);
 }
 
-TEST(SystolicCompiler, HostFallbackIsAReportedLayer) {
+TEST(SystolicCompiler, AveragePoolRunsOnThePoolingEngine) {
   LayerSpec s;
   s.kind = LayerSpec::Kind::AveragePool;
   s.inChannels = s.outChannels = 4;
@@ -257,6 +258,25 @@ TEST(SystolicCompiler, HostFallbackIsAReportedLayer) {
   EXPECT_TRUE(r.report.verdict.passed) << r.report.verdict.detail;
   ASSERT_EQ(r.program.layers.size(), 1u);
   EXPECT_EQ(r.program.layers[0].unit, LayerUnit::Pool);
+}
+
+TEST(SystolicCompiler, HostFallbackIsAReportedLayer) {
+  // LeNet-5's Tanh has no integer form: each one is a host layer with its reason, its output is
+  // still verified, and it appears in the report marked as a host fallback.
+  const SessionResult r = simulateModel(driver::loadModel("lenet5"), testConfig(), {});
+  EXPECT_TRUE(r.report.verdict.passed) << r.report.verdict.detail;
+  int hosts = 0;
+  for (size_t i = 0; i < r.program.layers.size(); ++i) {
+    if (r.program.layers[i].unit != LayerUnit::Host)
+      continue;
+    ++hosts;
+    EXPECT_EQ(r.program.layers[i].op, "Tanh");
+    EXPECT_NE(r.program.layers[i].note.find("no integer form"), std::string::npos);
+    EXPECT_TRUE(r.report.layers[i].hostFallback);
+    EXPECT_TRUE(std::holds_alternative<HostOp>(
+        r.program.instructions[static_cast<size_t>(r.program.layers[i].firstInstr)].op));
+  }
+  EXPECT_EQ(hosts, 4);
 }
 
 TEST(SystolicCompiler, Fp32AgreesWithinTolerance) {

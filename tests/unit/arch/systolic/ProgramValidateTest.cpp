@@ -307,6 +307,9 @@ TEST(ProgramValidate, DtypeAndConfig) {
             "prog.nnx: program dtype s8 is not supported by config 'small' (dtypes: f32)");
   EXPECT_EQ(programMessage([](Program& p) { p.dramBytes = -1; }),
             "prog.nnx: dramBytes = -1 must be >= 0");
+  EXPECT_EQ(programMessage([](Program& p) { p.dramBytes = kMaxDramBytes + 1; }),
+            "prog.nnx: dramBytes = 17179869185 exceeds the simulator's limit of 17179869184 "
+            "(16 GiB)");
   // The config itself must be a valid machine (Config.h's validate, ErrorKind::Config).
   Program p = smallProgram();
   p.config.peRows = 0;
