@@ -61,12 +61,7 @@ public:
     show_->add_option("ENGINE", engine_, "accelerator engine")
         ->required()
         ->check(CLI::IsMember({"systolic"}));
-    presetOption_ =
-        show_->add_option("--preset", preset_,
-                          std::string("shipped configuration (see 'nnaccel arch list'; default: ") +
-                              kDefaultSystolicPreset + ")");
-    configOption_ = show_->add_option("--config", config_, "architecture config file (YAML)");
-    presetOption_->excludes(configOption_);
+    arch_.configure(*show_, false);
   }
 
   void run() override {
@@ -74,22 +69,14 @@ public:
       listEngines();
       return;
     }
-    const arch::systolic::SystolicConfig c =
-        configOption_->count() > 0
-            ? arch::systolic::loadSystolicConfigFile(config_)
-            : arch::systolic::systolicPreset(presetOption_->count() > 0 ? preset_
-                                                                        : kDefaultSystolicPreset);
-    fmt::print("{}", arch::systolic::toYaml(c));
+    fmt::print("{}", arch::systolic::toYaml(arch_.systolicConfig()));
   }
 
 private:
   CLI::App* list_ = nullptr;
   CLI::App* show_ = nullptr;
-  CLI::Option* presetOption_ = nullptr;
-  CLI::Option* configOption_ = nullptr;
+  ArchOptions arch_;
   std::string engine_;
-  std::string preset_;
-  std::string config_;
 };
 
 } // namespace

@@ -3,10 +3,11 @@
 
 namespace nnaccel::cli {
 
-void ArchOptions::configure(CLI::App& app) {
-  app.add_option("--arch", arch_, "accelerator engine")
-      ->check(CLI::IsMember({"systolic"}))
-      ->capture_default_str();
+void ArchOptions::configure(CLI::App& app, bool withArchOption) {
+  if (withArchOption)
+    app.add_option("--arch", arch_, "accelerator engine")
+        ->check(CLI::IsMember({"systolic"}))
+        ->capture_default_str();
   presetOption_ = app.add_option("--preset", preset_,
                                  std::string("shipped configuration (see 'nnaccel arch list'; "
                                              "default: ") +

@@ -14,7 +14,9 @@ inline constexpr const char* kDefaultSystolicPreset = "server";
 
 class ArchOptions {
 public:
-  void configure(CLI::App& app);
+  /// Adds --preset and --config to \p app, and --arch unless the command names the engine
+  /// itself (`arch show ENGINE`).
+  void configure(CLI::App& app, bool withArchOption = true);
   /// The effective systolic config: the preset, the file, or kDefaultSystolicPreset. Throws
   /// nnaccel::Error (Usage for an unknown preset, Config/Io for a bad file).
   arch::systolic::SystolicConfig systolicConfig() const;
