@@ -49,4 +49,9 @@ bool isBinaryElementwise(OpKind kind) {
   return kind == OpKind::Add || kind == OpKind::Sub || kind == OpKind::Mul || kind == OpKind::Div;
 }
 
+bool isRowMajorView(OpKind k) {
+  return k == OpKind::Reshape || k == OpKind::Flatten || k == OpKind::Squeeze ||
+         k == OpKind::Unsqueeze || k == OpKind::Identity || k == OpKind::Dropout;
+}
+
 } // namespace nnaccel::ir

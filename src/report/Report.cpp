@@ -115,6 +115,7 @@ public:
     rows_.push_back(std::move(cells));
   }
   void rule() { rows_.emplace_back(); }
+  void addColumn(Column c) { columns_.push_back(std::move(c)); }
 
   std::string render() const {
     std::vector<size_t> widths;
@@ -153,7 +154,7 @@ private:
   std::vector<std::vector<std::string>> rows_; ///< an empty row is a rule
 };
 
-std::vector<std::string> layerCells(const LayerStats& l) {
+std::vector<std::string> layerCellsBase(const LayerStats& l) {
   return {l.name,
           l.op,
           l.shape,
@@ -165,6 +166,35 @@ std::vector<std::string> layerCells(const LayerStats& l) {
           fmt::format("{:.1f}", static_cast<double>(l.dram.readBytes + l.dram.writeBytes) / 1024.0),
           fmt::format("{:.3f}", l.energyPj / 1e6),
           l.hostFallback ? "HOST" : ""};
+}
+
+/// A metric cell: integers with thousands grouping, fractions with two decimals.
+std::string metricText(double v) {
+  if (v == static_cast<double>(static_cast<int64_t>(v)) && std::abs(v) >= 1000)
+    return human(static_cast<int64_t>(v));
+  return fmt::format("{:.2f}", v);
+}
+
+/// The metric keys of \p layers, in order of first appearance.
+std::vector<std::string> metricKeys(const std::vector<LayerStats>& layers) {
+  std::vector<std::string> keys;
+  for (const LayerStats& l : layers)
+    for (const auto& [key, value] : l.metrics)
+      if (std::find(keys.begin(), keys.end(), key) == keys.end())
+        keys.push_back(key);
+  return keys;
+}
+
+std::vector<std::string> layerCells(const LayerStats& l, const std::vector<std::string>& keys) {
+  std::vector<std::string> cells = layerCellsBase(l);
+  for (const std::string& key : keys) {
+    std::string cell;
+    for (const auto& [k, v] : l.metrics)
+      if (k == key)
+        cell = metricText(v);
+    cells.insert(cells.end() - 1, cell);
+  }
+  return cells;
 }
 
 /// "4.00x" (baseline / method), "-" when the method side is 0.
@@ -198,6 +228,11 @@ std::string baselineSection(const std::vector<BaselineRow>& rows) {
       const int64_t b = get(r.baseline);
       t.row({first ? r.layer : "", metric, human(m), human(b), ratio(m, b)});
       first = false;
+    }
+    if (r.method.energyPj > 0 || r.baseline.energyPj > 0) {
+      const double m = r.method.energyPj, b = r.baseline.energyPj;
+      t.row({"", "energy uJ", fmt::format("{:.3f}", m / 1e6), fmt::format("{:.3f}", b / 1e6),
+             m > 0 ? fmt::format("{:.2f}x", b / m) : "-"});
     }
     t.rule();
     notes += fmt::format("  {}: baseline = {}\n", r.layer, r.what);
@@ -235,15 +270,18 @@ std::string RunReport::formatTable() const {
            {"busy%", true},
            {"util%", true},
            {"DRAM KB", true},
-           {"energy uJ", true},
-           {"host", false}});
+           {"energy uJ", true}});
+  const std::vector<std::string> keys = metricKeys(layers);
+  for (const std::string& key : keys)
+    t.addColumn({key, true});
+  t.addColumn({"host", false});
   for (const LayerStats& l : layers) {
-    t.row(layerCells(l));
+    t.row(layerCells(l, keys));
   }
   t.rule();
   LayerStats totalRow = total;
   totalRow.name = "total";
-  t.row(layerCells(totalRow));
+  t.row(layerCells(totalRow, keys));
   out += t.render();
 
   const double micros = clockMhz > 0 ? static_cast<double>(total.cycles) / clockMhz : 0.0;
@@ -253,6 +291,8 @@ std::string RunReport::formatTable() const {
                      percent(total.utilization),
                      grouped(total.dram.readBytes + total.dram.writeBytes), total.energyPj / 1e6);
 
+  for (const auto& [name, value] : summary)
+    out += fmt::format("{}: {}\n", name, value);
   std::string hostNotes;
   for (const LayerStats& l : layers) {
     if (l.hostFallback) {
@@ -304,6 +344,10 @@ Json layerJson(const LayerStats& l) {
   j["dram"] = trafficJson(l.dram);
   j["energy_pj"] = l.energyPj;
   j["utilization"] = l.utilization;
+  Json metrics = Json::object();
+  for (const auto& [key, value] : l.metrics)
+    metrics[key] = value;
+  j["metrics"] = std::move(metrics);
   return j;
 }
 
@@ -315,6 +359,7 @@ Json sideJson(const BaselineRow::Side& s) {
   j["memory_ops"] = s.memoryOps;
   j["dram"] = trafficJson(s.dram);
   j["sbuf"] = trafficJson(s.sbuf);
+  j["energy_pj"] = s.energyPj;
   return j;
 }
 
@@ -343,6 +388,10 @@ std::string RunReport::toJson() const {
     row["baseline"] = sideJson(r.baseline);
     j["baseline"].push_back(std::move(row));
   }
+  Json summaryJson = Json::object();
+  for (const auto& [name, value] : summary)
+    summaryJson[name] = value;
+  j["summary"] = std::move(summaryJson);
   Json v;
   v["checked"] = verdict.checked;
   v["passed"] = verdict.passed;

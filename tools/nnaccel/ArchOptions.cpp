@@ -6,12 +6,13 @@ namespace nnaccel::cli {
 void ArchOptions::configure(CLI::App& app, bool withArchOption) {
   if (withArchOption)
     app.add_option("--arch", arch_, "accelerator engine")
-        ->check(CLI::IsMember({"systolic"}))
+        ->check(CLI::IsMember(kEngines))
         ->capture_default_str();
   presetOption_ = app.add_option("--preset", preset_,
                                  std::string("shipped configuration (see 'nnaccel arch list'; "
                                              "default: ") +
-                                     kDefaultSystolicPreset + ")");
+                                     kDefaultSystolicPreset + " for systolic, " +
+                                     kDefaultSparsePreset + " for sparse)");
   configOption_ = app.add_option("--config", config_, "architecture config file (YAML)");
   presetOption_->excludes(configOption_);
 }
@@ -25,6 +26,12 @@ arch::systolic::SystolicConfig ArchOptions::systolicConfig() const {
     return arch::systolic::loadSystolicConfigFile(config_);
   return arch::systolic::systolicPreset(presetOption_->count() > 0 ? preset_
                                                                    : kDefaultSystolicPreset);
+}
+
+arch::sparse::SparseConfig ArchOptions::sparseConfig() const {
+  if (configOption_->count() > 0)
+    return arch::sparse::loadSparseConfigFile(config_);
+  return arch::sparse::sparsePreset(presetOption_->count() > 0 ? preset_ : kDefaultSparsePreset);
 }
 
 } // namespace nnaccel::cli

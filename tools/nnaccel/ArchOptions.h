@@ -1,16 +1,21 @@
 /// \file
 /// The options that pick an accelerator and its configuration, shared by `simulate` and
-/// `compile`: `--arch ENGINE` (systolic), `--preset NAME` or `--config FILE` (exclusive).
+/// `compile`: `--arch ENGINE` (systolic, sparse), `--preset NAME` or `--config FILE` (exclusive).
 #pragma once
+#include "nnaccel/arch/sparse/Config.h"
 #include "nnaccel/arch/systolic/Config.h"
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <vector>
 
 namespace nnaccel::cli {
 
-/// The preset used when neither --preset nor --config is given.
+/// The presets used when neither --preset nor --config is given.
 inline constexpr const char* kDefaultSystolicPreset = "server";
+inline constexpr const char* kDefaultSparsePreset = "scnn";
+/// The engines `--arch` accepts.
+inline const std::vector<std::string> kEngines = {"systolic", "sparse"};
 
 class ArchOptions {
 public:
@@ -20,8 +25,13 @@ public:
   /// The effective systolic config: the preset, the file, or kDefaultSystolicPreset. Throws
   /// nnaccel::Error (Usage for an unknown preset, Config/Io for a bad file).
   arch::systolic::SystolicConfig systolicConfig() const;
+  /// The effective sparse config, likewise (default: kDefaultSparsePreset).
+  arch::sparse::SparseConfig sparseConfig() const;
   /// True when --preset or --config was given.
   bool given() const;
+  /// The engine (--arch, or the one the command named).
+  const std::string& engine() const { return arch_; }
+  void setEngine(std::string engine) { arch_ = std::move(engine); }
 
 private:
   std::string arch_ = "systolic";

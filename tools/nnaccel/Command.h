@@ -38,6 +38,7 @@ std::unique_ptr<Command> makeSimulateCommand();
 std::unique_ptr<Command> makeCompileCommand();
 std::unique_ptr<Command> makeDisasmCommand();
 std::unique_ptr<Command> makeArchCommand();
+std::unique_ptr<Command> makePruneCommand();
 
 /// "nnaccel zoo export" for the (sub)command \p app: its parents' names and its own.
 inline std::string commandName(const CLI::App& app) {

@@ -4,6 +4,7 @@
 #include "ArchOptions.h"
 #include "Command.h"
 #include "ModelOptions.h"
+#include "nnaccel/arch/sparse/Session.h"
 #include "nnaccel/arch/systolic/Session.h"
 #include "nnaccel/driver/Inputs.h"
 #include "nnaccel/quant/QuantizedModel.h"
@@ -71,23 +72,18 @@ public:
     app.add_option("--program", program_,
                    "run this compiled program (from `nnaccel compile`) instead of compiling");
     app.add_flag("--baseline", baseline_,
-                 "also compile and simulate the baselines the patents improve on (zero-inserted "
-                 "transposed convolution with a rotated weight copy; zero-inserted dilated "
-                 "kernels) and compare per layer");
+                 "also compare every layer with the baseline the patent improves on (systolic: "
+                 "zero-inserted transposed convolution with a rotated weight copy and "
+                 "zero-inserted dilated kernels; sparse: the dense PTIS-dense array, whose "
+                 "totals every sparse report shows)");
     app.add_flag("--exact", exact_,
                  "step every PE register cycle by cycle (slow; for small layers)");
     app.add_flag("--timing-only", timingOnly_,
-                 "run the cycle model only: no data, no verification");
+                 "systolic: run the cycle model only (no data, no verification); sparse: skip "
+                 "the verification (its timing depends on the data, so it always computes)");
   }
 
   void run() override {
-    if (timingOnly_ && exact_)
-      throw usageError(*app_, "--exact steps the data path; it cannot be combined with "
-                              "--timing-only");
-    if (!program_.empty() && baseline_)
-      throw usageError(*app_, "--baseline compiles the model; it cannot be combined with "
-                              "--program");
-    const arch::systolic::SystolicConfig config = arch_.systolicConfig();
     const ir::Graph g = driver::loadModel(modelOptions_.model(), modelOptions_.loadOptions());
     if (!inputs_.empty() && inputs_.size() != g.inputs.size())
       throw usageError(*app_,
@@ -95,32 +91,66 @@ public:
                                    modelOptions_.model(), g.inputs.size(), inputs_.size()));
     if (!report_.empty())
       driver::checkWritable(report_);
+    std::vector<Tensor> inputs;
+    for (size_t i = 0; i < inputs_.size(); ++i)
+      inputs.push_back(driver::readInputFile(g, i, inputs_[i]));
+    Progress progress;
+    const report::RunReport r = arch_.engine() == "sparse"
+                                    ? runSparse(g, std::move(inputs), progress)
+                                    : runSystolic(g, std::move(inputs), progress);
+    fmt::print("{}", r.formatTable());
+    if (!report_.empty()) {
+      std::ofstream out(report_);
+      out << r.toJson() << "\n";
+      if (!out)
+        throw Error(ErrorKind::Io, ErrorContext{.file = report_}, "cannot write the report");
+      fmt::print("wrote report to {}\n", report_);
+    }
+    if (r.verdict.checked && !r.verdict.passed)
+      throw Error(ErrorKind::Model, ErrorContext{.file = modelOptions_.model()},
+                  "simulation does not match the reference: " + r.verdict.detail);
+  }
+
+  report::RunReport runSystolic(const ir::Graph& g, std::vector<Tensor> inputs,
+                                Progress& progress) {
+    if (timingOnly_ && exact_)
+      throw usageError(*app_, "--exact steps the data path; it cannot be combined with "
+                              "--timing-only");
+    if (!program_.empty() && baseline_)
+      throw usageError(*app_, "--baseline compiles the model; it cannot be combined with "
+                              "--program");
+    const arch::systolic::SystolicConfig config = arch_.systolicConfig();
     arch::systolic::SessionOptions so;
     so.dtype = dtypeOf(dtype_);
     so.baseline = baseline_;
     so.exact = exact_;
     so.functional = !timingOnly_;
-    for (size_t i = 0; i < inputs_.size(); ++i)
-      so.inputs.push_back(driver::readInputFile(g, i, inputs_[i]));
+    so.inputs = std::move(inputs);
     if (!program_.empty()) {
       so.program = arch::systolic::readProgramFile(program_);
       if (arch_.given())
         throw usageError(*app_, "--program carries its own config; drop --preset/--config");
     }
-    Progress progress;
     so.progress = std::ref(progress);
-    const arch::systolic::SessionResult r = arch::systolic::simulateModel(g, config, so);
-    fmt::print("{}", r.report.formatTable());
-    if (!report_.empty()) {
-      std::ofstream out(report_);
-      out << r.report.toJson() << "\n";
-      if (!out)
-        throw Error(ErrorKind::Io, ErrorContext{.file = report_}, "cannot write the report");
-      fmt::print("wrote report to {}\n", report_);
-    }
-    if (r.report.verdict.checked && !r.report.verdict.passed)
-      throw Error(ErrorKind::Model, ErrorContext{.file = modelOptions_.model()},
-                  "simulation does not match the reference: " + r.report.verdict.detail);
+    return arch::systolic::simulateModel(g, config, so).report;
+  }
+
+  report::RunReport runSparse(const ir::Graph& g, std::vector<Tensor> inputs, Progress& progress) {
+    if (dtype_ != "int8")
+      throw usageError(*app_, "the sparse engine computes on integers (int8 data in its "
+                              "value_bits-wide words); --dtype fp32 is not available");
+    if (exact_)
+      throw usageError(*app_, "--exact applies to the systolic engine; the sparse engine is "
+                              "always simulated cycle by cycle");
+    if (!program_.empty())
+      throw usageError(*app_, "--program applies to the systolic engine");
+    const arch::sparse::SparseConfig config = arch_.sparseConfig();
+    arch::sparse::SessionOptions so;
+    so.verify = !timingOnly_;
+    so.baselineRows = baseline_;
+    so.inputs = std::move(inputs);
+    so.progress = std::ref(progress);
+    return arch::sparse::simulateModel(g, config, so).report;
   }
 
 private:

@@ -28,6 +28,8 @@ const nnaccel::cli::CommandSpec kCommands[] = {
      nnaccel::cli::makeDisasmCommand},
     {"arch", "list the accelerator engines and presets, or print an effective config",
      nnaccel::cli::makeArchCommand},
+    {"prune", "magnitude-prune a model's weights to a density and write it as ONNX",
+     nnaccel::cli::makePruneCommand},
 };
 
 /// The deepest subcommand the parser reached (the usage hint points to its --help).

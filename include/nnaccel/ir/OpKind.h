@@ -25,6 +25,9 @@ const std::vector<OpKind>& allOps();
 bool isUnaryActivation(OpKind kind);
 /// Add/Sub/Mul/Div.
 bool isBinaryElementwise(OpKind kind);
+/// Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout: the output is the input's elements
+/// in the same row-major order (an engine can alias the value instead of moving data).
+bool isRowMajorView(OpKind kind);
 
 } // namespace nnaccel::ir
 

@@ -44,6 +44,9 @@ struct LayerStats {
   Traffic sbuf, psum, dram; ///< bytes (PSUM: 4 bytes per entry access)
   double energyPj = 0;
   double utilization = 0; ///< usefulMacs / (PEs x cycles)
+  /// Engine-specific per-layer figures (e.g. the sparse engine's "w_density", "speedup"): extra
+  /// table columns, in order of first appearance, and a "metrics" object in JSON.
+  std::vector<std::pair<std::string, double>> metrics;
 
   void addBreakdown(const std::string& key, int64_t cycles);
 };
@@ -55,6 +58,7 @@ struct BaselineRow {
   struct Side {
     int64_t streamedElements = 0, issuedMacs = 0, cycles = 0, memoryOps = 0;
     Traffic dram, sbuf;
+    double energyPj = 0; ///< shown when either side has one
   } method, baseline;
 };
 
@@ -77,6 +81,9 @@ struct RunReport {
   std::vector<LayerStats> layers;
   LayerStats total; ///< sums; utilization over the total cycles
   std::vector<BaselineRow> baseline;
+  /// Engine-specific headline figures ("speedup vs dense": "2.61x"), printed after the totals
+  /// and written as a "summary" object in JSON.
+  std::vector<std::pair<std::string, std::string>> summary;
   Verdict verdict;
 
   /// Recomputes `total` from `layers` and every utilization from \p peCount.

@@ -72,12 +72,6 @@ std::optional<ActFunc> actFuncOf(ir::OpKind k) {
   }
 }
 
-bool isViewOp(ir::OpKind k) {
-  using ir::OpKind;
-  return k == OpKind::Reshape || k == OpKind::Flatten || k == OpKind::Squeeze ||
-         k == OpKind::Unsqueeze || k == OpKind::Identity || k == OpKind::Dropout;
-}
-
 class Driver {
 public:
   Driver(CompilerContext& ctx) : ctx_(ctx), g_(ctx.g) {}
@@ -197,7 +191,7 @@ private:
     default:
       break;
     }
-    if (isViewOp(n.op) && lowerView(id))
+    if (ir::isRowMajorView(n.op) && lowerView(id))
       return;
     lowerHost(id, fmt::format("{} has no unit on the systolic engine", ir::opName(n.op)));
   }

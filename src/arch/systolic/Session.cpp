@@ -2,6 +2,7 @@
 /// A full systolic run: quantize, compile, simulate, verify layer by layer, report (Session.h).
 #include "nnaccel/arch/systolic/Session.h"
 
+#include "nnaccel/arch/common/Verify.h"
 #include "nnaccel/arch/systolic/Simulator.h"
 #include "nnaccel/quant/Int8Executor.h"
 #include "nnaccel/quant/QuantizedModel.h"
@@ -16,58 +17,6 @@
 
 namespace nnaccel::arch::systolic {
 namespace {
-
-std::string coordsOf(const Dims& shape, int64_t flat) {
-  std::vector<int64_t> idx(shape.size());
-  for (size_t i = shape.size(); i-- > 0;) {
-    const int64_t d = std::max<int64_t>(shape[i], 1);
-    idx[i] = flat % d;
-    flat /= d;
-  }
-  return fmt::format("[{}]", fmt::join(idx, ","));
-}
-
-/// Compares one layer output; returns a description of the first mismatch, if any.
-std::optional<std::string> compareTensor(const Tensor& got, const Tensor& ref, bool exactBits,
-                                         int64_t& compared) {
-  if (got.dtype() != ref.dtype() || got.shape() != ref.shape())
-    return fmt::format("type {} {} differs from the reference's {} {}", dtypeName(got.dtype()),
-                       dimsToString(got.shape()), dtypeName(ref.dtype()),
-                       dimsToString(ref.shape()));
-  const int64_t n = got.numElements();
-  compared += n;
-  if (exactBits || got.dtype() != DType::F32) {
-    const size_t eb = dtypeSizeBytes(got.dtype());
-    const auto* a = reinterpret_cast<const uint8_t*>(got.rawData());
-    const auto* b = reinterpret_cast<const uint8_t*>(ref.rawData());
-    if (std::memcmp(a, b, static_cast<size_t>(n) * eb) == 0)
-      return std::nullopt;
-    for (int64_t i = 0; i < n; ++i)
-      if (std::memcmp(a + i * static_cast<int64_t>(eb), b + i * static_cast<int64_t>(eb), eb) != 0)
-        return fmt::format("element {} = {} but the reference has {}", coordsOf(got.shape(), i),
-                           got.elementAsDouble(i), ref.elementAsDouble(i));
-    return std::nullopt;
-  }
-  const float* a = got.data<float>();
-  const float* b = ref.data<float>();
-  double refMax = 0, worst = 0;
-  int64_t worstAt = -1;
-  for (int64_t i = 0; i < n; ++i) {
-    refMax = std::max(refMax, std::fabs(static_cast<double>(b[i])));
-    const double d = std::fabs(static_cast<double>(a[i]) - static_cast<double>(b[i]));
-    if (!(d <= worst)) { // NaN counts as the worst
-      worst = std::isnan(d) ? INFINITY : d;
-      worstAt = i;
-    }
-  }
-  const double rel = worst / std::max(refMax, 1e-30);
-  if (worstAt >= 0 && !(rel <= kF32RelativeTolerance))
-    return fmt::format("element {} = {} but the reference has {} (error {:.3g} of the tensor's "
-                       "max |x| {:.6g}; tolerance {:.0e})",
-                       coordsOf(got.shape(), worstAt), a[worstAt], b[worstAt], rel, refMax,
-                       kF32RelativeTolerance);
-  return std::nullopt;
-}
 
 struct Reference {
   const quant::QuantizedModel* qm = nullptr;
@@ -109,8 +58,8 @@ RunOutcome runProgram(const ir::Graph& g, const Program& program, const quant::Q
         continue;
       const Tensor got = sim.readTensor(l.outputTensors[j]);
       const Tensor want = ref->value(l.outputValues[j]);
-      if (auto bad =
-              compareTensor(got, want, program.dtype == DType::I8, out.verdict.comparedElements)) {
+      if (auto bad = common::compareTensor(got, want, program.dtype == DType::I8,
+                                           kF32RelativeTolerance, out.verdict.comparedElements)) {
         out.verdict.passed = false;
         out.verdict.detail = fmt::format("layer {} '{}' ({}), output '{}': {}", li, l.name, l.op,
                                          g.value(l.outputValues[j]).name, *bad);

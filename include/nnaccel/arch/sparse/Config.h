@@ -1,0 +1,122 @@
+/// \file
+/// The sparse engine's architecture description (seed 001, SCNN / PT-IS-CP-sparse): the PE
+/// grid, each PE's F x I multiplier array, the scatter crossbar and accumulator banks, the
+/// weight FIFO, the activation RAMs, the post-processing unit, DRAM, numeric widths, the
+/// compressed encodings and the per-access energy table.
+///
+/// Why a plain struct: the compiler, the simulator and the report read the same numbers, so a
+/// config is loaded and validated once (loadSparseConfigFile / sparsePreset; schema in
+/// docs/arch/Sparse.md) and then passed around by const reference. Every field carries its unit
+/// in its name; a loaded config is always valid.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace nnaccel::arch::sparse {
+
+/// How a product's accumulator address picks its bank (seed 001 ¶0096: low bits or a hash).
+enum class BankMapping {
+  LowBits, ///< bank = address mod banks
+  Hash,    ///< bank = (address XOR-folded over log2(banks)-bit chunks) mod banks
+};
+
+/// Code tables of the compressed formats (seed 001 Figs. 4C, 5A–5E, or plain zero-run-length
+/// with `indexBits`-bit zero counts).
+enum class WeightCodeTable { ZeroRunLength, Fig4C, Fig5D, Fig5E };
+enum class ActivationCodeTable { ZeroRunLength, Fig4C, Fig5A, Fig5B, Fig5C };
+
+/// Per-access energies in picojoules (defaults documented in docs/arch/Sparse.md).
+struct EnergyTable {
+  double multiplyPj = 1.0;              ///< one value x value multiply (16-bit)
+  double accumulatorRmwPj = 1.2;        ///< one accumulator read-add-write (24-bit)
+  double crossbarPj = 0.4;              ///< one product through the scatter crossbar
+  double weightFifoReadPjPerByte = 0.3; ///< weight FIFO read (per byte incl. index bits)
+  double weightFifoWritePjPerByte = 0.3;
+  double iaRamReadPjPerByte = 1.0;  ///< input-activation RAM read
+  double oaRamWritePjPerByte = 1.2; ///< output-activation RAM write
+  double haloPj = 2.0;              ///< one halo (value, position) message to a neighbour
+  double ppuOpPj = 0.5;             ///< one post-processing operation
+  double dramReadPjPerByte = 80.0;
+  double dramWritePjPerByte = 80.0;
+
+  bool operator==(const EnergyTable&) const = default;
+};
+
+struct SparseConfig {
+  std::string name = "custom"; ///< preset name or the config file's `name`
+  double clockMhz = 1000.0;
+
+  // --- PE grid and multipliers (seed 001 §1.2) -------------------------------------------
+  int64_t peRows = 8;               ///< PE grid rows (tiles of the activation plane in y)
+  int64_t peCols = 8;               ///< PE grid columns (tiles in x)
+  int64_t weightsPerVector = 4;     ///< F: non-zero weights read per cycle
+  int64_t activationsPerVector = 4; ///< I: non-zero activations read per cycle
+
+  // --- scatter crossbar and accumulators ------------------------------------------------------
+  int64_t accumulatorBanks = 32;          ///< A (a power of two)
+  int64_t accumulatorBankEntries = 32;    ///< entries per bank (per buffer)
+  bool doubleBufferedAccumulators = true; ///< post-processing drains the secondary set
+  int64_t crossbarFifoDepth = 2;          ///< per multiplier-lane input FIFO (2 or 3 in the patent)
+  BankMapping bankMapping = BankMapping::LowBits;
+  /// Back-to-back adds to one address: forwarded (no stall) or stalled for the write latency.
+  bool accumulatorForwarding = true;
+  int64_t accumulatorWriteLatencyCycles = 1; ///< read-add-write: write address delayed this long
+
+  // --- buffers ---------------------------------------------------------------------------
+  int64_t weightFifoEntries = 50;       ///< F-wide weight vectors per PE weight FIFO
+  int64_t iaRamBytes = 10 * 1024;       ///< input-activation RAM per PE (values + indices)
+  int64_t oaRamBytes = 10 * 1024;       ///< output-activation RAM per PE
+  int64_t broadcastVectorsPerCycle = 1; ///< weight vectors the layer sequencer sends per cycle
+
+  // --- post-processing unit ----------------------------------------------------------------
+  int64_t ppuOpsPerCycle = 1;        ///< halo send / non-linear / compaction ops per cycle
+  int64_t haloLinkLatencyCycles = 2; ///< one halo message PE to neighbour
+
+  // --- numerics ----------------------------------------------------------------------------
+  int64_t valueBits = 16;       ///< stored width of a weight or activation value
+  int64_t accumulatorBits = 24; ///< accumulator width (two's complement, wraps on overflow)
+
+  // --- compressed encodings (seed 001 §3) ------------------------------------------------------
+  int64_t indexBits = 4; ///< zero-count / code width
+  WeightCodeTable weightCodes = WeightCodeTable::ZeroRunLength;
+  ActivationCodeTable activationCodes = ActivationCodeTable::ZeroRunLength;
+
+  // --- DRAM --------------------------------------------------------------------------------
+  double dramBytesPerCycle = 32.0;
+  int64_t dramLatencyCycles = 100;
+
+  EnergyTable energy;
+
+  int64_t peCount() const { return peRows * peCols; }
+  int64_t multipliersPerPe() const { return weightsPerVector * activationsPerVector; }
+  int64_t accumulatorEntries() const { return accumulatorBanks * accumulatorBankEntries; }
+
+  bool operator==(const SparseConfig&) const = default;
+};
+
+/// Checks every invariant (ranges and cross-field rules: banks a power of two, value and
+/// accumulator widths able to hold int8 data, ...); throws nnaccel::Error (Config) naming
+/// \p file and the key.
+void validate(const SparseConfig& c, const std::string& file = "<config>");
+
+/// Parses and validates a YAML document (schema in docs/arch/Sparse.md). Unknown keys, wrong
+/// types and impossible values throw nnaccel::Error (Config) naming \p file and the dotted key
+/// path. Keys absent from the document keep the `scnn` preset's values; name "custom".
+SparseConfig parseSparseConfig(const std::string& yamlText, const std::string& file);
+/// As parseSparseConfig, but keys absent from the document keep \p base's values.
+SparseConfig parseSparseConfigOver(const SparseConfig& base, const std::string& yamlText,
+                                   const std::string& file);
+/// Reads and parses the file at \p path (errors name the path as given; Io if unreadable).
+SparseConfig loadSparseConfigFile(const std::string& path);
+
+/// The shipped presets: "scnn" (the patent's 8x8 PEs of 4x4 multipliers) and "tiny" (2x2 PEs,
+/// small accumulators: for tests that need many groups, halos and stalls on small layers).
+std::vector<std::string> sparsePresetNames();
+/// The preset \p name; throws Error (Usage) listing the presets when there is none.
+SparseConfig sparsePreset(const std::string& name);
+/// The effective config as YAML in the schema's layout (parseSparseConfig round-trips it).
+std::string toYaml(const SparseConfig& c);
+
+} // namespace nnaccel::arch::sparse

@@ -1,0 +1,164 @@
+/// \file
+/// What the sparse engine's compiler emits and its simulator executes: the layer sequencer's
+/// program for one model on one SparseConfig.
+///
+/// A program is a list of layers in execution order. A Conv layer is everything the layer
+/// sequencer and the PEs need for one PT-IS-CP-sparse pass: the geometry of its input planes
+/// and output plane, the planar tilings over the PE grid, the per-PE accumulator frames with
+/// their halo descriptors (seed 001 Table 8, generated from the geometry), the output-channel
+/// groups with their compressed weight tile streams (the DRAM image the sequencer broadcasts),
+/// and the post-processing parameters (bias, requantization, clamp). Pool layers run in the
+/// post-processing units; Host layers are operators the engine does not cover (counted and
+/// reported, never hidden); View layers only rename a value.
+///
+/// The mapping of every convolution onto the Cartesian-product dataflow is one rule (see
+/// docs/arch/SparseCompiler.md): input plane p holds pixels u (x) and v (y); a non-zero weight of
+/// output channel k on plane p carries a displacement (dx, dy); the product lands on output
+/// (u * coordScale + dx, v * coordScale + dy). Stride > 1 splits each input channel into
+/// stride^2 phase planes; dilation and padding only change the displacements; a transposed
+/// convolution scales the input coordinate (coordScale = stride).
+#pragma once
+
+#include "nnaccel/arch/sparse/Config.h"
+#include "nnaccel/ir/Graph.h"
+#include "nnaccel/ir/OpParams.h"
+#include "nnaccel/quant/Kernels.h"
+#include "nnaccel/quant/Requantize.h"
+#include "nnaccel/sparse/PositionCodec.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace nnaccel::arch::sparse {
+
+/// A balanced split of [0, size) into `parts` contiguous ranges: range i is
+/// [i*size/parts, (i+1)*size/parts).
+struct Split {
+  int64_t size = 0;
+  int64_t parts = 1;
+  int64_t begin(int64_t i) const { return i * size / parts; }
+  int64_t end(int64_t i) const { return (i + 1) * size / parts; }
+  int64_t length(int64_t i) const { return end(i) - begin(i); }
+  bool operator==(const Split&) const = default;
+};
+
+/// A planar tiling of a W x H plane over gridX x gridY PEs (PE (px, py) has index
+/// py * gridX + px; PEs of the config beyond the grid idle).
+struct Tiling {
+  Split x, y;
+  int64_t pes() const { return x.parts * y.parts; }
+  bool operator==(const Tiling&) const = default;
+};
+
+/// One of the eight halo regions of a PE's accumulator frame (seed 001 Table 7/8): frame cells
+/// x in [x1, x2], y in [y1, y2] (inclusive, all Kc channels) are sent to the neighbour at
+/// (peDx, peDy) and added at frame cell (x + xo, y + yo) of that neighbour's frame. Invalid
+/// descriptors (no neighbour: the array edge) drop their partial sums (they lie outside the
+/// output plane).
+struct HaloDescriptor {
+  int64_t x1 = 0, x2 = -1, y1 = 0, y2 = -1;
+  int64_t xo = 0, yo = 0;
+  int32_t peDx = 0, peDy = 0;
+  bool valid = false;
+  int64_t cells() const { return (x2 - x1 + 1) * (y2 - y1 + 1); }
+};
+
+/// A PE's accumulator frame for one layer: the output tile it owns plus its halo margins.
+/// Frame cell (fx, fy) is output pixel (outX0 - haloLeft + fx, outY0 - haloTop + fy); the
+/// accumulator address of (fx, fy, k) is fx + fy * width + k * width * height (seed 001 Eq. 1).
+struct PeFrame {
+  int64_t inX0 = 0, inY0 = 0, inW = 0, inH = 0;     ///< input-plane tile
+  int64_t outX0 = 0, outY0 = 0, outW = 0, outH = 0; ///< output tile it owns (home region)
+  int64_t haloLeft = 0, haloTop = 0, haloRight = 0, haloBottom = 0;
+  int64_t width() const { return haloLeft + outW + haloRight; }
+  int64_t height() const { return haloTop + outH + haloBottom; }
+  std::vector<HaloDescriptor> halos; ///< the 8 regions (empty ones omitted)
+};
+
+/// One output-channel group (the patent's weight "tile"): Kc output channels, their weights in
+/// the Fig. 4B tile-stream form, one coded channel per input plane that has a non-zero weight.
+struct WeightGroup {
+  int64_t firstChannel = 0; ///< absolute output channel of k = 0
+  int64_t channels = 0;     ///< Kc of this group (the last may be smaller)
+  struct Plane {
+    int64_t plane = 0;                                ///< input plane index
+    std::vector<nnaccel::sparse::CodedEntry> entries; ///< code + value, incl. zero-valued pads
+  };
+  std::vector<Plane> planes; ///< ascending plane index (empty planes are skipped, delta-coded)
+  int64_t streamBits = 0;    ///< size of the packed tile stream in DRAM
+};
+
+/// The post-processing of one output channel: out = clamp(requantize(acc + bias)).
+struct ChannelPost {
+  int32_t bias = 0;
+  quant::QuantMultiplier multiplier;
+};
+
+enum class LayerKind : uint8_t {
+  Conv, ///< PT-IS-CP-sparse on the PE array
+  Pool, ///< max / average pooling in the post-processing units
+  Host, ///< an operator the engine does not cover, on the host (quant::evalQuantizedNode)
+  View, ///< reshape-like renaming of a value: no data moves
+};
+std::string_view layerKindName(LayerKind k);
+
+struct ConvLayer {
+  // Input planes: plane p = (c * phasesY + phaseY) * phasesX + phaseX holds input pixel
+  // (phaseY + v * phasesY, phaseX + u * phasesX) of channel c (phases = the stride; 1 for a
+  // transposed convolution, whose coordinate is scaled instead).
+  int64_t inChannels = 0, inH = 0, inW = 0;
+  int64_t phasesX = 1, phasesY = 1;
+  int64_t planeH = 0, planeW = 0;
+  int64_t coordScaleX = 1, coordScaleY = 1; ///< transposed convolution: input coordinate * stride
+  int64_t convGroups = 1;                   ///< grouped / depthwise convolution
+  /// Gemm/MatMul: the input is [rows, C] and the output [rows, K] (pixel-major); a convolution's
+  /// are [1, C, H, W] and [1, K, OH, OW].
+  bool matrixLayout = false;
+  int64_t outChannels = 0, outH = 0, outW = 0;
+  /// Weight coordinate frame: r = dx - dxMin in [0, extentX), s = dy - dyMin in [0, extentY).
+  int64_t dxMin = 0, dyMin = 0, extentX = 1, extentY = 1;
+  Tiling inTiling, outTiling;
+  std::vector<PeFrame> frames; ///< per used PE (inTiling.pes())
+  int64_t kc = 1;              ///< output channels per group
+  std::vector<WeightGroup> groups;
+  std::vector<ChannelPost> post; ///< per output channel
+  int32_t clampMin = quant::kInt8Min, clampMax = quant::kInt8Max;
+  int64_t denseWeights = 0; ///< weights of the dense layer (the dense baseline's count)
+  int64_t nonZeroWeights = 0;
+  int64_t usefulDenseMacs = 0; ///< the layer's dense MACs (padding taps excluded)
+  /// Dense taps per plane for one output channel (the dense baseline's weight vectors).
+  std::vector<int64_t> denseTapsPerPlane;
+  int64_t planes() const { return inChannels * phasesX * phasesY; }
+};
+
+struct PoolLayer {
+  ir::PoolParams params; ///< batch 1, 2-D
+  /// Average pooling: s_in / (s_out * count) for each window element count (quant).
+  std::vector<quant::CountMultiplier> countMultipliers;
+  Tiling tiling; ///< output tiling over the PE grid (each PE pools its own output tile)
+};
+
+struct Layer {
+  std::string name; ///< graph node name
+  std::string op;   ///< "Conv+Relu", "MaxPool", ...
+  LayerKind kind = LayerKind::Host;
+  ir::NodeId node = -1;
+  std::vector<ir::ValueId> inputs;  ///< graph values read
+  std::vector<ir::ValueId> outputs; ///< graph values produced (the checked ones)
+  std::string note;                 ///< host-fallback reason, mapping notes
+  ConvLayer conv;                   ///< kind == Conv
+  PoolLayer pool;                   ///< kind == Pool
+  /// The input is re-tiled through DRAM (its producer left it in another layout or in DRAM).
+  bool inputFromDram = false;
+};
+
+struct Program {
+  SparseConfig config;
+  std::string model;
+  std::vector<Layer> layers;
+  /// Sum of the packed weight streams (the DRAM weight image), bytes.
+  int64_t weightBytes = 0;
+};
+
+} // namespace nnaccel::arch::sparse

@@ -1,0 +1,671 @@
+/// \file
+/// The cycle-level PE-array model of one Conv layer (ArrayModel.h). Every rule is in
+/// docs/arch/SparseCycleModel.md; the comments name the patent table each step follows.
+#include "ArrayModel.h"
+
+#include "Crossbar.h"
+#include "nnaccel/arch/sparse/Compiler.h"
+#include "nnaccel/quant/Requantize.h"
+#include "nnaccel/support/Error.h"
+
+#include <algorithm>
+#include <memory>
+
+namespace nnaccel::arch::sparse {
+
+namespace sp = nnaccel::sparse;
+
+namespace {
+
+int64_t ceilDiv(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+
+/// Input pixel (x, y) of plane \p plane, or 0 outside the input.
+int8_t planePixel(const ConvLayer& l, const int8_t* in, int64_t plane, int64_t u, int64_t v) {
+  const int64_t px = plane % l.phasesX, py = (plane / l.phasesX) % l.phasesY;
+  const int64_t c = plane / (l.phasesX * l.phasesY);
+  const int64_t x = px + u * l.phasesX, y = py + v * l.phasesY;
+  if (x >= l.inW || y >= l.inH)
+    return 0;
+  if (l.matrixLayout)
+    return in[x * l.inChannels + c];
+  return in[(c * l.inH + y) * l.inW + x];
+}
+
+} // namespace
+
+LayerInput compactInput(const ConvLayer& l, const SparseConfig& config, const int8_t* in) {
+  const sp::CodeTable table = activationCodeTable(config);
+  const int64_t pes = l.inTiling.pes(), planes = l.planes();
+  LayerInput r;
+  r.planes = planes;
+  r.begin.reserve(static_cast<size_t>(pes * planes + 1));
+  r.bitsPerPe.assign(static_cast<size_t>(pes), 0);
+  std::vector<sp::Position> pos;
+  std::vector<int32_t> val;
+  for (int64_t p = 0; p < pes; ++p) {
+    const PeFrame& f = l.frames[static_cast<size_t>(p)];
+    const sp::Frame frame = activationFrame(config, f.inW, f.inH);
+    for (int64_t c = 0; c < planes; ++c) {
+      r.begin.push_back(static_cast<int64_t>(r.entries.size()));
+      pos.clear();
+      val.clear();
+      for (int64_t y = 0; y < f.inH; ++y)
+        for (int64_t x = 0; x < f.inW; ++x) {
+          const int8_t v = planePixel(l, in, c, f.inX0 + x, f.inY0 + y);
+          if (v != 0) {
+            pos.push_back(sp::Position{x, y, 0});
+            val.push_back(v);
+          }
+        }
+      r.nonZeros += static_cast<int64_t>(val.size());
+      r.denseElements += f.inW * f.inH;
+      if (val.empty())
+        continue;
+      const std::vector<sp::CodedEntry> coded = sp::encodePositions(pos, val, table, frame);
+      // The buffer holds values and codes; the destination unit's decoder recovers the
+      // positions (PositionDecoder), which the model keeps next to each entry.
+      sp::PositionDecoder dec(table, frame);
+      for (const sp::CodedEntry& e : coded) {
+        const sp::Position q = dec.next(e.code);
+        r.entries.push_back(IaEntry{e.value, static_cast<int32_t>(q.r), static_cast<int32_t>(q.s)});
+      }
+      r.bitsPerPe[static_cast<size_t>(p)] +=
+          static_cast<int64_t>(coded.size()) * (config.valueBits + table.bits()) + 16;
+    }
+  }
+  r.begin.push_back(static_cast<int64_t>(r.entries.size()));
+  return r;
+}
+
+namespace {
+
+struct WEntry {
+  int32_t value;
+  int32_t r, s, k;
+};
+
+/// One (group, plane) step of the Table 4 sequence: the weight vectors of one input plane.
+struct PlaneWork {
+  int64_t plane = 0;
+  int64_t wBegin = 0, wCount = 0; ///< decoded weight entries (sparse) or dense weights
+  int64_t wVecs = 0;
+  int64_t vecStart = 0; ///< index of its first vector in the layer's broadcast sequence
+};
+
+enum class Phase : uint8_t { Compute, Drain, WaitSwap, Done };
+
+struct Pe {
+  int64_t group = 0;
+  size_t work = 0;
+  int64_t iaVec = 0, wVec = 0;
+  int64_t busyUntil = 0; ///< dense mode: issuing a run of weight vectors
+  Phase phase = Phase::Compute;
+  int64_t released = 0; ///< the channel pointer: vectors before it are freed
+  std::unique_ptr<Crossbar> xbar;
+  std::vector<int32_t>* acc = nullptr;
+  // slot accounting (cycles)
+  int64_t issueCycles = 0, stallCrossbar = 0, stallWeights = 0, drainCycles = 0, waitSwap = 0;
+  int64_t doneAt = -1;
+};
+
+constexpr int64_t kUnknown = -1;
+
+class ArrayRun {
+public:
+  ArrayRun(const ConvLayer& l, const SparseConfig& c, const LayerInput& in, bool dense)
+      : l_(l), c_(c), in_(in), dense_(dense), pes_(l.inTiling.pes()),
+        groups_(static_cast<int64_t>(l.groups.size())), F_(c.weightsPerVector),
+        I_(c.activationsPerVector), P_(F_ * I_) {}
+
+  ArrayResult run() {
+    buildWork();
+    initTimeline();
+    simulate();
+    ArrayResult r;
+    finish(r);
+    return r;
+  }
+
+private:
+  // --- weights: the broadcast sequence ----------------------------------------------------
+  void buildWork() {
+    const sp::CodeTable table = weightCodeTable(c_);
+    const sp::Frame frame = weightFrame(c_, l_.extentX, l_.extentY);
+    const int64_t cg = l_.inChannels / l_.convGroups, mg = l_.outChannels / l_.convGroups;
+    const int64_t phases = l_.phasesX * l_.phasesY;
+    work_.resize(static_cast<size_t>(groups_));
+    int64_t vec = 0;
+    for (int64_t g = 0; g < groups_; ++g) {
+      const WeightGroup& wg = l_.groups[static_cast<size_t>(g)];
+      if (!dense_) {
+        for (const WeightGroup::Plane& pl : wg.planes) {
+          PlaneWork w;
+          w.plane = pl.plane;
+          w.wBegin = static_cast<int64_t>(weights_.size());
+          // Decode the tile stream's codes: the running position restarts per input channel.
+          sp::PositionDecoder dec(table, frame);
+          for (const sp::CodedEntry& e : pl.entries) {
+            const sp::Position q = dec.next(e.code);
+            weights_.push_back(WEntry{e.value, static_cast<int32_t>(q.r), static_cast<int32_t>(q.s),
+                                      static_cast<int32_t>(q.k)});
+          }
+          w.wCount = static_cast<int64_t>(pl.entries.size());
+          w.wVecs = ceilDiv(w.wCount, F_);
+          w.vecStart = vec;
+          vec += w.wVecs;
+          work_[static_cast<size_t>(g)].push_back(w);
+        }
+      } else {
+        // PTIS-dense: every plane connected to the group's channels, all taps, zeros included.
+        const int64_t first = wg.firstChannel, last = wg.firstChannel + wg.channels;
+        for (int64_t plane = 0; plane < l_.planes(); ++plane) {
+          const int64_t ch = plane / phases, grp = ch / cg;
+          const int64_t m0 = std::max(first, grp * mg), m1 = std::min(last, (grp + 1) * mg);
+          const int64_t taps = l_.denseTapsPerPlane[static_cast<size_t>(plane % phases)];
+          if (m1 <= m0 || taps == 0)
+            continue;
+          PlaneWork w;
+          w.plane = plane;
+          w.wCount = (m1 - m0) * taps;
+          w.wVecs = ceilDiv(w.wCount, F_);
+          w.vecStart = vec;
+          vec += w.wVecs;
+          work_[static_cast<size_t>(g)].push_back(w);
+        }
+      }
+    }
+    totalVecs_ = vec;
+    vectorBits_ = F_ * (c_.valueBits + (dense_ ? 0 : table.bits()));
+  }
+
+  int64_t iaCount(int64_t pe, int64_t plane) const {
+    if (dense_) {
+      const PeFrame& f = l_.frames[static_cast<size_t>(pe)];
+      return f.inW * f.inH;
+    }
+    const auto i = static_cast<size_t>(pe * in_.planes + plane);
+    return in_.begin[i + 1] - in_.begin[i];
+  }
+
+  // --- the post-processing timeline (Tables 7, 9, 10) --------------------------------------
+  void initTimeline() {
+    const auto n = static_cast<size_t>(pes_ * groups_);
+    done_.assign(n, kUnknown);
+    swap_.assign(n, kUnknown);
+    haloEnd_.assign(n, kUnknown);
+    ppuEnd_.assign(n, kUnknown);
+    doneCount_.assign(static_cast<size_t>(groups_), 0);
+    accs_.resize(n);
+    neighbours_.resize(static_cast<size_t>(pes_));
+    haloCells_.assign(static_cast<size_t>(pes_), 0);
+    const int64_t gx = l_.inTiling.x.parts;
+    for (int64_t p = 0; p < pes_; ++p) {
+      for (const HaloDescriptor& d : l_.frames[static_cast<size_t>(p)].halos) {
+        if (!d.valid)
+          continue;
+        haloCells_[static_cast<size_t>(p)] += d.cells();
+        neighbours_[static_cast<size_t>(p)].push_back((p / gx + d.peDy) * gx + p % gx + d.peDx);
+      }
+    }
+  }
+
+  size_t at(int64_t pe, int64_t g) const { return static_cast<size_t>(g * pes_ + pe); }
+  int64_t ops(int64_t n) const { return ceilDiv(n, c_.ppuOpsPerCycle); }
+
+  /// Resolves every timeline value of group \p g that its inputs determine.
+  void resolve(int64_t g) {
+    const int64_t kc = l_.groups[static_cast<size_t>(g)].channels;
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (int64_t p = 0; p < pes_; ++p) {
+        const size_t i = at(p, g);
+        if (swap_[i] == kUnknown && done_[i] != kUnknown) {
+          const int64_t prev = g == 0 ? 0 : ppuEnd_[at(p, g - 1)];
+          const bool needPrev = c_.doubleBufferedAccumulators && g > 0;
+          if (!needPrev || prev != kUnknown) {
+            swap_[i] = std::max(done_[i], needPrev ? prev : 0);
+            changed = true;
+          }
+        }
+        if (haloEnd_[i] == kUnknown && swap_[i] != kUnknown) {
+          int64_t start = swap_[i];
+          bool known = true;
+          for (int64_t q : neighbours_[static_cast<size_t>(p)]) {
+            known = known && swap_[at(q, g)] != kUnknown;
+            start = known ? std::max(start, swap_[at(q, g)]) : start;
+          }
+          if (known) {
+            const int64_t msgs = haloCells_[static_cast<size_t>(p)] * kc;
+            haloEnd_[i] = start + ops(msgs) + (msgs > 0 ? c_.haloLinkLatencyCycles : 0);
+            changed = true;
+          }
+        }
+        if (ppuEnd_[i] == kUnknown && haloEnd_[i] != kUnknown) {
+          int64_t start = haloEnd_[i];
+          bool known = true;
+          for (int64_t q : neighbours_[static_cast<size_t>(p)]) {
+            known = known && haloEnd_[at(q, g)] != kUnknown;
+            start = known ? std::max(start, haloEnd_[at(q, g)]) : start;
+          }
+          if (known) {
+            const PeFrame& f = l_.frames[static_cast<size_t>(p)];
+            ppuEnd_[i] = start + ops(f.outW * f.outH * kc); // bias + requantize + compact
+            changed = true;
+          }
+        }
+      }
+    }
+  }
+
+  /// When PE \p p may start group g + 1 (it has finished computing g), or kUnknown.
+  int64_t startTime(int64_t p, int64_t g) const {
+    if (c_.doubleBufferedAccumulators)
+      return swap_[at(p, g)];
+    return ppuEnd_[at(p, g)];
+  }
+
+  void groupComputed(int64_t p, int64_t g, int64_t cycle) {
+    done_[at(p, g)] = cycle;
+    for (int64_t gg = g; gg <= maxGroup_; ++gg)
+      resolve(gg);
+    if (!dense_ && ++doneCount_[static_cast<size_t>(g)] == pes_)
+      postProcess(g);
+  }
+
+  // --- the lock-step cycle loop --------------------------------------------------------------
+  void simulate() {
+    pe_.resize(static_cast<size_t>(pes_));
+    CrossbarParams xp;
+    xp.lanes = static_cast<int>(P_);
+    xp.banks = static_cast<int>(c_.accumulatorBanks);
+    xp.fifoDepth = static_cast<int>(c_.crossbarFifoDepth);
+    xp.hashBanks = c_.bankMapping == BankMapping::Hash;
+    xp.forwarding = c_.accumulatorForwarding;
+    xp.writeLatencyCycles = static_cast<int>(c_.accumulatorWriteLatencyCycles);
+    for (int64_t p = 0; p < pes_; ++p) {
+      Pe& pe = pe_[static_cast<size_t>(p)];
+      if (!dense_) {
+        pe.xbar = std::make_unique<Crossbar>(xp);
+        pe.acc = &accumulator(p, 0);
+      }
+    }
+    const int64_t fifoCap = c_.weightFifoEntries;
+    const double creditPerCycle = c_.dramBytesPerCycle * 8.0;
+    const double creditCap = std::max(creditPerCycle, static_cast<double>(vectorBits_)) * 2.0;
+    double credit = 0;
+    int64_t visible = 0;   // vectors broadcast before this cycle
+    int64_t broadcast = 0; // vectors broadcast so far
+    int64_t active = pes_;
+    int64_t t = 0;
+    for (; active > 0; ++t) {
+      visible = broadcast;
+      visible_ = visible;
+      active = 0;
+      int64_t wake = INT64_MAX;
+      bool busy = false; // something must happen next cycle
+      for (int64_t p = 0; p < pes_; ++p) {
+        Pe& pe = pe_[static_cast<size_t>(p)];
+        step(p, pe, t, visible);
+        if (pe.phase != Phase::Done)
+          ++active;
+        if (pe.phase == Phase::WaitSwap) {
+          const int64_t s = startTime(p, pe.group);
+          wake = std::min(wake, s == kUnknown ? INT64_MAX : s);
+        } else if (pe.phase == Phase::Compute && dense_ && pe.busyUntil > t + 1) {
+          wake = std::min(wake, pe.busyUntil);
+        } else if (pe.phase != Phase::Done) {
+          busy = true;
+        }
+      }
+      // The layer sequencer: broadcast while every PE's FIFO has room, at the DRAM rate.
+      int64_t minReleased = INT64_MAX;
+      for (const Pe& pe : pe_)
+        minReleased = std::min(minReleased, pe.phase == Phase::Done ? INT64_MAX : pe.released);
+      const bool canSend = broadcast < totalVecs_ && t >= c_.dramLatencyCycles;
+      if (canSend) {
+        credit = std::min(creditCap, credit + creditPerCycle);
+        for (int64_t n = 0; n < c_.broadcastVectorsPerCycle && broadcast < totalVecs_; ++n) {
+          if ((minReleased != INT64_MAX && broadcast >= minReleased + fifoCap) ||
+              credit < static_cast<double>(vectorBits_))
+            break;
+          credit -= static_cast<double>(vectorBits_);
+          ++broadcast;
+        }
+        busy = true;
+      } else if (broadcast < totalVecs_) {
+        busy = true;
+      }
+      // Nothing can change before the next wake-up: skip the idle cycles.
+      if (!busy && active > 0 && wake != INT64_MAX && wake > t + 1) {
+        skipTo(t, wake - 1);
+        t = wake - 1;
+      }
+    }
+    cycles_ = t;
+  }
+
+  /// Attributes the skipped cycles (t, to] to every PE's current state.
+  void skipTo(int64_t t, int64_t to) {
+    const int64_t n = to - t;
+    for (Pe& pe : pe_) {
+      if (pe.phase == Phase::WaitSwap)
+        pe.waitSwap += n;
+      else if (pe.phase == Phase::Compute)
+        pe.issueCycles += n; // dense mode: a run of issues
+    }
+  }
+
+  std::vector<int32_t>& accumulator(int64_t p, int64_t g) {
+    std::vector<int32_t>& a = accs_[at(p, g)];
+    const PeFrame& f = l_.frames[static_cast<size_t>(p)];
+    a.assign(
+        static_cast<size_t>(l_.groups[static_cast<size_t>(g)].channels * f.width() * f.height()),
+        0);
+    return a;
+  }
+
+  void step(int64_t p, Pe& pe, int64_t t, int64_t visible) {
+    switch (pe.phase) {
+    case Phase::Compute:
+      compute(p, pe, t, visible);
+      return;
+    case Phase::Drain:
+      pe.xbar->arbitrate(t);
+      ++pe.drainCycles;
+      if (pe.xbar->empty())
+        endGroup(p, pe, t + 1);
+      return;
+    case Phase::WaitSwap: {
+      const int64_t s = startTime(p, pe.group);
+      if (s != kUnknown && s <= t) {
+        ++pe.group;
+        maxGroup_ = std::max(maxGroup_, pe.group);
+        pe.work = 0;
+        pe.iaVec = pe.wVec = 0;
+        pe.phase = Phase::Compute;
+        if (!dense_)
+          pe.acc = &accumulator(p, pe.group);
+        compute(p, pe, t, visible);
+      } else {
+        ++pe.waitSwap;
+      }
+      return;
+    }
+    case Phase::Done:
+      return;
+    }
+  }
+
+  void endGroup(int64_t p, Pe& pe, int64_t cycle) {
+    groupComputed(p, pe.group, cycle);
+    if (pe.group + 1 == groups_) {
+      pe.phase = Phase::Done;
+      pe.doneAt = cycle;
+    } else {
+      pe.phase = Phase::WaitSwap;
+    }
+  }
+
+  /// One cycle of the Table 4 sequence.
+  void compute(int64_t p, Pe& pe, int64_t t, int64_t visible) {
+    const bool ready = dense_ || pe.xbar->ready(); // sampled at the start of the cycle
+    if (!dense_)
+      pe.xbar->arbitrate(t);
+    if (dense_ && pe.busyUntil > t) {
+      ++pe.issueCycles;
+      return;
+    }
+    const std::vector<PlaneWork>& works = work_[static_cast<size_t>(pe.group)];
+    // Skip planes this PE has no activations in (counts come from the count RAMs: no cycle);
+    // the channel pointer may pass them once their vectors have arrived.
+    while (pe.work < works.size() && pe.iaVec == 0 && pe.wVec == 0 &&
+           iaCount(p, works[pe.work].plane) == 0) {
+      const PlaneWork& w = works[pe.work];
+      if (w.vecStart + w.wVecs > visible) {
+        ++pe.stallWeights;
+        return;
+      }
+      pe.released = w.vecStart + w.wVecs;
+      ++pe.work;
+    }
+    if (pe.work == works.size()) {
+      finishCompute(p, pe, t);
+      return;
+    }
+    const PlaneWork& w = works[pe.work];
+    const int64_t ias = iaCount(p, w.plane);
+    const int64_t iaVecs = ceilDiv(ias, I_);
+    if (dense_) {
+      // A dense PE issues the plane's weight vectors back to back once they have arrived.
+      const int64_t run = std::min(w.wVecs - pe.wVec, visible - (w.vecStart + pe.wVec));
+      if (run <= 0) {
+        ++pe.stallWeights;
+        return;
+      }
+      pe.busyUntil = t + run;
+      ++pe.issueCycles;
+      const int64_t nI = std::min(I_, ias - pe.iaVec * I_);
+      denseLanes_ += nI * (std::min(w.wCount, (pe.wVec + run) * F_) - pe.wVec * F_);
+      iaVectorReads_ += pe.wVec == 0 ? nI : 0;
+      weightVectorReads_ += run;
+      pe.wVec += run;
+    } else {
+      if (w.vecStart + pe.wVec >= visible) {
+        ++pe.stallWeights;
+        return;
+      }
+      if (!ready) {
+        ++pe.stallCrossbar;
+        return;
+      }
+      ++pe.issueCycles;
+      issue(p, pe, w, ias);
+      ++pe.wVec;
+    }
+    if (pe.wVec == w.wVecs) {
+      pe.wVec = 0;
+      if (++pe.iaVec == iaVecs) {
+        pe.iaVec = 0;
+        pe.released = w.vecStart + w.wVecs;
+        ++pe.work;
+      }
+    }
+  }
+
+  void finishCompute(int64_t p, Pe& pe, int64_t t) {
+    if (dense_ || pe.xbar->empty()) {
+      endGroup(p, pe, t);
+      if (pe.phase == Phase::WaitSwap)
+        step(p, pe, t, visible_); // may start the next group in this very cycle
+      return;
+    }
+    pe.phase = Phase::Drain;
+    ++pe.drainCycles;
+  }
+
+  /// One F x I Cartesian product (Table 5) scattered through the crossbar (Table 6).
+  void issue(int64_t p, Pe& pe, const PlaneWork& w, int64_t ias) {
+    const PeFrame& f = l_.frames[static_cast<size_t>(p)];
+    const int64_t fw = f.width(), fh = f.height();
+    const int64_t offX = f.inX0 * l_.coordScaleX + l_.dxMin - f.outX0 + f.haloLeft;
+    const int64_t offY = f.inY0 * l_.coordScaleY + l_.dyMin - f.outY0 + f.haloTop;
+    const int64_t loX = f.haloLeft - f.outX0, hiX = loX + l_.outW;
+    const int64_t loY = f.haloTop - f.outY0, hiY = loY + l_.outH;
+    const auto iaBase =
+        static_cast<size_t>(in_.begin[static_cast<size_t>(p * in_.planes + w.plane)]);
+    const int64_t i0 = pe.iaVec * I_, nI = std::min(I_, ias - i0);
+    const int64_t f0 = pe.wVec * F_, nF = std::min(F_, w.wCount - f0);
+    int32_t* acc = pe.acc->data();
+    int64_t valid = 0;
+    for (int64_t i = 0; i < nI; ++i) {
+      const IaEntry& a = in_.entries[iaBase + static_cast<size_t>(i0 + i)];
+      if (a.value == 0)
+        continue; // a zero-valued pad: no request
+      const int64_t ax = a.x * l_.coordScaleX + offX, ay = a.y * l_.coordScaleY + offY;
+      for (int64_t j = 0; j < nF; ++j) {
+        const WEntry& wt = weights_[static_cast<size_t>(w.wBegin + f0 + j)];
+        if (wt.value == 0)
+          continue;
+        const int64_t fx = ax + wt.r, fy = ay + wt.s;
+        const int64_t addr = fx + fw * (fy + fh * wt.k);
+        acc[addr] += a.value * wt.value;
+        pe.xbar->push(static_cast<int>(j + i * F_), static_cast<uint32_t>(addr));
+        ++valid;
+        if (fx >= loX && fx < hiX && fy >= loY && fy < hiY)
+          ++useful_;
+      }
+    }
+    products_ += valid;
+    fragmentation_ += P_ - valid;
+    iaVectorReads_ += pe.wVec == 0 ? nI : 0;
+    weightVectorReads_ += 1;
+  }
+
+  // --- functional post-processing of a group (all PEs done): Tables 7, 9, 10 ----------------
+  void postProcess(int64_t g) {
+    const WeightGroup& wg = l_.groups[static_cast<size_t>(g)];
+    const int64_t kc = wg.channels;
+    const int64_t gx = l_.inTiling.x.parts;
+    for (int64_t p = 0; p < pes_; ++p) {
+      const PeFrame& f = l_.frames[static_cast<size_t>(p)];
+      const std::vector<int32_t>& src = accs_[at(p, g)];
+      for (const HaloDescriptor& d : f.halos) {
+        if (!d.valid)
+          continue;
+        const int64_t q = (p / gx + d.peDy) * gx + p % gx + d.peDx;
+        const PeFrame& nf = l_.frames[static_cast<size_t>(q)];
+        std::vector<int32_t>& dst = accs_[at(q, g)];
+        for (int64_t k = 0; k < kc; ++k)
+          for (int64_t y = d.y1; y <= d.y2; ++y)
+            for (int64_t x = d.x1; x <= d.x2; ++x)
+              dst[static_cast<size_t>(x + d.xo + nf.width() * (y + d.yo + nf.height() * k))] +=
+                  src[static_cast<size_t>(x + f.width() * (y + f.height() * k))];
+        haloMessages_ += d.cells() * kc;
+      }
+    }
+    const int64_t bits = c_.accumulatorBits;
+    const int64_t accMin = -(int64_t{1} << (bits - 1)), accMax = (int64_t{1} << (bits - 1)) - 1;
+    for (int64_t p = 0; p < pes_; ++p) {
+      const PeFrame& f = l_.frames[static_cast<size_t>(p)];
+      std::vector<int32_t>& a = accs_[at(p, g)];
+      for (int64_t k = 0; k < kc; ++k) {
+        const int64_t m = wg.firstChannel + k;
+        const ChannelPost& post = l_.post[static_cast<size_t>(m)];
+        for (int64_t y = 0; y < f.outH; ++y) {
+          for (int64_t x = 0; x < f.outW; ++x) {
+            int64_t v = a[static_cast<size_t>(x + f.haloLeft +
+                                              f.width() * (y + f.haloTop + f.height() * k))];
+            if (v < accMin || v > accMax) {
+              ++overflows_; // the accumulator wraps like the hardware's two's complement
+              const uint64_t mask = (uint64_t{1} << bits) - 1;
+              uint64_t u = static_cast<uint64_t>(v) & mask;
+              if (u >> (bits - 1))
+                u |= ~mask;
+              v = static_cast<int64_t>(u);
+            }
+            const int32_t q = quant::requantize(static_cast<int32_t>(v) + post.bias,
+                                                post.multiplier, l_.clampMin, l_.clampMax);
+            const int64_t ox = f.outX0 + x, oy = f.outY0 + y;
+            const size_t o = l_.matrixLayout
+                                 ? static_cast<size_t>(ox * l_.outChannels + m)
+                                 : static_cast<size_t>((m * l_.outH + oy) * l_.outW + ox);
+            output_[o] = static_cast<int8_t>(q);
+          }
+        }
+      }
+      a.clear();
+      a.shrink_to_fit();
+    }
+  }
+
+  void finish(ArrayResult& r) {
+    LayerDetail& d = r.detail;
+    int64_t layerEnd = cycles_;
+    int64_t computeEnd = 0;
+    for (int64_t p = 0; p < pes_; ++p) {
+      layerEnd = std::max(layerEnd, ppuEnd_[at(p, groups_ - 1)]);
+      computeEnd = std::max(computeEnd, pe_[static_cast<size_t>(p)].doneAt);
+    }
+    d.cycles = layerEnd;
+    SlotLosses& s = d.losses;
+    for (const Pe& pe : pe_) {
+      s.conflicts += (pe.stallCrossbar + pe.drainCycles) * P_;
+      s.starvation += pe.stallWeights * P_;
+      s.haloPpu += pe.waitSwap * P_ + (layerEnd - computeEnd) * P_;
+      s.imbalance += (computeEnd - pe.doneAt) * P_;
+    }
+    AccessCounts& a = dense_ ? d.denseAccess : d.access;
+    const int64_t iaEntryBits = c_.valueBits + (dense_ ? 0 : activationCodeTable(c_).bits());
+    a.iaReadBytes = iaVectorReads_ * iaEntryBits / 8;
+    a.weightFifoReadBytes = weightVectorReads_ * vectorBits_ / 8;
+    a.weightFifoWriteBytes = totalVecs_ * pes_ * vectorBits_ / 8;
+    if (dense_) {
+      a.multiplies = denseLanes_;
+      a.accumulatorRmw = denseLanes_;
+    } else {
+      s.useful = useful_;
+      s.outsidePlane = products_ - useful_;
+      s.fragmentation = fragmentation_;
+      a.multiplies = products_;
+      a.crossbarTraversals = products_;
+      int64_t grants = 0;
+      for (const Pe& pe : pe_)
+        grants += pe.xbar->stats().grants;
+      a.accumulatorRmw = grants + haloMessages_;
+      d.products = products_;
+      d.accumulatorOverflows = overflows_;
+      r.output = std::move(output_);
+    }
+    for (int64_t p = 0; p < pes_; ++p) {
+      const PeFrame& f = l_.frames[static_cast<size_t>(p)];
+      const int64_t msgs = haloCells_[static_cast<size_t>(p)] * l_.outChannels;
+      a.haloMessages += msgs;
+      a.ppuOps += msgs + f.outW * f.outH * l_.outChannels;
+    }
+    d.groups = groups_;
+    d.kc = l_.kc;
+    d.gridX = l_.inTiling.x.parts;
+    d.gridY = l_.inTiling.y.parts;
+  }
+
+  const ConvLayer& l_;
+  const SparseConfig& c_;
+  const LayerInput& in_;
+  bool dense_;
+  int64_t pes_, groups_, F_, I_, P_;
+  std::vector<std::vector<PlaneWork>> work_;
+  std::vector<WEntry> weights_;
+  int64_t totalVecs_ = 0, vectorBits_ = 0;
+  std::vector<Pe> pe_;
+  std::vector<int64_t> done_, swap_, haloEnd_, ppuEnd_;
+  std::vector<int64_t> doneCount_;
+  std::vector<std::vector<int32_t>> accs_;
+  std::vector<std::vector<int64_t>> neighbours_;
+  std::vector<int64_t> haloCells_;
+  int64_t cycles_ = 0;
+  int64_t products_ = 0, useful_ = 0, fragmentation_ = 0, haloMessages_ = 0, overflows_ = 0;
+  int64_t iaVectorReads_ = 0, weightVectorReads_ = 0;
+  int64_t denseLanes_ = 0;
+  int64_t visible_ = 0;
+  int64_t maxGroup_ = 0;
+
+public:
+  std::vector<int8_t> output_;
+};
+
+} // namespace
+
+ArrayResult runArray(const ConvLayer& layer, const SparseConfig& config, const LayerInput& input,
+                     bool dense) {
+  ArrayRun run(layer, config, input, dense);
+  if (!dense) {
+    const int64_t n = layer.matrixLayout ? layer.outW * layer.outChannels
+                                         : layer.outChannels * layer.outH * layer.outW;
+    run.output_.assign(static_cast<size_t>(n), 0);
+  }
+  return run.run();
+}
+
+} // namespace nnaccel::arch::sparse

@@ -1,0 +1,455 @@
+/// \file
+/// The sparse engine's compiler (Compiler.h): walks the quantized graph in order, maps every
+/// convolution-like node onto the Cartesian-product dataflow (planes, displacements, tiling,
+/// Kc, compressed weight streams), pooling onto the post-processing units, views onto aliases,
+/// and the rest onto the host. docs/arch/SparseCompiler.md describes each mapping.
+#include "nnaccel/arch/sparse/Compiler.h"
+
+#include "nnaccel/arch/sparse/Geometry.h"
+#include "nnaccel/ir/OpParams.h"
+#include "nnaccel/support/Error.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <numeric>
+#include <set>
+
+namespace nnaccel::arch::sparse {
+
+namespace sp = nnaccel::sparse;
+
+sp::CodeTable weightCodeTable(const SparseConfig& c) {
+  switch (c.weightCodes) {
+  case WeightCodeTable::Fig4C:
+    return sp::CodeTable::fig4cWeights();
+  case WeightCodeTable::Fig5D:
+    return sp::CodeTable::fig5d();
+  case WeightCodeTable::Fig5E:
+    return sp::CodeTable::fig5e();
+  case WeightCodeTable::ZeroRunLength:
+    break;
+  }
+  return sp::CodeTable::zeroRunLength(static_cast<int>(c.indexBits));
+}
+
+sp::CodeTable activationCodeTable(const SparseConfig& c) {
+  switch (c.activationCodes) {
+  case ActivationCodeTable::Fig4C:
+    return sp::CodeTable::fig4cActivations();
+  case ActivationCodeTable::Fig5A:
+    return sp::CodeTable::fig5a();
+  case ActivationCodeTable::Fig5B:
+    return sp::CodeTable::fig5b();
+  case ActivationCodeTable::Fig5C:
+    return sp::CodeTable::fig5c();
+  case ActivationCodeTable::ZeroRunLength:
+    break;
+  }
+  return sp::CodeTable::zeroRunLength(static_cast<int>(c.indexBits));
+}
+
+namespace {
+
+int64_t roundUpPow2(int64_t v) {
+  int64_t p = 1;
+  while (p < v)
+    p <<= 1;
+  return p;
+}
+
+} // namespace
+
+sp::Frame weightFrame(const SparseConfig& c, int64_t extentX, int64_t extentY) {
+  // Fig. 5D has only run and channel codes: r is rounded to a power of two so that r and s form
+  // one running rs field (Fig. 4F); the channel change is a K code (no wrap into k).
+  if (c.weightCodes == WeightCodeTable::Fig5D)
+    return sp::Frame{roundUpPow2(extentX), extentY, true, false};
+  return sp::Frame{extentX, extentY, true, true};
+}
+
+sp::Frame activationFrame(const SparseConfig& c, int64_t tileW, int64_t tileH) {
+  // Tables with row (Y) codes move between rows with them; the others wrap x into y (Fig. 4G).
+  const bool rowCodes = c.activationCodes == ActivationCodeTable::Fig5B ||
+                        c.activationCodes == ActivationCodeTable::Fig5C;
+  return sp::Frame{tileW, tileH, !rowCodes, false};
+}
+
+std::string_view layerKindName(LayerKind k) {
+  switch (k) {
+  case LayerKind::Conv:
+    return "array";
+  case LayerKind::Pool:
+    return "ppu";
+  case LayerKind::Host:
+    return "host";
+  case LayerKind::View:
+    return "view";
+  }
+  return "?";
+}
+
+namespace {
+
+/// One axis of a convolution in the displacement form (Program.h).
+struct AxisConv {
+  int64_t in = 1, out = 1, kernel = 1, stride = 1, dilation = 1, padBegin = 0;
+  bool transposed = false;
+
+  int64_t phases() const { return transposed ? 1 : stride; }
+  int64_t planeSize() const { return transposed ? in : (in + stride - 1) / stride; }
+  int64_t scale() const { return transposed ? stride : 1; }
+  /// The phase plane tap \p k reads.
+  int64_t phaseOf(int64_t k) const {
+    if (transposed)
+      return 0;
+    const int64_t m = (k * dilation - padBegin) % stride;
+    return m < 0 ? m + stride : m;
+  }
+  /// Output = plane coordinate * scale() + displacement(k).
+  int64_t displacement(int64_t k) const {
+    if (transposed)
+      return k * dilation - padBegin;
+    return (phaseOf(k) + padBegin - k * dilation) / stride;
+  }
+  /// (output, tap) pairs whose input lies inside the input (the useful MACs along this axis).
+  int64_t usefulPairs() const {
+    int64_t n = 0;
+    for (int64_t k = 0; k < kernel; ++k) {
+      for (int64_t i = 0; i < in; ++i) {
+        const int64_t o = transposed ? i * stride - padBegin + k * dilation : -1;
+        if (transposed) {
+          n += o >= 0 && o < out ? 1 : 0;
+        } else {
+          const int64_t num = i + padBegin - k * dilation;
+          n += num >= 0 && num % stride == 0 && num / stride < out ? 1 : 0;
+        }
+      }
+    }
+    return n;
+  }
+};
+
+class Driver {
+public:
+  Driver(const quant::QuantizedModel& qm, const SparseConfig& config)
+      : qm_(qm), g_(qm.graph), config_(config), weightTable_(weightCodeTable(config)) {
+    program_.config = config;
+    program_.model = g_.name;
+  }
+
+  Program run() {
+    for (ir::NodeId id = 0; id < static_cast<ir::NodeId>(g_.numNodes()); ++id) {
+      if (consumed_.count(id) || qm_.node(id).kind == quant::QuantOpKind::Folded)
+        continue;
+      lowerNode(id);
+    }
+    for (const Layer& l : program_.layers)
+      for (const WeightGroup& wg : l.conv.groups)
+        program_.weightBytes += (wg.streamBits + 7) / 8;
+    return std::move(program_);
+  }
+
+private:
+  Layer& beginLayer(ir::NodeId id, LayerKind kind) {
+    const ir::Node& n = g_.node(id);
+    Layer l;
+    l.name = n.name;
+    l.op = std::string(ir::opName(n.op));
+    l.kind = kind;
+    l.node = id;
+    for (ir::ValueId v : n.inputs)
+      if (v != ir::kNoValue && !g_.isConstant(v))
+        l.inputs.push_back(v);
+    for (ir::ValueId v : n.outputs)
+      if (v != ir::kNoValue)
+        l.outputs.push_back(v);
+    program_.layers.push_back(std::move(l));
+    return program_.layers.back();
+  }
+
+  void lowerHost(ir::NodeId id, const std::string& reason) {
+    Layer& l = beginLayer(id, LayerKind::Host);
+    l.note = reason;
+  }
+
+  void lowerNode(ir::NodeId id) {
+    const ir::Node& n = g_.node(id);
+    const quant::QuantNode& qn = qm_.node(id);
+    using ir::OpKind;
+    switch (qn.kind) {
+    case quant::QuantOpKind::FloatIsland:
+      return lowerHost(id, "no integer form: " + qn.islandReason);
+    case quant::QuantOpKind::Accumulate:
+      if (n.op == OpKind::Conv || n.op == OpKind::ConvTranspose)
+        return lowerConv(id);
+      return lowerGemm(id);
+    case quant::QuantOpKind::MaxPool:
+    case quant::QuantOpKind::AveragePool:
+      return lowerPool(id);
+    case quant::QuantOpKind::DataMovement:
+      if (ir::isRowMajorView(n.op) && n.outputs.size() >= 1 && !n.inputs.empty() &&
+          !g_.isConstant(n.inputs[0]) && qm_.scale(n.inputs[0]) == qm_.scale(n.outputs[0])) {
+        Layer& l = beginLayer(id, LayerKind::View);
+        l.outputs.resize(1);
+        l.inputs.resize(1);
+        return;
+      }
+      break;
+    default:
+      break;
+    }
+    lowerHost(id, fmt::format("{} has no unit on the sparse engine", ir::opName(n.op)));
+  }
+
+  /// The fused Relu/Clip (a quant Clamp) applied by post-processing; marks it consumed.
+  ir::ValueId fuseActivation(ir::NodeId id, Layer& l) {
+    const ir::Node& n = g_.node(id);
+    if (!n.fusedActivation)
+      return n.outputs[0];
+    const ir::NodeId act = n.fusedActivation->activationNode;
+    const quant::QuantNode& q = qm_.node(act);
+    if (q.kind != quant::QuantOpKind::Clamp)
+      return n.outputs[0];
+    l.conv.clampMin = std::max<int32_t>(q.clampMin, quant::kInt8Min);
+    l.conv.clampMax = std::min<int32_t>(q.clampMax, quant::kInt8Max);
+    consumed_.insert(act);
+    l.op.append("+").append(ir::opName(g_.node(act).op));
+    return g_.node(act).outputs[0];
+  }
+
+  void lowerConv(ir::NodeId id) {
+    const ir::ConvParams cp = ir::convParams(g_, id);
+    if (cp.spatialRank > 2)
+      return lowerHost(id, fmt::format("{}-D convolution (the PE grid tiles 1-D and 2-D planes)",
+                                       cp.spatialRank));
+    if (cp.batch != 1)
+      return lowerHost(id, fmt::format("batch {} (the dataflow assumes N = 1)", cp.batch));
+    auto axis = [&](size_t i) {
+      return AxisConv{cp.inSpatial[i], cp.outSpatial[i], cp.kernel[i], cp.strides[i],
+                      cp.dilations[i], cp.padsBegin[i],  cp.transposed};
+    };
+    const AxisConv ay = cp.spatialRank == 2 ? axis(0) : AxisConv{};
+    const AxisConv ax = cp.spatialRank == 2 ? axis(1) : axis(0);
+    const int64_t cg = cp.inChannels / cp.group, mg = cp.outChannels / cp.group;
+    const int8_t* w = qm_.node(id).weights.data<int8_t>();
+    const bool tr = cp.transposed;
+    const int64_t kh = ay.kernel, kw = ax.kernel;
+    auto weight = [=](int64_t m, int64_t c, int64_t ky, int64_t kx) {
+      const int64_t lead = tr ? (c * mg + m % mg) : (m * cg + c % cg);
+      return w[(lead * kh + ky) * kw + kx];
+    };
+    lowerConvLike(id, ax, ay, cp.inChannels, cp.outChannels, cp.group, weight, false);
+  }
+
+  void lowerGemm(ir::NodeId id) {
+    const ir::Node& n = g_.node(id);
+    const quant::QuantNode& qn = qm_.node(id);
+    if (qn.transA)
+      return lowerHost(id, "Gemm with transA (A is read column-major)");
+    const int64_t k = qn.reductionLength;
+    const int64_t cols = static_cast<int64_t>(qn.weightScales.size());
+    const int64_t rows = numElements(g_.value(n.inputs[0]).shape) / k;
+    // A fully-connected layer is a 1x1 convolution: A's rows are the pixels of a 1 x rows
+    // plane, its columns the input channels (digest §8: FC maps poorly; it is honest here).
+    const int8_t* w = qn.weights.data<int8_t>();
+    auto weight = [=](int64_t m, int64_t c, int64_t, int64_t) { return w[m * k + c]; };
+    AxisConv ax{rows, rows, 1, 1, 1, 0, false};
+    lowerConvLike(id, ax, AxisConv{}, k, cols, 1, weight, true);
+  }
+
+  template <typename WeightFn>
+  void lowerConvLike(ir::NodeId id, const AxisConv& ax, const AxisConv& ay, int64_t inChannels,
+                     int64_t outChannels, int64_t convGroups, WeightFn weight, bool matrix) {
+    // Displacements of every tap (structural: zero weights included, so frames follow the
+    // geometry, not the data).
+    int64_t dxMin = INT64_MAX, dxMax = INT64_MIN, dyMin = INT64_MAX, dyMax = INT64_MIN;
+    for (int64_t k = 0; k < ax.kernel; ++k) {
+      dxMin = std::min(dxMin, ax.displacement(k));
+      dxMax = std::max(dxMax, ax.displacement(k));
+    }
+    for (int64_t k = 0; k < ay.kernel; ++k) {
+      dyMin = std::min(dyMin, ay.displacement(k));
+      dyMax = std::max(dyMax, ay.displacement(k));
+    }
+    const AxisMap mx{ax.planeSize(), ax.out, ax.scale(), dxMin, dxMax};
+    const AxisMap my{ay.planeSize(), ay.out, ay.scale(), dyMin, dyMax};
+    const AxisTiles tx = chooseAxisTiles(mx, config_.peCols);
+    const AxisTiles ty = chooseAxisTiles(my, config_.peRows);
+    std::vector<PeFrame> frames = makeFrames(tx, ty);
+    int64_t maxCells = 0;
+    for (const PeFrame& f : frames)
+      maxCells = std::max(maxCells, f.width() * f.height());
+    const int64_t kc = std::min(outChannels, config_.accumulatorEntries() / maxCells);
+    if (kc < 1)
+      return lowerHost(id, fmt::format("a PE's accumulator frame of {} cells (tile + halos) "
+                                       "exceeds the {} accumulator entries",
+                                       maxCells, config_.accumulatorEntries()));
+
+    Layer& l = beginLayer(id, LayerKind::Conv);
+    ConvLayer& c = l.conv;
+    c.inChannels = inChannels;
+    c.inH = ay.in;
+    c.inW = ax.in;
+    c.phasesX = ax.phases();
+    c.phasesY = ay.phases();
+    c.planeW = ax.planeSize();
+    c.planeH = ay.planeSize();
+    c.coordScaleX = ax.scale();
+    c.coordScaleY = ay.scale();
+    c.outChannels = outChannels;
+    c.outW = ax.out;
+    c.outH = ay.out;
+    c.dxMin = dxMin;
+    c.dyMin = dyMin;
+    c.extentX = dxMax - dxMin + 1;
+    c.extentY = dyMax - dyMin + 1;
+    c.inTiling = Tiling{tx.in, ty.in};
+    c.outTiling = Tiling{tx.out, ty.out};
+    c.frames = std::move(frames);
+    c.kc = kc;
+    c.convGroups = convGroups;
+    c.matrixLayout = matrix;
+    const quant::QuantNode& qn = qm_.node(id);
+    for (int64_t m = 0; m < outChannels; ++m)
+      c.post.push_back(ChannelPost{qn.bias.empty() ? 0 : qn.bias[static_cast<size_t>(m)],
+                                   qn.multipliers[static_cast<size_t>(m)]});
+    const ir::ValueId out = fuseActivation(id, l);
+    l.outputs = {out};
+    if (c.phasesX * c.phasesY > 1)
+      l.note = fmt::format("stride {}x{}: {} phase planes per channel", c.phasesY, c.phasesX,
+                           c.phasesX * c.phasesY);
+    if (matrix)
+      l.note = "fully connected: a 1x1 convolution on a 1 x rows plane";
+
+    // Dense taps per plane (the dense baseline) and the compressed weight streams.
+    c.denseTapsPerPlane.assign(static_cast<size_t>(c.phasesX * c.phasesY), 0);
+    for (int64_t ky = 0; ky < ay.kernel; ++ky)
+      for (int64_t kx = 0; kx < ax.kernel; ++kx)
+        ++c.denseTapsPerPlane[static_cast<size_t>(ay.phaseOf(ky) * c.phasesX + ax.phaseOf(kx))];
+    const int64_t cg = inChannels / convGroups;
+    c.denseWeights = outChannels * cg * ax.kernel * ay.kernel;
+    c.usefulDenseMacs = outChannels * cg * ax.usefulPairs() * ay.usefulPairs();
+    // The weight FIFO must hold one input plane's vectors of a group (Table 4 rewinds to the
+    // channel start for every activation vector): shrink Kc until every plane fits.
+    const int64_t fifoEntries = config_.weightFifoEntries * config_.weightsPerVector;
+    for (int64_t k = kc;;) {
+      const int64_t worst = encodeGroups(c, k, ax, ay, weight);
+      if (worst <= fifoEntries) {
+        c.kc = k;
+        break;
+      }
+      if (k == 1) {
+        program_.layers.pop_back();
+        return lowerHost(id,
+                         fmt::format("one output channel's weights on one input plane ({} "
+                                     "entries) exceed the weight FIFO ({} vectors of {})",
+                                     worst, config_.weightFifoEntries, config_.weightsPerVector));
+      }
+      k = std::max<int64_t>(1, std::min(k - 1, k * fifoEntries / worst));
+    }
+  }
+
+  /// Encodes the weights in groups of \p kc output channels into \p c.groups; returns the
+  /// largest number of entries (pads included) of one (group, plane).
+  template <typename WeightFn>
+  int64_t encodeGroups(ConvLayer& c, int64_t kc, const AxisConv& ax, const AxisConv& ay,
+                       WeightFn weight) {
+    c.groups.clear();
+    c.nonZeroWeights = 0;
+    int64_t worst = 0;
+    const int64_t outChannels = c.outChannels, dxMin = c.dxMin, dyMin = c.dyMin;
+    const int64_t cg = c.inChannels / c.convGroups, mg = c.outChannels / c.convGroups;
+    const sp::Frame frame = weightFrame(config_, c.extentX, c.extentY);
+    const int valueBits = static_cast<int>(config_.valueBits);
+    for (int64_t first = 0; first < outChannels; first += kc) {
+      WeightGroup wg;
+      wg.firstChannel = first;
+      wg.channels = std::min(kc, outChannels - first);
+      // Collect (plane, position, value) for the group, then encode plane by plane.
+      struct Item {
+        int64_t plane;
+        sp::Position pos;
+        int32_t value;
+      };
+      std::vector<Item> items;
+      for (int64_t kr = 0; kr < wg.channels; ++kr) {
+        const int64_t m = first + kr;
+        const int64_t grp = m / mg;
+        for (int64_t ci = 0; ci < cg; ++ci) {
+          const int64_t ch = grp * cg + ci;
+          for (int64_t ky = 0; ky < ay.kernel; ++ky) {
+            for (int64_t kx = 0; kx < ax.kernel; ++kx) {
+              const int8_t v = weight(m, ch, ky, kx);
+              if (v == 0)
+                continue;
+              const int64_t plane = (ch * c.phasesY + ay.phaseOf(ky)) * c.phasesX + ax.phaseOf(kx);
+              items.push_back(Item{
+                  plane, sp::Position{ax.displacement(kx) - dxMin, ay.displacement(ky) - dyMin, kr},
+                  v});
+            }
+          }
+        }
+      }
+      c.nonZeroWeights += static_cast<int64_t>(items.size());
+      std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+        return a.plane != b.plane ? a.plane < b.plane : sp::rasterLess(a.pos, b.pos);
+      });
+      std::vector<sp::Position> pos;
+      std::vector<int32_t> val;
+      int64_t bits = 16 * (wg.channels + 2); // tile header: K, k1..kK, C
+      for (size_t i = 0; i < items.size();) {
+        size_t j = i;
+        pos.clear();
+        val.clear();
+        for (; j < items.size() && items[j].plane == items[i].plane; ++j) {
+          pos.push_back(items[j].pos);
+          val.push_back(items[j].value);
+        }
+        WeightGroup::Plane p;
+        p.plane = items[i].plane;
+        p.entries = sp::encodePositions(pos, val, weightTable_, frame);
+        bits += 32 + static_cast<int64_t>(p.entries.size()) * (weightTable_.bits() + valueBits);
+        worst = std::max(worst, static_cast<int64_t>(p.entries.size()));
+        wg.planes.push_back(std::move(p));
+        i = j;
+      }
+      wg.streamBits = bits;
+      c.groups.push_back(std::move(wg));
+    }
+    return worst;
+  }
+
+  void lowerPool(ir::NodeId id) {
+    const ir::PoolParams p = ir::poolParams(g_, id);
+    const ir::Node& n = g_.node(id);
+    if (p.spatialRank != 2 || p.batch != 1)
+      return lowerHost(id, "pooling other than 2-D with batch 1");
+    if (std::any_of(p.dilations.begin(), p.dilations.end(), [](int64_t d) { return d != 1; }))
+      return lowerHost(id, "dilated pooling");
+    if (n.outputs.size() > 1 && n.outputs[1] != ir::kNoValue && !g_.users(n.outputs[1]).empty())
+      return lowerHost(id, "MaxPool indices output");
+    Layer& l = beginLayer(id, LayerKind::Pool);
+    l.outputs = {n.outputs[0]};
+    l.pool.params = p;
+    l.pool.countMultipliers = qm_.node(id).countMultipliers;
+    const int64_t oh = p.outSpatial[0], ow = p.outSpatial[1];
+    l.pool.tiling =
+        Tiling{Split{ow, std::min(config_.peCols, ow)}, Split{oh, std::min(config_.peRows, oh)}};
+  }
+
+  const quant::QuantizedModel& qm_;
+  const ir::Graph& g_;
+  const SparseConfig& config_;
+  sp::CodeTable weightTable_;
+  Program program_;
+  std::set<ir::NodeId> consumed_;
+};
+
+} // namespace
+
+Program compile(const quant::QuantizedModel& qm, const SparseConfig& config) {
+  validate(config);
+  return Driver(qm, config).run();
+}
+
+} // namespace nnaccel::arch::sparse

@@ -1,0 +1,205 @@
+/// \file
+/// The sparse (SCNN) config's schema: one walk over every key, used to parse, validate and print
+/// it; its cross-field invariants; and the file loader. Schema reference: docs/arch/Sparse.md.
+///
+/// Why one walk: parsing, validate() and toYaml() must agree on every key's name, range and
+/// position; the shared visitors of arch/common/ConfigReader.h guarantee that when the schema
+/// is written once.
+#include "nnaccel/arch/sparse/Config.h"
+
+#include "nnaccel/arch/common/ConfigReader.h"
+#include "nnaccel/support/Error.h"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <sstream>
+
+namespace nnaccel::arch::sparse {
+
+namespace {
+
+using common::EnumName;
+using common::IntRange;
+using common::RealRange;
+
+constexpr EnumName<BankMapping> kBankMappingList[] = {
+    {"low_bits", BankMapping::LowBits},
+    {"hash", BankMapping::Hash},
+};
+constexpr std::span<const EnumName<BankMapping>> kBankMappings = kBankMappingList;
+constexpr EnumName<WeightCodeTable> kWeightCodeList[] = {
+    {"zero_run_length", WeightCodeTable::ZeroRunLength},
+    {"fig4c", WeightCodeTable::Fig4C},
+    {"fig5d", WeightCodeTable::Fig5D},
+    {"fig5e", WeightCodeTable::Fig5E},
+};
+constexpr std::span<const EnumName<WeightCodeTable>> kWeightCodes = kWeightCodeList;
+constexpr EnumName<ActivationCodeTable> kActivationCodeList[] = {
+    {"zero_run_length", ActivationCodeTable::ZeroRunLength},
+    {"fig4c", ActivationCodeTable::Fig4C},
+    {"fig5a", ActivationCodeTable::Fig5A},
+    {"fig5b", ActivationCodeTable::Fig5B},
+    {"fig5c", ActivationCodeTable::Fig5C},
+};
+constexpr std::span<const EnumName<ActivationCodeTable>> kActivationCodes = kActivationCodeList;
+
+// Bounds (rationale in docs/arch/Sparse.md): far beyond any real design, while every product
+// the compiler and the simulator form (PEs x multipliers x entries, latency x count) stays far
+// inside int64.
+constexpr IntRange kPeDim{1, 1024};
+constexpr IntRange kVectorWidth{1, 256};
+constexpr IntRange kBanks{1, 4096};
+constexpr IntRange kEntries{1, int64_t{1} << 24};
+constexpr IntRange kFifoDepth{1, 1024};
+constexpr IntRange kRamBytes{1, int64_t{1} << 30};
+constexpr IntRange kPerCycle{1, 1024};
+constexpr IntRange kCycles{0, 1'000'000'000};
+constexpr IntRange kValueBits{8, 32};
+constexpr IntRange kAccumulatorBits{16, 64};
+constexpr IntRange kIndexBits{1, 16};
+constexpr RealRange kPositive{0.0, true};
+constexpr RealRange kNonNegative{0.0, false};
+
+/// Width of the codes of the patent's code tables (Figs. 4C, 5A-5E list 16 codes each).
+constexpr int64_t kCodeTableIndexBits = 4;
+
+/// The schema: every key, in file order, with its member and its range. \p Visitor is
+/// common::ConfigReader (Config = SparseConfig), ConfigChecker or ConfigWriter (const).
+template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config& c) {
+  v.text("name", c.name);
+  v.real("clock_mhz", c.clockMhz, kPositive);
+  v.section("pe_array", [&] {
+    v.integer("rows", c.peRows, kPeDim);
+    v.integer("cols", c.peCols, kPeDim);
+    v.integer("weights_per_vector", c.weightsPerVector, kVectorWidth);
+    v.integer("activations_per_vector", c.activationsPerVector, kVectorWidth);
+  });
+  v.section("accumulators", [&] {
+    v.integer("banks", c.accumulatorBanks, kBanks);
+    v.integer("entries_per_bank", c.accumulatorBankEntries, kEntries);
+    v.boolean("double_buffered", c.doubleBufferedAccumulators);
+    v.boolean("forwarding", c.accumulatorForwarding);
+    v.integer("write_latency_cycles", c.accumulatorWriteLatencyCycles, kCycles);
+  });
+  v.section("crossbar", [&] {
+    v.integer("fifo_depth", c.crossbarFifoDepth, kFifoDepth);
+    v.choice("bank_mapping", c.bankMapping, kBankMappings);
+  });
+  v.section("buffers", [&] {
+    v.integer("weight_fifo_entries", c.weightFifoEntries, kEntries);
+    v.integer("ia_ram_bytes", c.iaRamBytes, kRamBytes);
+    v.integer("oa_ram_bytes", c.oaRamBytes, kRamBytes);
+    v.integer("broadcast_vectors_per_cycle", c.broadcastVectorsPerCycle, kPerCycle);
+  });
+  v.section("post_processing", [&] {
+    v.integer("ops_per_cycle", c.ppuOpsPerCycle, kPerCycle);
+    v.integer("halo_link_latency_cycles", c.haloLinkLatencyCycles, kCycles);
+  });
+  v.section("numerics", [&] {
+    v.integer("value_bits", c.valueBits, kValueBits);
+    v.integer("accumulator_bits", c.accumulatorBits, kAccumulatorBits);
+  });
+  v.section("encoding", [&] {
+    v.integer("index_bits", c.indexBits, kIndexBits);
+    v.choice("weight_codes", c.weightCodes, kWeightCodes);
+    v.choice("activation_codes", c.activationCodes, kActivationCodes);
+  });
+  v.section("dram", [&] {
+    v.real("bytes_per_cycle", c.dramBytesPerCycle, kPositive);
+    v.integer("latency_cycles", c.dramLatencyCycles, kCycles);
+  });
+  v.section("energy", [&] {
+    auto& e = c.energy;
+    v.real("multiply_pj", e.multiplyPj, kNonNegative);
+    v.real("accumulator_rmw_pj", e.accumulatorRmwPj, kNonNegative);
+    v.real("crossbar_pj", e.crossbarPj, kNonNegative);
+    v.real("weight_fifo_read_pj_per_byte", e.weightFifoReadPjPerByte, kNonNegative);
+    v.real("weight_fifo_write_pj_per_byte", e.weightFifoWritePjPerByte, kNonNegative);
+    v.real("ia_ram_read_pj_per_byte", e.iaRamReadPjPerByte, kNonNegative);
+    v.real("oa_ram_write_pj_per_byte", e.oaRamWritePjPerByte, kNonNegative);
+    v.real("halo_pj", e.haloPj, kNonNegative);
+    v.real("ppu_op_pj", e.ppuOpPj, kNonNegative);
+    v.real("dram_read_pj_per_byte", e.dramReadPjPerByte, kNonNegative);
+    v.real("dram_write_pj_per_byte", e.dramWritePjPerByte, kNonNegative);
+  });
+}
+
+bool isPowerOfTwo(int64_t x) {
+  return x > 0 && (x & (x - 1)) == 0;
+}
+
+} // namespace
+
+void validate(const SparseConfig& c, const std::string& file) {
+  common::ConfigChecker checker(file);
+  walkSchema(checker, c);
+  // Cross-field rules (each key is in range here).
+  if (!isPowerOfTwo(c.accumulatorBanks)) {
+    // The bank is the low log2(A) address bits (or their hash): seed 001 ¶0096.
+    checker.fail("accumulators.banks",
+                 fmt::format("must be a power of two (got {})", c.accumulatorBanks));
+  }
+  if (c.bankMapping == BankMapping::Hash && c.accumulatorBanks < 2) {
+    checker.fail("crossbar.bank_mapping", "hash needs accumulators.banks >= 2 (got 1)");
+  }
+  if (c.accumulatorBits < c.valueBits) {
+    checker.fail("numerics.accumulator_bits",
+                 fmt::format("{} is narrower than numerics.value_bits = {}", c.accumulatorBits,
+                             c.valueBits));
+  }
+  // The patent's code tables have 16 codes: 4-bit indices.
+  if (c.weightCodes != WeightCodeTable::ZeroRunLength && c.indexBits != kCodeTableIndexBits) {
+    checker.fail("encoding.index_bits",
+                 fmt::format("the weight code table needs {}-bit codes (got {})",
+                             kCodeTableIndexBits, c.indexBits));
+  }
+  if (c.activationCodes != ActivationCodeTable::ZeroRunLength &&
+      c.indexBits != kCodeTableIndexBits) {
+    checker.fail("encoding.index_bits",
+                 fmt::format("the activation code table needs {}-bit codes (got {})",
+                             kCodeTableIndexBits, c.indexBits));
+  }
+}
+
+SparseConfig parseSparseConfigOver(const SparseConfig& base, const std::string& yamlText,
+                                   const std::string& file) {
+  common::ConfigReader reader(yamlText, file);
+  SparseConfig c = base;
+  walkSchema(reader, c);
+  reader.finish();
+  validate(c, file);
+  return c;
+}
+
+SparseConfig parseSparseConfig(const std::string& yamlText, const std::string& file) {
+  SparseConfig base = sparsePreset("scnn");
+  base.name = SparseConfig{}.name;
+  return parseSparseConfigOver(base, yamlText, file);
+}
+
+SparseConfig loadSparseConfigFile(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw Error(ErrorKind::Io, ErrorContext{.file = path}, "is a directory, not a config file");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw Error(ErrorKind::Io, ErrorContext{.file = path},
+                fmt::format("cannot open file ({})", std::strerror(errno)));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parseSparseConfig(text.str(), path);
+}
+
+std::string toYaml(const SparseConfig& c) {
+  common::ConfigWriter writer("nnaccel sparse (SCNN) architecture config (schema: "
+                              "docs/arch/Sparse.md)");
+  walkSchema(writer, c);
+  return writer.yaml();
+}
+
+} // namespace nnaccel::arch::sparse

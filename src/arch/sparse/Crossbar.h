@@ -1,0 +1,140 @@
+/// \file
+/// The arbitrated scatter crossbar of one SCNN PE (seed 001 §1.4, Fig. 3C): one input FIFO per
+/// multiplier lane, a one-hot request from each FIFO head to its accumulator bank, one grant per
+/// bank per cycle (round robin), dequeue of the winners at the end of the cycle, and the
+/// read-add-write hazard of a bank's accumulator (forwarded, or stalled for the write latency).
+///
+/// Cycle protocol (Simulator.cpp): ready() is sampled at the start of a cycle (the multiplier
+/// array issues only when no FIFO is full — any full FIFO stalls the whole array), then
+/// arbitrate() grants and dequeues, then the issued products are push()ed. Values are added
+/// to the accumulators functionally at push time (integer sums do not depend on the order);
+/// the crossbar models only where and when each product is written.
+#pragma once
+
+#include "nnaccel/support/Error.h"
+
+#include <bit>
+#include <cstdint>
+#include <vector>
+
+namespace nnaccel::arch::sparse {
+
+struct CrossbarParams {
+  int lanes = 16;    ///< P = F x I input ports
+  int banks = 32;    ///< A (a power of two)
+  int fifoDepth = 2; ///< entries per input FIFO
+  bool hashBanks = false;
+  bool forwarding = true;     ///< back-to-back adds to one address do not stall
+  int writeLatencyCycles = 1; ///< without forwarding: cycles before a written address is readable
+};
+
+struct CrossbarStats {
+  int64_t pushes = 0;         ///< products entering the crossbar
+  int64_t grants = 0;         ///< accumulator read-add-writes
+  int64_t deniedRequests = 0; ///< requests that lost arbitration (bank conflicts)
+  int64_t hazardStalls = 0;   ///< bank-cycles lost to a read-after-write hazard
+};
+
+class Crossbar {
+public:
+  explicit Crossbar(const CrossbarParams& p)
+      : p_(p), bankMask_(static_cast<uint32_t>(p.banks - 1)),
+        addr_(static_cast<size_t>(p.lanes * p.fifoDepth)), head_(static_cast<size_t>(p.lanes)),
+        count_(static_cast<size_t>(p.lanes)), rr_(static_cast<size_t>(p.banks)),
+        req_(static_cast<size_t>(p.banks)), lastAddr_(static_cast<size_t>(p.banks), UINT32_MAX),
+        lastCycle_(static_cast<size_t>(p.banks), INT64_MIN / 2) {
+    NNACCEL_ASSERT(p.lanes >= 1 && p.lanes <= 64 && std::has_single_bit(unsigned(p.banks)) &&
+                   p.fifoDepth >= 1)
+        << "crossbar parameters";
+  }
+
+  /// No input FIFO is full: the multiplier array may issue this cycle.
+  bool ready() const { return fullMask_ == 0; }
+  bool empty() const { return nonEmptyMask_ == 0; }
+
+  uint32_t bankOf(uint32_t address) const {
+    if (!p_.hashBanks)
+      return address & bankMask_;
+    uint32_t h = 0;
+    const int bits = std::countr_zero(unsigned(p_.banks));
+    for (uint32_t a = address; a != 0; a >>= bits)
+      h ^= a;
+    return h & bankMask_;
+  }
+
+  /// One product for multiplier lane \p lane (its FIFO must not be full).
+  void push(int lane, uint32_t address) {
+    const auto l = static_cast<size_t>(lane);
+    NNACCEL_ASSERT(count_[l] < p_.fifoDepth) << "push into a full crossbar FIFO";
+    addr_[l * static_cast<size_t>(p_.fifoDepth) + (head_[l] + count_[l]) % p_.fifoDepth] = address;
+    ++count_[l];
+    nonEmptyMask_ |= uint64_t{1} << lane;
+    if (count_[l] == p_.fifoDepth)
+      fullMask_ |= uint64_t{1} << lane;
+    ++stats_.pushes;
+  }
+
+  /// Requests, grants and dequeues of cycle \p cycle.
+  void arbitrate(int64_t cycle) {
+    if (nonEmptyMask_ == 0)
+      return;
+    touched_.clear();
+    for (uint64_t m = nonEmptyMask_; m != 0; m &= m - 1) {
+      const int lane = std::countr_zero(m);
+      const uint32_t b = bankOf(headAddr(lane));
+      if (req_[b] == 0)
+        touched_.push_back(b);
+      req_[b] |= uint64_t{1} << lane;
+    }
+    for (uint32_t b : touched_) {
+      const uint64_t r = req_[b];
+      req_[b] = 0;
+      // Round robin: the first requester at or after the bank's pointer.
+      const uint64_t after = r & ~((uint64_t{1} << rr_[b]) - 1);
+      const int winner = std::countr_zero(after != 0 ? after : r);
+      const int requests = std::popcount(r);
+      const uint32_t a = headAddr(winner);
+      if (!p_.forwarding && a == lastAddr_[b] && cycle - lastCycle_[b] <= p_.writeLatencyCycles) {
+        ++stats_.hazardStalls;
+        stats_.deniedRequests += requests;
+        continue;
+      }
+      stats_.deniedRequests += requests - 1;
+      ++stats_.grants;
+      lastAddr_[b] = a;
+      lastCycle_[b] = cycle;
+      rr_[b] = static_cast<uint32_t>(winner + 1) % static_cast<uint32_t>(p_.lanes);
+      pop(winner);
+    }
+  }
+
+  const CrossbarStats& stats() const { return stats_; }
+
+private:
+  uint32_t headAddr(int lane) const {
+    const auto l = static_cast<size_t>(lane);
+    return addr_[l * static_cast<size_t>(p_.fifoDepth) + head_[l]];
+  }
+  void pop(int lane) {
+    const auto l = static_cast<size_t>(lane);
+    head_[l] = static_cast<uint8_t>((head_[l] + 1) % p_.fifoDepth);
+    --count_[l];
+    fullMask_ &= ~(uint64_t{1} << lane);
+    if (count_[l] == 0)
+      nonEmptyMask_ &= ~(uint64_t{1} << lane);
+  }
+
+  CrossbarParams p_;
+  uint32_t bankMask_;
+  std::vector<uint32_t> addr_;
+  std::vector<uint8_t> head_, count_;
+  std::vector<uint32_t> rr_;
+  std::vector<uint64_t> req_;
+  std::vector<uint32_t> touched_;
+  std::vector<uint32_t> lastAddr_;
+  std::vector<int64_t> lastCycle_;
+  uint64_t fullMask_ = 0, nonEmptyMask_ = 0;
+  CrossbarStats stats_;
+};
+
+} // namespace nnaccel::arch::sparse

@@ -1,0 +1,117 @@
+/// \file
+/// Planar tiling, halo widths and halo descriptors generated from the geometry (Geometry.h).
+#include "nnaccel/arch/sparse/Geometry.h"
+
+#include "nnaccel/support/Error.h"
+
+#include <algorithm>
+
+namespace nnaccel::arch::sparse {
+
+AxisTiles tileAxis(const AxisMap& m, int64_t parts) {
+  NNACCEL_ASSERT(parts >= 1 && parts <= std::min(m.inSize, m.outSize))
+      << "cannot split " << m.inSize << " -> " << m.outSize << " over " << parts << " PEs";
+  AxisTiles t;
+  t.in = Split{m.inSize, parts};
+  t.out = Split{m.outSize, parts};
+  for (int64_t i = 0; i < parts; ++i) {
+    const int64_t lo = t.in.begin(i) * m.scale + m.dMin;
+    const int64_t hi = (t.in.end(i) - 1) * m.scale + m.dMax;
+    t.haloLo.push_back(std::max<int64_t>(0, t.out.begin(i) - lo));
+    t.haloHi.push_back(std::max<int64_t>(0, hi - (t.out.end(i) - 1)));
+  }
+  return t;
+}
+
+bool haloReachesOnlyNeighbours(const AxisMap& m, const AxisTiles& t) {
+  const int64_t parts = t.in.parts;
+  for (int64_t i = 0; i < parts; ++i) {
+    const int64_t lo = t.in.begin(i) * m.scale + m.dMin;
+    const int64_t hi = (t.in.end(i) - 1) * m.scale + m.dMax;
+    if (i > 0 && lo < t.out.begin(i - 1))
+      return false;
+    if (i + 1 < parts && hi >= t.out.end(i + 1))
+      return false;
+  }
+  return true;
+}
+
+AxisTiles chooseAxisTiles(const AxisMap& m, int64_t maxParts) {
+  for (int64_t parts = std::min({maxParts, m.inSize, m.outSize}); parts > 1; --parts) {
+    AxisTiles t = tileAxis(m, parts);
+    if (haloReachesOnlyNeighbours(m, t))
+      return t;
+  }
+  return tileAxis(m, 1);
+}
+
+namespace {
+
+/// Frame-coordinate range [first, last] of the region on side \p side (-1 halo before, 0 home,
+/// +1 halo after) of PE \p i.
+std::pair<int64_t, int64_t> regionRange(const AxisTiles& t, int64_t i, int side) {
+  const int64_t lo = t.haloLo[static_cast<size_t>(i)];
+  const int64_t own = t.out.length(i);
+  if (side < 0)
+    return {0, lo - 1};
+  if (side == 0)
+    return {lo, lo + own - 1};
+  return {lo + own, lo + own + t.haloHi[static_cast<size_t>(i)] - 1};
+}
+
+/// Output coordinate of frame cell 0 of PE \p i.
+int64_t frameOrigin(const AxisTiles& t, int64_t i) {
+  return t.out.begin(i) - t.haloLo[static_cast<size_t>(i)];
+}
+
+} // namespace
+
+std::vector<PeFrame> makeFrames(const AxisTiles& x, const AxisTiles& y) {
+  const int64_t gx = x.in.parts, gy = y.in.parts;
+  std::vector<PeFrame> frames;
+  frames.reserve(static_cast<size_t>(gx * gy));
+  for (int64_t py = 0; py < gy; ++py) {
+    for (int64_t px = 0; px < gx; ++px) {
+      PeFrame f;
+      f.inX0 = x.in.begin(px);
+      f.inW = x.in.length(px);
+      f.inY0 = y.in.begin(py);
+      f.inH = y.in.length(py);
+      f.outX0 = x.out.begin(px);
+      f.outW = x.out.length(px);
+      f.outY0 = y.out.begin(py);
+      f.outH = y.out.length(py);
+      f.haloLeft = x.haloLo[static_cast<size_t>(px)];
+      f.haloRight = x.haloHi[static_cast<size_t>(px)];
+      f.haloTop = y.haloLo[static_cast<size_t>(py)];
+      f.haloBottom = y.haloHi[static_cast<size_t>(py)];
+      // Table 7's eight regions: left, top, right, bottom, then the four corners.
+      constexpr int kSides[8][2] = {{-1, 0},  {0, -1}, {1, 0}, {0, 1},
+                                    {-1, -1}, {1, -1}, {1, 1}, {-1, 1}};
+      for (const auto& side : kSides) {
+        const auto [x1, x2] = regionRange(x, px, side[0]);
+        const auto [y1, y2] = regionRange(y, py, side[1]);
+        if (x2 < x1 || y2 < y1)
+          continue;
+        HaloDescriptor d;
+        d.x1 = x1;
+        d.x2 = x2;
+        d.y1 = y1;
+        d.y2 = y2;
+        d.peDx = side[0];
+        d.peDy = side[1];
+        const int64_t nx = px + side[0], ny = py + side[1];
+        d.valid = nx >= 0 && nx < gx && ny >= 0 && ny < gy;
+        if (d.valid) {
+          d.xo = frameOrigin(x, px) - frameOrigin(x, nx);
+          d.yo = frameOrigin(y, py) - frameOrigin(y, ny);
+        }
+        f.halos.push_back(d);
+      }
+      frames.push_back(std::move(f));
+    }
+  }
+  return frames;
+}
+
+} // namespace nnaccel::arch::sparse

@@ -1,0 +1,172 @@
+/// \file
+/// One verified sparse-engine run and its report (Session.h).
+#include "nnaccel/arch/sparse/Session.h"
+
+#include "nnaccel/arch/common/Verify.h"
+#include "nnaccel/driver/Inputs.h"
+#include "nnaccel/quant/Int8Executor.h"
+#include "nnaccel/quant/QuantizedModel.h"
+
+#include <fmt/format.h>
+
+namespace nnaccel::arch::sparse {
+
+double Totals::speedup() const {
+  return cycles > 0 ? static_cast<double>(denseCycles) / static_cast<double>(cycles) : 0.0;
+}
+double Totals::energyRatio() const {
+  return energyPj > 0 ? denseEnergyPj / energyPj : 0.0;
+}
+
+namespace {
+
+void addLosses(SlotLosses& a, const SlotLosses& b) {
+  a.useful += b.useful;
+  a.outsidePlane += b.outsidePlane;
+  a.fragmentation += b.fragmentation;
+  a.conflicts += b.conflicts;
+  a.starvation += b.starvation;
+  a.imbalance += b.imbalance;
+  a.haloPpu += b.haloPpu;
+  a.dram += b.dram;
+  a.idlePes += b.idlePes;
+}
+
+std::string percentOf(int64_t part, int64_t whole) {
+  return fmt::format(
+      "{:.1f}%", whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0);
+}
+
+} // namespace
+
+SessionResult simulateModel(const ir::Graph& g, const SparseConfig& config,
+                            const SessionOptions& options) {
+  validate(config);
+  auto progress = [&](const std::string& what, size_t done, size_t total) {
+    if (options.progress)
+      options.progress(what, done, total);
+  };
+  progress("quantizing", 0, 1);
+  const quant::QuantizedModel qm = quant::quantize(g, {});
+  progress("compiling", 0, 1);
+  SessionResult r;
+  r.program = compile(qm, config);
+  const std::vector<Tensor> inputs =
+      options.inputs.empty() ? driver::randomInputs(g, options.inputSeed) : options.inputs;
+
+  std::optional<quant::Int8Executor> ref;
+  if (options.verify) {
+    progress("int8 reference", 0, 1);
+    ref.emplace(qm);
+    ref->run(inputs);
+  }
+  Simulator sim(r.program, qm);
+  for (size_t i = 0; i < inputs.size(); ++i)
+    sim.setInput(i, inputs[i]);
+  report::Verdict& verdict = r.report.verdict;
+  verdict.checked = options.verify;
+  verdict.passed = true;
+  verdict.reference = "int8 reference executor (bit-exact)";
+  SimOptions so;
+  so.denseBaseline = options.denseBaseline;
+  so.onLayerDone = [&](size_t li) {
+    progress("simulating", li + 1, r.program.layers.size());
+    if (!ref || !verdict.passed)
+      return;
+    const Layer& l = r.program.layers[li];
+    for (ir::ValueId v : l.outputs) {
+      if (auto bad = common::compareTensor(sim.value(v), ref->value(v).data, true, 0.0,
+                                           verdict.comparedElements)) {
+        verdict.passed = false;
+        verdict.detail = fmt::format("layer {} '{}' ({}), output '{}': {}", li, l.name, l.op,
+                                     g.value(v).name, *bad);
+        return;
+      }
+    }
+  };
+  sim.run(so);
+  r.details = sim.layerDetails();
+
+  report::RunReport& rep = r.report;
+  rep.engine = "sparse";
+  rep.config = config.name;
+  rep.model = g.name;
+  rep.dtype = "int8";
+  rep.peCount = config.peCount() * config.multipliersPerPe();
+  rep.clockMhz = config.clockMhz;
+  rep.layers = sim.layerStats();
+  rep.finalize();
+
+  Totals& t = r.totals;
+  int64_t denseWeights = 0, nzWeights = 0;
+  double actNz = 0, actAll = 0;
+  for (size_t i = 0; i < r.details.size(); ++i) {
+    const LayerDetail& d = r.details[i];
+    const Layer& l = r.program.layers[i];
+    t.cycles += rep.layers[i].cycles;
+    t.denseCycles += l.kind == LayerKind::Conv ? d.denseCycles : rep.layers[i].cycles;
+    t.oracleCycles += l.kind == LayerKind::Conv ? d.oracleCycles : rep.layers[i].cycles;
+    t.energyPj += rep.layers[i].energyPj;
+    t.denseEnergyPj += l.kind == LayerKind::Conv ? d.denseEnergyPj : rep.layers[i].energyPj;
+    addLosses(t.losses, d.losses);
+    if (l.kind == LayerKind::Conv) {
+      denseWeights += l.conv.denseWeights;
+      nzWeights += l.conv.nonZeroWeights;
+      const double elements = static_cast<double>(l.conv.planes() * l.conv.planeW * l.conv.planeH);
+      actAll += elements;
+      actNz += d.activationDensity * elements;
+      if (options.baselineRows) {
+        report::BaselineRow b;
+        b.layer = l.name;
+        b.what = "PTIS-dense (DCNN): same PEs, multipliers, buffers and tiling; every weight "
+                 "and activation read and multiplied";
+        b.method.issuedMacs = d.access.multiplies;
+        b.method.cycles = d.cycles;
+        b.method.dram = rep.layers[i].dram;
+        b.method.memoryOps = d.access.accumulatorRmw;
+        b.method.energyPj = d.energyPj;
+        b.baseline.issuedMacs = d.denseAccess.multiplies;
+        b.baseline.cycles = d.denseCycles;
+        b.baseline.dram =
+            report::Traffic{d.denseAccess.dramReadBytes, d.denseAccess.dramWriteBytes};
+        b.baseline.memoryOps = d.denseAccess.accumulatorRmw;
+        b.baseline.energyPj = d.denseEnergyPj;
+        rep.baseline.push_back(b);
+      }
+    }
+  }
+  t.weightDensity =
+      denseWeights > 0 ? static_cast<double>(nzWeights) / static_cast<double>(denseWeights) : 1.0;
+  t.activationDensity = actAll > 0 ? actNz / actAll : 1.0;
+  rep.total.metrics = {{"w_density", t.weightDensity},
+                       {"a_density", t.activationDensity},
+                       {"dense_cycles", static_cast<double>(t.denseCycles)},
+                       {"speedup", t.speedup()}};
+  if (options.denseBaseline) {
+    rep.summary.emplace_back("dense baseline (PTIS-dense, same multipliers and buffers)",
+                             fmt::format("{} cycles, {:.3f} uJ: speedup {:.2f}x, energy ratio "
+                                         "{:.2f}x",
+                                         t.denseCycles, t.denseEnergyPj / 1e6, t.speedup(),
+                                         t.energyRatio()));
+  }
+  rep.summary.emplace_back("oracle bound (useful products / multipliers)",
+                           fmt::format("{} cycles ({:.2f}x faster than simulated)", t.oracleCycles,
+                                       t.oracleCycles > 0 ? static_cast<double>(t.cycles) /
+                                                                static_cast<double>(t.oracleCycles)
+                                                          : 0.0));
+  const SlotLosses& s = t.losses;
+  const int64_t all = s.total();
+  rep.summary.emplace_back(
+      "multiplier slots (array layers)",
+      fmt::format("useful {}, fragmentation {}, outside plane {}, crossbar conflicts {}, weight "
+                  "starvation {}, imbalance {}, halo/post-processing {}, DRAM {}, idle PEs {}",
+                  percentOf(s.useful, all), percentOf(s.fragmentation, all),
+                  percentOf(s.outsidePlane, all), percentOf(s.conflicts, all),
+                  percentOf(s.starvation, all), percentOf(s.imbalance, all),
+                  percentOf(s.haloPpu, all), percentOf(s.dram, all), percentOf(s.idlePes, all)));
+  for (ir::ValueId v : g.outputs)
+    r.outputs.push_back(quant::QuantTensor{sim.value(v), qm.scale(v)}.dequantize());
+  return r;
+}
+
+} // namespace nnaccel::arch::sparse

@@ -1,0 +1,433 @@
+/// \file
+/// The sparse machine model's layer loop (Simulator.h): values, the on-chip / DRAM residency of
+/// every activation, Conv layers on the array model (ArrayModel.h), pooling in the
+/// post-processing units, views and host fallbacks; per-layer statistics and energy.
+#include "nnaccel/arch/sparse/Simulator.h"
+
+#include "ArrayModel.h"
+#include "nnaccel/quant/Int8Executor.h"
+#include "nnaccel/quant/Kernels.h"
+#include "nnaccel/support/Error.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <optional>
+
+namespace nnaccel::arch::sparse {
+
+AccessCounts& AccessCounts::operator+=(const AccessCounts& o) {
+  multiplies += o.multiplies;
+  crossbarTraversals += o.crossbarTraversals;
+  accumulatorRmw += o.accumulatorRmw;
+  weightFifoWriteBytes += o.weightFifoWriteBytes;
+  weightFifoReadBytes += o.weightFifoReadBytes;
+  iaReadBytes += o.iaReadBytes;
+  oaWriteBytes += o.oaWriteBytes;
+  haloMessages += o.haloMessages;
+  ppuOps += o.ppuOps;
+  dramReadBytes += o.dramReadBytes;
+  dramWriteBytes += o.dramWriteBytes;
+  return *this;
+}
+
+int64_t SlotLosses::total() const {
+  return useful + outsidePlane + fragmentation + conflicts + starvation + imbalance + haloPpu +
+         dram + idlePes;
+}
+
+double energyPj(const AccessCounts& a, const EnergyTable& e) {
+  auto d = [](int64_t v) { return static_cast<double>(v); };
+  return d(a.multiplies) * e.multiplyPj + d(a.accumulatorRmw) * e.accumulatorRmwPj +
+         d(a.crossbarTraversals) * e.crossbarPj +
+         d(a.weightFifoWriteBytes) * e.weightFifoWritePjPerByte +
+         d(a.weightFifoReadBytes) * e.weightFifoReadPjPerByte +
+         d(a.iaReadBytes) * e.iaRamReadPjPerByte + d(a.oaWriteBytes) * e.oaRamWritePjPerByte +
+         d(a.haloMessages) * e.haloPj + d(a.ppuOps) * e.ppuOpPj +
+         d(a.dramReadBytes) * e.dramReadPjPerByte + d(a.dramWriteBytes) * e.dramWritePjPerByte;
+}
+
+namespace {
+
+int64_t ceilDiv(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+
+/// Where a value lives between layers.
+struct Residency {
+  bool onChip = false; ///< compacted in the PEs' output-activation RAMs, in `tiling`
+  Tiling tiling;
+  int64_t compressedBytes = 0;
+};
+
+} // namespace
+
+struct Simulator::Impl {
+  const Program& program;
+  const quant::QuantizedModel& qm;
+  const SparseConfig& config;
+  std::vector<Tensor> values;
+  std::vector<Residency> residency;
+  std::vector<report::LayerStats> stats;
+  std::vector<LayerDetail> details;
+
+  Impl(const Program& p, const quant::QuantizedModel& q)
+      : program(p), qm(q), config(p.config), values(q.graph.numValues()),
+        residency(q.graph.numValues()) {}
+
+  int64_t dramCycles(int64_t bytes) const {
+    if (bytes == 0)
+      return 0;
+    return config.dramLatencyCycles +
+           static_cast<int64_t>(std::ceil(static_cast<double>(bytes) / config.dramBytesPerCycle));
+  }
+
+  const Tensor& input(ir::ValueId v) const {
+    const Tensor& t = values.at(static_cast<size_t>(v));
+    NNACCEL_ASSERT(t.numElements() > 0 || numElements(qm.graph.value(v).shape) == 0)
+        << "value " << v << " read before it was produced";
+    return t;
+  }
+
+  void run(const SimOptions& options) {
+    stats.clear();
+    details.clear();
+    for (size_t i = 0; i < program.layers.size(); ++i) {
+      const Layer& l = program.layers[i];
+      report::LayerStats s;
+      s.name = l.name;
+      s.op = l.op;
+      s.unit = std::string(layerKindName(l.kind));
+      s.note = l.note;
+      LayerDetail d;
+      switch (l.kind) {
+      case LayerKind::Conv:
+        runConv(l, options, s, d);
+        break;
+      case LayerKind::Pool:
+        runPool(l, s, d);
+        break;
+      case LayerKind::View:
+        runView(l);
+        break;
+      case LayerKind::Host:
+        runHost(l, s);
+        break;
+      }
+      s.shape = shapeText(l);
+      stats.push_back(std::move(s));
+      details.push_back(d);
+      if (options.onLayerDone)
+        options.onLayerDone(i);
+    }
+  }
+
+  std::string shapeText(const Layer& l) const {
+    std::string s;
+    if (!l.inputs.empty())
+      s = dimsToString(qm.graph.value(l.inputs[0]).shape);
+    if (!l.outputs.empty())
+      s += " -> " + dimsToString(qm.graph.value(l.outputs[0]).shape);
+    return s;
+  }
+
+  /// Reads the input of a Conv or Pool layer: in place when the producer left it compacted in
+  /// this tiling, otherwise re-tiled through DRAM (written there first if it was on chip).
+  int64_t loadInput(ir::ValueId v, const Tiling& tiling, bool inPlacePossible,
+                    int64_t compressedBytes, AccessCounts& a, bool& fromDram) {
+    Residency& r = residency[static_cast<size_t>(v)];
+    if (r.onChip && inPlacePossible && r.tiling == tiling) {
+      fromDram = false;
+      return 0;
+    }
+    fromDram = true;
+    int64_t cycles = 0;
+    if (r.onChip) { // the producer's compacted output goes to DRAM to be re-tiled
+      a.dramWriteBytes += r.compressedBytes;
+      cycles += dramCycles(r.compressedBytes);
+    }
+    a.dramReadBytes += compressedBytes;
+    return cycles + dramCycles(compressedBytes);
+  }
+
+  void runConv(const Layer& l, const SimOptions& options, report::LayerStats& s, LayerDetail& d) {
+    const ConvLayer& c = l.conv;
+    const Tensor& x = input(l.inputs[0]);
+    const LayerInput in = compactInput(c, config, x.data<int8_t>());
+    int64_t iaBytes = 0, maxIaBytes = 0;
+    for (int64_t b : in.bitsPerPe) {
+      iaBytes += ceilDiv(b, 8);
+      maxIaBytes = std::max(maxIaBytes, ceilDiv(b, 8));
+    }
+    AccessCounts dramSide;
+    bool fromDram = false;
+    const bool inPlace = c.phasesX * c.phasesY == 1 && !c.matrixLayout && c.planeW == c.inW;
+    const int64_t loadCycles =
+        loadInput(l.inputs[0], c.inTiling, inPlace, iaBytes, dramSide, fromDram);
+    ArrayResult sparse = runArray(c, config, in, false);
+    d = sparse.detail;
+    d.inputFromDram = fromDram;
+    d.weightDensity = c.denseWeights > 0 ? static_cast<double>(c.nonZeroWeights) /
+                                               static_cast<double>(c.denseWeights)
+                                         : 1.0;
+    d.activationDensity = in.denseElements > 0 ? static_cast<double>(in.nonZeros) /
+                                                     static_cast<double>(in.denseElements)
+                                               : 1.0;
+    // Compressed weights stream from DRAM once per layer.
+    int64_t weightBytes = 0;
+    for (const WeightGroup& wg : c.groups)
+      weightBytes += ceilDiv(wg.streamBits, 8);
+    dramSide.dramReadBytes += weightBytes;
+    // Activations that do not fit a PE's input RAM are re-streamed for every group.
+    const bool iaSpill = maxIaBytes > config.iaRamBytes;
+    if (iaSpill)
+      dramSide.dramReadBytes += iaBytes * static_cast<int64_t>(c.groups.size());
+    // The output: store, residency, compressed size.
+    Tensor out(DType::I8, qm.graph.value(l.outputs[0]).shape);
+    std::copy(sparse.output.begin(), sparse.output.end(), out.data<int8_t>());
+    const OutputSize os = outputSize(c, out.data<int8_t>());
+    d.outputDensity =
+        os.elements > 0 ? static_cast<double>(os.nonZeros) / static_cast<double>(os.elements) : 1.0;
+    d.access.oaWriteBytes = os.bytes;
+    Residency& r = residency[static_cast<size_t>(l.outputs[0])];
+    r.onChip = os.maxPeBytes <= config.oaRamBytes;
+    r.tiling = c.outTiling;
+    r.compressedBytes = os.bytes;
+    d.outputToDram = !r.onChip;
+    if (!r.onChip)
+      dramSide.dramWriteBytes += os.bytes;
+    values[static_cast<size_t>(l.outputs[0])] = std::move(out);
+
+    // DRAM bound: weights are modelled in the broadcast; spills and output writes overlap the
+    // compute at the DRAM bandwidth.
+    const int64_t spillBytes = dramSide.dramReadBytes - weightBytes + dramSide.dramWriteBytes;
+    const int64_t overlapBytes = spillBytes - (fromDram ? iaBytes : 0);
+    const int64_t dramBound = dramCycles(overlapBytes + weightBytes);
+    const int64_t arrayCycles = std::max(d.cycles, dramBound);
+    const int64_t mults = config.peCount() * config.multipliersPerPe();
+    d.losses.dram = (arrayCycles - d.cycles + loadCycles) * mults;
+    d.losses.idlePes = (config.peCount() - c.inTiling.pes()) * config.multipliersPerPe() *
+                       (arrayCycles + loadCycles);
+    d.cycles = arrayCycles + loadCycles;
+    d.access.dramReadBytes = dramSide.dramReadBytes;
+    d.access.dramWriteBytes = dramSide.dramWriteBytes;
+
+    if (options.denseBaseline) {
+      ArrayResult dense = runArray(c, config, in, true);
+      d.denseAccess = dense.detail.denseAccess;
+      // Dense: uncompressed weights and activations (values only) through the same DRAM.
+      const int64_t denseWeightBytes = c.denseWeights * config.valueBits / 8;
+      const int64_t denseIaBytes = in.denseElements * config.valueBits / 8;
+      const int64_t denseOutBytes = os.elements * config.valueBits / 8;
+      d.denseAccess.dramReadBytes = denseWeightBytes + (fromDram ? denseIaBytes : 0);
+      int64_t denseMaxIa = 0;
+      for (const PeFrame& f : c.frames)
+        denseMaxIa = std::max(denseMaxIa, f.inW * f.inH * c.planes() * config.valueBits / 8);
+      if (denseMaxIa > config.iaRamBytes)
+        d.denseAccess.dramReadBytes += denseIaBytes * static_cast<int64_t>(c.groups.size());
+      d.denseAccess.oaWriteBytes = denseOutBytes;
+      d.denseAccess.dramWriteBytes = d.outputToDram ? denseOutBytes : 0;
+      const int64_t denseLoad = fromDram ? dramCycles(denseIaBytes) : 0;
+      const int64_t denseBound = dramCycles(d.denseAccess.dramReadBytes - denseWeightBytes -
+                                            (fromDram ? denseIaBytes : 0) +
+                                            d.denseAccess.dramWriteBytes + denseWeightBytes);
+      d.denseCycles = std::max(dense.detail.cycles, denseBound) + denseLoad;
+      d.denseEnergyPj = energyPj(d.denseAccess, config.energy);
+    }
+    const int64_t mults1 = config.peCount() * config.multipliersPerPe();
+    d.oracleCycles = ceilDiv(d.losses.useful, mults1);
+    d.energyPj = energyPj(d.access, config.energy);
+
+    s.usefulMacs = d.losses.useful;
+    s.issuedMacs = d.products;
+    s.cycles = d.cycles;
+    const int64_t slotsPerCycle = config.peCount() * config.multipliersPerPe();
+    s.busyCycles = (d.losses.useful + d.losses.outsidePlane + d.losses.fragmentation) /
+                   std::max<int64_t>(1, slotsPerCycle);
+    s.stallCycles = s.cycles - s.busyCycles;
+    auto addLoss = [&](const char* key, int64_t slots) {
+      s.addBreakdown(key, slots / std::max<int64_t>(1, slotsPerCycle));
+    };
+    addLoss("loss.fragmentation", d.losses.fragmentation);
+    addLoss("loss.outside_plane", d.losses.outsidePlane);
+    addLoss("loss.conflicts", d.losses.conflicts);
+    addLoss("loss.weight_starvation", d.losses.starvation);
+    addLoss("loss.imbalance", d.losses.imbalance);
+    addLoss("loss.halo_ppu", d.losses.haloPpu);
+    addLoss("loss.dram", d.losses.dram);
+    addLoss("loss.idle_pes", d.losses.idlePes);
+    s.sbuf.readBytes = d.access.iaReadBytes + d.access.weightFifoReadBytes;
+    s.sbuf.writeBytes = d.access.oaWriteBytes + d.access.weightFifoWriteBytes;
+    s.psum.readBytes = s.psum.writeBytes = d.access.accumulatorRmw * config.accumulatorBits / 8;
+    s.dram.readBytes = d.access.dramReadBytes;
+    s.dram.writeBytes = d.access.dramWriteBytes;
+    s.energyPj = d.energyPj;
+    s.metrics = {
+        {"w_density", d.weightDensity},
+        {"a_density", d.activationDensity},
+        {"dense_cycles", static_cast<double>(d.denseCycles)},
+        {"speedup",
+         d.cycles > 0 ? static_cast<double>(d.denseCycles) / static_cast<double>(d.cycles) : 0.0}};
+    if (d.accumulatorOverflows > 0)
+      s.note = fmt::format("{} accumulator overflow(s) wrapped at {} bits", d.accumulatorOverflows,
+                           config.accumulatorBits);
+  }
+
+  struct OutputSize {
+    int64_t bytes = 0, maxPeBytes = 0, nonZeros = 0, elements = 0;
+  };
+
+  /// The compacted size of a Conv layer's output, tile by tile, as its post-processing units
+  /// write it (the next layer's input code table and frames).
+  OutputSize outputSize(const ConvLayer& c, const int8_t* out) const {
+    ConvLayer view;
+    view.inChannels = c.outChannels;
+    view.inH = view.planeH = c.outH;
+    view.inW = view.planeW = c.outW;
+    view.matrixLayout = c.matrixLayout;
+    view.inTiling = c.outTiling;
+    for (const PeFrame& f : c.frames) {
+      PeFrame g;
+      g.inX0 = f.outX0;
+      g.inY0 = f.outY0;
+      g.inW = f.outW;
+      g.inH = f.outH;
+      view.frames.push_back(g);
+    }
+    const LayerInput oa = compactInput(view, config, out);
+    OutputSize s;
+    for (int64_t b : oa.bitsPerPe) {
+      s.bytes += ceilDiv(b, 8);
+      s.maxPeBytes = std::max(s.maxPeBytes, ceilDiv(b, 8));
+    }
+    s.nonZeros = oa.nonZeros;
+    s.elements = oa.denseElements;
+    return s;
+  }
+
+  void runPool(const Layer& l, report::LayerStats& s, LayerDetail& d) {
+    const ir::PoolParams& p = l.pool.params;
+    const Tensor& x = input(l.inputs[0]);
+    Tensor out(DType::I8, qm.graph.value(l.outputs[0]).shape);
+    if (p.kind == ir::PoolParams::Kind::Average) {
+      out = quant::averagePool(p, x, l.pool.countMultipliers);
+    } else {
+      maxPool(p, x.data<int8_t>(), out.data<int8_t>());
+    }
+    // Each PE pools its own output tile; window elements are one post-processing op each.
+    const Tiling& t = l.pool.tiling;
+    const int64_t window = p.kernel[0] * p.kernel[1];
+    int64_t maxOps = 0;
+    for (int64_t py = 0; py < t.y.parts; ++py)
+      for (int64_t px = 0; px < t.x.parts; ++px)
+        maxOps = std::max(maxOps, t.x.length(px) * t.y.length(py) * window * p.channels);
+    AccessCounts a;
+    bool fromDram = false;
+    const int64_t inBytes = x.numElements() * config.valueBits / 8;
+    const int64_t load = loadInput(l.inputs[0], t, false, inBytes, a, fromDram);
+    a.ppuOps = out.numElements() * window;
+    a.iaReadBytes = a.ppuOps * config.valueBits / 8;
+    a.oaWriteBytes = out.numElements() * config.valueBits / 8;
+    d.cycles = load + ceilDiv(maxOps, config.ppuOpsPerCycle);
+    d.denseCycles = d.cycles;
+    d.access = a;
+    d.denseAccess = a;
+    d.energyPj = d.denseEnergyPj = energyPj(a, config.energy);
+    d.inputFromDram = fromDram;
+    Residency& r = residency[static_cast<size_t>(l.outputs[0])];
+    r.onChip = true;
+    r.tiling = t;
+    r.compressedBytes = a.oaWriteBytes;
+    values[static_cast<size_t>(l.outputs[0])] = std::move(out);
+    s.cycles = d.cycles;
+    s.busyCycles = d.cycles - load;
+    s.stallCycles = load;
+    s.dram.readBytes = a.dramReadBytes;
+    s.dram.writeBytes = a.dramWriteBytes;
+    s.sbuf.readBytes = a.iaReadBytes;
+    s.sbuf.writeBytes = a.oaWriteBytes;
+    s.energyPj = d.energyPj;
+  }
+
+  static void maxPool(const ir::PoolParams& p, const int8_t* in, int8_t* out) {
+    const int64_t ih = p.inSpatial[0], iw = p.inSpatial[1];
+    const int64_t oh = p.outSpatial[0], ow = p.outSpatial[1];
+    for (int64_t c = 0; c < p.channels; ++c)
+      for (int64_t oy = 0; oy < oh; ++oy)
+        for (int64_t ox = 0; ox < ow; ++ox) {
+          int32_t m = quant::kInt8Min;
+          bool any = false;
+          for (int64_t ky = 0; ky < p.kernel[0]; ++ky)
+            for (int64_t kx = 0; kx < p.kernel[1]; ++kx) {
+              const int64_t y = oy * p.strides[0] - p.padsBegin[0] + ky;
+              const int64_t x = ox * p.strides[1] - p.padsBegin[1] + kx;
+              if (y < 0 || y >= ih || x < 0 || x >= iw)
+                continue;
+              m = std::max<int32_t>(m, in[(c * ih + y) * iw + x]);
+              any = true;
+            }
+          out[(c * oh + oy) * ow + ox] = static_cast<int8_t>(any ? m : 0);
+        }
+  }
+
+  void runView(const Layer& l) {
+    const Tensor& x = input(l.inputs[0]);
+    Tensor out(DType::I8, qm.graph.value(l.outputs[0]).shape);
+    std::copy(x.data<int8_t>(), x.data<int8_t>() + x.numElements(), out.data<int8_t>());
+    values[static_cast<size_t>(l.outputs[0])] = std::move(out);
+    residency[static_cast<size_t>(l.outputs[0])] = Residency{};
+  }
+
+  void runHost(const Layer& l, report::LayerStats& s) {
+    const ir::Node& n = qm.graph.node(l.node);
+    std::vector<quant::QuantTensor> held;
+    held.reserve(n.inputs.size());
+    std::vector<const quant::QuantTensor*> ptrs;
+    for (ir::ValueId v : n.inputs) {
+      if (v == ir::kNoValue || qm.graph.isConstant(v)) {
+        ptrs.push_back(nullptr);
+        continue;
+      }
+      const Tensor& t = input(v);
+      held.push_back(quant::QuantTensor{t, t.dtype() == DType::I8 ? qm.scale(v) : 0.0f});
+      ptrs.push_back(&held.back());
+      s.dram.readBytes += static_cast<int64_t>(t.sizeBytes());
+    }
+    std::vector<quant::QuantTensor> outs = quant::evalQuantizedNode(qm, l.node, ptrs);
+    for (size_t j = 0; j < n.outputs.size() && j < outs.size(); ++j) {
+      if (n.outputs[j] == ir::kNoValue)
+        continue;
+      s.dram.writeBytes += static_cast<int64_t>(outs[j].data.sizeBytes());
+      values[static_cast<size_t>(n.outputs[j])] = std::move(outs[j].data);
+      residency[static_cast<size_t>(n.outputs[j])] = Residency{};
+    }
+    s.hostFallback = true;
+  }
+};
+
+Simulator::Simulator(const Program& program, const quant::QuantizedModel& qm)
+    : impl_(std::make_unique<Impl>(program, qm)) {}
+Simulator::~Simulator() = default;
+
+void Simulator::setInput(size_t i, const Tensor& value) {
+  const ir::ValueId v = impl_->qm.graph.inputs.at(i);
+  impl_->values[static_cast<size_t>(v)] =
+      value.dtype() == DType::F32 ? quant::quantizeTensor(value, impl_->qm.scale(v)).data : value;
+  impl_->residency[static_cast<size_t>(v)] = Residency{};
+}
+
+void Simulator::run(const SimOptions& options) {
+  impl_->run(options);
+}
+
+const Tensor& Simulator::value(ir::ValueId v) const {
+  return impl_->values.at(static_cast<size_t>(v));
+}
+const std::vector<report::LayerStats>& Simulator::layerStats() const {
+  return impl_->stats;
+}
+const std::vector<LayerDetail>& Simulator::layerDetails() const {
+  return impl_->details;
+}
+
+} // namespace nnaccel::arch::sparse

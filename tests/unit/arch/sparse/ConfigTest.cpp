@@ -1,0 +1,569 @@
+/// \file
+/// Tests of the sparse (SCNN) config: the presets (names, the scnn preset's pinned values, load,
+/// round trip through toYaml, the embedded copies equal configs/sparse/*.yaml), every key
+/// parsing, partial files keeping the scnn defaults, and every rejection rule (unknown keys,
+/// types, enums, each range, each cross-field rule) with its one-line message naming the file
+/// and the dotted key.
+#include "nnaccel/arch/sparse/Config.h"
+
+#include "nnaccel/support/Error.h"
+
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sstream>
+
+namespace {
+
+using namespace nnaccel;
+using namespace nnaccel::arch::sparse;
+
+/// Parses \p yaml as "chip.yaml" expecting a Config error with exactly \p message; returns the
+/// error's key for further checks.
+std::string expectConfigError(const std::string& yaml, const std::string& message) {
+  try {
+    parseSparseConfig(yaml, "chip.yaml");
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Config) << e.what();
+    EXPECT_EQ(std::string(e.what()), message) << yaml;
+    EXPECT_EQ(e.context().file, "chip.yaml");
+    return e.context().key;
+  }
+  ADD_FAILURE() << "no error for:\n" << yaml;
+  return "";
+}
+
+/// validate(c, "mem.yaml") must throw exactly \p message.
+void expectInvalid(const SparseConfig& c, const std::string& message) {
+  try {
+    validate(c, "mem.yaml");
+    ADD_FAILURE() << "no error, expected: " << message;
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Config);
+    EXPECT_EQ(std::string(e.what()), message);
+  }
+}
+
+std::string sourceFile(const std::string& relative) {
+  std::ifstream in(std::filesystem::path(NNACCEL_SOURCE_DIR) / relative, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// --- presets ------------------------------------------------------------------------------------
+
+TEST(SparsePresets, Names) {
+  EXPECT_EQ(sparsePresetNames(), (std::vector<std::string>{"scnn", "tiny"}));
+}
+
+TEST(SparsePresets, ScnnValuesArePinned) {
+  const SparseConfig c = sparsePreset("scnn");
+  EXPECT_EQ(c.name, "scnn");
+  EXPECT_DOUBLE_EQ(c.clockMhz, 1000.0);
+  EXPECT_EQ(c.peRows, 8);
+  EXPECT_EQ(c.peCols, 8);
+  EXPECT_EQ(c.peCount(), 64);
+  EXPECT_EQ(c.weightsPerVector, 4);
+  EXPECT_EQ(c.activationsPerVector, 4);
+  EXPECT_EQ(c.multipliersPerPe(), 16);
+  EXPECT_EQ(c.accumulatorBanks, 32);
+  EXPECT_EQ(c.accumulatorBankEntries, 32);
+  EXPECT_EQ(c.accumulatorEntries(), 1024);
+  EXPECT_TRUE(c.doubleBufferedAccumulators);
+  EXPECT_TRUE(c.accumulatorForwarding);
+  EXPECT_EQ(c.accumulatorWriteLatencyCycles, 1);
+  EXPECT_EQ(c.crossbarFifoDepth, 2);
+  EXPECT_EQ(c.bankMapping, BankMapping::LowBits);
+  EXPECT_EQ(c.weightFifoEntries, 50);
+  EXPECT_EQ(c.iaRamBytes, 10 * 1024);
+  EXPECT_EQ(c.oaRamBytes, 10 * 1024);
+  EXPECT_EQ(c.broadcastVectorsPerCycle, 1);
+  EXPECT_EQ(c.ppuOpsPerCycle, 1);
+  EXPECT_EQ(c.haloLinkLatencyCycles, 2);
+  EXPECT_EQ(c.valueBits, 16);
+  EXPECT_EQ(c.accumulatorBits, 24);
+  EXPECT_EQ(c.indexBits, 4);
+  EXPECT_EQ(c.weightCodes, WeightCodeTable::ZeroRunLength);
+  EXPECT_EQ(c.activationCodes, ActivationCodeTable::ZeroRunLength);
+  EXPECT_DOUBLE_EQ(c.dramBytesPerCycle, 32.0);
+  EXPECT_EQ(c.dramLatencyCycles, 100);
+  // The energy table is the documented default table (docs/arch/Sparse.md).
+  EXPECT_EQ(c.energy, EnergyTable{});
+  EXPECT_DOUBLE_EQ(c.energy.multiplyPj, 1.0);
+  EXPECT_DOUBLE_EQ(c.energy.dramReadPjPerByte, 80.0);
+  // The preset equals the struct's in-code defaults apart from the name.
+  SparseConfig defaults;
+  defaults.name = "scnn";
+  EXPECT_EQ(c, defaults);
+}
+
+TEST(SparsePresets, TinyValues) {
+  const SparseConfig c = sparsePreset("tiny");
+  EXPECT_EQ(c.name, "tiny");
+  EXPECT_EQ(c.peRows, 2);
+  EXPECT_EQ(c.peCols, 2);
+  EXPECT_EQ(c.weightsPerVector, 2);
+  EXPECT_EQ(c.activationsPerVector, 2);
+  EXPECT_EQ(c.accumulatorBanks, 8);
+  EXPECT_EQ(c.accumulatorBankEntries, 8);
+  EXPECT_EQ(c.weightFifoEntries, 6);
+  EXPECT_EQ(c.iaRamBytes, 1024);
+  EXPECT_EQ(c.oaRamBytes, 1024);
+  EXPECT_EQ(c.valueBits, 16);
+  EXPECT_EQ(c.accumulatorBits, 24);
+  EXPECT_EQ(c.energy, EnergyTable{});
+}
+
+TEST(SparsePresets, EveryPresetIsValidAndRoundTrips) {
+  for (const std::string& name : sparsePresetNames()) {
+    SCOPED_TRACE(name);
+    const SparseConfig c = sparsePreset(name);
+    EXPECT_EQ(c.name, name); // the file's `name` matches its file name
+    EXPECT_NO_THROW(validate(c, name));
+    const std::string yaml = toYaml(c);
+    EXPECT_EQ(parseSparseConfig(yaml, name + ".yaml"), c) << yaml;
+    EXPECT_EQ(toYaml(parseSparseConfig(yaml, "again.yaml")), yaml);
+  }
+}
+
+TEST(SparsePresets, EmbeddedCopiesMatchTheSourceFiles) {
+  // The binary's presets are compiled from configs/sparse/*.yaml; each file lists every key, so
+  // parsing it over any base gives the same config.
+  SparseConfig odd;
+  odd.peRows = 3;
+  odd.bankMapping = BankMapping::Hash;
+  odd.weightCodes = WeightCodeTable::Fig5E;
+  odd.activationCodes = ActivationCodeTable::Fig5B;
+  odd.accumulatorForwarding = false;
+  odd.energy.haloPj = 99;
+  for (const std::string& name : sparsePresetNames()) {
+    SCOPED_TRACE(name);
+    const std::string text = sourceFile("configs/sparse/" + name + ".yaml");
+    ASSERT_FALSE(text.empty());
+    EXPECT_EQ(parseSparseConfigOver(odd, text, name + ".yaml"), sparsePreset(name));
+    EXPECT_EQ(parseSparseConfigOver(SparseConfig{}, text, name + ".yaml"), sparsePreset(name));
+  }
+}
+
+TEST(SparsePresets, UnknownPresetIsAUsageErrorListingThePresets) {
+  try {
+    sparsePreset("huge");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Usage);
+    EXPECT_STREQ(e.what(), "no sparse preset named 'huge' (presets: scnn, tiny)");
+  }
+}
+
+// --- YAML output --------------------------------------------------------------------------------
+
+TEST(SparseConfigYaml, ToYamlUsesTheNestedLayout) {
+  const std::string yaml = toYaml(sparsePreset("scnn"));
+  EXPECT_EQ(yaml.rfind("# nnaccel sparse", 0), 0u) << yaml;
+  for (const char* line :
+       {"\nname: scnn\n", "\nclock_mhz: 1000\n",
+        "\npe_array:\n  rows: 8\n  cols: 8\n  weights_per_vector: 4\n  activations_per_vector: "
+        "4\n",
+        "\naccumulators:\n  banks: 32\n  entries_per_bank: 32\n  double_buffered: true\n  "
+        "forwarding: true\n  write_latency_cycles: 1\n",
+        "\ncrossbar:\n  fifo_depth: 2\n  bank_mapping: low_bits\n",
+        "\nbuffers:\n  weight_fifo_entries: 50\n  ia_ram_bytes: 10240\n  oa_ram_bytes: 10240\n  "
+        "broadcast_vectors_per_cycle: 1\n",
+        "\npost_processing:\n  ops_per_cycle: 1\n  halo_link_latency_cycles: 2\n",
+        "\nnumerics:\n  value_bits: 16\n  accumulator_bits: 24\n",
+        "\nencoding:\n  index_bits: 4\n  weight_codes: zero_run_length\n  activation_codes: "
+        "zero_run_length\n",
+        "\ndram:\n  bytes_per_cycle: 32\n  latency_cycles: 100\n", "\nenergy:\n  multiply_pj: 1\n",
+        "\n  crossbar_pj: 0.4\n", "\n  dram_write_pj_per_byte: 80\n"}) {
+    EXPECT_NE(yaml.find(line), std::string::npos) << line << "\n" << yaml;
+  }
+}
+
+TEST(SparseConfigYaml, EveryEnumValueRoundTrips) {
+  for (const BankMapping m : {BankMapping::LowBits, BankMapping::Hash}) {
+    for (const WeightCodeTable w : {WeightCodeTable::ZeroRunLength, WeightCodeTable::Fig4C,
+                                    WeightCodeTable::Fig5D, WeightCodeTable::Fig5E}) {
+      for (const ActivationCodeTable a :
+           {ActivationCodeTable::ZeroRunLength, ActivationCodeTable::Fig4C,
+            ActivationCodeTable::Fig5A, ActivationCodeTable::Fig5B, ActivationCodeTable::Fig5C}) {
+        SparseConfig c = sparsePreset("tiny");
+        c.bankMapping = m;
+        c.weightCodes = w;
+        c.activationCodes = a;
+        EXPECT_EQ(parseSparseConfig(toYaml(c), "e.yaml"), c) << toYaml(c);
+      }
+    }
+  }
+}
+
+TEST(SparseConfigYaml, ModifiedConfigRoundTripsExactly) {
+  SparseConfig c = sparsePreset("scnn");
+  c.name = "my chip: v2";
+  c.clockMhz = 0.1 + 0.2; // not the shortest decimal of 0.3
+  c.doubleBufferedAccumulators = false;
+  c.accumulatorForwarding = false;
+  c.accumulatorWriteLatencyCycles = 3;
+  c.dramBytesPerCycle = 1e-3;
+  c.energy.crossbarPj = 123456.789012345;
+  c.energy.ppuOpPj = 0;
+  const std::string yaml = toYaml(c);
+  EXPECT_EQ(parseSparseConfig(yaml, "r.yaml"), c) << yaml;
+}
+
+// --- partial files and defaults -----------------------------------------------------------------
+
+TEST(SparseConfigParse, PartialFileKeepsScnnDefaults) {
+  const SparseConfig c = parseSparseConfig(
+      "pe_array:\n  rows: 4\ncrossbar:\n  bank_mapping: hash\nenergy:\n  halo_pj: 3.5\n",
+      "partial.yaml");
+  SparseConfig expected = sparsePreset("scnn");
+  expected.name = "custom";
+  expected.peRows = 4;
+  expected.bankMapping = BankMapping::Hash;
+  expected.energy.haloPj = 3.5;
+  EXPECT_EQ(c, expected);
+}
+
+TEST(SparseConfigParse, EmptyFileAndEmptySectionKeepDefaults) {
+  SparseConfig expected = sparsePreset("scnn");
+  expected.name = "custom";
+  EXPECT_EQ(parseSparseConfig("", "empty.yaml"), expected);
+  EXPECT_EQ(parseSparseConfig("# only a comment\n", "c.yaml"), expected);
+  EXPECT_EQ(parseSparseConfig("pe_array:\nenergy: {}\n", "e.yaml"), expected);
+}
+
+TEST(SparseConfigParse, OverABaseKeepsTheBase) {
+  const SparseConfig c =
+      parseSparseConfigOver(sparsePreset("tiny"), "accumulators: {banks: 16}\n", "o.yaml");
+  SparseConfig expected = sparsePreset("tiny");
+  expected.accumulatorBanks = 16;
+  EXPECT_EQ(c, expected);
+}
+
+TEST(SparseConfigParse, EveryKeyIsRead) {
+  const SparseConfig c = parseSparseConfig(R"(name: mine
+clock_mhz: 250.5
+pe_array: {rows: 3, cols: 5, weights_per_vector: 6, activations_per_vector: 7}
+accumulators: {banks: 64, entries_per_bank: 9, double_buffered: no, forwarding: false,
+               write_latency_cycles: 4}
+crossbar: {fifo_depth: 3, bank_mapping: hash}
+buffers: {weight_fifo_entries: 11, ia_ram_bytes: 2000, oa_ram_bytes: 3000,
+          broadcast_vectors_per_cycle: 2}
+post_processing: {ops_per_cycle: 5, halo_link_latency_cycles: 0}
+numerics: {value_bits: 8, accumulator_bits: 32}
+encoding: {index_bits: 4, weight_codes: fig5d, activation_codes: fig5c}
+dram: {bytes_per_cycle: 0.5, latency_cycles: 0}
+energy: {multiply_pj: 1, accumulator_rmw_pj: 2, crossbar_pj: 3, weight_fifo_read_pj_per_byte: 4,
+         weight_fifo_write_pj_per_byte: 5, ia_ram_read_pj_per_byte: 6,
+         oa_ram_write_pj_per_byte: 7, halo_pj: 8, ppu_op_pj: 9, dram_read_pj_per_byte: 10,
+         dram_write_pj_per_byte: 0}
+)",
+                                           "all.yaml");
+  EXPECT_EQ(c.name, "mine");
+  EXPECT_DOUBLE_EQ(c.clockMhz, 250.5);
+  EXPECT_EQ(c.peRows, 3);
+  EXPECT_EQ(c.peCols, 5);
+  EXPECT_EQ(c.weightsPerVector, 6);
+  EXPECT_EQ(c.activationsPerVector, 7);
+  EXPECT_EQ(c.accumulatorBanks, 64);
+  EXPECT_EQ(c.accumulatorBankEntries, 9);
+  EXPECT_FALSE(c.doubleBufferedAccumulators);
+  EXPECT_FALSE(c.accumulatorForwarding);
+  EXPECT_EQ(c.accumulatorWriteLatencyCycles, 4);
+  EXPECT_EQ(c.crossbarFifoDepth, 3);
+  EXPECT_EQ(c.bankMapping, BankMapping::Hash);
+  EXPECT_EQ(c.weightFifoEntries, 11);
+  EXPECT_EQ(c.iaRamBytes, 2000);
+  EXPECT_EQ(c.oaRamBytes, 3000);
+  EXPECT_EQ(c.broadcastVectorsPerCycle, 2);
+  EXPECT_EQ(c.ppuOpsPerCycle, 5);
+  EXPECT_EQ(c.haloLinkLatencyCycles, 0);
+  EXPECT_EQ(c.valueBits, 8);
+  EXPECT_EQ(c.accumulatorBits, 32);
+  EXPECT_EQ(c.indexBits, 4);
+  EXPECT_EQ(c.weightCodes, WeightCodeTable::Fig5D);
+  EXPECT_EQ(c.activationCodes, ActivationCodeTable::Fig5C);
+  EXPECT_DOUBLE_EQ(c.dramBytesPerCycle, 0.5);
+  EXPECT_EQ(c.dramLatencyCycles, 0);
+  const EnergyTable& e = c.energy;
+  EXPECT_EQ((std::vector<double>{e.multiplyPj, e.accumulatorRmwPj, e.crossbarPj,
+                                 e.weightFifoReadPjPerByte, e.weightFifoWritePjPerByte,
+                                 e.iaRamReadPjPerByte, e.oaRamWritePjPerByte, e.haloPj, e.ppuOpPj,
+                                 e.dramReadPjPerByte, e.dramWritePjPerByte}),
+            (std::vector<double>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0}));
+}
+
+TEST(SparseConfigParse, EnumSpellings) {
+  EXPECT_EQ(parseSparseConfig("crossbar: {bank_mapping: low_bits}\n", "a").bankMapping,
+            BankMapping::LowBits);
+  const std::pair<const char*, WeightCodeTable> weights[] = {
+      {"zero_run_length", WeightCodeTable::ZeroRunLength},
+      {"fig4c", WeightCodeTable::Fig4C},
+      {"fig5d", WeightCodeTable::Fig5D},
+      {"fig5e", WeightCodeTable::Fig5E}};
+  for (const auto& [text, value] : weights) {
+    EXPECT_EQ(
+        parseSparseConfig(std::string("encoding: {weight_codes: ") + text + "}\n", "w").weightCodes,
+        value)
+        << text;
+  }
+  const std::pair<const char*, ActivationCodeTable> activations[] = {
+      {"zero_run_length", ActivationCodeTable::ZeroRunLength},
+      {"fig4c", ActivationCodeTable::Fig4C},
+      {"fig5a", ActivationCodeTable::Fig5A},
+      {"fig5b", ActivationCodeTable::Fig5B},
+      {"fig5c", ActivationCodeTable::Fig5C}};
+  for (const auto& [text, value] : activations) {
+    EXPECT_EQ(parseSparseConfig(std::string("encoding: {activation_codes: ") + text + "}\n", "a")
+                  .activationCodes,
+              value)
+        << text;
+  }
+}
+
+// --- rejections ---------------------------------------------------------------------------------
+
+TEST(SparseConfigErrors, UnknownKeysAreNamedWithTheirPath) {
+  EXPECT_EQ(expectConfigError("accumulators:\n  bank: 5\n",
+                              "chip.yaml: 'accumulators.bank': unknown key (expected one of: "
+                              "banks, entries_per_bank, double_buffered, forwarding, "
+                              "write_latency_cycles)"),
+            "accumulators.bank");
+  expectConfigError("array:\n  rows: 5\n",
+                    "chip.yaml: 'array': unknown key (expected one of: name, clock_mhz, pe_array, "
+                    "accumulators, crossbar, buffers, post_processing, numerics, encoding, dram, "
+                    "energy)");
+  expectConfigError("pe_array: {rows: 4, F: 4}\n",
+                    "chip.yaml: 'pe_array.F': unknown key (expected one of: rows, cols, "
+                    "weights_per_vector, activations_per_vector)");
+  expectConfigError("crossbar: {depth: 2}\n",
+                    "chip.yaml: 'crossbar.depth': unknown key (expected one of: fifo_depth, "
+                    "bank_mapping)");
+  expectConfigError("buffers: {ia_ram: 2}\n",
+                    "chip.yaml: 'buffers.ia_ram': unknown key (expected one of: "
+                    "weight_fifo_entries, ia_ram_bytes, oa_ram_bytes, "
+                    "broadcast_vectors_per_cycle)");
+  expectConfigError("post_processing: {ops: 2}\n",
+                    "chip.yaml: 'post_processing.ops': unknown key (expected one of: "
+                    "ops_per_cycle, halo_link_latency_cycles)");
+  expectConfigError("numerics: {bits: 2}\n",
+                    "chip.yaml: 'numerics.bits': unknown key (expected one of: value_bits, "
+                    "accumulator_bits)");
+  expectConfigError("encoding: {codes: fig4c}\n",
+                    "chip.yaml: 'encoding.codes': unknown key (expected one of: index_bits, "
+                    "weight_codes, activation_codes)");
+  expectConfigError("dram: {bandwidth: 2}\n",
+                    "chip.yaml: 'dram.bandwidth': unknown key (expected one of: bytes_per_cycle, "
+                    "latency_cycles)");
+  expectConfigError("energy:\n  mac_pj: 1\n",
+                    "chip.yaml: 'energy.mac_pj': unknown key (expected one of: multiply_pj, "
+                    "accumulator_rmw_pj, crossbar_pj, weight_fifo_read_pj_per_byte, "
+                    "weight_fifo_write_pj_per_byte, ia_ram_read_pj_per_byte, "
+                    "oa_ram_write_pj_per_byte, halo_pj, ppu_op_pj, dram_read_pj_per_byte, "
+                    "dram_write_pj_per_byte)");
+  expectConfigError("pe_array: {rows: 4, rows: 8}\n",
+                    "chip.yaml: 'pe_array.rows': written twice (lines 1 and 1)");
+}
+
+TEST(SparseConfigErrors, WrongTypes) {
+  EXPECT_EQ(expectConfigError("pe_array:\n  rows: many\n",
+                              "chip.yaml: 'pe_array.rows': expected an integer, got 'many'"),
+            "pe_array.rows");
+  expectConfigError("accumulators:\n  banks: \"32\"\n",
+                    "chip.yaml: 'accumulators.banks': expected an integer, got the string \"32\"");
+  expectConfigError("numerics:\n  value_bits: 16.5\n",
+                    "chip.yaml: 'numerics.value_bits': expected an integer, got '16.5'");
+  expectConfigError("accumulators:\n  double_buffered: maybe\n",
+                    "chip.yaml: 'accumulators.double_buffered': expected true or false, got "
+                    "'maybe'");
+  expectConfigError("accumulators:\n  forwarding: 1\n",
+                    "chip.yaml: 'accumulators.forwarding': expected true or false, got '1'");
+  expectConfigError("energy:\n  halo_pj: cheap\n",
+                    "chip.yaml: 'energy.halo_pj': expected a number, got 'cheap'");
+  expectConfigError("crossbar: 2\n", "chip.yaml: 'crossbar': expected a mapping, got '2'");
+  expectConfigError("name: \"\"\n", "chip.yaml: 'name': must not be empty");
+}
+
+TEST(SparseConfigErrors, WrongEnums) {
+  EXPECT_EQ(expectConfigError("crossbar:\n  bank_mapping: modulo\n",
+                              "chip.yaml: 'crossbar.bank_mapping': expected one of low_bits, hash, "
+                              "got 'modulo'"),
+            "crossbar.bank_mapping");
+  expectConfigError("encoding:\n  weight_codes: fig5a\n",
+                    "chip.yaml: 'encoding.weight_codes': expected one of zero_run_length, fig4c, "
+                    "fig5d, fig5e, got 'fig5a'");
+  expectConfigError("encoding:\n  activation_codes: fig5d\n",
+                    "chip.yaml: 'encoding.activation_codes': expected one of zero_run_length, "
+                    "fig4c, fig5a, fig5b, fig5c, got 'fig5d'");
+}
+
+TEST(SparseConfigErrors, IntegerRanges) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"pe_array: {rows: 0}", "'pe_array.rows': must be >= 1 (got 0)"},
+      {"pe_array: {cols: 1025}", "'pe_array.cols': must be <= 1024 (got 1025)"},
+      {"pe_array: {weights_per_vector: 0}", "'pe_array.weights_per_vector': must be >= 1 (got 0)"},
+      {"pe_array: {activations_per_vector: 257}",
+       "'pe_array.activations_per_vector': must be <= 256 (got 257)"},
+      {"accumulators: {banks: 0}", "'accumulators.banks': must be >= 1 (got 0)"},
+      {"accumulators: {banks: 8192}", "'accumulators.banks': must be <= 4096 (got 8192)"},
+      {"accumulators: {entries_per_bank: 0}",
+       "'accumulators.entries_per_bank': must be >= 1 (got 0)"},
+      {"accumulators: {write_latency_cycles: -1}",
+       "'accumulators.write_latency_cycles': must be >= 0 (got -1)"},
+      {"crossbar: {fifo_depth: 0}", "'crossbar.fifo_depth': must be >= 1 (got 0)"},
+      {"buffers: {weight_fifo_entries: 0}", "'buffers.weight_fifo_entries': must be >= 1 (got 0)"},
+      {"buffers: {ia_ram_bytes: 0}", "'buffers.ia_ram_bytes': must be >= 1 (got 0)"},
+      {"buffers: {oa_ram_bytes: 1073741825}",
+       "'buffers.oa_ram_bytes': must be <= 1073741824 (got 1073741825)"},
+      {"buffers: {broadcast_vectors_per_cycle: 0}",
+       "'buffers.broadcast_vectors_per_cycle': must be >= 1 (got 0)"},
+      {"post_processing: {ops_per_cycle: 0}",
+       "'post_processing.ops_per_cycle': must be >= 1 (got 0)"},
+      {"post_processing: {halo_link_latency_cycles: -2}",
+       "'post_processing.halo_link_latency_cycles': must be >= 0 (got -2)"},
+      {"numerics: {value_bits: 7}", "'numerics.value_bits': must be >= 8 (got 7)"},
+      {"numerics: {value_bits: 33, accumulator_bits: 64}",
+       "'numerics.value_bits': must be <= 32 (got 33)"},
+      {"numerics: {accumulator_bits: 15}", "'numerics.accumulator_bits': must be >= 16 (got 15)"},
+      {"numerics: {accumulator_bits: 65}", "'numerics.accumulator_bits': must be <= 64 (got 65)"},
+      {"encoding: {index_bits: 0}", "'encoding.index_bits': must be >= 1 (got 0)"},
+      {"encoding: {index_bits: 17}", "'encoding.index_bits': must be <= 16 (got 17)"},
+      {"dram: {latency_cycles: 1000000001}",
+       "'dram.latency_cycles': must be <= 1000000000 (got 1000000001)"},
+  };
+  for (const auto& [yaml, message] : cases) {
+    expectConfigError(std::string(yaml) + "\n", std::string("chip.yaml: ") + message);
+  }
+}
+
+TEST(SparseConfigErrors, RealRanges) {
+  expectConfigError("clock_mhz: 0\n", "chip.yaml: 'clock_mhz': must be > 0 (got 0)");
+  expectConfigError("clock_mhz: .nan\n", "chip.yaml: 'clock_mhz': must be finite (got nan)");
+  expectConfigError("dram: {bytes_per_cycle: -1}\n",
+                    "chip.yaml: 'dram.bytes_per_cycle': must be > 0 (got -1)");
+  expectConfigError("energy: {multiply_pj: -0.5}\n",
+                    "chip.yaml: 'energy.multiply_pj': must be >= 0 (got -0.5)");
+  expectConfigError("energy: {dram_write_pj_per_byte: .inf}\n",
+                    "chip.yaml: 'energy.dram_write_pj_per_byte': must be finite (got inf)");
+}
+
+TEST(SparseConfigErrors, BanksMustBeAPowerOfTwo) {
+  EXPECT_EQ(expectConfigError("accumulators: {banks: 24}\n",
+                              "chip.yaml: 'accumulators.banks': must be a power of two (got 24)"),
+            "accumulators.banks");
+  expectConfigError("accumulators: {banks: 3}\n",
+                    "chip.yaml: 'accumulators.banks': must be a power of two (got 3)");
+  for (const char* ok : {"1", "2", "64", "4096"}) {
+    EXPECT_EQ(parseSparseConfig(std::string("accumulators: {banks: ") + ok + "}\n", "ok.yaml")
+                  .accumulatorBanks,
+              std::stoll(ok));
+  }
+}
+
+TEST(SparseConfigErrors, HashMappingNeedsTwoBanks) {
+  EXPECT_EQ(expectConfigError("accumulators: {banks: 1}\ncrossbar: {bank_mapping: hash}\n",
+                              "chip.yaml: 'crossbar.bank_mapping': hash needs accumulators.banks "
+                              ">= 2 (got 1)"),
+            "crossbar.bank_mapping");
+  EXPECT_NO_THROW(parseSparseConfig("accumulators: {banks: 1}\n", "ok.yaml"));
+}
+
+TEST(SparseConfigErrors, AccumulatorMustHoldAValue) {
+  EXPECT_EQ(expectConfigError("numerics: {value_bits: 32, accumulator_bits: 24}\n",
+                              "chip.yaml: 'numerics.accumulator_bits': 24 is narrower than "
+                              "numerics.value_bits = 32"),
+            "numerics.accumulator_bits");
+  // Not required: accumulator_bits >= 2 * value_bits (the scnn preset has 16 / 24).
+  EXPECT_NO_THROW(parseSparseConfig("numerics: {value_bits: 24, accumulator_bits: 24}\n", "ok"));
+  EXPECT_NO_THROW(parseSparseConfig("numerics: {value_bits: 8, accumulator_bits: 16}\n", "ok"));
+}
+
+TEST(SparseConfigErrors, PatentCodeTablesNeedFourBitCodes) {
+  EXPECT_EQ(expectConfigError("encoding: {index_bits: 5, weight_codes: fig4c}\n",
+                              "chip.yaml: 'encoding.index_bits': the weight code table needs "
+                              "4-bit codes (got 5)"),
+            "encoding.index_bits");
+  expectConfigError("encoding: {index_bits: 3, activation_codes: fig5a}\n",
+                    "chip.yaml: 'encoding.index_bits': the activation code table needs 4-bit "
+                    "codes (got 3)");
+  // Plain zero-run-length codes take any width.
+  EXPECT_EQ(parseSparseConfig("encoding: {index_bits: 7}\n", "ok.yaml").indexBits, 7);
+}
+
+TEST(SparseConfigErrors, MalformedYamlNamesTheLine) {
+  expectConfigError("pe_array:\n  rows: [1, 2\ncrossbar: 3\n",
+                    "chip.yaml: invalid YAML at line 3, column 9: end of sequence flow not found");
+}
+
+TEST(SparseConfigValidate, ChecksConfigsBuiltInCode) {
+  SparseConfig c = sparsePreset("scnn");
+  EXPECT_NO_THROW(validate(c));
+  c.peCols = 0;
+  expectInvalid(c, "mem.yaml: 'pe_array.cols': must be >= 1 (got 0)");
+  c = sparsePreset("scnn");
+  c.accumulatorBanks = 48;
+  expectInvalid(c, "mem.yaml: 'accumulators.banks': must be a power of two (got 48)");
+  c = sparsePreset("scnn");
+  c.crossbarFifoDepth = 0;
+  expectInvalid(c, "mem.yaml: 'crossbar.fifo_depth': must be >= 1 (got 0)");
+  c = sparsePreset("scnn");
+  c.valueBits = 4;
+  expectInvalid(c, "mem.yaml: 'numerics.value_bits': must be >= 8 (got 4)");
+  c = sparsePreset("scnn");
+  c.bankMapping = static_cast<BankMapping>(7);
+  expectInvalid(c, "mem.yaml: 'crossbar.bank_mapping': holds a value the schema does not list");
+  c = sparsePreset("scnn");
+  c.activationCodes = ActivationCodeTable::Fig5B;
+  c.indexBits = 8;
+  expectInvalid(c, "mem.yaml: 'encoding.index_bits': the activation code table needs 4-bit codes "
+                   "(got 8)");
+  c = sparsePreset("scnn");
+  c.name = "";
+  EXPECT_THROW(validate(c), Error);
+}
+
+// --- files --------------------------------------------------------------------------------------
+
+TEST(SparseConfigFile, LoadsAFileAndNamesItInErrors) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / "nnaccel_sparse_config_test";
+  std::filesystem::create_directories(dir);
+  const std::string good = (dir / "mine.yaml").string();
+  std::ofstream(good) << "name: mine\npe_array: {rows: 4, cols: 2}\n";
+  const SparseConfig c = loadSparseConfigFile(good);
+  EXPECT_EQ(c.name, "mine");
+  EXPECT_EQ(c.peRows, 4);
+  EXPECT_EQ(c.peCols, 2);
+  EXPECT_EQ(c.accumulatorBanks, 32); // scnn default
+
+  const std::string bad = (dir / "bad.yaml").string();
+  std::ofstream(bad) << "accumulators: {banks: 12}\n";
+  try {
+    loadSparseConfigFile(bad);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Config);
+    EXPECT_EQ(std::string(e.what()), bad + ": 'accumulators.banks': must be a power of two (got "
+                                           "12)");
+    EXPECT_EQ(e.context().key, "accumulators.banks");
+  }
+  try {
+    loadSparseConfigFile((dir / "missing.yaml").string());
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Io);
+    EXPECT_EQ(std::string(e.what()),
+              (dir / "missing.yaml").string() + ": cannot open file (No such file or directory)");
+  }
+  try {
+    loadSparseConfigFile(dir.string());
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Io);
+    EXPECT_EQ(std::string(e.what()), dir.string() + ": is a directory, not a config file");
+  }
+  std::filesystem::remove_all(dir);
+}
+
+} // namespace
