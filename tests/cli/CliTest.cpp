@@ -8,6 +8,7 @@
 #include "nnaccel/ir/ShapeInference.h"
 #include "nnaccel/tensor/Npy.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -197,8 +198,7 @@ TEST_F(Cli, UsageErrorsExitWithTwo) {
   expectError("", 2, "a subcommand is required (see 'nnaccel --help')");
   expectError("frobnicate", 2,
               "unknown command 'frobnicate' for 'nnaccel' (expected one of: info, run, zoo, "
-              "simulate, compile, disasm, arch) (see "
-              "'nnaccel --help')");
+              "simulate, compile, disasm, arch, prune, sweep) (see 'nnaccel --help')");
   expectError("zoo frob", 2,
               "unknown command 'frob' for 'nnaccel zoo' (expected one of: list, export) (see "
               "'nnaccel zoo --help')");
@@ -670,7 +670,8 @@ TEST_F(Cli, ArchErrors) {
               "unknown command 'frob' for 'nnaccel arch' (expected one of: list, show) (see "
               "'nnaccel arch --help')");
   expectError("arch show", 2, "ENGINE is required (see 'nnaccel arch show --help')");
-  expectError("arch show tpu", 2, "ENGINE: tpu not in {systolic} (see 'nnaccel arch show --help')");
+  expectError("arch show tpu", 2,
+              "ENGINE: tpu not in {systolic,sparse} (see 'nnaccel arch show --help')");
   expectError("arch show systolic --preset huge", 2,
               "no systolic preset named 'huge' (presets: small, edge, server)");
   expectError("arch show systolic --preset small --config x.yaml", 2,
@@ -696,6 +697,88 @@ TEST_F(Cli, ArchErrors) {
   expectError("arch show systolic --config configs", 1,
               "configs: is a directory, not a config file");
   EXPECT_EQ(run("arch show systolic --config zero.yaml").out, "");
+}
+
+// --- the sparse engine: arch
+// ----------------------------------------------------------------------
+
+TEST_F(Cli, ArchListShowsBothEngines) {
+  const Result r = run("arch list");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  // One table per engine; each row starts with its engine and preset.
+  for (const char* preset : {"small", "edge", "server"}) {
+    EXPECT_NE(lineWith(r.out, std::string("systolic  ") + preset), "") << preset << "\n" << r.out;
+  }
+  // scnn: 8x8 PEs of F x I = 4x4 multipliers, 32 banks of 32 accumulators, a 50-vector weight
+  // FIFO, 10 KiB IA and OA RAMs, 1 GHz, 32 DRAM bytes per cycle; peak 2 x 1024 multipliers x
+  // 1 GHz = 2.048 int8 TOPS.
+  EXPECT_EQ(
+      words(lineWith(r.out, "sparse  scnn")),
+      (std::vector<std::string>{"sparse", "scnn", "8x8", "4x4", "32", "banks", "x", "32", "50",
+                                "vectors", "10", "KiB/10", "KiB", "1000", "32", "2.048"}))
+      << r.out;
+  // tiny: 2x2 PEs of 2x2 multipliers: 2 x 16 x 1 GHz = 0.032 TOPS.
+  EXPECT_EQ(words(lineWith(r.out, "sparse  tiny")),
+            (std::vector<std::string>{"sparse", "tiny", "2x2", "2x2", "8", "banks", "x", "8", "6",
+                                      "vectors", "1", "KiB/1", "KiB", "1000", "32", "0.032"}))
+      << r.out;
+  // The systolic table's peak: 16x16 PEs x 2 x 1 GHz.
+  EXPECT_EQ(words(lineWith(r.out, "systolic  small")).back(), "0.512") << r.out;
+  EXPECT_NE(r.out.find("\nsystolic: weight-stationary systolic array (default preset: server)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\nsparse: SCNN compressed-sparse PE grid (default preset: scnn)"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST_F(Cli, ArchShowSparseRoundTripsThroughConfig) {
+  const Result tiny = run("arch show sparse --preset tiny");
+  ASSERT_EQ(tiny.exitCode, 0) << tiny.err;
+  EXPECT_EQ(tiny.err, "");
+  for (const char* text : {"\nname: tiny\n", "\npe_array:\n  rows: 2\n  cols: 2\n",
+                           "\naccumulators:\n  banks: 8\n  entries_per_bank: 8\n",
+                           "\n  weight_fifo_entries: 6\n", "\nenergy:\n  multiply_pj: "}) {
+    EXPECT_NE(tiny.out.find(text), std::string::npos) << text << "\n" << tiny.out;
+  }
+  // The output is a config file: fed back it prints the same text, and simulating with it is
+  // simulating with the preset.
+  std::ofstream(path("tiny.yaml")) << tiny.out;
+  const Result copy = run("arch show sparse --config tiny.yaml");
+  ASSERT_EQ(copy.exitCode, 0) << copy.err;
+  EXPECT_EQ(copy.out, tiny.out);
+  const Result sim = run("simulate lenet5 --arch sparse --config tiny.yaml");
+  ASSERT_EQ(sim.exitCode, 0) << sim.err;
+  EXPECT_NE(sim.out.find("\nVERIFIED: lenet5 on sparse 'tiny' matches the int8 reference "
+                         "executor (bit-exact)"),
+            std::string::npos)
+      << sim.out;
+  EXPECT_EQ(sim.out, run("simulate lenet5 --arch sparse --preset tiny").out);
+  // Without --preset/--config: the scnn preset.
+  const Result byDefault = run("arch show sparse");
+  ASSERT_EQ(byDefault.exitCode, 0) << byDefault.err;
+  EXPECT_NE(byDefault.out.find("\nname: scnn\n"), std::string::npos) << byDefault.out;
+  EXPECT_EQ(byDefault.out, run("arch show sparse --preset scnn").out);
+}
+
+TEST_F(Cli, ArchShowSparseErrors) {
+  expectError("arch show sparse --preset nope", 2,
+              "no sparse preset named 'nope' (presets: scnn, tiny)");
+  expectError("arch show sparse --config missing.yaml", 1,
+              "missing.yaml: cannot open file (No such file or directory)");
+  std::ofstream(path("banks.yaml")) << "accumulators: {banks: 3}\n";
+  expectError("arch show sparse --config banks.yaml", 1,
+              "banks.yaml: 'accumulators.banks': must be a power of two (got 3)");
+  std::ofstream(path("typo.yaml")) << "pe_array:\n  row: 2\n";
+  expectErrorPrefix("arch show sparse --config typo.yaml", 1,
+                    "typo.yaml: 'pe_array.row': unknown key (expected one of: rows, ");
+  // A systolic key is not a sparse key.
+  std::ofstream(path("systolic.yaml")) << "array: {rows: 8}\n";
+  expectErrorPrefix("arch show sparse --config systolic.yaml", 1,
+                    "systolic.yaml: 'array': unknown key");
+  fs::create_directories(path("configs"));
+  expectError("arch show sparse --config configs", 1, "configs: is a directory, not a config file");
 }
 
 } // namespace
@@ -741,4 +824,57 @@ TEST_F(Cli, SimulateCompileDisasmErrors) {
   expectErrorPrefix("simulate resnet18 --program lenet.nnx", 2,
                     "the program was compiled from model 'lenet5'");
   expectErrorPrefix("compile lenet5 -o nodir/x.nnx", 1, "nodir/x.nnx:");
+}
+
+// --- the sparse engine: simulate -----------------------------------------------------------------
+
+TEST_F(Cli, SimulateSparseVerifiesAndReports) {
+  const Result r = run("simulate lenet5 --arch sparse --report out.json");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  // scnn: 64 PEs x 16 multipliers.
+  EXPECT_EQ(r.out.rfind("sparse 'scnn': 1024 PEs at 1000 MHz, model lenet5, int8\n", 0), 0u)
+      << r.out;
+  // The engine's extra columns, the summary lines and the verdict.
+  const std::vector<std::string> header = words(lineWith(r.out, "layer "));
+  for (const char* column : {"w_density", "a_density", "dense_cycles", "speedup"}) {
+    EXPECT_NE(std::find(header.begin(), header.end(), column), header.end()) << column;
+  }
+  for (const char* line : {"\ndense baseline (PTIS-dense, same multipliers and buffers): ",
+                           "\noracle bound (useful products / multipliers): ",
+                           "\nmultiplier slots (array layers): useful ",
+                           "\nVERIFIED: lenet5 on sparse 'scnn' matches the int8 reference "
+                           "executor (bit-exact), ",
+                           "\nwrote report to out.json\n"}) {
+    EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
+  }
+  const std::string json = readFile(path("out.json"));
+  for (const char* text : {"\"engine\": \"sparse\"", "\"config\": \"scnn\"", "\"w_density\"",
+                           "\"dense_cycles\"", "\"speedup\"", "\"verdict\""}) {
+    EXPECT_NE(json.find(text), std::string::npos) << text << "\n" << json;
+  }
+  // Deterministic: the same run prints the same report.
+  EXPECT_EQ(run("simulate lenet5 --arch sparse").out,
+            r.out.substr(0, r.out.find("wrote report to")));
+}
+
+TEST_F(Cli, SimulateSparseUsageErrors) {
+  expectError("simulate lenet5 --arch sparse --dtype fp32", 2,
+              "the sparse engine computes on integers (int8 data in its value_bits-wide words); "
+              "--dtype fp32 is not available (see 'nnaccel simulate --help')");
+  expectError("simulate lenet5 --arch sparse --exact", 2,
+              "--exact applies to the systolic engine; the sparse engine is always simulated "
+              "cycle by cycle (see 'nnaccel simulate --help')");
+  expectError("simulate lenet5 --arch sparse --program x.nnx", 2,
+              "--program applies to the systolic engine (see 'nnaccel simulate --help')");
+  expectError("simulate lenet5 --arch nope", 2,
+              "--arch: nope not in {systolic,sparse} (see 'nnaccel simulate --help')");
+  expectError("simulate lenet5 --preset nope --arch sparse", 2,
+              "no sparse preset named 'nope' (presets: scnn, tiny)");
+  std::ofstream(path("bad.yaml")) << "accumulators:\n  banks: 12\n";
+  expectError("simulate lenet5 --arch sparse --config bad.yaml", 1,
+              "bad.yaml: 'accumulators.banks': must be a power of two (got 12)");
+  std::ofstream(path("zero.yaml")) << "pe_array: {rows: 0}\n";
+  expectError("simulate lenet5 --arch sparse --config zero.yaml", 1,
+              "zero.yaml: 'pe_array.rows': must be >= 1 (got 0)");
+  EXPECT_EQ(run("simulate lenet5 --arch sparse --config zero.yaml").out, "");
 }

@@ -39,6 +39,7 @@ std::unique_ptr<Command> makeCompileCommand();
 std::unique_ptr<Command> makeDisasmCommand();
 std::unique_ptr<Command> makeArchCommand();
 std::unique_ptr<Command> makePruneCommand();
+std::unique_ptr<Command> makeSweepCommand();
 
 /// "nnaccel zoo export" for the (sub)command \p app: its parents' names and its own.
 inline std::string commandName(const CLI::App& app) {

@@ -9,7 +9,10 @@
 #include "nnaccel/support/Error.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cstdlib>
 #include <memory>
+#include <thread>
 
 namespace nnaccel::arch::sparse {
 
@@ -108,6 +111,10 @@ struct Pe {
   // slot accounting (cycles)
   int64_t issueCycles = 0, stallCrossbar = 0, stallWeights = 0, drainCycles = 0, waitSwap = 0;
   int64_t doneAt = -1;
+  /// The cycle the PE finished computing its group in this step (handled after the step).
+  int64_t finishedAt = -1;
+  // access counts
+  int64_t products = 0, useful = 0, fragmentation = 0, iaReads = 0, weightReads = 0, denseLanes = 0;
 };
 
 constexpr int64_t kUnknown = -1;
@@ -199,6 +206,7 @@ private:
     doneCount_.assign(static_cast<size_t>(groups_), 0);
     accs_.resize(n);
     neighbours_.resize(static_cast<size_t>(pes_));
+    senders_.resize(static_cast<size_t>(pes_));
     haloCells_.assign(static_cast<size_t>(pes_), 0);
     const int64_t gx = l_.inTiling.x.parts;
     for (int64_t p = 0; p < pes_; ++p) {
@@ -206,7 +214,9 @@ private:
         if (!d.valid)
           continue;
         haloCells_[static_cast<size_t>(p)] += d.cells();
-        neighbours_[static_cast<size_t>(p)].push_back((p / gx + d.peDy) * gx + p % gx + d.peDx);
+        const int64_t q = (p / gx + d.peDy) * gx + p % gx + d.peDx;
+        neighbours_[static_cast<size_t>(p)].push_back(q);
+        senders_[static_cast<size_t>(q)].push_back(p);
       }
     }
   }
@@ -243,9 +253,11 @@ private:
           }
         }
         if (ppuEnd_[i] == kUnknown && haloEnd_[i] != kUnknown) {
+          // The barrier: the non-linear pass starts once every PE that sends this PE a halo
+          // (and the PE itself) has finished its halo exchange.
           int64_t start = haloEnd_[i];
           bool known = true;
-          for (int64_t q : neighbours_[static_cast<size_t>(p)]) {
+          for (int64_t q : senders_[static_cast<size_t>(p)]) {
             known = known && haloEnd_[at(q, g)] != kUnknown;
             start = known ? std::max(start, haloEnd_[at(q, g)]) : start;
           }
@@ -291,60 +303,136 @@ private:
         pe.acc = &accumulator(p, 0);
       }
     }
-    const int64_t fifoCap = c_.weightFifoEntries;
+    // The compiler sizes Kc so that a group's plane fits the weight FIFO; the dense baseline's
+    // planes (every tap of Kc channels) may not: it is then modelled as if the FIFO held one
+    // plane (docs/arch/SparseCycleModel.md), never as a deadlock.
+    int64_t fifoCap = c_.weightFifoEntries;
+    for (const auto& gw : work_)
+      for (const PlaneWork& w : gw)
+        fifoCap = std::max(fifoCap, w.wVecs);
     const double creditPerCycle = c_.dramBytesPerCycle * 8.0;
     const double creditCap = std::max(creditPerCycle, static_cast<double>(vectorBits_)) * 2.0;
     double credit = 0;
-    int64_t visible = 0;   // vectors broadcast before this cycle
     int64_t broadcast = 0; // vectors broadcast so far
-    int64_t active = pes_;
+    StepWorker worker(*this, parallelSteps() ? pes_ / 2 : pes_);
     int64_t t = 0;
-    for (; active > 0; ++t) {
-      visible = broadcast;
-      visible_ = visible;
-      active = 0;
-      int64_t wake = INT64_MAX;
-      bool busy = false; // something must happen next cycle
+    for (bool running = true; running; ++t) {
+      // 1. Every PE steps one cycle (the two halves of the grid in parallel): it sees the
+      //    vectors broadcast before this cycle.
+      worker.step(t, broadcast);
+      // 2. Serially: finished groups enter the timeline, the sequencer broadcasts.
+      int64_t active = 0, wake = INT64_MAX, minReleased = INT64_MAX;
+      bool busy = false;
       for (int64_t p = 0; p < pes_; ++p) {
         Pe& pe = pe_[static_cast<size_t>(p)];
-        step(p, pe, t, visible);
-        if (pe.phase != Phase::Done)
-          ++active;
+        if (pe.finishedAt >= 0) {
+          maxGroup_ = std::max(maxGroup_, pe.group);
+          groupComputed(p, pe.group, pe.finishedAt);
+          pe.finishedAt = -1;
+        }
+      }
+      for (int64_t p = 0; p < pes_; ++p) {
+        const Pe& pe = pe_[static_cast<size_t>(p)];
+        if (pe.phase == Phase::Done)
+          continue;
+        ++active;
+        minReleased = std::min(minReleased, pe.released);
         if (pe.phase == Phase::WaitSwap) {
           const int64_t s = startTime(p, pe.group);
           wake = std::min(wake, s == kUnknown ? INT64_MAX : s);
         } else if (pe.phase == Phase::Compute && dense_ && pe.busyUntil > t + 1) {
           wake = std::min(wake, pe.busyUntil);
-        } else if (pe.phase != Phase::Done) {
+        } else {
           busy = true;
         }
       }
-      // The layer sequencer: broadcast while every PE's FIFO has room, at the DRAM rate.
-      int64_t minReleased = INT64_MAX;
-      for (const Pe& pe : pe_)
-        minReleased = std::min(minReleased, pe.phase == Phase::Done ? INT64_MAX : pe.released);
-      const bool canSend = broadcast < totalVecs_ && t >= c_.dramLatencyCycles;
-      if (canSend) {
-        credit = std::min(creditCap, credit + creditPerCycle);
-        for (int64_t n = 0; n < c_.broadcastVectorsPerCycle && broadcast < totalVecs_; ++n) {
-          if ((minReleased != INT64_MAX && broadcast >= minReleased + fifoCap) ||
-              credit < static_cast<double>(vectorBits_))
-            break;
-          credit -= static_cast<double>(vectorBits_);
-          ++broadcast;
+      running = active > 0;
+      if (broadcast < totalVecs_) {
+        busy = true;
+        if (t >= c_.dramLatencyCycles) {
+          credit = std::min(creditCap, credit + creditPerCycle);
+          for (int64_t n = 0; n < c_.broadcastVectorsPerCycle && broadcast < totalVecs_; ++n) {
+            if ((minReleased != INT64_MAX && broadcast >= minReleased + fifoCap) ||
+                credit < static_cast<double>(vectorBits_))
+              break;
+            credit -= static_cast<double>(vectorBits_);
+            ++broadcast;
+          }
         }
-        busy = true;
-      } else if (broadcast < totalVecs_) {
-        busy = true;
       }
       // Nothing can change before the next wake-up: skip the idle cycles.
-      if (!busy && active > 0 && wake != INT64_MAX && wake > t + 1) {
+      if (running && !busy && wake != INT64_MAX && wake > t + 1) {
         skipTo(t, wake - 1);
         t = wake - 1;
       }
     }
     cycles_ = t;
   }
+
+  /// Large layers step the two halves of the grid on two threads.
+  bool parallelSteps() const {
+    static const bool allowed = [] {
+      const char* env = std::getenv("NNACCEL_SIM_THREADS"); // "1": one thread (benchmarks)
+      return std::thread::hardware_concurrency() >= 2 && (env == nullptr || std::atoi(env) != 1);
+    }();
+    return allowed && !dense_ && pes_ >= 8 && totalVecs_ * pes_ >= 4096;
+  }
+
+  void stepRange(int64_t lo, int64_t hi, int64_t t, int64_t visible) {
+    for (int64_t p = lo; p < hi; ++p)
+      step(p, pe_[static_cast<size_t>(p)], t, visible);
+  }
+
+  /// Steps PEs [split, pes) on a second thread while the caller steps [0, split); a spinning
+  /// hand-off per cycle (the steps are short), falling back to yielding when the other side is
+  /// late.
+  class StepWorker {
+  public:
+    StepWorker(ArrayRun& run, int64_t split) : run_(run), split_(split) {
+      if (split_ < run_.pes_)
+        thread_ = std::thread([this] { loop(); });
+    }
+    ~StepWorker() {
+      if (thread_.joinable()) {
+        stop_.store(true, std::memory_order_release);
+        go_.fetch_add(1, std::memory_order_release);
+        thread_.join();
+      }
+    }
+    void step(int64_t t, int64_t visible) {
+      if (!thread_.joinable()) {
+        run_.stepRange(0, run_.pes_, t, visible);
+        return;
+      }
+      t_ = t;
+      visible_ = visible;
+      const uint64_t gen = go_.fetch_add(1, std::memory_order_acq_rel) + 1;
+      run_.stepRange(0, split_, t, visible);
+      wait(done_, gen);
+    }
+
+  private:
+    static void wait(const std::atomic<uint64_t>& a, uint64_t value) {
+      for (int spins = 0; a.load(std::memory_order_acquire) < value; ++spins)
+        if (spins > 2000)
+          std::this_thread::yield();
+    }
+    void loop() {
+      for (uint64_t gen = 1;; ++gen) {
+        wait(go_, gen);
+        if (stop_.load(std::memory_order_acquire))
+          return;
+        run_.stepRange(split_, run_.pes_, t_, visible_);
+        done_.store(gen, std::memory_order_release);
+      }
+    }
+    ArrayRun& run_;
+    int64_t split_;
+    int64_t t_ = 0, visible_ = 0;
+    std::atomic<uint64_t> go_{0}, done_{0};
+    std::atomic<bool> stop_{false};
+    std::thread thread_;
+  };
 
   /// Attributes the skipped cycles (t, to] to every PE's current state.
   void skipTo(int64_t t, int64_t to) {
@@ -375,13 +463,12 @@ private:
       pe.xbar->arbitrate(t);
       ++pe.drainCycles;
       if (pe.xbar->empty())
-        endGroup(p, pe, t + 1);
+        endGroup(pe, t + 1);
       return;
     case Phase::WaitSwap: {
       const int64_t s = startTime(p, pe.group);
       if (s != kUnknown && s <= t) {
         ++pe.group;
-        maxGroup_ = std::max(maxGroup_, pe.group);
         pe.work = 0;
         pe.iaVec = pe.wVec = 0;
         pe.phase = Phase::Compute;
@@ -398,8 +485,10 @@ private:
     }
   }
 
-  void endGroup(int64_t p, Pe& pe, int64_t cycle) {
-    groupComputed(p, pe.group, cycle);
+  /// The PE has computed its group; the timeline and the functional post-processing see it
+  /// after the step (afterStep), so a step only touches its own PE.
+  void endGroup(Pe& pe, int64_t cycle) {
+    pe.finishedAt = cycle;
     if (pe.group + 1 == groups_) {
       pe.phase = Phase::Done;
       pe.doneAt = cycle;
@@ -431,14 +520,28 @@ private:
       ++pe.work;
     }
     if (pe.work == works.size()) {
-      finishCompute(p, pe, t);
+      finishCompute(pe, t);
       return;
     }
     const PlaneWork& w = works[pe.work];
     const int64_t ias = iaCount(p, w.plane);
     const int64_t iaVecs = ceilDiv(ias, I_);
     if (dense_) {
-      // A dense PE issues the plane's weight vectors back to back once they have arrived.
+      // A dense PE issues the plane's weight vectors back to back once they have arrived; once
+      // the whole plane has arrived it runs every remaining activation vector against it (the
+      // FIFO keeps the plane until its channel pointer moves on).
+      if (pe.wVec == 0 && w.vecStart + w.wVecs <= visible) {
+        const int64_t runCycles = (iaVecs - pe.iaVec) * w.wVecs;
+        pe.busyUntil = t + runCycles;
+        ++pe.issueCycles;
+        pe.denseLanes += (ias - pe.iaVec * I_) * w.wCount;
+        pe.iaReads += ias - pe.iaVec * I_;
+        pe.weightReads += runCycles;
+        pe.iaVec = 0;
+        pe.released = w.vecStart + w.wVecs;
+        ++pe.work;
+        return;
+      }
       const int64_t run = std::min(w.wVecs - pe.wVec, visible - (w.vecStart + pe.wVec));
       if (run <= 0) {
         ++pe.stallWeights;
@@ -447,9 +550,9 @@ private:
       pe.busyUntil = t + run;
       ++pe.issueCycles;
       const int64_t nI = std::min(I_, ias - pe.iaVec * I_);
-      denseLanes_ += nI * (std::min(w.wCount, (pe.wVec + run) * F_) - pe.wVec * F_);
-      iaVectorReads_ += pe.wVec == 0 ? nI : 0;
-      weightVectorReads_ += run;
+      pe.denseLanes += nI * (std::min(w.wCount, (pe.wVec + run) * F_) - pe.wVec * F_);
+      pe.iaReads += pe.wVec == 0 ? nI : 0;
+      pe.weightReads += run;
       pe.wVec += run;
     } else {
       if (w.vecStart + pe.wVec >= visible) {
@@ -474,11 +577,10 @@ private:
     }
   }
 
-  void finishCompute(int64_t p, Pe& pe, int64_t t) {
+  void finishCompute(Pe& pe, int64_t t) {
     if (dense_ || pe.xbar->empty()) {
-      endGroup(p, pe, t);
-      if (pe.phase == Phase::WaitSwap)
-        step(p, pe, t, visible_); // may start the next group in this very cycle
+      ++pe.waitSwap; // the cycle the group ends in: the timeline sees it after this step
+      endGroup(pe, t);
       return;
     }
     pe.phase = Phase::Drain;
@@ -514,13 +616,13 @@ private:
         pe.xbar->push(static_cast<int>(j + i * F_), static_cast<uint32_t>(addr));
         ++valid;
         if (fx >= loX && fx < hiX && fy >= loY && fy < hiY)
-          ++useful_;
+          ++pe.useful;
       }
     }
-    products_ += valid;
-    fragmentation_ += P_ - valid;
-    iaVectorReads_ += pe.wVec == 0 ? nI : 0;
-    weightVectorReads_ += 1;
+    pe.products += valid;
+    pe.fragmentation += P_ - valid;
+    pe.iaReads += pe.wVec == 0 ? nI : 0;
+    pe.weightReads += 1;
   }
 
   // --- functional post-processing of a group (all PEs done): Tables 7, 9, 10 ----------------
@@ -545,7 +647,8 @@ private:
         haloMessages_ += d.cells() * kc;
       }
     }
-    const int64_t bits = c_.accumulatorBits;
+    // Sums are exact in int32 (quantization bounds every reduction); narrower accumulators wrap.
+    const int64_t bits = std::min<int64_t>(c_.accumulatorBits, 32);
     const int64_t accMin = -(int64_t{1} << (bits - 1)), accMax = (int64_t{1} << (bits - 1)) - 1;
     for (int64_t p = 0; p < pes_; ++p) {
       const PeFrame& f = l_.frames[static_cast<size_t>(p)];
@@ -596,25 +699,35 @@ private:
       s.haloPpu += pe.waitSwap * P_ + (layerEnd - computeEnd) * P_;
       s.imbalance += (computeEnd - pe.doneAt) * P_;
     }
+    int64_t products = 0, useful = 0, fragmentation = 0, iaReads = 0, weightReads = 0,
+            denseLanes = 0;
+    for (const Pe& pe : pe_) {
+      products += pe.products;
+      useful += pe.useful;
+      fragmentation += pe.fragmentation;
+      iaReads += pe.iaReads;
+      weightReads += pe.weightReads;
+      denseLanes += pe.denseLanes;
+    }
     AccessCounts& a = dense_ ? d.denseAccess : d.access;
     const int64_t iaEntryBits = c_.valueBits + (dense_ ? 0 : activationCodeTable(c_).bits());
-    a.iaReadBytes = iaVectorReads_ * iaEntryBits / 8;
-    a.weightFifoReadBytes = weightVectorReads_ * vectorBits_ / 8;
+    a.iaReadBytes = iaReads * iaEntryBits / 8;
+    a.weightFifoReadBytes = weightReads * vectorBits_ / 8;
     a.weightFifoWriteBytes = totalVecs_ * pes_ * vectorBits_ / 8;
     if (dense_) {
-      a.multiplies = denseLanes_;
-      a.accumulatorRmw = denseLanes_;
+      a.multiplies = denseLanes;
+      a.accumulatorRmw = denseLanes;
     } else {
-      s.useful = useful_;
-      s.outsidePlane = products_ - useful_;
-      s.fragmentation = fragmentation_;
-      a.multiplies = products_;
-      a.crossbarTraversals = products_;
+      s.useful = useful;
+      s.outsidePlane = products - useful;
+      s.fragmentation = fragmentation;
+      a.multiplies = products;
+      a.crossbarTraversals = products;
       int64_t grants = 0;
       for (const Pe& pe : pe_)
         grants += pe.xbar->stats().grants;
       a.accumulatorRmw = grants + haloMessages_;
-      d.products = products_;
+      d.products = products;
       d.accumulatorOverflows = overflows_;
       r.output = std::move(output_);
     }
@@ -642,13 +755,11 @@ private:
   std::vector<int64_t> done_, swap_, haloEnd_, ppuEnd_;
   std::vector<int64_t> doneCount_;
   std::vector<std::vector<int32_t>> accs_;
-  std::vector<std::vector<int64_t>> neighbours_;
+  std::vector<std::vector<int64_t>> neighbours_; ///< PEs this PE sends halos to
+  std::vector<std::vector<int64_t>> senders_;    ///< PEs that send halos to this PE
   std::vector<int64_t> haloCells_;
   int64_t cycles_ = 0;
-  int64_t products_ = 0, useful_ = 0, fragmentation_ = 0, haloMessages_ = 0, overflows_ = 0;
-  int64_t iaVectorReads_ = 0, weightVectorReads_ = 0;
-  int64_t denseLanes_ = 0;
-  int64_t visible_ = 0;
+  int64_t haloMessages_ = 0, overflows_ = 0;
   int64_t maxGroup_ = 0;
 
 public:

@@ -111,22 +111,6 @@ struct AxisConv {
       return k * dilation - padBegin;
     return (phaseOf(k) + padBegin - k * dilation) / stride;
   }
-  /// (output, tap) pairs whose input lies inside the input (the useful MACs along this axis).
-  int64_t usefulPairs() const {
-    int64_t n = 0;
-    for (int64_t k = 0; k < kernel; ++k) {
-      for (int64_t i = 0; i < in; ++i) {
-        const int64_t o = transposed ? i * stride - padBegin + k * dilation : -1;
-        if (transposed) {
-          n += o >= 0 && o < out ? 1 : 0;
-        } else {
-          const int64_t num = i + padBegin - k * dilation;
-          n += num >= 0 && num % stride == 0 && num / stride < out ? 1 : 0;
-        }
-      }
-    }
-    return n;
-  }
 };
 
 class Driver {
@@ -328,7 +312,6 @@ private:
         ++c.denseTapsPerPlane[static_cast<size_t>(ay.phaseOf(ky) * c.phasesX + ax.phaseOf(kx))];
     const int64_t cg = inChannels / convGroups;
     c.denseWeights = outChannels * cg * ax.kernel * ay.kernel;
-    c.usefulDenseMacs = outChannels * cg * ax.usefulPairs() * ay.usefulPairs();
     // The weight FIFO must hold one input plane's vectors of a group (Table 4 rewinds to the
     // channel start for every activation vector): shrink Kc until every plane fits.
     const int64_t fifoEntries = config_.weightFifoEntries * config_.weightsPerVector;

@@ -8,14 +8,10 @@
 #include "nnaccel/arch/sparse/Config.h"
 
 #include "nnaccel/arch/common/ConfigReader.h"
+#include "nnaccel/arch/common/Presets.h"
 #include "nnaccel/support/Error.h"
 
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
 #include <fmt/format.h>
-#include <fstream>
-#include <sstream>
 
 namespace nnaccel::arch::sparse {
 
@@ -53,7 +49,7 @@ constexpr IntRange kPeDim{1, 1024};
 constexpr IntRange kVectorWidth{1, 256};
 constexpr IntRange kBanks{1, 4096};
 constexpr IntRange kEntries{1, int64_t{1} << 24};
-constexpr IntRange kFifoDepth{1, 1024};
+constexpr IntRange kFifoDepth{1, 128}; // the crossbar model's FIFO slots
 constexpr IntRange kRamBytes{1, int64_t{1} << 30};
 constexpr IntRange kPerCycle{1, 1024};
 constexpr IntRange kCycles{0, 1'000'000'000};
@@ -145,6 +141,14 @@ void validate(const SparseConfig& c, const std::string& file) {
   if (c.bankMapping == BankMapping::Hash && c.accumulatorBanks < 2) {
     checker.fail("crossbar.bank_mapping", "hash needs accumulators.banks >= 2 (got 1)");
   }
+  // The crossbar model keeps one request bit per multiplier lane in a 64-bit word.
+  if (c.weightsPerVector * c.activationsPerVector > 64) {
+    checker.fail("pe_array.activations_per_vector",
+                 fmt::format("F x I = {} x {} = {} multipliers per PE exceeds the 64 the "
+                             "crossbar model supports",
+                             c.weightsPerVector, c.activationsPerVector,
+                             c.weightsPerVector * c.activationsPerVector));
+  }
   if (c.accumulatorBits < c.valueBits) {
     checker.fail("numerics.accumulator_bits",
                  fmt::format("{} is narrower than numerics.value_bits = {}", c.accumulatorBits,
@@ -181,18 +185,7 @@ SparseConfig parseSparseConfig(const std::string& yamlText, const std::string& f
 }
 
 SparseConfig loadSparseConfigFile(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw Error(ErrorKind::Io, ErrorContext{.file = path}, "is a directory, not a config file");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw Error(ErrorKind::Io, ErrorContext{.file = path},
-                fmt::format("cannot open file ({})", std::strerror(errno)));
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parseSparseConfig(text.str(), path);
+  return parseSparseConfig(common::readConfigFile(path), path);
 }
 
 std::string toYaml(const SparseConfig& c) {

@@ -39,12 +39,14 @@ class Crossbar {
 public:
   explicit Crossbar(const CrossbarParams& p)
       : p_(p), bankMask_(static_cast<uint32_t>(p.banks - 1)),
-        addr_(static_cast<size_t>(p.lanes * p.fifoDepth)), head_(static_cast<size_t>(p.lanes)),
+        slotMask_(std::bit_ceil(static_cast<unsigned>(p.fifoDepth)) - 1),
+        addr_(static_cast<size_t>(p.lanes) * (slotMask_ + 1)), head_(static_cast<size_t>(p.lanes)),
         count_(static_cast<size_t>(p.lanes)), rr_(static_cast<size_t>(p.banks)),
-        req_(static_cast<size_t>(p.banks)), lastAddr_(static_cast<size_t>(p.banks), UINT32_MAX),
+        req_(static_cast<size_t>(p.banks)), touched_(static_cast<size_t>(p.banks)),
+        lastAddr_(static_cast<size_t>(p.banks), UINT32_MAX),
         lastCycle_(static_cast<size_t>(p.banks), INT64_MIN / 2) {
     NNACCEL_ASSERT(p.lanes >= 1 && p.lanes <= 64 && std::has_single_bit(unsigned(p.banks)) &&
-                   p.fifoDepth >= 1)
+                   p.fifoDepth >= 1 && p.fifoDepth <= 128)
         << "crossbar parameters";
   }
 
@@ -63,7 +65,7 @@ public:
   }
 
   /// One product for multiplier lane \p lane (its FIFO must not be full).
-  void push(int lane, uint32_t address) {
+  [[gnu::always_inline]] void push(int lane, uint32_t address) {
     const auto l = static_cast<size_t>(lane);
     NNACCEL_ASSERT(count_[l] < p_.fifoDepth) << "push into a full crossbar FIFO";
     addr_[l * static_cast<size_t>(p_.fifoDepth) + (head_[l] + count_[l]) % p_.fifoDepth] = address;
@@ -78,32 +80,34 @@ public:
   void arbitrate(int64_t cycle) {
     if (nonEmptyMask_ == 0)
       return;
-    touched_.clear();
+    int touched = 0;
+    int64_t requests = 0;
     for (uint64_t m = nonEmptyMask_; m != 0; m &= m - 1) {
       const int lane = std::countr_zero(m);
       const uint32_t b = bankOf(headAddr(lane));
       if (req_[b] == 0)
-        touched_.push_back(b);
+        touched_[static_cast<size_t>(touched++)] = b;
       req_[b] |= uint64_t{1} << lane;
+      ++requests;
     }
-    for (uint32_t b : touched_) {
+    stats_.deniedRequests += requests;
+    for (int i = 0; i < touched; ++i) {
+      const uint32_t b = touched_[static_cast<size_t>(i)];
       const uint64_t r = req_[b];
       req_[b] = 0;
       // Round robin: the first requester at or after the bank's pointer.
       const uint64_t after = r & ~((uint64_t{1} << rr_[b]) - 1);
       const int winner = std::countr_zero(after != 0 ? after : r);
-      const int requests = std::popcount(r);
       const uint32_t a = headAddr(winner);
       if (!p_.forwarding && a == lastAddr_[b] && cycle - lastCycle_[b] <= p_.writeLatencyCycles) {
         ++stats_.hazardStalls;
-        stats_.deniedRequests += requests;
         continue;
       }
-      stats_.deniedRequests += requests - 1;
+      --stats_.deniedRequests;
       ++stats_.grants;
       lastAddr_[b] = a;
       lastCycle_[b] = cycle;
-      rr_[b] = static_cast<uint32_t>(winner + 1) % static_cast<uint32_t>(p_.lanes);
+      rr_[b] = winner + 1 == p_.lanes ? 0 : static_cast<uint32_t>(winner + 1);
       pop(winner);
     }
   }
@@ -113,11 +117,11 @@ public:
 private:
   uint32_t headAddr(int lane) const {
     const auto l = static_cast<size_t>(lane);
-    return addr_[l * static_cast<size_t>(p_.fifoDepth) + head_[l]];
+    return addr_[l * (slotMask_ + 1) + head_[l]];
   }
   void pop(int lane) {
     const auto l = static_cast<size_t>(lane);
-    head_[l] = static_cast<uint8_t>((head_[l] + 1) % p_.fifoDepth);
+    head_[l] = static_cast<uint8_t>((head_[l] + 1) & slotMask_);
     --count_[l];
     fullMask_ &= ~(uint64_t{1} << lane);
     if (count_[l] == 0)
@@ -126,6 +130,7 @@ private:
 
   CrossbarParams p_;
   uint32_t bankMask_;
+  uint32_t slotMask_; ///< FIFO slots are a power of two >= the depth
   std::vector<uint32_t> addr_;
   std::vector<uint8_t> head_, count_;
   std::vector<uint32_t> rr_;

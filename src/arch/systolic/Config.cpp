@@ -4,15 +4,11 @@
 #include "nnaccel/arch/systolic/Config.h"
 
 #include "nnaccel/arch/common/ConfigReader.h"
+#include "nnaccel/arch/common/Presets.h"
 #include "nnaccel/support/Error.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
 #include <fmt/format.h>
-#include <fstream>
-#include <sstream>
 
 namespace nnaccel::arch::systolic {
 
@@ -122,18 +118,7 @@ SystolicConfig parseSystolicConfig(const std::string& yamlText, const std::strin
 }
 
 SystolicConfig loadSystolicConfigFile(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw Error(ErrorKind::Io, ErrorContext{.file = path}, "is a directory, not a config file");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw Error(ErrorKind::Io, ErrorContext{.file = path},
-                std::string("cannot open file (") + std::strerror(errno) + ")");
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parseSystolicConfig(text.str(), path);
+  return parseSystolicConfig(common::readConfigFile(path), path);
 }
 
 std::string toYaml(const SystolicConfig& c) {

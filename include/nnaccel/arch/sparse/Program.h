@@ -126,7 +126,6 @@ struct ConvLayer {
   int32_t clampMin = quant::kInt8Min, clampMax = quant::kInt8Max;
   int64_t denseWeights = 0; ///< weights of the dense layer (the dense baseline's count)
   int64_t nonZeroWeights = 0;
-  int64_t usefulDenseMacs = 0; ///< the layer's dense MACs (padding taps excluded)
   /// Dense taps per plane for one output channel (the dense baseline's weight vectors).
   std::vector<int64_t> denseTapsPerPlane;
   int64_t planes() const { return inChannels * phasesX * phasesY; }
@@ -149,8 +148,6 @@ struct Layer {
   std::string note;                 ///< host-fallback reason, mapping notes
   ConvLayer conv;                   ///< kind == Conv
   PoolLayer pool;                   ///< kind == Pool
-  /// The input is re-tiled through DRAM (its producer left it in another layout or in DRAM).
-  bool inputFromDram = false;
 };
 
 struct Program {

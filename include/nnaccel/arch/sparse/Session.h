@@ -12,6 +12,7 @@
 #include "nnaccel/tensor/Tensor.h"
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,10 @@ struct SessionOptions {
   /// Graph inputs (Graph::inputs order); empty: driver::randomInputs(g, inputSeed).
   std::vector<Tensor> inputs;
   uint64_t inputSeed = 0x6e6e61636365;
+  /// Density sweeps (SimOptions::syntheticActivationDensity): every array layer reads seeded
+  /// synthetic activations of this density and is verified on its own input; the other layers
+  /// are not checked.
+  std::optional<double> activationDensity;
   /// Progress: (what, done, total), called from the run loop.
   std::function<void(const std::string&, size_t, size_t)> progress;
 };

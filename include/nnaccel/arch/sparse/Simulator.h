@@ -24,6 +24,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,12 @@ struct SimOptions {
   bool denseBaseline = true;
   /// Called after every layer (in program order) with its index; for progress.
   std::function<void(size_t layer)> onLayerDone;
+  /// Density sweeps: every Conv layer reads a synthetic input instead of its producer's output
+  /// (seeded uniform non-zero int8 values at exactly round(density * n) seeded positions), so
+  /// the activation density is the sweep's, layer by layer. Each layer stays verifiable on its
+  /// own input (Simulator::layerInput); the model's end-to-end output is then meaningless.
+  std::optional<double> syntheticActivationDensity;
+  uint64_t syntheticSeed = 0x73776565705fULL; // "sweep_"
 };
 
 /// Energy of \p a under \p e, picojoules.
@@ -96,6 +103,8 @@ public:
   const Tensor& value(ir::ValueId v) const;
   const std::vector<report::LayerStats>& layerStats() const;
   const std::vector<LayerDetail>& layerDetails() const;
+  /// The input a Conv layer of the last run read (its producer's value, or the synthetic one).
+  const Tensor& layerInput(size_t layer) const;
 
 private:
   struct Impl;

@@ -1,0 +1,53 @@
+/// \file
+/// Preset lookup over the embedded config files and the config-file reader shared by every
+/// engine's loader (see nnaccel/arch/common/Presets.h).
+#include "nnaccel/arch/common/Presets.h"
+
+#include "nnaccel/support/Error.h"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <sstream>
+
+namespace nnaccel::arch::common {
+
+std::vector<std::string> presetNames(std::span<const EmbeddedConfig> files) {
+  std::vector<std::string> names;
+  names.reserve(files.size());
+  for (const EmbeddedConfig& f : files) {
+    names.emplace_back(f.name);
+  }
+  return names;
+}
+
+size_t presetIndex(std::span<const EmbeddedConfig> files, std::string_view engine,
+                   std::string_view name) {
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (files[i].name == name) {
+      return i;
+    }
+  }
+  throw Error(ErrorKind::Usage, {},
+              fmt::format("no {} preset named '{}' (presets: {})", engine, name,
+                          fmt::join(presetNames(files), ", ")));
+}
+
+std::string readConfigFile(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw Error(ErrorKind::Io, ErrorContext{.file = path}, "is a directory, not a config file");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw Error(ErrorKind::Io, ErrorContext{.file = path},
+                fmt::format("cannot open file ({})", std::strerror(errno)));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+} // namespace nnaccel::arch::common

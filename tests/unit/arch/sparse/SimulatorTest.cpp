@@ -1,0 +1,501 @@
+/// \file
+/// Tests of the sparse engine's cycle-level simulator and session (Simulator.h, Session.h):
+/// seeded random conv-like layers (1-D / 2-D Conv with strides 1-3, dilation 1-3, asymmetric
+/// pads, groups; ConvTranspose with output padding; Gemm; random weight sparsity and sparse
+/// inputs; chained layers) bit-exact against the int8 reference on the `scnn` and `tiny`
+/// presets; determinism; the accounting invariants (multiplier slots by cause sum to cycles x
+/// PEs x F x I, oracle <= cycles, products <= dense products, useful products == the layer's
+/// dense MACs at full density); density sweeps (fewer non-zeros, fewer cycles); config corners
+/// (weight FIFO of one vector, FIFO depth 1 / 3, one bank, hash banks, no forwarding, single-
+/// buffered accumulators, slow DRAM, every code table); accumulator overflow reported as a
+/// failed verdict with a layer note; and the report's sparse-engine fields.
+#include "nnaccel/arch/sparse/Simulator.h"
+
+#include "SparseLayerGraphs.h"
+#include "nnaccel/arch/sparse/Session.h"
+#include "nnaccel/quant/QuantizedModel.h"
+#include "nnaccel/zoo/GraphBuilder.h"
+
+#include <cstdio>
+#include <gtest/gtest.h>
+
+namespace nnaccel::arch::sparse {
+namespace {
+
+using testing::buildLayerGraph;
+using testing::LayerSpec;
+using testing::sparseInputs;
+
+SessionResult run(const ir::Graph& g, const SparseConfig& c, double inputDensity = 1.0,
+                  uint64_t inputSeed = 11) {
+  SessionOptions o;
+  o.inputs = sparseInputs(g, inputDensity, inputSeed);
+  return simulateModel(g, c, o);
+}
+
+LayerSpec conv(int64_t c, int64_t m, int64_t h, int64_t w, int64_t k, int64_t pad) {
+  LayerSpec s;
+  s.inChannels = c;
+  s.outChannels = m;
+  s.h = h;
+  s.w = w;
+  s.kh = s.kw = k;
+  s.padTop = s.padLeft = s.padBottom = s.padRight = pad;
+  return s;
+}
+
+/// Every accounting invariant of every array layer of \p r.
+void checkInvariants(const SessionResult& r, const SparseConfig& c) {
+  ASSERT_EQ(r.details.size(), r.program.layers.size());
+  ASSERT_EQ(r.report.layers.size(), r.program.layers.size());
+  const int64_t slotsPerCycle = c.peCount() * c.multipliersPerPe();
+  int64_t cycles = 0;
+  for (size_t i = 0; i < r.details.size(); ++i) {
+    const Layer& l = r.program.layers[i];
+    const LayerDetail& d = r.details[i];
+    SCOPED_TRACE(l.name);
+    cycles += r.report.layers[i].cycles;
+    if (l.kind != LayerKind::Conv)
+      continue;
+    const SlotLosses& s = d.losses;
+    EXPECT_EQ(r.report.layers[i].cycles, d.cycles);
+    EXPECT_EQ(s.total(), d.cycles * slotsPerCycle)
+        << "slots by cause: useful " << s.useful << " outside " << s.outsidePlane << " frag "
+        << s.fragmentation << " conflicts " << s.conflicts << " starvation " << s.starvation
+        << " imbalance " << s.imbalance << " halo/ppu " << s.haloPpu << " dram " << s.dram
+        << " idle " << s.idlePes << "; cycles " << d.cycles << " x " << slotsPerCycle
+        << " slots, grid " << d.gridX << "x" << d.gridY;
+    for (int64_t v : {s.useful, s.outsidePlane, s.fragmentation, s.conflicts, s.starvation,
+                      s.imbalance, s.haloPpu, s.dram, s.idlePes})
+      EXPECT_GE(v, 0);
+    EXPECT_GE(d.cycles, d.oracleCycles);
+    EXPECT_EQ(d.oracleCycles, (s.useful + slotsPerCycle - 1) / slotsPerCycle);
+    EXPECT_EQ(d.products, s.useful + s.outsidePlane);
+    EXPECT_EQ(d.access.multiplies, d.products);
+    EXPECT_LE(s.useful, l.conv.usefulDenseMacs);
+    EXPECT_LE(d.products, d.denseAccess.multiplies) << "sparse products <= dense products";
+    EXPECT_GT(d.denseCycles, 0);
+    EXPECT_EQ(d.groups, static_cast<int64_t>(l.conv.groups.size()));
+    EXPECT_EQ(d.kc, l.conv.kc);
+    EXPECT_EQ(d.gridX * d.gridY, l.conv.inTiling.pes());
+    EXPECT_EQ(s.idlePes, (c.peCount() - l.conv.inTiling.pes()) * c.multipliersPerPe() * d.cycles);
+  }
+  EXPECT_EQ(r.totals.cycles, cycles);
+  EXPECT_EQ(r.report.total.cycles, cycles);
+}
+
+/// The single array layer's detail.
+const LayerDetail& arrayDetail(const SessionResult& r) {
+  const LayerDetail* d = nullptr;
+  for (size_t i = 0; i < r.program.layers.size(); ++i)
+    if (r.program.layers[i].kind == LayerKind::Conv && d == nullptr)
+      d = &r.details[i];
+  NNACCEL_ASSERT(d != nullptr) << "no array layer";
+  return *d;
+}
+
+void expectBitExact(const SessionResult& r) {
+  EXPECT_TRUE(r.report.verdict.checked);
+  EXPECT_TRUE(r.report.verdict.passed) << r.report.verdict.detail;
+  EXPECT_GT(r.report.verdict.comparedElements, 0);
+}
+
+// --- random layers ------------------------------------------------------------------------------
+
+TEST(SparseSimulator, RandomLayersBitExactOnScnnAndTiny) {
+  Rng rng(0xc0ffee);
+  int arrayLayers = 0, layers = 0;
+  for (int i = 0; i < 44; ++i) {
+    const LayerSpec s = testing::randomLayer(rng);
+    const double inputDensity = static_cast<double>(3 + rng.nextU64() % 8) / 10.0;
+    SCOPED_TRACE(s.describe() + fmt::format(" input density {:.1f}", inputDensity));
+    const ir::Graph g = buildLayerGraph(s);
+    for (const char* preset : {"scnn", "tiny"}) {
+      SCOPED_TRACE(preset);
+      const SparseConfig c = sparsePreset(preset);
+      const SessionResult r = run(g, c, inputDensity, s.seed);
+      expectBitExact(r);
+      checkInvariants(r, c);
+      for (const Layer& l : r.program.layers) {
+        ++layers;
+        arrayLayers += l.kind == LayerKind::Conv ? 1 : 0;
+      }
+    }
+  }
+  // Almost every layer runs on the array (the rest are host fallbacks with a reason).
+  EXPECT_GE(arrayLayers, 80);
+  std::printf("%d of %d layers on the array\n", arrayLayers, layers);
+}
+
+TEST(SparseSimulator, SameRunTwiceGivesTheSameReport) {
+  LayerSpec s = conv(5, 7, 9, 11, 3, 1);
+  s.sh = 2;
+  s.weightDensity = 0.4;
+  s.relu = true;
+  s.chainChannels = 3;
+  const ir::Graph g = buildLayerGraph(s);
+  for (const char* preset : {"scnn", "tiny"}) {
+    const SessionResult a = run(g, sparsePreset(preset), 0.5);
+    const SessionResult b = run(g, sparsePreset(preset), 0.5);
+    expectBitExact(a);
+    EXPECT_EQ(a.report.toJson(), b.report.toJson()) << preset;
+    EXPECT_EQ(a.report.formatTable(), b.report.formatTable());
+  }
+}
+
+// --- accounting ---------------------------------------------------------------------------------
+
+TEST(SparseSimulator, FullDensityDoesAllDenseWorkAndIsNoFasterThanDense) {
+  for (const char* preset : {"scnn", "tiny"}) {
+    SCOPED_TRACE(preset);
+    const SparseConfig c = sparsePreset(preset);
+    const ir::Graph g = buildLayerGraph(conv(8, 8, 16, 16, 3, 1));
+    const SessionResult r = run(g, c, 1.0);
+    expectBitExact(r);
+    checkInvariants(r, c);
+    const LayerDetail& d = arrayDetail(r);
+    const ConvLayer& l = r.program.layers[0].conv;
+    EXPECT_DOUBLE_EQ(d.weightDensity, 1.0);
+    EXPECT_DOUBLE_EQ(d.activationDensity, 1.0);
+    EXPECT_EQ(d.losses.useful, l.usefulDenseMacs);
+    EXPECT_EQ(d.products, d.denseAccess.multiplies) << "stride 1: the same products";
+    const double speedup = static_cast<double>(d.denseCycles) / static_cast<double>(d.cycles);
+    std::printf("[%s] full density: sparse %lld cycles, dense %lld, oracle %lld, speedup %.3f\n",
+                preset, static_cast<long long>(d.cycles), static_cast<long long>(d.denseCycles),
+                static_cast<long long>(d.oracleCycles), speedup);
+    EXPECT_LE(speedup, 1.0) << "the sparse machine cannot beat PTIS-dense on dense data";
+  }
+}
+
+TEST(SparseSimulator, FewerNonZerosTakeFewerCycles) {
+  // The weight draws keep nested subsets as the density falls (same seed), as do the inputs.
+  const SparseConfig c = sparsePreset("scnn");
+  std::vector<int64_t> byWeights, byInputs;
+  for (const double density : {1.0, 0.6, 0.3, 0.1}) {
+    LayerSpec s = conv(16, 32, 16, 16, 3, 1);
+    s.weightDensity = density;
+    const SessionResult r = run(buildLayerGraph(s), c, 1.0);
+    expectBitExact(r);
+    checkInvariants(r, c);
+    byWeights.push_back(arrayDetail(r).cycles);
+  }
+  const ir::Graph g = buildLayerGraph(conv(16, 32, 16, 16, 3, 1));
+  for (const double density : {1.0, 0.6, 0.3, 0.1}) {
+    const SessionResult r = run(g, c, density);
+    expectBitExact(r);
+    checkInvariants(r, c);
+    byInputs.push_back(arrayDetail(r).cycles);
+  }
+  std::printf("cycles by weight density 1/0.6/0.3/0.1: %lld %lld %lld %lld; by input density: "
+              "%lld %lld %lld %lld\n",
+              static_cast<long long>(byWeights[0]), static_cast<long long>(byWeights[1]),
+              static_cast<long long>(byWeights[2]), static_cast<long long>(byWeights[3]),
+              static_cast<long long>(byInputs[0]), static_cast<long long>(byInputs[1]),
+              static_cast<long long>(byInputs[2]), static_cast<long long>(byInputs[3]));
+  for (size_t i = 1; i < 4; ++i) {
+    EXPECT_LT(byWeights[i], byWeights[i - 1]);
+    EXPECT_LT(byInputs[i], byInputs[i - 1]);
+  }
+}
+
+TEST(SparseSimulator, IdlePesAndDramAreCountedOnce) {
+  // A Gemm of 1 row uses one PE of the grid; the input comes from DRAM (graph input).
+  LayerSpec s;
+  s.kind = LayerSpec::Kind::Gemm;
+  s.h = 1;
+  s.inChannels = 24;
+  s.outChannels = 10;
+  for (const char* preset : {"scnn", "tiny"}) {
+    SCOPED_TRACE(preset);
+    const SparseConfig c = sparsePreset(preset);
+    const SessionResult r = run(buildLayerGraph(s), c);
+    expectBitExact(r);
+    checkInvariants(r, c);
+    const LayerDetail& d = arrayDetail(r);
+    EXPECT_EQ(d.gridX * d.gridY, 1);
+    EXPECT_GT(d.losses.idlePes, 0);
+  }
+}
+
+// --- config corners -----------------------------------------------------------------------------
+
+struct Variant {
+  const char* what;
+  void (*apply)(SparseConfig&);
+};
+
+TEST(SparseSimulator, ConfigCornersStayBitExact) {
+  const Variant variants[] = {
+      {"tiny", [](SparseConfig&) {}},
+      {"fifo depth 1", [](SparseConfig& c) { c.crossbarFifoDepth = 1; }},
+      {"fifo depth 3", [](SparseConfig& c) { c.crossbarFifoDepth = 3; }},
+      {"one bank", [](SparseConfig& c) { c.accumulatorBanks = 1; }},
+      {"hash banks", [](SparseConfig& c) { c.bankMapping = BankMapping::Hash; }},
+      {"no forwarding",
+       [](SparseConfig& c) {
+         c.accumulatorForwarding = false;
+         c.accumulatorWriteLatencyCycles = 3;
+       }},
+      {"single-buffered accumulators",
+       [](SparseConfig& c) { c.doubleBufferedAccumulators = false; }},
+      {"slow dram",
+       [](SparseConfig& c) {
+         c.dramBytesPerCycle = 0.25;
+         c.dramLatencyCycles = 0;
+       }},
+      {"wide broadcast, fast ppu",
+       [](SparseConfig& c) {
+         c.broadcastVectorsPerCycle = 3;
+         c.ppuOpsPerCycle = 4;
+         c.haloLinkLatencyCycles = 0;
+       }},
+      {"2-bit zero runs (pads)", [](SparseConfig& c) { c.indexBits = 2; }},
+      {"fig4c codes",
+       [](SparseConfig& c) {
+         c.weightCodes = WeightCodeTable::Fig4C;
+         c.activationCodes = ActivationCodeTable::Fig4C;
+       }},
+      {"fig5d / fig5a",
+       [](SparseConfig& c) {
+         c.weightCodes = WeightCodeTable::Fig5D;
+         c.activationCodes = ActivationCodeTable::Fig5A;
+       }},
+      {"fig5e / fig5b",
+       [](SparseConfig& c) {
+         c.weightCodes = WeightCodeTable::Fig5E;
+         c.activationCodes = ActivationCodeTable::Fig5B;
+       }},
+      {"fig5c", [](SparseConfig& c) { c.activationCodes = ActivationCodeTable::Fig5C; }},
+      {"8-bit values, 16-bit accumulators",
+       [](SparseConfig& c) {
+         c.valueBits = 8;
+         c.accumulatorBits = 32;
+       }},
+      {"3x1 grid", [](SparseConfig& c) {
+         c.peRows = 1;
+         c.peCols = 3;
+       }}};
+  LayerSpec strided = conv(4, 6, 9, 10, 3, 1);
+  strided.sh = 2;
+  strided.dw = 2;
+  strided.padLeft = strided.padRight = 2;
+  strided.weightDensity = 0.5;
+  strided.relu = true;
+  strided.chainChannels = 3;
+  LayerSpec transposed = conv(3, 4, 5, 4, 3, 1);
+  transposed.kind = LayerSpec::Kind::ConvTranspose;
+  transposed.sh = transposed.sw = 2;
+  transposed.outPadH = 1;
+  transposed.weightDensity = 0.6;
+  LayerSpec gemm;
+  gemm.kind = LayerSpec::Kind::Gemm;
+  gemm.h = 3;
+  gemm.inChannels = 20;
+  gemm.outChannels = 9;
+  gemm.weightDensity = 0.5;
+  const ir::Graph graphs[] = {buildLayerGraph(strided), buildLayerGraph(transposed),
+                              buildLayerGraph(gemm)};
+  for (const Variant& v : variants) {
+    SparseConfig c = sparsePreset("tiny");
+    v.apply(c);
+    SCOPED_TRACE(v.what);
+    for (const ir::Graph& g : graphs) {
+      const SessionResult r = run(g, c, 0.6);
+      expectBitExact(r);
+      checkInvariants(r, c);
+    }
+  }
+}
+
+TEST(SparseSimulator, StallCausesShowUpWhereExpected) {
+  const ir::Graph g = buildLayerGraph(conv(6, 8, 8, 8, 3, 1));
+  SparseConfig base = sparsePreset("tiny");
+  base.weightFifoEntries = 50;
+  const LayerDetail d0 = arrayDetail(run(g, base));
+  SparseConfig oneBank = base;
+  oneBank.accumulatorBanks = 1;
+  const SessionResult r1 = run(g, oneBank);
+  expectBitExact(r1);
+  EXPECT_GT(arrayDetail(r1).losses.conflicts, d0.losses.conflicts);
+  EXPECT_GT(arrayDetail(r1).cycles, d0.cycles);
+  SparseConfig slow = base;
+  slow.dramBytesPerCycle = 0.125;
+  const SessionResult r2 = run(g, slow);
+  expectBitExact(r2);
+  EXPECT_GT(arrayDetail(r2).losses.starvation, d0.losses.starvation);
+  EXPECT_GT(arrayDetail(r2).cycles, d0.cycles);
+  SparseConfig hazard = base;
+  hazard.accumulatorForwarding = false;
+  hazard.accumulatorWriteLatencyCycles = 4;
+  const SessionResult r3 = run(g, hazard);
+  expectBitExact(r3);
+  EXPECT_GE(arrayDetail(r3).cycles, d0.cycles);
+}
+
+TEST(SparseSimulator, WeightFifoOfOneVector) {
+  SparseConfig c = sparsePreset("tiny");
+  c.weightFifoEntries = 1;
+  LayerSpec s = conv(3, 4, 6, 7, 1, 0);
+  s.kw = 2;
+  s.padLeft = 1;
+  const SessionResult r = run(buildLayerGraph(s), c, 0.7);
+  ASSERT_EQ(r.program.layers[0].kind, LayerKind::Conv);
+  EXPECT_EQ(r.program.layers[0].conv.kc, 1);
+  expectBitExact(r);
+  checkInvariants(r, c);
+  // Sparse 3x3 weights: planes with more than F = 2 non-zeros do not fit -> host.
+  LayerSpec dense3 = conv(3, 4, 6, 7, 3, 1);
+  const SessionResult h = run(buildLayerGraph(dense3), c);
+  EXPECT_EQ(h.program.layers[0].kind, LayerKind::Host);
+  EXPECT_TRUE(h.report.layers[0].hostFallback);
+  EXPECT_EQ(h.report.layers[0].note, h.program.layers[0].note);
+  expectBitExact(h);
+}
+
+TEST(SparseSimulator, AccumulatorOverflowIsReportedNotCrashed) {
+  // 32 channels x 9 taps of |q| ~ 127 x 127 products: sums far beyond 16-bit accumulators.
+  SparseConfig c = sparsePreset("tiny");
+  c.accumulatorBits = 16;
+  c.weightFifoEntries = 200;
+  const ir::Graph g = buildLayerGraph(conv(32, 2, 4, 4, 3, 1));
+  const SessionResult r = run(g, c);
+  const LayerDetail& d = arrayDetail(r);
+  EXPECT_GT(d.accumulatorOverflows, 0);
+  EXPECT_EQ(r.report.layers[0].note,
+            fmt::format("{} accumulator overflow(s) wrapped at 16 bits", d.accumulatorOverflows));
+  EXPECT_TRUE(r.report.verdict.checked);
+  EXPECT_FALSE(r.report.verdict.passed);
+  EXPECT_EQ(r.report.verdict.detail.rfind("layer 0 'conv0' (Conv), output 'conv0_out': ", 0), 0u)
+      << r.report.verdict.detail;
+  // The same layer with the preset's 24-bit accumulators is exact and has no overflow.
+  const SessionResult ok = run(g, sparsePreset("tiny"));
+  expectBitExact(ok);
+  EXPECT_EQ(arrayDetail(ok).accumulatorOverflows, 0);
+  EXPECT_EQ(ok.report.layers[0].note, "");
+}
+
+// --- pooling, host layers, the report -----------------------------------------------------------
+
+TEST(SparseSimulator, PoolingAndHostLayersAreExact) {
+  for (const LayerSpec::Kind kind : {LayerSpec::Kind::MaxPool, LayerSpec::Kind::AveragePool}) {
+    LayerSpec s = conv(3, 3, 9, 10, 3, 1);
+    s.kind = kind;
+    s.sh = s.sw = 2;
+    for (const char* preset : {"scnn", "tiny"}) {
+      const SessionResult r = run(buildLayerGraph(s), sparsePreset(preset), 0.5);
+      ASSERT_EQ(r.program.layers[0].kind, LayerKind::Pool);
+      EXPECT_EQ(r.report.layers[0].unit, "ppu");
+      EXPECT_GT(r.report.layers[0].cycles, 0);
+      expectBitExact(r);
+    }
+  }
+  zoo::GraphBuilder b("mixed", 5);
+  ir::ValueId x = b.input("input", {1, 3, 8, 8});
+  x = b.conv("conv1", x, zoo::ConvSpec{6, 3, 1, 1});
+  x = b.relu("relu1", x);
+  x = b.maxPool("pool", x, zoo::PoolSpec{});
+  x = b.conv("conv2", x, zoo::ConvSpec{8, 3, 2, 1});
+  x = b.sigmoid("act", x);
+  x = b.globalAvgPool("gap", x);
+  x = b.flatten("flat", x);
+  x = b.gemm("fc", x, 5);
+  b.output(x, "output");
+  ir::Graph g = b.finish();
+  driver::prepareGraph(g);
+  for (const char* preset : {"scnn", "tiny"}) {
+    const SparseConfig c = sparsePreset(preset);
+    const SessionResult r = simulateModel(g, c, SessionOptions{});
+    expectBitExact(r);
+    checkInvariants(r, c);
+    int host = 0;
+    for (const auto& l : r.report.layers)
+      host += l.hostFallback ? 1 : 0;
+    EXPECT_EQ(host, 1) << "only the Sigmoid";
+    ASSERT_EQ(r.outputs.size(), 1u);
+    EXPECT_EQ(r.outputs[0].shape(), (Dims{1, 5}));
+  }
+}
+
+TEST(SparseSimulator, ReportCarriesTheSparseEngineFields) {
+  LayerSpec s = conv(4, 6, 8, 8, 3, 1);
+  s.weightDensity = 0.5;
+  s.relu = true;
+  s.chainChannels = 4;
+  const ir::Graph g = buildLayerGraph(s);
+  const SparseConfig c = sparsePreset("scnn");
+  SessionOptions o;
+  o.baselineRows = true;
+  std::vector<std::string> progress;
+  o.progress = [&](const std::string& what, size_t, size_t) {
+    if (progress.empty() || progress.back() != what)
+      progress.push_back(what);
+  };
+  const SessionResult r = simulateModel(g, c, o);
+  expectBitExact(r);
+  checkInvariants(r, c);
+  EXPECT_EQ(progress,
+            (std::vector<std::string>{"quantizing", "compiling", "int8 reference", "simulating"}));
+  const report::RunReport& rep = r.report;
+  EXPECT_EQ(rep.engine, "sparse");
+  EXPECT_EQ(rep.config, "scnn");
+  EXPECT_EQ(rep.dtype, "int8");
+  EXPECT_EQ(rep.peCount, 1024);
+  EXPECT_EQ(rep.verdict.reference, "int8 reference executor (bit-exact)");
+  ASSERT_EQ(rep.layers.size(), 2u);
+  EXPECT_EQ(rep.layers[0].op, "Conv+Relu");
+  EXPECT_EQ(rep.layers[0].unit, "array");
+  EXPECT_EQ(rep.baseline.size(), 2u);
+  ASSERT_EQ(rep.summary.size(), 3u);
+  EXPECT_EQ(rep.summary[0].first, "dense baseline (PTIS-dense, same multipliers and buffers)");
+  EXPECT_EQ(rep.summary[1].first, "oracle bound (useful products / multipliers)");
+  EXPECT_EQ(rep.summary[2].first, "multiplier slots (array layers)");
+  const std::vector<std::string> metricNames = {"w_density", "a_density", "dense_cycles",
+                                                "speedup"};
+  for (const auto& l : rep.layers) {
+    ASSERT_EQ(l.metrics.size(), 4u);
+    for (size_t i = 0; i < 4; ++i)
+      EXPECT_EQ(l.metrics[i].first, metricNames[i]);
+  }
+  EXPECT_DOUBLE_EQ(rep.layers[0].metrics[0].second, r.details[0].weightDensity);
+  // The second layer reads the first one's output on chip, in the same tiling.
+  EXPECT_FALSE(r.details[1].inputFromDram);
+  EXPECT_TRUE(r.details[0].inputFromDram);
+  const Totals& t = r.totals;
+  EXPECT_EQ(t.cycles, r.details[0].cycles + r.details[1].cycles);
+  EXPECT_EQ(t.denseCycles, r.details[0].denseCycles + r.details[1].denseCycles);
+  EXPECT_DOUBLE_EQ(t.speedup(), static_cast<double>(t.denseCycles) / static_cast<double>(t.cycles));
+  EXPECT_GT(t.energyPj, 0);
+  EXPECT_NE(rep.toJson().find("\"speedup\""), std::string::npos);
+  // Without verification or the dense baseline.
+  o.verify = false;
+  o.denseBaseline = false;
+  o.baselineRows = false;
+  const SessionResult quick = simulateModel(g, c, o);
+  EXPECT_FALSE(quick.report.verdict.checked);
+  EXPECT_EQ(quick.details[0].cycles, r.details[0].cycles);
+  EXPECT_EQ(quick.details[0].denseCycles, 0);
+  EXPECT_EQ(quick.report.summary.size(), 2u);
+}
+
+TEST(SparseSimulator, SimulatorRunsAProgramDirectly) {
+  const ir::Graph g = buildLayerGraph(conv(2, 3, 5, 5, 3, 1));
+  const quant::QuantizedModel qm = quant::quantize(g, {});
+  const Program p = compile(qm, sparsePreset("tiny"));
+  Simulator sim(p, qm);
+  sim.setInput(0, sparseInputs(g, 0.5, 3)[0]);
+  std::vector<size_t> done;
+  SimOptions o;
+  o.denseBaseline = false;
+  o.onLayerDone = [&](size_t i) { done.push_back(i); };
+  sim.run(o);
+  EXPECT_EQ(done, (std::vector<size_t>{0}));
+  ASSERT_EQ(sim.layerDetails().size(), 1u);
+  EXPECT_EQ(sim.layerDetails()[0].denseCycles, 0);
+  const Tensor& y = sim.value(g.outputs[0]);
+  EXPECT_EQ(y.dtype(), DType::I8);
+  EXPECT_EQ(y.shape(), (Dims{1, 3, 5, 5}));
+  EXPECT_EQ(sim.layerStats()[0].unit, "array");
+}
+
+} // namespace
+} // namespace nnaccel::arch::sparse
