@@ -6,6 +6,7 @@ int main(int argc, char** argv) {
   nnaccel::bench::registerModelBenchmarks();
   nnaccel::bench::registerConvBenchmarks();
   nnaccel::bench::registerSystolicBenchmarks();
+  nnaccel::bench::registerSparseBenchmarks();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) {
     return 1;

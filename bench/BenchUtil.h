@@ -16,6 +16,8 @@ void registerModelBenchmarks();
 void registerConvBenchmarks();
 /// Systolic engine on the zoo models (SystolicBench.cpp).
 void registerSystolicBenchmarks();
+/// Sparse engine: VGG-16 at 35% weight density and the zoo models (SparseBench.cpp).
+void registerSparseBenchmarks();
 
 /// Wall-clock seconds of one call of \p f.
 template <typename F> double secondsOf(F&& f) {

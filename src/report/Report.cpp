@@ -50,6 +50,14 @@ void RunReport::finalize() {
     for (const auto& [key, cycles] : l.breakdown) {
       sum.addBreakdown(key, cycles);
     }
+    for (const auto& [key, n] : l.counts) {
+      auto it = std::find_if(sum.counts.begin(), sum.counts.end(),
+                             [&](const auto& e) { return e.first == key; });
+      if (it == sum.counts.end())
+        sum.counts.emplace_back(key, n);
+      else
+        it->second += n;
+    }
     sum.sbuf += l.sbuf;
     sum.psum += l.psum;
     sum.dram += l.dram;
@@ -348,6 +356,10 @@ Json layerJson(const LayerStats& l) {
   for (const auto& [key, value] : l.metrics)
     metrics[key] = value;
   j["metrics"] = std::move(metrics);
+  Json counts = Json::object();
+  for (const auto& [key, value] : l.counts)
+    counts[key] = value;
+  j["counts"] = std::move(counts);
   return j;
 }
 

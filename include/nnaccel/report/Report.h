@@ -47,6 +47,9 @@ struct LayerStats {
   /// Engine-specific per-layer figures (e.g. the sparse engine's "w_density", "speedup"): extra
   /// table columns, in order of first appearance, and a "metrics" object in JSON.
   std::vector<std::pair<std::string, double>> metrics;
+  /// Engine-specific access counts (e.g. "accumulator_rmw", "crossbar_traversals"): summed into
+  /// the total, written as a "counts" object in JSON (not table columns).
+  std::vector<std::pair<std::string, int64_t>> counts;
 
   void addBreakdown(const std::string& key, int64_t cycles);
 };

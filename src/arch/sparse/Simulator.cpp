@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <memory>
 #include <optional>
 
 namespace nnaccel::arch::sparse {
@@ -58,6 +59,9 @@ int64_t ceilDiv(int64_t a, int64_t b) {
 struct Residency {
   bool onChip = false; ///< compacted in the PEs' output-activation RAMs, in `tiling`
   bool inDram = false; ///< also (or only) in DRAM: re-tiling readers pay no write-back
+  /// The producer's compaction (Table 10) of an array layer's output: the next layer's input
+  /// buffers when it reads the value in place.
+  std::shared_ptr<const LayerInput> compacted;
   Tiling tiling;
   int64_t compressedBytes = 0;
 };
@@ -110,7 +114,8 @@ struct Simulator::Impl {
         if (options.syntheticActivationDensity)
           synthetic[i] = syntheticInput(l.inputs[0], *options.syntheticActivationDensity,
                                         options.syntheticSeed + i);
-        runConv(l, options, synthetic[i] ? *synthetic[i] : input(l.inputs[0]), s, d);
+        runConv(l, options, synthetic[i] ? *synthetic[i] : input(l.inputs[0]),
+                synthetic[i].has_value(), s, d);
         break;
       case LayerKind::Pool:
         runPool(l, s, d);
@@ -178,10 +183,17 @@ struct Simulator::Impl {
     return t;
   }
 
-  void runConv(const Layer& l, const SimOptions& options, const Tensor& x, report::LayerStats& s,
-               LayerDetail& d) {
+  void runConv(const Layer& l, const SimOptions& options, const Tensor& x, bool isSynthetic,
+               report::LayerStats& s, LayerDetail& d) {
     const ConvLayer& c = l.conv;
-    const LayerInput in = compactInput(c, config, x.data<int8_t>());
+    const bool inPlace = c.phasesX * c.phasesY == 1 && !c.matrixLayout && c.planeW == c.inW;
+    const Residency& src = residency[static_cast<size_t>(l.inputs[0])];
+    const bool reuse =
+        !isSynthetic && inPlace && src.onChip && src.compacted && src.tiling == c.inTiling;
+    std::shared_ptr<const LayerInput> inHeld =
+        reuse ? src.compacted
+              : std::make_shared<const LayerInput>(compactInput(c, config, x.data<int8_t>()));
+    const LayerInput& in = *inHeld;
     int64_t iaBytes = 0, maxIaBytes = 0;
     for (int64_t b : in.bitsPerPe) {
       iaBytes += ceilDiv(b, 8);
@@ -189,7 +201,6 @@ struct Simulator::Impl {
     }
     AccessCounts dramSide;
     bool fromDram = false;
-    const bool inPlace = c.phasesX * c.phasesY == 1 && !c.matrixLayout && c.planeW == c.inW;
     const int64_t loadCycles =
         loadInput(l.inputs[0], c.inTiling, inPlace, iaBytes, dramSide, fromDram);
     const int64_t loadBytes = dramSide.dramReadBytes + dramSide.dramWriteBytes;
@@ -222,6 +233,8 @@ struct Simulator::Impl {
     r.onChip = os.maxPeBytes <= config.oaRamBytes;
     r.tiling = c.outTiling;
     r.compressedBytes = os.bytes;
+    r.inDram = false;
+    r.compacted = os.compacted;
     d.outputToDram = !r.onChip;
     if (!r.onChip)
       dramSide.dramWriteBytes += os.bytes;
@@ -296,6 +309,20 @@ struct Simulator::Impl {
         {"dense_cycles", static_cast<double>(d.denseCycles)},
         {"speedup",
          d.cycles > 0 ? static_cast<double>(d.denseCycles) / static_cast<double>(d.cycles) : 0.0}};
+    const AccessCounts& ac = d.access;
+    s.counts = {{"multiplies", ac.multiplies},
+                {"crossbar_traversals", ac.crossbarTraversals},
+                {"accumulator_rmw", ac.accumulatorRmw},
+                {"weight_fifo_write_bytes", ac.weightFifoWriteBytes},
+                {"weight_fifo_read_bytes", ac.weightFifoReadBytes},
+                {"ia_ram_read_bytes", ac.iaReadBytes},
+                {"oa_ram_write_bytes", ac.oaWriteBytes},
+                {"halo_messages", ac.haloMessages},
+                {"ppu_ops", ac.ppuOps},
+                {"dram_read_bytes", ac.dramReadBytes},
+                {"dram_write_bytes", ac.dramWriteBytes},
+                {"dense_cycles", d.denseCycles},
+                {"oracle_cycles", d.oracleCycles}};
     if (d.accumulatorOverflows > 0)
       s.note = fmt::format("{} accumulator overflow(s) wrapped at {} bits", d.accumulatorOverflows,
                            config.accumulatorBits);
@@ -303,6 +330,7 @@ struct Simulator::Impl {
 
   struct OutputSize {
     int64_t bytes = 0, maxPeBytes = 0, nonZeros = 0, elements = 0;
+    std::shared_ptr<const LayerInput> compacted;
   };
 
   /// The compacted size of a Conv layer's output, tile by tile, as its post-processing units
@@ -322,7 +350,8 @@ struct Simulator::Impl {
       g.inH = f.outH;
       view.frames.push_back(g);
     }
-    const LayerInput oa = compactInput(view, config, out);
+    auto held = std::make_shared<const LayerInput>(compactInput(view, config, out));
+    const LayerInput& oa = *held;
     OutputSize s;
     for (int64_t b : oa.bitsPerPe) {
       s.bytes += ceilDiv(b, 8);
@@ -330,6 +359,7 @@ struct Simulator::Impl {
     }
     s.nonZeros = oa.nonZeros;
     s.elements = oa.denseElements;
+    s.compacted = std::move(held);
     return s;
   }
 
