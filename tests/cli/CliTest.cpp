@@ -857,6 +857,30 @@ TEST_F(Cli, SimulateSparseVerifiesAndReports) {
             r.out.substr(0, r.out.find("wrote report to")));
 }
 
+TEST_F(Cli, SimulateSparseOnAPrunedModel) {
+  // The total row ends with the four metric cells: w_density, a_density, dense_cycles, speedup.
+  auto totalMetrics = [](const std::string& out) {
+    const std::vector<std::string> cells = words(lineWith(out, "total  "));
+    EXPECT_GE(cells.size(), 4u) << out;
+    return std::vector<std::string>(cells.end() - std::min<size_t>(4, cells.size()), cells.end());
+  };
+  const Result dense = run("simulate lenet5 --arch sparse");
+  ASSERT_EQ(dense.exitCode, 0) << dense.err;
+  ASSERT_EQ(run("prune lenet5 --density 0.5 -o half.onnx").exitCode, 0);
+  const Result half = run("simulate half.onnx --arch sparse");
+  ASSERT_EQ(half.exitCode, 0) << half.err;
+  EXPECT_NE(half.out.find("\nVERIFIED: lenet5 on sparse 'scnn' "), std::string::npos) << half.out;
+  // prune keeps exactly half of every layer's weights; quantizing the kept (largest) ones to
+  // int8 zeroes none of them.
+  const std::vector<std::string> denseTotal = totalMetrics(dense.out);
+  const std::vector<std::string> halfTotal = totalMetrics(half.out);
+  ASSERT_EQ(halfTotal.size(), 4u);
+  ASSERT_EQ(denseTotal.size(), 4u);
+  EXPECT_EQ(halfTotal[0], "0.50") << half.out;
+  // Skipping the zero weights makes the sparse engine faster against the same dense baseline.
+  EXPECT_GT(std::stod(halfTotal[3]), std::stod(denseTotal[3])) << dense.out << half.out;
+}
+
 TEST_F(Cli, SimulateSparseUsageErrors) {
   expectError("simulate lenet5 --arch sparse --dtype fp32", 2,
               "the sparse engine computes on integers (int8 data in its value_bits-wide words); "

@@ -176,6 +176,11 @@ public:
     app.add_flag("--baseline", baseline_, "compile the patents' baselines instead");
   }
   void run() override {
+    if (arch_.engine() != "systolic")
+      throw usageError(*app_, fmt::format("the {} engine has no program file; 'compile' and "
+                                          "'disasm' apply to the systolic engine ('simulate "
+                                          "--arch {}' compiles and runs in one step)",
+                                          arch_.engine(), arch_.engine()));
     const arch::systolic::SystolicConfig config = arch_.systolicConfig();
     const ir::Graph g = driver::loadModel(modelOptions_.model(), modelOptions_.loadOptions());
     driver::checkWritable(output_);

@@ -55,28 +55,6 @@ const Layer& convLayer(const Program& p) {
   return *found;
 }
 
-/// (output, tap) pairs of one axis whose input lies inside the input, by brute force over the
-/// ONNX definition (Conv: in = o * stride - pad + k * dilation; ConvTranspose: out = i * stride
-/// - pad + k * dilation).
-int64_t usefulPairs(int64_t in, int64_t out, int64_t kernel, int64_t stride, int64_t dilation,
-                    int64_t pad, bool transposed) {
-  int64_t n = 0;
-  for (int64_t k = 0; k < kernel; ++k) {
-    if (transposed) {
-      for (int64_t i = 0; i < in; ++i) {
-        const int64_t o = i * stride - pad + k * dilation;
-        n += o >= 0 && o < out ? 1 : 0;
-      }
-    } else {
-      for (int64_t o = 0; o < out; ++o) {
-        const int64_t i = o * stride - pad + k * dilation;
-        n += i >= 0 && i < in ? 1 : 0;
-      }
-    }
-  }
-  return n;
-}
-
 /// The capacity rules every array layer must satisfy on \p c.
 void checkCapacities(const ConvLayer& l, const SparseConfig& c) {
   int64_t maxCells = 0;
@@ -226,9 +204,6 @@ TEST(SparseCompiler, SameConvOnScnn) {
   EXPECT_EQ(l.groups.size(), 1u);
   EXPECT_EQ(l.denseWeights, 4 * 3 * 9);
   EXPECT_EQ(l.nonZeroWeights, 4 * 3 * 9); // weights of magnitude >= 0.25 never quantize to 0
-  EXPECT_EQ(l.usefulDenseMacs, 4 * 3 * usefulPairs(16, 16, 3, 1, 1, 1, false) *
-                                   usefulPairs(16, 16, 3, 1, 1, 1, false));
-  EXPECT_EQ(l.usefulDenseMacs, 12 * 46 * 46);
   EXPECT_EQ(l.denseTapsPerPlane, (std::vector<int64_t>{9}));
   EXPECT_EQ(l.clampMin, -128);
   EXPECT_EQ(l.clampMax, 127);
@@ -273,7 +248,6 @@ TEST(SparseCompiler, ValidConvShrinksTheOutput) {
   // PE 0's tile; the neighbour rule counts it, so the compiler backs off to 5 PEs.
   EXPECT_EQ(l.inTiling.x, (Split{10, 5}));
   EXPECT_EQ(l.outTiling.x, (Split{8, 5}));
-  EXPECT_EQ(l.usefulDenseMacs, 6 * 64 * 9);
 }
 
 TEST(SparseCompiler, AsymmetricPadsAndRectangularKernel) {
@@ -292,8 +266,6 @@ TEST(SparseCompiler, AsymmetricPadsAndRectangularKernel) {
   EXPECT_EQ(l.dxMin, 0); // x: pad 1 -> {1, 0}
   EXPECT_EQ(l.extentX, 2);
   EXPECT_EQ(l.denseTapsPerPlane, (std::vector<int64_t>{6}));
-  EXPECT_EQ(l.usefulDenseMacs,
-            10 * usefulPairs(7, 7, 3, 1, 1, 0, false) * usefulPairs(9, 9, 2, 1, 1, 1, false));
   // Products reach only right (x) and up (y): no left or bottom halo anywhere.
   for (const PeFrame& f : l.frames) {
     EXPECT_EQ(f.haloLeft, 0);
@@ -320,8 +292,6 @@ TEST(SparseCompiler, StrideTwoSplitsChannelsIntoPhasePlanes) {
   EXPECT_EQ(l.extentX, 2);
   // Taps per phase plane (py, px): (0,0) 1, (0,1) 2, (1,0) 2, (1,1) 4.
   EXPECT_EQ(l.denseTapsPerPlane, (std::vector<int64_t>{1, 2, 2, 4}));
-  EXPECT_EQ(l.usefulDenseMacs,
-            6 * usefulPairs(9, 5, 3, 2, 1, 1, false) * usefulPairs(9, 5, 3, 2, 1, 1, false));
   // Stride 3 with kernel 2: one phase plane per channel and axis never read.
   LayerSpec s3 = conv(1, 2, 9, 9, 2, 0);
   s3.sh = s3.sw = 3;
@@ -384,7 +354,6 @@ TEST(SparseCompiler, PointwiseConvHasNoHalos) {
     EXPECT_TRUE(f.halos.empty());
   }
   EXPECT_EQ(l.kc, 7);
-  EXPECT_EQ(l.usefulDenseMacs, 5 * 7 * 64);
 }
 
 TEST(SparseCompiler, OneDimensionalConvUsesOneRow) {
@@ -423,8 +392,6 @@ TEST(SparseCompiler, ConvTransposeScalesTheInputCoordinate) {
   EXPECT_EQ(l.inTiling, (Tiling{Split{4, 4}, Split{4, 4}}));
   EXPECT_EQ(l.outTiling, (Tiling{Split{8, 4}, Split{8, 4}}));
   EXPECT_EQ(l.denseWeights, 3 * 2 * 9);
-  EXPECT_EQ(l.usefulDenseMacs,
-            6 * usefulPairs(4, 8, 3, 2, 1, 1, true) * usefulPairs(4, 8, 3, 2, 1, 1, true));
   // Output padding past the full result: the last output column only gets the bias.
   LayerSpec wide = s;
   wide.kh = wide.kw = 2;
@@ -467,7 +434,6 @@ TEST(SparseCompiler, GemmIsAOneByOneConvOnARowPlane) {
   EXPECT_EQ(l.inTiling.x.parts, 5);
   EXPECT_EQ(l.inTiling.y.parts, 1);
   EXPECT_EQ(l.denseWeights, 42);
-  EXPECT_EQ(l.usefulDenseMacs, 5 * 42);
 }
 
 TEST(SparseCompiler, PoolingRunsInThePostProcessingUnits) {

@@ -11,8 +11,10 @@
 /// targets only and draws dense weights; a shared tests/support library would serve both.
 #pragma once
 
+#include "nnaccel/arch/sparse/Program.h"
 #include "nnaccel/driver/ModelLoader.h"
 #include "nnaccel/ir/Graph.h"
+#include "nnaccel/ir/OpParams.h"
 #include "nnaccel/support/Rng.h"
 #include "nnaccel/tensor/Tensor.h"
 
@@ -223,6 +225,36 @@ inline LayerSpec randomLayer(Rng& rng) {
       s.chainChannels = pick(1, 5);
     return s;
   }
+}
+
+/// (output, tap) pairs of one axis whose input lies inside the input, by brute force over the
+/// ONNX definitions (Conv: in = o * stride - pad + k * dilation; ConvTranspose: out = i * stride
+/// - pad + k * dilation).
+inline int64_t usefulPairs(int64_t in, int64_t out, int64_t kernel, int64_t stride,
+                           int64_t dilation, int64_t pad, bool transposed) {
+  int64_t n = 0;
+  for (int64_t k = 0; k < kernel; ++k) {
+    const int64_t range = transposed ? in : out;
+    for (int64_t j = 0; j < range; ++j) {
+      const int64_t other = j * stride - pad + k * dilation;
+      n += other >= 0 && other < (transposed ? out : in) ? 1 : 0;
+    }
+  }
+  return n;
+}
+
+/// The dense MACs of array layer \p l of graph \p g (padding taps excluded): the products a
+/// dense machine must do and the most useful products a sparse one can do.
+inline int64_t usefulDenseMacs(const ir::Graph& g, const Layer& l) {
+  const ConvLayer& c = l.conv;
+  if (c.matrixLayout)
+    return c.outW * c.inChannels * c.outChannels;
+  const ir::ConvParams p = ir::convParams(g, l.node);
+  int64_t pairs = 1;
+  for (size_t a = 0; a < p.kernel.size(); ++a)
+    pairs *= usefulPairs(p.inSpatial[a], p.outSpatial[a], p.kernel[a], p.strides[a], p.dilations[a],
+                         p.padsBegin[a], p.transposed);
+  return p.outChannels * (p.inChannels / p.group) * pairs;
 }
 
 } // namespace nnaccel::arch::sparse::testing
