@@ -902,3 +902,52 @@ TEST_F(Cli, SimulateSparseUsageErrors) {
               "zero.yaml: 'pe_array.rows': must be >= 1 (got 0)");
   EXPECT_EQ(run("simulate lenet5 --arch sparse --config zero.yaml").out, "");
 }
+
+namespace {
+
+TEST_F(Cli, SweepDensityOnTheSparseEngine) {
+  const Result r = run("sweep density lenet5 --arch sparse --preset tiny --densities 1.0,0.2 "
+                       "--csv sweep.csv");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("density sweep of 'lenet5' on sparse 'tiny'"), std::string::npos);
+  EXPECT_NE(r.out.find("break-even density: speedup "), std::string::npos) << r.out;
+  // Points come out in ascending density, one CSV row each, every one verified.
+  const std::string csv = readFile(path("sweep.csv"));
+  EXPECT_EQ(countLines(csv), 3u) << csv;
+  EXPECT_EQ(csv.rfind("density,cycles,dense_cycles,speedup,", 0), 0u) << csv;
+  EXPECT_NE(csv.find("\n0.2,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\n1,"), std::string::npos) << csv;
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), std::count(csv.begin(), csv.end(), ',') / 8);
+  auto row = [&](const std::string& density) {
+    std::istringstream in(r.out);
+    for (std::string line; std::getline(in, line);)
+      if (const std::vector<std::string> w = words(line); !w.empty() && w[0] == density)
+        return w;
+    return std::vector<std::string>{};
+  };
+  const std::vector<std::string> low = row("0.20");
+  const std::vector<std::string> high = row("1.00");
+  ASSERT_GE(low.size(), 9u);
+  ASSERT_GE(high.size(), 9u);
+  EXPECT_LT(std::stoll(low[1]), std::stoll(high[1])) << "fewer cycles at lower density";
+  EXPECT_EQ(low.back(), "yes");
+  EXPECT_EQ(high.back(), "yes");
+  // Deterministic.
+  EXPECT_EQ(run("sweep density lenet5 --arch sparse --preset tiny --densities 1.0,0.2 --csv "
+                "sweep.csv")
+                .out,
+            r.out);
+}
+
+TEST_F(Cli, SweepDensityErrors) {
+  expectError("sweep density lenet5 --arch systolic", 2,
+              "density sweeps need the sparse engine (--arch sparse) (see 'nnaccel sweep "
+              "density --help')");
+  expectError("sweep density lenet5 --arch sparse --densities 0", 2,
+              "--densities: 0 is not in (0, 1] (see 'nnaccel sweep density --help')");
+  const Result r = run("sweep density lenet5 --arch sparse --densities 1.5");
+  EXPECT_EQ(r.exitCode, 2) << r.err;
+  EXPECT_EQ(countLines(r.err), 1u) << r.err;
+}
+
+} // namespace

@@ -579,7 +579,8 @@ private:
 
   void finishCompute(Pe& pe, int64_t t) {
     if (dense_ || pe.xbar->empty()) {
-      ++pe.waitSwap; // the cycle the group ends in: the timeline sees it after this step
+      if (pe.group + 1 < groups_)
+        ++pe.waitSwap; // the cycle the group ends in: the timeline sees it after this step
       endGroup(pe, t);
       return;
     }

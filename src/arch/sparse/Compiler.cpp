@@ -50,6 +50,10 @@ sp::CodeTable activationCodeTable(const SparseConfig& c) {
 
 namespace {
 
+int64_t ceilDiv(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+
 int64_t roundUpPow2(int64_t v) {
   int64_t p = 1;
   while (p < v)
@@ -315,7 +319,13 @@ private:
     // The weight FIFO must hold one input plane's vectors of a group (Table 4 rewinds to the
     // channel start for every activation vector): shrink Kc until every plane fits.
     const int64_t fifoEntries = config_.weightFifoEntries * config_.weightsPerVector;
-    for (int64_t k = kc;;) {
+    // Counting non-zeros (plus a bound on the pads) is cheap; encoding is not: pick Kc from
+    // the counts, then encode (and shrink further in the rare case the bound was not enough).
+    int64_t k = kc;
+    for (int64_t bound = entryBound(c, k, ax, ay, weight); bound > fifoEntries && k > 1;
+         bound = entryBound(c, k, ax, ay, weight))
+      k = std::max<int64_t>(1, std::min(k - 1, k * fifoEntries / bound));
+    for (;;) {
       const int64_t worst = encodeGroups(c, k, ax, ay, weight);
       if (worst <= fifoEntries) {
         c.kc = k;
@@ -330,6 +340,38 @@ private:
       }
       k = std::max<int64_t>(1, std::min(k - 1, k * fifoEntries / worst));
     }
+  }
+
+  /// An upper bound on the entries of the fullest (group, plane) with groups of \p kc: its
+  /// non-zeros plus one pad per longest codable run of positions in its span.
+  template <typename WeightFn>
+  int64_t entryBound(const ConvLayer& c, int64_t kc, const AxisConv& ax, const AxisConv& ay,
+                     WeightFn weight) const {
+    const int64_t cg = c.inChannels / c.convGroups, mg = c.outChannels / c.convGroups;
+    int64_t maxRun = 0;
+    for (size_t i = 0; i < weightTable_.size(); ++i)
+      if (weightTable_[i].kind == sp::CodeKind::Run)
+        maxRun = std::max<int64_t>(maxRun, weightTable_[i].n);
+    const int64_t pads = ceilDiv(kc * c.extentX * c.extentY, maxRun + 1);
+    std::vector<int64_t> count(static_cast<size_t>(c.planes()));
+    int64_t worst = 0;
+    for (int64_t first = 0; first < c.outChannels; first += kc) {
+      std::fill(count.begin(), count.end(), 0);
+      for (int64_t m = first; m < std::min(c.outChannels, first + kc); ++m) {
+        const int64_t grp = m / mg;
+        for (int64_t ci = 0; ci < cg; ++ci) {
+          const int64_t ch = grp * cg + ci;
+          for (int64_t ky = 0; ky < ay.kernel; ++ky)
+            for (int64_t kx = 0; kx < ax.kernel; ++kx)
+              if (weight(m, ch, ky, kx) != 0)
+                ++count[static_cast<size_t>((ch * c.phasesY + ay.phaseOf(ky)) * c.phasesX +
+                                            ax.phaseOf(kx))];
+        }
+      }
+      for (int64_t n : count)
+        worst = std::max(worst, n > 0 ? n + pads : 0);
+    }
+    return worst;
   }
 
   /// Encodes the weights in groups of \p kc output channels into \p c.groups; returns the

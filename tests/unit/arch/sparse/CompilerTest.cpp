@@ -24,6 +24,7 @@ namespace nnaccel::arch::sparse {
 namespace {
 
 using testing::buildLayerGraph;
+using testing::conv;
 using testing::LayerSpec;
 namespace sp = nnaccel::sparse;
 
@@ -157,17 +158,6 @@ Compiled compileAndCheck(const LayerSpec& s, const SparseConfig& c) {
   checkCapacities(layer.conv, c);
   checkWeightsRoundTrip(s, r.qm.node(layer.node), layer.conv, c);
   return r;
-}
-
-LayerSpec conv(int64_t c, int64_t m, int64_t h, int64_t w, int64_t k, int64_t pad) {
-  LayerSpec s;
-  s.inChannels = c;
-  s.outChannels = m;
-  s.h = h;
-  s.w = w;
-  s.kh = s.kw = k;
-  s.padTop = s.padLeft = s.padBottom = s.padRight = pad;
-  return s;
 }
 
 TEST(SparseCompiler, SameConvOnScnn) {
@@ -474,14 +464,28 @@ TEST(SparseCompiler, KcFromTheAccumulatorCapacity) {
 
 TEST(SparseCompiler, KcShrinksUntilEveryPlaneFitsTheWeightFifo) {
   // scnn: the FIFO holds 50 vectors of 4 = 200 entries; one input plane of 64 dense 3x3
-  // channels is 576 entries: Kc = 64 * 200 / 576 = 22 (198 entries).
+  // channels is 576 entries. The compiler sizes Kc from a bound: the non-zeros plus one pad per
+  // 16 positions (the longest 4-bit zero run): Kc = 20 gives 180 + 12 = 192 <= 200, Kc = 21
+  // gives 189 + 12 = 201. (Dense weights need no pad, so Kc = 22, 198 entries, would fit too.)
   const SparseConfig c = sparsePreset("scnn");
   const Compiled r = compileAndCheck(conv(1, 64, 8, 8, 3, 1), c);
   const ConvLayer& l = convLayer(r.program).conv;
-  EXPECT_EQ(l.kc, 22);
-  ASSERT_EQ(l.groups.size(), 3u);
-  EXPECT_EQ(l.groups[0].planes[0].entries.size(), 22u * 9);
-  EXPECT_EQ(l.groups[2].channels, 20);
+  EXPECT_EQ(l.kc, 20);
+  ASSERT_EQ(l.groups.size(), 4u);
+  EXPECT_EQ(l.groups[0].planes[0].entries.size(), 20u * 9);
+  EXPECT_EQ(l.groups[3].channels, 4);
+  // With 2-bit zero runs (longest run 3) sparse weights need pads; every plane still fits.
+  SparseConfig shortRuns = c;
+  shortRuns.indexBits = 2;
+  LayerSpec sparse = conv(1, 64, 8, 8, 3, 1);
+  sparse.weightDensity = 0.2;
+  const Compiled rs = compileAndCheck(sparse, shortRuns);
+  bool pads = false;
+  for (const WeightGroup& g : convLayer(rs.program).conv.groups)
+    for (const WeightGroup::Plane& p : g.planes)
+      for (const sp::CodedEntry& e : p.entries)
+        pads = pads || e.value == 0;
+  EXPECT_TRUE(pads) << "runs longer than 3 zeros need zero-valued pads";
 }
 
 TEST(SparseCompiler, SparseWeightsSkipEmptyPlanesAndKeepOnlyNonZeros) {

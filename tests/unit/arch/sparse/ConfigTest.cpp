@@ -567,3 +567,22 @@ TEST(SparseConfigFile, LoadsAFileAndNamesItInErrors) {
 }
 
 } // namespace
+
+namespace nnaccel::arch::sparse {
+namespace {
+
+TEST(SparseConfigErrors, CrossbarModelLimits) {
+  // One request bit per multiplier lane in a 64-bit word; FIFO slots up to 128.
+  expectConfigError("pe_array: {weights_per_vector: 16, activations_per_vector: 8}\n",
+                    "chip.yaml: 'pe_array.activations_per_vector': F x I = 16 x 8 = 128 "
+                    "multipliers per PE exceeds the 64 the crossbar model supports");
+  EXPECT_EQ(
+      parseSparseConfig("pe_array: {weights_per_vector: 8, activations_per_vector: 8}\n", "ok.yaml")
+          .multipliersPerPe(),
+      64);
+  expectConfigError("crossbar: {fifo_depth: 129}\n",
+                    "chip.yaml: 'crossbar.fifo_depth': must be <= 128 (got 129)");
+}
+
+} // namespace
+} // namespace nnaccel::arch::sparse

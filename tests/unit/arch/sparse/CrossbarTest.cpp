@@ -62,6 +62,25 @@ TEST(SparseCrossbar, DigestVectorDrainsInTwoCyclesWithFourDenials) {
   EXPECT_EQ(x.stats().hazardStalls, 0);
 }
 
+TEST(SparseCrossbar, EveryFifoDepthDrainsTheDigestVectorInTwoCycles) {
+  // The FIFO depth changes back-pressure, never which products a cycle grants.
+  for (int depth = 1; depth <= 5; ++depth) {
+    SCOPED_TRACE(depth);
+    CrossbarParams p = scnnParams();
+    p.fifoDepth = depth;
+    Crossbar x(p);
+    for (int lane = 0; lane < 16; ++lane)
+      x.push(lane, kDigestAddresses[static_cast<size_t>(lane)]);
+    EXPECT_EQ(x.ready(), depth > 1);
+    x.arbitrate(1);
+    EXPECT_EQ(x.stats().grants, 12);
+    EXPECT_EQ(x.stats().deniedRequests, 4);
+    x.arbitrate(2);
+    EXPECT_TRUE(x.empty());
+    EXPECT_EQ(x.stats().grants, 16);
+  }
+}
+
 TEST(SparseCrossbar, EmptyArbitrationIsANoOp) {
   Crossbar x(scnnParams());
   x.arbitrate(0);

@@ -49,6 +49,19 @@ struct LayerSpec {
   }
 };
 
+/// A Conv of \p c -> \p m channels on an \p h x \p w input with a square \p k kernel and
+/// symmetric padding \p pad (stride, dilation 1; dense weights, bias).
+inline LayerSpec conv(int64_t c, int64_t m, int64_t h, int64_t w, int64_t k, int64_t pad) {
+  LayerSpec s;
+  s.inChannels = c;
+  s.outChannels = m;
+  s.h = h;
+  s.w = w;
+  s.kh = s.kw = k;
+  s.padTop = s.padLeft = s.padBottom = s.padRight = pad;
+  return s;
+}
+
 namespace detail {
 
 /// Weights of magnitude in [0.25, 0.5), each kept with probability \p density.
@@ -204,8 +217,10 @@ inline LayerSpec randomLayer(Rng& rng) {
     s.kw = pick(1, 4);
     s.sh = s.oneD ? 1 : pick(1, 3);
     s.sw = pick(1, 3);
-    s.dh = !s.oneD && pick(0, 2) == 0 ? pick(2, 3) : 1;
-    s.dw = pick(0, 2) == 0 ? pick(2, 3) : 1;
+    // The fp32 reference (oneDNN) has no dilated ConvTranspose: dilation on Conv only.
+    const bool dilated = s.kind == LayerSpec::Kind::Conv;
+    s.dh = dilated && !s.oneD && pick(0, 2) == 0 ? pick(2, 3) : 1;
+    s.dw = dilated && pick(0, 2) == 0 ? pick(2, 3) : 1;
     const int64_t effH = (s.kh - 1) * s.dh + 1, effW = (s.kw - 1) * s.dw + 1;
     s.padTop = s.oneD ? 0 : pick(0, effH - 1);
     s.padBottom = s.oneD ? 0 : pick(0, effH - 1);

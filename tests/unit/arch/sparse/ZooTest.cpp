@@ -63,10 +63,10 @@ TEST_P(SparseZoo, PrunedTo35PercentBitExactOnScnn) {
   spec.density = 0.35;
   const passes::PruneReport pruned = passes::magnitudePrune(g, spec);
   ASSERT_FALSE(pruned.layers.empty());
-  EXPECT_LE(pruned.densityAfter(), 0.3501);
+  EXPECT_LE(pruned.densityAfter(), 0.36); // round(0.35 x count) per layer
   const SessionResult r = runChecked(g);
   // Quantization can only add zeros (tiny kept weights rounding to 0).
-  EXPECT_LE(r.totals.weightDensity, 0.3501);
+  EXPECT_LE(r.totals.weightDensity, 0.36);
   EXPECT_GT(r.totals.weightDensity, 0.2);
   std::printf("%s pruned to 35%%: %lld cycles, dense baseline %lld, speedup %.2fx, weight "
               "density %.3f, activation density %.3f\n",
