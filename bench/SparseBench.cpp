@@ -6,7 +6,7 @@
 //                              simulated per second of wall time), "cycles" (simulated), and
 //                              x_int8ref = time / Int8Executor::run of the same pruned model.
 //                              <threads> is 2 (PE halves on two threads) or 1
-//                              (NNACCEL_SIM_THREADS=1 semantics).
+//                              (SimOptions::threads).
 //   sparse_zoo/<model>         the same for the other zoo models, unpruned.
 #include "BenchUtil.h"
 #include "nnaccel/arch/sparse/Compiler.h"
@@ -17,7 +17,6 @@
 #include "nnaccel/quant/QuantizedModel.h"
 #include "nnaccel/zoo/Zoo.h"
 
-#include <cstdlib>
 #include <map>
 #include <memory>
 
@@ -51,7 +50,6 @@ SparseModel& sparseModel(const std::string& name, double density) {
 }
 
 void simulate(benchmark::State& state, const std::string& name, double density, int threads) {
-  setenv("NNACCEL_SIM_THREADS", threads == 1 ? "1" : "2", 1);
   SparseModel& m = sparseModel(name, density);
   quant::Int8Executor ref(*m.quantized);
   int64_t products = 0, cycles = 0;
@@ -61,7 +59,9 @@ void simulate(benchmark::State& state, const std::string& name, double density, 
         arch::sparse::Simulator sim(*m.program, *m.quantized);
         for (size_t i = 0; i < m.input.size(); ++i)
           sim.setInput(i, m.input[i]);
-        sim.run();
+        arch::sparse::SimOptions so;
+        so.threads = threads;
+        sim.run(so);
         products = cycles = 0;
         for (const arch::sparse::LayerDetail& d : sim.layerDetails()) {
           products += d.products;

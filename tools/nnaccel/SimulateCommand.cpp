@@ -78,6 +78,11 @@ public:
                  "totals every sparse report shows)");
     app.add_flag("--exact", exact_,
                  "step every PE register cycle by cycle (slow; for small layers)");
+    app.add_option("--threads", threads_,
+                   "sparse: simulate the PE grid on this many threads (1 or 2; results are "
+                   "identical, 2 is faster on an otherwise idle machine)")
+        ->check(CLI::Range(1, 2))
+        ->capture_default_str();
     app.add_flag("--timing-only", timingOnly_,
                  "systolic: run the cycle model only (no data, no verification); sparse: skip "
                  "the verification (its timing depends on the data, so it always computes)");
@@ -148,6 +153,7 @@ public:
     arch::sparse::SessionOptions so;
     so.verify = !timingOnly_;
     so.baselineRows = baseline_;
+    so.threads = threads_;
     so.inputs = std::move(inputs);
     so.progress = std::ref(progress);
     return arch::sparse::simulateModel(g, config, so).report;
@@ -161,6 +167,7 @@ private:
   std::vector<std::string> inputs_;
   std::string report_, program_;
   bool baseline_ = false, exact_ = false, timingOnly_ = false;
+  int threads_ = 1;
 };
 
 class CompileCommand final : public Command {

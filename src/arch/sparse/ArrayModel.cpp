@@ -121,8 +121,8 @@ constexpr int64_t kUnknown = -1;
 
 class ArrayRun {
 public:
-  ArrayRun(const ConvLayer& l, const SparseConfig& c, const LayerInput& in, bool dense)
-      : l_(l), c_(c), in_(in), dense_(dense), pes_(l.inTiling.pes()),
+  ArrayRun(const ConvLayer& l, const SparseConfig& c, const LayerInput& in, bool dense, int threads)
+      : l_(l), c_(c), in_(in), dense_(dense), threads_(threads), pes_(l.inTiling.pes()),
         groups_(static_cast<int64_t>(l.groups.size())), F_(c.weightsPerVector),
         I_(c.activationsPerVector), P_(F_ * I_) {}
 
@@ -369,13 +369,9 @@ private:
     cycles_ = t;
   }
 
-  /// Large layers step the two halves of the grid on two threads.
+  /// With two threads, large layers step the two halves of the grid in parallel.
   bool parallelSteps() const {
-    static const bool allowed = [] {
-      const char* env = std::getenv("NNACCEL_SIM_THREADS"); // "1": one thread (benchmarks)
-      return std::thread::hardware_concurrency() >= 2 && (env == nullptr || std::atoi(env) != 1);
-    }();
-    return allowed && !dense_ && pes_ >= 8 && totalVecs_ * pes_ >= 4096;
+    return threads_ >= 2 && !dense_ && pes_ >= 8 && totalVecs_ * pes_ >= 4096;
   }
 
   void stepRange(int64_t lo, int64_t hi, int64_t t, int64_t visible) {
@@ -748,6 +744,7 @@ private:
   const SparseConfig& c_;
   const LayerInput& in_;
   bool dense_;
+  int threads_;
   int64_t pes_, groups_, F_, I_, P_;
   std::vector<std::vector<PlaneWork>> work_;
   std::vector<WEntry> weights_;
@@ -770,8 +767,8 @@ public:
 } // namespace
 
 ArrayResult runArray(const ConvLayer& layer, const SparseConfig& config, const LayerInput& input,
-                     bool dense) {
-  ArrayRun run(layer, config, input, dense);
+                     bool dense, int threads) {
+  ArrayRun run(layer, config, input, dense, threads);
   if (!dense) {
     const int64_t n = layer.matrixLayout ? layer.outW * layer.outChannels
                                          : layer.outChannels * layer.outH * layer.outW;

@@ -43,8 +43,9 @@ struct ArrayResult {
 };
 
 /// Runs \p layer on the array. Sparse mode: functional + timing from \p input. Dense mode
-/// (PTIS-dense baseline): timing and access counts only.
+/// (PTIS-dense baseline): timing and access counts only. \p threads >= 2 steps the two halves
+/// of the PE grid on two threads (identical results).
 ArrayResult runArray(const ConvLayer& layer, const SparseConfig& config, const LayerInput& input,
-                     bool dense);
+                     bool dense, int threads = 1);
 
 } // namespace nnaccel::arch::sparse

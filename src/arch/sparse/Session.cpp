@@ -80,6 +80,7 @@ SessionResult simulateModel(const ir::Graph& g, const SparseConfig& config,
   verdict.reference = "int8 reference executor (bit-exact)";
   SimOptions so;
   so.denseBaseline = options.denseBaseline;
+  so.threads = options.threads;
   so.syntheticActivationDensity = options.activationDensity;
   if (options.activationDensity)
     verdict.reference = "int8 reference executor on each array layer's synthetic input "

@@ -204,7 +204,7 @@ struct Simulator::Impl {
     const int64_t loadCycles =
         loadInput(l.inputs[0], c.inTiling, inPlace, iaBytes, dramSide, fromDram);
     const int64_t loadBytes = dramSide.dramReadBytes + dramSide.dramWriteBytes;
-    ArrayResult sparse = runArray(c, config, in, false);
+    ArrayResult sparse = runArray(c, config, in, false, options.threads);
     d = sparse.detail;
     d.inputFromDram = fromDram;
     d.weightDensity = c.denseWeights > 0 ? static_cast<double>(c.nonZeroWeights) /

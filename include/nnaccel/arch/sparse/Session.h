@@ -22,6 +22,7 @@ struct SessionOptions {
   bool verify = true;        ///< compare every layer against the int8 reference executor
   bool baselineRows = false; ///< add a per-layer sparse-vs-dense section to the report
   bool denseBaseline = true; ///< time the PTIS-dense baseline (every report's speedup)
+  int threads = 1;           ///< SimOptions::threads
   /// Graph inputs (Graph::inputs order); empty: driver::randomInputs(g, inputSeed).
   std::vector<Tensor> inputs;
   uint64_t inputSeed = 0x6e6e61636365;

@@ -75,6 +75,9 @@ struct LayerDetail {
 struct SimOptions {
   /// Also time the dense baseline (PTIS-dense) of every Conv layer.
   bool denseBaseline = true;
+  /// 2: step the two halves of the PE grid on two threads (a per-cycle hand-off; worth it on an
+  /// otherwise idle machine with two cores or more). The results are identical for any value.
+  int threads = 1;
   /// Called after every layer (in program order) with its index; for progress.
   std::function<void(size_t layer)> onLayerDone;
   /// Density sweeps: every Conv layer reads a synthetic input instead of its producer's output
