@@ -42,8 +42,8 @@ public:
         slotMask_(std::bit_ceil(static_cast<unsigned>(p.fifoDepth)) - 1),
         addr_(static_cast<size_t>(p.lanes) * (slotMask_ + 1)), head_(static_cast<size_t>(p.lanes)),
         count_(static_cast<size_t>(p.lanes)), rr_(static_cast<size_t>(p.banks)),
-        req_(static_cast<size_t>(p.banks)), touched_(static_cast<size_t>(p.banks)),
-        lastAddr_(static_cast<size_t>(p.banks), UINT32_MAX),
+        req_(static_cast<size_t>(p.banks)), activeBanks_(static_cast<size_t>((p.banks + 63) / 64)),
+        exposed_(static_cast<size_t>(p.lanes)), lastAddr_(static_cast<size_t>(p.banks), UINT32_MAX),
         lastCycle_(static_cast<size_t>(p.banks), INT64_MIN / 2) {
     NNACCEL_ASSERT(p.lanes >= 1 && p.lanes <= 64 && std::has_single_bit(unsigned(p.banks)) &&
                    p.fifoDepth >= 1 && p.fifoDepth <= 128)
@@ -68,48 +68,54 @@ public:
   [[gnu::always_inline]] void push(int lane, uint32_t address) {
     const auto l = static_cast<size_t>(lane);
     NNACCEL_ASSERT(count_[l] < p_.fifoDepth) << "push into a full crossbar FIFO";
-    addr_[l * static_cast<size_t>(p_.fifoDepth) + (head_[l] + count_[l]) % p_.fifoDepth] = address;
+    addr_[l * (slotMask_ + 1) + ((head_[l] + count_[l]) & slotMask_)] = address;
+    const bool wasEmpty = count_[l] == 0;
     ++count_[l];
     nonEmptyMask_ |= uint64_t{1} << lane;
+    if (wasEmpty) {
+      ++nonEmptyLanes_;
+      request(lane);
+    }
     if (count_[l] == p_.fifoDepth)
       fullMask_ |= uint64_t{1} << lane;
     ++stats_.pushes;
   }
 
-  /// Requests, grants and dequeues of cycle \p cycle.
+  /// Requests, grants and dequeues of cycle \p cycle. The request masks are kept up to date as
+  /// heads change (req_[b]: the lanes whose head entry targets bank b), so a cycle costs one
+  /// step per requested bank, not per waiting lane; heads exposed by this cycle's dequeues
+  /// request from the next cycle on.
   void arbitrate(int64_t cycle) {
     if (nonEmptyMask_ == 0)
       return;
-    int touched = 0;
-    int64_t requests = 0;
-    for (uint64_t m = nonEmptyMask_; m != 0; m &= m - 1) {
-      const int lane = std::countr_zero(m);
-      const uint32_t b = bankOf(headAddr(lane));
-      if (req_[b] == 0)
-        touched_[static_cast<size_t>(touched++)] = b;
-      req_[b] |= uint64_t{1} << lane;
-      ++requests;
-    }
-    stats_.deniedRequests += requests;
-    for (int i = 0; i < touched; ++i) {
-      const uint32_t b = touched_[static_cast<size_t>(i)];
-      const uint64_t r = req_[b];
-      req_[b] = 0;
-      // Round robin: the first requester at or after the bank's pointer.
-      const uint64_t after = r & ~((uint64_t{1} << rr_[b]) - 1);
-      const int winner = std::countr_zero(after != 0 ? after : r);
-      const uint32_t a = headAddr(winner);
-      if (!p_.forwarding && a == lastAddr_[b] && cycle - lastCycle_[b] <= p_.writeLatencyCycles) {
-        ++stats_.hazardStalls;
-        continue;
+    stats_.deniedRequests += nonEmptyLanes_;
+    int exposed = 0;
+    for (size_t w = 0; w < activeBanks_.size(); ++w) {
+      for (uint64_t bits = activeBanks_[w]; bits != 0; bits &= bits - 1) {
+        const auto b = static_cast<uint32_t>(w * 64 + static_cast<size_t>(std::countr_zero(bits)));
+        const uint64_t r = req_[b];
+        // Round robin: the first requester at or after the bank's pointer.
+        const uint64_t after = r & ~((uint64_t{1} << rr_[b]) - 1);
+        const int winner = std::countr_zero(after != 0 ? after : r);
+        const uint32_t a = headAddr(winner);
+        if (!p_.forwarding && a == lastAddr_[b] && cycle - lastCycle_[b] <= p_.writeLatencyCycles) {
+          ++stats_.hazardStalls;
+          continue;
+        }
+        --stats_.deniedRequests;
+        ++stats_.grants;
+        lastAddr_[b] = a;
+        lastCycle_[b] = cycle;
+        rr_[b] = winner + 1 == p_.lanes ? 0 : static_cast<uint32_t>(winner + 1);
+        req_[b] = r & ~(uint64_t{1} << winner);
+        if (req_[b] == 0)
+          activeBanks_[w] &= ~(uint64_t{1} << (b % 64));
+        if (pop(winner))
+          exposed_[static_cast<size_t>(exposed++)] = winner;
       }
-      --stats_.deniedRequests;
-      ++stats_.grants;
-      lastAddr_[b] = a;
-      lastCycle_[b] = cycle;
-      rr_[b] = winner + 1 == p_.lanes ? 0 : static_cast<uint32_t>(winner + 1);
-      pop(winner);
     }
+    for (int i = 0; i < exposed; ++i)
+      request(exposed_[static_cast<size_t>(i)]);
   }
 
   const CrossbarStats& stats() const { return stats_; }
@@ -119,13 +125,24 @@ private:
     const auto l = static_cast<size_t>(lane);
     return addr_[l * (slotMask_ + 1) + head_[l]];
   }
-  void pop(int lane) {
+  /// Dequeues lane \p lane's head; true when another entry becomes its head.
+  bool pop(int lane) {
     const auto l = static_cast<size_t>(lane);
     head_[l] = static_cast<uint8_t>((head_[l] + 1) & slotMask_);
     --count_[l];
     fullMask_ &= ~(uint64_t{1} << lane);
-    if (count_[l] == 0)
+    if (count_[l] == 0) {
       nonEmptyMask_ &= ~(uint64_t{1} << lane);
+      --nonEmptyLanes_;
+      return false;
+    }
+    return true;
+  }
+  /// Lane \p lane's head requests its bank.
+  void request(int lane) {
+    const uint32_t b = bankOf(headAddr(lane));
+    req_[b] |= uint64_t{1} << lane;
+    activeBanks_[b / 64] |= uint64_t{1} << (b % 64);
   }
 
   CrossbarParams p_;
@@ -135,7 +152,9 @@ private:
   std::vector<uint8_t> head_, count_;
   std::vector<uint32_t> rr_;
   std::vector<uint64_t> req_;
-  std::vector<uint32_t> touched_;
+  std::vector<uint64_t> activeBanks_; ///< bit b: some head requests bank b
+  std::vector<int> exposed_;          ///< heads exposed during this cycle's dequeues
+  int64_t nonEmptyLanes_ = 0;
   std::vector<uint32_t> lastAddr_;
   std::vector<int64_t> lastCycle_;
   uint64_t fullMask_ = 0, nonEmptyMask_ = 0;
