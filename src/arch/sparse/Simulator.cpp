@@ -92,7 +92,7 @@ struct Simulator::Impl {
 
   const Tensor& input(ir::ValueId v) const {
     const Tensor& t = values.at(static_cast<size_t>(v));
-    NNACCEL_ASSERT(t.numElements() > 0 || numElements(qm.graph.value(v).shape) == 0)
+    NNACCEL_ASSERT(t.sizeBytes() > 0 || numElements(qm.graph.value(v).shape) == 0)
         << "value " << v << " read before it was produced";
     return t;
   }
