@@ -3,6 +3,7 @@
 /// the error paths, kept out of the per-entry inline step.
 #include "nnaccel/sparse/RunningDivide.h"
 
+#include "KeyedError.h"
 #include "nnaccel/support/Error.h"
 
 #include <bit>
@@ -12,11 +13,7 @@ namespace nnaccel::sparse {
 
 namespace {
 
-Error error(ErrorKind kind, std::string key, std::string reason) {
-  ErrorContext context;
-  context.key = std::move(key);
-  return Error(kind, std::move(context), std::move(reason));
-}
+using detail::error;
 
 int64_t checkedPositive(int64_t value, const char* key) {
   if (value < 1) {

@@ -3,6 +3,7 @@
 /// zero-run coder of ZeroRunLength.h), and its symbolic and packed serialisations.
 #include "nnaccel/sparse/WeightTileStream.h"
 
+#include "KeyedError.h"
 #include "nnaccel/sparse/ZeroRunLength.h"
 #include "nnaccel/support/Error.h"
 
@@ -13,11 +14,7 @@ namespace nnaccel::sparse {
 
 namespace {
 
-Error error(ErrorKind kind, std::string key, std::string reason) {
-  ErrorContext context;
-  context.key = std::move(key);
-  return Error(kind, std::move(context), std::move(reason));
-}
+using detail::error;
 
 /// Appends unsigned bit fields LSB-first.
 class BitWriter {

@@ -3,6 +3,7 @@
 /// weight tile stream, and the tensor-level encoder/decoder.
 #include "nnaccel/sparse/ZeroRunLength.h"
 
+#include "KeyedError.h"
 #include "nnaccel/support/Error.h"
 
 #include <fmt/format.h>
@@ -11,11 +12,7 @@ namespace nnaccel::sparse {
 
 namespace {
 
-Error error(ErrorKind kind, std::string key, std::string reason) {
-  ErrorContext context;
-  context.key = std::move(key);
-  return Error(kind, std::move(context), std::move(reason));
-}
+using detail::error;
 
 } // namespace
 

@@ -4,6 +4,7 @@
 /// its rejection rules with the error naming the source.
 #include "nnaccel/sparse/CodeTable.h"
 
+#include "SparseTestSupport.h"
 #include "nnaccel/support/Error.h"
 
 #include <gtest/gtest.h>
@@ -15,16 +16,7 @@ using namespace nnaccel::sparse;
 namespace {
 
 /// Expects \p fn to throw nnaccel::Error of \p kind whose message contains \p needle.
-template <typename Fn> void expectError(Fn&& fn, ErrorKind kind, const std::string& needle) {
-  try {
-    fn();
-    ADD_FAILURE() << "expected an error containing '" << needle << "'";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-    const std::string message = Error::format(e.context(), e.reason());
-    EXPECT_NE(message.find(needle), std::string::npos) << message;
-  }
-}
+using test_support::expectError;
 
 } // namespace
 

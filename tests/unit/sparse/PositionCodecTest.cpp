@@ -7,6 +7,7 @@
 /// tensor generator shared by the other tests of this binary.
 #include "nnaccel/sparse/PositionCodec.h"
 
+#include "SparseTestSupport.h"
 #include "nnaccel/support/Error.h"
 #include "nnaccel/support/Rng.h"
 
@@ -35,16 +36,7 @@ std::vector<int32_t> randomSparse(Rng& rng, size_t count, int percent) {
 
 namespace {
 
-template <typename Fn> void expectError(Fn&& fn, ErrorKind kind, const std::string& needle) {
-  try {
-    fn();
-    ADD_FAILURE() << "expected an error containing '" << needle << "'";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-    const std::string message = Error::format(e.context(), e.reason());
-    EXPECT_NE(message.find(needle), std::string::npos) << message;
-  }
-}
+using test_support::expectError;
 
 struct Sparse {
   std::vector<Position> positions;

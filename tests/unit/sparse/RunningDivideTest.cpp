@@ -5,6 +5,7 @@
 /// error paths.
 #include "nnaccel/sparse/RunningDivide.h"
 
+#include "SparseTestSupport.h"
 #include "nnaccel/support/Error.h"
 #include "nnaccel/support/Rng.h"
 
@@ -16,16 +17,7 @@ using namespace nnaccel::sparse;
 
 namespace {
 
-template <typename Fn> void expectError(Fn&& fn, ErrorKind kind, const std::string& needle) {
-  try {
-    fn();
-    ADD_FAILURE() << "expected an error containing '" << needle << "'";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-    const std::string message = Error::format(e.context(), e.reason());
-    EXPECT_NE(message.find(needle), std::string::npos) << message;
-  }
-}
+using test_support::expectError;
 
 } // namespace
 

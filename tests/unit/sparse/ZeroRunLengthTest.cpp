@@ -5,6 +5,7 @@
 /// position codec's plain R table, and the error paths.
 #include "nnaccel/sparse/ZeroRunLength.h"
 
+#include "SparseTestSupport.h"
 #include "nnaccel/sparse/PositionCodec.h"
 #include "nnaccel/support/Error.h"
 #include "nnaccel/support/Rng.h"
@@ -15,23 +16,9 @@
 using namespace nnaccel;
 using namespace nnaccel::sparse;
 
-namespace nnaccel::sparse::test_support {
-// Defined in PositionCodecTest.cpp (same test binary).
-std::vector<int32_t> randomSparse(Rng& rng, size_t count, int percent);
-} // namespace nnaccel::sparse::test_support
-
 namespace {
 
-template <typename Fn> void expectError(Fn&& fn, ErrorKind kind, const std::string& needle) {
-  try {
-    fn();
-    ADD_FAILURE() << "expected an error containing '" << needle << "'";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-    const std::string message = Error::format(e.context(), e.reason());
-    EXPECT_NE(message.find(needle), std::string::npos) << message;
-  }
-}
+using test_support::expectError;
 
 } // namespace
 
