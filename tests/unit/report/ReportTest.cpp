@@ -5,6 +5,7 @@
 #include "nnaccel/report/Report.h"
 
 #include <gtest/gtest.h>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -135,14 +136,24 @@ TEST(Report, JsonParsesBackWithEveryField) {
   r.baseline[0].method = {100, 1000, 50, 7, {10, 20}, {30, 40}};
   r.baseline[0].baseline = {400, 9000, 300, 28, {11, 21}, {31, 41}};
   r.verdict = {true, true, "int8 reference executor (bit-exact)", "", 10};
+  r.layers[0].metrics = {{"w_density", 0.35}, {"speedup", 2.5}};
+  r.layers[0].counts = {{"accumulator_rmw", 77}};
+  r.layers[1].counts = {{"accumulator_rmw", 3}};
+  r.finalize();
+  r.summary = {{"dense baseline", "2.50x"}};
   const Json j = Json::parse(r.toJson());
   std::vector<std::string> keys;
   for (const auto& item : j.items()) {
     keys.push_back(item.key());
   }
-  EXPECT_EQ(keys,
-            (std::vector<std::string>{"engine", "config", "model", "dtype", "pe_count", "clock_mhz",
-                                      "exact", "layers", "total", "baseline", "verdict"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"engine", "config", "model", "dtype", "pe_count",
+                                            "clock_mhz", "exact", "layers", "total", "baseline",
+                                            "summary", "verdict"}));
+  EXPECT_EQ(j["summary"], (Json{{"dense baseline", "2.50x"}}));
+  EXPECT_EQ(j["layers"][0]["metrics"], (Json{{"w_density", 0.35}, {"speedup", 2.5}}));
+  EXPECT_EQ(j["layers"][0]["counts"], (Json{{"accumulator_rmw", 77}}));
+  EXPECT_EQ(j["total"]["counts"], (Json{{"accumulator_rmw", 80}}));
+  EXPECT_EQ(j["baseline"][0]["method"]["energy_pj"], 0.0);
   EXPECT_EQ(j["engine"], "systolic");
   EXPECT_EQ(j["config"], "small");
   EXPECT_EQ(j["model"], "lenet5");
@@ -295,3 +306,40 @@ TEST(Report, VerdictLines) {
 }
 
 } // namespace
+
+namespace nnaccel::report {
+namespace {
+
+TEST(Report, EngineMetricsBecomeColumnsAndSummaryLines) {
+  RunReport r = sample();
+  r.layers[0].metrics = {{"w_density", 0.35}, {"dense_cycles", 12345}};
+  r.layers[1].metrics = {{"speedup", 2.5}};
+  r.finalize();
+  r.summary = {{"dense baseline", "2.50x faster"}};
+  r.baseline.push_back({"conv1", "dense", {}, {}});
+  r.baseline[0].method.energyPj = 1e6;
+  r.baseline[0].baseline.energyPj = 3e6;
+  const std::string table = r.formatTable();
+  // Columns in order of first appearance, before the host column; absent metrics are blank.
+  const std::string header = table.substr(0, table.find('\n', table.find('\n') + 1));
+  EXPECT_LT(header.find("w_density"), header.find("dense_cycles")) << table;
+  EXPECT_LT(header.find("dense_cycles"), header.find("speedup")) << table;
+  EXPECT_LT(header.find("speedup"), header.find("host")) << table;
+  EXPECT_NE(table.find("0.35"), std::string::npos) << table;
+  EXPECT_NE(table.find("12.3K"), std::string::npos) << table;
+  EXPECT_NE(table.find("2.50"), std::string::npos) << table;
+  EXPECT_NE(table.find("\ndense baseline: 2.50x faster\n"), std::string::npos) << table;
+  const std::vector<std::string> energy = [&] {
+    std::istringstream in(table.substr(table.find("baseline vs method:")));
+    for (std::string line; std::getline(in, line);)
+      if (line.find("energy uJ") != std::string::npos) {
+        std::istringstream w(line);
+        return std::vector<std::string>(std::istream_iterator<std::string>(w), {});
+      }
+    return std::vector<std::string>{};
+  }();
+  EXPECT_EQ(energy, (std::vector<std::string>{"energy", "uJ", "1.000", "3.000", "3.00x"})) << table;
+}
+
+} // namespace
+} // namespace nnaccel::report
