@@ -139,6 +139,23 @@ TEST(SparseSimulator, SameRunTwiceGivesTheSameReport) {
   }
 }
 
+TEST(SparseSimulator, TwoThreadsGiveTheSameReportAsOne) {
+  // 64 PEs and ~600 weight vectors: large enough for the two-thread stepping to engage.
+  LayerSpec s = conv(16, 32, 16, 16, 3, 1);
+  s.weightDensity = 0.5;
+  s.relu = true;
+  s.chainChannels = 8;
+  const ir::Graph g = buildLayerGraph(s);
+  SessionOptions o;
+  o.inputs = sparseInputs(g, 0.6, 5);
+  const SessionResult one = simulateModel(g, sparsePreset("scnn"), o);
+  o.threads = 2;
+  const SessionResult two = simulateModel(g, sparsePreset("scnn"), o);
+  expectBitExact(one);
+  EXPECT_EQ(one.report.toJson(), two.report.toJson());
+  EXPECT_EQ(one.program.layers[0].conv.inTiling.pes(), 64);
+}
+
 // --- accounting ---------------------------------------------------------------------------------
 
 TEST(SparseSimulator, FullDensityDoesAllDenseWorkAndIsNoFasterThanDense) {
