@@ -12,6 +12,7 @@
 #include <chrono>
 #include <fmt/core.h>
 #include <fstream>
+#include <thread>
 #include <unistd.h>
 
 namespace nnaccel::cli {
@@ -80,7 +81,8 @@ public:
                  "step every PE register cycle by cycle (slow; for small layers)");
     app.add_option("--threads", threads_,
                    "sparse: simulate the PE grid on this many threads (1 or 2; results are "
-                   "identical, 2 is faster on an otherwise idle machine)")
+                   "identical; 2, the default on a machine with two cores or more, is faster "
+                   "when nothing else runs)")
         ->check(CLI::Range(1, 2))
         ->capture_default_str();
     app.add_flag("--timing-only", timingOnly_,
@@ -167,7 +169,8 @@ private:
   std::vector<std::string> inputs_;
   std::string report_, program_;
   bool baseline_ = false, exact_ = false, timingOnly_ = false;
-  int threads_ = 1;
+  /// Two when the machine has two cores or more: the CLI's runs are usually alone on it.
+  int threads_ = std::thread::hardware_concurrency() >= 2 ? 2 : 1;
 };
 
 class CompileCommand final : public Command {
