@@ -7,6 +7,7 @@
 /// as graph inputs stay runtime inputs, so those layers run on the host), then with the weights
 /// and biases of test_data_set_0 bound as constants and its data inputs fed, so that every
 /// batch-1, 1-D / 2-D case runs its convolution on the PE array.
+#include "BackendCases.h"
 #include "nnaccel/arch/sparse/Session.h"
 #include "nnaccel/driver/ModelLoader.h"
 #include "nnaccel/frontend/Onnx.h"
@@ -26,27 +27,8 @@ namespace {
 
 using namespace nnaccel;
 
-fs::path dataRoot() {
-  if (const char* env = std::getenv("NNACCEL_ONNX_TESTDATA"))
-    return env;
-  return "/usr/share/libonnx-testdata/data";
-}
-
-/// The manifest's passing cases.
-std::vector<std::string> passingCases() {
-  std::ifstream in(fs::path(NNACCEL_SOURCE_DIR) / "tests/conformance/onnx_backend_cases.tsv");
-  std::vector<std::string> cases;
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream fields(line);
-    std::string name, status;
-    if (line.empty() || line[0] == '#' || !(fields >> name >> status))
-      continue;
-    if (status == "pass")
-      cases.push_back(name);
-  }
-  return cases;
-}
+using nnaccel::conformance::dataRoot;
+using nnaccel::conformance::passingCases;
 
 bool isArrayOp(ir::OpKind op) {
   return op == ir::OpKind::Conv || op == ir::OpKind::ConvTranspose || op == ir::OpKind::Gemm;

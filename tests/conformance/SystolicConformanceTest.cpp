@@ -2,6 +2,7 @@
 // Conv or ConvTranspose runs, after int8 quantization, on the systolic engine (small preset) and
 // must match the int8 reference executor bit for bit on every layer; the fp32 program must agree
 // within the stated tolerance.
+#include "BackendCases.h"
 #include "nnaccel/arch/systolic/Session.h"
 #include "nnaccel/driver/ModelLoader.h"
 #include "nnaccel/support/Error.h"
@@ -15,27 +16,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path dataRoot() {
-  if (const char* env = std::getenv("NNACCEL_ONNX_TESTDATA"))
-    return env;
-  return "/usr/share/libonnx-testdata/data";
-}
-
-/// The manifest's passing cases.
-std::vector<std::string> passingCases() {
-  std::ifstream in(fs::path(NNACCEL_SOURCE_DIR) / "tests/conformance/onnx_backend_cases.tsv");
-  std::vector<std::string> cases;
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream fields(line);
-    std::string name, status;
-    if (line.empty() || line[0] == '#' || !(fields >> name >> status))
-      continue;
-    if (status == "pass")
-      cases.push_back(name);
-  }
-  return cases;
-}
+using nnaccel::conformance::dataRoot;
+using nnaccel::conformance::passingCases;
 
 bool hasConv(const nnaccel::ir::Graph& g) {
   for (const auto& n : g.nodes())

@@ -170,12 +170,9 @@ void validate(const SparseConfig& c, const std::string& file) {
 
 SparseConfig parseSparseConfigOver(const SparseConfig& base, const std::string& yamlText,
                                    const std::string& file) {
-  common::ConfigReader reader(yamlText, file);
-  SparseConfig c = base;
-  walkSchema(reader, c);
-  reader.finish();
-  validate(c, file);
-  return c;
+  return common::parseConfigOver(
+      base, yamlText, file, [](auto& reader, SparseConfig& c) { walkSchema(reader, c); },
+      [](const SparseConfig& c, const std::string& f) { validate(c, f); });
 }
 
 SparseConfig parseSparseConfig(const std::string& yamlText, const std::string& file) {

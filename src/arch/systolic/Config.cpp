@@ -103,12 +103,9 @@ void validate(const SystolicConfig& c, const std::string& file) {
 
 SystolicConfig parseSystolicConfigOver(const SystolicConfig& base, const std::string& yamlText,
                                        const std::string& file) {
-  common::ConfigReader reader(yamlText, file);
-  SystolicConfig c = base;
-  walkSchema(reader, c);
-  reader.finish();
-  validate(c, file);
-  return c;
+  return common::parseConfigOver(
+      base, yamlText, file, [](auto& reader, SystolicConfig& c) { walkSchema(reader, c); },
+      [](const SystolicConfig& c, const std::string& f) { validate(c, f); });
 }
 
 SystolicConfig parseSystolicConfig(const std::string& yamlText, const std::string& file) {

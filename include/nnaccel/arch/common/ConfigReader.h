@@ -242,4 +242,18 @@ private:
   int indent_ = 0;
 };
 
+/// The one parse sequence of every engine's config: \p base's values, overwritten by the keys of
+/// \p yamlText through the schema walk \p walk (called as walk(reader, config)), unknown keys
+/// rejected, then \p validate(config, file) for the cross-field rules.
+template <typename Config, typename Walk, typename Validate>
+Config parseConfigOver(const Config& base, const std::string& yamlText, const std::string& file,
+                       Walk&& walk, Validate&& validate) {
+  ConfigReader reader(yamlText, file);
+  Config c = base;
+  walk(reader, c);
+  reader.finish();
+  validate(c, file);
+  return c;
+}
+
 } // namespace nnaccel::arch::common
