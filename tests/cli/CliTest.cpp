@@ -671,7 +671,7 @@ TEST_F(Cli, ArchErrors) {
               "'nnaccel arch --help')");
   expectError("arch show", 2, "ENGINE is required (see 'nnaccel arch show --help')");
   expectError("arch show tpu", 2,
-              "ENGINE: tpu not in {systolic,sparse} (see 'nnaccel arch show --help')");
+              "ENGINE: tpu not in {systolic,sparse,broadcast} (see 'nnaccel arch show --help')");
   expectError("arch show systolic --preset huge", 2,
               "no systolic preset named 'huge' (presets: small, edge, server)");
   expectError("arch show systolic --preset small --config x.yaml", 2,
@@ -779,6 +779,91 @@ TEST_F(Cli, ArchShowSparseErrors) {
                     "systolic.yaml: 'array': unknown key");
   fs::create_directories(path("configs"));
   expectError("arch show sparse --config configs", 1, "configs: is a directory, not a config file");
+}
+
+// --- the broadcast engine: arch -----------------------------------------------------------------
+
+TEST_F(Cli, ArchListShowsTheBroadcastPresets) {
+  const Result r = run("arch list");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  // npu: 8 columns x 8 PEs in broadcast groups of 4, 16 MAC lanes per PE, 256 B / 1 KiB / 256 B
+  // register files, the patent's 4 x 16-byte lanes per column, 2 reads per cycle per group, N
+  // picked per layer, 1 GHz, 256 memory bytes per cycle; peak 2 x 1024 MACs x 1 GHz = 2.048.
+  EXPECT_EQ(
+      words(lineWith(r.out, "broadcast  npu")),
+      (std::vector<std::string>{"broadcast", "npu", "8x8", "4", "PEs", "16", "256", "B/1",
+                                "KiB/256", "B", "4x16", "B", "2", "auto", "1000", "256", "2.048"}))
+      << r.out;
+  // fig8: the seed's one column of 4 PEs with N = 3 and one read per slot: 2 x 64 x 1 GHz.
+  EXPECT_EQ(
+      words(lineWith(r.out, "broadcast  fig8")),
+      (std::vector<std::string>{"broadcast", "fig8", "1x4", "4", "PEs", "16", "256", "B/1",
+                                "KiB/256", "B", "4x16", "B", "1", "3", "1000", "256", "0.128"}))
+      << r.out;
+  EXPECT_NE(r.out.find("\nbroadcast: 1xN kernel decomposition with activation broadcasting "
+                       "(default preset: npu); see 'nnaccel arch show broadcast --preset NAME'\n"),
+            std::string::npos)
+      << r.out;
+  // The engines' tables in kEngines order.
+  EXPECT_LT(r.out.find("systolic  small"), r.out.find("sparse  scnn"));
+  EXPECT_LT(r.out.find("sparse  scnn"), r.out.find("broadcast  npu"));
+  EXPECT_NE(run("arch show --help").out.find("npu for broadcast"), std::string::npos);
+}
+
+TEST_F(Cli, ArchShowBroadcastRoundTripsThroughConfig) {
+  const Result fig8 = run("arch show broadcast --preset fig8");
+  ASSERT_EQ(fig8.exitCode, 0) << fig8.err;
+  EXPECT_EQ(fig8.err, "");
+  for (const char* text :
+       {"\nname: fig8\n", "\npe_array:\n  columns: 1\n  pes_per_column: 4\n  group_size: 4\n",
+        "\ndata_read:\n  lanes_per_column: 4\n  lane_bytes: 16\n  reads_per_cycle: 1\n",
+        "\nbroadcast:\n  latency_cycles: 0\n  fan_out: 3\n",
+        "\ndecomposition:\n  vector_width: 3\n  non_divisible: expand\n  layers: {}\n",
+        "\nenergy:\n  mac_pj: 0.2\n"}) {
+    EXPECT_NE(fig8.out.find(text), std::string::npos) << text << "\n" << fig8.out;
+  }
+  // The output is a config file: fed back it prints the same text.
+  std::ofstream(path("fig8.yaml")) << fig8.out;
+  const Result copy = run("arch show broadcast --config fig8.yaml");
+  ASSERT_EQ(copy.exitCode, 0) << copy.err;
+  EXPECT_EQ(copy.out, fig8.out);
+  // A partial file keeps the npu values; per-layer vector widths print in file order.
+  std::ofstream(path("layers.yaml"))
+      << "decomposition:\n  layers: {conv2: 4, \"/block/conv 1\": 1}\n";
+  const Result layers = run("arch show broadcast --config layers.yaml");
+  ASSERT_EQ(layers.exitCode, 0) << layers.err;
+  for (const char* text : {"\nname: custom\n", "\n  columns: 8\n",
+                           "\n  layers:\n    conv2: 4\n    \"/block/conv 1\": 1\nenergy:\n"}) {
+    EXPECT_NE(layers.out.find(text), std::string::npos) << text << "\n" << layers.out;
+  }
+  // Without --preset/--config: the npu preset.
+  const Result byDefault = run("arch show broadcast");
+  ASSERT_EQ(byDefault.exitCode, 0) << byDefault.err;
+  EXPECT_NE(byDefault.out.find("\nname: npu\n"), std::string::npos) << byDefault.out;
+  EXPECT_EQ(byDefault.out, run("arch show broadcast --preset npu").out);
+}
+
+TEST_F(Cli, ArchShowBroadcastErrors) {
+  expectError("arch show broadcast --preset nope", 2,
+              "no broadcast preset named 'nope' (presets: npu, fig8)");
+  expectError("arch show broadcast --preset npu --config x.yaml", 2,
+              "--preset excludes --config (see 'nnaccel arch show --help')");
+  expectError("arch show broadcast --config missing.yaml", 1,
+              "missing.yaml: cannot open file (No such file or directory)");
+  std::ofstream(path("wide.yaml")) << "decomposition: {vector_width: 5}\n";
+  expectError("arch show broadcast --config wide.yaml", 1,
+              "wide.yaml: 'decomposition.vector_width': 5 exceeds pe_array.group_size (4): the N "
+              "operands that share an activation need N distinct PEs");
+  std::ofstream(path("fp16.yaml")) << "numerics: {data_type: fp16}\n";
+  expectError("arch show broadcast --config fp16.yaml", 1,
+              "fp16.yaml: 'numerics.data_type': fp16 is not modelled by this engine yet "
+              "(supported: int8)");
+  // A sparse key is not a broadcast key.
+  std::ofstream(path("sparse.yaml")) << "accumulators: {banks: 8}\n";
+  expectErrorPrefix("arch show broadcast --config sparse.yaml", 1,
+                    "sparse.yaml: 'accumulators': unknown key (expected one of: name, ");
+  EXPECT_EQ(run("arch show broadcast --config wide.yaml").out, "");
 }
 
 } // namespace
@@ -891,7 +976,7 @@ TEST_F(Cli, SimulateSparseUsageErrors) {
   expectError("simulate lenet5 --arch sparse --program x.nnx", 2,
               "--program applies to the systolic engine (see 'nnaccel simulate --help')");
   expectError("simulate lenet5 --arch nope", 2,
-              "--arch: nope not in {systolic,sparse} (see 'nnaccel simulate --help')");
+              "--arch: nope not in {systolic,sparse,broadcast} (see 'nnaccel simulate --help')");
   expectError("simulate lenet5 --preset nope --arch sparse", 2,
               "no sparse preset named 'nope' (presets: scnn, tiny)");
   std::ofstream(path("bad.yaml")) << "accumulators:\n  banks: 12\n";

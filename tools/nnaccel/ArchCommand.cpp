@@ -1,15 +1,19 @@
 /// \file
-/// `nnaccel arch list` (every engine's shipped presets, one summary table per engine) and
+/// `nnaccel arch list` (every engine's shipped presets, one summary table per engine: systolic,
+/// sparse, broadcast) and
 /// `nnaccel arch show ENGINE [--preset NAME | --config FILE]` (the effective config as YAML in
 /// the engine's config-file schema, so its output is a starting point for a custom --config
 /// file).
 #include "ArchOptions.h"
 #include "Command.h"
 #include "TextTable.h"
+#include "nnaccel/arch/broadcast/Config.h"
 #include "nnaccel/arch/sparse/Config.h"
 #include "nnaccel/arch/systolic/Config.h"
+#include "nnaccel/support/Error.h"
 
 #include <fmt/core.h>
+#include <string_view>
 
 namespace nnaccel::cli {
 
@@ -35,6 +39,13 @@ std::string peakTopsText(int64_t multipliers, double clockMhz) {
   return numberText(2.0 * static_cast<double>(multipliers) * clockMhz / 1e6);
 }
 
+/// The line under an engine's table: what it is, its default preset, how to see a preset.
+void printEngineFooter(std::string_view engine, std::string_view description,
+                       std::string_view defaultPreset) {
+  fmt::print("{}: {} (default preset: {}); see 'nnaccel arch show {} --preset NAME'\n", engine,
+             description, defaultPreset, engine);
+}
+
 void listSystolic() {
   TextTable table({{"engine", kLeft},
                    {"preset", kLeft},
@@ -54,9 +65,7 @@ void listSystolic() {
          numberText(c.dramBytesPerCycle), peakTopsText(c.peRows * c.peCols, c.clockMhz)});
   }
   fmt::print("{}", table.render());
-  fmt::print("systolic: weight-stationary systolic array (default preset: {}); see 'nnaccel arch "
-             "show systolic --preset NAME'\n",
-             kDefaultSystolicPreset);
+  printEngineFooter("systolic", "weight-stationary systolic array", kDefaultSystolicPreset);
 }
 
 void listSparse() {
@@ -81,10 +90,54 @@ void listSparse() {
                   peakTopsText(c.peCount() * c.multipliersPerPe(), c.clockMhz)});
   }
   fmt::print("{}", table.render());
-  fmt::print("sparse: SCNN compressed-sparse PE grid (default preset: {}); see 'nnaccel arch show "
-             "sparse --preset NAME'\n",
-             kDefaultSparsePreset);
+  printEngineFooter("sparse", "SCNN compressed-sparse PE grid", kDefaultSparsePreset);
 }
+
+void listBroadcast() {
+  TextTable table({{"engine", kLeft},
+                   {"preset", kLeft},
+                   {"PE columns x PEs", kRight},
+                   {"group", kRight},
+                   {"MACs/PE", kRight},
+                   {"RF in/weight/out", kRight},
+                   {"lanes/column", kRight},
+                   {"reads/cycle", kRight},
+                   {"N", kRight},
+                   {"clock MHz", kRight},
+                   {"memory B/cycle", kRight},
+                   {"peak int8 TOPS", kRight}});
+  for (const std::string& name : arch::broadcast::broadcastPresetNames()) {
+    const arch::broadcast::BroadcastConfig c = arch::broadcast::broadcastPreset(name);
+    table.addRow({"broadcast", name, fmt::format("{}x{}", c.columns, c.pesPerColumn),
+                  fmt::format("{} PEs", c.groupSize), std::to_string(c.macLanesPerPe),
+                  fmt::format("{}/{}/{}", bytesText(c.inputRfBytes), bytesText(c.weightRfBytes),
+                              bytesText(c.outputRfBytes)),
+                  fmt::format("{}x{} B", c.lanesPerColumn, c.laneBytes),
+                  std::to_string(c.readsPerCycle),
+                  c.vectorWidth == 0 ? std::string("auto") : std::to_string(c.vectorWidth),
+                  numberText(c.clockMhz), numberText(c.memoryBytesPerCycle),
+                  peakTopsText(c.macsPerCycle(), c.clockMhz)});
+  }
+  fmt::print("{}", table.render());
+  printEngineFooter("broadcast", "1xN kernel decomposition with activation broadcasting",
+                    kDefaultBroadcastPreset);
+}
+
+/// One engine of `arch list` and `arch show`, in kEngines order.
+struct EngineEntry {
+  std::string_view name;
+  void (*list)();                              ///< prints its preset table and footer
+  std::string (*showYaml)(const ArchOptions&); ///< the effective config as YAML
+};
+
+const EngineEntry kEngineEntries[] = {
+    {"systolic", listSystolic,
+     [](const ArchOptions& a) { return arch::systolic::toYaml(a.systolicConfig()); }},
+    {"sparse", listSparse,
+     [](const ArchOptions& a) { return arch::sparse::toYaml(a.sparseConfig()); }},
+    {"broadcast", listBroadcast,
+     [](const ArchOptions& a) { return arch::broadcast::toYaml(a.broadcastConfig()); }},
+};
 
 class ArchCommand final : public Command {
 public:
@@ -101,17 +154,22 @@ public:
 
   void run() override {
     if (list_->parsed()) {
-      listSystolic();
-      fmt::print("\n");
-      listSparse();
+      for (const EngineEntry& e : kEngineEntries) {
+        if (&e != &kEngineEntries[0]) {
+          fmt::print("\n");
+        }
+        e.list();
+      }
       return;
     }
     arch_.setEngine(engine_);
-    if (arch_.engine() == "sparse") {
-      fmt::print("{}", arch::sparse::toYaml(arch_.sparseConfig()));
-    } else {
-      fmt::print("{}", arch::systolic::toYaml(arch_.systolicConfig()));
+    for (const EngineEntry& e : kEngineEntries) {
+      if (e.name == arch_.engine()) {
+        fmt::print("{}", e.showYaml(arch_));
+        return;
+      }
     }
+    NNACCEL_UNREACHABLE("ENGINE is checked against kEngines");
   }
 
 private:

@@ -1,6 +1,8 @@
 // --arch / --preset / --config for the commands that target an engine (ArchOptions.h).
 #include "ArchOptions.h"
 
+#include <fmt/format.h>
+
 namespace nnaccel::cli {
 
 void ArchOptions::configure(CLI::App& app, bool withArchOption) {
@@ -8,11 +10,11 @@ void ArchOptions::configure(CLI::App& app, bool withArchOption) {
     app.add_option("--arch", arch_, "accelerator engine")
         ->check(CLI::IsMember(kEngines))
         ->capture_default_str();
-  presetOption_ = app.add_option("--preset", preset_,
-                                 std::string("shipped configuration (see 'nnaccel arch list'; "
-                                             "default: ") +
-                                     kDefaultSystolicPreset + " for systolic, " +
-                                     kDefaultSparsePreset + " for sparse)");
+  presetOption_ = app.add_option(
+      "--preset", preset_,
+      fmt::format("shipped configuration (see 'nnaccel arch list'; default: {} for systolic, {} "
+                  "for sparse, {} for broadcast)",
+                  kDefaultSystolicPreset, kDefaultSparsePreset, kDefaultBroadcastPreset));
   configOption_ = app.add_option("--config", config_, "architecture config file (YAML)");
   presetOption_->excludes(configOption_);
 }
@@ -22,16 +24,18 @@ bool ArchOptions::given() const {
 }
 
 arch::systolic::SystolicConfig ArchOptions::systolicConfig() const {
-  if (configOption_->count() > 0)
-    return arch::systolic::loadSystolicConfigFile(config_);
-  return arch::systolic::systolicPreset(presetOption_->count() > 0 ? preset_
-                                                                   : kDefaultSystolicPreset);
+  return config(arch::systolic::loadSystolicConfigFile, arch::systolic::systolicPreset,
+                kDefaultSystolicPreset);
 }
 
 arch::sparse::SparseConfig ArchOptions::sparseConfig() const {
-  if (configOption_->count() > 0)
-    return arch::sparse::loadSparseConfigFile(config_);
-  return arch::sparse::sparsePreset(presetOption_->count() > 0 ? preset_ : kDefaultSparsePreset);
+  return config(arch::sparse::loadSparseConfigFile, arch::sparse::sparsePreset,
+                kDefaultSparsePreset);
+}
+
+arch::broadcast::BroadcastConfig ArchOptions::broadcastConfig() const {
+  return config(arch::broadcast::loadBroadcastConfigFile, arch::broadcast::broadcastPreset,
+                kDefaultBroadcastPreset);
 }
 
 } // namespace nnaccel::cli

@@ -1,7 +1,9 @@
 /// \file
 /// The options that pick an accelerator and its configuration, shared by `simulate` and
-/// `compile`: `--arch ENGINE` (systolic, sparse), `--preset NAME` or `--config FILE` (exclusive).
+/// `compile`: `--arch ENGINE` (systolic, sparse, broadcast), `--preset NAME` or `--config FILE`
+/// (exclusive).
 #pragma once
+#include "nnaccel/arch/broadcast/Config.h"
 #include "nnaccel/arch/sparse/Config.h"
 #include "nnaccel/arch/systolic/Config.h"
 
@@ -14,8 +16,9 @@ namespace nnaccel::cli {
 /// The presets used when neither --preset nor --config is given.
 inline constexpr const char* kDefaultSystolicPreset = "server";
 inline constexpr const char* kDefaultSparsePreset = "scnn";
+inline constexpr const char* kDefaultBroadcastPreset = "npu";
 /// The engines `--arch` accepts.
-inline const std::vector<std::string> kEngines = {"systolic", "sparse"};
+inline const std::vector<std::string> kEngines = {"systolic", "sparse", "broadcast"};
 
 class ArchOptions {
 public:
@@ -27,6 +30,8 @@ public:
   arch::systolic::SystolicConfig systolicConfig() const;
   /// The effective sparse config, likewise (default: kDefaultSparsePreset).
   arch::sparse::SparseConfig sparseConfig() const;
+  /// The effective broadcast config, likewise (default: kDefaultBroadcastPreset).
+  arch::broadcast::BroadcastConfig broadcastConfig() const;
   /// True when --preset or --config was given.
   bool given() const;
   /// The engine (--arch, or the one the command named).
@@ -34,6 +39,16 @@ public:
   void setEngine(std::string engine) { arch_ = std::move(engine); }
 
 private:
+  /// The file (--config) through \p loadFile, else the preset (--preset, or \p defaultPreset)
+  /// through \p preset.
+  template <typename Config>
+  Config config(Config (*loadFile)(const std::string&), Config (*preset)(const std::string&),
+                const char* defaultPreset) const {
+    if (configOption_->count() > 0)
+      return loadFile(config_);
+    return preset(presetOption_->count() > 0 ? preset_ : defaultPreset);
+  }
+
   std::string arch_ = "systolic";
   std::string preset_, config_;
   CLI::Option* presetOption_ = nullptr;

@@ -1,17 +1,24 @@
-// `nnaccel simulate`, `nnaccel compile` and `nnaccel disasm`: compile a model for an accelerator
-// engine, look at the program, run it on the engine's simulator with every layer checked against
-// the reference executor, and print the common per-layer report (--report writes it as JSON).
+/// \file
+/// `nnaccel simulate`, `nnaccel compile` and `nnaccel disasm`: compile a model for an accelerator
+/// engine (systolic, sparse, broadcast), look at the program, run it on the engine's simulator
+/// with every layer checked against the reference executor, and print the common per-layer
+/// report (--report writes it as JSON). Each engine has one run function; a table maps --arch to
+/// it, and each function rejects the options that do not apply to its engine.
 #include "ArchOptions.h"
 #include "Command.h"
 #include "ModelOptions.h"
+#include "nnaccel/arch/broadcast/Session.h"
 #include "nnaccel/arch/sparse/Session.h"
 #include "nnaccel/arch/systolic/Session.h"
 #include "nnaccel/driver/Inputs.h"
 #include "nnaccel/quant/QuantizedModel.h"
 
+#include <algorithm>
 #include <chrono>
 #include <fmt/core.h>
 #include <fstream>
+#include <iterator>
+#include <string_view>
 #include <thread>
 #include <unistd.h>
 
@@ -64,7 +71,8 @@ public:
     app_ = &app;
     modelOptions_.configure(app);
     arch_.configure(app);
-    app.add_option("--dtype", dtype_, "int8 (bit-exact against the int8 reference) or fp32")
+    app.add_option("--dtype", dtype_,
+                   "int8 (bit-exact against the int8 reference) or fp32 (systolic only)")
         ->check(CLI::IsMember({"int8", "fp32"}))
         ->capture_default_str();
     app.add_option("--input", inputs_,
@@ -76,18 +84,21 @@ public:
                  "also compare every layer with the baseline the patent improves on (systolic: "
                  "zero-inserted transposed convolution with a rotated weight copy and "
                  "zero-inserted dilated kernels; sparse: the dense PTIS-dense array, whose "
-                 "totals every sparse report shows)");
+                 "totals every sparse report shows; broadcast: the conventional 1x1 "
+                 "decomposition and 1xN without broadcasting)");
     app.add_flag("--exact", exact_,
-                 "step every PE register cycle by cycle (slow; for small layers)");
-    app.add_option("--threads", threads_,
-                   "sparse: simulate the PE grid on this many threads (1 or 2; results are "
-                   "identical; 2, the default on a machine with two cores or more, is faster "
-                   "when nothing else runs)")
-        ->check(CLI::Range(1, 2))
-        ->capture_default_str();
+                 "systolic: step every PE register cycle by cycle (slow; for small layers)");
+    threadsOption_ =
+        app.add_option("--threads", threads_,
+                       "sparse: simulate the PE grid on this many threads (1 or 2; results are "
+                       "identical; 2, the default on a machine with two cores or more, is faster "
+                       "when nothing else runs)")
+            ->check(CLI::Range(1, 2))
+            ->capture_default_str();
     app.add_flag("--timing-only", timingOnly_,
                  "systolic: run the cycle model only (no data, no verification); sparse: skip "
-                 "the verification (its timing depends on the data, so it always computes)");
+                 "the verification (its timing depends on the data, so it always computes); "
+                 "broadcast: skip the verification");
   }
 
   void run() override {
@@ -102,9 +113,7 @@ public:
     for (size_t i = 0; i < inputs_.size(); ++i)
       inputs.push_back(driver::readInputFile(g, i, inputs_[i]));
     Progress progress;
-    const report::RunReport r = arch_.engine() == "sparse"
-                                    ? runSparse(g, std::move(inputs), progress)
-                                    : runSystolic(g, std::move(inputs), progress);
+    const report::RunReport r = (this->*runnerFor(arch_.engine()))(g, std::move(inputs), progress);
     fmt::print("{}", r.formatTable());
     if (!report_.empty()) {
       std::ofstream out(report_);
@@ -142,15 +151,43 @@ public:
     return arch::systolic::simulateModel(g, config, so).report;
   }
 
-  report::RunReport runSparse(const ir::Graph& g, std::vector<Tensor> inputs, Progress& progress) {
+  /// The run function of each engine in kEngines (ArchOptions.h).
+  using Runner = report::RunReport (SimulateCommand::*)(const ir::Graph&, std::vector<Tensor>,
+                                                        Progress&);
+  static Runner runnerFor(const std::string& engine) {
+    static constexpr std::pair<std::string_view, Runner> kRunners[] = {
+        {"systolic", &SimulateCommand::runSystolic},
+        {"sparse", &SimulateCommand::runSparse},
+        {"broadcast", &SimulateCommand::runBroadcast},
+    };
+    const auto* it = std::find_if(std::begin(kRunners), std::end(kRunners),
+                                  [&](const auto& entry) { return entry.first == engine; });
+    NNACCEL_ASSERT(it != std::end(kRunners)) << "no simulate path for engine '" << engine << "'";
+    return it->second;
+  }
+
+  /// The options only the systolic engine takes (--dtype fp32, --exact, --program) and
+  /// --threads, which only the sparse engine takes, are usage errors on \p engine. \p integers
+  /// says why it has no fp32 path, \p oneModel why it has no --exact.
+  void rejectOtherEnginesOptions(std::string_view engine, std::string_view integers,
+                                 std::string_view oneModel) const {
     if (dtype_ != "int8")
-      throw usageError(*app_, "the sparse engine computes on integers (int8 data in its "
-                              "value_bits-wide words); --dtype fp32 is not available");
+      throw usageError(
+          *app_, fmt::format("the {} engine {}; --dtype fp32 is not available", engine, integers));
     if (exact_)
-      throw usageError(*app_, "--exact applies to the systolic engine; the sparse engine is "
-                              "always simulated cycle by cycle");
+      throw usageError(*app_, fmt::format("--exact applies to the systolic engine; the {} "
+                                          "engine {}",
+                                          engine, oneModel));
     if (!program_.empty())
       throw usageError(*app_, "--program applies to the systolic engine");
+    if (engine != "sparse" && threadsOption_->count() > 0)
+      throw usageError(*app_, "--threads applies to the sparse engine");
+  }
+
+  report::RunReport runSparse(const ir::Graph& g, std::vector<Tensor> inputs, Progress& progress) {
+    rejectOtherEnginesOptions("sparse",
+                              "computes on integers (int8 data in its value_bits-wide words)",
+                              "is always simulated cycle by cycle");
     const arch::sparse::SparseConfig config = arch_.sparseConfig();
     arch::sparse::SessionOptions so;
     so.verify = !timingOnly_;
@@ -161,6 +198,21 @@ public:
     return arch::sparse::simulateModel(g, config, so).report;
   }
 
+  report::RunReport runBroadcast(const ir::Graph& g, std::vector<Tensor> inputs,
+                                 Progress& progress) {
+    rejectOtherEnginesOptions("broadcast",
+                              "models int8 operands with int32 accumulation (fp16/bf16 are "
+                              "not modelled)",
+                              "has a single cycle model (no register-level mode)");
+    const arch::broadcast::BroadcastConfig config = arch_.broadcastConfig();
+    arch::broadcast::SessionOptions so;
+    so.verify = !timingOnly_;
+    so.baselineRows = baseline_;
+    so.inputs = std::move(inputs);
+    so.progress = std::ref(progress);
+    return arch::broadcast::simulateModel(g, config, so).report;
+  }
+
 private:
   CLI::App* app_ = nullptr;
   ModelOptions modelOptions_;
@@ -169,6 +221,7 @@ private:
   std::vector<std::string> inputs_;
   std::string report_, program_;
   bool baseline_ = false, exact_ = false, timingOnly_ = false;
+  CLI::Option* threadsOption_ = nullptr;
   /// Two when the machine has two cores or more: the CLI's runs are usually alone on it.
   int threads_ = std::thread::hardware_concurrency() >= 2 ? 2 : 1;
 };

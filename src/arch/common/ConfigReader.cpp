@@ -1,6 +1,7 @@
 /// \file
 /// The schema-walking visitors of architecture configs: YAML reading with visited-key tracking,
-/// the shared range checks, and the YAML writer (see the header for the design).
+/// the shared range checks (scalars, integer maps, choice lists), and the YAML writer (see the
+/// header for the design).
 #include "nnaccel/arch/common/ConfigReader.h"
 
 #include <algorithm>
@@ -65,7 +66,27 @@ template <typename Names> std::string joinNames(const Names& names) {
   }
   return out;
 }
+/// "layers.conv1": the key of an integer map's entry, relative to the current section.
+std::string entryKey(std::string_view mapKey, std::string_view name) {
+  return std::string(mapKey).append(".").append(name);
+}
 } // namespace
+
+void ConfigPath::checkIntegerMap(std::string_view key, const IntegerMap& values,
+                                 IntRange range) const {
+  for (size_t i = 0; i < values.size(); ++i) {
+    const std::string& name = values[i].first;
+    if (name.empty()) {
+      fail(key, "an entry's name must not be empty");
+    }
+    for (size_t j = 0; j < i; ++j) {
+      if (values[j].first == name) {
+        fail(entryKey(key, name), "listed twice");
+      }
+    }
+    checkInteger(entryKey(key, name), values[i].second, range);
+  }
+}
 
 void ConfigPath::checkChoiceList(std::string_view key, std::span<const size_t> indices,
                                  std::span<const std::string_view> names) const {
@@ -193,18 +214,54 @@ void ConfigReader::finish() {
   state_->rejectUnvisited(*this);
 }
 
-void ConfigReader::integer(std::string_view key, int64_t& value, IntRange range) {
-  const std::optional<YAML::Node> found = state_->lookup(*this, key);
-  if (!found) {
-    return;
-  }
-  const YAML::Node& node = *found;
+namespace {
+/// The integer \p node holds, checked against \p range (errors name \p key).
+int64_t integerOf(const ConfigPath& where, std::string_view key, const YAML::Node& node,
+                  IntRange range) {
   int64_t parsed = 0;
   if (!isPlainScalar(node) || !YAML::convert<int64_t>::decode(node, parsed)) {
-    fail(key, "expected an integer, got " + describe(node));
+    where.fail(key, "expected an integer, got " + describe(node));
   }
-  checkInteger(key, parsed, range);
-  value = parsed;
+  where.checkInteger(key, parsed, range);
+  return parsed;
+}
+} // namespace
+
+void ConfigReader::integer(std::string_view key, int64_t& value, IntRange range) {
+  const std::optional<YAML::Node> found = state_->lookup(*this, key);
+  if (found) {
+    value = integerOf(*this, key, *found, range);
+  }
+}
+
+void ConfigReader::integerMap(std::string_view key, IntegerMap& values, IntRange range) {
+  const std::optional<YAML::Node> found = state_->lookup(*this, key);
+  if (!found || found->IsNull()) {
+    return; // absent or `key:` with nothing: keeps its default, as a section does
+  }
+  const YAML::Node& node = *found;
+  if (!node.IsMap()) {
+    fail(key, "expected a mapping of names to integers, got " + describe(node));
+  }
+  IntegerMap parsed;
+  std::vector<int> lines; // of parsed's entries, for "written twice"
+  for (const auto& kv : node) {
+    const int line = kv.first.Mark().line + 1;
+    if (!kv.first.IsScalar() || kv.first.Scalar().empty()) {
+      fail(key, fmt::format("a key must be a non-empty name (line {}), got {}", line,
+                            describe(kv.first)));
+    }
+    const std::string& name = kv.first.Scalar();
+    const std::string entry = entryKey(key, name);
+    for (size_t j = 0; j < parsed.size(); ++j) {
+      if (parsed[j].first == name) {
+        fail(entry, fmt::format("written twice (lines {} and {})", lines[j], line));
+      }
+    }
+    parsed.emplace_back(name, integerOf(*this, entry, kv.second, range));
+    lines.push_back(line);
+  }
+  values = std::move(parsed);
 }
 
 void ConfigReader::real(std::string_view key, double& value, RealRange range) {
@@ -260,7 +317,7 @@ size_t choiceIndex(const YAML::Node& node, std::span<const std::string_view> nam
 } // namespace
 
 bool ConfigReader::readChoice(std::string_view key, std::span<const std::string_view> names,
-                              size_t& index) {
+                              size_t& index, std::span<const std::string_view> notModelled) {
   const std::optional<YAML::Node> found = state_->lookup(*this, key);
   if (!found) {
     return false;
@@ -268,6 +325,10 @@ bool ConfigReader::readChoice(std::string_view key, std::span<const std::string_
   const YAML::Node& node = *found;
   index = choiceIndex(node, names);
   if (index == names.size()) {
+    if (choiceIndex(node, notModelled) < notModelled.size()) {
+      fail(key, fmt::format("{} is not modelled by this engine yet (supported: {})", node.Scalar(),
+                            joinNames(names)));
+    }
     fail(key, "expected one of " + joinNames(names) + ", got " + describe(node));
   }
   return true;
@@ -370,6 +431,19 @@ void ConfigWriter::integer(std::string_view key, int64_t value, IntRange) {
 
 void ConfigWriter::real(std::string_view key, double value, RealRange) {
   line(key, fmt::format("{}", value)); // shortest round-trip form
+}
+
+void ConfigWriter::integerMap(std::string_view key, const IntegerMap& values, IntRange) {
+  if (values.empty()) {
+    line(key, "{}");
+    return;
+  }
+  line(key, "");
+  indent_ += 2;
+  for (const auto& [name, value] : values) {
+    line(isPlainWord(name) ? name : quoted(name), std::to_string(value));
+  }
+  indent_ -= 2;
 }
 
 void ConfigWriter::boolean(std::string_view key, bool value) {

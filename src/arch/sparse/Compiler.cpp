@@ -5,6 +5,7 @@
 /// and the rest onto the host. docs/arch/SparseCompiler.md describes each mapping.
 #include "nnaccel/arch/sparse/Compiler.h"
 
+#include "nnaccel/arch/common/Lowering.h"
 #include "nnaccel/arch/sparse/Geometry.h"
 #include "nnaccel/ir/OpParams.h"
 #include "nnaccel/support/Error.h"
@@ -175,8 +176,7 @@ private:
     case quant::QuantOpKind::AveragePool:
       return lowerPool(id);
     case quant::QuantOpKind::DataMovement:
-      if (ir::isRowMajorView(n.op) && n.outputs.size() >= 1 && !n.inputs.empty() &&
-          !g_.isConstant(n.inputs[0]) && qm_.scale(n.inputs[0]) == qm_.scale(n.outputs[0])) {
+      if (common::isAliasView(qm_, id)) {
         Layer& l = beginLayer(id, LayerKind::View);
         l.outputs.resize(1);
         l.inputs.resize(1);
@@ -191,18 +191,14 @@ private:
 
   /// The fused Relu/Clip (a quant Clamp) applied by post-processing; marks it consumed.
   ir::ValueId fuseActivation(ir::NodeId id, Layer& l) {
-    const ir::Node& n = g_.node(id);
-    if (!n.fusedActivation)
-      return n.outputs[0];
-    const ir::NodeId act = n.fusedActivation->activationNode;
-    const quant::QuantNode& q = qm_.node(act);
-    if (q.kind != quant::QuantOpKind::Clamp)
-      return n.outputs[0];
-    l.conv.clampMin = std::max<int32_t>(q.clampMin, quant::kInt8Min);
-    l.conv.clampMax = std::min<int32_t>(q.clampMax, quant::kInt8Max);
-    consumed_.insert(act);
-    l.op.append("+").append(ir::opName(g_.node(act).op));
-    return g_.node(act).outputs[0];
+    const std::optional<common::FusedClamp> f = common::fusedClamp(qm_, id);
+    if (!f)
+      return g_.node(id).outputs[0];
+    l.conv.clampMin = f->clampMin;
+    l.conv.clampMax = f->clampMax;
+    consumed_.insert(f->node);
+    l.op.append("+").append(f->opName);
+    return f->output;
   }
 
   void lowerConv(ir::NodeId id) {

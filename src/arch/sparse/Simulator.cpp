@@ -5,6 +5,7 @@
 #include "nnaccel/arch/sparse/Simulator.h"
 
 #include "ArrayModel.h"
+#include "nnaccel/arch/common/Lowering.h"
 #include "nnaccel/quant/Int8Executor.h"
 #include "nnaccel/quant/Kernels.h"
 #include "nnaccel/support/Error.h"
@@ -437,29 +438,10 @@ struct Simulator::Impl {
   }
 
   void runHost(const Layer& l, report::LayerStats& s) {
-    const ir::Node& n = qm.graph.node(l.node);
-    std::vector<quant::QuantTensor> held;
-    held.reserve(n.inputs.size());
-    std::vector<const quant::QuantTensor*> ptrs;
-    for (ir::ValueId v : n.inputs) {
-      if (v == ir::kNoValue || qm.graph.isConstant(v)) {
-        ptrs.push_back(nullptr);
-        continue;
-      }
-      const Tensor& t = input(v);
-      held.push_back(quant::QuantTensor{t, t.dtype() == DType::I8 ? qm.scale(v) : 0.0f});
-      ptrs.push_back(&held.back());
-      s.dram.readBytes += static_cast<int64_t>(t.sizeBytes());
-    }
-    std::vector<quant::QuantTensor> outs = quant::evalQuantizedNode(qm, l.node, ptrs);
-    for (size_t j = 0; j < n.outputs.size() && j < outs.size(); ++j) {
-      if (n.outputs[j] == ir::kNoValue)
-        continue;
-      s.dram.writeBytes += static_cast<int64_t>(outs[j].data.sizeBytes());
-      values[static_cast<size_t>(n.outputs[j])] = std::move(outs[j].data);
-      residency[static_cast<size_t>(n.outputs[j])] = Residency{};
-    }
-    s.hostFallback = true;
+    common::runHostNode(qm, l.node, values, s);
+    for (ir::ValueId v : qm.graph.node(l.node).outputs)
+      if (v != ir::kNoValue)
+        residency[static_cast<size_t>(v)] = Residency{};
   }
 };
 

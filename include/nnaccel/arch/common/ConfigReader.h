@@ -16,6 +16,12 @@
 ///  - ConfigWriter (const SystolicConfig&): emits the YAML layout the reader accepts.
 /// Every error is nnaccel::Error (Config) with the file and the dotted key path as context:
 /// `edge.yaml: 'psum.max_tile_rows': must be >= 1 (got 0)`.
+///
+/// Besides scalars and sections a schema may hold an integer map (IntegerMap: user-chosen names
+/// to integers, e.g. a per-layer setting `layers: {conv1: 3, conv2: 1}`), whose entries are
+/// named `layers.conv1` in errors; and an enumerated key may list spellings the schema knows
+/// but the engine does not model (`data_type: fp16`), which get their own message instead of
+/// "expected one of".
 #pragma once
 
 #include "nnaccel/support/Error.h"
@@ -26,6 +32,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace nnaccel::arch::common {
@@ -41,6 +48,9 @@ struct RealRange {
   double min = -std::numeric_limits<double>::infinity();
   bool minExclusive = false;
 };
+
+/// An integer map's entries (name, value) in file order; names are unique and non-empty.
+using IntegerMap = std::vector<std::pair<std::string, int64_t>>;
 
 /// One spelling of an enumerated key's value.
 template <typename E> struct EnumName {
@@ -70,6 +80,9 @@ public:
 
   void checkInteger(std::string_view key, int64_t value, IntRange range) const;
   void checkReal(std::string_view key, double value, RealRange range) const;
+  /// Every entry of the integer map \p key: a non-empty name, listed once, its value in
+  /// \p range (an entry's errors name `key.name`).
+  void checkIntegerMap(std::string_view key, const IntegerMap& values, IntRange range) const;
   /// A list of choices (indices into \p names): non-empty, no duplicates.
   void checkChoiceList(std::string_view key, std::span<const size_t> indices,
                        std::span<const std::string_view> names) const;
@@ -126,11 +139,17 @@ public:
   void boolean(std::string_view key, bool& value);
   /// A non-empty string.
   void text(std::string_view key, std::string& value);
+  /// A mapping of names to integers in \p range (absent or empty: \p values untouched;
+  /// present: replaces \p values, in file order). Names are plain or quoted YAML keys.
+  void integerMap(std::string_view key, IntegerMap& values, IntRange range);
+  /// One of \p names. A spelling in \p notModelled is rejected as "X is not modelled by this
+  /// engine yet" rather than as an unknown value.
   template <typename E>
-  void choice(std::string_view key, E& value, std::span<const EnumName<E>> names) {
+  void choice(std::string_view key, E& value, std::span<const EnumName<E>> names,
+              std::span<const std::string_view> notModelled = {}) {
     const std::vector<std::string_view> spelled = detail::enumNames(names);
     size_t index = 0;
-    if (readChoice(key, spelled, index)) {
+    if (readChoice(key, spelled, index, notModelled)) {
       value = names[index].value;
     }
   }
@@ -153,7 +172,8 @@ private:
   struct State;
   bool enter(std::string_view key);
   void leave();
-  bool readChoice(std::string_view key, std::span<const std::string_view> names, size_t& index);
+  bool readChoice(std::string_view key, std::span<const std::string_view> names, size_t& index,
+                  std::span<const std::string_view> notModelled);
   bool readChoiceList(std::string_view key, std::span<const std::string_view> names,
                       std::vector<size_t>& indices);
   std::unique_ptr<State> state_;
@@ -177,8 +197,12 @@ public:
   }
   void boolean(std::string_view, bool) const {}
   void text(std::string_view key, const std::string& value) const;
+  void integerMap(std::string_view key, const IntegerMap& values, IntRange range) const {
+    checkIntegerMap(key, values, range);
+  }
   template <typename E>
-  void choice(std::string_view key, E value, std::span<const EnumName<E>> names) const {
+  void choice(std::string_view key, E value, std::span<const EnumName<E>> names,
+              std::span<const std::string_view> = {}) const {
     if (detail::enumIndex(names, value) == names.size()) {
       fail(key, "holds a value the schema does not list");
     }
@@ -214,8 +238,11 @@ public:
   void real(std::string_view key, double value, RealRange = {});
   void boolean(std::string_view key, bool value);
   void text(std::string_view key, const std::string& value);
+  /// `key: {}` when empty, else one `name: value` line per entry (names quoted when needed).
+  void integerMap(std::string_view key, const IntegerMap& values, IntRange = {});
   template <typename E>
-  void choice(std::string_view key, E value, std::span<const EnumName<E>> names) {
+  void choice(std::string_view key, E value, std::span<const EnumName<E>> names,
+              std::span<const std::string_view> = {}) {
     line(key, nameOf(names, value));
   }
   template <typename E>

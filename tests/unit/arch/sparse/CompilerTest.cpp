@@ -9,7 +9,7 @@
 /// fallbacks with their reasons; and invalid configs.
 #include "nnaccel/arch/sparse/Compiler.h"
 
-#include "SparseLayerGraphs.h"
+#include "LayerSpecGraphs.h"
 #include "nnaccel/quant/QuantizedModel.h"
 #include "nnaccel/support/Error.h"
 #include "nnaccel/zoo/GraphBuilder.h"
@@ -22,6 +22,8 @@
 
 namespace nnaccel::arch::sparse {
 namespace {
+
+namespace testing = nnaccel::testing;
 
 using testing::buildLayerGraph;
 using testing::conv;

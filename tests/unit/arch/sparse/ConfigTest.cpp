@@ -6,6 +6,7 @@
 /// and the dotted key.
 #include "nnaccel/arch/sparse/Config.h"
 
+#include "../common/ConfigTestSupport.h"
 #include "nnaccel/support/Error.h"
 
 #include <filesystem>
@@ -18,37 +19,19 @@ namespace {
 using namespace nnaccel;
 using namespace nnaccel::arch::sparse;
 
+using test::sourceFile;
+
 /// Parses \p yaml as "chip.yaml" expecting a Config error with exactly \p message; returns the
 /// error's key for further checks.
 std::string expectConfigError(const std::string& yaml, const std::string& message) {
-  try {
-    parseSparseConfig(yaml, "chip.yaml");
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::Config) << e.what();
-    EXPECT_EQ(std::string(e.what()), message) << yaml;
-    EXPECT_EQ(e.context().file, "chip.yaml");
-    return e.context().key;
-  }
-  ADD_FAILURE() << "no error for:\n" << yaml;
-  return "";
+  SCOPED_TRACE(yaml);
+  return test::expectError([&] { parseSparseConfig(yaml, "chip.yaml"); }, ErrorKind::Config,
+                           "chip.yaml", message);
 }
 
 /// validate(c, "mem.yaml") must throw exactly \p message.
 void expectInvalid(const SparseConfig& c, const std::string& message) {
-  try {
-    validate(c, "mem.yaml");
-    ADD_FAILURE() << "no error, expected: " << message;
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::Config);
-    EXPECT_EQ(std::string(e.what()), message);
-  }
-}
-
-std::string sourceFile(const std::string& relative) {
-  std::ifstream in(std::filesystem::path(NNACCEL_SOURCE_DIR) / relative, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  test::expectError([&] { validate(c, "mem.yaml"); }, ErrorKind::Config, "mem.yaml", message);
 }
 
 // --- presets ------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@
 /// failed verdict with a layer note; and the report's sparse-engine fields.
 #include "nnaccel/arch/sparse/Simulator.h"
 
-#include "SparseLayerGraphs.h"
+#include "LayerSpecGraphs.h"
 #include "nnaccel/arch/sparse/Session.h"
 #include "nnaccel/quant/QuantizedModel.h"
 #include "nnaccel/support/Error.h"
@@ -23,6 +23,8 @@
 
 namespace nnaccel::arch::sparse {
 namespace {
+
+namespace testing = nnaccel::testing;
 
 using testing::buildLayerGraph;
 using testing::conv;
@@ -64,7 +66,7 @@ void checkInvariants(const SessionResult& r, const SparseConfig& c, const ir::Gr
     EXPECT_EQ(d.oracleCycles, (s.useful + slotsPerCycle - 1) / slotsPerCycle);
     EXPECT_EQ(d.products, s.useful + s.outsidePlane);
     EXPECT_EQ(d.access.multiplies, d.products);
-    EXPECT_LE(s.useful, testing::usefulDenseMacs(g, l));
+    EXPECT_LE(s.useful, testing::usefulDenseMacs(g, l.node));
     EXPECT_LE(d.products, d.denseAccess.multiplies) << "sparse products <= dense products";
     EXPECT_GT(d.denseCycles, 0);
     EXPECT_EQ(d.groups, static_cast<int64_t>(l.conv.groups.size()));
@@ -171,7 +173,7 @@ TEST(SparseSimulator, FullDensityDoesAllDenseWorkAndIsNoFasterThanDense) {
     const LayerDetail& d = arrayDetail(r);
     EXPECT_DOUBLE_EQ(d.weightDensity, 1.0);
     EXPECT_DOUBLE_EQ(d.activationDensity, 1.0);
-    EXPECT_EQ(d.losses.useful, testing::usefulDenseMacs(g, r.program.layers[0]));
+    EXPECT_EQ(d.losses.useful, testing::usefulDenseMacs(g, r.program.layers[0].node));
     EXPECT_EQ(d.products, d.denseAccess.multiplies) << "stride 1: the same products";
     const double speedup = static_cast<double>(d.denseCycles) / static_cast<double>(d.cycles);
     std::printf("[%s] full density: sparse %lld cycles, dense %lld, oracle %lld, speedup %.3f\n",

@@ -4,6 +4,7 @@
 /// defaults, and every rejection rule with its one-line message naming the file and key path.
 #include "nnaccel/arch/systolic/Config.h"
 
+#include "../common/ConfigTestSupport.h"
 #include "nnaccel/support/Error.h"
 
 #include <filesystem>
@@ -16,26 +17,14 @@ namespace {
 using namespace nnaccel;
 using namespace nnaccel::arch::systolic;
 
+using test::sourceFile;
+
 /// Parses \p yaml as "edge.yaml" expecting a Config error with exactly \p message; returns the
 /// error's key for further checks.
 std::string expectConfigError(const std::string& yaml, const std::string& message) {
-  try {
-    parseSystolicConfig(yaml, "edge.yaml");
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::Config) << e.what();
-    EXPECT_EQ(std::string(e.what()), message) << yaml;
-    EXPECT_EQ(e.context().file, "edge.yaml");
-    return e.context().key;
-  }
-  ADD_FAILURE() << "no error for:\n" << yaml;
-  return "";
-}
-
-std::string sourceFile(const std::string& relative) {
-  std::ifstream in(std::filesystem::path(NNACCEL_SOURCE_DIR) / relative, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  SCOPED_TRACE(yaml);
+  return test::expectError([&] { parseSystolicConfig(yaml, "edge.yaml"); }, ErrorKind::Config,
+                           "edge.yaml", message);
 }
 
 // --- presets ------------------------------------------------------------------------------------

@@ -1,17 +1,17 @@
 /// \file
-/// Test helper of the sparse engine's compiler and simulator tests (header only, so it needs no
-/// CMake change): one-layer graphs (Conv 1-D / 2-D, ConvTranspose, Gemm, pooling, optional
-/// fused Relu, optional second 3x3 Conv reading the first one's output on chip) with any stride,
-/// dilation, asymmetric padding, groups and output padding, whose weights are non-zero with
-/// magnitude >= 0.25 (so none quantizes to zero) and zeroed with a chosen probability (the
-/// weight density); sparse inputs with a chosen activation density; and a seeded random layer
-/// generator. Graphs are prepared as a loaded model is (shape inference, passes).
+/// Test helper shared by the engines' compiler and simulator tests (header only; the test
+/// targets add tests/support to their include path): one-layer graphs (Conv 1-D / 2-D,
+/// ConvTranspose, Gemm, pooling, optional fused Relu, optional second 3x3 Conv reading the first
+/// one's output on chip) with any stride, dilation, asymmetric padding, groups and output padding,
+/// whose weights are non-zero with magnitude >= 0.25 (so none quantizes to zero) and zeroed with a
+/// chosen probability (the weight density); sparse inputs with a chosen activation density; and a
+/// seeded random layer generator. Graphs are prepared as a loaded model is (shape inference,
+/// passes).
 ///
 /// Why not tests/unit/arch/systolic/LayerGraphs: that helper is compiled into the systolic test
-/// targets only and draws dense weights; a shared tests/support library would serve both.
+/// targets only and draws dense weights.
 #pragma once
 
-#include "nnaccel/arch/sparse/Program.h"
 #include "nnaccel/driver/ModelLoader.h"
 #include "nnaccel/ir/Graph.h"
 #include "nnaccel/ir/OpParams.h"
@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-namespace nnaccel::arch::sparse::testing {
+namespace nnaccel::testing {
 
 struct LayerSpec {
   enum class Kind { Conv, ConvTranspose, Gemm, MaxPool, AveragePool } kind = Kind::Conv;
@@ -258,13 +258,17 @@ inline int64_t usefulPairs(int64_t in, int64_t out, int64_t kernel, int64_t stri
   return n;
 }
 
-/// The dense MACs of array layer \p l of graph \p g (padding taps excluded): the products a
-/// dense machine must do and the most useful products a sparse one can do.
-inline int64_t usefulDenseMacs(const ir::Graph& g, const Layer& l) {
-  const ConvLayer& c = l.conv;
-  if (c.matrixLayout)
-    return c.outW * c.inChannels * c.outChannels;
-  const ir::ConvParams p = ir::convParams(g, l.node);
+/// The dense MACs of the convolution or Gemm node \p node of graph \p g (padding taps
+/// excluded): the products a dense machine must do and the most useful products a sparse one
+/// can do.
+inline int64_t usefulDenseMacs(const ir::Graph& g, ir::NodeId node) {
+  const ir::Node& n = g.node(node);
+  if (n.op != ir::OpKind::Conv && n.op != ir::OpKind::ConvTranspose) {
+    const Dims& a = g.value(n.inputs[0]).shape;
+    const Dims& y = g.value(n.outputs[0]).shape;
+    return numElements(y) * a.back(); // rows x outputs x reduction length
+  }
+  const ir::ConvParams p = ir::convParams(g, node);
   int64_t pairs = 1;
   for (size_t a = 0; a < p.kernel.size(); ++a)
     pairs *= usefulPairs(p.inSpatial[a], p.outSpatial[a], p.kernel[a], p.strides[a], p.dilations[a],
@@ -272,4 +276,4 @@ inline int64_t usefulDenseMacs(const ir::Graph& g, const Layer& l) {
   return p.outChannels * (p.inChannels / p.group) * pairs;
 }
 
-} // namespace nnaccel::arch::sparse::testing
+} // namespace nnaccel::testing

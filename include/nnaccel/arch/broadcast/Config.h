@@ -1,0 +1,143 @@
+/// \file
+/// The broadcast engine's architecture description (seed 004, Intel: 1xN kernel decomposition
+/// with activation broadcasting between PEs): the PE array (columns of PEs, split into broadcast
+/// groups), each PE's MAC lanes and input / weight / output register files, the data read
+/// module's loading lanes, the PE-to-PE broadcast links, the column buffers, memory 310, the
+/// numerics, the compiler's decomposition choice and the per-access energy table.
+///
+/// Why a plain struct: the compiler, the simulator and the report read the same numbers, so a
+/// config is loaded and validated once (loadBroadcastConfigFile / broadcastPreset; schema in
+/// docs/arch/Broadcast.md) and then passed around by const reference. Every field carries its
+/// unit in its name; a loaded config is always valid.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace nnaccel::arch::broadcast {
+
+/// What a PE's input register file does when the next operand would overwrite one whose MACs
+/// have not finished (seed 004 §2.4 "buffer space"; the patent leaves it open).
+enum class RfPolicy {
+  Stall,        ///< one operand buffer: the read of the next operand waits for the MACs
+  DoubleBuffer, ///< two operand buffers: the next operand loads while the PE computes
+};
+
+/// Where the partial sums of a multi-segment kernel (H_f rows x V vectors) are added (seed 004
+/// ¶0078 and FIG. 9).
+enum class Accumulation {
+  Pe,     ///< one PE processes every segment of its operand and accumulates locally
+  Column, ///< the broadcast groups of a column take different segments of the same operands;
+          ///< the column buffer adds their column-level partial sums before the drain
+};
+
+/// What the compiler does with a kernel row whose width N does not divide (seed 004 ¶0062-0064).
+enum class NonDivisible {
+  Expand,    ///< append zero-valued dummy columns on the right (cleared in the bitmap)
+  Transpose, ///< if N divides the height: transpose kernel and input, transpose the result back
+};
+
+enum class DataType { Int8 }; ///< int8 operands, int32 accumulation (fp16/bf16: not modelled)
+
+/// Per-access energies in picojoules (defaults and their sources in docs/arch/Broadcast.md).
+struct EnergyTable {
+  double macPj = 0.2;                       ///< one int8 x int8 multiply-accumulate (int32)
+  double inputRfWritePjPerByte = 0.05;      ///< activation written into a PE's input RF
+  double inputRfReadPjPerByte = 0.05;       ///< activation read by the multiplier
+  double weightRfWritePjPerByte = 0.05;     ///< weight written into a PE's weight RF
+  double weightRfReadPjPerByte = 0.05;      ///< weight read by the multiplier
+  double outputRfAccessPjPerByte = 0.05;    ///< partial sum read or written (4 bytes each)
+  double broadcastPjPerByte = 0.1;          ///< one PE-to-PE link transfer
+  double columnBufferAccessPjPerByte = 0.3; ///< column buffer write or read
+  double memoryReadPjPerByte = 10.0;        ///< memory 310 read through the data read module
+  double memoryWritePjPerByte = 10.0;       ///< memory 310 write (drain)
+
+  bool operator==(const EnergyTable&) const = default;
+};
+
+struct BroadcastConfig {
+  std::string name = "custom"; ///< preset name or the config file's `name`
+  double clockMhz = 1000.0;
+
+  // --- PE array (seed 004 FIG. 9) ----------------------------------------------------------
+  int64_t columns = 4;        ///< PE columns, each with its column buffer and loading lanes
+  int64_t pesPerColumn = 4;   ///< PEs in one column
+  int64_t groupSize = 4;      ///< P: PEs sharing activations by broadcast (divides pesPerColumn)
+  int64_t macLanesPerPe = 16; ///< multiply-accumulates one PE performs per cycle
+
+  // --- register files, per PE (FIG. 10) ----------------------------------------------------
+  int64_t inputRfBytes = 256;   ///< activation memory (input operands)
+  int64_t weightRfBytes = 1024; ///< weight memory (weight-operand segments)
+  int64_t outputRfBytes = 256;  ///< output memory: 4-byte partial sums
+  RfPolicy inputRfPolicy = RfPolicy::DoubleBuffer;
+
+  // --- data read module (¶0073-0075) --------------------------------------------------------
+  int64_t lanesPerColumn = 4; ///< data loading lanes of one PE column (split among its groups)
+  int64_t laneBytes = 16;     ///< bytes one lane carries per cycle
+  int64_t readsPerCycle = 4;  ///< read operations one group may start per cycle (<= its lanes)
+
+  // --- PE-to-PE broadcast links (¶0072, FIG. 7/8) -------------------------------------------
+  int64_t broadcastLatencyCycles = 0; ///< extra cycles from the reader PE to a receiver (FIG. 8: 0)
+  int64_t broadcastFanOut = 4;        ///< receivers one activation reaches per cycle
+
+  // --- column buffers (FIG. 9) ---------------------------------------------------------------
+  int64_t columnBufferBytes = 2048; ///< per column: outputs on their way out, partial sums
+  int64_t drainBytesPerCycle = 16;  ///< column buffer -> memory 310
+  Accumulation accumulation = Accumulation::Pe;
+
+  // --- numerics and sparsity (¶0095-0102) -----------------------------------------------------
+  DataType dataType = DataType::Int8;
+  /// The multiplier's time depends on the weights' density (¶0102): zero weights are skipped by
+  /// their sparsity-bitmap bit. Off: every non-dummy weight takes a MAC slot.
+  bool skipZeroWeights = true;
+
+  // --- memory 310 (¶0058) ----------------------------------------------------------------------
+  double memoryBytesPerCycle = 256.0; ///< all columns together
+  int64_t memoryLatencyCycles = 20;   ///< first access of a layer
+
+  // --- kernel decomposition: the compiler's choice (¶0060-0064) ------------------------------
+  /// N for every layer with a kernel at least N wide (narrower kernels use their width); 0 picks
+  /// N per layer to minimize the compiler's cycle estimate.
+  int64_t vectorWidth = 0;
+  NonDivisible nonDivisible = NonDivisible::Expand;
+  /// Per-layer N (graph node name, N; N = 1 forces the conventional 1x1 decomposition).
+  std::vector<std::pair<std::string, int64_t>> layerVectorWidths;
+
+  EnergyTable energy;
+
+  int64_t peCount() const { return columns * pesPerColumn; }
+  int64_t groupsPerColumn() const { return pesPerColumn / groupSize; }
+  int64_t groups() const { return columns * groupsPerColumn(); }
+  int64_t lanesPerGroup() const { return lanesPerColumn / groupsPerColumn(); }
+  int64_t macsPerCycle() const { return peCount() * macLanesPerPe; }
+
+  bool operator==(const BroadcastConfig&) const = default;
+};
+
+/// Checks every invariant (ranges and cross-field rules: P divides the column, P >= N, lanes
+/// shared evenly by a column's groups, ...); throws nnaccel::Error (Config) naming \p file and
+/// the key.
+void validate(const BroadcastConfig& c, const std::string& file = "<config>");
+
+/// Parses and validates a YAML document (schema in docs/arch/Broadcast.md). Unknown keys, wrong
+/// types and impossible values throw nnaccel::Error (Config) naming \p file and the dotted key
+/// path. Keys absent from the document keep the `npu` preset's values; name "custom".
+BroadcastConfig parseBroadcastConfig(const std::string& yamlText, const std::string& file);
+/// As parseBroadcastConfig, but keys absent from the document keep \p base's values.
+BroadcastConfig parseBroadcastConfigOver(const BroadcastConfig& base, const std::string& yamlText,
+                                         const std::string& file);
+/// Reads and parses the file at \p path (errors name the path as given; Io if unreadable).
+BroadcastConfig loadBroadcastConfigFile(const std::string& path);
+
+/// The shipped presets: "npu" (the default: 8 columns of 8 PEs in broadcast groups of 4, the
+/// patent's 4 x 16-byte lanes per column) and "fig8" (one column of the 4 PEs of FIGs. 7 and 8,
+/// N = 3: the seed's examples).
+std::vector<std::string> broadcastPresetNames();
+/// The preset \p name; throws Error (Usage) listing the presets when there is none.
+BroadcastConfig broadcastPreset(const std::string& name);
+/// The effective config as YAML in the schema's layout (parseBroadcastConfig round-trips it).
+std::string toYaml(const BroadcastConfig& c);
+
+} // namespace nnaccel::arch::broadcast

@@ -1,0 +1,97 @@
+/// \file
+/// What the broadcast engine's compiler emits and its simulator executes: one program for one
+/// model on one BroadcastConfig.
+///
+/// A program is a list of layers in execution order. A Conv layer carries everything the data
+/// read module and the PE array need: the decomposition (N, dummy columns or transpose), the
+/// layer's geometry in the decomposed frame, the tiling (operands per pass, filters per block,
+/// channels per chunk, x-residue classes for dilation), the weight operands of every filter with
+/// their sparsity bitmaps (the kernel decomposing module's output, as stored in memory 310),
+/// and the post-processing of the drain (bias, requantization, clamp). The same layer also
+/// carries the two baselines' decompositions and tilings (conventional 1x1, and 1xN without
+/// broadcasting), which the simulator times on the same machine. Host layers are operators the
+/// engine does not cover (counted and reported, never hidden); View layers only rename a value.
+#pragma once
+
+#include "nnaccel/arch/broadcast/Config.h"
+#include "nnaccel/arch/broadcast/Decompose.h"
+#include "nnaccel/ir/Graph.h"
+#include "nnaccel/quant/Kernels.h"
+#include "nnaccel/quant/Requantize.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nnaccel::arch::broadcast {
+
+/// How a layer's loop nest is cut to fit the register files (docs/arch/BroadcastCompiler.md).
+struct Tiling {
+  Decomposition decomposition;
+  bool broadcast = true;    ///< activations shared PE to PE (false: every tap its own read)
+  int64_t operandBlock = 1; ///< operands (output points along x) per pass, per group
+  int64_t filterBlock = 1;  ///< output channels whose partial sums a PE holds (depthwise: 1)
+  int64_t channelChunk = 1; ///< input channels per activation read (one segment slice)
+  int64_t xClasses = 1;     ///< dilated x: operands split into residue classes (one pass each)
+  int64_t classStride = 1;  ///< operand start step inside a class, in stream positions
+  bool operator==(const Tiling&) const = default;
+};
+
+/// The post-processing of one output channel at the drain: clamp(requantize(acc + bias)).
+struct ChannelPost {
+  int32_t bias = 0;
+  quant::QuantMultiplier multiplier;
+};
+
+enum class LayerKind : uint8_t {
+  Conv, ///< 1xN decomposed convolution on the PE array (conventional 1x1 when N = 1)
+  Host, ///< an operator the engine does not cover, on the host (quant::evalQuantizedNode)
+  View, ///< reshape-like renaming of a value: no data moves
+};
+std::string_view layerKindName(LayerKind k);
+
+struct ConvLayer {
+  /// Geometry in the decomposed frame (x: the axis kernel vectors run along; after a transpose
+  /// the original input's height). Batch 1; a Gemm is a 1x1 convolution on a 1 x 1 plane per
+  /// row of A (matrixLayout).
+  ConvAxes axes;
+  int64_t inChannels = 0, outChannels = 0;
+  int64_t convGroups = 1;      ///< grouped convolution: each group is its own standard conv
+  bool depthwise = false;      ///< one input channel per output channel (no channel reduction)
+  bool matrixLayout = false;   ///< Gemm/MatMul: input [rows, C], output [rows, K]
+  Tiling tiling;               ///< the method: 1xN with broadcasting
+  Tiling baselineConventional; ///< the conventional 1x1 decomposition (same machine)
+  Tiling baselineNoBroadcast;  ///< 1xN without broadcasting (same N, same tiling)
+  /// Weight operands (Decompose.h), one per output channel; depthwise: one for all channels
+  /// (C = channels, no reduction). Each has taps = N, depth = segments * (C per group).
+  std::vector<WeightOperand> weights;
+  std::vector<ChannelPost> post; ///< per output channel
+  int32_t clampMin = quant::kInt8Min, clampMax = quant::kInt8Max;
+  int64_t usefulMacs = 0;   ///< MACs of the convolution itself (no dummies, no padding)
+  int64_t denseWeights = 0; ///< real weights (no dummies)
+  int64_t nonZeroWeights = 0;
+  int64_t dummyWeights = 0; ///< dummy positions of all weight operands
+  int64_t channelsPerGroup() const { return inChannels / convGroups; }
+  int64_t filtersPerGroup() const { return outChannels / convGroups; }
+};
+
+struct Layer {
+  std::string name; ///< graph node name
+  std::string op;   ///< "Conv+Relu", "Gemm", ...
+  LayerKind kind = LayerKind::Host;
+  ir::NodeId node = -1;
+  std::vector<ir::ValueId> inputs;  ///< graph values read
+  std::vector<ir::ValueId> outputs; ///< graph values produced (the checked ones)
+  std::string note;                 ///< host-fallback reason, decomposition notes
+  ConvLayer conv;                   ///< kind == Conv
+};
+
+struct Program {
+  BroadcastConfig config;
+  std::string model;
+  std::vector<Layer> layers;
+  int64_t weightBytes = 0; ///< weight operands in memory 310 (values + bitmaps), bytes
+};
+
+} // namespace nnaccel::arch::broadcast

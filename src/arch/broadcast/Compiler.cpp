@@ -1,0 +1,443 @@
+/// \file
+/// The broadcast engine's compiler (Compiler.h): walks the quantized graph in order, maps every
+/// convolution-like node onto 1xN kernel vectors (the kernel decomposing module: N, dummy
+/// columns or transpose, weight operands with bitmaps; the tensor decomposing module's geometry
+/// and tiling), views onto aliases and the rest onto the host. docs/arch/BroadcastCompiler.md
+/// describes each choice.
+#include "nnaccel/arch/broadcast/Compiler.h"
+
+#include "nnaccel/arch/common/Lowering.h"
+#include "nnaccel/ir/OpParams.h"
+#include "nnaccel/support/Error.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <map>
+#include <numeric>
+#include <set>
+#include <tuple>
+
+namespace nnaccel::arch::broadcast {
+
+std::string_view layerKindName(LayerKind k) {
+  switch (k) {
+  case LayerKind::Conv:
+    return "array";
+  case LayerKind::Host:
+    return "host";
+  case LayerKind::View:
+    return "view";
+  }
+  return "?";
+}
+
+namespace {
+
+int64_t ceilDiv(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+
+/// Bytes of one weight segment slice in memory 310 and in a weight RF: N x channels int8
+/// values plus their sparsity-bitmap bits.
+int64_t segmentBytes(int64_t taps, int64_t channels, int64_t filters) {
+  return filters * (taps * channels + ceilDiv(taps * channels, 8));
+}
+
+/// Operands per pass and their stride in stream positions for a dilated / strided x axis.
+struct XClasses {
+  int64_t classes = 1, stride = 1;
+};
+XClasses xClassesOf(const ConvAxes& a) {
+  const int64_t g = std::gcd(a.strideX, a.dilationX);
+  return XClasses{a.dilationX / g, a.strideX / g};
+}
+
+/// Output points of class \p cls (ox = cls + i * classes).
+int64_t classOperands(int64_t outW, int64_t classes, int64_t cls) {
+  return cls < outW ? ceilDiv(outW - cls, classes) : 0;
+}
+
+/// The tiling of one decomposition: the largest channel chunk the input RF takes, then the
+/// filter block and operand block that minimize the memory bytes the layer reads, within the
+/// weight and output register files and the column buffer.
+Tiling chooseTiling(const ConvLayer& c, const Decomposition& d, bool broadcast,
+                    const BroadcastConfig& config) {
+  Tiling t;
+  t.decomposition = d;
+  t.broadcast = broadcast;
+  const XClasses xc = xClassesOf(c.axes);
+  t.xClasses = xc.classes;
+  t.classStride = xc.stride;
+  const int64_t n = d.vectorWidth;
+  const int64_t buffers = config.inputRfPolicy == RfPolicy::DoubleBuffer ? 2 : 1;
+  const int64_t sumsPerPe = config.outputRfBytes / 4;
+  const int64_t channels = c.depthwise ? c.inChannels : c.channelsPerGroup();
+  int64_t chunk = std::min(channels, config.inputRfBytes / (n * buffers));
+  if (c.depthwise) // every channel of the chunk is also an output: one partial sum each
+    chunk = std::min(chunk, sumsPerPe);
+  chunk = std::min(chunk, config.weightRfBytes / segmentBytes(n, 1, 1));
+  NNACCEL_ASSERT(chunk >= 1) << "validated config cannot hold one activation";
+  t.channelChunk = chunk;
+  const int64_t filters = c.depthwise ? 1 : c.filtersPerGroup();
+  const int64_t maxFilters =
+      c.depthwise ? 1
+                  : std::min({filters, config.weightRfBytes / segmentBytes(n, chunk, 1), sumsPerPe,
+                              config.columnBufferBytes / 4});
+  const int64_t widest = classOperands(c.axes.outW, t.xClasses, 0);
+  const int64_t sumsPerOperand = c.depthwise ? chunk : 1;
+  double bestBytes = -1;
+  for (int64_t kb = 1; kb <= std::max<int64_t>(1, maxFilters); ++kb) {
+    const int64_t perPe = sumsPerPe / (kb * sumsPerOperand);
+    const int64_t outBytesPerOperand = kb * sumsPerOperand * 4;
+    const int64_t kx =
+        std::min({widest, perPe * config.groupSize,
+                  std::max<int64_t>(1, config.columnBufferBytes / outBytesPerOperand)});
+    if (kx < 1)
+      break;
+    // Activation bytes per output row ~ positions per pass x chunks x filter blocks; weight
+    // bytes ~ operand blocks x filters x segment slices.
+    const double blocksX = static_cast<double>(ceilDiv(widest, kx));
+    const double positions =
+        broadcast ? static_cast<double>((kx - 1) * t.classStride + n) : static_cast<double>(kx * n);
+    const double act = positions * blocksX * static_cast<double>(ceilDiv(filters, kb)) *
+                       static_cast<double>(channels);
+    const double wts = blocksX * static_cast<double>(filters) * static_cast<double>(n) *
+                       static_cast<double>(channels) * 9.0 / 8.0;
+    if (bestBytes < 0 || act + wts < bestBytes) {
+      bestBytes = act + wts;
+      t.filterBlock = kb;
+      t.operandBlock = kx;
+    }
+  }
+  return t;
+}
+
+} // namespace
+
+Estimate estimate(const ConvLayer& c, const Tiling& t, const BroadcastConfig& config) {
+  const Decomposition& d = t.decomposition;
+  const int64_t n = d.vectorWidth;
+  const int64_t channels = c.depthwise ? c.inChannels : c.channelsPerGroup();
+  const int64_t chunks = c.depthwise ? 1 : ceilDiv(channels, t.channelChunk);
+  const int64_t channelBlocks = c.depthwise ? ceilDiv(channels, t.channelChunk) : 1;
+  const int64_t filterBlocks =
+      c.depthwise ? 1 : ceilDiv(c.filtersPerGroup(), t.filterBlock) * c.convGroups;
+  const int64_t operandBlocks =
+      ceilDiv(ceilDiv(c.axes.outW, t.xClasses), t.operandBlock) * t.xClasses;
+  const int64_t items = c.axes.outH * operandBlocks * filterBlocks * channelBlocks;
+  const int64_t passes = d.segments() * chunks;
+  const double density =
+      config.skipZeroWeights && c.denseWeights > 0
+          ? static_cast<double>(c.nonZeroWeights) / static_cast<double>(c.denseWeights)
+          : 1.0;
+  const int64_t kx = t.operandBlock;
+  // Dummy columns are bitmap-cleared: they take no MAC slot.
+  const double real = static_cast<double>(d.width) / static_cast<double>(d.expandedWidth);
+  const double macsPerOperand = static_cast<double>(n * t.channelChunk) * density * real *
+                                static_cast<double>(c.depthwise ? 1 : t.filterBlock);
+  const double macCycles =
+      static_cast<double>(ceilDiv(kx, config.groupSize)) *
+      std::max(1.0, std::ceil(macsPerOperand / static_cast<double>(config.macLanesPerPe)));
+  const int64_t lanes = config.lanesPerGroup();
+  const int64_t readsPerPass = t.broadcast ? (kx - 1) * t.classStride + n : kx * n;
+  const double readCycles =
+      static_cast<double>(readsPerPass * ceilDiv(t.channelChunk, config.laneBytes)) /
+      static_cast<double>(std::min(lanes, config.readsPerCycle));
+  const double weightCycles =
+      static_cast<double>(segmentBytes(n, t.channelChunk, c.depthwise ? 1 : t.filterBlock)) /
+      static_cast<double>(lanes * config.laneBytes);
+  const double pass = std::max(macCycles, readCycles + weightCycles);
+  Estimate e;
+  e.cycles = static_cast<int64_t>(
+      std::ceil(static_cast<double>(items * passes) * pass / static_cast<double>(config.groups())));
+  e.memoryReadBytes = items * passes *
+                      (readsPerPass * t.channelChunk +
+                       segmentBytes(n, t.channelChunk, c.depthwise ? 1 : t.filterBlock));
+  return e;
+}
+
+int64_t estimateCycles(const ConvLayer& c, const Tiling& t, const BroadcastConfig& config) {
+  return estimate(c, t, config).cycles;
+}
+
+namespace {
+
+class Driver {
+public:
+  Driver(const quant::QuantizedModel& qm, const BroadcastConfig& config)
+      : qm_(qm), g_(qm.graph), config_(config) {
+    program_.config = config;
+    program_.model = g_.name;
+    for (const auto& [name, n] : config.layerVectorWidths)
+      overrides_.emplace(name, n);
+  }
+
+  Program run() {
+    for (ir::NodeId id = 0; id < static_cast<ir::NodeId>(g_.numNodes()); ++id) {
+      if (consumed_.count(id) || qm_.node(id).kind == quant::QuantOpKind::Folded)
+        continue;
+      lowerNode(id);
+    }
+    for (const auto& [name, n] : overrides_)
+      if (!seen_.count(name))
+        throw Error(ErrorKind::Config, ErrorContext{.key = "decomposition.layers." + name},
+                    fmt::format("no layer named '{}' in model '{}'", name, g_.name));
+    for (const Layer& l : program_.layers)
+      for (const WeightOperand& w : l.conv.weights)
+        program_.weightBytes += static_cast<int64_t>(w.values.size() + (w.bitmap.size() + 7) / 8);
+    return std::move(program_);
+  }
+
+private:
+  Layer& beginLayer(ir::NodeId id, LayerKind kind) {
+    const ir::Node& n = g_.node(id);
+    Layer l;
+    l.name = n.name;
+    l.op = std::string(ir::opName(n.op));
+    l.kind = kind;
+    l.node = id;
+    for (ir::ValueId v : n.inputs)
+      if (v != ir::kNoValue && !g_.isConstant(v))
+        l.inputs.push_back(v);
+    for (ir::ValueId v : n.outputs)
+      if (v != ir::kNoValue)
+        l.outputs.push_back(v);
+    program_.layers.push_back(std::move(l));
+    return program_.layers.back();
+  }
+
+  void lowerHost(ir::NodeId id, const std::string& reason) {
+    Layer& l = beginLayer(id, LayerKind::Host);
+    l.note = reason;
+  }
+
+  void lowerNode(ir::NodeId id) {
+    const ir::Node& n = g_.node(id);
+    const quant::QuantNode& qn = qm_.node(id);
+    seen_.insert(n.name);
+    switch (qn.kind) {
+    case quant::QuantOpKind::FloatIsland:
+      return lowerHost(id, "no integer form: " + qn.islandReason);
+    case quant::QuantOpKind::Accumulate:
+      if (n.op == ir::OpKind::ConvTranspose)
+        return lowerHost(id, "transposed convolution (the patent decomposes standard and "
+                             "depthwise convolutions)");
+      if (n.op == ir::OpKind::Conv)
+        return lowerConv(id);
+      return lowerGemm(id);
+    case quant::QuantOpKind::DataMovement:
+      if (common::isAliasView(qm_, id)) {
+        Layer& l = beginLayer(id, LayerKind::View);
+        l.outputs.resize(1);
+        l.inputs.resize(1);
+        return;
+      }
+      break;
+    default:
+      break;
+    }
+    lowerHost(id, fmt::format("{} has no unit on the broadcast engine", ir::opName(n.op)));
+  }
+
+  void lowerConv(ir::NodeId id) {
+    const ir::ConvParams cp = ir::convParams(g_, id);
+    if (cp.spatialRank > 2)
+      return lowerHost(id, fmt::format("{}-D convolution (kernel vectors run along 1-D and "
+                                       "2-D rows)",
+                                       cp.spatialRank));
+    if (cp.batch != 1)
+      return lowerHost(id, fmt::format("batch {} (the schedule assumes N = 1)", cp.batch));
+    const bool twoD = cp.spatialRank == 2;
+    const int64_t kh = twoD ? cp.kernel[0] : 1, kw = cp.kernel[twoD ? 1 : 0];
+    ConvAxes a;
+    const size_t x = twoD ? 1 : 0;
+    a.inW = cp.inSpatial[x];
+    a.outW = cp.outSpatial[x];
+    a.strideX = cp.strides[x];
+    a.dilationX = cp.dilations[x];
+    a.padLeft = cp.padsBegin[x];
+    if (twoD) {
+      a.inH = cp.inSpatial[0];
+      a.outH = cp.outSpatial[0];
+      a.strideY = cp.strides[0];
+      a.dilationY = cp.dilations[0];
+      a.padTop = cp.padsBegin[0];
+    }
+    const bool depthwise = cp.isDepthwise() && cp.outChannels == cp.inChannels;
+    const int64_t cg = cp.inChannels / cp.group;
+    const int8_t* w = qm_.node(id).weights.data<int8_t>();
+    // ONNX Conv weights [M, C/g, kh, kw] as weight(m, channel in group, ky, kx); depthwise: one
+    // operand whose channel c is filter c's only channel.
+    auto weight = [=](int64_t m, int64_t c, int64_t ky, int64_t kx) {
+      return w[((m * cg + c) * kh + ky) * kw + kx];
+    };
+    lowerConvLike(id, a, kh, kw, cp.inChannels, cp.outChannels, depthwise ? 1 : cp.group, depthwise,
+                  false, weight);
+  }
+
+  void lowerGemm(ir::NodeId id) {
+    const ir::Node& n = g_.node(id);
+    const quant::QuantNode& qn = qm_.node(id);
+    if (qn.transA)
+      return lowerHost(id, "Gemm with transA (A is read column-major)");
+    const int64_t k = qn.reductionLength;
+    const int64_t cols = static_cast<int64_t>(qn.weightScales.size());
+    const int64_t rows = numElements(g_.value(n.inputs[0]).shape) / k;
+    // A fully-connected layer is a 1x1 convolution whose rows of A are the output points of a
+    // 1 x rows plane and whose columns are the input channels: the conventional decomposition.
+    ConvAxes a;
+    a.inW = rows;
+    a.outW = rows;
+    const int8_t* w = qn.weights.data<int8_t>();
+    auto weight = [=](int64_t m, int64_t c, int64_t, int64_t) { return w[m * k + c]; };
+    lowerConvLike(id, a, 1, 1, k, cols, 1, false, true, weight);
+  }
+
+  /// N for a layer: its override, the config's (clipped to the kernel), or the estimate's best.
+  std::vector<int64_t> candidateWidths(const std::string& name, int64_t kh, int64_t kw) const {
+    if (auto it = overrides_.find(name); it != overrides_.end())
+      return {it->second};
+    if (kh * kw == 1)
+      return {1};
+    const int64_t longest = std::max(kh, kw);
+    if (config_.vectorWidth > 0)
+      return {std::min(config_.vectorWidth, longest)};
+    std::vector<int64_t> widths{1};
+    for (int64_t n = 2; n <= std::min(longest, config_.groupSize); ++n)
+      widths.push_back(n);
+    return widths;
+  }
+
+  template <typename WeightFn>
+  void lowerConvLike(ir::NodeId id, const ConvAxes& original, int64_t kh, int64_t kw,
+                     int64_t inChannels, int64_t outChannels, int64_t convGroups, bool depthwise,
+                     bool matrix, WeightFn weight) {
+    const ir::Node& node = g_.node(id);
+    // Choose N: every candidate's decomposition and tiling, timed by the estimate.
+    ConvLayer probe;
+    probe.inChannels = inChannels;
+    probe.outChannels = outChannels;
+    probe.convGroups = convGroups;
+    probe.depthwise = depthwise;
+    const int64_t cg = inChannels / convGroups;
+    probe.denseWeights = depthwise ? inChannels * kh * kw : outChannels * cg * kh * kw;
+    for (int64_t m = 0; m < (depthwise ? 1 : outChannels); ++m)
+      for (int64_t c = 0; c < (depthwise ? inChannels : cg); ++c)
+        for (int64_t ky = 0; ky < kh; ++ky)
+          for (int64_t kx = 0; kx < kw; ++kx)
+            probe.nonZeroWeights += weight(depthwise ? c : m, depthwise ? 0 : c, ky, kx) != 0;
+
+    const bool overridden = overrides_.count(node.name) > 0;
+    Decomposition best;
+    Estimate bestEstimate{-1, 0};
+    for (int64_t n : candidateWidths(node.name, kh, kw)) {
+      const Decomposition d = decomposeKernel(kh, kw, n, config_.nonDivisible);
+      if (d.vectorWidth == 0) {
+        NNACCEL_ASSERT(overridden) << "candidate N beyond the kernel";
+        throw Error(ErrorKind::Config,
+                    ErrorContext{.node = node.name, .key = "decomposition.layers." + node.name},
+                    fmt::format("N = {} fits neither the width ({}) nor the height ({}) of "
+                                "the {}x{} kernel",
+                                n, kw, kh, kh, kw));
+      }
+      probe.axes = d.transposed ? transposedAxes(original) : original;
+      // Fewest cycles; on a tie (a MAC-bound layer) the fewest bytes read from memory 310.
+      const Estimate e = estimate(probe, chooseTiling(probe, d, true, config_), config_);
+      if (bestEstimate.cycles < 0 ||
+          std::tie(e.cycles, e.memoryReadBytes) <
+              std::tie(bestEstimate.cycles, bestEstimate.memoryReadBytes)) {
+        bestEstimate = e;
+        best = d;
+      }
+    }
+
+    Layer& l = beginLayer(id, LayerKind::Conv);
+    ConvLayer& c = l.conv;
+    c = probe;
+    c.axes = best.transposed ? transposedAxes(original) : original;
+    c.matrixLayout = matrix;
+    c.tiling = chooseTiling(c, best, true, config_);
+    c.baselineNoBroadcast = chooseTiling(c, best, false, config_);
+    const Decomposition conventional =
+        decomposeKernel(best.rows, best.width, 1, NonDivisible::Expand);
+    c.baselineConventional = chooseTiling(c, conventional, false, config_);
+    c.usefulMacs =
+        matrix ? original.outW * inChannels * outChannels : ir::convParams(g_, id).macs();
+    // Weight operands (the kernel decomposing module's output).
+    const int64_t operands = depthwise ? 1 : outChannels;
+    const int64_t channels = depthwise ? inChannels : cg;
+    for (int64_t m = 0; m < operands; ++m) {
+      KernelFn fn = [&, m](int64_t ch, int64_t ky, int64_t kx) {
+        return weight(depthwise ? ch : m, depthwise ? 0 : ch, ky, kx);
+      };
+      c.weights.push_back(makeWeightOperand(best, channels, fn));
+    }
+    c.dummyWeights = operands * best.dummyColumns() * best.rows * channels;
+    const quant::QuantNode& qn = qm_.node(id);
+    for (int64_t m = 0; m < outChannels; ++m)
+      c.post.push_back(ChannelPost{qn.bias.empty() ? 0 : qn.bias[static_cast<size_t>(m)],
+                                   qn.multipliers[static_cast<size_t>(m)]});
+    if (const auto f = common::fusedClamp(qm_, id)) {
+      c.clampMin = f->clampMin;
+      c.clampMax = f->clampMax;
+      consumed_.insert(f->node);
+      l.op.append("+").append(f->opName);
+      l.outputs = {f->output};
+    } else {
+      l.outputs = {node.outputs[0]};
+    }
+    l.note = describe(c, kh, kw, overridden);
+  }
+
+  static ConvAxes transposedAxes(const ConvAxes& a) {
+    ConvAxes t;
+    t.inH = a.inW;
+    t.inW = a.inH;
+    t.outH = a.outW;
+    t.outW = a.outH;
+    t.strideY = a.strideX;
+    t.strideX = a.strideY;
+    t.dilationY = a.dilationX;
+    t.dilationX = a.dilationY;
+    t.padTop = a.padLeft;
+    t.padLeft = a.padTop;
+    return t;
+  }
+
+  std::string describe(const ConvLayer& c, int64_t kh, int64_t kw, bool overridden) const {
+    const Decomposition& d = c.tiling.decomposition;
+    std::string s = d.conventional() ? fmt::format("{}x{}: conventional 1x1 decomposition", kh, kw)
+                                     : fmt::format("{}x{}: 1x{} vectors", kh, kw, d.vectorWidth);
+    if (d.transposed)
+      s.append(", transposed");
+    if (d.dummyColumns() > 0)
+      s.append(
+          fmt::format(", {} dummy column{}", d.dummyColumns(), d.dummyColumns() > 1 ? "s" : ""));
+    if (c.depthwise)
+      s.append(", depthwise");
+    else if (c.convGroups > 1)
+      s.append(fmt::format(", {} groups", c.convGroups));
+    if (c.matrixLayout)
+      s.append(", fully connected");
+    s.append(overridden ? " (N from the config's layer entry)"
+                        : (config_.vectorWidth > 0 ? "" : " (N chosen by the cycle estimate)"));
+    return s;
+  }
+
+  const quant::QuantizedModel& qm_;
+  const ir::Graph& g_;
+  const BroadcastConfig& config_;
+  Program program_;
+  std::set<ir::NodeId> consumed_;
+  std::map<std::string, int64_t> overrides_;
+  std::set<std::string> seen_;
+};
+
+} // namespace
+
+Program compile(const quant::QuantizedModel& qm, const BroadcastConfig& config) {
+  validate(config);
+  return Driver(qm, config).run();
+}
+
+} // namespace nnaccel::arch::broadcast

@@ -1,0 +1,235 @@
+/// \file
+/// One verified broadcast-engine run and its report, and the N x P sweep (Session.h).
+#include "nnaccel/arch/broadcast/Session.h"
+
+#include "nnaccel/arch/common/Verify.h"
+#include "nnaccel/driver/Inputs.h"
+#include "nnaccel/quant/Int8Executor.h"
+#include "nnaccel/quant/QuantizedModel.h"
+
+#include <fmt/format.h>
+#include <optional>
+
+namespace nnaccel::arch::broadcast {
+
+namespace {
+
+double ratio(double a, double b) {
+  return b > 0 ? a / b : 0.0;
+}
+
+} // namespace
+
+double Totals::readReduction(Variant baseline) const {
+  return ratio(static_cast<double>(variants[baseline].activationReadBytes),
+               static_cast<double>(variants[kMethod].activationReadBytes));
+}
+double Totals::speedup(Variant baseline) const {
+  return ratio(static_cast<double>(variants[baseline].cycles),
+               static_cast<double>(variants[kMethod].cycles));
+}
+
+SessionResult simulateModel(const ir::Graph& g, const BroadcastConfig& config,
+                            const SessionOptions& options) {
+  validate(config);
+  auto progress = [&](const std::string& what, size_t done, size_t total) {
+    if (options.progress)
+      options.progress(what, done, total);
+  };
+  progress("quantizing", 0, 1);
+  const quant::QuantizedModel qm = quant::quantize(g, {});
+  progress("compiling", 0, 1);
+  SessionResult r;
+  r.program = compile(qm, config);
+  const std::vector<Tensor> inputs =
+      options.inputs.empty() ? driver::randomInputs(g, options.inputSeed) : options.inputs;
+
+  std::optional<quant::Int8Executor> ref;
+  if (options.verify) {
+    progress("int8 reference", 0, 1);
+    ref.emplace(qm);
+    ref->run(inputs);
+  }
+  Simulator sim(r.program, qm);
+  for (size_t i = 0; i < inputs.size(); ++i)
+    sim.setInput(i, inputs[i]);
+  report::Verdict& verdict = r.report.verdict;
+  verdict.checked = options.verify;
+  verdict.passed = true;
+  verdict.reference = "int8 reference executor (bit-exact)";
+  SimOptions so;
+  so.baselines = options.baselines;
+  so.onLayerDone = [&](size_t li) {
+    progress("simulating", li + 1, r.program.layers.size());
+    const Layer& l = r.program.layers[li];
+    if (!ref || !verdict.passed)
+      return;
+    for (ir::ValueId v : l.outputs) {
+      if (auto bad = common::compareTensor(sim.value(v), ref->value(v).data, true, 0.0,
+                                           verdict.comparedElements)) {
+        verdict.passed = false;
+        verdict.detail = fmt::format("layer {} '{}' ({}), output '{}': {}", li, l.name, l.op,
+                                     g.value(v).name, *bad);
+        return;
+      }
+    }
+  };
+  sim.run(so);
+  r.details = sim.layerDetails();
+
+  report::RunReport& rep = r.report;
+  rep.engine = "broadcast";
+  rep.config = config.name;
+  rep.model = g.name;
+  rep.dtype = "int8";
+  rep.peCount = config.macsPerCycle();
+  rep.clockMhz = config.clockMhz;
+  rep.layers = sim.layerStats();
+  rep.finalize();
+
+  Totals& t = r.totals;
+  for (size_t i = 0; i < r.details.size(); ++i) {
+    const LayerDetail& d = r.details[i];
+    const Layer& l = r.program.layers[i];
+    for (size_t v = 0; v < kVariants; ++v) {
+      VariantStats add = d.variants[v];
+      if (l.kind != LayerKind::Conv) { // host and view layers cost the same in every variant
+        add = VariantStats{};
+        add.cycles = rep.layers[i].cycles;
+        add.energyPj = rep.layers[i].energyPj;
+      }
+      t.variants[v] += add;
+    }
+    if (options.baselineRows && l.kind == LayerKind::Conv && d.timed[kConventional]) {
+      for (Variant base : {kConventional, kNoBroadcast}) {
+        const VariantStats& m = d.variants[kMethod];
+        const VariantStats& b = d.variants[base];
+        report::BaselineRow row;
+        row.layer = l.name;
+        row.what = base == kConventional
+                       ? "conventional 1x1 decomposition (one activation per operand, no sharing)"
+                       : "1xN kernel vectors, every activation read into every PE needing it";
+        const auto side = [](const VariantStats& s) {
+          report::BaselineRow::Side x;
+          x.streamedElements = s.activationReads;
+          x.issuedMacs = s.macs;
+          x.cycles = s.cycles;
+          x.memoryOps = s.inputRfWrites;
+          x.dram = report::Traffic{s.memoryReadBytes(), s.outputBytes};
+          x.sbuf = report::Traffic{s.macs * 2, s.inputRfWriteBytes + s.weightRfWriteBytes};
+          x.energyPj = s.energyPj;
+          return x;
+        };
+        row.method = side(m);
+        row.baseline = side(b);
+        rep.baseline.push_back(row);
+      }
+    }
+  }
+  const VariantStats& m = t.variants[kMethod];
+  rep.total.metrics = {{"reads", static_cast<double>(m.activationReads)},
+                       {"wr/read", m.writesPerRead()}};
+  rep.summary.emplace_back(
+      "activation reads (memory 310)",
+      fmt::format("{} reads ({} bytes), {} register-file writes ({:.3f} writes per read), {} "
+                  "broadcasts",
+                  m.activationReads, m.activationReadBytes, m.inputRfWrites, m.writesPerRead(),
+                  m.broadcasts));
+  if (options.baselines) {
+    for (Variant base : {kConventional, kNoBroadcast}) {
+      const VariantStats& b = t.variants[base];
+      rep.summary.emplace_back(
+          fmt::format("baseline: {}", variantName(base)),
+          fmt::format("{} reads, {} bytes ({:.2f}x the method's), {} cycles (method {:.2f}x "
+                      "faster), {:.3f} uJ (energy ratio {:.2f}x)",
+                      b.activationReads, b.activationReadBytes, t.readReduction(base), b.cycles,
+                      t.speedup(base), b.energyPj / 1e6, ratio(b.energyPj, m.energyPj)));
+    }
+  }
+  std::string reuse;
+  for (size_t k = 1; k < m.reuseHistogram.size(); ++k)
+    reuse.append(fmt::format("{}{}: {}", k > 1 ? ", " : "", k, m.reuseHistogram[k]));
+  rep.summary.emplace_back("re-use histogram (PEs per read: reads)", reuse);
+  rep.summary.emplace_back("PE busy (MAC) / idle",
+                           fmt::format("{:.1f}% / {:.1f}% of {} PE-cycles",
+                                       100.0 * ratio(static_cast<double>(m.peBusyCycles),
+                                                     static_cast<double>(m.peCycles)),
+                                       100.0 - 100.0 * ratio(static_cast<double>(m.peBusyCycles),
+                                                             static_cast<double>(m.peCycles)),
+                                       m.peCycles));
+  for (ir::ValueId v : g.outputs)
+    r.outputs.push_back(quant::QuantTensor{sim.value(v), qm.scale(v)}.dequantize());
+  return r;
+}
+
+std::vector<SweepLayer> sweepDecompositions(const ir::Graph& g, const BroadcastConfig& config,
+                                            const std::vector<int64_t>& widths,
+                                            const std::vector<int64_t>& groupSizes) {
+  validate(config);
+  const quant::QuantizedModel qm = quant::quantize(g, {});
+  std::vector<SweepLayer> layers;
+  std::vector<std::vector<bool>> seen; // per layer, per point: feasible
+  for (int64_t p : groupSizes) {
+    for (int64_t n : widths) {
+      BroadcastConfig c = config;
+      c.groupSize = p;
+      c.vectorWidth = n;
+      c.layerVectorWidths.clear();
+      c.readsPerCycle = 1;
+      try {
+        validate(c);
+      } catch (const Error&) {
+        continue; // P does not divide the column, or P < N: an infeasible point
+      }
+      c.readsPerCycle = std::min(config.readsPerCycle, c.lanesPerGroup());
+      const Program prog = compile(qm, c);
+      Simulator sim(prog, qm);
+      SimOptions so;
+      so.functional = false;
+      so.baselines = false;
+      sim.run(so);
+      size_t row = 0;
+      for (size_t i = 0; i < prog.layers.size(); ++i) {
+        const Layer& l = prog.layers[i];
+        if (l.kind != LayerKind::Conv)
+          continue;
+        if (row == layers.size()) {
+          SweepLayer s;
+          s.name = l.name;
+          s.op = l.op;
+          const ir::Node& node = qm.graph.node(l.node);
+          if (node.op == ir::OpKind::Conv) {
+            const ir::ConvParams cp = ir::convParams(qm.graph, l.node);
+            s.kernel =
+                fmt::format("{}x{} s{}{}", cp.spatialRank == 2 ? cp.kernel[0] : 1, cp.kernel.back(),
+                            cp.strides.back(), cp.isDepthwise() ? " dw" : "");
+          } else {
+            s.kernel = "fc";
+          }
+          layers.push_back(s);
+        }
+        const VariantStats& st = sim.layerDetails()[i].variants[kMethod];
+        SweepPoint pt;
+        pt.vectorWidth = l.conv.tiling.decomposition.vectorWidth;
+        pt.groupSize = p;
+        pt.cycles = st.cycles;
+        pt.activationReads = st.activationReads;
+        pt.energyPj = st.energyPj;
+        layers[row].points.push_back(pt);
+        ++row;
+      }
+    }
+  }
+  for (SweepLayer& s : layers) {
+    for (size_t i = 1; i < s.points.size(); ++i) {
+      const SweepPoint& a = s.points[i];
+      const SweepPoint& b = s.points[s.best];
+      if (std::tie(a.cycles, a.activationReads, a.vectorWidth) <
+          std::tie(b.cycles, b.activationReads, b.vectorWidth))
+        s.best = i;
+    }
+  }
+  return layers;
+}
+
+} // namespace nnaccel::arch::broadcast

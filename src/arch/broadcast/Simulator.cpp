@@ -1,0 +1,669 @@
+/// \file
+/// The broadcast machine model (Simulator.h): the layer loop, the work-item distribution over
+/// broadcast groups, the per-pass slot schedule with lanes, broadcast links, register-file
+/// buffers and MAC timing, the column-buffer drain, the functional data path, and the counts
+/// behind the report. docs/arch/BroadcastCycleModel.md states every rule implemented here.
+#include "nnaccel/arch/broadcast/Simulator.h"
+
+#include "nnaccel/arch/broadcast/Schedule.h"
+#include "nnaccel/arch/common/Lowering.h"
+#include "nnaccel/quant/Requantize.h"
+#include "nnaccel/support/Error.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <fmt/format.h>
+#include <map>
+#include <tuple>
+
+namespace nnaccel::arch::broadcast {
+
+double VariantStats::writesPerRead() const {
+  return activationReads > 0
+             ? static_cast<double>(inputRfWrites) / static_cast<double>(activationReads)
+             : 0.0;
+}
+
+VariantStats& VariantStats::operator+=(const VariantStats& o) {
+  cycles += o.cycles;
+  activationReads += o.activationReads;
+  activationReadBytes += o.activationReadBytes;
+  weightReadBytes += o.weightReadBytes;
+  inputRfWrites += o.inputRfWrites;
+  inputRfWriteBytes += o.inputRfWriteBytes;
+  broadcasts += o.broadcasts;
+  broadcastBytes += o.broadcastBytes;
+  weightRfWriteBytes += o.weightRfWriteBytes;
+  macs += o.macs;
+  peBusyCycles += o.peBusyCycles;
+  peCycles += o.peCycles;
+  readStallCycles += o.readStallCycles;
+  outputBytes += o.outputBytes;
+  columnBufferBytes += o.columnBufferBytes;
+  outputRfBytes += o.outputRfBytes;
+  if (reuseHistogram.size() < o.reuseHistogram.size())
+    reuseHistogram.resize(o.reuseHistogram.size(), 0);
+  for (size_t i = 0; i < o.reuseHistogram.size(); ++i)
+    reuseHistogram[i] += o.reuseHistogram[i];
+  energyPj += o.energyPj;
+  return *this;
+}
+
+std::string_view variantName(Variant v) {
+  switch (v) {
+  case kMethod:
+    return "1xN broadcast";
+  case kConventional:
+    return "conventional 1x1";
+  case kNoBroadcast:
+    return "1xN no broadcast";
+  case kVariants:
+    break;
+  }
+  return "?";
+}
+
+double energyPj(const VariantStats& s, const EnergyTable& e) {
+  const auto d = [](int64_t v) { return static_cast<double>(v); };
+  // Every MAC reads one activation byte and one weight byte from the register files.
+  return d(s.macs) * (e.macPj + e.inputRfReadPjPerByte + e.weightRfReadPjPerByte) +
+         d(s.inputRfWriteBytes) * e.inputRfWritePjPerByte +
+         d(s.broadcastBytes) * e.broadcastPjPerByte +
+         d(s.activationReadBytes) * e.memoryReadPjPerByte +
+         d(s.weightReadBytes) * e.memoryReadPjPerByte + d(s.outputBytes) * e.memoryWritePjPerByte +
+         d(s.weightRfWriteBytes) * e.weightRfWritePjPerByte +
+         d(s.outputRfBytes) * e.outputRfAccessPjPerByte +
+         d(s.columnBufferBytes) * e.columnBufferAccessPjPerByte;
+}
+
+namespace {
+
+int64_t ceilDiv(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+
+/// Bytes of a weight segment slice: values plus bitmap bits (Compiler.cpp's rule).
+int64_t segmentBytes(int64_t taps, int64_t channels, int64_t filters) {
+  return filters * (taps * channels + ceilDiv(taps * channels, 8));
+}
+
+/// The timing state of one broadcast group (docs/arch/BroadcastCycleModel.md §state).
+struct GroupClock {
+  std::vector<int64_t> laneFree;               ///< per loading lane of the group
+  std::vector<int64_t> macFree;                ///< per PE: multiplier free
+  std::vector<std::array<int64_t, 2>> bufFree; ///< per PE, per operand buffer: writable from
+  std::vector<int64_t> bufNext;                ///< per PE: operands started (buffer ring index)
+  std::array<int64_t, 2> weightBufFree{0, 0};  ///< weight RF segment buffers
+  int64_t weightNext = 0;
+  int64_t outputFree = 0;      ///< output RF free: the previous item's outputs left
+  std::vector<int64_t> starts; ///< start cycles of the last readsPerCycle reads (a ring)
+  int64_t startsNext = 0;
+  int64_t lastStart = 0;
+
+  GroupClock(int64_t pes, int64_t lanes, int64_t readsPerCycle)
+      : laneFree(static_cast<size_t>(lanes), 0), macFree(static_cast<size_t>(pes), 0),
+        bufFree(static_cast<size_t>(pes), {0, 0}), bufNext(static_cast<size_t>(pes), 0),
+        starts(static_cast<size_t>(readsPerCycle), -1) {}
+  int64_t lanesFree() const { return *std::max_element(laneFree.begin(), laneFree.end()); }
+  int64_t end() const {
+    return std::max(lanesFree(), *std::max_element(macFree.begin(), macFree.end()));
+  }
+};
+
+/// Non-zero (or, without zero skipping, real) weights per tap of every (filter, segment,
+/// chunk) under one variant's decomposition, as prefix sums over the taps.
+class TapCounts {
+public:
+  TapCounts(const ConvLayer& c, const Tiling& t, bool skipZeros)
+      : taps_(t.decomposition.vectorWidth) {
+    const Decomposition& m = c.tiling.decomposition; // the stored operands' layout
+    const Decomposition& d = t.decomposition;
+    const int64_t channels = c.depthwise ? c.inChannels : c.channelsPerGroup();
+    filters_ = static_cast<int64_t>(c.weights.size());
+    segments_ = d.segments();
+    chunks_ = ceilDiv(channels, t.channelChunk);
+    prefix_.assign(static_cast<size_t>(filters_ * segments_ * chunks_ * (taps_ + 1)), 0);
+    for (int64_t f = 0; f < filters_; ++f) {
+      const WeightOperand& w = c.weights[static_cast<size_t>(f)];
+      for (int64_t r = 0; r < d.rows; ++r)
+        for (int64_t v = 0; v < d.vectorsPerRow(); ++v)
+          for (int64_t ch = 0; ch < chunks_; ++ch) {
+            int32_t* p = at(f, r * d.vectorsPerRow() + v, ch);
+            const int64_t c0 = ch * t.channelChunk;
+            const int64_t c1 = std::min(channels, c0 + t.channelChunk);
+            for (int64_t n = 0; n < taps_; ++n) {
+              const int64_t x = v * taps_ + n; // column of the decomposed kernel
+              int32_t count = 0;
+              if (x < d.width) {
+                const int64_t mn = x % m.vectorWidth;
+                const int64_t mg = r * m.vectorsPerRow() + x / m.vectorWidth;
+                for (int64_t cc = c0; cc < c1; ++cc)
+                  count += skipZeros ? (w.bit(mn, mg * channels + cc) ? 1 : 0) : 1;
+              }
+              p[n + 1] = p[n] + count;
+            }
+          }
+    }
+  }
+  /// Weights of taps [lo, hi) of (filter, segment, chunk).
+  int64_t range(int64_t f, int64_t seg, int64_t chunk, int64_t lo, int64_t hi) const {
+    const int32_t* p = at(f, seg, chunk);
+    return hi > lo ? p[hi] - p[lo] : 0;
+  }
+
+private:
+  int32_t* at(int64_t f, int64_t seg, int64_t chunk) {
+    return prefix_.data() + ((f * segments_ + seg) * chunks_ + chunk) * (taps_ + 1);
+  }
+  const int32_t* at(int64_t f, int64_t seg, int64_t chunk) const {
+    return prefix_.data() + ((f * segments_ + seg) * chunks_ + chunk) * (taps_ + 1);
+  }
+  int64_t taps_ = 1, filters_ = 0, segments_ = 1, chunks_ = 1;
+  std::vector<int32_t> prefix_;
+};
+
+/// One work item: output row oy, x class, operand block, and a filter block (standard) or a
+/// channel block (depthwise) within conv group `group`.
+struct Item {
+  int64_t oy = 0, cls = 0, firstOperand = 0, operands = 0;
+  int64_t group = 0, firstFilter = 0, filters = 0; ///< depthwise: firstFilter/filters = channels
+};
+
+/// One pass of an item: channel chunk, kernel row r, vector v.
+struct Pass {
+  int64_t chunk = 0, r = 0, v = 0;
+};
+
+} // namespace
+
+struct Simulator::Impl {
+  const Program& program;
+  const quant::QuantizedModel& qm;
+  const BroadcastConfig& config;
+  std::vector<Tensor> values;
+  std::vector<report::LayerStats> stats;
+  std::vector<LayerDetail> details;
+  struct CachedSchedule {
+    RowSchedule schedule;
+    std::vector<int64_t> reuse; ///< its reuse histogram
+  };
+  std::map<std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, bool>,
+           CachedSchedule>
+      schedules;
+  /// Per-pass scratch (reused: a pass allocates nothing).
+  std::vector<int64_t> complete;
+  std::vector<int32_t> received, buffer;
+
+  Impl(const Program& p, const quant::QuantizedModel& q)
+      : program(p), qm(q), config(p.config), values(q.graph.numValues()) {}
+
+  const CachedSchedule& schedule(const PassShape& s, bool broadcast) {
+    const auto key = std::make_tuple(s.positions, s.operands, s.taps, s.stride, s.realTaps,
+                                     s.validBegin, s.validEnd, broadcast);
+    auto it = schedules.find(key);
+    if (it == schedules.end()) {
+      RowSchedule r = scheduleRow(s, config.groupSize, broadcast);
+      std::vector<int64_t> reuse = r.reuseHistogram();
+      it = schedules.emplace(key, CachedSchedule{std::move(r), std::move(reuse)}).first;
+    }
+    return it->second;
+  }
+
+  const Tensor& input(ir::ValueId v) const {
+    const Tensor& t = values.at(static_cast<size_t>(v));
+    NNACCEL_ASSERT(t.sizeBytes() > 0 || numElements(qm.graph.value(v).shape) == 0)
+        << "value " << v << " read before it was produced";
+    return t;
+  }
+
+  void run(const SimOptions& options) {
+    stats.clear();
+    details.clear();
+    for (size_t i = 0; i < program.layers.size(); ++i) {
+      const Layer& l = program.layers[i];
+      report::LayerStats s;
+      s.name = l.name;
+      s.op = l.op;
+      s.unit = std::string(layerKindName(l.kind));
+      s.note = l.note;
+      LayerDetail d;
+      switch (l.kind) {
+      case LayerKind::Conv:
+        runConv(l, options, s, d);
+        break;
+      case LayerKind::View: {
+        const Tensor& x = input(l.inputs[0]);
+        Tensor out(DType::I8, qm.graph.value(l.outputs[0]).shape);
+        std::memcpy(out.data<int8_t>(), x.data<int8_t>(), x.sizeBytes());
+        values[static_cast<size_t>(l.outputs[0])] = std::move(out);
+        break;
+      }
+      case LayerKind::Host:
+        common::runHostNode(qm, l.node, values, s);
+        break;
+      }
+      if (!l.inputs.empty())
+        s.shape = dimsToString(qm.graph.value(l.inputs[0]).shape);
+      if (!l.outputs.empty())
+        s.shape.append(" -> ").append(dimsToString(qm.graph.value(l.outputs[0]).shape));
+      stats.push_back(std::move(s));
+      details.push_back(d);
+      if (options.onLayerDone)
+        options.onLayerDone(i);
+    }
+  }
+
+  // --- one Conv layer ------------------------------------------------------------------------
+
+  /// The functional side of a variant run (the method only): input, output and accumulators.
+  struct DataPath {
+    const int8_t* x = nullptr;
+    int8_t* out = nullptr;
+    std::vector<int32_t> acc;    ///< [operand][filter or channel] of the current item
+    std::vector<int8_t> operand; ///< [operand][tap][channel]: the PEs' input RF contents
+    std::vector<int8_t> read;    ///< one read's activation vector
+  };
+
+  /// The input element (c, y, x) in the decomposed frame.
+  static int64_t inputIndex(const ConvLayer& c, int64_t ch, int64_t y, int64_t x) {
+    const ConvAxes& a = c.axes;
+    if (c.matrixLayout)
+      return x * c.inChannels + ch;
+    if (c.tiling.decomposition.transposed) // decomposed (y, x) = original (x, y)
+      return (ch * a.inW + x) * a.inH + y;
+    return (ch * a.inH + y) * a.inW + x;
+  }
+  static int64_t outputIndex(const ConvLayer& c, int64_t m, int64_t oy, int64_t ox) {
+    const ConvAxes& a = c.axes;
+    if (c.matrixLayout)
+      return ox * c.outChannels + m;
+    if (c.tiling.decomposition.transposed)
+      return (m * a.outW + ox) * a.outH + oy;
+    return (m * a.outH + oy) * a.outW + ox;
+  }
+
+  void runConv(const Layer& l, const SimOptions& options, report::LayerStats& s, LayerDetail& d) {
+    const ConvLayer& c = l.conv;
+    DataPath data;
+    Tensor out;
+    if (options.functional) {
+      out = Tensor(DType::I8, qm.graph.value(l.outputs[0]).shape);
+      data.x = input(l.inputs[0]).data<int8_t>();
+      data.out = out.data<int8_t>();
+    }
+    const Tiling* tilings[kVariants] = {&c.tiling, &c.baselineConventional, &c.baselineNoBroadcast};
+    for (size_t v = 0; v < kVariants; ++v) {
+      if (v != kMethod && !options.baselines)
+        continue;
+      d.variants[v] =
+          runVariant(c, *tilings[v], v == kMethod && options.functional ? &data : nullptr);
+      d.timed[v] = true;
+    }
+    if (options.functional)
+      values[static_cast<size_t>(l.outputs[0])] = std::move(out);
+    fillStats(l, d, s);
+  }
+
+  VariantStats runVariant(const ConvLayer& c, const Tiling& t, DataPath* data) {
+    const Decomposition& dec = t.decomposition;
+    const ConvAxes& a = c.axes;
+    const int64_t n = dec.vectorWidth, pes = config.groupSize;
+    const int64_t channels = c.depthwise ? c.inChannels : c.channelsPerGroup();
+    const int64_t chunks = c.depthwise ? 1 : ceilDiv(channels, t.channelChunk);
+    const TapCounts counts(c, t, config.skipZeroWeights);
+    VariantStats st;
+    st.reuseHistogram.assign(static_cast<size_t>(n + 1), 0);
+
+    // Work items, in (row, class, block, filters) order.
+    std::vector<Item> items;
+    for (int64_t oy = 0; oy < a.outH; ++oy)
+      for (int64_t cls = 0; cls < t.xClasses; ++cls) {
+        const int64_t count = cls < a.outW ? ceilDiv(a.outW - cls, t.xClasses) : 0;
+        for (int64_t k0 = 0; k0 < count; k0 += t.operandBlock) {
+          Item it{oy, cls, k0, std::min(t.operandBlock, count - k0), 0, 0, 0};
+          if (c.depthwise) {
+            for (int64_t c0 = 0; c0 < channels; c0 += t.channelChunk) {
+              it.firstFilter = c0;
+              it.filters = std::min(t.channelChunk, channels - c0);
+              items.push_back(it);
+            }
+          } else {
+            for (int64_t grp = 0; grp < c.convGroups; ++grp)
+              for (int64_t f0 = 0; f0 < c.filtersPerGroup(); f0 += t.filterBlock) {
+                it.group = grp;
+                it.firstFilter = f0;
+                it.filters = std::min(t.filterBlock, c.filtersPerGroup() - f0);
+                items.push_back(it);
+              }
+          }
+        }
+      }
+
+    const int64_t groupsPerColumn = config.groupsPerColumn();
+    const bool columnMode = config.accumulation == Accumulation::Column;
+    std::vector<GroupClock> clocks(static_cast<size_t>(config.groups()),
+                                   GroupClock(pes, config.lanesPerGroup(), config.readsPerCycle));
+    std::vector<int64_t> drainFree(static_cast<size_t>(config.columns), 0);
+    const int64_t units = columnMode ? config.columns : config.groups();
+    std::vector<Pass> passes;
+    std::vector<int64_t> macCycles;
+    for (const Item& it : items) {
+      // The unit (group, or column of groups) whose lanes free up first.
+      int64_t unit = 0, unitReady = -1;
+      for (int64_t u = 0; u < units; ++u) {
+        int64_t ready = 0;
+        for (int64_t g = 0; g < (columnMode ? groupsPerColumn : 1); ++g)
+          ready = std::max(
+              ready,
+              clocks[static_cast<size_t>(columnMode ? u * groupsPerColumn + g : u)].lanesFree());
+        if (unitReady < 0 || ready < unitReady) {
+          unitReady = ready;
+          unit = u;
+        }
+      }
+      const int64_t column = columnMode ? unit : unit / groupsPerColumn;
+      passes.clear();
+      for (int64_t ch = 0; ch < chunks; ++ch)
+        for (int64_t r = 0; r < dec.rows; ++r) {
+          const int64_t y = it.oy * a.strideY + r * a.dilationY - a.padTop;
+          if (y < 0 || y >= a.inH)
+            continue; // a padding row: nothing to read, no MAC (bitmap-skipped)
+          for (int64_t v = 0; v < dec.vectorsPerRow(); ++v)
+            passes.push_back(Pass{ch, r, v});
+        }
+      const int64_t sumsPerOperand = it.filters;
+      if (data)
+        data->acc.assign(static_cast<size_t>(it.operands * sumsPerOperand), 0);
+      int64_t itemEnd = unitReady;
+      for (size_t p = 0; p < passes.size(); ++p) {
+        GroupClock& gc = clocks[static_cast<size_t>(
+            columnMode ? unit * groupsPerColumn + static_cast<int64_t>(p) % groupsPerColumn
+                       : unit)];
+        itemEnd = std::max(itemEnd, runPass(c, t, it, passes[p], counts, gc, st, data, macCycles));
+      }
+      // Drain: the outputs (and, in column mode, the groups' partial sums) pass the column
+      // buffer; the output RFs are free once their contents have moved into it.
+      const int64_t outBytes = it.operands * sumsPerOperand;
+      const int64_t psumBytes = columnMode ? it.operands * sumsPerOperand * 4 * groupsPerColumn : 0;
+      int64_t& drain = drainFree[static_cast<size_t>(column)];
+      const int64_t drainStart = std::max(itemEnd, drain);
+      drain = drainStart + ceilDiv(outBytes + psumBytes, config.drainBytesPerCycle);
+      for (int64_t g = 0; g < (columnMode ? groupsPerColumn : 1); ++g)
+        clocks[static_cast<size_t>(columnMode ? unit * groupsPerColumn + g : unit)].outputFree =
+            drainStart;
+      st.outputBytes += outBytes;
+      st.columnBufferBytes += 2 * (outBytes + psumBytes);
+      if (data)
+        drainOutputs(c, t, it, *data);
+    }
+    int64_t end = 0;
+    for (const GroupClock& gc : clocks)
+      end = std::max(end, gc.end());
+    for (int64_t dr : drainFree)
+      end = std::max(end, dr);
+    const int64_t memoryBytes = st.memoryReadBytes() + st.outputBytes;
+    const auto memoryBound = static_cast<int64_t>(
+        std::ceil(static_cast<double>(memoryBytes) / config.memoryBytesPerCycle));
+    st.cycles = config.memoryLatencyCycles + std::max(end, memoryBound);
+    st.peCycles = st.cycles * config.peCount();
+    st.energyPj = energyPj(st, config.energy);
+    return st;
+  }
+
+  /// Times (and, with \p data, computes) one pass on one group; returns its last MAC end.
+  int64_t runPass(const ConvLayer& c, const Tiling& t, const Item& it, const Pass& ps,
+                  const TapCounts& counts, GroupClock& gc, VariantStats& st, DataPath* data,
+                  std::vector<int64_t>& macCycles) {
+    const Decomposition& dec = t.decomposition;
+    const ConvAxes& a = c.axes;
+    const int64_t n = dec.vectorWidth, m = t.classStride, d = a.dilationX;
+    const int64_t channels = c.depthwise ? c.inChannels : c.channelsPerGroup();
+    const int64_t c0 = c.depthwise ? it.firstFilter : ps.chunk * t.channelChunk;
+    const int64_t cc = c.depthwise ? it.filters : std::min(t.channelChunk, channels - c0);
+    const int64_t chunkIndex = c.depthwise ? it.firstFilter / t.channelChunk : ps.chunk;
+    const int64_t seg = ps.r * dec.vectorsPerRow() + ps.v;
+    // Stream position j reads input column x0 + j * d (Schedule.h, Decompose.h).
+    const int64_t firstOx = it.cls + it.firstOperand * t.xClasses;
+    const int64_t x0 = firstOx * a.strideX + ps.v * n * d - a.padLeft;
+    PassShape shape;
+    shape.operands = it.operands;
+    shape.taps = n;
+    shape.stride = m;
+    shape.positions = (it.operands - 1) * m + n;
+    shape.realTaps = dec.realTaps(ps.v);
+    const auto firstValid = [&](int64_t bound) { // smallest j with x0 + j * d >= bound
+      const int64_t num = bound - x0;
+      return num <= 0 ? 0 : ceilDiv(num, d);
+    };
+    shape.validBegin = std::min(shape.positions, firstValid(0));
+    shape.validEnd = std::min(shape.positions, firstValid(a.inW));
+    const CachedSchedule& cached = schedule(shape, t.broadcast);
+    const RowSchedule& sch = cached.schedule;
+
+    // Weights: the segment slice of the item's filters, over all of the group's lanes, into a
+    // weight RF buffer (two when two slices fit).
+    const int64_t filters = c.depthwise ? 1 : it.filters;
+    const int64_t wBytes = segmentBytes(n, cc, filters);
+    const int64_t weightBuffers = 2 * wBytes <= config.weightRfBytes ? 2 : 1;
+    const auto wb = static_cast<size_t>(gc.weightNext++ % weightBuffers);
+    const int64_t lanes = static_cast<int64_t>(gc.laneFree.size());
+    const int64_t wStart = std::max(gc.lanesFree(), gc.weightBufFree[wb]);
+    const int64_t weightsReady = wStart + ceilDiv(wBytes, lanes * config.laneBytes);
+    std::fill(gc.laneFree.begin(), gc.laneFree.end(), weightsReady);
+    st.weightReadBytes += wBytes;
+    st.weightRfWriteBytes += wBytes * config.groupSize;
+
+    // MAC cycles of every operand: its live taps' non-zero weights over the lanes, per filter.
+    macCycles.assign(static_cast<size_t>(it.operands), 0);
+    int64_t macs = 0;
+    for (int64_t k = 0; k < it.operands; ++k) {
+      const int64_t lo = std::clamp(shape.validBegin - k * m, int64_t{0}, n);
+      const int64_t hi = std::clamp(shape.validEnd - k * m, int64_t{0}, shape.realTaps);
+      int64_t cyc = 0;
+      for (int64_t f = 0; f < filters; ++f) {
+        const int64_t w =
+            counts.range(c.depthwise ? 0 : it.group * c.filtersPerGroup() + it.firstFilter + f, seg,
+                         chunkIndex, lo, hi);
+        macs += w;
+        cyc += ceilDiv(w, config.macLanesPerPe);
+      }
+      macCycles[static_cast<size_t>(k)] = cyc;
+    }
+    st.macs += macs;
+
+    // The slots: reads in order over the lanes, broadcasts, operand completion, MACs.
+    const int64_t transfer = ceilDiv(cc, config.laneBytes);
+    const int64_t buffers = config.inputRfPolicy == RfPolicy::DoubleBuffer ? 2 : 1;
+    complete.assign(static_cast<size_t>(it.operands), 0);
+    received.assign(static_cast<size_t>(it.operands), 0);
+    buffer.assign(static_cast<size_t>(it.operands), -1);
+    if (data)
+      data->operand.resize(static_cast<size_t>(it.operands * n * cc));
+    int64_t passEnd = weightsReady;
+    // A PE multiplies once its operand, the weight slice and its output RF are all there.
+    const int64_t macReady = std::max(weightsReady, gc.outputFree);
+    for (const Slot& slot : sch.slots) {
+      auto lane = std::min_element(gc.laneFree.begin(), gc.laneFree.end());
+      int64_t start = std::max(*lane, gc.lastStart);
+      const int64_t oldest = gc.starts[static_cast<size_t>(gc.startsNext)];
+      if (oldest >= 0)
+        start = std::max(start, oldest + 1); // at most readsPerCycle reads start per cycle
+      const int64_t unblocked = start;
+      for (int32_t i = 0; i < slot.deliveries; ++i) {
+        const Delivery& dv = sch.deliveries[static_cast<size_t>(slot.firstDelivery + i)];
+        auto& buf = buffer[static_cast<size_t>(dv.operand)];
+        if (buf < 0) { // the operand's first activation claims the PE's next buffer
+          auto& next = gc.bufNext[static_cast<size_t>(dv.pe)];
+          buf = static_cast<int32_t>(next++ % buffers);
+          start = std::max(start, gc.bufFree[static_cast<size_t>(dv.pe)][static_cast<size_t>(buf)]);
+        }
+      }
+      st.readStallCycles += start - unblocked;
+      gc.lastStart = start;
+      gc.starts[static_cast<size_t>(gc.startsNext)] = start;
+      gc.startsNext = (gc.startsNext + 1) % static_cast<int64_t>(gc.starts.size());
+      const int64_t done = start + transfer;
+      *lane = done;
+      if (data)
+        gather(c, it, ps, x0 + slot.position * d, c0, cc, *data);
+      for (int32_t i = 0; i < slot.deliveries; ++i) {
+        const Delivery& dv = sch.deliveries[static_cast<size_t>(slot.firstDelivery + i)];
+        const int64_t arrive =
+            i == 0 ? done : done + config.broadcastLatencyCycles + (i - 1) / config.broadcastFanOut;
+        const auto k = static_cast<size_t>(dv.operand);
+        complete[k] = std::max(complete[k], arrive);
+        if (data)
+          std::memcpy(data->operand.data() + (dv.operand * n + dv.tap) * cc, data->read.data(),
+                      static_cast<size_t>(cc));
+        if (++received[k] == sch.liveTaps[k]) { // complete: the PE multiplies
+          const auto pe = static_cast<size_t>(dv.pe);
+          const int64_t macStart = std::max({complete[k], gc.macFree[pe], macReady});
+          const int64_t macEnd = macStart + macCycles[k];
+          gc.macFree[pe] = macEnd;
+          gc.bufFree[pe][static_cast<size_t>(buffer[k])] = macEnd;
+          st.peBusyCycles += macCycles[k];
+          passEnd = std::max(passEnd, macEnd);
+        }
+      }
+    }
+    gc.weightBufFree[wb] = passEnd;
+    st.activationReads += sch.reads();
+    st.activationReadBytes += sch.reads() * cc;
+    st.inputRfWrites += sch.writes();
+    st.inputRfWriteBytes += sch.writes() * cc;
+    st.broadcasts += sch.broadcasts();
+    st.broadcastBytes += sch.broadcasts() * cc;
+    st.outputRfBytes += it.operands * it.filters * 8; // read-modify-write of int32 sums
+    for (size_t r = 0; r < cached.reuse.size() && r < st.reuseHistogram.size(); ++r)
+      st.reuseHistogram[r] += cached.reuse[r];
+    if (data)
+      multiply(c, t, it, ps, sch, shape, c0, cc, *data);
+    return passEnd;
+  }
+
+  /// One read: the activation vector (channels c0 .. c0+cc of the item's group) at (row, x).
+  void gather(const ConvLayer& c, const Item& it, const Pass& ps, int64_t x, int64_t c0, int64_t cc,
+              DataPath& data) const {
+    const int64_t y = it.oy * c.axes.strideY + ps.r * c.axes.dilationY - c.axes.padTop;
+    const int64_t base = c.depthwise ? 0 : it.group * c.channelsPerGroup();
+    data.read.resize(static_cast<size_t>(cc));
+    for (int64_t ch = 0; ch < cc; ++ch)
+      data.read[static_cast<size_t>(ch)] = data.x[inputIndex(c, base + c0 + ch, y, x)];
+  }
+
+  /// The PEs' MACs of one pass: every operand's live taps with the weight segment slice.
+  void multiply(const ConvLayer& c, const Tiling& t, const Item& it, const Pass& ps,
+                const RowSchedule& sch, const PassShape& shape, int64_t c0, int64_t cc,
+                DataPath& data) const {
+    const Decomposition& dec = t.decomposition;
+    const int64_t n = dec.vectorWidth, m = t.classStride;
+    const int64_t channels = c.depthwise ? c.inChannels : c.channelsPerGroup();
+    const int64_t seg = ps.r * dec.vectorsPerRow() + ps.v;
+    for (int64_t k = 0; k < it.operands; ++k) {
+      if (sch.liveTaps[static_cast<size_t>(k)] == 0)
+        continue;
+      const int64_t lo = std::clamp(shape.validBegin - k * m, int64_t{0}, n);
+      const int64_t hi = std::clamp(shape.validEnd - k * m, int64_t{0}, shape.realTaps);
+      int32_t* acc = data.acc.data() + k * it.filters;
+      for (int64_t tap = lo; tap < hi; ++tap) {
+        const int8_t* xv = data.operand.data() + (k * n + tap) * cc;
+        if (c.depthwise) {
+          const WeightOperand& w = c.weights[0];
+          const int8_t* wv = w.values.data() + tap * w.depth + seg * channels + c0;
+          for (int64_t ch = 0; ch < cc; ++ch)
+            acc[ch] += static_cast<int32_t>(xv[ch]) * wv[ch];
+          continue;
+        }
+        for (int64_t f = 0; f < it.filters; ++f) {
+          const WeightOperand& w =
+              c.weights[static_cast<size_t>(it.group * c.filtersPerGroup() + it.firstFilter + f)];
+          const int8_t* wv = w.values.data() + tap * w.depth + seg * channels + c0;
+          int32_t sum = 0;
+          for (int64_t ch = 0; ch < cc; ++ch)
+            sum += static_cast<int32_t>(xv[ch]) * wv[ch];
+          acc[f] += sum;
+        }
+      }
+    }
+  }
+
+  /// Post-processing at the drain: bias, requantization and the clamp of every output.
+  void drainOutputs(const ConvLayer& c, const Tiling& t, const Item& it, DataPath& data) const {
+    for (int64_t k = 0; k < it.operands; ++k) {
+      const int64_t ox = it.cls + (it.firstOperand + k) * t.xClasses;
+      for (int64_t f = 0; f < it.filters; ++f) {
+        const int64_t m =
+            c.depthwise ? it.firstFilter + f : it.group * c.filtersPerGroup() + it.firstFilter + f;
+        const ChannelPost& post = c.post[static_cast<size_t>(m)];
+        const int32_t acc = data.acc[static_cast<size_t>(k * it.filters + f)];
+        data.out[outputIndex(c, m, it.oy, ox)] = static_cast<int8_t>(
+            quant::requantize(acc + post.bias, post.multiplier, c.clampMin, c.clampMax));
+      }
+    }
+  }
+
+  void fillStats(const Layer& l, const LayerDetail& d, report::LayerStats& s) const {
+    const ConvLayer& c = l.conv;
+    const VariantStats& m = d.variants[kMethod];
+    s.usefulMacs = c.usefulMacs;
+    s.issuedMacs = m.macs;
+    s.streamedElements = m.activationReads;
+    s.cycles = m.cycles;
+    s.busyCycles = m.peBusyCycles / config.peCount();
+    s.stallCycles = s.cycles - s.busyCycles;
+    s.addBreakdown("pe.mac", s.busyCycles);
+    s.addBreakdown("read.stall", m.readStallCycles);
+    s.dram = report::Traffic{m.memoryReadBytes(), m.outputBytes};
+    s.sbuf = report::Traffic{m.macs * 2, m.inputRfWriteBytes + m.weightRfWriteBytes};
+    s.psum = report::Traffic{m.columnBufferBytes / 2, m.columnBufferBytes / 2};
+    s.energyPj = m.energyPj;
+    const auto ratio = [](int64_t a, int64_t b) {
+      return b > 0 ? static_cast<double>(a) / static_cast<double>(b) : 0.0;
+    };
+    s.metrics = {{"N", static_cast<double>(c.tiling.decomposition.vectorWidth)},
+                 {"reads", static_cast<double>(m.activationReads)},
+                 {"wr/read", m.writesPerRead()}};
+    if (d.timed[kConventional] && d.timed[kNoBroadcast]) {
+      const VariantStats& conv = d.variants[kConventional];
+      const VariantStats& nob = d.variants[kNoBroadcast];
+      s.metrics.emplace_back("reads_vs_1x1",
+                             ratio(conv.activationReadBytes, m.activationReadBytes));
+      s.metrics.emplace_back("reads_vs_nobc",
+                             ratio(nob.activationReadBytes, m.activationReadBytes));
+      s.metrics.emplace_back("speedup_vs_1x1", ratio(conv.cycles, m.cycles));
+    }
+    s.counts = {{"activation_reads", m.activationReads},
+                {"input_rf_writes", m.inputRfWrites},
+                {"broadcasts", m.broadcasts},
+                {"weight_read_bytes", m.weightReadBytes},
+                {"macs", m.macs},
+                {"read_stall_cycles", m.readStallCycles}};
+  }
+};
+
+Simulator::Simulator(const Program& program, const quant::QuantizedModel& qm)
+    : impl_(std::make_unique<Impl>(program, qm)) {}
+Simulator::~Simulator() = default;
+
+void Simulator::setInput(size_t i, const Tensor& value) {
+  const ir::ValueId v = impl_->qm.graph.inputs.at(i);
+  impl_->values[static_cast<size_t>(v)] =
+      value.dtype() == DType::F32 ? quant::quantizeTensor(value, impl_->qm.scale(v)).data : value;
+}
+
+void Simulator::run(const SimOptions& options) {
+  impl_->run(options);
+}
+
+const Tensor& Simulator::value(ir::ValueId v) const {
+  return impl_->values.at(static_cast<size_t>(v));
+}
+const std::vector<report::LayerStats>& Simulator::layerStats() const {
+  return impl_->stats;
+}
+const std::vector<LayerDetail>& Simulator::layerDetails() const {
+  return impl_->details;
+}
+
+} // namespace nnaccel::arch::broadcast

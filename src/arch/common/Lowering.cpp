@@ -1,0 +1,61 @@
+/// \file
+/// Fusion, aliasing and host-fallback rules shared by the engines (Lowering.h).
+#include "nnaccel/arch/common/Lowering.h"
+
+#include "nnaccel/quant/Int8Executor.h"
+#include "nnaccel/support/Error.h"
+
+#include <algorithm>
+
+namespace nnaccel::arch::common {
+
+std::optional<FusedClamp> fusedClamp(const quant::QuantizedModel& qm, ir::NodeId id) {
+  const ir::Node& n = qm.graph.node(id);
+  if (!n.fusedActivation)
+    return std::nullopt;
+  const ir::NodeId act = n.fusedActivation->activationNode;
+  const quant::QuantNode& q = qm.node(act);
+  if (q.kind != quant::QuantOpKind::Clamp)
+    return std::nullopt;
+  const ir::Node& a = qm.graph.node(act);
+  return FusedClamp{act, std::max<int32_t>(q.clampMin, quant::kInt8Min),
+                    std::min<int32_t>(q.clampMax, quant::kInt8Max), a.outputs[0], ir::opName(a.op)};
+}
+
+bool isAliasView(const quant::QuantizedModel& qm, ir::NodeId id) {
+  const ir::Graph& g = qm.graph;
+  const ir::Node& n = g.node(id);
+  return qm.node(id).kind == quant::QuantOpKind::DataMovement && ir::isRowMajorView(n.op) &&
+         !n.outputs.empty() && !n.inputs.empty() && !g.isConstant(n.inputs[0]) &&
+         qm.scale(n.inputs[0]) == qm.scale(n.outputs[0]);
+}
+
+void runHostNode(const quant::QuantizedModel& qm, ir::NodeId id, std::vector<Tensor>& values,
+                 report::LayerStats& s) {
+  const ir::Node& n = qm.graph.node(id);
+  std::vector<quant::QuantTensor> held;
+  held.reserve(n.inputs.size());
+  std::vector<const quant::QuantTensor*> ptrs;
+  for (ir::ValueId v : n.inputs) {
+    if (v == ir::kNoValue || qm.graph.isConstant(v)) {
+      ptrs.push_back(nullptr);
+      continue;
+    }
+    const Tensor& t = values.at(static_cast<size_t>(v));
+    NNACCEL_ASSERT(t.sizeBytes() > 0 || numElements(qm.graph.value(v).shape) == 0)
+        << "value " << v << " read before it was produced";
+    held.push_back(quant::QuantTensor{t, t.dtype() == DType::I8 ? qm.scale(v) : 0.0f});
+    ptrs.push_back(&held.back());
+    s.dram.readBytes += static_cast<int64_t>(t.sizeBytes());
+  }
+  std::vector<quant::QuantTensor> outs = quant::evalQuantizedNode(qm, id, ptrs);
+  for (size_t j = 0; j < n.outputs.size() && j < outs.size(); ++j) {
+    if (n.outputs[j] == ir::kNoValue)
+      continue;
+    s.dram.writeBytes += static_cast<int64_t>(outs[j].data.sizeBytes());
+    values[static_cast<size_t>(n.outputs[j])] = std::move(outs[j].data);
+  }
+  s.hostFallback = true;
+}
+
+} // namespace nnaccel::arch::common

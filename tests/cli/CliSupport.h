@@ -1,0 +1,131 @@
+/// \file
+/// What the end-to-end CLI tests share: running the built `nnaccel` binary through the shell in
+/// a per-test scratch directory (exit code, stdout, stderr), the exact-error assertions, and the
+/// small text helpers that pick lines and words out of a printed table. One copy, so every CLI
+/// test file checks errors and parses tables the same way.
+#pragma once
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <vector>
+
+namespace nnaccel::clitest {
+
+struct Result {
+  int exitCode = -1; ///< -1 when the process did not exit normally (crash, signal)
+  std::string out;
+  std::string err;
+};
+
+inline std::string readFile(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+inline size_t countLines(const std::string& s) {
+  return static_cast<size_t>(std::count(s.begin(), s.end(), '\n'));
+}
+
+/// The first line of \p text that contains \p needle ("" if none).
+inline std::string lineWith(const std::string& text, const std::string& needle) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find(needle) != std::string::npos) {
+      return line;
+    }
+  }
+  return "";
+}
+
+/// Whitespace-separated words of \p line.
+inline std::vector<std::string> words(const std::string& line) {
+  std::istringstream in(line);
+  std::vector<std::string> out;
+  for (std::string w; in >> w;) {
+    out.push_back(w);
+  }
+  return out;
+}
+
+/// Words of the first line of \p text whose first word is \p first; empty if there is none.
+inline std::vector<std::string> rowStartingWith(const std::string& text, const std::string& first) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> row = words(line);
+    if (!row.empty() && row[0] == first) {
+      return row;
+    }
+  }
+  return {};
+}
+
+/// A test fixture with a fresh scratch directory per test, NNACCEL_CLI_WORK_DIR/PREFIX<test name>.
+class CliFixture : public ::testing::Test {
+protected:
+  explicit CliFixture(std::string prefix) : prefix_(std::move(prefix)) {}
+
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = std::filesystem::path(NNACCEL_CLI_WORK_DIR) / (prefix_ + info->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+
+  /// Path of \p name in this test's scratch directory.
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+  void writeText(const std::string& name, const std::string& text) const {
+    std::ofstream(dir_ / name) << text;
+  }
+
+  /// Runs `nnaccel ARGS` (ARGS is shell text) in the scratch directory.
+  Result run(const std::string& args) const {
+    const std::filesystem::path outFile = dir_ / "stdout.txt";
+    const std::filesystem::path errFile = dir_ / "stderr.txt";
+    std::string cmd = "cd '";
+    cmd.append(dir_.string()).append("' && '").append(NNACCEL_CLI).append("' ").append(args);
+    cmd.append(" >'").append(outFile.string()).append("' 2>'").append(errFile.string());
+    cmd.append("'");
+    const int status = std::system(cmd.c_str());
+    Result r;
+    if (status != -1 && WIFEXITED(status)) {
+      r.exitCode = WEXITSTATUS(status);
+    }
+    r.out = readFile(outFile);
+    r.err = readFile(errFile);
+    return r;
+  }
+
+  /// Runs a command that must fail with \p exitCode, print nothing on stdout and exactly the one
+  /// stderr line "error: MESSAGE".
+  void expectError(const std::string& args, int exitCode, const std::string& message) const {
+    const Result r = run(args);
+    EXPECT_EQ(r.exitCode, exitCode) << args << "\nstderr: " << r.err;
+    EXPECT_EQ(r.err, "error: " + message + "\n") << args;
+    EXPECT_EQ(r.out, "") << args;
+  }
+
+  /// Like expectError, with a stderr line that starts with "error: PREFIX".
+  void expectErrorPrefix(const std::string& args, int exitCode, const std::string& prefix) const {
+    const Result r = run(args);
+    EXPECT_EQ(r.exitCode, exitCode) << args << "\nstderr: " << r.err;
+    EXPECT_EQ(r.err.rfind("error: " + prefix, 0), 0u) << args << "\nstderr: " << r.err;
+    EXPECT_EQ(countLines(r.err), 1u) << r.err;
+    EXPECT_EQ(r.out, "") << args;
+  }
+
+  std::filesystem::path dir_;
+
+private:
+  std::string prefix_;
+};
+
+} // namespace nnaccel::clitest

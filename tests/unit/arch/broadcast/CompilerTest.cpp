@@ -1,0 +1,3 @@
+/// \file
+/// Placeholder.
+#include <gtest/gtest.h>
