@@ -133,11 +133,14 @@ Estimate estimate(const ConvLayer& c, const Tiling& t, const BroadcastConfig& co
   const int64_t kx = t.operandBlock;
   // Dummy columns are bitmap-cleared: they take no MAC slot.
   const double real = static_cast<double>(d.width) / static_cast<double>(d.expandedWidth);
-  const double macsPerOperand = static_cast<double>(n * t.channelChunk) * density * real *
-                                static_cast<double>(c.depthwise ? 1 : t.filterBlock);
-  const double macCycles =
-      static_cast<double>(ceilDiv(kx, config.groupSize)) *
-      std::max(1.0, std::ceil(macsPerOperand / static_cast<double>(config.macLanesPerPe)));
+  // The lanes reduce into one output per cycle: a filter's N x chunk products, or a depthwise
+  // channel's N products.
+  const double lanesPerPe = static_cast<double>(config.macLanesPerPe);
+  const double perOutput =
+      static_cast<double>(c.depthwise ? n : n * t.channelChunk) * density * real / lanesPerPe;
+  const double macCycles = static_cast<double>(ceilDiv(kx, config.groupSize)) *
+                           static_cast<double>(c.depthwise ? t.channelChunk : t.filterBlock) *
+                           std::max(1.0, std::ceil(perOutput));
   const int64_t lanes = config.lanesPerGroup();
   const int64_t readsPerPass = t.broadcast ? (kx - 1) * t.classStride + n : kx * n;
   const double readCycles =

@@ -112,7 +112,8 @@ struct GroupClock {
 };
 
 /// Non-zero (or, without zero skipping, real) weights per tap of every (filter, segment,
-/// chunk) under one variant's decomposition, as prefix sums over the taps.
+/// chunk) under one variant's decomposition, as prefix sums over the taps. A depthwise layer's
+/// "filters" are its channels (each output reduces its own channel only), one chunk each.
 class TapCounts {
 public:
   TapCounts(const ConvLayer& c, const Tiling& t, bool skipZeros)
@@ -120,18 +121,19 @@ public:
     const Decomposition& m = c.tiling.decomposition; // the stored operands' layout
     const Decomposition& d = t.decomposition;
     const int64_t channels = c.depthwise ? c.inChannels : c.channelsPerGroup();
-    filters_ = static_cast<int64_t>(c.weights.size());
+    filters_ = c.depthwise ? channels : static_cast<int64_t>(c.weights.size());
     segments_ = d.segments();
-    chunks_ = ceilDiv(channels, t.channelChunk);
+    chunks_ = c.depthwise ? 1 : ceilDiv(channels, t.channelChunk);
+    const int64_t chunkChannels = c.depthwise ? 1 : t.channelChunk;
     prefix_.assign(static_cast<size_t>(filters_ * segments_ * chunks_ * (taps_ + 1)), 0);
     for (int64_t f = 0; f < filters_; ++f) {
-      const WeightOperand& w = c.weights[static_cast<size_t>(f)];
+      const WeightOperand& w = c.weights[static_cast<size_t>(c.depthwise ? 0 : f)];
       for (int64_t r = 0; r < d.rows; ++r)
         for (int64_t v = 0; v < d.vectorsPerRow(); ++v)
           for (int64_t ch = 0; ch < chunks_; ++ch) {
             int32_t* p = at(f, r * d.vectorsPerRow() + v, ch);
-            const int64_t c0 = ch * t.channelChunk;
-            const int64_t c1 = std::min(channels, c0 + t.channelChunk);
+            const int64_t c0 = c.depthwise ? f : ch * chunkChannels;
+            const int64_t c1 = std::min(channels, c0 + chunkChannels);
             for (int64_t n = 0; n < taps_; ++n) {
               const int64_t x = v * taps_ + n; // column of the decomposed kernel
               int32_t count = 0;
@@ -233,6 +235,8 @@ struct Simulator::Impl {
         runConv(l, options, s, d);
         break;
       case LayerKind::View: {
+        if (!options.functional)
+          break;
         const Tensor& x = input(l.inputs[0]);
         Tensor out(DType::I8, qm.graph.value(l.outputs[0]).shape);
         std::memcpy(out.data<int8_t>(), x.data<int8_t>(), x.sizeBytes());
@@ -240,7 +244,10 @@ struct Simulator::Impl {
         break;
       }
       case LayerKind::Host:
-        common::runHostNode(qm, l.node, values, s);
+        if (options.functional)
+          common::runHostNode(qm, l.node, values, s);
+        else // timing only: nothing to evaluate (and no traffic counted)
+          s.hostFallback = true;
         break;
       }
       if (!l.inputs.empty())
@@ -454,17 +461,21 @@ struct Simulator::Impl {
     st.weightReadBytes += wBytes;
     st.weightRfWriteBytes += wBytes * config.groupSize;
 
-    // MAC cycles of every operand: its live taps' non-zero weights over the lanes, per filter.
+    // MAC cycles of every operand: the lanes are a dot-product unit reducing into one output
+    // per cycle, so each output (a filter; a channel of a depthwise layer) takes its live taps'
+    // non-zero weights over the lanes, rounded up (seed 004 ¶0020: depthwise on 1x1 operands
+    // keeps one lane of the dot product busy).
     macCycles.assign(static_cast<size_t>(it.operands), 0);
     int64_t macs = 0;
+    const int64_t outputs = c.depthwise ? it.filters : filters;
     for (int64_t k = 0; k < it.operands; ++k) {
       const int64_t lo = std::clamp(shape.validBegin - k * m, int64_t{0}, n);
       const int64_t hi = std::clamp(shape.validEnd - k * m, int64_t{0}, shape.realTaps);
       int64_t cyc = 0;
-      for (int64_t f = 0; f < filters; ++f) {
-        const int64_t w =
-            counts.range(c.depthwise ? 0 : it.group * c.filtersPerGroup() + it.firstFilter + f, seg,
-                         chunkIndex, lo, hi);
+      for (int64_t f = 0; f < outputs; ++f) {
+        const int64_t w = counts.range(
+            c.depthwise ? it.firstFilter + f : it.group * c.filtersPerGroup() + it.firstFilter + f,
+            seg, c.depthwise ? 0 : chunkIndex, lo, hi);
         macs += w;
         cyc += ceilDiv(w, config.macLanesPerPe);
       }

@@ -64,7 +64,9 @@ struct LayerDetail {
 };
 
 struct SimOptions {
-  bool functional = true; ///< compute the values (false: timing and counts only)
+  /// Compute the values. False: the array layers' timing and counts only (host layers are
+  /// not evaluated and their traffic is not counted; value() is empty).
+  bool functional = true;
   bool baselines = true;  ///< also time the two baselines of every Conv layer
   /// Called after every layer (in program order) with its index; for progress.
   std::function<void(size_t layer)> onLayerDone;
