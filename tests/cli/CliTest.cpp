@@ -1,65 +1,27 @@
-// End-to-end tests of the `nnaccel` command-line tool: each test runs the built binary through
-// the shell and checks its exit code, stdout and stderr (happy paths on the small LeNet-5 zoo
-// model, on an ONNX file written by `zoo export` and on hand-written ONNX files with symbolic
-// dimensions or transposed convolutions; every error path with its exact message).
+/// \file
+/// End-to-end tests of the `nnaccel` command-line tool: each test runs the built binary through
+/// the shell and checks its exit code, stdout and stderr (happy paths on the small LeNet-5 zoo
+/// model, on an ONNX file written by `zoo export` and on hand-written ONNX files with symbolic
+/// dimensions or transposed convolutions; every error path with its exact message). The runner,
+/// the error assertions and the table helpers come from CliSupport.h.
+#include "CliSupport.h"
 #include "nnaccel/driver/Inputs.h"
 #include "nnaccel/driver/ModelLoader.h"
 #include "nnaccel/frontend/Onnx.h"
 #include "nnaccel/ir/ShapeInference.h"
 #include "nnaccel/tensor/Npy.h"
 
-#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <gtest/gtest.h>
 #include <limits>
 #include <onnx/onnx_pb.h>
-#include <sstream>
-#include <sys/wait.h>
 
 namespace fs = std::filesystem;
 using namespace nnaccel;
+using namespace nnaccel::clitest;
 
 namespace {
-
-struct Result {
-  int exitCode = -1; ///< -1 when the process did not exit normally (crash, signal)
-  std::string out;
-  std::string err;
-};
-
-std::string readFile(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-size_t countLines(const std::string& s) {
-  return static_cast<size_t>(std::count(s.begin(), s.end(), '\n'));
-}
-
-/// The first line of \p text that contains \p needle ("" if none).
-std::string lineWith(const std::string& text, const std::string& needle) {
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    if (line.find(needle) != std::string::npos) {
-      return line;
-    }
-  }
-  return "";
-}
-
-/// Whitespace-separated words of \p line.
-std::vector<std::string> words(const std::string& line) {
-  std::istringstream in(line);
-  std::vector<std::string> out;
-  for (std::string w; in >> w;) {
-    out.push_back(w);
-  }
-  return out;
-}
 
 /// The small zoo model used for the happy paths: LeNet-5, 1x1x32x32 -> 1x10.
 constexpr const char* kSmall = "lenet5";
@@ -118,48 +80,10 @@ void writeConvTransposeModel(const std::string& path) {
   frontend::exportOnnxFile(g, path);
 }
 
-class Cli : public ::testing::Test {
+/// Scratch directories are NNACCEL_CLI_WORK_DIR/<test name> (no prefix).
+class Cli : public CliFixture {
 protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::path(NNACCEL_CLI_WORK_DIR) / info->name();
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-
-  /// Path of \p name in this test's scratch directory.
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
-  /// Runs `nnaccel ARGS` (ARGS is shell text) in the scratch directory.
-  Result run(const std::string& args) const {
-    const fs::path outFile = dir_ / "stdout.txt";
-    const fs::path errFile = dir_ / "stderr.txt";
-    const std::string cmd = "cd '" + dir_.string() + "' && '" + NNACCEL_CLI + "' " + args + " >'" +
-                            outFile.string() + "' 2>'" + errFile.string() + "'";
-    const int status = std::system(cmd.c_str());
-    Result r;
-    if (status != -1 && WIFEXITED(status)) {
-      r.exitCode = WEXITSTATUS(status);
-    }
-    r.out = readFile(outFile);
-    r.err = readFile(errFile);
-    return r;
-  }
-
-  /// Runs a command that must fail with \p exitCode and exactly the one stderr line \p message.
-  void expectError(const std::string& args, int exitCode, const std::string& message) const {
-    const Result r = run(args);
-    EXPECT_EQ(r.exitCode, exitCode) << args << "\nstderr: " << r.err;
-    EXPECT_EQ(r.err, "error: " + message + "\n") << args;
-  }
-
-  /// Runs a command that must fail with \p exitCode and one stderr line starting with \p prefix.
-  void expectErrorPrefix(const std::string& args, int exitCode, const std::string& prefix) const {
-    const Result r = run(args);
-    EXPECT_EQ(r.exitCode, exitCode) << args << "\nstderr: " << r.err;
-    EXPECT_EQ(r.err.rfind("error: " + prefix, 0), 0u) << args << "\nstderr: " << r.err;
-    EXPECT_EQ(countLines(r.err), 1u) << r.err;
-  }
+  Cli() : CliFixture("") {}
 
   /// Exports the small model to this test's directory and returns the file's path.
   std::string exportSmall() const {
@@ -168,8 +92,6 @@ protected:
     EXPECT_EQ(r.exitCode, 0) << r.err;
     return file;
   }
-
-  fs::path dir_;
 };
 
 // --- help and usage -----------------------------------------------------------------------------

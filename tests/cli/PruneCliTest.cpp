@@ -4,51 +4,18 @@
 /// model and count its non-zero weights, run it with `nnaccel run`, and every error path (both
 /// or neither density option, bad density, bad JSON, unknown layer, unreadable densities file,
 /// unwritable output) with its exact message and exit code, writing nothing.
+#include "CliSupport.h"
 #include "nnaccel/frontend/Onnx.h"
 
 #include <algorithm>
-#include <cmath>
 #include <filesystem>
-#include <fstream>
-#include <gtest/gtest.h>
 #include <map>
-#include <sstream>
-#include <sys/wait.h>
 
 namespace fs = std::filesystem;
 using namespace nnaccel;
+using namespace nnaccel::clitest;
 
 namespace {
-
-struct CommandResult {
-  int exitCode = -1; ///< -1 when the process did not exit normally
-  std::string out;
-  std::string err;
-};
-
-std::string fileText(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-/// Whitespace-separated words of the first line of \p text that starts with \p first (after
-/// leading blanks) as a whole word; empty if there is none.
-std::vector<std::string> rowStartingWith(const std::string& text, const std::string& first) {
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    std::istringstream words(line);
-    std::vector<std::string> row;
-    for (std::string w; words >> w;) {
-      row.push_back(w);
-    }
-    if (!row.empty() && row[0] == first) {
-      return row;
-    }
-  }
-  return {};
-}
 
 /// Non-zero weights (input 1) per prunable layer of the ONNX file \p path, by layer name.
 std::map<std::string, std::pair<int64_t, int64_t>> weightCounts(const std::string& path) {
@@ -70,54 +37,19 @@ std::map<std::string, std::pair<int64_t, int64_t>> weightCounts(const std::strin
 const std::map<std::string, int64_t> kLenetWeights = {
     {"c1", 150}, {"c3", 2400}, {"c5", 48000}, {"f6", 10080}, {"f7", 840}};
 
-class PruneCli : public ::testing::Test {
+class PruneCli : public CliFixture {
 protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::path(NNACCEL_CLI_WORK_DIR) / (std::string("prune_") + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
+  PruneCli() : CliFixture("prune_") {}
 
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
-  void writeText(const std::string& name, const std::string& text) const {
-    std::ofstream(dir_ / name) << text;
-  }
-
-  /// Runs `nnaccel ARGS` (shell text) in the scratch directory.
-  CommandResult run(const std::string& args) const {
-    const fs::path outFile = dir_ / "stdout.txt";
-    const fs::path errFile = dir_ / "stderr.txt";
-    std::string cmd = "cd '";
-    cmd.append(dir_.string()).append("' && '").append(NNACCEL_CLI).append("' ").append(args);
-    cmd.append(" >'").append(outFile.string()).append("' 2>'").append(errFile.string());
-    cmd.append("'");
-    const int status = std::system(cmd.c_str());
-    CommandResult r;
-    if (status != -1 && WIFEXITED(status)) {
-      r.exitCode = WEXITSTATUS(status);
-    }
-    r.out = fileText(outFile);
-    r.err = fileText(errFile);
-    return r;
-  }
-
-  /// The command must fail with \p exitCode, print nothing on stdout, exactly the one stderr
-  /// line "error: MESSAGE", and write no output model.
+  /// CliFixture::expectError, and the failed command wrote no output model.
   void expectError(const std::string& args, int exitCode, const std::string& message) const {
-    const CommandResult r = run(args);
-    EXPECT_EQ(r.exitCode, exitCode) << args << "\nstderr: " << r.err;
-    EXPECT_EQ(r.err, "error: " + message + "\n") << args;
-    EXPECT_EQ(r.out, "") << args;
+    CliFixture::expectError(args, exitCode, message);
     EXPECT_FALSE(fs::exists(dir_ / "p.onnx")) << args;
   }
-
-  fs::path dir_;
 };
 
 TEST_F(PruneCli, GlobalDensityOnAZooModelThenRun) {
-  const CommandResult r = run("prune lenet5 --density 0.5 -o p.onnx");
+  const Result r = run("prune lenet5 --density 0.5 -o p.onnx");
   ASSERT_EQ(r.exitCode, 0) << r.err;
   EXPECT_EQ(r.err, "");
   EXPECT_EQ(r.out.rfind("pruned 'lenet5': 5 layers, 61,470 weights, density 1.0000 -> 0.5000\n", 0),
@@ -144,27 +76,27 @@ TEST_F(PruneCli, GlobalDensityOnAZooModelThenRun) {
     EXPECT_EQ(counts.at(name), std::make_pair(weights, weights / 2)) << name;
   }
   // ... and loads and runs everywhere.
-  const CommandResult ran = run("run p.onnx");
+  const Result ran = run("run p.onnx");
   EXPECT_EQ(ran.exitCode, 0) << ran.err;
   EXPECT_NE(ran.out.find("output 'output': f32 1x10"), std::string::npos) << ran.out;
-  const CommandResult info = run("info p.onnx");
+  const Result info = run("info p.onnx");
   EXPECT_EQ(info.exitCode, 0) << info.err;
 
   // Pruning the pruned model again to the same density changes nothing; it is deterministic.
-  const CommandResult again = run("prune p.onnx --density 0.5 -o p2.onnx");
+  const Result again = run("prune p.onnx --density 0.5 -o p2.onnx");
   ASSERT_EQ(again.exitCode, 0) << again.err;
   EXPECT_EQ(rowStartingWith(again.out, "c3"),
             (std::vector<std::string>{"c3", "Conv", "2,400", "1,200", "0.5000", "0.5000", "1,200",
                                       "0.5000"}));
-  const CommandResult twice = run("prune lenet5 --density 0.5 -o p3.onnx");
+  const Result twice = run("prune lenet5 --density 0.5 -o p3.onnx");
   ASSERT_EQ(twice.exitCode, 0) << twice.err;
-  EXPECT_EQ(fileText(path("p3.onnx")), fileText(path("p.onnx")));
+  EXPECT_EQ(readFile(path("p3.onnx")), readFile(path("p.onnx")));
 }
 
 TEST_F(PruneCli, PerLayerDensitiesFromJsonOnAnOnnxFile) {
   ASSERT_EQ(run("zoo export lenet5 lenet5.onnx").exitCode, 0);
   writeText("d.json", R"({"c1": 0.2, "f7": 1, "default": 0.1})");
-  const CommandResult r = run("prune lenet5.onnx --densities d.json -o p.onnx");
+  const Result r = run("prune lenet5.onnx --densities d.json -o p.onnx");
   ASSERT_EQ(r.exitCode, 0) << r.err;
   const auto counts = weightCounts(path("p.onnx"));
   EXPECT_EQ(counts.at("c1").second, 30);
@@ -179,7 +111,7 @@ TEST_F(PruneCli, PerLayerDensitiesFromJsonOnAnOnnxFile) {
 
   // Without "default", unlisted layers stay dense (target "-").
   writeText("only.json", R"({"c5": 0.05})");
-  const CommandResult only = run("prune lenet5 --densities only.json -o q.onnx");
+  const Result only = run("prune lenet5 --densities only.json -o q.onnx");
   ASSERT_EQ(only.exitCode, 0) << only.err;
   EXPECT_EQ(rowStartingWith(only.out, "c1"),
             (std::vector<std::string>{"c1", "Conv", "150", "150", "1.0000", "-", "150", "1.0000"}));
@@ -241,7 +173,7 @@ TEST_F(PruneCli, UnwritableOutput) {
 }
 
 TEST_F(PruneCli, HelpListsTheOptions) {
-  const CommandResult r = run("prune --help");
+  const Result r = run("prune --help");
   EXPECT_EQ(r.exitCode, 0);
   for (const char* option : {"MODEL", "--density", "--densities", "--output", "--dim", "--batch"}) {
     EXPECT_NE(r.out.find(option), std::string::npos) << option << "\n" << r.out;

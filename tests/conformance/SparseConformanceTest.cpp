@@ -10,16 +10,11 @@
 #include "BackendCases.h"
 #include "nnaccel/arch/sparse/Session.h"
 #include "nnaccel/driver/ModelLoader.h"
-#include "nnaccel/frontend/Onnx.h"
 #include "nnaccel/support/Error.h"
 
-#include <algorithm>
+#include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <gtest/gtest.h>
-#include <memory>
-#include <optional>
-#include <sstream>
 
 namespace fs = std::filesystem;
 
@@ -28,70 +23,11 @@ namespace {
 using namespace nnaccel;
 
 using nnaccel::conformance::dataRoot;
+using nnaccel::conformance::loadWithBoundWeights;
 using nnaccel::conformance::passingCases;
 
-bool isArrayOp(ir::OpKind op) {
-  return op == ir::OpKind::Conv || op == ir::OpKind::ConvTranspose || op == ir::OpKind::Gemm;
-}
-
-bool hasArrayOperator(const ir::Graph& g) {
-  return std::any_of(g.nodes().begin(), g.nodes().end(),
-                     [](const ir::Node& n) { return isArrayOp(n.op); });
-}
-
-/// The case's model with test_data_set_0: graph inputs read only as weights or biases
-/// (inputs 1 and 2 of Conv, ConvTranspose and Gemm) become constants holding the data set's
-/// values; returns the prepared graph and the remaining (data) inputs, or nullopt when the case
-/// cannot be loaded this way.
-std::optional<std::pair<ir::Graph, std::vector<Tensor>>> loadWithBoundWeights(const fs::path& dir) {
-  std::vector<fs::path> files;
-  const fs::path set = dir / "test_data_set_0";
-  if (!fs::exists(set))
-    return std::nullopt;
-  for (const auto& entry : fs::directory_iterator(set))
-    if (entry.path().filename().string().rfind("input_", 0) == 0)
-      files.push_back(entry.path());
-  std::sort(files.begin(), files.end(), [](const fs::path& a, const fs::path& b) {
-    const std::string sa = a.stem().string(), sb = b.stem().string();
-    return sa.size() != sb.size() ? sa.size() < sb.size() : sa < sb; // input_2 before input_10
-  });
-  try {
-    ir::Graph g = frontend::importOnnxFile((dir / "model.onnx").string());
-    if (files.size() != g.inputs.size())
-      return std::nullopt;
-    std::vector<ir::ValueId> kept;
-    std::vector<Tensor> data;
-    bool bound = false;
-    for (size_t i = 0; i < files.size(); ++i) {
-      const Tensor t = frontend::readTensorProtoFile(files[i].string());
-      const ir::ValueId v = g.inputs[i];
-      bool weightOnly = !g.users(v).empty();
-      for (ir::NodeId u : g.users(v)) {
-        const ir::Node& n = g.node(u);
-        for (size_t k = 0; k < n.inputs.size(); ++k)
-          weightOnly = weightOnly && (n.inputs[k] != v || (isArrayOp(n.op) && k >= 1));
-      }
-      ir::Value& value = g.value(v);
-      value.dtype = t.dtype();
-      value.shape = t.shape();
-      value.shapeKnown = true;
-      if (weightOnly) {
-        value.constant = std::make_shared<const Tensor>(t);
-        bound = true;
-      } else {
-        kept.push_back(v);
-        data.push_back(t);
-      }
-    }
-    if (!bound)
-      return std::nullopt; // nothing to bind: the first test already covers the case
-    g.inputs = kept;
-    driver::prepareGraph(g);
-    return std::make_pair(std::move(g), std::move(data));
-  } catch (const Error&) {
-    return std::nullopt;
-  }
-}
+/// The sparse engine runs Conv, ConvTranspose and Gemm on its PE array.
+constexpr nnaccel::conformance::ArrayOps kArrayOps{.convTranspose = true};
 
 TEST(SparseConformance, ConvAndGemmCasesBitExactInInt8) {
   int ran = 0, onArray = 0;
@@ -105,7 +41,7 @@ TEST(SparseConformance, ConvAndGemmCasesBitExactInInt8) {
     } catch (const Error&) {
       continue; // needs its test data bound as constants (OnnxBackendTest covers it)
     }
-    if (!hasArrayOperator(g))
+    if (!kArrayOps.inGraph(g))
       continue;
     SCOPED_TRACE(name);
     for (const char* preset : {"scnn", "tiny"}) {
@@ -131,8 +67,8 @@ TEST(SparseConformance, CasesWithBoundWeightsRunOnTheArrayBitExact) {
   for (const std::string& name : passingCases()) {
     if (!fs::exists(dataRoot() / name / "model.onnx"))
       continue;
-    auto loaded = loadWithBoundWeights(dataRoot() / name);
-    if (!loaded || !hasArrayOperator(loaded->first))
+    auto loaded = loadWithBoundWeights(dataRoot() / name, kArrayOps);
+    if (!loaded || !kArrayOps.inGraph(loaded->first))
       continue;
     SCOPED_TRACE(name);
     for (const char* preset : {"scnn", "tiny"}) {

@@ -30,7 +30,8 @@ const nnaccel::cli::CommandSpec kCommands[] = {
      nnaccel::cli::makeArchCommand},
     {"prune", "magnitude-prune a model's weights to a density and write it as ONNX",
      nnaccel::cli::makePruneCommand},
-    {"sweep", "sweep a model over densities on the sparse engine (speedup, energy vs dense)",
+    {"sweep",
+     "sweep a model over densities (sparse) or kernel-vector widths and group sizes (broadcast)",
      nnaccel::cli::makeSweepCommand},
 };
 

@@ -73,10 +73,13 @@ Tiling chooseTiling(const ConvLayer& c, const Decomposition& d, bool broadcast,
   const int64_t sumsPerPe = config.outputRfBytes / 4;
   const int64_t channels = c.depthwise ? c.inChannels : c.channelsPerGroup();
   int64_t chunk = std::min(channels, config.inputRfBytes / (n * buffers));
-  if (c.depthwise) // every channel of the chunk is also an output: one partial sum each
-    chunk = std::min(chunk, sumsPerPe);
+  // A depthwise chunk is also the operand's outputs (one partial sum per channel): a smaller
+  // chunk lets more operands share each read; one lane's width keeps every read a full lane.
+  if (c.depthwise)
+    chunk = std::min({chunk, sumsPerPe, std::max<int64_t>(1, config.laneBytes)});
   chunk = std::min(chunk, config.weightRfBytes / segmentBytes(n, 1, 1));
   NNACCEL_ASSERT(chunk >= 1) << "validated config cannot hold one activation";
+  chunk = ceilDiv(channels, ceilDiv(channels, chunk)); // equal chunks: 64 -> 32 + 32, not 42 + 22
   t.channelChunk = chunk;
   const int64_t filters = c.depthwise ? 1 : c.filtersPerGroup();
   const int64_t maxFilters =

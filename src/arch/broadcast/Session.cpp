@@ -7,6 +7,7 @@
 #include "nnaccel/quant/Int8Executor.h"
 #include "nnaccel/quant/QuantizedModel.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <optional>
 
@@ -212,10 +213,17 @@ std::vector<SweepLayer> sweepDecompositions(const ir::Graph& g, const BroadcastC
         SweepPoint pt;
         pt.vectorWidth = l.conv.tiling.decomposition.vectorWidth;
         pt.groupSize = p;
+        std::vector<SweepPoint>& points = layers[row].points;
+        if (std::any_of(points.begin(), points.end(), [&](const SweepPoint& q) {
+              return q.vectorWidth == pt.vectorWidth && q.groupSize == p;
+            })) { // a width the kernel clipped to one already measured
+          ++row;
+          continue;
+        }
         pt.cycles = st.cycles;
         pt.activationReads = st.activationReads;
         pt.energyPj = st.energyPj;
-        layers[row].points.push_back(pt);
+        points.push_back(pt);
         ++row;
       }
     }

@@ -650,6 +650,8 @@ struct Simulator::Impl {
                 {"weight_read_bytes", m.weightReadBytes},
                 {"macs", m.macs},
                 {"read_stall_cycles", m.readStallCycles}};
+    for (size_t k = 1; k < m.reuseHistogram.size(); ++k) // reads delivered to k PEs
+      s.counts.emplace_back(fmt::format("reads_reuse_{}", k), m.reuseHistogram[k]);
   }
 };
 

@@ -67,8 +67,9 @@ struct SweepLayer {
 };
 
 /// Times every array layer of \p g (timing only, no verification) for every N in \p widths
-/// (each clipped to what the layer's kernel takes; 1 = conventional) and every group size in
-/// \p groupSizes (each must divide the column and hold N; infeasible points are skipped).
+/// (each clipped to what the layer's kernel takes; 1 = conventional; a clipped width already
+/// measured at that P is listed once) and every group size in \p groupSizes (each must divide
+/// the column and hold N; infeasible points are skipped). Empty when no point is feasible.
 std::vector<SweepLayer> sweepDecompositions(const ir::Graph& g, const BroadcastConfig& config,
                                             const std::vector<int64_t>& widths,
                                             const std::vector<int64_t>& groupSizes);
