@@ -363,7 +363,8 @@ private:
     c.axes = best.transposed ? transposedAxes(original) : original;
     c.matrixLayout = matrix;
     c.tiling = chooseTiling(c, best, true, config_);
-    c.baselineNoBroadcast = chooseTiling(c, best, false, config_);
+    c.baselineNoBroadcast = c.tiling; // same N, same tiling: only the sharing differs
+    c.baselineNoBroadcast.broadcast = false;
     const Decomposition conventional =
         decomposeKernel(best.rows, best.width, 1, NonDivisible::Expand);
     c.baselineConventional = chooseTiling(c, conventional, false, config_);

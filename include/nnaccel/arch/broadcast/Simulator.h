@@ -67,7 +67,7 @@ struct SimOptions {
   /// Compute the values. False: the array layers' timing and counts only (host layers are
   /// not evaluated and their traffic is not counted; value() is empty).
   bool functional = true;
-  bool baselines = true;  ///< also time the two baselines of every Conv layer
+  bool baselines = true; ///< also time the two baselines of every Conv layer
   /// Called after every layer (in program order) with its index; for progress.
   std::function<void(size_t layer)> onLayerDone;
 };

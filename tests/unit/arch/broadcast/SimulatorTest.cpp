@@ -205,9 +205,16 @@ std::vector<NamedConfig> cornerConfigs() {
     c.broadcastFanOut = 1;
     c.readsPerCycle = 1;
     c.drainBytesPerCycle = 1;
-    c.columnBufferBytes = 16;
   });
   return v;
+}
+
+/// npu with a column buffer of 16 bytes: at most 4 partial sums leave per operand block.
+BroadcastConfig tinyColumnBuffer() {
+  BroadcastConfig c = broadcastPreset("npu");
+  c.columnBufferBytes = 16;
+  c.drainBytesPerCycle = 4;
+  return c;
 }
 
 TEST(BroadcastSimulatorTest, ConfigCornersAreBitExactOnEveryGeometry) {
@@ -235,11 +242,60 @@ TEST(BroadcastSimulatorTest, CornerLayersTakeTheDecompositionTheyAreMeantToCover
     const SessionResult r = run(buildLayerGraph(s), c);
     return r.program.layers.front().conv.tiling.decomposition;
   };
-  EXPECT_EQ(decomposition(layers[11], fig8), (Decomposition{3, true, 1, 7, 9}));      // 7x1
-  EXPECT_EQ(decomposition(layers[12], fig8), (Decomposition{3, false, 1, 7, 9}));     // 1x7
-  EXPECT_EQ(decomposition(layers[13], fig8), (Decomposition{3, false, 5, 5, 6}));     // 5x5
-  EXPECT_EQ(decomposition(layers[14], transpose), (Decomposition{3, true, 5, 3, 3})); // 3x5
-  EXPECT_EQ(decomposition(layers[15], four), (Decomposition{4, true, 6, 4, 4}));      // 4x6
+  EXPECT_EQ(decomposition(layers[10], fig8), (Decomposition{3, true, 1, 7, 9}));      // 7x1
+  EXPECT_EQ(decomposition(layers[11], fig8), (Decomposition{3, false, 1, 7, 9}));     // 1x7
+  EXPECT_EQ(decomposition(layers[12], fig8), (Decomposition{3, false, 5, 5, 6}));     // 5x5
+  EXPECT_EQ(decomposition(layers[13], transpose), (Decomposition{3, true, 5, 3, 3})); // 3x5
+  EXPECT_EQ(decomposition(layers[14], four), (Decomposition{4, true, 6, 4, 4}));      // 4x6
+}
+
+constexpr int kRandomCornerLayers = 40;
+
+TEST(BroadcastSimulatorTest, RandomLayersAreBitExactOnConfigCorners) {
+  // Every corner config on seeded random layers (ConvTranspose runs on the host: skipped; its
+  // shapes need not be valid Conv shapes).
+  const std::vector<NamedConfig> configs = cornerConfigs();
+  Rng rng(4004);
+  for (int i = 0; i < kRandomCornerLayers;) {
+    const LayerSpec s = testing::randomLayer(rng);
+    if (s.kind == LayerSpec::Kind::ConvTranspose)
+      continue;
+    ++i;
+    SCOPED_TRACE(s.describe());
+    const ir::Graph g = buildLayerGraph(s);
+    for (const NamedConfig& c : configs) {
+      SCOPED_TRACE(c.name);
+      expectExact(g, c.config);
+    }
+  }
+}
+
+TEST(BroadcastSimulatorTest, TinyColumnBufferIsBitExact) {
+  // Values only: checkInvariants' read ordering does not hold here (see the disabled test below).
+  const BroadcastConfig config = tinyColumnBuffer();
+  for (const LayerSpec& s : cornerLayers()) {
+    SCOPED_TRACE(s.describe());
+    const SessionResult r = run(buildLayerGraph(s), config);
+    EXPECT_TRUE(r.report.verdict.passed) << r.report.verdict.detail;
+    EXPECT_GT(r.report.verdict.comparedElements, 0);
+  }
+}
+
+// Regression: Program.h documents baselineNoBroadcast as "1xN without broadcasting (same N, same
+// tiling)"; the compiler once tiled it separately, so with a small column buffer the baseline
+// got another filter / operand block and the method read more activation bytes than its own
+// "without broadcasting" baseline (3360 vs 2736).
+TEST(BroadcastSimulatorTest, NoBroadcastBaselineKeepsTheMethodsTiling) {
+  LayerSpec s = conv(3, 5, 11, 13, 3, 1);
+  s.sh = s.sw = 2;
+  const ir::Graph g = buildLayerGraph(s);
+  const SessionResult r = run(g, tinyColumnBuffer());
+  const ConvLayer& c = r.program.layers.front().conv;
+  EXPECT_EQ(c.baselineNoBroadcast.operandBlock, c.tiling.operandBlock);
+  EXPECT_EQ(c.baselineNoBroadcast.filterBlock, c.tiling.filterBlock);
+  EXPECT_EQ(c.baselineNoBroadcast.channelChunk, c.tiling.channelChunk);
+  const LayerDetail& d = r.details.front();
+  EXPECT_LE(d.variants[kMethod].activationReadBytes, d.variants[kNoBroadcast].activationReadBytes);
 }
 
 // --- closed forms on whole layers (seed 004 §2.4, §3.8-3.9) ----------------------------------
@@ -322,6 +378,9 @@ std::vector<LayerSpec> orderingLayers() {
   return {conv(3, 4, 6, 18, 3, 1), dw, strided, conv(2, 3, 5, 30, 3, 0)};
 }
 
+// Broadcast latency and fan-out 1 never saved a cycle on 1500 random layers either; the stall
+// policy (and one read per cycle) can, rarely, end 1-3 cycles earlier on other layers (a list
+// scheduling anomaly of the earliest-free work distribution), so stalls are checked on these.
 TEST(BroadcastSimulatorTest, SlowerLinksAndStallsNeverSaveCycles) {
   for (const char* preset : {"fig8", "npu"}) {
     SCOPED_TRACE(preset);
@@ -351,32 +410,29 @@ TEST(BroadcastSimulatorTest, SlowerLinksAndStallsNeverSaveCycles) {
   }
 }
 
-/// Products of non-zero weights with activations inside the input, by brute force.
+/// Products of non-zero weights with activations inside the input of 2-D Conv \p node, by brute
+/// force over the ONNX definition.
 int64_t nonZeroUsefulMacs(const quant::QuantizedModel& qm, ir::NodeId node) {
   const ir::ConvParams p = ir::convParams(qm.graph, node);
   const int8_t* w = qm.node(node).weights.data<int8_t>();
   const int64_t kh = p.kernel[0], kw = p.kernel[1], cg = p.inChannels / p.group;
+  // Output points whose input for tap (ky, kx) lies inside the input.
+  const auto inside = [&](int64_t ky, int64_t kx) {
+    int64_t n = 0;
+    for (int64_t oy = 0; oy < p.outSpatial[0]; ++oy)
+      for (int64_t ox = 0; ox < p.outSpatial[1]; ++ox) {
+        const int64_t y = oy * p.strides[0] - p.padsBegin[0] + ky * p.dilations[0];
+        const int64_t x = ox * p.strides[1] - p.padsBegin[1] + kx * p.dilations[1];
+        n += y >= 0 && y < p.inSpatial[0] && x >= 0 && x < p.inSpatial[1] ? 1 : 0;
+      }
+    return n;
+  };
   int64_t macs = 0;
   for (int64_t m = 0; m < p.outChannels; ++m)
     for (int64_t c = 0; c < cg; ++c)
       for (int64_t ky = 0; ky < kh; ++ky)
         for (int64_t kx = 0; kx < kw; ++kx)
-          if (w[((m * cg + c) * kh + ky) * kw + kx] != 0)
-            macs += testing::usefulPairs(p.inSpatial[0], p.outSpatial[0], kh, p.strides[0],
-                                         p.dilations[0], p.padsBegin[0], false) == 0
-                        ? 0
-                        : [&] {
-                            int64_t n = 0;
-                            for (int64_t oy = 0; oy < p.outSpatial[0]; ++oy)
-                              for (int64_t ox = 0; ox < p.outSpatial[1]; ++ox) {
-                                const int64_t y =
-                                    oy * p.strides[0] - p.padsBegin[0] + ky * p.dilations[0];
-                                const int64_t x =
-                                    ox * p.strides[1] - p.padsBegin[1] + kx * p.dilations[1];
-                                n += y >= 0 && y < p.inSpatial[0] && x >= 0 && x < p.inSpatial[1];
-                              }
-                            return n;
-                          }();
+          macs += w[((m * cg + c) * kh + ky) * kw + kx] != 0 ? inside(ky, kx) : 0;
   return macs;
 }
 
