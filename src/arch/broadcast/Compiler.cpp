@@ -196,19 +196,7 @@ public:
 
 private:
   Layer& beginLayer(ir::NodeId id, LayerKind kind) {
-    const ir::Node& n = g_.node(id);
-    Layer l;
-    l.name = n.name;
-    l.op = std::string(ir::opName(n.op));
-    l.kind = kind;
-    l.node = id;
-    for (ir::ValueId v : n.inputs)
-      if (v != ir::kNoValue && !g_.isConstant(v))
-        l.inputs.push_back(v);
-    for (ir::ValueId v : n.outputs)
-      if (v != ir::kNoValue)
-        l.outputs.push_back(v);
-    program_.layers.push_back(std::move(l));
+    program_.layers.push_back(common::layerForNode<Layer>(g_, id, kind));
     return program_.layers.back();
   }
 

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -32,6 +33,25 @@ std::optional<FusedClamp> fusedClamp(const quant::QuantizedModel& qm, ir::NodeId
 /// True when node \p id is a row-major view (Reshape, Flatten, ...) of a computed value with an
 /// unchanged scale: its output aliases its input.
 bool isAliasView(const quant::QuantizedModel& qm, ir::NodeId id);
+
+/// A program layer for node \p id: its name, op name, node and the computed (non-constant)
+/// values it reads and writes. \p Layer is an engine's layer type with those fields.
+template <typename Layer, typename Kind>
+Layer layerForNode(const ir::Graph& g, ir::NodeId id, Kind kind) {
+  const ir::Node& n = g.node(id);
+  Layer l;
+  l.name = n.name;
+  l.op = std::string(ir::opName(n.op));
+  l.kind = kind;
+  l.node = id;
+  for (ir::ValueId v : n.inputs)
+    if (v != ir::kNoValue && !g.isConstant(v))
+      l.inputs.push_back(v);
+  for (ir::ValueId v : n.outputs)
+    if (v != ir::kNoValue)
+      l.outputs.push_back(v);
+  return l;
+}
 
 /// Evaluates node \p id on the host in int8 (quant::evalQuantizedNode): reads its computed
 /// inputs from \p values (indexed by ValueId; constants come from the model), stores its
