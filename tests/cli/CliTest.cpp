@@ -124,7 +124,7 @@ TEST_F(Cli, UsageErrorsExitWithTwo) {
   expectError("", 2, "a subcommand is required (see 'nnaccel --help')");
   expectError("frobnicate", 2,
               "unknown command 'frobnicate' for 'nnaccel' (expected one of: info, run, zoo, "
-              "simulate, compile, disasm, arch, prune, sweep) (see 'nnaccel --help')");
+              "simulate, map, compile, disasm, arch, prune, sweep) (see 'nnaccel --help')");
   expectError("zoo frob", 2,
               "unknown command 'frob' for 'nnaccel zoo' (expected one of: list, export) (see "
               "'nnaccel zoo --help')");
@@ -598,8 +598,9 @@ TEST_F(Cli, ArchErrors) {
               "unknown command 'frob' for 'nnaccel arch' (expected one of: list, show) (see "
               "'nnaccel arch --help')");
   expectError("arch show", 2, "ENGINE is required (see 'nnaccel arch show --help')");
-  expectError("arch show tpu", 2,
-              "ENGINE: tpu not in {systolic,sparse,broadcast} (see 'nnaccel arch show --help')");
+  expectError(
+      "arch show tpu", 2,
+      "ENGINE: tpu not in {systolic,sparse,broadcast,stream} (see 'nnaccel arch show --help')");
   expectError("arch show systolic --preset huge", 2,
               "no systolic preset named 'huge' (presets: small, edge, server)");
   expectError("arch show systolic --preset small --config x.yaml", 2,
@@ -903,8 +904,9 @@ TEST_F(Cli, SimulateSparseUsageErrors) {
               "cycle by cycle (see 'nnaccel simulate --help')");
   expectError("simulate lenet5 --arch sparse --program x.nnx", 2,
               "--program applies to the systolic engine (see 'nnaccel simulate --help')");
-  expectError("simulate lenet5 --arch nope", 2,
-              "--arch: nope not in {systolic,sparse,broadcast} (see 'nnaccel simulate --help')");
+  expectError(
+      "simulate lenet5 --arch nope", 2,
+      "--arch: nope not in {systolic,sparse,broadcast,stream} (see 'nnaccel simulate --help')");
   expectError("simulate lenet5 --preset nope --arch sparse", 2,
               "no sparse preset named 'nope' (presets: scnn, tiny)");
   std::ofstream(path("bad.yaml")) << "accumulators:\n  banks: 12\n";

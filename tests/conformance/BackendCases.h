@@ -3,7 +3,7 @@
 /// libonnx-testdata lives (NNACCEL_ONNX_TESTDATA overrides it), the cases the manifest
 /// (onnx_backend_cases.tsv) marks as passing on the reference executor, which operators an
 /// engine's PE array runs, and the loader that binds a case's weight inputs as constants so that
-/// its convolutions reach the array.
+/// its convolutions reach the array; and the loops over the cases loaded either way.
 ///
 /// Why shared: the sparse and broadcast conformance tests run the same cases the same way and
 /// differ only in the engine (and in whether ConvTranspose is an array operator).
@@ -119,6 +119,37 @@ loadWithBoundWeights(const std::filesystem::path& dir, const ArrayOps& ops) {
     return std::make_pair(std::move(g), std::move(data));
   } catch (const Error&) {
     return std::nullopt;
+  }
+}
+
+/// Calls \p run(name, graph) for every passing case whose model loads as it is and that
+/// \p wanted(graph) selects (a case that needs its test data bound as constants does not load
+/// this way: forEachBoundCase and OnnxBackendTest cover it).
+template <typename Wanted, typename Run> void forEachLoadedCase(Wanted&& wanted, Run&& run) {
+  for (const std::string& name : passingCases()) {
+    const std::filesystem::path model = dataRoot() / name / "model.onnx";
+    if (!std::filesystem::exists(model))
+      continue;
+    ir::Graph g;
+    try {
+      g = driver::loadModel(model.string());
+    } catch (const Error&) {
+      continue;
+    }
+    if (wanted(g))
+      run(name, g);
+  }
+}
+
+/// Calls \p run(name, graph, dataInputs) for every passing case that loadWithBoundWeights
+/// prepares and that has a node of \p ops.
+template <typename Run> void forEachBoundCase(const ArrayOps& ops, Run&& run) {
+  for (const std::string& name : passingCases()) {
+    if (!std::filesystem::exists(dataRoot() / name / "model.onnx"))
+      continue;
+    auto loaded = loadWithBoundWeights(dataRoot() / name, ops);
+    if (loaded && ops.inGraph(loaded->first))
+      run(name, loaded->first, loaded->second);
   }
 }
 

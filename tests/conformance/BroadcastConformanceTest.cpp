@@ -26,8 +26,8 @@ using namespace nnaccel;
 namespace broadcast = nnaccel::arch::broadcast;
 
 using nnaccel::conformance::dataRoot;
-using nnaccel::conformance::loadWithBoundWeights;
-using nnaccel::conformance::passingCases;
+using nnaccel::conformance::forEachBoundCase;
+using nnaccel::conformance::forEachLoadedCase;
 
 /// The broadcast engine runs Conv and Gemm on its PE array (ConvTranspose on the host).
 constexpr nnaccel::conformance::ArrayOps kArrayOps{.convTranspose = false};
@@ -74,20 +74,9 @@ void runCase(const std::string& name, const ir::Graph& g, const std::vector<Tens
 
 TEST(BroadcastConformance, ConvAndGemmCasesBitExactInInt8) {
   Tally tally;
-  for (const std::string& name : passingCases()) {
-    const fs::path model = dataRoot() / name / "model.onnx";
-    if (!fs::exists(model))
-      continue;
-    ir::Graph g;
-    try {
-      g = driver::loadModel(model.string());
-    } catch (const Error&) {
-      continue; // needs its test data bound as constants (the next test covers it)
-    }
-    if (!kArrayOps.inGraph(g))
-      continue;
-    runCase(name, g, {}, tally);
-  }
+  forEachLoadedCase(
+      [](const ir::Graph& g) { return kArrayOps.inGraph(g); },
+      [&](const std::string& name, const ir::Graph& g) { runCase(name, g, {}, tally); });
   if (fs::exists(dataRoot())) {
     EXPECT_GE(tally.cases, 20) << "expected the ONNX test data's Conv/Gemm cases";
     EXPECT_GE(tally.casesOnArray, 3) << "the cases with constant weights run on the array";
@@ -98,14 +87,9 @@ TEST(BroadcastConformance, ConvAndGemmCasesBitExactInInt8) {
 
 TEST(BroadcastConformance, CasesWithBoundWeightsRunOnTheArrayBitExact) {
   Tally tally;
-  for (const std::string& name : passingCases()) {
-    if (!fs::exists(dataRoot() / name / "model.onnx"))
-      continue;
-    auto loaded = loadWithBoundWeights(dataRoot() / name, kArrayOps);
-    if (!loaded || !kArrayOps.inGraph(loaded->first))
-      continue;
-    runCase(name, loaded->first, loaded->second, tally);
-  }
+  forEachBoundCase(kArrayOps,
+                   [&](const std::string& name, const ir::Graph& g,
+                       const std::vector<Tensor>& inputs) { runCase(name, g, inputs, tally); });
   if (fs::exists(dataRoot())) {
     // 19 cases bind weights; all but the Gemms with transA or a matrix bias (host) reach the
     // array on both presets.

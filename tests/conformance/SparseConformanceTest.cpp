@@ -23,37 +23,28 @@ namespace {
 using namespace nnaccel;
 
 using nnaccel::conformance::dataRoot;
-using nnaccel::conformance::loadWithBoundWeights;
-using nnaccel::conformance::passingCases;
+using nnaccel::conformance::forEachBoundCase;
+using nnaccel::conformance::forEachLoadedCase;
 
 /// The sparse engine runs Conv, ConvTranspose and Gemm on its PE array.
 constexpr nnaccel::conformance::ArrayOps kArrayOps{.convTranspose = true};
 
 TEST(SparseConformance, ConvAndGemmCasesBitExactInInt8) {
   int ran = 0, onArray = 0;
-  for (const std::string& name : passingCases()) {
-    const fs::path model = dataRoot() / name / "model.onnx";
-    if (!fs::exists(model))
-      continue;
-    ir::Graph g;
-    try {
-      g = driver::loadModel(model.string());
-    } catch (const Error&) {
-      continue; // needs its test data bound as constants (OnnxBackendTest covers it)
-    }
-    if (!kArrayOps.inGraph(g))
-      continue;
-    SCOPED_TRACE(name);
-    for (const char* preset : {"scnn", "tiny"}) {
-      SCOPED_TRACE(preset);
-      const auto r = arch::sparse::simulateModel(g, arch::sparse::sparsePreset(preset), {});
-      EXPECT_TRUE(r.report.verdict.checked);
-      EXPECT_TRUE(r.report.verdict.passed) << r.report.verdict.detail;
-      for (const auto& l : r.program.layers)
-        onArray += l.kind == arch::sparse::LayerKind::Conv ? 1 : 0;
-    }
-    ++ran;
-  }
+  forEachLoadedCase([](const ir::Graph& g) { return kArrayOps.inGraph(g); },
+                    [&](const std::string& name, const ir::Graph& g) {
+                      SCOPED_TRACE(name);
+                      for (const char* preset : {"scnn", "tiny"}) {
+                        SCOPED_TRACE(preset);
+                        const auto r =
+                            arch::sparse::simulateModel(g, arch::sparse::sparsePreset(preset), {});
+                        EXPECT_TRUE(r.report.verdict.checked);
+                        EXPECT_TRUE(r.report.verdict.passed) << r.report.verdict.detail;
+                        for (const auto& l : r.program.layers)
+                          onArray += l.kind == arch::sparse::LayerKind::Conv ? 1 : 0;
+                      }
+                      ++ran;
+                    });
   if (fs::exists(dataRoot())) {
     EXPECT_GE(ran, 20) << "expected the ONNX test data's Conv/ConvTranspose/Gemm cases";
     EXPECT_GE(onArray, 6) << "the cases with constant weights run on the array";
@@ -64,26 +55,21 @@ TEST(SparseConformance, ConvAndGemmCasesBitExactInInt8) {
 
 TEST(SparseConformance, CasesWithBoundWeightsRunOnTheArrayBitExact) {
   int ran = 0, onArray = 0;
-  for (const std::string& name : passingCases()) {
-    if (!fs::exists(dataRoot() / name / "model.onnx"))
-      continue;
-    auto loaded = loadWithBoundWeights(dataRoot() / name, kArrayOps);
-    if (!loaded || !kArrayOps.inGraph(loaded->first))
-      continue;
+  forEachBoundCase(kArrayOps, [&](const std::string& name, const ir::Graph& g,
+                                  const std::vector<Tensor>& inputs) {
     SCOPED_TRACE(name);
     for (const char* preset : {"scnn", "tiny"}) {
       SCOPED_TRACE(preset);
       arch::sparse::SessionOptions o;
-      o.inputs = loaded->second;
-      const auto r =
-          arch::sparse::simulateModel(loaded->first, arch::sparse::sparsePreset(preset), o);
+      o.inputs = inputs;
+      const auto r = arch::sparse::simulateModel(g, arch::sparse::sparsePreset(preset), o);
       EXPECT_TRUE(r.report.verdict.checked);
       EXPECT_TRUE(r.report.verdict.passed) << r.report.verdict.detail;
       for (const auto& l : r.program.layers)
         onArray += l.kind == arch::sparse::LayerKind::Conv ? 1 : 0;
     }
     ++ran;
-  }
+  });
   if (fs::exists(dataRoot())) {
     EXPECT_GE(ran, 20) << "expected the cases with weights as graph inputs";
     EXPECT_GE(onArray, 20) << "expected most bound cases on the array";

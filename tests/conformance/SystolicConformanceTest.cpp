@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 namespace {
 
 using nnaccel::conformance::dataRoot;
-using nnaccel::conformance::passingCases;
+using nnaccel::conformance::forEachLoadedCase;
 
 bool hasConv(const nnaccel::ir::Graph& g) {
   for (const auto& n : g.nodes())
@@ -30,18 +30,7 @@ TEST(SystolicConformance, ConvCasesBitExactInInt8AndWithinToleranceInFp32) {
   using namespace nnaccel;
   const auto config = arch::systolic::systolicPreset("small");
   int ran = 0;
-  for (const std::string& name : passingCases()) {
-    const fs::path model = dataRoot() / name / "model.onnx";
-    if (!fs::exists(model))
-      continue;
-    ir::Graph g;
-    try {
-      g = driver::loadModel(model.string());
-    } catch (const Error&) {
-      continue; // needs its test data bound as constants (OnnxBackendTest covers it)
-    }
-    if (!hasConv(g))
-      continue;
+  forEachLoadedCase(hasConv, [&](const std::string& name, const ir::Graph& g) {
     SCOPED_TRACE(name);
     for (DType dtype : {DType::I8, DType::F32}) {
       arch::systolic::SessionOptions o;
@@ -51,7 +40,7 @@ TEST(SystolicConformance, ConvCasesBitExactInInt8AndWithinToleranceInFp32) {
       EXPECT_TRUE(r.report.verdict.passed) << r.report.verdict.detail;
     }
     ++ran;
-  }
+  });
   if (fs::exists(dataRoot())) {
     EXPECT_GE(ran, 20) << "expected the ONNX test data's Conv/ConvTranspose cases";
   }

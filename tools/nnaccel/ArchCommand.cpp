@@ -9,6 +9,7 @@
 #include "TextTable.h"
 #include "nnaccel/arch/broadcast/Config.h"
 #include "nnaccel/arch/sparse/Config.h"
+#include "nnaccel/arch/stream/Config.h"
 #include "nnaccel/arch/systolic/Config.h"
 #include "nnaccel/support/Error.h"
 
@@ -123,6 +124,32 @@ void listBroadcast() {
                     kDefaultBroadcastPreset);
 }
 
+void listStream() {
+  TextTable table({{"engine", kLeft},
+                   {"preset", kLeft},
+                   {"rows", kRight},
+                   {"kernel tiles", kRight},
+                   {"aux tiles", kRight},
+                   {"tile", kRight},
+                   {"weight pairs", kRight},
+                   {"max width", kRight},
+                   {"chips", kRight},
+                   {"clock MHz", kRight},
+                   {"peak int8 TOPS", kRight}});
+  for (const std::string& name : arch::stream::streamPresetNames()) {
+    const arch::stream::StreamConfig c = arch::stream::streamPreset(name);
+    table.addRow({"stream", name, std::to_string(c.rows), std::to_string(c.kernelTileCount()),
+                  std::to_string(c.auxTileCount()),
+                  fmt::format("{}x{}, {}x{} lanes", c.kernelSize, c.kernelSize, c.lanes, c.lanes),
+                  std::to_string(c.weightStorePairs), std::to_string(c.maxArrayWidthPositions),
+                  std::to_string(c.chips), numberText(c.clockMhz),
+                  peakTopsText(c.macsPerCycle(), c.clockMhz)});
+  }
+  fmt::print("{}", table.render());
+  printEngineFooter("stream", "everted pixel-synchronous pipeline of duplicate 3x3 tiles",
+                    kDefaultStreamPreset);
+}
+
 /// One engine of `arch list` and `arch show`, in kEngines order.
 struct EngineEntry {
   std::string_view name;
@@ -137,6 +164,8 @@ const EngineEntry kEngineEntries[] = {
      [](const ArchOptions& a) { return arch::sparse::toYaml(a.sparseConfig()); }},
     {"broadcast", listBroadcast,
      [](const ArchOptions& a) { return arch::broadcast::toYaml(a.broadcastConfig()); }},
+    {"stream", listStream,
+     [](const ArchOptions& a) { return arch::stream::toYaml(a.streamConfig()); }},
 };
 
 class ArchCommand final : public Command {

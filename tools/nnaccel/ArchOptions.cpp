@@ -13,8 +13,9 @@ void ArchOptions::configure(CLI::App& app, bool withArchOption) {
   presetOption_ = app.add_option(
       "--preset", preset_,
       fmt::format("shipped configuration (see 'nnaccel arch list'; default: {} for systolic, {} "
-                  "for sparse, {} for broadcast)",
-                  kDefaultSystolicPreset, kDefaultSparsePreset, kDefaultBroadcastPreset));
+                  "for sparse, {} for broadcast, {} for stream)",
+                  kDefaultSystolicPreset, kDefaultSparsePreset, kDefaultBroadcastPreset,
+                  kDefaultStreamPreset));
   configOption_ = app.add_option("--config", config_, "architecture config file (YAML)");
   presetOption_->excludes(configOption_);
 }
@@ -36,6 +37,11 @@ arch::sparse::SparseConfig ArchOptions::sparseConfig() const {
 arch::broadcast::BroadcastConfig ArchOptions::broadcastConfig() const {
   return config(arch::broadcast::loadBroadcastConfigFile, arch::broadcast::broadcastPreset,
                 kDefaultBroadcastPreset);
+}
+
+arch::stream::StreamConfig ArchOptions::streamConfig() const {
+  return config(arch::stream::loadStreamConfigFile, arch::stream::streamPreset,
+                kDefaultStreamPreset);
 }
 
 } // namespace nnaccel::cli

@@ -1,10 +1,11 @@
 /// \file
 /// The options that pick an accelerator and its configuration, shared by `simulate` and
-/// `compile`: `--arch ENGINE` (systolic, sparse, broadcast), `--preset NAME` or `--config FILE`
-/// (exclusive).
+/// `compile`: `--arch ENGINE` (systolic, sparse, broadcast, stream), `--preset NAME` or `--config
+/// FILE` (exclusive).
 #pragma once
 #include "nnaccel/arch/broadcast/Config.h"
 #include "nnaccel/arch/sparse/Config.h"
+#include "nnaccel/arch/stream/Config.h"
 #include "nnaccel/arch/systolic/Config.h"
 
 #include <CLI/CLI.hpp>
@@ -17,8 +18,9 @@ namespace nnaccel::cli {
 inline constexpr const char* kDefaultSystolicPreset = "server";
 inline constexpr const char* kDefaultSparsePreset = "scnn";
 inline constexpr const char* kDefaultBroadcastPreset = "npu";
+inline constexpr const char* kDefaultStreamPreset = "fig44";
 /// The engines `--arch` accepts.
-inline const std::vector<std::string> kEngines = {"systolic", "sparse", "broadcast"};
+inline const std::vector<std::string> kEngines = {"systolic", "sparse", "broadcast", "stream"};
 
 class ArchOptions {
 public:
@@ -32,6 +34,8 @@ public:
   arch::sparse::SparseConfig sparseConfig() const;
   /// The effective broadcast config, likewise (default: kDefaultBroadcastPreset).
   arch::broadcast::BroadcastConfig broadcastConfig() const;
+  /// The effective stream ASIC config, likewise (default: kDefaultStreamPreset).
+  arch::stream::StreamConfig streamConfig() const;
   /// True when --preset or --config was given.
   bool given() const;
   /// The engine (--arch, or the one the command named).

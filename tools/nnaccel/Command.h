@@ -35,6 +35,7 @@ std::unique_ptr<Command> makeInfoCommand();
 std::unique_ptr<Command> makeRunCommand();
 std::unique_ptr<Command> makeZooCommand();
 std::unique_ptr<Command> makeSimulateCommand();
+std::unique_ptr<Command> makeMapCommand();
 std::unique_ptr<Command> makeCompileCommand();
 std::unique_ptr<Command> makeDisasmCommand();
 std::unique_ptr<Command> makeArchCommand();

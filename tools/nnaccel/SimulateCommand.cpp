@@ -9,6 +9,7 @@
 #include "ModelOptions.h"
 #include "nnaccel/arch/broadcast/Session.h"
 #include "nnaccel/arch/sparse/Session.h"
+#include "nnaccel/arch/stream/Session.h"
 #include "nnaccel/arch/systolic/Session.h"
 #include "nnaccel/driver/Inputs.h"
 #include "nnaccel/quant/QuantizedModel.h"
@@ -95,6 +96,10 @@ public:
                        "when nothing else runs)")
             ->check(CLI::Range(1, 2))
             ->capture_default_str();
+    app.add_option("--chips", chips_,
+                   "stream: chain this many ASICs when the model does not fit on one (default: "
+                   "the config's chips)")
+        ->check(CLI::Range(int64_t{1}, int64_t{1024}));
     app.add_flag("--timing-only", timingOnly_,
                  "systolic: run the cycle model only (no data, no verification); sparse: skip "
                  "the verification (its timing depends on the data, so it always computes); "
@@ -159,6 +164,7 @@ public:
         {"systolic", &SimulateCommand::runSystolic},
         {"sparse", &SimulateCommand::runSparse},
         {"broadcast", &SimulateCommand::runBroadcast},
+        {"stream", &SimulateCommand::runStream},
     };
     const auto* it = std::find_if(std::begin(kRunners), std::end(kRunners),
                                   [&](const auto& entry) { return entry.first == engine; });
@@ -213,10 +219,23 @@ public:
     return arch::broadcast::simulateModel(g, config, so).report;
   }
 
+  report::RunReport runStream(const ir::Graph& g, std::vector<Tensor> inputs, Progress& progress) {
+    rejectOtherEnginesOptions("stream", "streams int8 activations with int32 partial sums",
+                              "has a single position-by-position model");
+    const arch::stream::StreamConfig config = arch_.streamConfig();
+    arch::stream::SessionOptions so;
+    so.verify = !timingOnly_;
+    so.inputs = std::move(inputs);
+    so.progress = std::ref(progress);
+    so.chips = chips_;
+    return arch::stream::simulateModel(g, config, so).report;
+  }
+
 private:
   CLI::App* app_ = nullptr;
   ModelOptions modelOptions_;
   ArchOptions arch_;
+  int64_t chips_ = 0;
   std::string dtype_ = "int8";
   std::vector<std::string> inputs_;
   std::string report_, program_;
@@ -285,8 +304,44 @@ private:
   std::string path_;
 };
 
+/// `nnaccel map MODEL --arch stream`: the placement of a model on the stream ASIC (which layer
+/// on which tiles and rows, mux selects, FIFO delays) as a readable table.
+class MapCommand final : public Command {
+public:
+  void configure(CLI::App& app) override {
+    app_ = &app;
+    modelOptions_.configure(app);
+    arch_.configure(app);
+    app.add_option("--chips", chips_, "chain this many ASICs (default: the config's chips)")
+        ->check(CLI::Range(int64_t{1}, int64_t{1024}));
+  }
+  void run() override {
+    if (arch_.engine() != "stream")
+      throw usageError(*app_, fmt::format("'map' places a model on the stream ASIC's tiles; the "
+                                          "{} engine has no placement (use --arch stream)",
+                                          arch_.engine()));
+    const arch::stream::StreamConfig config = arch_.streamConfig();
+    const ir::Graph g = driver::loadModel(modelOptions_.model(), modelOptions_.loadOptions());
+    const quant::QuantizedModel qm = quant::quantize(g, {});
+    arch::stream::CompileOptions co;
+    co.chips = chips_;
+    const arch::stream::Program p = arch::stream::compile(qm, config, co);
+    fmt::print("placement of '{}' on stream '{}':\n{}", g.name, config.name,
+               arch::stream::placementTable(p));
+  }
+
+private:
+  CLI::App* app_ = nullptr;
+  ModelOptions modelOptions_;
+  ArchOptions arch_;
+  int64_t chips_ = 0;
+};
+
 } // namespace
 
+std::unique_ptr<Command> makeMapCommand() {
+  return std::make_unique<MapCommand>();
+}
 std::unique_ptr<Command> makeSimulateCommand() {
   return std::make_unique<SimulateCommand>();
 }

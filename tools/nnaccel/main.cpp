@@ -22,6 +22,8 @@ const nnaccel::cli::CommandSpec kCommands[] = {
     {"zoo", "list or export the built-in models", nnaccel::cli::makeZooCommand},
     {"simulate", "compile a model for an accelerator, run it on the simulator, verify, report",
      nnaccel::cli::makeSimulateCommand},
+    {"map", "print a model's placement on the stream ASIC (tiles, rows, muxes, delays)",
+     nnaccel::cli::makeMapCommand},
     {"compile", "compile a model for an accelerator into a program file",
      nnaccel::cli::makeCompileCommand},
     {"disasm", "print a compiled program, one instruction per line",

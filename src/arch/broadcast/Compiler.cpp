@@ -179,11 +179,7 @@ public:
   }
 
   Program run() {
-    for (ir::NodeId id = 0; id < static_cast<ir::NodeId>(g_.numNodes()); ++id) {
-      if (consumed_.count(id) || qm_.node(id).kind == quant::QuantOpKind::Folded)
-        continue;
-      lowerNode(id);
-    }
+    common::forEachLoweredNode(qm_, consumed_, [&](ir::NodeId id) { lowerNode(id); });
     for (const auto& [name, n] : overrides_)
       if (!seen_.count(name))
         throw Error(ErrorKind::Config, ErrorContext{.key = "decomposition.layers." + name},
@@ -196,41 +192,26 @@ public:
 
 private:
   Layer& beginLayer(ir::NodeId id, LayerKind kind) {
-    program_.layers.push_back(common::layerForNode<Layer>(g_, id, kind));
-    return program_.layers.back();
+    return common::appendLayer(program_.layers, g_, id, kind);
   }
 
-  void lowerHost(ir::NodeId id, const std::string& reason) {
-    Layer& l = beginLayer(id, LayerKind::Host);
-    l.note = reason;
+  void lowerHost(ir::NodeId id, std::string reason) {
+    common::appendHostLayer(program_.layers, g_, id, std::move(reason));
   }
 
   void lowerNode(ir::NodeId id) {
     const ir::Node& n = g_.node(id);
-    const quant::QuantNode& qn = qm_.node(id);
     seen_.insert(n.name);
-    switch (qn.kind) {
-    case quant::QuantOpKind::FloatIsland:
-      return lowerHost(id, "no integer form: " + qn.islandReason);
-    case quant::QuantOpKind::Accumulate:
-      if (n.op == ir::OpKind::ConvTranspose)
-        return lowerHost(id, "transposed convolution (the patent decomposes standard and "
-                             "depthwise convolutions)");
-      if (n.op == ir::OpKind::Conv)
-        return lowerConv(id);
-      return lowerGemm(id);
-    case quant::QuantOpKind::DataMovement:
-      if (common::isAliasView(qm_, id)) {
-        Layer& l = beginLayer(id, LayerKind::View);
-        l.outputs.resize(1);
-        l.inputs.resize(1);
-        return;
-      }
-      break;
-    default:
-      break;
-    }
-    lowerHost(id, fmt::format("{} has no unit on the broadcast engine", ir::opName(n.op)));
+    if (common::lowerSharedNode(qm_, id, program_.layers))
+      return;
+    if (qm_.node(id).kind != quant::QuantOpKind::Accumulate)
+      return lowerHost(id, common::noUnitNote(g_, id, "broadcast"));
+    if (n.op == ir::OpKind::ConvTranspose)
+      return lowerHost(id, "transposed convolution (the patent decomposes standard and "
+                           "depthwise convolutions)");
+    if (n.op == ir::OpKind::Conv)
+      return lowerConv(id);
+    lowerGemm(id);
   }
 
   void lowerConv(ir::NodeId id) {
@@ -270,21 +251,16 @@ private:
   }
 
   void lowerGemm(ir::NodeId id) {
-    const ir::Node& n = g_.node(id);
-    const quant::QuantNode& qn = qm_.node(id);
-    if (qn.transA)
-      return lowerHost(id, "Gemm with transA (A is read column-major)");
-    const int64_t k = qn.reductionLength;
-    const int64_t cols = static_cast<int64_t>(qn.weightScales.size());
-    const int64_t rows = numElements(g_.value(n.inputs[0]).shape) / k;
+    const std::optional<common::FullyConnected> fc = common::fullyConnected(qm_, id);
+    if (!fc)
+      return lowerHost(id, std::string(common::kTransANote));
     // A fully-connected layer is a 1x1 convolution whose rows of A are the output points of a
     // 1 x rows plane and whose columns are the input channels: the conventional decomposition.
     ConvAxes a;
-    a.inW = rows;
-    a.outW = rows;
-    const int8_t* w = qn.weights.data<int8_t>();
-    auto weight = [=](int64_t m, int64_t c, int64_t, int64_t) { return w[m * k + c]; };
-    lowerConvLike(id, a, 1, 1, k, cols, 1, false, true, weight);
+    a.inW = fc->rows;
+    a.outW = fc->rows;
+    auto weight = [f = *fc](int64_t m, int64_t c, int64_t, int64_t) { return f.weight(m, c); };
+    lowerConvLike(id, a, 1, 1, fc->reduction, fc->columns, 1, false, true, weight);
   }
 
   /// N for a layer: its override, the config's (clipped to the kernel), or the estimate's best.

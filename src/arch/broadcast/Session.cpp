@@ -3,8 +3,6 @@
 #include "nnaccel/arch/broadcast/Session.h"
 
 #include "nnaccel/arch/common/Verify.h"
-#include "nnaccel/driver/Inputs.h"
-#include "nnaccel/quant/Int8Executor.h"
 #include "nnaccel/quant/QuantizedModel.h"
 
 #include <algorithm>
@@ -33,47 +31,23 @@ double Totals::speedup(Variant baseline) const {
 SessionResult simulateModel(const ir::Graph& g, const BroadcastConfig& config,
                             const SessionOptions& options) {
   validate(config);
-  auto progress = [&](const std::string& what, size_t done, size_t total) {
-    if (options.progress)
-      options.progress(what, done, total);
-  };
-  progress("quantizing", 0, 1);
-  const quant::QuantizedModel qm = quant::quantize(g, {});
-  progress("compiling", 0, 1);
+  const quant::QuantizedModel qm = common::quantizeForRun(g, options);
+  options.reportProgress("compiling", 0, 1);
   SessionResult r;
   r.program = compile(qm, config);
-  const std::vector<Tensor> inputs =
-      options.inputs.empty() ? driver::randomInputs(g, options.inputSeed) : options.inputs;
+  const common::Int8Run run(g, qm, options, options.verify);
 
-  std::optional<quant::Int8Executor> ref;
-  if (options.verify) {
-    progress("int8 reference", 0, 1);
-    ref.emplace(qm);
-    ref->run(inputs);
-  }
   Simulator sim(r.program, qm);
-  for (size_t i = 0; i < inputs.size(); ++i)
-    sim.setInput(i, inputs[i]);
-  report::Verdict& verdict = r.report.verdict;
-  verdict.checked = options.verify;
-  verdict.passed = true;
-  verdict.reference = "int8 reference executor (bit-exact)";
+  for (size_t i = 0; i < run.inputs.size(); ++i)
+    sim.setInput(i, run.inputs[i]);
+  common::LayerVerifier verifier(g, r.report.verdict, options.verify);
   SimOptions so;
   so.baselines = options.baselines;
   so.onLayerDone = [&](size_t li) {
-    progress("simulating", li + 1, r.program.layers.size());
-    const Layer& l = r.program.layers[li];
-    if (!ref || !verdict.passed)
-      return;
-    for (ir::ValueId v : l.outputs) {
-      if (auto bad = common::compareTensor(sim.value(v), ref->value(v).data, true, 0.0,
-                                           verdict.comparedElements)) {
-        verdict.passed = false;
-        verdict.detail = fmt::format("layer {} '{}' ({}), output '{}': {}", li, l.name, l.op,
-                                     g.value(v).name, *bad);
-        return;
-      }
-    }
+    options.reportProgress("simulating", li + 1, r.program.layers.size());
+    verifier.checkOutputs(
+        li, r.program.layers[li], [&](ir::ValueId v) -> const Tensor& { return sim.value(v); },
+        [&](ir::ValueId v) { return run.reference->value(v).data; });
   };
   sim.run(so);
   r.details = sim.layerDetails();

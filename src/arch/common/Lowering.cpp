@@ -6,6 +6,7 @@
 #include "nnaccel/support/Error.h"
 
 #include <algorithm>
+#include <fmt/format.h>
 
 namespace nnaccel::arch::common {
 
@@ -28,6 +29,22 @@ bool isAliasView(const quant::QuantizedModel& qm, ir::NodeId id) {
   return qm.node(id).kind == quant::QuantOpKind::DataMovement && ir::isRowMajorView(n.op) &&
          !n.outputs.empty() && !n.inputs.empty() && !g.isConstant(n.inputs[0]) &&
          qm.scale(n.inputs[0]) == qm.scale(n.outputs[0]);
+}
+
+std::string noUnitNote(const ir::Graph& g, ir::NodeId id, std::string_view engine) {
+  return fmt::format("{} has no unit on the {} engine", ir::opName(g.node(id).op), engine);
+}
+
+std::optional<FullyConnected> fullyConnected(const quant::QuantizedModel& qm, ir::NodeId id) {
+  const quant::QuantNode& qn = qm.node(id);
+  if (qn.transA)
+    return std::nullopt;
+  FullyConnected fc;
+  fc.reduction = qn.reductionLength;
+  fc.columns = static_cast<int64_t>(qn.weightScales.size());
+  fc.rows = numElements(qm.graph.value(qm.graph.node(id).inputs[0]).shape) / fc.reduction;
+  fc.weights = qn.weights.data<int8_t>();
+  return fc;
 }
 
 void runHostNode(const quant::QuantizedModel& qm, ir::NodeId id, std::vector<Tensor>& values,

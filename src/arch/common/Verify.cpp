@@ -1,5 +1,5 @@
 /// \file
-/// Layer-output comparison shared by the engines' sessions (Verify.h).
+/// Layer-output comparison and the layer verifier shared by the engines' sessions (Verify.h).
 #include "nnaccel/arch/common/Verify.h"
 
 #include <algorithm>
@@ -60,6 +60,27 @@ std::optional<std::string> compareTensor(const Tensor& got, const Tensor& ref, b
                        coordsOf(got.shape(), worstAt), a[worstAt], b[worstAt], rel, refMax,
                        relativeTolerance);
   return std::nullopt;
+}
+
+LayerVerifier::LayerVerifier(const ir::Graph& g, report::Verdict& verdict, bool checked,
+                             std::string_view reference, bool exactBits, double relativeTolerance)
+    : g_(g), verdict_(verdict), exactBits_(exactBits), relativeTolerance_(relativeTolerance) {
+  verdict_.checked = checked;
+  verdict_.passed = true;
+  verdict_.reference = std::string(reference);
+}
+
+bool LayerVerifier::check(size_t layerIndex, std::string_view layerName, std::string_view op,
+                          ir::ValueId v, const Tensor& got, const Tensor& want) {
+  if (!active())
+    return false;
+  if (auto bad =
+          compareTensor(got, want, exactBits_, relativeTolerance_, verdict_.comparedElements)) {
+    verdict_.passed = false;
+    verdict_.detail = fmt::format("layer {} '{}' ({}), output '{}': {}", layerIndex, layerName, op,
+                                  g_.value(v).name, *bad);
+  }
+  return active();
 }
 
 } // namespace nnaccel::arch::common

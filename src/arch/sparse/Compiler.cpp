@@ -127,11 +127,7 @@ public:
   }
 
   Program run() {
-    for (ir::NodeId id = 0; id < static_cast<ir::NodeId>(g_.numNodes()); ++id) {
-      if (consumed_.count(id) || qm_.node(id).kind == quant::QuantOpKind::Folded)
-        continue;
-      lowerNode(id);
-    }
+    common::forEachLoweredNode(qm_, consumed_, [&](ir::NodeId id) { lowerNode(id); });
     for (const Layer& l : program_.layers)
       for (const WeightGroup& wg : l.conv.groups)
         program_.weightBytes += (wg.streamBits + 7) / 8;
@@ -140,41 +136,28 @@ public:
 
 private:
   Layer& beginLayer(ir::NodeId id, LayerKind kind) {
-    program_.layers.push_back(common::layerForNode<Layer>(g_, id, kind));
-    return program_.layers.back();
+    return common::appendLayer(program_.layers, g_, id, kind);
   }
 
-  void lowerHost(ir::NodeId id, const std::string& reason) {
-    Layer& l = beginLayer(id, LayerKind::Host);
-    l.note = reason;
+  void lowerHost(ir::NodeId id, std::string reason) {
+    common::appendHostLayer(program_.layers, g_, id, std::move(reason));
   }
 
   void lowerNode(ir::NodeId id) {
-    const ir::Node& n = g_.node(id);
-    const quant::QuantNode& qn = qm_.node(id);
-    using ir::OpKind;
-    switch (qn.kind) {
-    case quant::QuantOpKind::FloatIsland:
-      return lowerHost(id, "no integer form: " + qn.islandReason);
+    if (common::lowerSharedNode(qm_, id, program_.layers))
+      return;
+    const ir::OpKind op = g_.node(id).op;
+    switch (qm_.node(id).kind) {
     case quant::QuantOpKind::Accumulate:
-      if (n.op == OpKind::Conv || n.op == OpKind::ConvTranspose)
+      if (op == ir::OpKind::Conv || op == ir::OpKind::ConvTranspose)
         return lowerConv(id);
       return lowerGemm(id);
     case quant::QuantOpKind::MaxPool:
     case quant::QuantOpKind::AveragePool:
       return lowerPool(id);
-    case quant::QuantOpKind::DataMovement:
-      if (common::isAliasView(qm_, id)) {
-        Layer& l = beginLayer(id, LayerKind::View);
-        l.outputs.resize(1);
-        l.inputs.resize(1);
-        return;
-      }
-      break;
     default:
-      break;
+      return lowerHost(id, common::noUnitNote(g_, id, "sparse"));
     }
-    lowerHost(id, fmt::format("{} has no unit on the sparse engine", ir::opName(n.op)));
   }
 
   /// The fused Relu/Clip (a quant Clamp) applied by post-processing; marks it consumed.
@@ -214,19 +197,14 @@ private:
   }
 
   void lowerGemm(ir::NodeId id) {
-    const ir::Node& n = g_.node(id);
-    const quant::QuantNode& qn = qm_.node(id);
-    if (qn.transA)
-      return lowerHost(id, "Gemm with transA (A is read column-major)");
-    const int64_t k = qn.reductionLength;
-    const int64_t cols = static_cast<int64_t>(qn.weightScales.size());
-    const int64_t rows = numElements(g_.value(n.inputs[0]).shape) / k;
+    const std::optional<common::FullyConnected> fc = common::fullyConnected(qm_, id);
+    if (!fc)
+      return lowerHost(id, std::string(common::kTransANote));
     // A fully-connected layer is a 1x1 convolution: A's rows are the pixels of a 1 x rows
     // plane, its columns the input channels (digest §8: FC maps poorly; it is honest here).
-    const int8_t* w = qn.weights.data<int8_t>();
-    auto weight = [=](int64_t m, int64_t c, int64_t, int64_t) { return w[m * k + c]; };
-    AxisConv ax{rows, rows, 1, 1, 1, 0, false};
-    lowerConvLike(id, ax, AxisConv{}, k, cols, 1, weight, true);
+    auto weight = [f = *fc](int64_t m, int64_t c, int64_t, int64_t) { return f.weight(m, c); };
+    AxisConv ax{fc->rows, fc->rows, 1, 1, 1, 0, false};
+    lowerConvLike(id, ax, AxisConv{}, fc->reduction, fc->columns, 1, weight, true);
   }
 
   template <typename WeightFn>

@@ -3,8 +3,6 @@
 #include "nnaccel/arch/sparse/Session.h"
 
 #include "nnaccel/arch/common/Verify.h"
-#include "nnaccel/driver/Inputs.h"
-#include "nnaccel/quant/Int8Executor.h"
 #include "nnaccel/quant/Kernels.h"
 #include "nnaccel/quant/QuantizedModel.h"
 
@@ -53,53 +51,36 @@ Tensor layerReference(const quant::QuantizedModel& qm, const Layer& l, const Ten
 SessionResult simulateModel(const ir::Graph& g, const SparseConfig& config,
                             const SessionOptions& options) {
   validate(config);
-  auto progress = [&](const std::string& what, size_t done, size_t total) {
-    if (options.progress)
-      options.progress(what, done, total);
-  };
-  progress("quantizing", 0, 1);
-  const quant::QuantizedModel qm = quant::quantize(g, {});
-  progress("compiling", 0, 1);
+  const quant::QuantizedModel qm = common::quantizeForRun(g, options);
+  options.reportProgress("compiling", 0, 1);
   SessionResult r;
   r.program = compile(qm, config);
-  const std::vector<Tensor> inputs =
-      options.inputs.empty() ? driver::randomInputs(g, options.inputSeed) : options.inputs;
+  // Synthetic activations: each array layer is checked on its own input (layerReference).
+  const common::Int8Run run(g, qm, options, options.verify && !options.activationDensity);
 
-  std::optional<quant::Int8Executor> ref;
-  if (options.verify && !options.activationDensity) {
-    progress("int8 reference", 0, 1);
-    ref.emplace(qm);
-    ref->run(inputs);
-  }
   Simulator sim(r.program, qm);
-  for (size_t i = 0; i < inputs.size(); ++i)
-    sim.setInput(i, inputs[i]);
-  report::Verdict& verdict = r.report.verdict;
-  verdict.checked = options.verify;
-  verdict.passed = true;
-  verdict.reference = "int8 reference executor (bit-exact)";
+  for (size_t i = 0; i < run.inputs.size(); ++i)
+    sim.setInput(i, run.inputs[i]);
+  common::LayerVerifier verifier(
+      g, r.report.verdict, options.verify,
+      options.activationDensity ? "int8 reference executor on each array layer's synthetic input "
+                                  "(bit-exact; other layers not checked)"
+                                : common::kInt8Reference);
   SimOptions so;
   so.denseBaseline = options.denseBaseline;
   so.threads = options.threads;
   so.syntheticActivationDensity = options.activationDensity;
-  if (options.activationDensity)
-    verdict.reference = "int8 reference executor on each array layer's synthetic input "
-                        "(bit-exact; other layers not checked)";
   so.onLayerDone = [&](size_t li) {
-    progress("simulating", li + 1, r.program.layers.size());
+    options.reportProgress("simulating", li + 1, r.program.layers.size());
     const Layer& l = r.program.layers[li];
-    if (!options.verify || !verdict.passed || (!ref && l.kind != LayerKind::Conv))
+    if (!run.reference && l.kind != LayerKind::Conv)
       return;
-    for (ir::ValueId v : l.outputs) {
-      const Tensor want = ref ? ref->value(v).data : layerReference(qm, l, sim.layerInput(li));
-      if (auto bad =
-              common::compareTensor(sim.value(v), want, true, 0.0, verdict.comparedElements)) {
-        verdict.passed = false;
-        verdict.detail = fmt::format("layer {} '{}' ({}), output '{}': {}", li, l.name, l.op,
-                                     g.value(v).name, *bad);
-        return;
-      }
-    }
+    verifier.checkOutputs(
+        li, l, [&](ir::ValueId v) -> const Tensor& { return sim.value(v); },
+        [&](ir::ValueId v) {
+          return run.reference ? run.reference->value(v).data
+                               : layerReference(qm, l, sim.layerInput(li));
+        });
   };
   sim.run(so);
   r.details = sim.layerDetails();

@@ -9,10 +9,7 @@
 #include "nnaccel/reference/Executor.h"
 #include "nnaccel/support/Error.h"
 
-#include <cmath>
-#include <cstring>
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <optional>
 
 namespace nnaccel::arch::systolic {
@@ -42,30 +39,23 @@ RunOutcome runProgram(const ir::Graph& g, const Program& program, const quant::Q
   for (size_t i = 0; i < inputs.size(); ++i)
     sim.setInput(i, inputs[i]);
   RunOutcome out;
-  out.verdict.checked = ref != nullptr;
-  out.verdict.passed = true;
+  common::LayerVerifier verifier(
+      g, out.verdict, ref != nullptr,
+      program.dtype == DType::I8 ? std::string(common::kInt8Reference)
+                                 : fmt::format("fp32 reference executor (relative error <= {:.0e})",
+                                               kF32RelativeTolerance),
+      program.dtype == DType::I8, kF32RelativeTolerance);
   SimOptions so;
   so.functional = options.functional;
   so.exact = options.exact;
   so.onLayerDone = [&](size_t li) {
     if (options.progress)
       options.progress(what, li + 1, program.layers.size());
-    if (ref == nullptr || !out.verdict.passed)
-      return;
     const Layer& l = program.layers[li];
-    for (size_t j = 0; j < l.outputTensors.size(); ++j) {
-      if (l.outputTensors[j] < 0)
-        continue;
-      const Tensor got = sim.readTensor(l.outputTensors[j]);
-      const Tensor want = ref->value(l.outputValues[j]);
-      if (auto bad = common::compareTensor(got, want, program.dtype == DType::I8,
-                                           kF32RelativeTolerance, out.verdict.comparedElements)) {
-        out.verdict.passed = false;
-        out.verdict.detail = fmt::format("layer {} '{}' ({}), output '{}': {}", li, l.name, l.op,
-                                         g.value(l.outputValues[j]).name, *bad);
-        return;
-      }
-    }
+    for (size_t j = 0; j < l.outputTensors.size() && verifier.active(); ++j)
+      if (l.outputTensors[j] >= 0)
+        verifier.check(li, l.name, l.op, l.outputValues[j], sim.readTensor(l.outputTensors[j]),
+                       ref->value(l.outputValues[j]));
   };
   sim.run(so);
   out.stats = sim.layerStats();
@@ -158,10 +148,6 @@ SessionResult simulateModel(const ir::Graph& g, const SystolicConfig& config,
   r.exact = options.exact;
   r.layers = main.stats;
   r.verdict = main.verdict;
-  r.verdict.reference = options.dtype == DType::I8
-                            ? "int8 reference executor (bit-exact)"
-                            : fmt::format("fp32 reference executor (relative error <= {:.0e})",
-                                          kF32RelativeTolerance);
   result.outputs = std::move(main.outputs);
 
   if (options.baseline) {

@@ -9,24 +9,18 @@
 #include "nnaccel/arch/broadcast/Compiler.h"
 #include "nnaccel/arch/broadcast/Program.h"
 #include "nnaccel/arch/broadcast/Simulator.h"
+#include "nnaccel/arch/common/Session.h"
 #include "nnaccel/report/Report.h"
 #include "nnaccel/tensor/Tensor.h"
 
-#include <functional>
 #include <string>
 #include <vector>
 
 namespace nnaccel::arch::broadcast {
 
-struct SessionOptions {
-  bool verify = true;        ///< compare every layer against the int8 reference executor
-  bool baselineRows = false; ///< add per-layer method-vs-baseline rows to the report
-  bool baselines = true;     ///< time both baselines (the report's ratios)
-  /// Graph inputs (Graph::inputs order); empty: driver::randomInputs(g, inputSeed).
-  std::vector<Tensor> inputs;
-  uint64_t inputSeed = 0x6e6e61636365;
-  /// Progress: (what, done, total), called from the run loop.
-  std::function<void(const std::string&, size_t, size_t)> progress;
+/// verify, baselineRows (per-layer method-vs-baseline rows), inputs, inputSeed, progress.
+struct SessionOptions : common::RunOptions {
+  bool baselines = true; ///< time both baselines (the report's ratios)
 };
 
 /// Whole-model figures of a run (array layers; host layers add their cycles to every variant).
@@ -38,13 +32,7 @@ struct Totals {
   double speedup(Variant baseline) const; ///< baseline cycles / method cycles
 };
 
-struct SessionResult {
-  Program program;
-  report::RunReport report;
-  std::vector<LayerDetail> details; ///< per program layer
-  Totals totals;
-  std::vector<Tensor> outputs; ///< graph outputs as fp32 (dequantized)
-};
+using SessionResult = common::SessionResult<Program, LayerDetail, Totals>;
 
 /// Runs \p g (shape-inferred, passes applied) on \p config. Throws nnaccel::Error for a config
 /// that cannot run the model; a verification failure is reported in report.verdict.

@@ -53,6 +53,72 @@ Layer layerForNode(const ir::Graph& g, ir::NodeId id, Kind kind) {
   return l;
 }
 
+/// layerForNode appended to \p layers; returns the new layer.
+template <typename Layer, typename Kind>
+Layer& appendLayer(std::vector<Layer>& layers, const ir::Graph& g, ir::NodeId id, Kind kind) {
+  layers.push_back(layerForNode<Layer>(g, id, kind));
+  return layers.back();
+}
+
+/// A host-fallback layer (kind Host) for node \p id, appended to \p layers, with \p note saying
+/// why the engine does not run it.
+template <typename Layer>
+Layer& appendHostLayer(std::vector<Layer>& layers, const ir::Graph& g, ir::NodeId id,
+                       std::string note) {
+  Layer& l = appendLayer(layers, g, id, decltype(Layer::kind)::Host);
+  l.note = std::move(note);
+  return l;
+}
+
+/// Calls \p lower(id), in node order, for every node that quantization did not fold into a
+/// constant and no fusion consumed (\p consumed, a set of NodeIds read before each node: a
+/// lowering may consume later nodes).
+template <typename Consumed, typename Lower>
+void forEachLoweredNode(const quant::QuantizedModel& qm, const Consumed& consumed, Lower&& lower) {
+  for (ir::NodeId id = 0; id < static_cast<ir::NodeId>(qm.graph.numNodes()); ++id)
+    if (!consumed.count(id) && qm.node(id).kind != quant::QuantOpKind::Folded)
+      lower(id);
+}
+
+/// The lowering rules every engine applies before its own, appending to \p layers: a float
+/// island becomes a host layer ("no integer form: ..."), an alias view (isAliasView) a View
+/// layer (one input, one output; no data moves). False, and nothing appended, otherwise.
+template <typename Layer>
+bool lowerSharedNode(const quant::QuantizedModel& qm, ir::NodeId id, std::vector<Layer>& layers) {
+  const quant::QuantNode& qn = qm.node(id);
+  if (qn.kind == quant::QuantOpKind::FloatIsland) {
+    appendHostLayer(layers, qm.graph, id, "no integer form: " + qn.islandReason);
+    return true;
+  }
+  if (isAliasView(qm, id)) {
+    Layer& l = appendLayer(layers, qm.graph, id, decltype(Layer::kind)::View);
+    l.outputs.resize(1);
+    l.inputs.resize(1);
+    return true;
+  }
+  return false;
+}
+
+/// The host-fallback note of a node no unit of \p engine ("sparse") runs.
+std::string noUnitNote(const ir::Graph& g, ir::NodeId id, std::string_view engine);
+
+/// The host-fallback note of a Gemm with transA (no engine reads A column-major).
+inline constexpr std::string_view kTransANote = "Gemm with transA (A is read column-major)";
+
+/// A fully-connected accumulate node (Gemm, MatMul) as a 1x1 convolution over a 1 x rows
+/// plane: the rows of A are its output points, the reduction its input channels.
+struct FullyConnected {
+  int64_t rows = 0, reduction = 0, columns = 0;
+  const int8_t* weights = nullptr; ///< columns x reduction, row-major
+
+  /// The weight of output column \p m on input channel \p c.
+  int8_t weight(int64_t m, int64_t c) const { return weights[m * reduction + c]; }
+};
+
+/// Node \p id (a non-Conv Accumulate node) as a FullyConnected layer; nothing when it has
+/// transA (kTransANote).
+std::optional<FullyConnected> fullyConnected(const quant::QuantizedModel& qm, ir::NodeId id);
+
 /// Evaluates node \p id on the host in int8 (quant::evalQuantizedNode): reads its computed
 /// inputs from \p values (indexed by ValueId; constants come from the model), stores its
 /// outputs there, counts the bytes read and written as DRAM traffic in \p s and marks the layer

@@ -5,33 +5,27 @@
 /// and fill the common report (with the sparse engine's densities, speedup and losses).
 #pragma once
 
+#include "nnaccel/arch/common/Session.h"
 #include "nnaccel/arch/sparse/Compiler.h"
 #include "nnaccel/arch/sparse/Program.h"
 #include "nnaccel/arch/sparse/Simulator.h"
 #include "nnaccel/report/Report.h"
 #include "nnaccel/tensor/Tensor.h"
 
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace nnaccel::arch::sparse {
 
-struct SessionOptions {
-  bool verify = true;        ///< compare every layer against the int8 reference executor
-  bool baselineRows = false; ///< add a per-layer sparse-vs-dense section to the report
+/// verify, baselineRows (a per-layer sparse-vs-dense section), inputs, inputSeed, progress.
+struct SessionOptions : common::RunOptions {
   bool denseBaseline = true; ///< time the PTIS-dense baseline (every report's speedup)
   int threads = 1;           ///< SimOptions::threads
-  /// Graph inputs (Graph::inputs order); empty: driver::randomInputs(g, inputSeed).
-  std::vector<Tensor> inputs;
-  uint64_t inputSeed = 0x6e6e61636365;
   /// Density sweeps (SimOptions::syntheticActivationDensity): every array layer reads seeded
   /// synthetic activations of this density and is verified on its own input; the other layers
   /// are not checked.
   std::optional<double> activationDensity;
-  /// Progress: (what, done, total), called from the run loop.
-  std::function<void(const std::string&, size_t, size_t)> progress;
 };
 
 /// Whole-model figures of a run.
@@ -44,13 +38,7 @@ struct Totals {
   double energyRatio() const; ///< denseEnergyPj / energyPj
 };
 
-struct SessionResult {
-  Program program;
-  report::RunReport report;
-  std::vector<LayerDetail> details; ///< per program layer
-  Totals totals;
-  std::vector<Tensor> outputs; ///< graph outputs as fp32 (dequantized)
-};
+using SessionResult = common::SessionResult<Program, LayerDetail, Totals>;
 
 /// Runs \p g (shape-inferred, passes applied) on \p config. Throws nnaccel::Error for a config
 /// that cannot run the model; a verification failure is reported in report.verdict.

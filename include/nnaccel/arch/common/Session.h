@@ -1,0 +1,62 @@
+/// \file
+/// The parts of a verified int8 session that every engine shares: the run options (verify,
+/// inputs, progress), the result (program, common report, per-layer details, totals, graph
+/// outputs) and the run's preparation (quantized model, graph inputs, the int8 reference
+/// executor's values). One definition, so that every engine quantizes, draws its random inputs
+/// and reports progress the same way; LayerVerifier (Verify.h) checks the layers.
+#pragma once
+
+#include "nnaccel/ir/Graph.h"
+#include "nnaccel/quant/Int8Executor.h"
+#include "nnaccel/quant/QuantizedModel.h"
+#include "nnaccel/report/Report.h"
+#include "nnaccel/tensor/Tensor.h"
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nnaccel::arch::common {
+
+/// The options every engine's SessionOptions starts with.
+struct RunOptions {
+  bool verify = true;        ///< compare every layer against the int8 reference executor
+  bool baselineRows = false; ///< add per-layer method-vs-baseline rows to the report
+  /// Graph inputs (Graph::inputs order); empty: driver::randomInputs(g, inputSeed).
+  std::vector<Tensor> inputs;
+  uint64_t inputSeed = 0x6e6e61636365;
+  /// Progress: (what, done, total), called from the run loop.
+  std::function<void(const std::string&, size_t, size_t)> progress;
+
+  /// Calls progress, when it is set.
+  void reportProgress(const std::string& what, size_t done, size_t total) const;
+};
+
+/// What an engine's session returns; \p Program, \p LayerDetail and \p Totals are the engine's.
+template <typename Program, typename LayerDetail, typename Totals> struct SessionResult {
+  Program program;
+  report::RunReport report;
+  std::vector<LayerDetail> details; ///< per program layer
+  Totals totals;
+  std::vector<Tensor> outputs; ///< graph outputs as fp32 (dequantized)
+};
+
+/// Reports "quantizing" and quantizes \p g with the default calibration (quant::quantize).
+quant::QuantizedModel quantizeForRun(const ir::Graph& g, const RunOptions& options);
+
+/// The data of an int8 run: its graph inputs and, when asked for, the int8 reference
+/// executor's values on them.
+struct Int8Run {
+  /// Takes options.inputs, or driver::randomInputs(g, options.inputSeed) when it is empty;
+  /// with \p withReference, reports "int8 reference" and runs quant::Int8Executor on them.
+  /// \p qm must outlive the run.
+  Int8Run(const ir::Graph& g, const quant::QuantizedModel& qm, const RunOptions& options,
+          bool withReference);
+
+  std::vector<Tensor> inputs;
+  std::optional<quant::Int8Executor> reference;
+};
+
+} // namespace nnaccel::arch::common

@@ -1,0 +1,183 @@
+/// \file
+/// The stream engine's program: a complete configuration of the fixed ASIC of seed 002 (Fig. 44)
+/// for one model. Every kernel tile and auxiliary tile that the model uses, with its row and
+/// position, the mux selects that connect it to the buses (4403, 4404, 4407), its weights and
+/// biases per time-multiplexed group pair, its FIFO lengths (4706, 4902), its requantizer and
+/// LUT contents and its patch function, plus the primary output mux (4412). The compiler
+/// (Compiler.h) writes it; the simulator (Simulator.h) executes it and nothing else.
+///
+/// Streams and sets. A logical stream of C channels at P cycles per position travels on
+/// ceil(C / (16 T)) bus sets, where T = min(P, ceil(C/16)) channels share each lane in time
+/// (the time-multiplexing factor) and each value is held H = P / T cycles (digest §8.4, §8.6).
+/// Set s of a stream carries channels [16 T s, 16 T (s+1)).
+#pragma once
+
+#include "nnaccel/arch/stream/Config.h"
+#include "nnaccel/arch/stream/Stream.h"
+#include "nnaccel/ir/Graph.h"
+#include "nnaccel/quant/Kernels.h"
+#include "nnaccel/quant/Requantize.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace nnaccel::arch::stream {
+
+/// A place a tile can read a set from: the primary input bus (bus = -1, 4402) or the output bus
+/// of kernel-tile row `bus` (4406); `slot` is the set's index on that bus.
+struct BusRef {
+  int64_t bus = -1;
+  int64_t slot = 0;
+  bool operator==(const BusRef&) const = default;
+};
+
+/// How a logical stream is carried: its geometry and time multiplexing.
+struct StreamFormat {
+  FrameShape frame;              ///< rows x cols positions, `channels` logical channels
+  int64_t cyclesPerPosition = 1; ///< P
+  int64_t tm = 1;                ///< T: channels per lane per position
+  int64_t sets() const;          ///< ceil(channels / (lanes * T))
+  int64_t holdCycles() const;    ///< H = P / T
+  int64_t lanes = 16;
+};
+
+/// One input-group x output-group weight set a kernel tile applies per position (§8.4).
+struct GroupPair {
+  int64_t inGroup = 0;  ///< group of 16 channels within the tile's input set
+  int64_t outGroup = 0; ///< group of 16 channels within the tile's output set
+};
+
+/// A kernel processing tile (Figs. 46-48): 3x3 summation cells per output lane, fed by one
+/// 16-lane input set through mux 4403, adding its auxiliary input (the preceding tile in the
+/// row, or for a row's first tile the set mux 4404 picks from the row above) after FIFO 4706.
+struct KernelTile {
+  int64_t row = 0, index = 0; ///< placement: row, position from the left
+  std::string layer;          ///< the program layer it serves
+  BusRef input;               ///< mux 4403 select
+  /// Auxiliary input: none, the preceding tile of the row (hard-wired), or (first tile of a row)
+  /// a set of the row above chosen by mux 4404.
+  enum class Aux { None, PreviousTile, RowAbove } aux = Aux::None;
+  BusRef auxInput;               ///< RowAbove: the set
+  int64_t auxDelayPositions = 0; ///< FIFO 4706
+  int64_t inChannels = 0;        ///< logical channels of the input set this tile reads (16 Ti)
+  int64_t outChannels = 0;       ///< logical channels of the output set (16 To)
+  std::vector<GroupPair> pairs;  ///< applied in time order within each position
+  /// The configured sub-kernel (<= 3x3 cells; a block of a larger kernel, §8.5) and its anchor
+  /// (the cell that lands on the output position, inside the sub-kernel): the tile's everted
+  /// sums S(i, j) cover inputs (i - anchorRow .. i - anchorRow + subRows - 1, likewise columns).
+  int64_t subRows = 3, subCols = 3;
+  int64_t anchorRow = 1, anchorCol = 1;
+  /// Cell weights [outChannels][inChannels][subRows][subCols] (zero where a pair is not applied),
+  /// correlation order, s8 values.
+  std::vector<int8_t> weights;
+  std::vector<int32_t> bias; ///< per output channel (the accumulator's init value, 1005/4807)
+  /// A block whose kernel anchor lies outside it: output (i, j) is S(i + offsetRows,
+  /// j + offsetCols), zero where that lies outside the array (its window is then wholly off
+  /// the array). Output (i, j) is complete (subRows - 1 - anchorRow + offsetRows) * cols +
+  /// (subCols - 1 - anchorCol + offsetCols) positions after input (i, j).
+  int64_t offsetRows = 0, offsetCols = 0;
+  int64_t startCycle = 0; ///< compiler's figure: when its output's first position appears
+  int64_t outSlot = 0;    ///< its set's slot on bus `row`
+};
+
+/// What an auxiliary tile's output mux (4914) selects after the adder, requantizer and LUT.
+enum class AuxFunction {
+  Bypass,        ///< a pure delay: carries a set to a later row, or aligns a path
+  MaxPool,       ///< 4908
+  Average,       ///< 4909: window sum times the reciprocal of the in-array count
+  Sample,        ///< 4910: crop and stride
+  Expand,        ///< 4911: padding / nearest duplication
+  GlobalAverage, ///< Fig. 27C: one position per frame
+  ConcatMux,     ///< 4912: the lowest k lanes of the primary, then the auxiliary's
+};
+std::string_view auxFunctionName(AuxFunction f);
+
+/// How adder 4904 combines the primary and auxiliary sets.
+enum class AuxAdd {
+  None,    ///< bypassed (mux 4905)
+  Partial, ///< int32 partial sums of one kernel (vertical block sums, §8.5)
+  Scaled,  ///< int8 residual add: each operand rescaled, then requantized (quant::addSub rule)
+};
+
+/// A window for the patch functions (pooling, sampling, expanding).
+struct PatchWindow {
+  int64_t kernelRows = 1, kernelCols = 1;
+  int64_t strideRows = 1, strideCols = 1;
+  int64_t padTop = 0, padLeft = 0, padBottom = 0, padRight = 0; ///< Sample: crop offsets
+  int64_t outRows = 0, outCols = 0;
+  bool countIncludePad = false;
+};
+
+/// An auxiliary function tile (Fig. 49).
+struct AuxTile {
+  int64_t row = 0, index = 0;
+  std::string layer;
+  BusRef primary;      ///< mux 4407, first input
+  bool hasAux = false; ///< mux 4407, second input used
+  BusRef aux;
+  int64_t primaryDelayPositions = 0; ///< FIFO 4902 (on the primary, before adder 4904)
+  int64_t auxDelayPositions = 0;     ///< alignment FIFO on the auxiliary input
+  AuxAdd add = AuxAdd::None;
+  quant::AddSubMultipliers addScales; ///< AuxAdd::Scaled
+  /// Requantizer before the LUT: int32 sums -> int8 with a per-channel multiplier (empty: the
+  /// input is already int8). One entry per channel of the set.
+  std::vector<quant::QuantMultiplier> requantize;
+  bool lutEnabled = false;       ///< mux 4907
+  std::array<int8_t, 256> lut{}; ///< 4906: output for int8 index q at lut[q + 128]
+  AuxFunction function = AuxFunction::Bypass;
+  PatchWindow window;
+  std::vector<quant::CountMultiplier> averageMultipliers; ///< Average / GlobalAverage
+  int64_t concatLanes = 0;                                ///< ConcatMux: k
+  int64_t channels = 0;                                   ///< logical channels of the set
+  int64_t outSlot = 0;                                    ///< its set's slot on bus `row`
+  int64_t startCycle = 0; ///< compiler's figure: when its output's first position appears
+};
+
+/// A set arriving from outside (the primary input) or leaving (primary output mux 4412).
+struct OutputSelect {
+  ir::ValueId value = ir::kNoValue;
+  std::vector<BusRef> sets; ///< in channel order
+};
+
+enum class LayerKind {
+  Tiles,         ///< runs on kernel and/or aux tiles
+  View,          ///< a reshape: no data moves
+  OutputCircuit, ///< computed by the primary output circuit 4413 (e.g. a final Softmax)
+};
+
+/// The program-level view of one model layer (what `nnaccel map` prints and the report rows).
+struct Layer {
+  std::string name;
+  LayerKind kind = LayerKind::Tiles;
+  std::string op;
+  ir::NodeId node = -1;
+  std::vector<ir::ValueId> inputs, outputs; ///< computed values read and written
+  std::string note;
+  StreamFormat in, out;             ///< formats of input 0 and the output
+  std::vector<int64_t> kernelTiles; ///< indices into Program::kernelTiles
+  std::vector<int64_t> auxTiles;    ///< indices into Program::auxTiles
+  std::vector<BusRef> outSets;      ///< where its output lives
+  int64_t usefulMacs = 0;           ///< the model's MACs for this layer
+  int64_t issuedMacs = 0;           ///< multiplies the tiles perform per frame
+  int64_t discardedMacs = 0;        ///< of those, at positions a later Sample discards
+  int64_t latencyPositions = 0;     ///< compiler's figure: input (i, j) -> output (i, j)
+  int64_t fifoValues = 0;           ///< values held in this layer's FIFOs
+};
+
+struct Program {
+  StreamConfig config;
+  std::string model;
+  StreamFormat input; ///< the primary input stream
+  ir::ValueId inputValue = ir::kNoValue;
+  std::vector<BusRef> inputSets;       ///< slots of the primary input bus
+  std::vector<KernelTile> kernelTiles; ///< in placement (and evaluation) order per row
+  std::vector<AuxTile> auxTiles;
+  std::vector<Layer> layers;
+  std::vector<OutputSelect> outputs; ///< primary output mux 4412
+  int64_t rowsUsed = 0;              ///< kernel-tile rows used, over all chips
+  int64_t chipsUsed = 1;
+};
+
+} // namespace nnaccel::arch::stream

@@ -1,0 +1,97 @@
+/// \file
+/// The stream engine's simulator: executes a Program (the ASIC configuration) on whole frames
+/// and nothing else. Tiles are evaluated in placement order (row by row; in a row the kernel
+/// tiles left to right, then the aux tiles), which the forward-only bus rule makes a
+/// topological order. Every kernel tile runs the everted aperture engine (Aperture.h) on its
+/// input set, position by position; every aux tile runs its adder, requantizer, LUT and patch
+/// function (Patch.h) on the stream skeleton. Each set on a bus is a stream of positions with
+/// the cycle of its first position; the simulator measures every engine's emission steps, derives
+/// the cycles from them, and checks that every adder's two operands meet exactly where the
+/// configured FIFO delays say (a misconfigured delay is reported, not silently realigned).
+/// Timing rules: docs/arch/StreamCycleModel.md.
+#pragma once
+
+#include "nnaccel/arch/stream/Program.h"
+#include "nnaccel/quant/QuantizedModel.h"
+#include "nnaccel/report/Report.h"
+#include "nnaccel/tensor/Tensor.h"
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace nnaccel::arch::stream {
+
+/// One set's stream on a bus.
+struct SetStream {
+  FrameShape frame; ///< positions of one frame; channels of this set
+  int64_t frames = 0;
+  std::vector<Value> values; ///< all frames, position-major, channels innermost
+  int64_t startCycle = 0;    ///< frame 0 position 0 leaves its tile
+  int64_t cyclesPerPosition = 1;
+  /// Kernel-tile partials: positions from input (i, j) to output (i, j) within their layer.
+  int64_t latencyPositions = 0;
+};
+
+/// Figures of one layer measured by the simulator.
+struct LayerDetail {
+  int64_t kernelTiles = 0, auxTiles = 0, bypassTiles = 0;
+  int64_t issuedMacs = 0;    ///< multiplies the kernel tiles performed (per frame)
+  int64_t discardedMacs = 0; ///< of those, at positions a Sample discarded
+  int64_t fifoBits = 0;      ///< FIFO and delay-line storage of its tiles
+  int64_t firstOutputCycle = 0;
+  int64_t latencyCycles = 0; ///< its first output minus its input's first position
+};
+
+struct SimOptions {
+  int64_t frames = 1; ///< frames streamed back to back (the same input each time)
+  /// Called after each program layer's outputs are complete (verification hooks).
+  std::function<void(size_t layerIndex)> onLayerDone;
+};
+
+class Simulator {
+public:
+  Simulator(const Program& program, const quant::QuantizedModel& qm);
+  /// The int8 input image (NCHW, batch 1) streamed on the primary input bus.
+  void setInput(const Tensor& int8Input);
+  void run(const SimOptions& options = {});
+
+  /// Frame 0 of value \p v (int8 NCHW) as its layer left it on the buses.
+  Tensor value(ir::ValueId v) const;
+  bool hasValue(ir::ValueId v) const;
+  const std::vector<LayerDetail>& layerDetails() const { return details_; }
+  std::vector<report::LayerStats> layerStats() const;
+
+  /// Cycle of the first primary-output value of frame 0, from the first input position.
+  int64_t firstOutputCycle() const { return firstOutputCycle_; }
+  /// Cycles between the same position of consecutive frames at the primary output.
+  int64_t framePeriodCycles() const { return framePeriodCycles_; }
+  /// Adder operands that did not meet where the configured FIFOs put them, and tiles whose
+  /// measured start differs from the compiler's plan (empty when the configuration is
+  /// consistent).
+  const std::vector<std::string>& timingViolations() const { return violations_; }
+  /// Per kernel tile: the cycle its output stream starts (measured).
+  int64_t kernelTileStart(size_t i) const { return kernelStart_.at(i); }
+
+private:
+  void runKernelTile(size_t i);
+  void runAuxTile(size_t i);
+  const SetStream& set(const BusRef& b) const;
+  void checkMeet(const std::string& where, int64_t earlyStart, int64_t delayPositions,
+                 int64_t lateStart, int64_t cyclesPerPosition);
+
+  const Program& program_;
+  const quant::QuantizedModel& qm_;
+  Tensor input_;
+  int64_t frames_ = 1;
+  std::map<std::pair<int64_t, int64_t>, SetStream> sets_;
+  std::vector<LayerDetail> details_;
+  std::vector<int64_t> kernelStart_;
+  std::vector<std::string> violations_;
+  int64_t firstOutputCycle_ = 0, framePeriodCycles_ = 0;
+  std::vector<int64_t> tileFifoValues_; ///< per kernel tile, then per aux tile
+};
+
+} // namespace nnaccel::arch::stream

@@ -1,0 +1,29 @@
+/// \file
+/// The run options, quantization and run data shared by the engines' sessions (Session.h).
+#include "nnaccel/arch/common/Session.h"
+
+#include "nnaccel/driver/Inputs.h"
+
+namespace nnaccel::arch::common {
+
+void RunOptions::reportProgress(const std::string& what, size_t done, size_t total) const {
+  if (progress)
+    progress(what, done, total);
+}
+
+quant::QuantizedModel quantizeForRun(const ir::Graph& g, const RunOptions& options) {
+  options.reportProgress("quantizing", 0, 1);
+  return quant::quantize(g, {});
+}
+
+Int8Run::Int8Run(const ir::Graph& g, const quant::QuantizedModel& qm, const RunOptions& options,
+                 bool withReference)
+    : inputs(options.inputs.empty() ? driver::randomInputs(g, options.inputSeed) : options.inputs) {
+  if (withReference) {
+    options.reportProgress("int8 reference", 0, 1);
+    reference.emplace(qm);
+    reference->run(inputs);
+  }
+}
+
+} // namespace nnaccel::arch::common

@@ -1,0 +1,198 @@
+/// \file
+/// One verified stream-engine run and the placement table (Session.h).
+#include "nnaccel/arch/stream/Session.h"
+
+#include "nnaccel/arch/common/Verify.h"
+#include "nnaccel/quant/Int8Executor.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <map>
+
+namespace nnaccel::arch::stream {
+
+double Totals::discardedShare() const {
+  return issuedMacs > 0 ? static_cast<double>(discardedMacs) / static_cast<double>(issuedMacs)
+                        : 0.0;
+}
+
+SessionResult simulateModel(const ir::Graph& g, const StreamConfig& config,
+                            const SessionOptions& options) {
+  validate(config);
+  const quant::QuantizedModel qm = common::quantizeForRun(g, options);
+  options.reportProgress("compiling", 0, 1);
+  SessionResult r;
+  CompileOptions co;
+  co.chips = options.chips;
+  r.program = compile(qm, config, co);
+  const common::Int8Run run(g, qm, options, true);
+
+  Simulator sim(r.program, qm);
+  const ir::ValueId in = r.program.inputValue;
+  sim.setInput(quant::quantizeTensor(run.inputs.at(0), qm.scale(in)).data);
+  common::LayerVerifier verifier(g, r.report.verdict, options.verify);
+  SimOptions so;
+  so.frames = options.frames;
+  so.onLayerDone = [&](size_t li) {
+    options.reportProgress("simulating", li + 1, r.program.layers.size());
+    const Layer& l = r.program.layers[li];
+    if (l.kind != LayerKind::Tiles)
+      return;
+    Tensor got;
+    verifier.checkOutputs(
+        li, l,
+        [&](ir::ValueId v) -> const Tensor& {
+          got = sim.value(v);
+          return got;
+        },
+        [&](ir::ValueId v) { return run.reference->value(v).data; });
+  };
+  sim.run(so);
+  r.details = sim.layerDetails();
+  report::Verdict& verdict = r.report.verdict;
+  if (!sim.timingViolations().empty() && (verdict.passed || !verdict.checked)) {
+    verdict.checked = true;
+    verdict.passed = false;
+    verdict.detail = fmt::format("{} timing inconsistencies; first: {}",
+                                 sim.timingViolations().size(), sim.timingViolations().front());
+  }
+  // Graph outputs: the values the primary output mux selects, through the output circuit
+  // (e.g. a final Softmax) evaluated by the int8 rule as they leave the chip.
+  for (ir::ValueId v : g.outputs) {
+    if (sim.hasValue(v)) {
+      r.outputs.push_back(quant::QuantTensor{sim.value(v), qm.scale(v)}.dequantize());
+      continue;
+    }
+    const ir::NodeId producer = g.value(v).producer;
+    const ir::Node& n = g.node(producer);
+    const quant::QuantTensor x{sim.value(n.inputs[0]), qm.scale(n.inputs[0])};
+    std::vector<const quant::QuantTensor*> ins(n.inputs.size(), nullptr);
+    ins[0] = &x;
+    r.outputs.push_back(quant::evalQuantizedNode(qm, producer, ins).at(0).dequantize());
+  }
+
+  report::RunReport& rep = r.report;
+  rep.engine = "stream";
+  rep.config = config.name;
+  rep.model = g.name;
+  rep.dtype = "int8";
+  rep.peCount = config.macsPerCycle() / std::max<int64_t>(1, config.chips) *
+                std::max<int64_t>(1, r.program.chipsUsed);
+  rep.clockMhz = config.clockMhz;
+  rep.layers = sim.layerStats();
+  rep.finalize();
+
+  Totals& t = r.totals;
+  t.kernelTiles = static_cast<int64_t>(r.program.kernelTiles.size());
+  t.auxTiles = static_cast<int64_t>(r.program.auxTiles.size());
+  t.rowsUsed = r.program.rowsUsed;
+  t.chipsUsed = r.program.chipsUsed;
+  for (const LayerDetail& d : r.details) {
+    t.bypassTiles += d.bypassTiles;
+    t.fifoBits += d.fifoBits;
+    t.issuedMacs += d.issuedMacs;
+    t.discardedMacs += d.discardedMacs;
+  }
+  const int64_t macsPerCycle = std::max<int64_t>(1, rep.peCount);
+  for (const Layer& l : r.program.layers) {
+    t.usefulMacs += l.usefulMacs;
+    t.baselineCycles += (l.usefulMacs + macsPerCycle - 1) / macsPerCycle;
+    if (l.usefulMacs > 0) {
+      // Output-centric: every MAC reads its input operand; the stream reads each input once.
+      t.baselineInputReads += l.usefulMacs;
+      t.streamInputReads += l.in.frame.values();
+    }
+  }
+  t.firstOutputCycles = sim.firstOutputCycle();
+  t.framePeriodCycles = sim.framePeriodCycles();
+  t.framesPerSecond = config.clockMhz * 1e6 / static_cast<double>(t.framePeriodCycles);
+  t.firstOutputMicros = static_cast<double>(t.firstOutputCycles) / config.clockMhz;
+
+  auto& sum = rep.summary;
+  sum.emplace_back("tiles used",
+                   fmt::format("{} kernel + {} aux ({} bypass) in {} rows on {} "
+                               "chip(s) of {} rows x {} kernel + {} aux tiles",
+                               t.kernelTiles, t.auxTiles, t.bypassTiles, t.rowsUsed, t.chipsUsed,
+                               config.rows, config.kernelTileCount(), config.auxTileCount()));
+  sum.emplace_back("FIFO storage",
+                   fmt::format("{:.1f} kbit", static_cast<double>(t.fifoBits) / 1000.0));
+  sum.emplace_back("first-output latency",
+                   fmt::format("{} cycles ({:.2f} us at {} MHz)", t.firstOutputCycles,
+                               t.firstOutputMicros, config.clockMhz));
+  sum.emplace_back("frame rate (back to back)",
+                   fmt::format("{:.1f} frames/s (one frame every {} cycles)", t.framesPerSecond,
+                               t.framePeriodCycles));
+  sum.emplace_back(
+      "multiplies at positions a Sample discards",
+      fmt::format("{} of {} ({:.1f}%)", t.discardedMacs, t.issuedMacs, 100.0 * t.discardedShare()));
+  sum.emplace_back(
+      "baseline: output-centric order (inputs re-read from RAM per kernel position)",
+      fmt::format("{} activation reads per frame vs the stream's {} (each input used once, on "
+                  "arrival): {:.1f}x; compute-bound on the same multipliers it would take {} "
+                  "cycles per frame, the stream is bound by its input rate ({} cycles)",
+                  t.baselineInputReads, t.streamInputReads,
+                  static_cast<double>(t.baselineInputReads) /
+                      static_cast<double>(std::max<int64_t>(1, t.streamInputReads)),
+                  t.baselineCycles, t.framePeriodCycles));
+  return r;
+}
+
+std::string placementTable(const Program& p) {
+  auto bus = [](const BusRef& b) {
+    return b.bus < 0 ? fmt::format("in.{}", b.slot) : fmt::format("bus{}.{}", b.bus, b.slot);
+  };
+  std::string out = fmt::format("{:<28} {:<16} {:>6} {:>5} {:<24} {}\n", "layer", "op", "kernel",
+                                "aux", "rows", "output sets");
+  for (const Layer& l : p.layers) {
+    std::vector<int64_t> rows;
+    for (int64_t k : l.kernelTiles)
+      rows.push_back(p.kernelTiles[static_cast<size_t>(k)].row);
+    for (int64_t a : l.auxTiles)
+      rows.push_back(p.auxTiles[static_cast<size_t>(a)].row);
+    std::sort(rows.begin(), rows.end());
+    rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+    std::vector<std::string> names;
+    for (const BusRef& b : l.outSets)
+      names.push_back(bus(b));
+    const std::string sets = fmt::format("{}", fmt::join(names, " "));
+    out += fmt::format("{:<28} {:<16} {:>6} {:>5} {:<24} {}\n", l.name, l.op, l.kernelTiles.size(),
+                       l.auxTiles.size(), fmt::format("{}", fmt::join(rows, ",")),
+                       l.kind == LayerKind::View ? "(view)" : sets);
+  }
+  out += "\nkernel tiles (row.index: layer, input -> sub-kernel, pairs, aux input):\n";
+  for (const KernelTile& t : p.kernelTiles) {
+    std::string aux = "none";
+    if (t.aux == KernelTile::Aux::PreviousTile)
+      aux = fmt::format("previous tile, FIFO 4706 {} positions", t.auxDelayPositions);
+    else if (t.aux == KernelTile::Aux::RowAbove)
+      aux = fmt::format("{} via mux 4404, FIFO 4706 {} positions", bus(t.auxInput),
+                        t.auxDelayPositions);
+    out += fmt::format("  r{}.k{}: {} <- {} (mux 4403); {}x{} anchor ({},{}) offset ({},{}); {}x{} "
+                       "channels, {} group pairs; aux {}\n",
+                       t.row, t.index, t.layer, bus(t.input), t.subRows, t.subCols, t.anchorRow,
+                       t.anchorCol, t.offsetRows, t.offsetCols, t.inChannels, t.outChannels,
+                       t.pairs.size(), aux);
+  }
+  out += "\naux tiles (row.index: layer, inputs -> adder, requantize, LUT, function):\n";
+  for (const AuxTile& t : p.auxTiles) {
+    const char* add = t.add == AuxAdd::None      ? "-"
+                      : t.add == AuxAdd::Partial ? "partial sums"
+                                                 : "scaled int8 add";
+    out += fmt::format("  r{}.a{}: {} <- {}{} (mux 4407), FIFO 4902 {} / aux FIFO {} positions; "
+                       "add {}; requantize {}; LUT {}; {}\n",
+                       t.row, t.index, t.layer, bus(t.primary),
+                       t.hasAux ? fmt::format(" + {}", bus(t.aux)) : "", t.primaryDelayPositions,
+                       t.auxDelayPositions, add, t.requantize.empty() ? "no" : "yes",
+                       t.lutEnabled ? "yes" : "no", auxFunctionName(t.function));
+  }
+  std::vector<std::string> outs;
+  for (const OutputSelect& o : p.outputs)
+    for (const BusRef& b : o.sets)
+      outs.push_back(bus(b));
+  out += fmt::format("\nprimary output mux 4412: {}", fmt::join(outs, " "));
+  out += fmt::format("\nrows used: {} ({} chip(s))\n", p.rowsUsed, p.chipsUsed);
+  return out;
+}
+
+} // namespace nnaccel::arch::stream

@@ -1,0 +1,446 @@
+/// \file
+/// The stream engine's simulator (Simulator.h): kernel tiles on the everted aperture engine, aux
+/// tiles on the patch functions, streams per bus set with their measured timing.
+#include "nnaccel/arch/stream/Simulator.h"
+
+#include "nnaccel/arch/stream/Aperture.h"
+#include "nnaccel/arch/stream/Patch.h"
+#include "nnaccel/quant/Requantize.h"
+#include "nnaccel/support/Error.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace nnaccel::arch::stream {
+
+namespace {
+
+/// Runs \p stage over every frame of \p in (back to back); the outputs and their steps.
+StreamTrace runStage(StreamStage& stage, const SetStream& in) {
+  std::vector<std::vector<Value>> frames;
+  const auto per = static_cast<size_t>(in.frame.values());
+  for (int64_t f = 0; f < in.frames; ++f)
+    frames.emplace_back(in.values.begin() + static_cast<std::ptrdiff_t>(per * f),
+                        in.values.begin() + static_cast<std::ptrdiff_t>(per * (f + 1)));
+  return runFrames(stage, frames);
+}
+
+const quant::CountMultiplier& countMultiplier(const std::vector<quant::CountMultiplier>& ms,
+                                              int64_t count) {
+  for (const quant::CountMultiplier& m : ms)
+    if (m.count == count)
+      return m;
+  NNACCEL_ASSERT(false) << "no multiplier for window count " << count;
+  return ms.front();
+}
+
+} // namespace
+
+Simulator::Simulator(const Program& program, const quant::QuantizedModel& qm)
+    : program_(program), qm_(qm) {}
+
+void Simulator::setInput(const Tensor& int8Input) {
+  NNACCEL_ASSERT(int8Input.dtype() == DType::I8) << "the stream input is int8";
+  input_ = int8Input;
+}
+
+const SetStream& Simulator::set(const BusRef& b) const {
+  auto it = sets_.find({b.bus, b.slot});
+  NNACCEL_ASSERT(it != sets_.end()) << "bus " << b.bus << " slot " << b.slot << " is not driven";
+  return it->second;
+}
+
+void Simulator::checkMeet(const std::string& where, int64_t earlyStart, int64_t delayPositions,
+                          int64_t lateStart, int64_t cyclesPerPosition) {
+  const int64_t skew = earlyStart + delayPositions * cyclesPerPosition - lateStart;
+  if (skew < 0 || skew >= cyclesPerPosition)
+    violations_.push_back(fmt::format("{}: operands meet {} cycles apart after the {}-position "
+                                      "FIFO (one position is {} cycles)",
+                                      where, skew, delayPositions, cyclesPerPosition));
+}
+
+void Simulator::run(const SimOptions& options) {
+  const Program& p = program_;
+  const StreamConfig& c = p.config;
+  frames_ = std::max<int64_t>(1, options.frames);
+  sets_.clear();
+  violations_.clear();
+  kernelStart_.assign(p.kernelTiles.size(), 0);
+  // The primary input bus: each set carries 16 T channels of the image, raster order.
+  const FrameShape f = p.input.frame;
+  NNACCEL_ASSERT(input_.numElements() == f.values()) << "input size";
+  const std::vector<Value> chw(input_.data<int8_t>(), input_.data<int8_t>() + f.values());
+  const std::vector<Value> pos = toPositionMajor(chw, f);
+  const int64_t perSet = p.input.lanes * p.input.tm;
+  for (size_t s = 0; s < p.inputSets.size(); ++s) {
+    SetStream st;
+    const int64_t c0 = static_cast<int64_t>(s) * perSet;
+    const int64_t c1 = std::min(f.channels, c0 + perSet);
+    st.frame = FrameShape{f.rows, f.cols, c1 - c0};
+    st.frames = frames_;
+    st.cyclesPerPosition = p.input.cyclesPerPosition;
+    for (int64_t fr = 0; fr < frames_; ++fr)
+      for (int64_t q = 0; q < f.positions(); ++q)
+        for (int64_t ch = c0; ch < c1; ++ch)
+          st.values.push_back(pos[static_cast<size_t>(q * f.channels + ch)]);
+    sets_[{p.inputSets[s].bus, p.inputSets[s].slot}] = std::move(st);
+  }
+  // Evaluation order: row by row; kernel tiles left to right, then aux tiles.
+  std::vector<std::vector<size_t>> kernelByRow(static_cast<size_t>(p.rowsUsed + 1)),
+      auxByRow(static_cast<size_t>(p.rowsUsed + 1));
+  for (size_t i = 0; i < p.kernelTiles.size(); ++i)
+    kernelByRow[static_cast<size_t>(p.kernelTiles[i].row)].push_back(i);
+  for (size_t i = 0; i < p.auxTiles.size(); ++i)
+    auxByRow[static_cast<size_t>(p.auxTiles[i].row)].push_back(i);
+  for (size_t r = 0; r < kernelByRow.size(); ++r) {
+    std::sort(kernelByRow[r].begin(), kernelByRow[r].end(),
+              [&](size_t a, size_t b) { return p.kernelTiles[a].index < p.kernelTiles[b].index; });
+    std::sort(auxByRow[r].begin(), auxByRow[r].end(),
+              [&](size_t a, size_t b) { return p.auxTiles[a].index < p.auxTiles[b].index; });
+    for (size_t i : kernelByRow[r])
+      runKernelTile(i);
+    for (size_t i : auxByRow[r])
+      runAuxTile(i);
+  }
+  // Per-layer figures.
+  details_.assign(p.layers.size(), LayerDetail{});
+  const int64_t valueBits = c.accumulatorBits;
+  for (size_t li = 0; li < p.layers.size(); ++li) {
+    const Layer& l = p.layers[li];
+    LayerDetail& d = details_[li];
+    d.kernelTiles = static_cast<int64_t>(l.kernelTiles.size());
+    for (int64_t a : l.auxTiles) {
+      const AuxTile& t = p.auxTiles[static_cast<size_t>(a)];
+      if (t.layer == l.name)
+        ++d.auxTiles;
+    }
+    d.issuedMacs = l.issuedMacs;
+    d.discardedMacs = l.discardedMacs;
+    d.fifoBits = l.fifoValues * valueBits;
+    if (!l.outSets.empty()) {
+      d.firstOutputCycle = set(l.outSets[0]).startCycle;
+      int64_t inStart = 0;
+      if (!l.inputs.empty())
+        for (size_t lj = 0; lj < li; ++lj)
+          for (ir::ValueId v : p.layers[lj].outputs)
+            if (v == l.inputs[0] && !p.layers[lj].outSets.empty())
+              inStart = set(p.layers[lj].outSets[0]).startCycle;
+      d.latencyCycles = d.firstOutputCycle - inStart;
+    }
+    if (options.onLayerDone)
+      options.onLayerDone(li);
+  }
+  for (const AuxTile& t : p.auxTiles)
+    if (t.function == AuxFunction::Bypass && t.add == AuxAdd::None && !t.lutEnabled &&
+        t.requantize.empty())
+      for (size_t li = 0; li < p.layers.size(); ++li)
+        if (p.layers[li].name == t.layer)
+          ++details_[li].bypassTiles;
+  firstOutputCycle_ = 0;
+  for (const OutputSelect& o : p.outputs)
+    for (const BusRef& b : o.sets)
+      firstOutputCycle_ = std::max(firstOutputCycle_, set(b).startCycle);
+  framePeriodCycles_ = f.positions() * p.input.cyclesPerPosition;
+}
+
+void Simulator::runKernelTile(size_t i) {
+  const KernelTile& t = program_.kernelTiles[i];
+  const StreamConfig& c = program_.config;
+  const SetStream& in = set(t.input);
+  NNACCEL_ASSERT(in.frame.channels == t.inChannels)
+      << "kernel tile r" << t.row << ".k" << t.index << ": input set has " << in.frame.channels
+      << " channels, configured for " << t.inChannels;
+  // The lanes whose groups this tile applies (the rest have zero weights): the engine reads only
+  // those, so that simulating a zero-weight lane costs nothing.
+  int64_t gMin = INT64_MAX, gMax = -1;
+  for (const GroupPair& gp : t.pairs) {
+    gMin = std::min(gMin, gp.inGroup);
+    gMax = std::max(gMax, gp.inGroup);
+  }
+  const int64_t c0 = gMin * c.lanes, c1 = std::min(t.inChannels, (gMax + 1) * c.lanes);
+  const int64_t used = c1 - c0;
+  const int64_t h = t.subRows, w = t.subCols;
+  ApertureKernel k;
+  k.kernelRows = h;
+  k.kernelCols = w;
+  k.inChannels = used;
+  k.outChannels = t.outChannels;
+  k.anchorRow = t.anchorRow;
+  k.anchorCol = t.anchorCol;
+  k.weights.resize(static_cast<size_t>(t.outChannels * used * h * w));
+  for (int64_t o = 0; o < t.outChannels; ++o)
+    for (int64_t ci = 0; ci < used; ++ci)
+      for (int64_t e = 0; e < h * w; ++e)
+        k.weights[static_cast<size_t>((o * used + ci) * h * w + e)] =
+            t.weights[static_cast<size_t>((o * t.inChannels + c0 + ci) * h * w + e)];
+  k.bias.assign(t.bias.begin(), t.bias.end());
+  const FrameShape f{in.frame.rows, in.frame.cols, used};
+  EvertedConv engine(f, k);
+  SetStream sliced;
+  sliced.frame = f;
+  sliced.frames = in.frames;
+  sliced.values.reserve(static_cast<size_t>(f.values() * in.frames));
+  for (int64_t q = 0; q < in.frame.positions() * in.frames; ++q)
+    for (int64_t ch = c0; ch < c1; ++ch)
+      sliced.values.push_back(in.values[static_cast<size_t>(q * in.frame.channels + ch)]);
+  const StreamTrace tr = runStage(engine, sliced);
+  // The engine's outputs form an unbroken stream Lat positions behind its input.
+  const int64_t lat = engine.latencyPositions();
+  for (size_t q = 0; q < tr.emitStep.size(); ++q)
+    NNACCEL_ASSERT(tr.emitStep[q] == static_cast<int64_t>(q) + lat)
+        << "kernel tile r" << t.row << ".k" << t.index << ": position " << q << " at step "
+        << tr.emitStep[q];
+  // Relabel (a block whose kernel anchor lies outside it).
+  SetStream out;
+  out.frame = FrameShape{f.rows, f.cols, t.outChannels};
+  out.frames = in.frames;
+  out.cyclesPerPosition = in.cyclesPerPosition;
+  out.values.assign(tr.values.size(), 0);
+  const int64_t oc = t.outChannels, R = f.rows, C = f.cols;
+  for (int64_t fr = 0; fr < in.frames; ++fr)
+    for (int64_t y = 0; y < R; ++y)
+      for (int64_t x = 0; x < C; ++x) {
+        const int64_t sy = y + t.offsetRows, sx = x + t.offsetCols;
+        if (sy < 0 || sy >= R || sx < 0 || sx >= C)
+          continue;
+        const auto dst = static_cast<size_t>(((fr * R + y) * C + x) * oc);
+        const auto src = static_cast<size_t>(((fr * R + sy) * C + sx) * oc);
+        std::copy_n(tr.values.begin() + static_cast<std::ptrdiff_t>(src), oc,
+                    out.values.begin() + static_cast<std::ptrdiff_t>(dst));
+      }
+  const int64_t latPositions = lat + t.offsetRows * C + t.offsetCols;
+  int64_t start = in.startCycle + latPositions * in.cyclesPerPosition + c.kernelTileLatencyCycles();
+  if (t.aux != KernelTile::Aux::None) {
+    const SetStream& a = set(t.auxInput);
+    NNACCEL_ASSERT(a.values.size() == out.values.size()) << "aux input size";
+    for (size_t q = 0; q < out.values.size(); ++q)
+      out.values[q] += a.values[q];
+    // The partial arrives d positions early: FIFO 4706 holds it until this tile's own block
+    // partial of the same position is complete (block latencies in positions, measured).
+    if (t.auxDelayPositions != latPositions - a.latencyPositions)
+      violations_.push_back(fmt::format(
+          "kernel tile r{}.k{} (layer '{}'): FIFO 4706 delays {} positions, the partials are {} "
+          "apart",
+          t.row, t.index, t.layer, t.auxDelayPositions, latPositions - a.latencyPositions));
+    start = std::max(start, a.startCycle + t.auxDelayPositions * in.cyclesPerPosition) +
+            c.unitAdderCycles;
+  }
+  out.startCycle = start;
+  out.latencyPositions = latPositions;
+  kernelStart_[i] = start;
+  if (start != t.startCycle)
+    violations_.push_back(fmt::format("kernel tile r{}.k{} (layer '{}'): output starts at cycle "
+                                      "{}, the compiler planned {}",
+                                      t.row, t.index, t.layer, start, t.startCycle));
+  sets_[{t.row, t.outSlot}] = std::move(out);
+}
+
+void Simulator::runAuxTile(size_t i) {
+  const AuxTile& t = program_.auxTiles[i];
+  const StreamConfig& c = program_.config;
+  const SetStream& pin = set(t.primary);
+  const int64_t P = pin.cyclesPerPosition;
+  SetStream out;
+  out.frame = pin.frame;
+  out.frames = pin.frames;
+  out.cyclesPerPosition = P;
+  out.values = pin.values;
+  int64_t start = pin.startCycle;
+  const std::string where = fmt::format("aux tile r{}.a{} (layer '{}')", t.row, t.index, t.layer);
+  if (t.hasAux && t.add != AuxAdd::None) {
+    const SetStream& ain = set(t.aux);
+    NNACCEL_ASSERT(ain.values.size() == out.values.size())
+        << where << ": operands of " << out.values.size() << " and " << ain.values.size();
+    const int64_t pArrive = pin.startCycle + t.primaryDelayPositions * P;
+    const int64_t aArrive = ain.startCycle + t.auxDelayPositions * P;
+    if (t.add == AuxAdd::Partial) {
+      // Block rows of one kernel: FIFO 4902 holds the upper rows' partial for exactly the
+      // difference of the two block latencies (positions, measured).
+      if (t.primaryDelayPositions != ain.latencyPositions - pin.latencyPositions)
+        violations_.push_back(fmt::format("{}: FIFO 4902 delays {} positions, the partials are "
+                                          "{} apart",
+                                          where, t.primaryDelayPositions,
+                                          ain.latencyPositions - pin.latencyPositions));
+      out.latencyPositions = ain.latencyPositions;
+      for (size_t q = 0; q < out.values.size(); ++q)
+        out.values[q] += ain.values[q];
+    } else {
+      if (pArrive <= aArrive)
+        checkMeet(where, pin.startCycle, t.primaryDelayPositions, aArrive, P);
+      else
+        checkMeet(where, ain.startCycle, t.auxDelayPositions, pArrive, P);
+      // The int8 residual add (quant::addSub's rule): each operand scaled, summed, requantized.
+      const quant::AddSubMultipliers& m = t.addScales;
+      for (size_t q = 0; q < out.values.size(); ++q) {
+        const int64_t va = quant::multiplyRounded(out.values[q] * (int32_t{1} << m.leftShift), m.a);
+        const int64_t vb = quant::multiplyRounded(ain.values[q] * (int32_t{1} << m.leftShift), m.b);
+        out.values[q] = quant::requantize(static_cast<int32_t>(va + vb), m.output);
+      }
+    }
+    start = std::max(pArrive, aArrive) + c.auxAdderCycles;
+  } else if (t.primaryDelayPositions > 0) {
+    start += t.primaryDelayPositions * P; // an alignment FIFO
+  } else if (t.requantize.empty() && !t.lutEnabled && t.function == AuxFunction::Bypass) {
+    start += c.busHopCycles; // a bypass: one registered hop down to the next bus
+  }
+  if (!t.requantize.empty()) {
+    const int64_t ch = out.frame.channels;
+    NNACCEL_ASSERT(static_cast<int64_t>(t.requantize.size()) == ch) << where << ": requantizer";
+    for (size_t q = 0; q < out.values.size(); ++q)
+      out.values[q] = quant::requantize(out.values[q], t.requantize[q % static_cast<size_t>(ch)]);
+  }
+  if (t.lutEnabled) {
+    for (Value& v : out.values) {
+      NNACCEL_ASSERT(v >= -128 && v <= 127) << where << ": LUT index " << v << " is not int8";
+      v = t.lut[static_cast<size_t>(v + 128)];
+    }
+  }
+  if (!t.requantize.empty() || t.lutEnabled)
+    start += c.lutCycles;
+  if (t.function != AuxFunction::Bypass && t.function != AuxFunction::ConcatMux) {
+    const PatchWindow& w = t.window;
+    std::unique_ptr<StreamStage> stage;
+    auto averageRule = [&](int64_t sum, int64_t count) {
+      return static_cast<Value>(
+          quant::requantizeWide(sum, countMultiplier(t.averageMultipliers, count).multiplier));
+    };
+    PoolWindow pw;
+    pw.kernelRows = w.kernelRows;
+    pw.kernelCols = w.kernelCols;
+    pw.strideRows = w.strideRows;
+    pw.strideCols = w.strideCols;
+    pw.padTop = w.padTop;
+    pw.padLeft = w.padLeft;
+    pw.padBottom = w.padBottom;
+    pw.padRight = w.padRight;
+    pw.outRows = w.outRows;
+    pw.outCols = w.outCols;
+    switch (t.function) {
+    case AuxFunction::MaxPool:
+      stage = std::make_unique<PatchPool>(PatchPool::max(out.frame, pw));
+      break;
+    case AuxFunction::Average:
+      stage = std::make_unique<PatchPool>(
+          PatchPool::average(out.frame, pw, averageRule, w.countIncludePad));
+      break;
+    case AuxFunction::GlobalAverage:
+      stage = std::make_unique<GlobalAverage>(out.frame, averageRule);
+      break;
+    case AuxFunction::Sample: {
+      SampleWindow sw;
+      sw.offsetRows = w.padTop;
+      sw.offsetCols = w.padLeft;
+      sw.strideRows = w.strideRows;
+      sw.strideCols = w.strideCols;
+      sw.outRows = w.outRows;
+      sw.outCols = w.outCols;
+      stage = std::make_unique<Sample>(out.frame, sw);
+      break;
+    }
+    default:
+      NNACCEL_ASSERT(false) << where << ": function " << auxFunctionName(t.function)
+                            << " is not simulated";
+    }
+    const StreamTrace tr = runStage(*stage, out);
+    const FrameShape of = stage->outputShape();
+    const int64_t Pout = std::max<int64_t>(1, P * out.frame.positions() / of.positions());
+    // Retime to an even rate: the output FIFO holds each result until its slot; its latency is
+    // the worst lead of a result's readiness over its slot, within the first frame.
+    int64_t delay = 0;
+    for (int64_t q = 0; q < of.positions(); ++q)
+      delay = std::max(delay, tr.emitStep[static_cast<size_t>(q)] * P - q * Pout);
+    SetStream r;
+    r.frame = of;
+    r.frames = out.frames;
+    r.cyclesPerPosition = Pout;
+    r.values = tr.values;
+    r.startCycle = start + c.patchCycles + delay;
+    out = std::move(r);
+    start = out.startCycle;
+  }
+  out.startCycle = start;
+  if (start != t.startCycle)
+    violations_.push_back(fmt::format("{}: output starts at cycle {}, the compiler planned {}",
+                                      where, start, t.startCycle));
+  sets_[{t.row, t.outSlot}] = std::move(out);
+}
+
+bool Simulator::hasValue(ir::ValueId v) const {
+  for (const Layer& l : program_.layers)
+    for (ir::ValueId o : l.outputs)
+      if (o == v && !l.outSets.empty())
+        return true;
+  return false;
+}
+
+Tensor Simulator::value(ir::ValueId v) const {
+  for (const Layer& l : program_.layers) {
+    if (l.outSets.empty() || std::find(l.outputs.begin(), l.outputs.end(), v) == l.outputs.end())
+      continue;
+    const FrameShape f = l.out.frame;
+    std::vector<Value> pos(static_cast<size_t>(f.values()));
+    int64_t c0 = 0;
+    for (const BusRef& b : l.outSets) {
+      const SetStream& s = set(b);
+      const int64_t ch = s.frame.channels;
+      for (int64_t q = 0; q < f.positions(); ++q)
+        for (int64_t k = 0; k < ch; ++k)
+          pos[static_cast<size_t>(q * f.channels + c0 + k)] =
+              s.values[static_cast<size_t>(q * ch + k)];
+      c0 += ch;
+    }
+    NNACCEL_ASSERT(c0 == f.channels)
+        << "layer " << l.name << ": sets carry " << c0 << " of " << f.channels << " channels";
+    const std::vector<Value> chw = toChannelMajor(pos, f);
+    std::vector<int8_t> bytes(chw.size());
+    for (size_t q = 0; q < chw.size(); ++q) {
+      NNACCEL_ASSERT(chw[q] >= -128 && chw[q] <= 127) << "layer " << l.name << " is not int8";
+      bytes[q] = static_cast<int8_t>(chw[q]);
+    }
+    return Tensor::fromVector<int8_t>(qm_.graph.value(v).shape, bytes);
+  }
+  NNACCEL_ASSERT(false) << "value " << v << " is not on the chip";
+  return {};
+}
+
+std::vector<report::LayerStats> Simulator::layerStats() const {
+  const Program& p = program_;
+  const StreamConfig& c = p.config;
+  std::vector<report::LayerStats> out;
+  const int64_t period = framePeriodCycles_;
+  for (size_t li = 0; li < p.layers.size(); ++li) {
+    const Layer& l = p.layers[li];
+    const LayerDetail& d = details_[li];
+    report::LayerStats s;
+    s.name = l.name;
+    s.op = l.op;
+    s.shape = fmt::format("{}x{}x{}", l.out.frame.channels, l.out.frame.rows, l.out.frame.cols);
+    s.unit = l.kind == LayerKind::View            ? "view"
+             : l.kind == LayerKind::OutputCircuit ? "output"
+             : d.kernelTiles > 0                  ? "tiles"
+                                                  : "aux";
+    s.note = l.note;
+    s.usefulMacs = l.usefulMacs;
+    s.issuedMacs = d.issuedMacs;
+    // Every layer streams concurrently: each is busy for the whole frame period (the pipeline's
+    // cycles are not a sum over layers). The total row reports the frame period.
+    s.cycles = li + 1 == p.layers.size() ? period : 0;
+    s.busyCycles = s.cycles;
+    const int64_t slots = d.kernelTiles * 9 * c.lanes * c.lanes * period;
+    s.utilization = slots > 0 ? static_cast<double>(l.usefulMacs) / static_cast<double>(slots) : 0;
+    s.metrics.emplace_back("kernel_tiles", static_cast<double>(d.kernelTiles));
+    s.metrics.emplace_back("aux_tiles", static_cast<double>(d.auxTiles));
+    s.metrics.emplace_back("fifo_kbit", static_cast<double>(d.fifoBits) / 1000.0);
+    s.metrics.emplace_back("latency_cyc", static_cast<double>(d.latencyCycles));
+    s.counts.emplace_back("discarded_macs", d.discardedMacs);
+    s.counts.emplace_back("fifo_bits", d.fifoBits);
+    s.counts.emplace_back("bypass_tiles", d.bypassTiles);
+    const EnergyTable& e = c.energy;
+    s.energyPj = static_cast<double>(d.issuedMacs) * e.cellSelectAddPj +
+                 static_cast<double>(l.fifoValues) * e.fifoValuePj;
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+} // namespace nnaccel::arch::stream

@@ -1,0 +1,50 @@
+/// \file
+/// End-to-end tests of the stream engine on the command line (seed 002): `nnaccel simulate
+/// --arch stream` on LeNet-5 chained over two fig44 chips (the int8 verdict and the pipeline
+/// summary), `nnaccel map` (the placement table), and the error paths: a model that does not
+/// fit (what it needs, the --chips that fits it), `map` on another engine, --chips out of range.
+#include "CliSupport.h"
+
+using namespace nnaccel::clitest;
+
+namespace {
+
+class StreamCli : public CliFixture {
+protected:
+  StreamCli() : CliFixture("stream_") {}
+};
+
+TEST_F(StreamCli, SimulateLeNetOnTwoChipsVerifies) {
+  const Result r = run("simulate lenet5 --arch stream --chips 2");
+  ASSERT_EQ(r.exitCode, 0) << r.err << r.out;
+  for (const char* text :
+       {"stream 'fig44'", "\nVERIFIED: lenet5 on stream 'fig44' matches the int8 reference",
+        "\ntiles used: 14 kernel + 10 aux (0 bypass) in 7 rows on 2 chip(s)",
+        "\nfirst-output latency: ", "\nframe rate (back to back): ",
+        "(one frame every 1024 cycles)",
+        "\nmultiplies at positions a Sample discards: ", "\nbaseline: output-centric order"})
+    EXPECT_NE(r.out.find(text), std::string::npos) << text << "\n" << r.out;
+  EXPECT_EQ(run("simulate lenet5 --arch stream --chips 2").out, r.out); // deterministic
+}
+
+TEST_F(StreamCli, MapPrintsThePlacement) {
+  const Result r = run("map lenet5 --arch stream --chips 2");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  for (const char* text :
+       {"placement of 'lenet5' on stream 'fig44':", "\nkernel tiles (", "\naux tiles (", "mux 4403",
+        "primary output mux 4412:", "\nrows used: 7 (2 chip(s))"})
+    EXPECT_NE(r.out.find(text), std::string::npos) << text << "\n" << r.out;
+}
+
+TEST_F(StreamCli, Errors) {
+  expectError("simulate lenet5 --arch stream", 1,
+              "'chips': model 'lenet5' does not fit: it needs 14 kernel tiles and 10 aux tiles "
+              "in 7 rows, 2 chip(s) of 4 rows (24 kernel + 8 aux tiles each); the run has 1 "
+              "chip(s) (use --chips 2 to chain them)");
+  expectErrorPrefix("map lenet5 --arch sparse", 2,
+                    "'map' places a model on the stream ASIC's tiles; the sparse engine has no "
+                    "placement");
+  expectErrorPrefix("simulate lenet5 --arch stream --chips 0", 2, "--chips: Value 0 not in range");
+}
+
+} // namespace
