@@ -7,6 +7,7 @@ int main(int argc, char** argv) {
   nnaccel::bench::registerConvBenchmarks();
   nnaccel::bench::registerSystolicBenchmarks();
   nnaccel::bench::registerSparseBenchmarks();
+  nnaccel::bench::registerStreamBenchmarks();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) {
     return 1;

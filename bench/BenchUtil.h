@@ -18,6 +18,9 @@ void registerConvBenchmarks();
 void registerSystolicBenchmarks();
 /// Sparse engine: VGG-16 at 35% weight density and the zoo models (SparseBench.cpp).
 void registerSparseBenchmarks();
+/// Stream engine: VGG-16, ResNet-18 and the Fig. 54 model streamed on chained chips
+/// (StreamBench.cpp).
+void registerStreamBenchmarks();
 
 /// Wall-clock seconds of one call of \p f.
 template <typename F> double secondsOf(F&& f) {

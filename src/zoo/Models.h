@@ -14,6 +14,7 @@ inline const Dims kImageNetInput = {1, 3, 224, 224};
 inline const Dims kDcganInput = {1, 100, 1, 1};
 inline const Dims kAsppInput = {1, 512, 33, 33};
 inline const Dims kUNetInput = {1, 3, 128, 128};
+inline const Dims kPatentFig54Input = {1, 3, 64, 64};
 
 /// Gamma scale of the last BatchNorm of every residual branch (ResNet, MobileNetV2):
 /// 1 / sqrt(number of residual blocks). Each block adds its branch to the identity, so with
@@ -35,5 +36,6 @@ ir::ValueId buildMobileNetV2(GraphBuilder& b, ir::ValueId x);
 ir::ValueId buildDcganGenerator(GraphBuilder& b, ir::ValueId x);
 ir::ValueId buildAsppHead(GraphBuilder& b, ir::ValueId x);
 ir::ValueId buildUNet(GraphBuilder& b, ir::ValueId x);
+ir::ValueId buildPatentFig54(GraphBuilder& b, ir::ValueId x);
 
 } // namespace nnaccel::zoo

@@ -50,6 +50,10 @@ const std::vector<ZooModel>& zooModels() {
        kAsppInput, false, buildAsppHead},
       {"unet", "U-Net (16-256 channels, ConvTranspose decoder, skip Concat), 3x128x128, 2 classes",
        kUNetInput, false, buildUNet},
+      {"fig54",
+       "Seed 002 Fig. 54 worked model: 7x7/s2, 5x5, sigmoid, Expand, skip Concat, 1x1, global "
+       "average; 3x64x64, 1024 classes",
+       kPatentFig54Input, true, buildPatentFig54},
   };
   return models;
 }

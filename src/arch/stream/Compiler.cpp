@@ -7,11 +7,13 @@
 #include "nnaccel/arch/stream/Compiler.h"
 
 #include "nnaccel/arch/common/Lowering.h"
+#include "nnaccel/arch/stream/Patch.h"
 #include "nnaccel/ir/OpParams.h"
 #include "nnaccel/quant/Int8Executor.h"
 #include "nnaccel/support/Error.h"
 
 #include <algorithm>
+#include <bit>
 #include <fmt/format.h>
 #include <functional>
 #include <map>
@@ -41,8 +43,8 @@ std::string_view auxFunctionName(AuxFunction f) {
     return "expand";
   case AuxFunction::GlobalAverage:
     return "global-average";
-  case AuxFunction::ConcatMux:
-    return "concat-mux";
+  case AuxFunction::Alternate:
+    return "alternate";
   }
   return "?";
 }
@@ -296,9 +298,20 @@ private:
     s.frame = f;
     s.lanes = c_.lanes;
     s.cyclesPerPosition = cyclesPerPosition;
-    s.tm = std::max<int64_t>(
-        1, std::min({cyclesPerPosition, ceilDiv(f.channels, c_.lanes), c_.weightStorePairs}));
+    s.tm = canonicalTm(f.channels, cyclesPerPosition);
     return s;
+  }
+
+  /// T for \p channels at \p cyclesPerPosition (§8.4): as many 16-channel groups per lane as
+  /// the position's cycles and the weight store allow, rounded to a power of two so that the
+  /// alternating mux (4913, halving the sets per step) reaches it from any smaller T:
+  /// min(floor2(min(P, pairs)), ceil2(groups)).
+  int64_t canonicalTm(int64_t channels, int64_t cyclesPerPosition) const {
+    const auto floor2 = [](int64_t v) { return std::bit_floor(static_cast<uint64_t>(v)); };
+    const auto ceil2 = [](int64_t v) { return std::bit_ceil(static_cast<uint64_t>(v)); };
+    const int64_t cap = std::max<int64_t>(1, std::min(cyclesPerPosition, c_.weightStorePairs));
+    return static_cast<int64_t>(
+        std::min(floor2(cap), ceil2(std::max<int64_t>(1, ceilDiv(channels, c_.lanes)))));
   }
 
   const Placed& at(ir::ValueId v, ir::ValueId forWhat) const {
@@ -332,14 +345,16 @@ private:
       if (t.row != r)
         throw Error(ErrorKind::Config, ErrorContext{.key = "aux_tiles.tiles_per_row"},
                     fmt::format("layer '{}': row {} has no auxiliary tile left to carry a set "
-                                "down to row {} (bypass)",
-                                layer, r, row));
+                                "down to row {} (bypass); the chip has {} per row: more aux "
+                                "tiles per row (e.g. the 'large' preset's 8) would carry it",
+                                layer, r, row, placer_.rowAux(r)));
       t.primary = cur;
       t.function = AuxFunction::Bypass;
       t.channels = channelsOfSet(src);
+      const int64_t start = startOf(cur) + c_.busHopCycles; // one registered hop per row
       cur = BusRef{t.row, t.outSlot};
       bypasses_[key] = cur;
-      noteSet(cur, t.channels, startOf(src) + c_.busHopCycles);
+      noteSet(cur, t.channels, start);
     }
     return cur;
   }
@@ -394,6 +409,10 @@ private:
       break;
     case quant::QuantOpKind::Concat:
       return lowerConcat(id);
+    case quant::QuantOpKind::Gather:
+      if (n.op == ir::OpKind::Resize || n.op == ir::OpKind::Upsample)
+        return lowerExpand(id);
+      break;
     case quant::QuantOpKind::FloatIsland:
       if (isOutputFunction(id))
         return lowerOutputFunction(id);
@@ -405,10 +424,9 @@ private:
     }
     throw Error(ErrorKind::Unsupported,
                 ErrorContext{.node = n.name, .op = std::string(ir::opName(n.op))},
-                fmt::format("node '{}' ({}): the stream ASIC has no unit for it (kernel tiles: "
+                fmt::format("the stream ASIC has no unit for it (kernel tiles: "
                             "convolution and dense; aux tiles: activation LUT, pooling, "
-                            "sampling, residual add, concatenation)",
-                            n.name, ir::opName(n.op)));
+                            "sampling, residual add, concatenation)"));
   }
 
   void lowerView(ir::NodeId id) {
@@ -466,14 +484,14 @@ private:
     const ir::ConvParams cp = ir::convParams(g_, id);
     if (cp.spatialRank != 2 || cp.batch != 1)
       throw Error(ErrorKind::Unsupported, ErrorContext{.node = n.name, .op = "Conv"},
-                  fmt::format("node '{}': {}-D convolution with batch {}; the ASIC streams 2-D "
+                  fmt::format("{}-D convolution with batch {}; the ASIC streams 2-D "
                               "frames",
-                              n.name, cp.spatialRank, cp.batch));
+                              cp.spatialRank, cp.batch));
     if (cp.dilations[0] != 1 || cp.dilations[1] != 1)
       throw Error(ErrorKind::Unsupported, ErrorContext{.node = n.name, .op = "Conv"},
-                  fmt::format("node '{}': dilation {}x{}; the ASIC's kernel tiles compose dense "
+                  fmt::format("dilation {}x{}; the ASIC's kernel tiles compose dense "
                               "kernels only",
-                              n.name, cp.dilations[0], cp.dilations[1]));
+                              cp.dilations[0], cp.dilations[1]));
     const quant::QuantNode& q = qm_.node(id);
     ConvSpec s;
     s.id = id;
@@ -509,15 +527,14 @@ private:
     const std::optional<common::FullyConnected> fc = common::fullyConnected(qm_, id);
     if (!fc || fc->rows != 1)
       throw Error(ErrorKind::Unsupported, ErrorContext{.node = n.name},
-                  fmt::format("node '{}' ({}): only a dense layer over one vector (batch 1, no "
-                              "transA) maps onto the ASIC",
-                              n.name, ir::opName(n.op)));
+                  fmt::format("only a dense layer over one vector (batch 1, no "
+                              "transA) maps onto the ASIC"));
     const Placed& in = at(n.inputs[0], n.outputs[0]);
     const FrameShape f = in.format.frame;
     if (f.values() != fc->reduction)
       throw Error(ErrorKind::Unsupported, ErrorContext{.node = n.name},
-                  fmt::format("node '{}': dense over {} values but its input stream carries {}",
-                              n.name, fc->reduction, f.values()));
+                  fmt::format("dense over {} values but its input stream carries {}", fc->reduction,
+                              f.values()));
     const quant::QuantNode& q = qm_.node(id);
     // A dense layer is a convolution whose kernel is the whole frame ("valid": one output
     // position, Fig. 27B); its reduction order (c, h, w) is ONNX Flatten's.
@@ -577,9 +594,9 @@ private:
     const int64_t P = fin.cyclesPerPosition;
     if (f.cols > c_.maxArrayWidthPositions)
       throw Error(ErrorKind::Config, ErrorContext{.key = "kernel_tiles.max_array_width"},
-                  fmt::format("node '{}': array width {} exceeds the tiles' row FIFOs ({} "
+                  fmt::format("array width {} exceeds the tiles' row FIFOs ({} "
                               "positions)",
-                              s.name, f.cols, c_.maxArrayWidthPositions));
+                              f.cols, c_.maxArrayWidthPositions));
     // Anchor: the kernel element on the output position (below/right of centre for even
     // sizes). The "same" stream's output (i, j) is centred on input (i, j); the layer's output
     // (oy, ox) is the same-stream position (strideY*oy - padTop + ay, ...): a Sample picks it.
@@ -592,9 +609,9 @@ private:
                     lastX = offX + s.strideX * (s.outW - 1);
       if (offY < 0 || offX < 0 || lastY >= f.rows || lastX >= f.cols)
         throw Error(ErrorKind::Unsupported, ErrorContext{.node = s.name},
-                    fmt::format("node '{}': padding {}x{} with kernel {}x{} puts outputs outside "
+                    fmt::format("padding {}x{} with kernel {}x{} puts outputs outside "
                                 "the array's \"same\" positions; not mappable by Sample",
-                                s.name, s.padTop, s.padLeft, s.kh, s.kw));
+                                s.padTop, s.padLeft, s.kh, s.kw));
     }
     const int64_t cap = std::min(P, c_.weightStorePairs); // group pairs a tile applies per position
     const StreamFormat fout = formatFor(FrameShape{f.rows, f.cols, s.outChannels}, P);
@@ -612,9 +629,9 @@ private:
     for (const auto& [q0, w] : colBlocks)
       if (w > f.cols)
         throw Error(ErrorKind::Unsupported, ErrorContext{.node = s.name},
-                    fmt::format("node '{}': array width {} is narrower than a {}-wide kernel "
+                    fmt::format("array width {} is narrower than a {}-wide kernel "
                                 "block",
-                                s.name, f.cols, w));
+                                f.cols, w));
     // Grouped and depthwise convolutions skip the group pairs with no weights.
     auto connected = [&](int64_t in0, int64_t in1, int64_t out0, int64_t out1) {
       for (int64_t gi = in0 / cgIn; gi <= (in1 - 1) / cgIn; ++gi)
@@ -637,6 +654,8 @@ private:
       const int64_t outGroupsHere = ceilDiv(oc1 - oc0, c_.lanes);
       const int64_t chunk = std::max<int64_t>(1, cap / outGroupsHere);
       std::vector<ChainEnd> blockRows;
+      bool biasPlaced = false; // in the first tile of the anchor's block (a grouped convolution
+                               // skips the tiles of unconnected input sets)
       for (const auto& [r0, h] : rowBlocks) {
         std::optional<ChainEnd> chain;
         int64_t prevRow = -1;
@@ -664,10 +683,14 @@ private:
               t.outChannels = oc1 - oc0;
               for (int64_t gi = g0; gi < g1; ++gi)
                 for (int64_t go = 0; go < outGroupsHere; ++go)
-                  t.pairs.push_back(GroupPair{gi, go});
+                  if (connected(ic0 + gi * c_.lanes, std::min(ic1, ic0 + (gi + 1) * c_.lanes),
+                                oc0 + go * c_.lanes, std::min(oc1, oc0 + (go + 1) * c_.lanes)))
+                    t.pairs.push_back(GroupPair{gi, go});
               t.subRows = h;
               t.subCols = w;
-              t.weights.assign(static_cast<size_t>(t.outChannels * t.inChannels * h * w), 0);
+              t.inFirstChannel = cin0 - ic0;
+              t.inUsedChannels = cin1 - cin0;
+              t.weights.assign(static_cast<size_t>(t.outChannels * t.inUsedChannels * h * w), 0);
               for (int64_t m = oc0; m < oc1; ++m)
                 for (int64_t c = cin0; c < cin1; ++c) {
                   if (c / cgIn != m / cgOut)
@@ -675,7 +698,7 @@ private:
                   for (int64_t y = 0; y < h; ++y)
                     for (int64_t x = 0; x < w; ++x)
                       t.weights[static_cast<size_t>(
-                          (((m - oc0) * t.inChannels + (c - ic0)) * h + y) * w + x)] =
+                          (((m - oc0) * t.inUsedChannels + (c - cin0)) * h + y) * w + x)] =
                           s.weight(m, c % cgIn, r0 + y, q0 + x);
                 }
               // The anchor inside the block when the kernel's anchor is; else its nearest cell,
@@ -687,9 +710,11 @@ private:
               t.bias.assign(static_cast<size_t>(t.outChannels), 0);
               // The bias enters once, in the block holding the anchor: its outputs are never
               // relabelled, so no position loses it.
-              if (t.offsetRows == 0 && t.offsetCols == 0 && si == 0 && g0 == 0)
+              if (t.offsetRows == 0 && t.offsetCols == 0 && !biasPlaced) {
                 for (int64_t m = oc0; m < oc1; ++m)
                   t.bias[static_cast<size_t>(m - oc0)] = s.bias[static_cast<size_t>(m)];
+                biasPlaced = true;
+              }
               const int64_t ownStart = startOf(t.input) + lat * P + tileCycles;
               int64_t start = ownStart;
               if (chain) {
@@ -704,9 +729,9 @@ private:
                 if (t.auxDelayPositions > c_.auxFifoPositions)
                   throw Error(ErrorKind::Config,
                               ErrorContext{.key = "kernel_tiles.aux_fifo_positions"},
-                              fmt::format("node '{}': a block needs its neighbour's partial "
+                              fmt::format("a block needs its neighbour's partial "
                                           "delayed {} positions; FIFO 4706 holds {}",
-                                          s.name, t.auxDelayPositions, c_.auxFifoPositions));
+                                          t.auxDelayPositions, c_.auxFifoPositions));
                 program_.layers[li].fifoValues += t.auxDelayPositions * t.outChannels;
                 start = std::max(ownStart, chain->startCycle + t.auxDelayPositions * P) +
                         c_.unitAdderCycles;
@@ -738,9 +763,9 @@ private:
           a.primaryDelayPositions = lower->latencyPositions - upper.latencyPositions;
           if (a.primaryDelayPositions > c_.auxTileFifoPositions)
             throw Error(ErrorKind::Config, ErrorContext{.key = "aux_tiles.fifo_positions"},
-                        fmt::format("node '{}': the upper block rows must wait {} positions; "
+                        fmt::format("the upper block rows must wait {} positions; "
                                     "FIFO 4902 holds {}",
-                                    s.name, a.primaryDelayPositions, c_.auxTileFifoPositions));
+                                    a.primaryDelayPositions, c_.auxTileFifoPositions));
           program_.layers[li].fifoValues += a.primaryDelayPositions * a.channels;
           start = std::max(start + a.primaryDelayPositions * P, startOf(a.aux)) + c_.auxAdderCycles;
           lat = lower->latencyPositions;
@@ -846,6 +871,20 @@ private:
   static int64_t retimeDelayCycles(AuxFunction fn, const PatchWindow& w, const FrameShape& f,
                                    int64_t P, int64_t Pout) {
     int64_t worst = 0;
+    if (fn == AuxFunction::Expand) {
+      // Several outputs per input step: the schedule is the Expand stage's own, dry-run over
+      // one frame of one channel (the simulator measures the same stage).
+      ExpandParams ep;
+      ep.factorRows = w.factorRows;
+      ep.factorCols = w.factorCols;
+      Expand e(FrameShape{f.rows, f.cols, 1}, ep);
+      const std::vector<std::vector<Value>> frame{
+          std::vector<Value>(static_cast<size_t>(f.positions()), 0)};
+      const StreamTrace tr = runFrames(e, frame);
+      for (int64_t q = 0; q < w.outRows * w.outCols; ++q)
+        worst = std::max(worst, tr.emitStep[static_cast<size_t>(q)] * P - q * Pout);
+      return worst;
+    }
     for (int64_t oy = 0; oy < w.outRows; ++oy)
       for (int64_t ox = 0; ox < w.outCols; ++ox) {
         // The input position that completes output (oy, ox): its window's last in-array one.
@@ -862,6 +901,61 @@ private:
         worst = std::max(worst, ready - slot);
       }
     return worst;
+  }
+
+  /// The two inputs of aux tile \p t made to meet: the earlier waits in a FIFO (4902 on the
+  /// primary, or the auxiliary alignment FIFO). Returns the cycle both are present.
+  int64_t alignOperands(size_t li, AuxTile& t, int64_t P) {
+    const int64_t sa = startOf(t.primary), sb = startOf(t.aux);
+    if (sa <= sb)
+      t.primaryDelayPositions = ceilDiv(sb - sa, P);
+    else
+      t.auxDelayPositions = ceilDiv(sa - sb, P);
+    const int64_t d = std::max(t.primaryDelayPositions, t.auxDelayPositions);
+    if (d > c_.auxTileFifoPositions)
+      throw Error(ErrorKind::Config, ErrorContext{.key = "aux_tiles.fifo_positions"},
+                  fmt::format("layer '{}': one operand must wait {} positions; the aux tile FIFO "
+                              "holds {}",
+                              program_.layers[li].name, d, c_.auxTileFifoPositions));
+    program_.layers[li].fifoValues += d * t.channels;
+    return std::max(sa + t.primaryDelayPositions * P, sb + t.auxDelayPositions * P);
+  }
+
+  /// \p in with its sets merged pairwise by alternating muxes 4913 (claim 21; Fig. 54 node
+  /// 5412) until its time multiplexing is \p tm: each step puts sets 2k and 2k+1 (or a last
+  /// odd set alone) on one set holding each value half as long. Needs tm <= P (every value
+  /// still held at least one cycle).
+  Placed mergeSets(size_t li, Placed in, int64_t tm) {
+    const int64_t P = in.format.cyclesPerPosition;
+    NNACCEL_ASSERT(tm <= P && in.format.tm <= tm) << "merge to T" << tm << " at P" << P;
+    while (in.format.tm < tm) {
+      Placed out;
+      out.format = in.format;
+      out.format.tm *= 2;
+      for (size_t si = 0; si < in.sets.size(); si += 2) {
+        const bool pair = si + 1 < in.sets.size();
+        const BusRef a = in.sets[si];
+        const int64_t row = pair ? std::max(a.bus, in.sets[si + 1].bus) : a.bus;
+        const size_t ti = newAuxFor(li, row, a, pair ? &in.sets[si + 1] : nullptr);
+        AuxTile& t = aux(ti);
+        t.function = AuxFunction::Alternate;
+        int64_t start = startOf(t.primary);
+        if (pair) {
+          t.channels += channelsOfSet(in.sets[si + 1]);
+          start = alignOperands(li, t, P);
+        }
+        start += c_.busHopCycles;
+        const BusRef ref{t.row, t.outSlot};
+        noteSet(ref, t.channels, start);
+        out.sets.push_back(ref);
+        out.timing.push_back(SetTiming{start});
+        out.producerAux.push_back(-1);
+      }
+      NNACCEL_ASSERT(static_cast<int64_t>(out.sets.size()) == out.format.sets())
+          << "merged sets " << out.sets.size() << " for " << out.format.sets();
+      in = std::move(out);
+    }
+    return in;
   }
 
   void lowerPool(ir::NodeId id) {
@@ -881,12 +975,11 @@ private:
     } else {
       if (pp.kernel.size() != 2)
         throw Error(ErrorKind::Unsupported, ErrorContext{.node = n.name},
-                    fmt::format("node '{}': {}-D pooling; the ASIC streams 2-D frames", n.name,
-                                pp.kernel.size()));
+                    fmt::format("{}-D pooling; the ASIC streams 2-D frames", pp.kernel.size()));
       for (size_t i = 0; i < pp.dilations.size(); ++i)
         if (pp.dilations[i] != 1)
           throw Error(ErrorKind::Unsupported, ErrorContext{.node = n.name},
-                      fmt::format("node '{}': dilated pooling is not a patch function", n.name));
+                      fmt::format("dilated pooling is not a patch function"));
       w.kernelRows = pp.kernel[0];
       w.kernelCols = pp.kernel[1];
       w.strideRows = pp.strides[0];
@@ -900,9 +993,9 @@ private:
       w.countIncludePad = pp.countIncludePad;
       if (std::max(w.kernelRows, w.kernelCols) > c_.maxPatch)
         throw Error(ErrorKind::Config, ErrorContext{.key = "aux_tiles.max_patch"},
-                    fmt::format("node '{}': a {}x{} pooling window exceeds the aux tiles' "
+                    fmt::format("a {}x{} pooling window exceeds the aux tiles' "
                                 "largest patch {}",
-                                n.name, w.kernelRows, w.kernelCols, c_.maxPatch));
+                                w.kernelRows, w.kernelCols, c_.maxPatch));
     }
     const AuxFunction fn = !average ? AuxFunction::MaxPool
                            : global ? AuxFunction::GlobalAverage
@@ -913,6 +1006,55 @@ private:
     // A max pool folds into the producing tile (after its LUT) when it is the only reader.
     const bool fuse = !average && soleConsumer(n.inputs[0]) == id;
     Placed out = applyPatch(li, in, fn, w, counts, fuse);
+    program_.layers[li].out = out.format;
+    program_.layers[li].outSets = out.sets;
+    placed_[n.outputs[0]] = std::move(out);
+  }
+
+  /// Resize / Upsample "nearest" by whole factors: Expand (4911, Fig. 50) on every set. The
+  /// output has more positions than the input, so each lasts fewer cycles: the stream must
+  /// have been downsampled enough before (P divisible by the factors, T still <= P).
+  void lowerExpand(ir::NodeId id) {
+    const ir::Node& n = g_.node(id);
+    const Placed in = at(n.inputs[0], n.outputs[0]);
+    const FrameShape f = in.format.frame;
+    const Dims& os = g_.value(n.outputs[0]).shape;
+    const bool shaped = os.size() == 4 && os[0] == 1 && os[1] == f.channels &&
+                        os[2] % f.rows == 0 && os[3] % f.cols == 0;
+    const int64_t fr = shaped ? os[2] / f.rows : 0, fc = shaped ? os[3] / f.cols : 0;
+    bool nearest = shaped;
+    const std::vector<int32_t>& index = qm_.node(id).gatherIndex;
+    for (int64_t c = 0; nearest && c < f.channels; ++c)
+      for (int64_t oy = 0; nearest && oy < os[2]; ++oy)
+        for (int64_t ox = 0; ox < os[3]; ++ox)
+          if (index[static_cast<size_t>((c * os[2] + oy) * os[3] + ox)] !=
+              (c * f.rows + oy / fr) * f.cols + ox / fc) {
+            nearest = false;
+            break;
+          }
+    if (!nearest)
+      throw Error(ErrorKind::Unsupported, ErrorContext{.node = n.name},
+                  fmt::format("{} to {}: only nearest upsampling by whole factors maps onto "
+                              "Expand (4911)",
+                              ir::opName(n.op), dimsToString(os)));
+    const int64_t P = in.format.cyclesPerPosition, factor = fr * fc;
+    if (P % factor != 0 || P / factor < in.format.tm)
+      throw Error(ErrorKind::Unsupported, ErrorContext{.node = n.name},
+                  fmt::format("Expand by {}x{} needs {} cycles per input position (and {} for "
+                              "its time multiplexing T{}); the stream has {}. Expanding a "
+                              "faster stream needs N-up output sets, which the ASIC's 1-up "
+                              "buses do not carry",
+                              fr, fc, factor, factor * in.format.tm, in.format.tm, P));
+    Layer& l = addLayer(id, "");
+    const size_t li = program_.layers.size() - 1;
+    l.in = in.format;
+    PatchWindow w;
+    w.factorRows = fr;
+    w.factorCols = fc;
+    w.outRows = os[2];
+    w.outCols = os[3];
+    const bool fuse = soleConsumer(n.inputs[0]) == id;
+    Placed out = applyPatch(li, in, AuxFunction::Expand, w, {}, fuse);
     program_.layers[li].out = out.format;
     program_.layers[li].outSets = out.sets;
     placed_[n.outputs[0]] = std::move(out);
@@ -934,6 +1076,12 @@ private:
       if (sole && producer >= 0 &&
           aux(static_cast<size_t>(producer)).function == AuxFunction::Bypass) {
         AuxTile& t = aux(static_cast<size_t>(producer));
+        if (!t.lutEnabled && t.requantize.empty()) { // the tile's LUT stage comes into use
+          const BusRef ref{t.row, t.outSlot};
+          const int64_t start = startOf(ref) + c_.lutCycles;
+          noteSet(ref, t.channels, start);
+          out.timing[si] = SetTiming{start};
+        }
         t.lut = t.lutEnabled ? composeLuts(t.lut, lut) : lut;
         t.lutEnabled = true;
         // The producing layer's sets now carry this node's output.
@@ -1010,44 +1158,33 @@ private:
 
   void lowerAdd(ir::NodeId id) {
     const ir::Node& n = g_.node(id);
-    const Placed a = at(n.inputs[0], n.outputs[0]);
-    const Placed b = at(n.inputs[1], n.outputs[0]);
-    if (!(a.format.frame == b.format.frame) || a.sets.size() != b.sets.size() ||
-        a.format.tm != b.format.tm)
+    Placed a = at(n.inputs[0], n.outputs[0]);
+    Placed b = at(n.inputs[1], n.outputs[0]);
+    if (!(a.format.frame == b.format.frame) ||
+        a.format.cyclesPerPosition != b.format.cyclesPerPosition)
       throw Error(ErrorKind::Unsupported, ErrorContext{.node = n.name},
-                  fmt::format("node '{}': Add of streams {}x{}x{} and {}x{}x{} (broadcasting is "
+                  fmt::format("Add of streams {}x{}x{} and {}x{}x{} (broadcasting is "
                               "not a stream function)",
-                              n.name, a.format.frame.rows, a.format.frame.cols,
-                              a.format.frame.channels, b.format.frame.rows, b.format.frame.cols,
-                              b.format.frame.channels));
-    Layer& l = addLayer(id, "");
+                              a.format.frame.rows, a.format.frame.cols, a.format.frame.channels,
+                              b.format.frame.rows, b.format.frame.cols, b.format.frame.channels));
+    addLayer(id, "");
     const size_t li = program_.layers.size() - 1;
-    l.in = l.out = a.format;
+    // Operands on different time multiplexing (a shortcut from a pool keeps its producer's T;
+    // a convolution's output takes the canonical one) meet at the larger T.
+    const int64_t T = std::max(a.format.tm, b.format.tm);
+    a = mergeSets(li, std::move(a), T);
+    b = mergeSets(li, std::move(b), T);
+    NNACCEL_ASSERT(a.sets.size() == b.sets.size()) << n.name << ": operand sets";
+    program_.layers[li].in = program_.layers[li].out = a.format;
     Placed out;
     out.format = a.format;
-    const int64_t P = a.format.cyclesPerPosition;
     for (size_t si = 0; si < a.sets.size(); ++si) {
       const int64_t row = std::max(a.sets[si].bus, b.sets[si].bus);
       const size_t ti = newAuxFor(li, row, a.sets[si], &b.sets[si]);
       AuxTile& t = aux(ti);
       t.add = AuxAdd::Scaled;
       t.addScales = qm_.node(id).addSub;
-      const int64_t sa = startOf(t.primary), sb = startOf(t.aux);
-      // The earlier operand waits in a FIFO (4902 on the primary, or the aux alignment FIFO).
-      if (sa <= sb)
-        t.primaryDelayPositions = ceilDiv(sb - sa, P);
-      else
-        t.auxDelayPositions = ceilDiv(sa - sb, P);
-      const int64_t d = std::max(t.primaryDelayPositions, t.auxDelayPositions);
-      if (d > c_.auxTileFifoPositions)
-        throw Error(ErrorKind::Config, ErrorContext{.key = "aux_tiles.fifo_positions"},
-                    fmt::format("node '{}': one operand must wait {} positions; the aux tile "
-                                "FIFO holds {}",
-                                n.name, d, c_.auxTileFifoPositions));
-      program_.layers[li].fifoValues += d * t.channels;
-      const int64_t start =
-          std::max(sa + t.primaryDelayPositions * P, sb + t.auxDelayPositions * P) +
-          c_.auxAdderCycles;
+      const int64_t start = alignOperands(li, t, a.format.cyclesPerPosition) + c_.auxAdderCycles;
       const BusRef ref{t.row, t.outSlot};
       noteSet(ref, t.channels, start);
       out.sets.push_back(ref);
@@ -1064,27 +1201,33 @@ private:
     const Dims& os = g_.value(outV).shape;
     if (os.size() != 4 || ir::concatAxis(g_, id) != 1)
       throw Error(ErrorKind::Unsupported, ErrorContext{.node = n.name},
-                  fmt::format("node '{}': Concat along an axis other than channels", n.name));
+                  fmt::format("Concat along an axis other than channels"));
     const quant::QuantNode& q = qm_.node(id);
     std::vector<Placed> parts;
     int64_t channels = 0;
+    int64_t T = 1;
     for (size_t i = 0; i < n.inputs.size(); ++i) {
       parts.push_back(at(n.inputs[i], outV));
       const Placed& p = parts.back();
       if (p.format.frame.rows != parts[0].format.frame.rows ||
-          p.format.frame.cols != parts[0].format.frame.cols || p.format.tm != parts[0].format.tm ||
+          p.format.frame.cols != parts[0].format.frame.cols ||
           p.format.cyclesPerPosition != parts[0].format.cyclesPerPosition)
         throw Error(ErrorKind::Unsupported, ErrorContext{.node = n.name},
-                    fmt::format("node '{}': inputs differ in frame or time multiplexing", n.name));
-      if (i + 1 < n.inputs.size() && p.format.frame.channels % (c_.lanes * p.format.tm) != 0)
-        throw Error(ErrorKind::Unsupported, ErrorContext{.node = n.name},
-                    fmt::format("node '{}': input {} has {} channels, not whole {}-channel sets "
-                                "(lane-level concatenation across sets is not mapped)",
-                                n.name, i, p.format.frame.channels, c_.lanes * p.format.tm));
-      channels += p.format.frame.channels;
+                    fmt::format("inputs differ in frame size or position rate"));
+      T = std::max(T, p.format.tm);
     }
     Layer& l = addLayer(id, "bus arrangement (5411: no tile)");
     const size_t li = program_.layers.size() - 1;
+    for (size_t i = 0; i < parts.size(); ++i) {
+      parts[i] = mergeSets(li, std::move(parts[i]), T);
+      const Placed& p = parts[i];
+      if (i + 1 < n.inputs.size() && p.format.frame.channels % (c_.lanes * p.format.tm) != 0)
+        throw Error(ErrorKind::Unsupported, ErrorContext{.node = n.name},
+                    fmt::format("input {} has {} channels, not whole {}-channel sets "
+                                "(lane-level concatenation across sets is not mapped)",
+                                i, p.format.frame.channels, c_.lanes * p.format.tm));
+      channels += p.format.frame.channels;
+    }
     Placed out;
     out.format = parts[0].format;
     out.format.frame.channels = channels;

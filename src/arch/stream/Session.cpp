@@ -37,7 +37,9 @@ SessionResult simulateModel(const ir::Graph& g, const StreamConfig& config,
   so.onLayerDone = [&](size_t li) {
     options.reportProgress("simulating", li + 1, r.program.layers.size());
     const Layer& l = r.program.layers[li];
-    if (l.kind != LayerKind::Tiles)
+    // A layer whose output continues into the next layer's tile (a fused pool) has no sets of
+    // its own; the next layer's check covers it.
+    if (l.kind != LayerKind::Tiles || l.outSets.empty())
       return;
     Tensor got;
     verifier.checkOutputs(
@@ -142,8 +144,10 @@ std::string placementTable(const Program& p) {
   auto bus = [](const BusRef& b) {
     return b.bus < 0 ? fmt::format("in.{}", b.slot) : fmt::format("bus{}.{}", b.bus, b.slot);
   };
-  std::string out = fmt::format("{:<28} {:<16} {:>6} {:>5} {:<24} {}\n", "layer", "op", "kernel",
-                                "aux", "rows", "output sets");
+  // P: cycles per position, T: channels time-multiplexed per lane, H: cycles each value is held
+  // (digest_002 §8.4), of the layer's output.
+  std::string out = fmt::format("{:<28} {:<16} {:>6} {:>5} {:>4} {:>3} {:>3} {:<16} {}\n", "layer",
+                                "op", "kernel", "aux", "P", "T", "H", "rows", "output sets");
   for (const Layer& l : p.layers) {
     std::vector<int64_t> rows;
     for (int64_t k : l.kernelTiles)
@@ -156,9 +160,13 @@ std::string placementTable(const Program& p) {
     for (const BusRef& b : l.outSets)
       names.push_back(bus(b));
     const std::string sets = fmt::format("{}", fmt::join(names, " "));
-    out += fmt::format("{:<28} {:<16} {:>6} {:>5} {:<24} {}\n", l.name, l.op, l.kernelTiles.size(),
-                       l.auxTiles.size(), fmt::format("{}", fmt::join(rows, ",")),
-                       l.kind == LayerKind::View ? "(view)" : sets);
+    const bool view = l.kind == LayerKind::View;
+    const int64_t P = l.out.cyclesPerPosition;
+    out += fmt::format("{:<28} {:<16} {:>6} {:>5} {:>4} {:>3} {:>3} {:<16} {}\n", l.name, l.op,
+                       l.kernelTiles.size(), l.auxTiles.size(), view ? "-" : std::to_string(P),
+                       view ? "-" : std::to_string(l.out.tm),
+                       view ? "-" : std::to_string(l.out.holdCycles()),
+                       fmt::format("{}", fmt::join(rows, ",")), view ? "(view)" : sets);
   }
   out += "\nkernel tiles (row.index: layer, input -> sub-kernel, pairs, aux input):\n";
   for (const KernelTile& t : p.kernelTiles) {

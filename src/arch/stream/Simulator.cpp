@@ -9,6 +9,7 @@
 #include "nnaccel/support/Error.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <fmt/format.h>
 
 namespace nnaccel::arch::stream {
@@ -50,13 +51,23 @@ const SetStream& Simulator::set(const BusRef& b) const {
   return it->second;
 }
 
-void Simulator::checkMeet(const std::string& where, int64_t earlyStart, int64_t delayPositions,
-                          int64_t lateStart, int64_t cyclesPerPosition) {
-  const int64_t skew = earlyStart + delayPositions * cyclesPerPosition - lateStart;
-  if (skew < 0 || skew >= cyclesPerPosition)
-    violations_.push_back(fmt::format("{}: operands meet {} cycles apart after the {}-position "
-                                      "FIFO (one position is {} cycles)",
-                                      where, skew, delayPositions, cyclesPerPosition));
+void Simulator::checkMeet(const std::string& where, int64_t primaryArrival, int64_t auxArrival,
+                          int64_t cyclesPerPosition) {
+  // Each value is held for one position: the two operands of a position are present together
+  // only when their (delayed) arrivals are less than a position apart.
+  const int64_t skew = std::abs(primaryArrival - auxArrival);
+  if (skew >= cyclesPerPosition)
+    violations_.push_back(fmt::format("{}: operands arrive {} cycles apart after their FIFOs "
+                                      "(one position is {} cycles)",
+                                      where, skew, cyclesPerPosition));
+}
+
+void Simulator::released(const BusRef& b) {
+  const std::pair<int64_t, int64_t> key{b.bus, b.slot};
+  auto it = readersLeft_.find(key);
+  NNACCEL_ASSERT(it != readersLeft_.end() && it->second > 0) << "bus " << b.bus << " reader";
+  if (--it->second == 0 && !keep_.contains(key))
+    sets_.erase(key);
 }
 
 void Simulator::run(const SimOptions& options) {
@@ -85,6 +96,25 @@ void Simulator::run(const SimOptions& options) {
           st.values.push_back(pos[static_cast<size_t>(q * f.channels + ch)]);
     sets_[{p.inputSets[s].bus, p.inputSets[s].slot}] = std::move(st);
   }
+  // Readers of every set; layer outputs and the primary outputs stay for verification.
+  readersLeft_.clear();
+  keep_.clear();
+  for (const KernelTile& t : p.kernelTiles) {
+    ++readersLeft_[{t.input.bus, t.input.slot}];
+    if (t.aux != KernelTile::Aux::None)
+      ++readersLeft_[{t.auxInput.bus, t.auxInput.slot}];
+  }
+  for (const AuxTile& t : p.auxTiles) {
+    ++readersLeft_[{t.primary.bus, t.primary.slot}];
+    if (t.hasAux)
+      ++readersLeft_[{t.aux.bus, t.aux.slot}];
+  }
+  for (const Layer& l : p.layers)
+    for (const BusRef& b : l.outSets)
+      keep_.insert({b.bus, b.slot});
+  for (const OutputSelect& o : p.outputs)
+    for (const BusRef& b : o.sets)
+      keep_.insert({b.bus, b.slot});
   // Evaluation order: row by row; kernel tiles left to right, then aux tiles.
   std::vector<std::vector<size_t>> kernelByRow(static_cast<size_t>(p.rowsUsed + 1)),
       auxByRow(static_cast<size_t>(p.rowsUsed + 1));
@@ -97,10 +127,20 @@ void Simulator::run(const SimOptions& options) {
               [&](size_t a, size_t b) { return p.kernelTiles[a].index < p.kernelTiles[b].index; });
     std::sort(auxByRow[r].begin(), auxByRow[r].end(),
               [&](size_t a, size_t b) { return p.auxTiles[a].index < p.auxTiles[b].index; });
-    for (size_t i : kernelByRow[r])
+    for (size_t i : kernelByRow[r]) {
       runKernelTile(i);
-    for (size_t i : auxByRow[r])
+      const KernelTile& t = p.kernelTiles[i];
+      released(t.input);
+      if (t.aux != KernelTile::Aux::None)
+        released(t.auxInput);
+    }
+    for (size_t i : auxByRow[r]) {
       runAuxTile(i);
+      const AuxTile& t = p.auxTiles[i];
+      released(t.primary);
+      if (t.hasAux)
+        released(t.aux);
+    }
   }
   // Per-layer figures.
   details_.assign(p.layers.size(), LayerDetail{});
@@ -150,15 +190,10 @@ void Simulator::runKernelTile(size_t i) {
   NNACCEL_ASSERT(in.frame.channels == t.inChannels)
       << "kernel tile r" << t.row << ".k" << t.index << ": input set has " << in.frame.channels
       << " channels, configured for " << t.inChannels;
-  // The lanes whose groups this tile applies (the rest have zero weights): the engine reads only
-  // those, so that simulating a zero-weight lane costs nothing.
-  int64_t gMin = INT64_MAX, gMax = -1;
-  for (const GroupPair& gp : t.pairs) {
-    gMin = std::min(gMin, gp.inGroup);
-    gMax = std::max(gMax, gp.inGroup);
-  }
-  const int64_t c0 = gMin * c.lanes, c1 = std::min(t.inChannels, (gMax + 1) * c.lanes);
-  const int64_t used = c1 - c0;
+  // The lanes of the groups this tile applies (the rest have no weights here): the engine reads
+  // only those, so that simulating a zero-weight lane costs nothing.
+  const int64_t c0 = t.inFirstChannel, used = t.inUsedChannels, c1 = c0 + used;
+  NNACCEL_ASSERT(used > 0 && c1 <= t.inChannels) << "kernel tile r" << t.row << ".k" << t.index;
   const int64_t h = t.subRows, w = t.subCols;
   ApertureKernel k;
   k.kernelRows = h;
@@ -167,12 +202,7 @@ void Simulator::runKernelTile(size_t i) {
   k.outChannels = t.outChannels;
   k.anchorRow = t.anchorRow;
   k.anchorCol = t.anchorCol;
-  k.weights.resize(static_cast<size_t>(t.outChannels * used * h * w));
-  for (int64_t o = 0; o < t.outChannels; ++o)
-    for (int64_t ci = 0; ci < used; ++ci)
-      for (int64_t e = 0; e < h * w; ++e)
-        k.weights[static_cast<size_t>((o * used + ci) * h * w + e)] =
-            t.weights[static_cast<size_t>((o * t.inChannels + c0 + ci) * h * w + e)];
+  k.weights.assign(t.weights.begin(), t.weights.end());
   k.bias.assign(t.bias.begin(), t.bias.end());
   const FrameShape f{in.frame.rows, in.frame.cols, used};
   EvertedConv engine(f, k);
@@ -245,9 +275,33 @@ void Simulator::runAuxTile(size_t i) {
   out.frames = pin.frames;
   out.cyclesPerPosition = P;
   out.values = pin.values;
+  out.latencyPositions = pin.latencyPositions; // a bypass carries a partial's latency along
   int64_t start = pin.startCycle;
   const std::string where = fmt::format("aux tile r{}.a{} (layer '{}')", t.row, t.index, t.layer);
-  if (t.hasAux && t.add != AuxAdd::None) {
+  if (t.function == AuxFunction::Alternate) {
+    // Mux 4913: the second set's values follow the first's within each position (the sets'
+    // channels side by side, each value held half as long).
+    if (t.hasAux) {
+      const SetStream& ain = set(t.aux);
+      NNACCEL_ASSERT(ain.frame.positions() == pin.frame.positions() && ain.frames == pin.frames)
+          << where << ": sets of different frames";
+      const int64_t pArrive = pin.startCycle + t.primaryDelayPositions * P;
+      const int64_t aArrive = ain.startCycle + t.auxDelayPositions * P;
+      checkMeet(where, pArrive, aArrive, P);
+      const int64_t ca = pin.frame.channels, cb = ain.frame.channels;
+      out.frame.channels = ca + cb;
+      out.values.clear();
+      out.values.reserve(pin.values.size() + ain.values.size());
+      for (size_t q = 0; q < pin.values.size() / static_cast<size_t>(ca); ++q) {
+        const auto a0 = pin.values.begin() + static_cast<std::ptrdiff_t>(q * ca);
+        const auto b0 = ain.values.begin() + static_cast<std::ptrdiff_t>(q * cb);
+        out.values.insert(out.values.end(), a0, a0 + ca);
+        out.values.insert(out.values.end(), b0, b0 + cb);
+      }
+      start = std::max(pArrive, aArrive);
+    }
+    start += c.busHopCycles;
+  } else if (t.hasAux && t.add != AuxAdd::None) {
     const SetStream& ain = set(t.aux);
     NNACCEL_ASSERT(ain.values.size() == out.values.size())
         << where << ": operands of " << out.values.size() << " and " << ain.values.size();
@@ -265,10 +319,7 @@ void Simulator::runAuxTile(size_t i) {
       for (size_t q = 0; q < out.values.size(); ++q)
         out.values[q] += ain.values[q];
     } else {
-      if (pArrive <= aArrive)
-        checkMeet(where, pin.startCycle, t.primaryDelayPositions, aArrive, P);
-      else
-        checkMeet(where, ain.startCycle, t.auxDelayPositions, pArrive, P);
+      checkMeet(where, pArrive, aArrive, P);
       // The int8 residual add (quant::addSub's rule): each operand scaled, summed, requantized.
       const quant::AddSubMultipliers& m = t.addScales;
       for (size_t q = 0; q < out.values.size(); ++q) {
@@ -297,7 +348,7 @@ void Simulator::runAuxTile(size_t i) {
   }
   if (!t.requantize.empty() || t.lutEnabled)
     start += c.lutCycles;
-  if (t.function != AuxFunction::Bypass && t.function != AuxFunction::ConcatMux) {
+  if (t.function != AuxFunction::Bypass && t.function != AuxFunction::Alternate) {
     const PatchWindow& w = t.window;
     std::unique_ptr<StreamStage> stage;
     auto averageRule = [&](int64_t sum, int64_t count) {
@@ -335,6 +386,13 @@ void Simulator::runAuxTile(size_t i) {
       sw.outRows = w.outRows;
       sw.outCols = w.outCols;
       stage = std::make_unique<Sample>(out.frame, sw);
+      break;
+    }
+    case AuxFunction::Expand: {
+      ExpandParams ep;
+      ep.factorRows = w.factorRows;
+      ep.factorCols = w.factorCols;
+      stage = std::make_unique<Expand>(out.frame, ep);
       break;
     }
     default:

@@ -44,6 +44,7 @@ const Expected kExpected[] = {
     {"dcgan", 3'576'704, 104'628'224, {1, 3, 64, 64}, 4},
     {"aspp", 4'727'573, 5'001'794'816, {1, 21, 33, 33}, 7},
     {"unet", 1'942'594, 758'382'592, {1, 2, 128, 128}, 18},
+    {"fig54", 1'245'504, 204'046'336, {1, 1024}, 0},
 };
 
 int64_t learnableParameters(const ir::Graph& g) {
@@ -173,6 +174,7 @@ TEST(Zoo, ClassifierFlagAndInputShapes) {
   EXPECT_EQ(findZooModel("dcgan")->inputShape, Dims({1, 100, 1, 1}));
   EXPECT_EQ(findZooModel("aspp")->inputShape, Dims({1, 512, 33, 33}));
   EXPECT_EQ(findZooModel("unet")->inputShape, Dims({1, 3, 128, 128}));
+  EXPECT_EQ(findZooModel("fig54")->inputShape, Dims({1, 3, 64, 64}));
   for (const Expected& e : kExpected) {
     EXPECT_EQ(findZooModel(e.name)->isClassifier, e.output.size() == 2) << e.name;
   }

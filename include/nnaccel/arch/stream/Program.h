@@ -69,8 +69,11 @@ struct KernelTile {
   /// sums S(i, j) cover inputs (i - anchorRow .. i - anchorRow + subRows - 1, likewise columns).
   int64_t subRows = 3, subCols = 3;
   int64_t anchorRow = 1, anchorCol = 1;
-  /// Cell weights [outChannels][inChannels][subRows][subCols] (zero where a pair is not applied),
-  /// correlation order, s8 values.
+  /// The input channels its pairs cover: [inFirstChannel, inFirstChannel + inUsedChannels) of
+  /// the set (the lanes of its input groups; the other lanes have no weights in this tile).
+  int64_t inFirstChannel = 0, inUsedChannels = 0;
+  /// Cell weights [outChannels][inUsedChannels][subRows][subCols] (zero where a pair is not
+  /// applied), correlation order, s8 values.
   std::vector<int8_t> weights;
   std::vector<int32_t> bias; ///< per output channel (the accumulator's init value, 1005/4807)
   /// A block whose kernel anchor lies outside it: output (i, j) is S(i + offsetRows,
@@ -90,7 +93,7 @@ enum class AuxFunction {
   Sample,        ///< 4910: crop and stride
   Expand,        ///< 4911: padding / nearest duplication
   GlobalAverage, ///< Fig. 27C: one position per frame
-  ConcatMux,     ///< 4912: the lowest k lanes of the primary, then the auxiliary's
+  Alternate,     ///< 4913: two sets of one stream become one set of twice the time multiplexing
 };
 std::string_view auxFunctionName(AuxFunction f);
 
@@ -108,6 +111,7 @@ struct PatchWindow {
   int64_t padTop = 0, padLeft = 0, padBottom = 0, padRight = 0; ///< Sample: crop offsets
   int64_t outRows = 0, outCols = 0;
   bool countIncludePad = false;
+  int64_t factorRows = 1, factorCols = 1; ///< Expand: copies of each value per axis
 };
 
 /// An auxiliary function tile (Fig. 49).
@@ -129,7 +133,6 @@ struct AuxTile {
   AuxFunction function = AuxFunction::Bypass;
   PatchWindow window;
   std::vector<quant::CountMultiplier> averageMultipliers; ///< Average / GlobalAverage
-  int64_t concatLanes = 0;                                ///< ConcatMux: k
   int64_t channels = 0;                                   ///< logical channels of the set
   int64_t outSlot = 0;                                    ///< its set's slot on bus `row`
   int64_t startCycle = 0; ///< compiler's figure: when its output's first position appears

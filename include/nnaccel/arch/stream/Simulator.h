@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -79,14 +80,19 @@ private:
   void runKernelTile(size_t i);
   void runAuxTile(size_t i);
   const SetStream& set(const BusRef& b) const;
-  void checkMeet(const std::string& where, int64_t earlyStart, int64_t delayPositions,
-                 int64_t lateStart, int64_t cyclesPerPosition);
+  void checkMeet(const std::string& where, int64_t primaryArrival, int64_t auxArrival,
+                 int64_t cyclesPerPosition);
 
   const Program& program_;
   const quant::QuantizedModel& qm_;
   Tensor input_;
   int64_t frames_ = 1;
   std::map<std::pair<int64_t, int64_t>, SetStream> sets_;
+  /// Per driven set: tiles still to read it. A set no tile will read again and that is not a
+  /// layer's output is released (partial-sum streams would otherwise hold gigabytes).
+  std::map<std::pair<int64_t, int64_t>, int64_t> readersLeft_;
+  std::set<std::pair<int64_t, int64_t>> keep_;
+  void released(const BusRef& b); ///< one reader of \p b is done
   std::vector<LayerDetail> details_;
   std::vector<int64_t> kernelStart_;
   std::vector<std::string> violations_;

@@ -85,7 +85,7 @@ INSTANTIATE_TEST_SUITE_P(All, SparseZoo, ::testing::ValuesIn(modelNames()), mode
 TEST(SparseZooList, CoversTheWholeZoo) {
   EXPECT_EQ(modelNames(),
             (std::vector<std::string>{"lenet5", "alexnet", "vgg16", "resnet18", "resnet50",
-                                      "mobilenetv2", "dcgan", "aspp", "unet"}));
+                                      "mobilenetv2", "dcgan", "aspp", "unet", "fig54"}));
 }
 
 } // namespace

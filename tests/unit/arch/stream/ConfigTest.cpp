@@ -134,8 +134,8 @@ TEST(StreamPresets, LargePresetFileIsValid) {
   EXPECT_EQ(c.name, "large");
   EXPECT_EQ(c.rows, 8);
   EXPECT_EQ(c.kernelTileCount(), 128);
-  EXPECT_EQ(c.auxTileCount(), 32);
-  EXPECT_EQ(c.outputBusSets(7), 16 + 4 + 4);
+  EXPECT_EQ(c.auxTileCount(), 64);
+  EXPECT_EQ(c.outputBusSets(7), 16 + 8 + 4);
   EXPECT_EQ(c.primaryOutputSets, 2);
   EXPECT_EQ(c.weightStorePairs, 256);
   EXPECT_EQ(c.maxArrayWidthPositions, 4096);

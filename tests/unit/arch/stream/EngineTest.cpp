@@ -6,7 +6,9 @@
 /// the int8 reference with a consistent timing plan, and the compiler's errors.
 #include "LayerSpecGraphs.h"
 #include "nnaccel/arch/stream/Session.h"
+#include "nnaccel/driver/ModelLoader.h"
 #include "nnaccel/support/Error.h"
+#include "nnaccel/zoo/GraphBuilder.h"
 
 #include <gtest/gtest.h>
 
@@ -61,6 +63,108 @@ TEST(StreamEngine, GangedAndComposite) {
   r.relu = true;
   r.chainChannels = 20;
   expectExact(r, c);
+}
+
+TEST(StreamEngine, WholeFrameKernelsAndDepthwise) {
+  StreamConfig c = big();
+  c.inputBusSets = 9;
+  c.primaryOutputSets = 9;
+  c.auxTilesPerRow.everyRow = 24;
+  expectExact(conv(20, 6, 7, 7, 7, 0), c); // a 7x7 kernel over a 7x7 frame: one output
+  expectExact(conv(20, 6, 6, 6, 6, 0), c);
+  LayerSpec d = conv(144, 144, 12, 12, 3, 1); // MobileNetV2's stride-2 depthwise
+  d.group = 144;
+  d.sh = d.sw = 2;
+  expectExact(d, c);
+  d.sh = d.sw = 1;
+  expectExact(d, c);
+}
+
+/// \p b's graph as `nnaccel simulate` loads a model: shapes inferred, passes run.
+ir::Graph prepared(zoo::GraphBuilder& b) {
+  ir::Graph g = b.finish();
+  driver::prepareGraph(g);
+  return g;
+}
+
+/// The aux tiles of \p r running \p f.
+int64_t countAux(const SessionResult& r, AuxFunction f) {
+  int64_t n = 0;
+  for (const AuxTile& t : r.program.auxTiles)
+    n += t.function == f ? 1 : 0;
+  return n;
+}
+
+TEST(StreamEngine, ResidualAddMergesSetsThroughTheAlternatingMux) {
+  // A pool leaves 32 channels on two sets at T1 (P = 4); the convolution after it puts its
+  // output on one set at the canonical T2. The Add merges the shortcut's two sets with mux 4913.
+  zoo::GraphBuilder b("residual", 3);
+  ir::ValueId x = b.input("input", {1, 3, 12, 12});
+  x = b.relu("r0", b.conv("c0", x, {.outChannels = 32, .kernel = 3, .pad = 1}));
+  const ir::ValueId p = b.maxPool("pool", x, {.kernel = 2, .stride = 2});
+  const ir::ValueId y = b.conv("c1", p, {.outChannels = 32, .kernel = 3, .pad = 1});
+  b.output(b.relu("r1", b.add("add", p, y)), "output");
+  const ir::Graph g = prepared(b);
+  const SessionResult r = run(g, big());
+  EXPECT_TRUE(r.report.verdict.passed) << r.report.verdict.detail;
+  EXPECT_EQ(countAux(r, AuxFunction::Alternate), 1);
+  for (const Layer& l : r.program.layers) {
+    if (l.name == "add") {
+      EXPECT_EQ(l.out.tm, 2);
+      EXPECT_EQ(l.outSets.size(), 1u);
+    }
+  }
+}
+
+TEST(StreamEngine, NearestUpsamplingIsAnExpandAfterDownsampling) {
+  // Pool to P = 4, then Resize nearest x2 back to P = 1: Expand (4911) emits four positions per
+  // input position, bit-exact and on the compiler's timing plan; then a convolution and a
+  // concat with the pre-pool stream (aligned by a FIFO).
+  zoo::GraphBuilder b("expand", 5);
+  ir::ValueId x = b.input("input", {1, 3, 10, 12});
+  x = b.relu("r0", b.conv("c0", x, {.outChannels = 16, .kernel = 3, .pad = 1}));
+  ir::ValueId y = b.maxPool("pool", x, {.kernel = 2, .stride = 2});
+  y = b.resize("up", y, 10, 12, zoo::ResizeMode::Nearest);
+  y = b.conv("c1", y, {.outChannels = 16, .kernel = 3, .pad = 1});
+  b.output(b.concat("cat", {x, y}, 1), "output");
+  const ir::Graph g = prepared(b);
+  StreamConfig c = big();
+  const SessionResult r = run(g, c, 2);
+  EXPECT_TRUE(r.report.verdict.passed) << r.report.verdict.detail;
+  EXPECT_EQ(countAux(r, AuxFunction::Expand), 1);
+  for (const Layer& l : r.program.layers) {
+    if (l.name == "up") {
+      EXPECT_EQ(l.out.cyclesPerPosition, 1);
+    }
+  }
+}
+
+TEST(StreamEngine, ExpandOfAFullRateStreamIsRefused) {
+  zoo::GraphBuilder b("expand_fast", 5);
+  ir::ValueId x = b.input("input", {1, 3, 6, 6});
+  x = b.conv("c0", x, {.outChannels = 8, .kernel = 3, .pad = 1});
+  b.output(b.resize("up", x, 12, 12, zoo::ResizeMode::Nearest), "output");
+  const ir::Graph g = prepared(b);
+  try {
+    run(g, big());
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("node 'up'"), std::string::npos) << what;
+    EXPECT_NE(what.find("needs 4 cycles per input position"), std::string::npos) << what;
+  }
+  // Bilinear is not a duplication.
+  zoo::GraphBuilder b2("bilinear", 5);
+  ir::ValueId z = b2.input("input", {1, 3, 8, 8});
+  z = b2.maxPool("pool", z, {.kernel = 2, .stride = 2});
+  b2.output(b2.resize("up", z, 8, 8, zoo::ResizeMode::Bilinear), "output");
+  const ir::Graph g2 = prepared(b2);
+  try {
+    run(g2, big());
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("node 'up'"), std::string::npos) << e.what();
+  }
 }
 
 TEST(StreamEngine, Pooling) {
