@@ -359,6 +359,17 @@ private:
     return cur;
   }
 
+  /// Aux tile \p ti's output set, first position at \p startCycle, appended to \p out
+  /// (\p foldable: a later LUT or patch may still fold into the tile).
+  void appendAuxSet(Placed& out, size_t ti, int64_t startCycle, bool foldable) {
+    const AuxTile& t = aux(ti);
+    const BusRef ref{t.row, t.outSlot};
+    noteSet(ref, t.channels, startCycle);
+    out.sets.push_back(ref);
+    out.timing.push_back(SetTiming{startCycle});
+    out.producerAux.push_back(foldable ? static_cast<int64_t>(ti) : -1);
+  }
+
   int64_t channelsOfSet(BusRef s) const {
     auto it = setChannels_.find({s.bus, s.slot});
     NNACCEL_ASSERT(it != setChannels_.end()) << "unknown set " << s.bus << ":" << s.slot;
@@ -853,11 +864,7 @@ private:
       t.window = w;
       t.averageMultipliers = counts;
       start += c_.patchCycles + delay;
-      const BusRef ref{t.row, t.outSlot};
-      noteSet(ref, t.channels, start);
-      out.sets.push_back(ref);
-      out.timing.push_back(SetTiming{start});
-      out.producerAux.push_back(-1);
+      appendAuxSet(out, ti, start, false);
       // Row FIFOs of the patch (one row of per-column partial results per window row beyond the
       // first) and the output FIFO that spreads the results evenly (its peak: the delay).
       program_.layers[li].fifoValues +=
@@ -945,11 +952,7 @@ private:
           start = alignOperands(li, t, P);
         }
         start += c_.busHopCycles;
-        const BusRef ref{t.row, t.outSlot};
-        noteSet(ref, t.channels, start);
-        out.sets.push_back(ref);
-        out.timing.push_back(SetTiming{start});
-        out.producerAux.push_back(-1);
+        appendAuxSet(out, ti, start, false);
       }
       NNACCEL_ASSERT(static_cast<int64_t>(out.sets.size()) == out.format.sets())
           << "merged sets " << out.sets.size() << " for " << out.format.sets();
@@ -1185,11 +1188,7 @@ private:
       t.add = AuxAdd::Scaled;
       t.addScales = qm_.node(id).addSub;
       const int64_t start = alignOperands(li, t, a.format.cyclesPerPosition) + c_.auxAdderCycles;
-      const BusRef ref{t.row, t.outSlot};
-      noteSet(ref, t.channels, start);
-      out.sets.push_back(ref);
-      out.timing.push_back(SetTiming{start});
-      out.producerAux.push_back(static_cast<int64_t>(ti));
+      appendAuxSet(out, ti, start, true);
     }
     program_.layers[li].outSets = out.sets;
     placed_[n.outputs[0]] = std::move(out);
@@ -1263,11 +1262,7 @@ private:
           t.lut = makeLut([=](int32_t v) { return quant::requantize(v, m); });
           start += c_.lutCycles;
         }
-        const BusRef ref{t.row, t.outSlot};
-        noteSet(ref, t.channels, start);
-        out.sets.push_back(ref);
-        out.timing.push_back(SetTiming{start});
-        out.producerAux.push_back(-1);
+        appendAuxSet(out, ti, start, false);
       }
     }
     program_.layers[li].outSets = out.sets;
