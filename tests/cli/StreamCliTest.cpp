@@ -1,8 +1,9 @@
 /// \file
 /// End-to-end tests of the stream engine on the command line (seed 002): `nnaccel simulate
 /// --arch stream` on LeNet-5 chained over two fig44 chips (the int8 verdict and the pipeline
-/// summary), `nnaccel map` (the placement table), and the error paths: a model that does not
-/// fit (what it needs, the --chips that fits it), `map` on another engine, --chips out of range.
+/// summary), `nnaccel map` (the placement table, with P/T/H for the Fig. 54 model), and the
+/// error paths: a model that does not fit (what it needs, the --chips that fits it), `map` on
+/// another engine, --chips out of range, an op without a unit, a row out of bypass tiles.
 #include "CliSupport.h"
 
 using namespace nnaccel::clitest;
@@ -36,6 +37,16 @@ TEST_F(StreamCli, MapPrintsThePlacement) {
     EXPECT_NE(r.out.find(text), std::string::npos) << text << "\n" << r.out;
 }
 
+TEST_F(StreamCli, MapShowsTheRatesOfTheFig54Model) {
+  // Per layer: tiles, then P (cycles per position), T (time multiplexing) and H (hold).
+  const Result r = run("map fig54 --arch stream --preset large");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  for (const char* text :
+       {"kernel   aux    P   T   H rows", "\nn5413                        Conv                 32 "
+                                          "    1   64  64   1 5,6 "})
+    EXPECT_NE(r.out.find(text), std::string::npos) << text << "\n" << r.out;
+}
+
 TEST_F(StreamCli, Errors) {
   expectError("simulate lenet5 --arch stream", 1,
               "'chips': model 'lenet5' does not fit: it needs 14 kernel tiles and 10 aux tiles "
@@ -45,6 +56,14 @@ TEST_F(StreamCli, Errors) {
                     "'map' places a model on the stream ASIC's tiles; the sparse engine has no "
                     "placement");
   expectErrorPrefix("simulate lenet5 --arch stream --chips 0", 2, "--chips: Value 0 not in range");
+  expectError("simulate unet --arch stream --preset large --chips 8", 1,
+              "node 'up1.up' (ConvTranspose): the stream ASIC has no unit for it (kernel tiles: "
+              "convolution and dense; aux tiles: activation LUT, pooling, sampling, residual add, "
+              "concatenation)");
+  expectError("map fig54 --arch stream", 1,
+              "'aux_tiles.tiles_per_row': layer 'n5404': row 2 has no auxiliary tile left to "
+              "carry a set down to row 3 (bypass); the chip has 2 per row: more aux tiles per "
+              "row (e.g. the 'large' preset's 8) would carry it");
 }
 
 } // namespace
