@@ -5,11 +5,15 @@
 /// convolution plus Sample; pooling; time multiplexing after downsampling) bit-exact against
 /// the int8 reference with a consistent timing plan, and the compiler's errors.
 #include "LayerSpecGraphs.h"
+#include "nnaccel/arch/stream/Compiler.h"
 #include "nnaccel/arch/stream/Session.h"
+#include "nnaccel/arch/stream/Simulator.h"
 #include "nnaccel/driver/ModelLoader.h"
+#include "nnaccel/quant/QuantizedModel.h"
 #include "nnaccel/support/Error.h"
 #include "nnaccel/zoo/GraphBuilder.h"
 
+#include <functional>
 #include <gtest/gtest.h>
 
 namespace nnaccel::arch::stream {
@@ -165,6 +169,44 @@ TEST(StreamEngine, ExpandOfAFullRateStreamIsRefused) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("node 'up'"), std::string::npos) << e.what();
   }
+}
+
+/// The timing violations of one frame of \p g on \p c after \p tamper edits the compiled program.
+std::vector<std::string> violationsAfter(const ir::Graph& g, const StreamConfig& c,
+                                         const std::function<void(Program&)>& tamper) {
+  const quant::QuantizedModel qm = quant::quantize(g, {});
+  Program p = compile(qm, c, CompileOptions{});
+  tamper(p);
+  Simulator sim(p, qm);
+  const std::vector<Tensor> in = testing::sparseInputs(g, 1.0, 7);
+  sim.setInput(quant::quantizeTensor(in.at(0), qm.scale(p.inputValue)).data);
+  sim.run({});
+  return sim.timingViolations();
+}
+
+TEST(StreamEngine, MisconfiguredFifosAreReportedNotRealigned) {
+  // A 5x5 kernel: FIFO 4706 between the blocks of a block row, FIFO 4902 for the vertical sum.
+  const ir::Graph g = buildLayerGraph(conv(3, 8, 9, 11, 5, 2));
+  const StreamConfig c = big();
+  EXPECT_TRUE(violationsAfter(g, c, [](Program&) {}).empty());
+  const auto fifo4706 = violationsAfter(g, c, [](Program& p) {
+    for (KernelTile& t : p.kernelTiles)
+      if (t.aux != KernelTile::Aux::None)
+        ++t.auxDelayPositions;
+  });
+  ASSERT_FALSE(fifo4706.empty());
+  EXPECT_NE(fifo4706.front().find("FIFO 4706"), std::string::npos) << fifo4706.front();
+  const auto fifo4902 = violationsAfter(g, c, [](Program& p) {
+    for (AuxTile& t : p.auxTiles)
+      if (t.add == AuxAdd::Partial)
+        --t.primaryDelayPositions;
+  });
+  ASSERT_FALSE(fifo4902.empty());
+  EXPECT_NE(fifo4902.front().find("FIFO 4902"), std::string::npos) << fifo4902.front();
+  // A planned start cycle that the tiles do not reach.
+  const auto start = violationsAfter(g, c, [](Program& p) { ++p.auxTiles.back().startCycle; });
+  ASSERT_FALSE(start.empty());
+  EXPECT_NE(start.front().find("the compiler planned"), std::string::npos) << start.front();
 }
 
 TEST(StreamEngine, Pooling) {
