@@ -101,8 +101,22 @@ protected:
       r.exitCode = WEXITSTATUS(status);
     }
     r.out = readFile(outFile);
-    r.err = readFile(errFile);
+    r.err = withoutProgress(readFile(errFile));
     return r;
+  }
+
+  /// \p err without the progress lines ("[nnaccel] ...") a run prints once it has taken over a
+  /// second of wall-clock time: whether they appear depends on the machine's load, not on the
+  /// command.
+  static std::string withoutProgress(const std::string& err) {
+    std::istringstream in(err);
+    std::string kept;
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind("[nnaccel] ", 0) != 0)
+        kept.append(line).append("\n");
+    if (!err.empty() && err.back() != '\n' && !kept.empty())
+      kept.pop_back();
+    return kept;
   }
 
   /// Runs a command that must fail with \p exitCode, print nothing on stdout and exactly the one

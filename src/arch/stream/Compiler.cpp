@@ -22,33 +22,6 @@
 
 namespace nnaccel::arch::stream {
 
-int64_t StreamFormat::sets() const {
-  return (frame.channels + lanes * tm - 1) / (lanes * tm);
-}
-int64_t StreamFormat::holdCycles() const {
-  return cyclesPerPosition / tm;
-}
-
-std::string_view auxFunctionName(AuxFunction f) {
-  switch (f) {
-  case AuxFunction::Bypass:
-    return "bypass";
-  case AuxFunction::MaxPool:
-    return "maxpool";
-  case AuxFunction::Average:
-    return "average";
-  case AuxFunction::Sample:
-    return "sample";
-  case AuxFunction::Expand:
-    return "expand";
-  case AuxFunction::GlobalAverage:
-    return "global-average";
-  case AuxFunction::Alternate:
-    return "alternate";
-  }
-  return "?";
-}
-
 std::vector<std::pair<int64_t, int64_t>> kernelBlocks(int64_t k) {
   NNACCEL_ASSERT(k >= 1) << "kernel extent " << k;
   const int64_t n = (k + 2) / 3;
@@ -351,7 +324,7 @@ private:
       t.primary = cur;
       t.function = AuxFunction::Bypass;
       t.channels = channelsOfSet(src);
-      const int64_t start = startOf(cur) + c_.busHopCycles; // one registered hop per row
+      const int64_t start = planAux(ti, 1); // one registered hop per row
       cur = BusRef{t.row, t.outSlot};
       bypasses_[key] = cur;
       noteSet(cur, t.channels, start);
@@ -368,6 +341,14 @@ private:
     out.sets.push_back(ref);
     out.timing.push_back(SetTiming{startCycle});
     out.producerAux.push_back(foldable ? static_cast<int64_t>(ti) : -1);
+  }
+
+  /// Aux tile \p ti's start by the shared rule (Program.h), from its inputs' planned starts
+  /// (\p P: its input's cycles per position; \p patchDelayCycles: its patch stage's retiming).
+  int64_t planAux(size_t ti, int64_t P, int64_t patchDelayCycles = 0) const {
+    const AuxTile& t = program_.auxTiles[ti];
+    return auxTileStartCycle(t, c_, startOf(t.primary), t.hasAux ? startOf(t.aux) : 0, P,
+                             patchDelayCycles);
   }
 
   int64_t channelsOfSet(BusRef s) const {
@@ -657,7 +638,6 @@ private:
       maxBus = std::max(maxBus, b.bus);
     placer_.advanceToRow(maxBus + 1);
 
-    const int64_t tileCycles = c_.kernelTileLatencyCycles();
     Placed out;
     out.format = fout;
     for (int64_t o = 0; o < outSets; ++o) {
@@ -726,9 +706,10 @@ private:
                   t.bias[static_cast<size_t>(m - oc0)] = s.bias[static_cast<size_t>(m)];
                 biasPlaced = true;
               }
-              const int64_t ownStart = startOf(t.input) + lat * P + tileCycles;
-              int64_t start = ownStart;
-              if (chain) {
+              int64_t start = 0;
+              if (!chain) {
+                start = kernelTileTiming(t, c_, startOf(t.input), lat, P, 0).startCycle;
+              } else {
                 // The preceding tile's partial enters the auxiliary input: hard-wired in the
                 // row, or through mux 4404 for a row's first tile (Fig. 45 ganging).
                 t.aux =
@@ -736,16 +717,28 @@ private:
                 NNACCEL_ASSERT(prevRow == t.row || t.index == 0) << "chain broken";
                 t.auxInput = chain->set;
                 NNACCEL_ASSERT(lat >= chain->latencyPositions) << "chain order";
+                // FIFO 4706: the block latencies' difference, corrected by the whole positions
+                // the partial would still arrive early (this tile's input came later, through
+                // bypasses) or late (the neighbour's own adder and waits).
                 t.auxDelayPositions = lat - chain->latencyPositions;
+                const KernelTileTiming first =
+                    kernelTileTiming(t, c_, startOf(t.input), lat, P, chain->startCycle);
+                t.auxDelayPositions =
+                    std::max<int64_t>(0, t.auxDelayPositions + first.partialEarlyCycles / P -
+                                             first.ownWaitCycles / P);
                 if (t.auxDelayPositions > c_.auxFifoPositions)
                   throw Error(ErrorKind::Config,
                               ErrorContext{.key = "kernel_tiles.aux_fifo_positions"},
                               fmt::format("a block needs its neighbour's partial "
                                           "delayed {} positions; FIFO 4706 holds {}",
                                           t.auxDelayPositions, c_.auxFifoPositions));
-                program_.layers[li].fifoValues += t.auxDelayPositions * t.outChannels;
-                start = std::max(ownStart, chain->startCycle + t.auxDelayPositions * P) +
-                        c_.unitAdderCycles;
+                const KernelTileTiming k =
+                    kernelTileTiming(t, c_, startOf(t.input), lat, P, chain->startCycle);
+                // The own sums' wait for a late partial: whole positions held in the output
+                // register chain (within one position the sums are simply held).
+                program_.layers[li].fifoValues +=
+                    (t.auxDelayPositions + k.ownWaitCycles / P) * t.outChannels;
+                start = k.startCycle;
               }
               // The row FIFOs 4705 (h - 1 of them in use) hold a row of partial sums each.
               program_.layers[li].fifoValues += (h - 1) * f.cols * t.outChannels;
@@ -767,18 +760,12 @@ private:
         const int64_t row = std::max(upper.set.bus, lower ? lower->set.bus : upper.set.bus);
         const size_t ti = newAuxFor(li, row, upper.set, lower ? &lower->set : nullptr);
         AuxTile& a = aux(ti);
-        int64_t start = startOf(a.primary);
         int64_t lat = upper.latencyPositions;
         if (lower) {
+          // FIFO 4902 holds the upper rows' partial (or the alignment FIFO the lower's) until
+          // the same position of both is present.
           a.add = AuxAdd::Partial;
-          a.primaryDelayPositions = lower->latencyPositions - upper.latencyPositions;
-          if (a.primaryDelayPositions > c_.auxTileFifoPositions)
-            throw Error(ErrorKind::Config, ErrorContext{.key = "aux_tiles.fifo_positions"},
-                        fmt::format("the upper block rows must wait {} positions; "
-                                    "FIFO 4902 holds {}",
-                                    a.primaryDelayPositions, c_.auxTileFifoPositions));
-          program_.layers[li].fifoValues += a.primaryDelayPositions * a.channels;
-          start = std::max(start + a.primaryDelayPositions * P, startOf(a.aux)) + c_.auxAdderCycles;
+          alignOperands(li, a, P);
           lat = lower->latencyPositions;
         }
         if (last) {
@@ -789,8 +776,8 @@ private:
             a.lutEnabled = true;
             a.lut = makeLut([=](int32_t v) { return std::clamp(v, lo, hi); });
           }
-          start += c_.lutCycles;
         }
+        const int64_t start = planAux(ti, P);
         const BusRef ref{a.row, a.outSlot};
         noteSet(ref, a.channels, start);
         return std::make_pair(ChainEnd{ref, start, lat}, ti);
@@ -843,11 +830,9 @@ private:
     for (size_t si = 0; si < in.sets.size(); ++si) {
       const int64_t producer = si < in.producerAux.size() ? in.producerAux[si] : -1;
       size_t ti;
-      int64_t start;
       if (fuse && producer >= 0 &&
           aux(static_cast<size_t>(producer)).function == AuxFunction::Bypass) {
         ti = static_cast<size_t>(producer);
-        start = in.timing[si].startCycle;
         const size_t pl = auxLayer_.at(ti);
         if (pl != li) { // the producing layer's output continues into this function
           program_.layers[pl].outSets.clear();
@@ -857,14 +842,12 @@ private:
         }
       } else {
         ti = newAuxFor(li, in.sets[si].bus, in.sets[si], nullptr);
-        start = startOf(aux(ti).primary);
       }
       AuxTile& t = aux(ti);
       t.function = fn;
       t.window = w;
       t.averageMultipliers = counts;
-      start += c_.patchCycles + delay;
-      appendAuxSet(out, ti, start, false);
+      appendAuxSet(out, ti, planAux(ti, P, delay), false);
       // Row FIFOs of the patch (one row of per-column partial results per window row beyond the
       // first) and the output FIFO that spreads the results evenly (its peak: the delay).
       program_.layers[li].fifoValues +=
@@ -910,22 +893,26 @@ private:
     return worst;
   }
 
-  /// The two inputs of aux tile \p t made to meet: the earlier waits in a FIFO (4902 on the
-  /// primary, or the auxiliary alignment FIFO). Returns the cycle both are present.
-  int64_t alignOperands(size_t li, AuxTile& t, int64_t P) {
-    const int64_t sa = startOf(t.primary), sb = startOf(t.aux);
-    if (sa <= sb)
-      t.primaryDelayPositions = ceilDiv(sb - sa, P);
-    else
-      t.auxDelayPositions = ceilDiv(sa - sb, P);
+  /// Aux tile \p t's FIFOs within the configured length (else a one-line error).
+  void checkAuxFifos(size_t li, const AuxTile& t) const {
     const int64_t d = std::max(t.primaryDelayPositions, t.auxDelayPositions);
     if (d > c_.auxTileFifoPositions)
       throw Error(ErrorKind::Config, ErrorContext{.key = "aux_tiles.fifo_positions"},
-                  fmt::format("layer '{}': one operand must wait {} positions; the aux tile FIFO "
+                  fmt::format("layer '{}': a set must wait {} positions; the aux tile FIFO "
                               "holds {}",
                               program_.layers[li].name, d, c_.auxTileFifoPositions));
-    program_.layers[li].fifoValues += d * t.channels;
-    return std::max(sa + t.primaryDelayPositions * P, sb + t.auxDelayPositions * P);
+  }
+
+  /// The two inputs of aux tile \p t made to meet: the earlier waits in a FIFO (4902 on the
+  /// primary, or the auxiliary alignment FIFO) for the whole positions it leads by, so that the
+  /// two arrive less than a position apart (each value is held a position).
+  void alignOperands(size_t li, AuxTile& t, int64_t P) {
+    const int64_t sa = startOf(t.primary), sb = startOf(t.aux);
+    t.primaryDelayPositions = sa <= sb ? (sb - sa) / P : 0;
+    t.auxDelayPositions = sa <= sb ? 0 : (sa - sb) / P;
+    checkAuxFifos(li, t);
+    program_.layers[li].fifoValues += t.primaryDelayPositions * channelsOfSet(t.primary) +
+                                      t.auxDelayPositions * channelsOfSet(t.aux);
   }
 
   /// \p in with its sets merged pairwise by alternating muxes 4913 (claim 21; Fig. 54 node
@@ -946,13 +933,11 @@ private:
         const size_t ti = newAuxFor(li, row, a, pair ? &in.sets[si + 1] : nullptr);
         AuxTile& t = aux(ti);
         t.function = AuxFunction::Alternate;
-        int64_t start = startOf(t.primary);
         if (pair) {
           t.channels += channelsOfSet(in.sets[si + 1]);
-          start = alignOperands(li, t, P);
+          alignOperands(li, t, P);
         }
-        start += c_.busHopCycles;
-        appendAuxSet(out, ti, start, false);
+        appendAuxSet(out, ti, planAux(ti, P), false);
       }
       NNACCEL_ASSERT(static_cast<int64_t>(out.sets.size()) == out.format.sets())
           << "merged sets " << out.sets.size() << " for " << out.format.sets();
@@ -1079,14 +1064,12 @@ private:
       if (sole && producer >= 0 &&
           aux(static_cast<size_t>(producer)).function == AuxFunction::Bypass) {
         AuxTile& t = aux(static_cast<size_t>(producer));
-        if (!t.lutEnabled && t.requantize.empty()) { // the tile's LUT stage comes into use
-          const BusRef ref{t.row, t.outSlot};
-          const int64_t start = startOf(ref) + c_.lutCycles;
-          noteSet(ref, t.channels, start);
-          out.timing[si] = SetTiming{start};
-        }
         t.lut = t.lutEnabled ? composeLuts(t.lut, lut) : lut;
-        t.lutEnabled = true;
+        t.lutEnabled = true; // the tile's LUT stage may come into use: replanned
+        const BusRef ref{t.row, t.outSlot};
+        const int64_t start = planAux(static_cast<size_t>(producer), in.format.cyclesPerPosition);
+        noteSet(ref, t.channels, start);
+        out.timing[si] = SetTiming{start};
         // The producing layer's sets now carry this node's output.
         Layer& pl = program_.layers[auxLayer_.at(static_cast<size_t>(producer))];
         pl.outputs = {n.outputs[0]};
@@ -1099,7 +1082,7 @@ private:
       t.lutEnabled = true;
       t.lut = lut;
       const BusRef ref{t.row, t.outSlot};
-      const int64_t start = startOf(t.primary) + c_.lutCycles;
+      const int64_t start = planAux(ti, in.format.cyclesPerPosition);
       noteSet(ref, t.channels, start);
       out.sets[si] = ref;
       out.timing[si] = SetTiming{start};
@@ -1187,13 +1170,20 @@ private:
       AuxTile& t = aux(ti);
       t.add = AuxAdd::Scaled;
       t.addScales = qm_.node(id).addSub;
-      const int64_t start = alignOperands(li, t, a.format.cyclesPerPosition) + c_.auxAdderCycles;
-      appendAuxSet(out, ti, start, true);
+      alignOperands(li, t, a.format.cyclesPerPosition);
+      appendAuxSet(out, ti, planAux(ti, a.format.cyclesPerPosition), true);
     }
     program_.layers[li].outSets = out.sets;
     placed_[n.outputs[0]] = std::move(out);
   }
 
+  /// Concatenation along channels. Where every input but the last is whole sets, it is the bus
+  /// arrangement (Fig. 54's 5411): the sets side by side. Otherwise (T = 1) each output set is
+  /// packed from pieces of the inputs' sets by concat muxes 4912, the lowest k lanes of one set
+  /// then the lowest 16 - k of the next, with a channel Subset first where a piece does not
+  /// start at lane 0. Inputs on another scale pass a LUT (an int8 -> int8 requantization)
+  /// before any mux. Finally every output set is aligned to the latest by FIFOs, so the
+  /// concatenated stream's sets are position-synchronous like any other's.
   void lowerConcat(ir::NodeId id) {
     const ir::Node& n = g_.node(id);
     const ir::ValueId outV = n.outputs[0];
@@ -1203,7 +1193,6 @@ private:
                   fmt::format("Concat along an axis other than channels"));
     const quant::QuantNode& q = qm_.node(id);
     std::vector<Placed> parts;
-    int64_t channels = 0;
     int64_t T = 1;
     for (size_t i = 0; i < n.inputs.size(); ++i) {
       parts.push_back(at(n.inputs[i], outV));
@@ -1217,53 +1206,143 @@ private:
     }
     Layer& l = addLayer(id, "bus arrangement (5411: no tile)");
     const size_t li = program_.layers.size() - 1;
+    int64_t channels = 0;
+    bool packed = false; // some output set needs concat muxes
     for (size_t i = 0; i < parts.size(); ++i) {
       parts[i] = mergeSets(li, std::move(parts[i]), T);
-      const Placed& p = parts[i];
-      if (i + 1 < n.inputs.size() && p.format.frame.channels % (c_.lanes * p.format.tm) != 0)
-        throw Error(ErrorKind::Unsupported, ErrorContext{.node = n.name},
-                    fmt::format("input {} has {} channels, not whole {}-channel sets "
-                                "(lane-level concatenation across sets is not mapped)",
-                                i, p.format.frame.channels, c_.lanes * p.format.tm));
-      channels += p.format.frame.channels;
+      const int64_t ch = parts[i].format.frame.channels, perSet = c_.lanes * T;
+      if (i + 1 < parts.size() && ch % perSet != 0) {
+        if (T > 1)
+          throw Error(ErrorKind::Unsupported, ErrorContext{.node = n.name},
+                      fmt::format("input {} has {} channels, not whole {}-channel sets at time "
+                                  "multiplexing T{}: concat mux 4912 packs lanes of one "
+                                  "position, so it needs T1 (one channel group per lane)",
+                                  i, ch, perSet, T));
+        packed = true;
+      }
+      channels += ch;
     }
+    const int64_t P = parts[0].format.cyclesPerPosition;
     Placed out;
     out.format = parts[0].format;
     out.format.frame.channels = channels;
     l.in = parts[0].format;
     l.out = out.format;
-    // Inputs on another scale pass a LUT (requantize to the output scale: an int8 -> int8 map);
-    // every set is aligned to the latest one by a FIFO; the concatenation itself is the bus
-    // arrangement.
-    int64_t latest = 0;
-    for (const Placed& p : parts)
-      for (const SetTiming& t : p.timing)
-        latest = std::max(latest, t.startCycle);
-    const int64_t P = out.format.cyclesPerPosition;
-    for (size_t i = 0; i < parts.size(); ++i) {
-      const quant::QuantMultiplier m = q.concatMultipliers.at(i);
-      const bool rescale = !(m == quant::QuantMultiplier{});
+    if (packed)
+      l.note = "concat muxes 4912 pack the output sets";
+    // The pieces of each output set: (input, set, first lane, lanes), in channel order.
+    struct Piece {
+      size_t part = 0, set = 0;
+      int64_t lane0 = 0, lanes = 0;
+    };
+    const int64_t perSet = c_.lanes * T;
+    std::vector<std::vector<Piece>> pieces(static_cast<size_t>(out.format.sets()));
+    int64_t at = 0;
+    for (size_t i = 0; i < parts.size(); ++i)
       for (size_t si = 0; si < parts[i].sets.size(); ++si) {
-        const BusRef s = parts[i].sets[si];
-        const int64_t st = parts[i].timing[si].startCycle;
-        if (!rescale && st == latest) {
-          out.sets.push_back(s);
-          out.timing.push_back(SetTiming{st});
-          out.producerAux.push_back(-1);
+        const int64_t ch = channelsOfSet(parts[i].sets[si]);
+        for (int64_t lane = 0; lane < ch;) {
+          const int64_t take = std::min(perSet - at % perSet, ch - lane);
+          pieces[static_cast<size_t>(at / perSet)].push_back(Piece{i, si, lane, take});
+          lane += take;
+          at += take;
+        }
+      }
+    auto rescaleOf = [&](size_t part) {
+      const quant::QuantMultiplier m = q.concatMultipliers.at(part);
+      return m == quant::QuantMultiplier{} ? std::nullopt : std::optional(m);
+    };
+    // Phase 1: each output set, a whole input set passed on or a chain of muxes.
+    struct Built {
+      BusRef set;
+      std::optional<quant::QuantMultiplier> rescale; ///< a passed-on set still to rescale
+      int64_t mux = -1;                              ///< the last concat mux tile, if any
+    };
+    std::vector<Built> built;
+    for (const std::vector<Piece>& ps : pieces) {
+      const Piece& p0 = ps.front();
+      const BusRef s0 = parts[p0.part].sets[p0.set];
+      if (ps.size() == 1 && p0.lane0 == 0 && p0.lanes == channelsOfSet(s0)) {
+        built.push_back(Built{s0, rescaleOf(p0.part), -1});
+        continue;
+      }
+      NNACCEL_ASSERT(T == 1) << n.name << ": packing at T" << T;
+      Built b;
+      int64_t accLanes = 0;
+      for (const Piece& pc : ps) {
+        BusRef src = parts[pc.part].sets[pc.set];
+        const std::optional<quant::QuantMultiplier> m = rescaleOf(pc.part);
+        if (pc.lane0 > 0 || m) { // a prep tile: the lanes moved down, rescaled
+          const size_t ti = newAuxFor(li, src.bus, src, nullptr);
+          AuxTile& t = aux(ti);
+          if (pc.lane0 > 0) {
+            t.function = AuxFunction::Subset;
+            t.laneOffset = pc.lane0;
+            t.channels = pc.lanes;
+            t.window.outRows = out.format.frame.rows;
+            t.window.outCols = out.format.frame.cols;
+          }
+          if (m) {
+            const quant::QuantMultiplier mm = *m;
+            t.lutEnabled = true;
+            t.lut = makeLut([=](int32_t v) { return quant::requantize(v, mm); });
+          }
+          src = BusRef{t.row, t.outSlot};
+          noteSet(src, t.channels, planAux(ti, P));
+        }
+        if (accLanes == 0) {
+          NNACCEL_ASSERT(channelsOfSet(src) == pc.lanes) << n.name << ": first piece";
+          b.set = src;
+          accLanes = pc.lanes;
           continue;
         }
-        const size_t ti = newAuxFor(li, s.bus, s, nullptr);
+        const size_t ti = newAuxFor(li, std::max(b.set.bus, src.bus), b.set, &src);
         AuxTile& t = aux(ti);
-        t.primaryDelayPositions = (latest - startOf(t.primary)) / P;
-        program_.layers[li].fifoValues += t.primaryDelayPositions * t.channels;
-        int64_t start = startOf(t.primary) + t.primaryDelayPositions * P;
-        if (rescale) {
-          t.lutEnabled = true;
-          t.lut = makeLut([=](int32_t v) { return quant::requantize(v, m); });
-          start += c_.lutCycles;
-        }
-        appendAuxSet(out, ti, start, false);
+        t.function = AuxFunction::Concat;
+        t.concatLanes = accLanes;
+        t.channels = accLanes + pc.lanes;
+        alignOperands(li, t, P);
+        b.set = BusRef{t.row, t.outSlot};
+        b.mux = static_cast<int64_t>(ti);
+        noteSet(b.set, t.channels, planAux(ti, P));
+        accLanes = t.channels;
       }
+      built.push_back(b);
+    }
+    // Phase 2: align every output set to the latest (a set less than a position early passes).
+    int64_t latest = 0;
+    for (const Built& b : built)
+      latest = std::max(latest, startOf(b.set));
+    for (const Built& b : built) {
+      const int64_t early = latest - startOf(b.set);
+      if (b.mux >= 0) { // delay both inputs of the last mux
+        AuxTile& t = aux(static_cast<size_t>(b.mux));
+        const int64_t e = early / P;
+        t.primaryDelayPositions += e;
+        t.auxDelayPositions += e;
+        checkAuxFifos(li, t);
+        program_.layers[li].fifoValues += e * (channelsOfSet(t.primary) + channelsOfSet(t.aux));
+        appendAuxSet(out, static_cast<size_t>(b.mux), planAux(static_cast<size_t>(b.mux), P),
+                     false);
+        continue;
+      }
+      if (!b.rescale && early < P) {
+        out.sets.push_back(b.set);
+        out.timing.push_back(SetTiming{startOf(b.set)});
+        out.producerAux.push_back(-1);
+        continue;
+      }
+      const size_t ti = newAuxFor(li, b.set.bus, b.set, nullptr);
+      AuxTile& t = aux(ti);
+      t.primaryDelayPositions = std::max<int64_t>(0, latest - startOf(t.primary)) / P;
+      checkAuxFifos(li, t);
+      program_.layers[li].fifoValues += t.primaryDelayPositions * t.channels;
+      if (b.rescale) {
+        const quant::QuantMultiplier m = *b.rescale;
+        t.lutEnabled = true;
+        t.lut = makeLut([=](int32_t v) { return quant::requantize(v, m); });
+      }
+      appendAuxSet(out, ti, planAux(ti, P), false);
     }
     program_.layers[li].outSets = out.sets;
     placed_[outV] = std::move(out);

@@ -4,13 +4,16 @@
 #include "nnaccel/arch/stream/Simulator.h"
 
 #include "nnaccel/arch/stream/Aperture.h"
+#include "nnaccel/arch/stream/MassMultiplier.h"
 #include "nnaccel/arch/stream/Patch.h"
 #include "nnaccel/quant/Requantize.h"
 #include "nnaccel/support/Error.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <fmt/format.h>
+#include <set>
 
 namespace nnaccel::arch::stream {
 
@@ -62,6 +65,24 @@ void Simulator::checkMeet(const std::string& where, int64_t primaryArrival, int6
                                       where, skew, cyclesPerPosition));
 }
 
+LayerDetail::Energy& Simulator::energyOf(const std::string& name) {
+  return energy_[name];
+}
+
+bool Simulator::crossesChip(const BusRef& src, int64_t readerRow) const {
+  const int64_t rows = program_.config.rows;
+  return src.bus >= 0 && readerRow > src.bus && readerRow % rows == 0;
+}
+
+void Simulator::chargeBus(LayerDetail::Energy& e, int64_t channels, int64_t positions,
+                          bool crosses) {
+  const EnergyTable& t = program_.config.energy;
+  const auto sets =
+      static_cast<double>((channels + program_.config.lanes - 1) / program_.config.lanes);
+  e.busesPj += sets * static_cast<double>(positions) *
+               (t.busSetTransferPj + (crosses ? t.chipLinkSetPj : 0.0));
+}
+
 void Simulator::released(const BusRef& b) {
   const std::pair<int64_t, int64_t> key{b.bus, b.slot};
   auto it = readersLeft_.find(key);
@@ -77,6 +98,11 @@ void Simulator::run(const SimOptions& options) {
   sets_.clear();
   violations_.clear();
   kernelStart_.assign(p.kernelTiles.size(), 0);
+  energy_.clear();
+  massMultiplierAdders_ =
+      c.weightBits <= kMaxEnumeratedWeightBits
+          ? massMultiplierCost(c.multiplierForm, static_cast<int>(c.weightBits), true).adders
+          : (int64_t{1} << c.weightBits) - 1;
   // The primary input bus: each set carries 16 T channels of the image, raster order.
   const FrameShape f = p.input.frame;
   NNACCEL_ASSERT(input_.numElements() == f.values()) << "input size";
@@ -157,6 +183,7 @@ void Simulator::run(const SimOptions& options) {
     d.issuedMacs = l.issuedMacs;
     d.discardedMacs = l.discardedMacs;
     d.fifoBits = l.fifoValues * valueBits;
+    d.energy = energy_[l.name];
     if (!l.outSets.empty()) {
       d.firstOutputCycle = set(l.outSets[0]).startCycle;
       int64_t inStart = 0;
@@ -239,21 +266,41 @@ void Simulator::runKernelTile(size_t i) {
                     out.values.begin() + static_cast<std::ptrdiff_t>(dst));
       }
   const int64_t latPositions = lat + t.offsetRows * C + t.offsetCols;
-  int64_t start = in.startCycle + latPositions * in.cyclesPerPosition + c.kernelTileLatencyCycles();
-  if (t.aux != KernelTile::Aux::None) {
-    const SetStream& a = set(t.auxInput);
-    NNACCEL_ASSERT(a.values.size() == out.values.size()) << "aux input size";
+  const SetStream* partial = t.aux != KernelTile::Aux::None ? &set(t.auxInput) : nullptr;
+  const KernelTileTiming timing = kernelTileTiming(
+      t, c, in.startCycle, latPositions, in.cyclesPerPosition, partial ? partial->startCycle : 0);
+  const int64_t start = timing.startCycle;
+  if (partial) {
+    NNACCEL_ASSERT(partial->values.size() == out.values.size()) << "aux input size";
     for (size_t q = 0; q < out.values.size(); ++q)
-      out.values[q] += a.values[q];
-    // The partial arrives d positions early: FIFO 4706 holds it until this tile's own block
-    // partial of the same position is complete (block latencies in positions, measured).
-    if (t.auxDelayPositions != latPositions - a.latencyPositions)
+      out.values[q] += partial->values[q];
+    // FIFO 4706 must hold the partial until this tile's own sums of the same position are
+    // complete: a position or more early, it would meet an earlier position's sums.
+    if (timing.partialEarlyCycles >= in.cyclesPerPosition)
       violations_.push_back(fmt::format(
-          "kernel tile r{}.k{} (layer '{}'): FIFO 4706 delays {} positions, the partials are {} "
-          "apart",
-          t.row, t.index, t.layer, t.auxDelayPositions, latPositions - a.latencyPositions));
-    start = std::max(start, a.startCycle + t.auxDelayPositions * in.cyclesPerPosition) +
-            c.unitAdderCycles;
+          "kernel tile r{}.k{} (layer '{}'): FIFO 4706 delays {} positions; the partial still "
+          "arrives {} cycles before the sums (one position is {} cycles)",
+          t.row, t.index, t.layer, t.auxDelayPositions, timing.partialEarlyCycles,
+          in.cyclesPerPosition));
+  }
+  {
+    // Events of one frame: every applied group pair's select-adds in the h x w cells, the mass
+    // multiplier's adds for each input value it reads, the row FIFOs 4705 and 4706, the output
+    // set driven onto the row's bus (and the input read across a chip link).
+    const EnergyTable& e = c.energy;
+    LayerDetail::Energy& en = energyOf(t.layer);
+    const auto positions = static_cast<double>(in.frame.positions());
+    const auto lanes = static_cast<double>(c.lanes);
+    std::set<int64_t> inGroups;
+    for (const GroupPair& gp : t.pairs)
+      inGroups.insert(gp.inGroup);
+    en.cellsPj += positions * static_cast<double>(h * w) * lanes * lanes *
+                  static_cast<double>(t.pairs.size()) * e.cellSelectAddPj;
+    en.massMultipliersPj += positions * static_cast<double>(inGroups.size()) * lanes *
+                            static_cast<double>(massMultiplierAdders_) * e.massMultiplierAddPj;
+    const int64_t fifoPasses = (h - 1) + (t.auxDelayPositions > 0 ? 1 : 0);
+    en.fifosPj += positions * static_cast<double>(fifoPasses * t.outChannels) * e.fifoValuePj;
+    chargeBus(en, t.outChannels, in.frame.positions(), crossesChip(t.input, t.row));
   }
   out.startCycle = start;
   out.latencyPositions = latPositions;
@@ -276,63 +323,64 @@ void Simulator::runAuxTile(size_t i) {
   out.cyclesPerPosition = P;
   out.values = pin.values;
   out.latencyPositions = pin.latencyPositions; // a bypass carries a partial's latency along
-  int64_t start = pin.startCycle;
   const std::string where = fmt::format("aux tile r{}.a{} (layer '{}')", t.row, t.index, t.layer);
-  if (t.function == AuxFunction::Alternate) {
+  const SetStream* ain = t.hasAux ? &set(t.aux) : nullptr;
+  if (ain) {
+    // Both inputs of a position must be present together (each value is held a position).
+    NNACCEL_ASSERT(ain->frame.positions() == pin.frame.positions() && ain->frames == pin.frames)
+        << where << ": sets of different frames";
+    checkMeet(where, pin.startCycle + t.primaryDelayPositions * P,
+              ain->startCycle + t.auxDelayPositions * P, P);
+  }
+  if (t.function == AuxFunction::Alternate && ain) {
     // Mux 4913: the second set's values follow the first's within each position (the sets'
     // channels side by side, each value held half as long).
-    if (t.hasAux) {
-      const SetStream& ain = set(t.aux);
-      NNACCEL_ASSERT(ain.frame.positions() == pin.frame.positions() && ain.frames == pin.frames)
-          << where << ": sets of different frames";
-      const int64_t pArrive = pin.startCycle + t.primaryDelayPositions * P;
-      const int64_t aArrive = ain.startCycle + t.auxDelayPositions * P;
-      checkMeet(where, pArrive, aArrive, P);
-      const int64_t ca = pin.frame.channels, cb = ain.frame.channels;
-      out.frame.channels = ca + cb;
-      out.values.clear();
-      out.values.reserve(pin.values.size() + ain.values.size());
-      for (size_t q = 0; q < pin.values.size() / static_cast<size_t>(ca); ++q) {
-        const auto a0 = pin.values.begin() + static_cast<std::ptrdiff_t>(q * ca);
-        const auto b0 = ain.values.begin() + static_cast<std::ptrdiff_t>(q * cb);
-        out.values.insert(out.values.end(), a0, a0 + ca);
-        out.values.insert(out.values.end(), b0, b0 + cb);
-      }
-      start = std::max(pArrive, aArrive);
+    const int64_t ca = pin.frame.channels, cb = ain->frame.channels;
+    out.frame.channels = ca + cb;
+    out.values.clear();
+    out.values.reserve(pin.values.size() + ain->values.size());
+    for (size_t q = 0; q < pin.values.size() / static_cast<size_t>(ca); ++q) {
+      const auto a0 = pin.values.begin() + static_cast<std::ptrdiff_t>(q * ca);
+      const auto b0 = ain->values.begin() + static_cast<std::ptrdiff_t>(q * cb);
+      out.values.insert(out.values.end(), a0, a0 + ca);
+      out.values.insert(out.values.end(), b0, b0 + cb);
     }
-    start += c.busHopCycles;
-  } else if (t.hasAux && t.add != AuxAdd::None) {
-    const SetStream& ain = set(t.aux);
-    NNACCEL_ASSERT(ain.values.size() == out.values.size())
-        << where << ": operands of " << out.values.size() << " and " << ain.values.size();
-    const int64_t pArrive = pin.startCycle + t.primaryDelayPositions * P;
-    const int64_t aArrive = ain.startCycle + t.auxDelayPositions * P;
+  } else if (t.function == AuxFunction::Concat) {
+    // Mux 4912 on the 16-lane sets: the primary's lowest k lanes, then the aux's lowest
+    // lanes; the set keeps its configured channels.
+    NNACCEL_ASSERT(ain) << where << ": concat mux without a second input";
+    const int64_t ca = pin.frame.channels, cb = ain->frame.channels, k = t.concatLanes;
+    const int64_t lanes = c.lanes, ch = t.channels;
+    NNACCEL_ASSERT(k <= ca && ch - k <= cb && ch <= lanes && ca <= lanes && cb <= lanes)
+        << where << ": k " << k << " of " << ca << " + " << cb << " lanes into " << ch;
+    out.frame.channels = ch;
+    out.values.clear();
+    out.values.reserve(static_cast<size_t>(pin.frame.positions() * pin.frames * ch));
+    std::vector<Value> a(static_cast<size_t>(lanes)), b(static_cast<size_t>(lanes));
+    for (int64_t q = 0; q < pin.frame.positions() * pin.frames; ++q) {
+      std::copy_n(pin.values.begin() + static_cast<std::ptrdiff_t>(q * ca), ca, a.begin());
+      std::copy_n(ain->values.begin() + static_cast<std::ptrdiff_t>(q * cb), cb, b.begin());
+      const std::vector<Value> m = concatMux(a, b, k);
+      out.values.insert(out.values.end(), m.begin(), m.begin() + ch);
+    }
+  } else if (t.add != AuxAdd::None) {
+    NNACCEL_ASSERT(ain && ain->values.size() == out.values.size())
+        << where << ": operands of " << out.values.size() << " values";
     if (t.add == AuxAdd::Partial) {
-      // Block rows of one kernel: FIFO 4902 holds the upper rows' partial for exactly the
-      // difference of the two block latencies (positions, measured).
-      if (t.primaryDelayPositions != ain.latencyPositions - pin.latencyPositions)
-        violations_.push_back(fmt::format("{}: FIFO 4902 delays {} positions, the partials are "
-                                          "{} apart",
-                                          where, t.primaryDelayPositions,
-                                          ain.latencyPositions - pin.latencyPositions));
-      out.latencyPositions = ain.latencyPositions;
+      // Block rows of one kernel (adder 4904): the sum is as late as the lower rows.
+      out.latencyPositions = ain->latencyPositions;
       for (size_t q = 0; q < out.values.size(); ++q)
-        out.values[q] += ain.values[q];
+        out.values[q] += ain->values[q];
     } else {
-      checkMeet(where, pArrive, aArrive, P);
       // The int8 residual add (quant::addSub's rule): each operand scaled, summed, requantized.
       const quant::AddSubMultipliers& m = t.addScales;
       for (size_t q = 0; q < out.values.size(); ++q) {
         const int64_t va = quant::multiplyRounded(out.values[q] * (int32_t{1} << m.leftShift), m.a);
-        const int64_t vb = quant::multiplyRounded(ain.values[q] * (int32_t{1} << m.leftShift), m.b);
+        const int64_t vb =
+            quant::multiplyRounded(ain->values[q] * (int32_t{1} << m.leftShift), m.b);
         out.values[q] = quant::requantize(static_cast<int32_t>(va + vb), m.output);
       }
     }
-    start = std::max(pArrive, aArrive) + c.auxAdderCycles;
-  } else if (t.primaryDelayPositions > 0) {
-    start += t.primaryDelayPositions * P; // an alignment FIFO
-  } else if (t.requantize.empty() && !t.lutEnabled && t.function == AuxFunction::Bypass) {
-    start += c.busHopCycles; // a bypass: one registered hop down to the next bus
   }
   if (!t.requantize.empty()) {
     const int64_t ch = out.frame.channels;
@@ -346,9 +394,37 @@ void Simulator::runAuxTile(size_t i) {
       v = t.lut[static_cast<size_t>(v + 128)];
     }
   }
-  if (!t.requantize.empty() || t.lutEnabled)
-    start += c.lutCycles;
-  if (t.function != AuxFunction::Bypass && t.function != AuxFunction::Alternate) {
+  {
+    // Events of one frame: values through the FIFOs, the adder or mux, the LUT, the patch
+    // function's input (and its row FIFOs), the output set driven onto the bus.
+    const EnergyTable& e = c.energy;
+    LayerDetail::Energy& en = energyOf(t.layer);
+    const auto positions = static_cast<double>(pin.frame.positions());
+    const auto inValues = positions * static_cast<double>(pin.frame.channels);
+    const double auxValues = ain ? positions * static_cast<double>(ain->frame.channels) : 0.0;
+    en.fifosPj += ((t.primaryDelayPositions > 0 ? inValues : 0.0) +
+                   (t.auxDelayPositions > 0 ? auxValues : 0.0)) *
+                  e.fifoValuePj;
+    if (t.add != AuxAdd::None || (ain && t.function != AuxFunction::Bypass))
+      en.auxPj += positions * static_cast<double>(out.frame.channels) * e.auxOpPj;
+    if (!t.requantize.empty() || t.lutEnabled)
+      en.auxPj += positions * static_cast<double>(out.frame.channels) * e.lutLookupPj;
+    if (isPatchFunction(t.function)) {
+      en.auxPj += positions * static_cast<double>(out.frame.channels) * e.auxOpPj;
+      en.fifosPj += positions *
+                    static_cast<double>((t.window.kernelRows - 1) * out.frame.channels) *
+                    e.fifoValuePj;
+    }
+    const auto lanes = static_cast<double>(c.lanes);
+    if (crossesChip(t.primary, t.row))
+      en.busesPj +=
+          std::ceil(static_cast<double>(pin.frame.channels) / lanes) * positions * e.chipLinkSetPj;
+    if (ain && crossesChip(t.aux, t.row))
+      en.busesPj +=
+          std::ceil(static_cast<double>(ain->frame.channels) / lanes) * positions * e.chipLinkSetPj;
+  }
+  int64_t patchDelayCycles = 0;
+  if (isPatchFunction(t.function)) {
     const PatchWindow& w = t.window;
     std::unique_ptr<StreamStage> stage;
     auto averageRule = [&](int64_t sum, int64_t count) {
@@ -395,6 +471,13 @@ void Simulator::runAuxTile(size_t i) {
       stage = std::make_unique<Expand>(out.frame, ep);
       break;
     }
+    case AuxFunction::Subset: {
+      std::vector<int64_t> keep(static_cast<size_t>(t.channels));
+      for (int64_t k = 0; k < t.channels; ++k)
+        keep[static_cast<size_t>(k)] = t.laneOffset + k;
+      stage = std::make_unique<Subset>(out.frame, std::move(keep));
+      break;
+    }
     default:
       NNACCEL_ASSERT(false) << where << ": function " << auxFunctionName(t.function)
                             << " is not simulated";
@@ -404,22 +487,22 @@ void Simulator::runAuxTile(size_t i) {
     const int64_t Pout = std::max<int64_t>(1, P * out.frame.positions() / of.positions());
     // Retime to an even rate: the output FIFO holds each result until its slot; its latency is
     // the worst lead of a result's readiness over its slot, within the first frame.
-    int64_t delay = 0;
     for (int64_t q = 0; q < of.positions(); ++q)
-      delay = std::max(delay, tr.emitStep[static_cast<size_t>(q)] * P - q * Pout);
+      patchDelayCycles =
+          std::max(patchDelayCycles, tr.emitStep[static_cast<size_t>(q)] * P - q * Pout);
     SetStream r;
     r.frame = of;
     r.frames = out.frames;
     r.cyclesPerPosition = Pout;
     r.values = tr.values;
-    r.startCycle = start + c.patchCycles + delay;
     out = std::move(r);
-    start = out.startCycle;
   }
-  out.startCycle = start;
-  if (start != t.startCycle)
+  out.startCycle =
+      auxTileStartCycle(t, c, pin.startCycle, ain ? ain->startCycle : 0, P, patchDelayCycles);
+  chargeBus(energyOf(t.layer), out.frame.channels, out.frame.positions(), false);
+  if (out.startCycle != t.startCycle)
     violations_.push_back(fmt::format("{}: output starts at cycle {}, the compiler planned {}",
-                                      where, start, t.startCycle));
+                                      where, out.startCycle, t.startCycle));
   sets_[{t.row, t.outSlot}] = std::move(out);
 }
 
@@ -493,9 +576,7 @@ std::vector<report::LayerStats> Simulator::layerStats() const {
     s.counts.emplace_back("discarded_macs", d.discardedMacs);
     s.counts.emplace_back("fifo_bits", d.fifoBits);
     s.counts.emplace_back("bypass_tiles", d.bypassTiles);
-    const EnergyTable& e = c.energy;
-    s.energyPj = static_cast<double>(d.issuedMacs) * e.cellSelectAddPj +
-                 static_cast<double>(l.fifoValues) * e.fifoValuePj;
+    s.energyPj = d.energy.totalPj();
     out.push_back(std::move(s));
   }
   return out;

@@ -94,6 +94,8 @@ enum class AuxFunction {
   Expand,        ///< 4911: padding / nearest duplication
   GlobalAverage, ///< Fig. 27C: one position per frame
   Alternate,     ///< 4913: two sets of one stream become one set of twice the time multiplexing
+  Concat,        ///< 4912: the primary's lowest `concatLanes` lanes, then the aux's lowest lanes
+  Subset,        ///< Fig. 30A: lanes [laneOffset, laneOffset + channels) moved to lanes 0..
 };
 std::string_view auxFunctionName(AuxFunction f);
 
@@ -134,9 +136,42 @@ struct AuxTile {
   PatchWindow window;
   std::vector<quant::CountMultiplier> averageMultipliers; ///< Average / GlobalAverage
   int64_t channels = 0;                                   ///< logical channels of the set
-  int64_t outSlot = 0;                                    ///< its set's slot on bus `row`
-  int64_t startCycle = 0; ///< compiler's figure: when its output's first position appears
+  int64_t concatLanes = 0; ///< Concat: k, the lanes taken from the primary (1..lanes-1)
+  int64_t laneOffset = 0;  ///< Subset: the first input lane kept
+  int64_t outSlot = 0;     ///< its set's slot on bus `row`
+  int64_t startCycle = 0;  ///< compiler's figure: when its output's first position appears
 };
+
+/// True for the output-mux functions that run a patch stage (5002) with its own latency.
+bool isPatchFunction(AuxFunction f);
+
+// ---- Timing rules (one copy: the compiler plans with them, the simulator checks with them) ----
+// A set's start is the cycle its frame-0 position 0 appears on its bus; position q of it
+// appears q * P cycles later and is held one position (P cycles).
+
+/// How a kernel tile's output meets: its own block sums are ready \p latencyPositions input
+/// positions after its input set starts plus the tile's pipeline up to unit adder 4707; a
+/// chained partial (starting at \p partialStartCycle) leaves FIFO 4706 after
+/// t.auxDelayPositions positions. The partial may not be a position or more early (it would
+/// meet the wrong position); when it is late, the own sums wait for it in the tile's output
+/// register (the chain's systolic skew) and the wait is counted.
+struct KernelTileTiming {
+  int64_t startCycle = 0;         ///< when the output set starts (after adder 4707)
+  int64_t partialEarlyCycles = 0; ///< > 0: the partial leaves 4706 this much before the sums
+  int64_t ownWaitCycles = 0;      ///< > 0: the own sums wait this long for the partial
+};
+KernelTileTiming kernelTileTiming(const KernelTile& t, const StreamConfig& c,
+                                  int64_t inputStartCycle, int64_t latencyPositions,
+                                  int64_t cyclesPerPosition, int64_t partialStartCycle);
+
+/// When aux tile \p t's output set starts, given its inputs' starts (\p auxStartCycle unused
+/// without an aux input), the input rate and the patch stage's retiming delay: the FIFOs, then
+/// adder 4904 or mux 4912/4913 (both inputs present), the requantizer and LUT 4906, the patch
+/// function 5002. A tile that does none of those (a bypass or alignment FIFO) still registers its
+/// output once: one bus hop.
+int64_t auxTileStartCycle(const AuxTile& t, const StreamConfig& c, int64_t primaryStartCycle,
+                          int64_t auxStartCycle, int64_t cyclesPerPosition,
+                          int64_t patchDelayCycles);
 
 /// A set arriving from outside (the primary input) or leaving (primary output mux 4412).
 struct OutputSelect {

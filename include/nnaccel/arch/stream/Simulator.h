@@ -44,6 +44,15 @@ struct LayerDetail {
   int64_t fifoBits = 0;      ///< FIFO and delay-line storage of its tiles
   int64_t firstOutputCycle = 0;
   int64_t latencyCycles = 0; ///< its first output minus its input's first position
+  /// Energy of one frame, by the events the simulator executed (EnergyTable's units).
+  struct Energy {
+    double cellsPj = 0;           ///< select-adds in the summation cells
+    double massMultipliersPj = 0; ///< adds forming the multiples of each input value
+    double fifosPj = 0;           ///< values through row FIFOs, 4706, 4902 and alignment FIFOs
+    double auxPj = 0;             ///< adds, compares, mux selects and LUT lookups in aux tiles
+    double busesPj = 0;           ///< sets driven onto a bus, and across chip links
+    double totalPj() const { return cellsPj + massMultipliersPj + fifosPj + auxPj + busesPj; }
+  } energy;
 };
 
 struct SimOptions {
@@ -80,6 +89,12 @@ private:
   void runKernelTile(size_t i);
   void runAuxTile(size_t i);
   const SetStream& set(const BusRef& b) const;
+  /// The layer detail the tiles of layer \p name charge their events to.
+  LayerDetail::Energy& energyOf(const std::string& name);
+  /// One set (\p channels, \p positions per frame) driven onto a bus (and a chip link when it
+  /// is read across chips, \p crossesChip).
+  void chargeBus(LayerDetail::Energy& e, int64_t channels, int64_t positions, bool crossesChip);
+  bool crossesChip(const BusRef& src, int64_t readerRow) const;
   void checkMeet(const std::string& where, int64_t primaryArrival, int64_t auxArrival,
                  int64_t cyclesPerPosition);
 
@@ -97,7 +112,8 @@ private:
   std::vector<int64_t> kernelStart_;
   std::vector<std::string> violations_;
   int64_t firstOutputCycle_ = 0, framePeriodCycles_ = 0;
-  std::vector<int64_t> tileFifoValues_; ///< per kernel tile, then per aux tile
+  std::map<std::string, LayerDetail::Energy> energy_; ///< per layer name, one frame
+  int64_t massMultiplierAdders_ = 0;                  ///< adders of one mass multiplier
 };
 
 } // namespace nnaccel::arch::stream

@@ -13,6 +13,8 @@
 #include "nnaccel/support/Error.h"
 #include "nnaccel/zoo/GraphBuilder.h"
 
+#include <algorithm>
+#include <fmt/format.h>
 #include <functional>
 #include <gtest/gtest.h>
 
@@ -171,6 +173,104 @@ TEST(StreamEngine, ExpandOfAFullRateStreamIsRefused) {
   }
 }
 
+/// Two convolutions of \p channels each over one 3x10x12 input, concatenated; after
+/// \p poolFirst a 2x2 max pool (4 cycles per position, time multiplexing possible).
+ir::Graph concatGraph(const std::vector<int64_t>& channels, bool poolFirst, bool convAfter) {
+  zoo::GraphBuilder b("lane_concat", 11);
+  ir::ValueId x = b.input("input", {1, 3, 10, 12});
+  if (poolFirst)
+    x = b.maxPool("pool", x, {.kernel = 2, .stride = 2});
+  std::vector<ir::ValueId> parts;
+  for (size_t i = 0; i < channels.size(); ++i) {
+    const std::string name = fmt::format("b{}", i);
+    ir::ValueId y = b.conv(
+        name, x, {.outChannels = channels[i], .kernel = i % 2 ? 1 : 3, .pad = i % 2 ? 0 : 1});
+    parts.push_back(i == 0 ? b.relu(fmt::format("{}_relu", name), y) : y); // another scale
+  }
+  ir::ValueId y = b.concat("cat", parts, 1);
+  if (convAfter)
+    y = b.conv("after", y, {.outChannels = 16, .kernel = 3, .pad = 1});
+  b.output(y, "output");
+  return prepared(b);
+}
+
+const Layer& layerNamed(const Program& p, const std::string& name) {
+  for (const Layer& l : p.layers)
+    if (l.name == name)
+      return l;
+  throw std::runtime_error(fmt::format("no layer {}", name));
+}
+
+TEST(StreamEngine, LaneConcatPacksSetsWithTheConcatMux) {
+  // 24 + 40 channels at T1: output sets A0 | A1+B0[0,8) | B0[8,16)+B1[0,8) | B1[8,16)+B2, each
+  // a concat mux 4912 behind a Subset where a piece starts mid-set; every lane rescaled (the
+  // inputs' scales differ) before it is muxed. Then a convolution reads the four packed sets.
+  const ir::Graph g = concatGraph({24, 40}, false, true);
+  const SessionResult r = run(g, big(), 2);
+  EXPECT_TRUE(r.report.verdict.passed) << r.report.verdict.detail;
+  EXPECT_EQ(countAux(r, AuxFunction::Concat), 3);
+  EXPECT_EQ(countAux(r, AuxFunction::Subset), 2);
+  const Layer& cat = layerNamed(r.program, "cat");
+  ASSERT_EQ(cat.outSets.size(), 4u);
+  for (const AuxTile& t : r.program.auxTiles) {
+    if (t.function == AuxFunction::Concat) {
+      EXPECT_FALSE(t.lutEnabled) << "a mux tile mixes scales: rescaling happens before it";
+      EXPECT_TRUE(t.hasAux);
+      EXPECT_GE(t.concatLanes, 1);
+      EXPECT_LT(t.concatLanes, t.channels);
+    }
+  }
+  EXPECT_NE(cat.note.find("4912"), std::string::npos) << cat.note;
+}
+
+TEST(StreamEngine, ThreeWayConcatChainsMuxesInsideOneSet) {
+  // 8 + 4 + 20: set 0 is A0 + B0 + C0[0,4) (two muxes in a chain), set 1 is C0[4,16) + C1.
+  const ir::Graph g = concatGraph({8, 4, 20}, false, false);
+  const SessionResult r = run(g, big());
+  EXPECT_TRUE(r.report.verdict.passed) << r.report.verdict.detail;
+  EXPECT_EQ(countAux(r, AuxFunction::Concat), 3);
+  EXPECT_EQ(countAux(r, AuxFunction::Subset), 1);
+  EXPECT_EQ(layerNamed(r.program, "cat").outSets.size(), 2u);
+}
+
+TEST(StreamEngine, ConcatOfWholeSetsIsABusArrangement) {
+  const ir::Graph g = concatGraph({16, 32}, false, true);
+  const SessionResult r = run(g, big());
+  EXPECT_TRUE(r.report.verdict.passed) << r.report.verdict.detail;
+  EXPECT_EQ(countAux(r, AuxFunction::Concat), 0);
+  EXPECT_EQ(countAux(r, AuxFunction::Subset), 0);
+}
+
+TEST(StreamEngine, LaneConcatNeedsOneChannelGroupPerLane) {
+  // After the pool each position lasts 4 cycles and the branches are time multiplexed (T2 and
+  // T4): a 24-channel input would have to share a lane's time slots with the next input.
+  const ir::Graph g = concatGraph({24, 40}, true, false);
+  try {
+    run(g, big());
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("node 'cat'"), std::string::npos) << what;
+    EXPECT_NE(what.find("needs T1"), std::string::npos) << what;
+  }
+}
+
+TEST(StreamEngine, TamperedConcatMuxIsReported) {
+  const ir::Graph g = concatGraph({24, 40}, false, false);
+  const quant::QuantizedModel qm = quant::quantize(g, {});
+  Program p = compile(qm, big(), CompileOptions{});
+  for (AuxTile& t : p.auxTiles)
+    if (t.function == AuxFunction::Concat)
+      ++t.primaryDelayPositions; // one operand a position late
+  Simulator sim(p, qm);
+  sim.setInput(
+      quant::quantizeTensor(testing::sparseInputs(g, 1.0, 7).at(0), qm.scale(p.inputValue)).data);
+  sim.run({});
+  ASSERT_FALSE(sim.timingViolations().empty());
+  EXPECT_NE(sim.timingViolations().front().find("operands arrive"), std::string::npos)
+      << sim.timingViolations().front();
+}
+
 /// The timing violations of one frame of \p g on \p c after \p tamper edits the compiled program.
 std::vector<std::string> violationsAfter(const ir::Graph& g, const StreamConfig& c,
                                          const std::function<void(Program&)>& tamper) {
@@ -189,20 +289,32 @@ TEST(StreamEngine, MisconfiguredFifosAreReportedNotRealigned) {
   const ir::Graph g = buildLayerGraph(conv(3, 8, 9, 11, 5, 2));
   const StreamConfig c = big();
   EXPECT_TRUE(violationsAfter(g, c, [](Program&) {}).empty());
-  const auto fifo4706 = violationsAfter(g, c, [](Program& p) {
+  // A partial a position early in FIFO 4706 would meet the wrong position's sums.
+  const auto early4706 = violationsAfter(g, c, [](Program& p) {
+    for (KernelTile& t : p.kernelTiles)
+      if (t.aux != KernelTile::Aux::None && t.auxDelayPositions > 0)
+        --t.auxDelayPositions;
+  });
+  ASSERT_FALSE(early4706.empty());
+  EXPECT_TRUE(std::any_of(early4706.begin(), early4706.end(), [](const std::string& v) {
+    return v.find("FIFO 4706") != std::string::npos;
+  })) << early4706.front();
+  // A position late: the sums wait for it, so the tile's output is later than planned.
+  const auto late4706 = violationsAfter(g, c, [](Program& p) {
     for (KernelTile& t : p.kernelTiles)
       if (t.aux != KernelTile::Aux::None)
         ++t.auxDelayPositions;
   });
-  ASSERT_FALSE(fifo4706.empty());
-  EXPECT_NE(fifo4706.front().find("FIFO 4706"), std::string::npos) << fifo4706.front();
+  ASSERT_FALSE(late4706.empty());
+  EXPECT_NE(late4706.front().find("the compiler planned"), std::string::npos) << late4706.front();
+  // FIFO 4902 a position short: the two block rows' partials no longer meet.
   const auto fifo4902 = violationsAfter(g, c, [](Program& p) {
     for (AuxTile& t : p.auxTiles)
       if (t.add == AuxAdd::Partial)
         --t.primaryDelayPositions;
   });
   ASSERT_FALSE(fifo4902.empty());
-  EXPECT_NE(fifo4902.front().find("FIFO 4902"), std::string::npos) << fifo4902.front();
+  EXPECT_NE(fifo4902.front().find("operands arrive"), std::string::npos) << fifo4902.front();
   // A planned start cycle that the tiles do not reach.
   const auto start = violationsAfter(g, c, [](Program& p) { ++p.auxTiles.back().startCycle; });
   ASSERT_FALSE(start.empty());
