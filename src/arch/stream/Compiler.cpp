@@ -608,7 +608,14 @@ private:
     const int64_t cap = std::min(P, c_.weightStorePairs); // group pairs a tile applies per position
     const StreamFormat fout = formatFor(FrameShape{f.rows, f.cols, s.outChannels}, P);
     const int64_t To = fout.tm, outSets = fout.sets();
-    const int64_t Ti = fin.tm, inSets = fin.sets();
+    // The input sets' channel ranges: [16 T s, 16 T (s + 1)) except after a concatenation of
+    // inputs that are not whole sets at T > 1, whose sets are ragged (their own channel counts).
+    const auto inSets = static_cast<int64_t>(in.sets.size());
+    std::vector<int64_t> setFirstChannel(in.sets.size() + 1, 0);
+    for (size_t si = 0; si < in.sets.size(); ++si)
+      setFirstChannel[si + 1] = setFirstChannel[si] + channelsOfSet(in.sets[si]);
+    NNACCEL_ASSERT(setFirstChannel.back() == s.inChannels)
+        << s.name << ": sets carry " << setFirstChannel.back() << " channels";
     const int64_t cgIn = s.inChannels / s.group, cgOut = s.outChannels / s.group;
     Layer& layer = addLayer(s.id, "");
     const size_t li = program_.layers.size() - 1;
@@ -653,8 +660,8 @@ private:
         for (const auto& [q0, w] : colBlocks) {
           const int64_t lat = blockLatencyPositions(r0, h, q0, w, ay, ax, f.cols);
           for (int64_t si = 0; si < inSets; ++si) {
-            const int64_t ic0 = si * c_.lanes * Ti,
-                          ic1 = std::min(s.inChannels, ic0 + c_.lanes * Ti);
+            const int64_t ic0 = setFirstChannel[static_cast<size_t>(si)],
+                          ic1 = setFirstChannel[static_cast<size_t>(si) + 1];
             const int64_t groupsHere = ceilDiv(ic1 - ic0, c_.lanes);
             for (int64_t g0 = 0; g0 < groupsHere; g0 += chunk) {
               const int64_t g1 = std::min(groupsHere, g0 + chunk);
@@ -915,6 +922,15 @@ private:
                                       t.auxDelayPositions * channelsOfSet(t.aux);
   }
 
+  /// True when a set of \p p other than the last carries fewer than 16 T channels (the sets of
+  /// a concatenation at T > 1 whose inputs are not whole sets).
+  bool isRagged(const Placed& p) const {
+    for (size_t si = 0; si + 1 < p.sets.size(); ++si)
+      if (channelsOfSet(p.sets[si]) != p.format.lanes * p.format.tm)
+        return true;
+    return false;
+  }
+
   /// \p in with its sets merged pairwise by alternating muxes 4913 (claim 21; Fig. 54 node
   /// 5412) until its time multiplexing is \p tm: each step puts sets 2k and 2k+1 (or a last
   /// odd set alone) on one set holding each value half as long. Needs tm <= P (every value
@@ -922,6 +938,11 @@ private:
   Placed mergeSets(size_t li, Placed in, int64_t tm) {
     const int64_t P = in.format.cyclesPerPosition;
     NNACCEL_ASSERT(tm <= P && in.format.tm <= tm) << "merge to T" << tm << " at P" << P;
+    if (in.format.tm < tm && isRagged(in))
+      throw Error(ErrorKind::Unsupported, ErrorContext{.node = program_.layers[li].name},
+                  fmt::format("an input's sets are ragged (a concatenation of inputs that are not "
+                              "whole sets at T{}); alternating mux 4913 cannot merge them to T{}",
+                              in.format.tm, tm));
     while (in.format.tm < tm) {
       Placed out;
       out.format = in.format;
@@ -1160,7 +1181,15 @@ private:
     const int64_t T = std::max(a.format.tm, b.format.tm);
     a = mergeSets(li, std::move(a), T);
     b = mergeSets(li, std::move(b), T);
-    NNACCEL_ASSERT(a.sets.size() == b.sets.size()) << n.name << ": operand sets";
+    bool sameSets = a.sets.size() == b.sets.size();
+    for (size_t si = 0; sameSets && si < a.sets.size(); ++si)
+      sameSets = channelsOfSet(a.sets[si]) == channelsOfSet(b.sets[si]);
+    if (!sameSets)
+      throw Error(ErrorKind::Unsupported, ErrorContext{.node = n.name},
+                  fmt::format("its operands' sets split the channels differently (one is a "
+                              "concatenation of inputs that are not whole sets at T{}); adder "
+                              "4904 adds set by set",
+                              T));
     program_.layers[li].in = program_.layers[li].out = a.format;
     Placed out;
     out.format = a.format;
@@ -1207,19 +1236,16 @@ private:
     Layer& l = addLayer(id, "bus arrangement (5411: no tile)");
     const size_t li = program_.layers.size() - 1;
     int64_t channels = 0;
-    bool packed = false; // some output set needs concat muxes
+    bool packed = false; // T1: some output set needs concat muxes
+    // T > 1: mux 4912 packs the lanes of one time slot, so an input that ends inside a set
+    // cannot share it with the next; the sets stay as they are (ragged: fewer channels than
+    // 16 T) and the consumer reads each with its own channel range.
+    bool ragged = false;
     for (size_t i = 0; i < parts.size(); ++i) {
       parts[i] = mergeSets(li, std::move(parts[i]), T);
       const int64_t ch = parts[i].format.frame.channels, perSet = c_.lanes * T;
-      if (i + 1 < parts.size() && ch % perSet != 0) {
-        if (T > 1)
-          throw Error(ErrorKind::Unsupported, ErrorContext{.node = n.name},
-                      fmt::format("input {} has {} channels, not whole {}-channel sets at time "
-                                  "multiplexing T{}: concat mux 4912 packs lanes of one "
-                                  "position, so it needs T1 (one channel group per lane)",
-                                  i, ch, perSet, T));
-        packed = true;
-      }
+      if ((i + 1 < parts.size() && ch % perSet != 0) || isRagged(parts[i]))
+        (T > 1 ? ragged : packed) = true;
       channels += ch;
     }
     const int64_t P = parts[0].format.cyclesPerPosition;
@@ -1230,6 +1256,10 @@ private:
     l.out = out.format;
     if (packed)
       l.note = "concat muxes 4912 pack the output sets";
+    if (ragged)
+      l.note = fmt::format("bus arrangement of ragged sets (inputs not whole {}-channel sets at "
+                           "T{})",
+                           c_.lanes * T, T);
     // The pieces of each output set: (input, set, first lane, lanes), in channel order.
     struct Piece {
       size_t part = 0, set = 0;
@@ -1237,10 +1267,16 @@ private:
     };
     const int64_t perSet = c_.lanes * T;
     std::vector<std::vector<Piece>> pieces(static_cast<size_t>(out.format.sets()));
+    if (ragged)
+      pieces.clear();
     int64_t at = 0;
     for (size_t i = 0; i < parts.size(); ++i)
       for (size_t si = 0; si < parts[i].sets.size(); ++si) {
         const int64_t ch = channelsOfSet(parts[i].sets[si]);
+        if (ragged) {
+          pieces.push_back({Piece{i, si, 0, ch}});
+          continue;
+        }
         for (int64_t lane = 0; lane < ch;) {
           const int64_t take = std::min(perSet - at % perSet, ch - lane);
           pieces[static_cast<size_t>(at / perSet)].push_back(Piece{i, si, lane, take});
