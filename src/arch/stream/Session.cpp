@@ -140,6 +140,24 @@ SessionResult simulateModel(const ir::Graph& g, const StreamConfig& config,
   return r;
 }
 
+namespace {
+
+/// An aux tile's output-mux function with its setting (mux 4912's k, the Subset's lanes).
+std::string auxFunctionDetail(const AuxTile& t) {
+  switch (t.function) {
+  case AuxFunction::Concat:
+    return fmt::format("concat mux 4912: lanes 0..{} of the first set, then {} of the second",
+                       t.concatLanes - 1, t.channels - t.concatLanes);
+  case AuxFunction::Subset:
+    return fmt::format("subset: lanes {}..{} to lanes 0..{}", t.laneOffset,
+                       t.laneOffset + t.channels - 1, t.channels - 1);
+  default:
+    return std::string(auxFunctionName(t.function));
+  }
+}
+
+} // namespace
+
 std::string placementTable(const Program& p) {
   auto bus = [](const BusRef& b) {
     return b.bus < 0 ? fmt::format("in.{}", b.slot) : fmt::format("bus{}.{}", b.bus, b.slot);
@@ -192,7 +210,7 @@ std::string placementTable(const Program& p) {
                        t.row, t.index, t.layer, bus(t.primary),
                        t.hasAux ? fmt::format(" + {}", bus(t.aux)) : "", t.primaryDelayPositions,
                        t.auxDelayPositions, add, t.requantize.empty() ? "no" : "yes",
-                       t.lutEnabled ? "yes" : "no", auxFunctionName(t.function));
+                       t.lutEnabled ? "yes" : "no", auxFunctionDetail(t));
   }
   std::vector<std::string> outs;
   for (const OutputSelect& o : p.outputs)

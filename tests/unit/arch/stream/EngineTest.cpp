@@ -228,6 +228,11 @@ TEST(StreamEngine, LaneConcatPacksSetsWithTheConcatMux) {
     }
   }
   EXPECT_NE(cat.note.find("4912"), std::string::npos) << cat.note;
+  const std::string map = placementTable(r.program);
+  EXPECT_NE(map.find("concat mux 4912: lanes 0..7 of the first set, then 8 of the second"),
+            std::string::npos)
+      << map;
+  EXPECT_NE(map.find("subset: lanes 8..15 to lanes 0..7"), std::string::npos) << map;
 }
 
 TEST(StreamEngine, ThreeWayConcatChainsMuxesInsideOneSet) {
