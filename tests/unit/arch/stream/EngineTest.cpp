@@ -2,8 +2,10 @@
 /// Tests of the stream compiler, simulator and session (Compiler.h, Simulator.h, Session.h):
 /// single layers and small chains composed onto the fig44 ASIC (3x3 tiles; 5x5, 7x7 and 9x9
 /// kernels from 3x3 blocks; channel ganging beyond 16; strided and "valid" convolutions as a
-/// convolution plus Sample; pooling; time multiplexing after downsampling) bit-exact against
-/// the int8 reference with a consistent timing plan, and the compiler's errors.
+/// convolution plus Sample; pooling; time multiplexing after downsampling; residual adds and
+/// concatenations, lane-level through concat mux 4912 or as ragged sets) bit-exact against the
+/// int8 reference with a consistent timing plan, tampered programs reported, per-frame energy,
+/// and the compiler's errors.
 #include "LayerSpecGraphs.h"
 #include "nnaccel/arch/stream/Compiler.h"
 #include "nnaccel/arch/stream/Session.h"
