@@ -1206,6 +1206,12 @@ private:
     placed_[n.outputs[0]] = std::move(out);
   }
 
+  /// Aux tile \p t's LUT 4906 requantizing int8 by \p m (a concat input onto the output scale).
+  static void setRescaleLut(AuxTile& t, quant::QuantMultiplier m) {
+    t.lutEnabled = true;
+    t.lut = makeLut([=](int32_t v) { return quant::requantize(v, m); });
+  }
+
   /// Concatenation along channels. Where every input but the last is whole sets, it is the bus
   /// arrangement (Fig. 54's 5411): the sets side by side. Otherwise (T = 1) each output set is
   /// packed from pieces of the inputs' sets by concat muxes 4912, the lowest k lanes of one set
@@ -1318,11 +1324,8 @@ private:
             t.window.outRows = out.format.frame.rows;
             t.window.outCols = out.format.frame.cols;
           }
-          if (m) {
-            const quant::QuantMultiplier mm = *m;
-            t.lutEnabled = true;
-            t.lut = makeLut([=](int32_t v) { return quant::requantize(v, mm); });
-          }
+          if (m)
+            setRescaleLut(t, *m);
           src = BusRef{t.row, t.outSlot};
           noteSet(src, t.channels, planAux(ti, P));
         }
@@ -1373,11 +1376,8 @@ private:
       t.primaryDelayPositions = std::max<int64_t>(0, latest - startOf(t.primary)) / P;
       checkAuxFifos(li, t);
       program_.layers[li].fifoValues += t.primaryDelayPositions * t.channels;
-      if (b.rescale) {
-        const quant::QuantMultiplier m = *b.rescale;
-        t.lutEnabled = true;
-        t.lut = makeLut([=](int32_t v) { return quant::requantize(v, m); });
-      }
+      if (b.rescale)
+        setRescaleLut(t, *b.rescale);
       appendAuxSet(out, ti, planAux(ti, P), false);
     }
     program_.layers[li].outSets = out.sets;
