@@ -8,6 +8,7 @@ int main(int argc, char** argv) {
   nnaccel::bench::registerSystolicBenchmarks();
   nnaccel::bench::registerSparseBenchmarks();
   nnaccel::bench::registerStreamBenchmarks();
+  nnaccel::bench::registerScaleSimBenchmarks();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) {
     return 1;

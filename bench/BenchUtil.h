@@ -21,6 +21,8 @@ void registerSparseBenchmarks();
 /// Stream engine: VGG-16, ResNet-18 and the Fig. 54 model streamed on chained chips
 /// (StreamBench.cpp).
 void registerStreamBenchmarks();
+/// SCALE-Sim v2 compatibility: ResNet-18 through scalesim::simulateTopology (ScaleSimBench.cpp).
+void registerScaleSimBenchmarks();
 
 /// Wall-clock seconds of one call of \p f.
 template <typename F> double secondsOf(F&& f) {

@@ -5,8 +5,11 @@
 #include "nnaccel/ir/ShapeInference.h"
 #include "nnaccel/ir/Verifier.h"
 #include "nnaccel/passes/Pipeline.h"
+#include "nnaccel/scalesim/Topology.h"
+#include "nnaccel/scalesim/TopologyGraph.h"
 #include "nnaccel/zoo/Zoo.h"
 
+#include <cctype>
 #include <filesystem>
 #include <fmt/format.h>
 
@@ -17,6 +20,16 @@ namespace {
 ir::Graph importOrBuild(const std::string& model, const LoadOptions& options) {
   switch (modelSource(model)) {
   case ModelSource::File:
+    if (isScaleSimTopology(model)) {
+      if (bindsSymbolicDims(options.import)) {
+        throw Error(ErrorKind::Usage, {},
+                    fmt::format("model '{}' is a SCALE-Sim topology with fixed shapes; symbolic "
+                                "dimension bindings apply to .onnx files only",
+                                model));
+      }
+      return scalesim::graphFromTopology(
+          scalesim::parseTopologyFile(model, scalesim::TopologyFormat::Conv), options.zooSeed);
+    }
     return frontend::importOnnxFile(model, options.import);
   case ModelSource::Zoo:
     if (bindsSymbolicDims(options.import)) {
@@ -40,6 +53,14 @@ ir::Graph importOrBuild(const std::string& model, const LoadOptions& options) {
 }
 
 } // namespace
+
+bool isScaleSimTopology(const std::string& model) {
+  std::string ext = std::filesystem::path(model).extension().string();
+  for (char& ch : ext) {
+    ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  }
+  return ext == ".csv";
+}
 
 ModelSource modelSource(const std::string& model) {
   std::error_code ec;

@@ -288,9 +288,26 @@ report::RunReport run(const ir::Graph& g, const stream::StreamConfig& c, const R
 
 } // namespace
 
+void describeMachine(report::RunReport& r, const EngineConfig& config) {
+  const Resources res = resources(config);
+  r.peakMacsPerCycle = res.multipliers;
+  r.dramBytesPerCycle = res.dramBytesPerCycle;
+  r.configYaml = config.toYaml();
+}
+
 report::RunReport simulate(const ir::Graph& g, const EngineConfig& config,
                            const RunOptions& options) {
-  return std::visit([&](const auto& c) { return run(g, c, options); }, config.variant());
+  report::RunReport r =
+      std::visit([&](const auto& c) { return run(g, c, options); }, config.variant());
+  if (const auto* st = std::get_if<stream::StreamConfig>(&config.variant());
+      st != nullptr && options.streamChips > 0) {
+    stream::StreamConfig chained = *st; // the run's chip count, not the file's
+    chained.chips = options.streamChips;
+    describeMachine(r, EngineConfig(std::move(chained)));
+  } else {
+    describeMachine(r, config);
+  }
+  return r;
 }
 
 } // namespace nnaccel::engines

@@ -23,7 +23,45 @@ void LayerStats::addBreakdown(const std::string& key, int64_t keyCycles) {
   breakdown.emplace_back(key, keyCycles);
 }
 
+CycleCauses& CycleCauses::operator+=(const CycleCauses& o) {
+  compute += o.compute;
+  memory += o.memory;
+  fillDrain += o.fillDrain;
+  conflict += o.conflict;
+  sync += o.sync;
+  idle += o.idle;
+  other += o.other;
+  return *this;
+}
+
+EnergyParts& EnergyParts::operator+=(const EnergyParts& o) {
+  compute += o.compute;
+  onChip += o.onChip;
+  interconnect += o.interconnect;
+  dram += o.dram;
+  postProcess += o.postProcess;
+  other += o.other;
+  return *this;
+}
+
 namespace {
+
+/// Puts what the engine left unattributed into `other`.
+void completeAttribution(LayerStats& l) {
+  l.causes.other = 0;
+  const int64_t attributed = l.causes.sum();
+  NNACCEL_ASSERT(attributed <= l.cycles)
+      << "layer '" << l.name << "': " << attributed << " cycles attributed to causes, but it took "
+      << l.cycles;
+  l.causes.other = l.cycles - attributed;
+  l.energy.other = 0;
+  const double parts = l.energy.sum();
+  // Parts and the total are sums of the same products in different orders.
+  NNACCEL_ASSERT(parts <= l.energyPj * (1 + 1e-9) + 1e-6)
+      << "layer '" << l.name << "': " << parts << " pJ attributed to parts, but it used "
+      << l.energyPj;
+  l.energy.other = std::max(0.0, l.energyPj - parts);
+}
 
 double utilizationOf(const LayerStats& l, int64_t peCount) {
   if (peCount <= 0 || l.cycles <= 0) {
@@ -39,6 +77,7 @@ void RunReport::finalize() {
   LayerStats sum;
   sum.name = "total";
   for (LayerStats& l : layers) {
+    completeAttribution(l);
     l.utilization = utilizationOf(l, peCount);
     sum.usefulMacs += l.usefulMacs;
     sum.issuedMacs += l.issuedMacs;
@@ -58,10 +97,12 @@ void RunReport::finalize() {
       else
         it->second += n;
     }
+    sum.causes += l.causes;
     sum.sbuf += l.sbuf;
     sum.psum += l.psum;
     sum.dram += l.dram;
     sum.energyPj += l.energyPj;
+    sum.energy += l.energy;
   }
   sum.utilization = utilizationOf(sum, peCount);
   total = std::move(sum);
@@ -327,6 +368,18 @@ Json trafficJson(const Traffic& t) {
   return Json{{"read_bytes", t.readBytes}, {"write_bytes", t.writeBytes}};
 }
 
+Json causesJson(const CycleCauses& c) {
+  return Json{{"compute", c.compute},   {"memory", c.memory}, {"fill_drain", c.fillDrain},
+              {"conflict", c.conflict}, {"sync", c.sync},     {"idle", c.idle},
+              {"other", c.other}};
+}
+
+Json energyJson(const EnergyParts& e) {
+  return Json{{"compute", e.compute},           {"on_chip", e.onChip},
+              {"interconnect", e.interconnect}, {"dram", e.dram},
+              {"post_process", e.postProcess},  {"other", e.other}};
+}
+
 Json layerJson(const LayerStats& l) {
   Json breakdown = Json::object();
   for (const auto& [key, cycles] : l.breakdown) {
@@ -347,10 +400,12 @@ Json layerJson(const LayerStats& l) {
   j["busy_cycles"] = l.busyCycles;
   j["stall_cycles"] = l.stallCycles;
   j["breakdown"] = std::move(breakdown);
+  j["causes"] = causesJson(l.causes);
   j["sbuf"] = trafficJson(l.sbuf);
   j["psum"] = trafficJson(l.psum);
   j["dram"] = trafficJson(l.dram);
   j["energy_pj"] = l.energyPj;
+  j["energy"] = energyJson(l.energy);
   j["utilization"] = l.utilization;
   Json metrics = Json::object();
   for (const auto& [key, value] : l.metrics)
@@ -379,12 +434,16 @@ Json sideJson(const BaselineRow::Side& s) {
 
 std::string RunReport::toJson() const {
   Json j;
+  j["schema"] = "nnaccel.report";
+  j["schema_version"] = kSchemaVersion;
   j["engine"] = engine;
   j["config"] = config;
   j["model"] = model;
   j["dtype"] = dtype;
   j["pe_count"] = peCount;
   j["clock_mhz"] = clockMhz;
+  j["peak_macs_per_cycle"] = peakMacsPerCycle;
+  j["dram_bytes_per_cycle"] = dramBytesPerCycle;
   j["exact"] = exact;
   j["layers"] = Json::array();
   for (const LayerStats& l : layers) {
@@ -411,8 +470,64 @@ std::string RunReport::toJson() const {
   v["detail"] = verdict.detail;
   v["compared_elements"] = verdict.comparedElements;
   j["verdict"] = std::move(v);
+  j["config_yaml"] = configYaml;
   // Names come from model files: invalid UTF-8 is replaced, never thrown.
   return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+// --- CSV ----------------------------------------------------------------------------------------
+
+std::string csvField(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos)
+    return text;
+  std::string out = "\"";
+  for (char ch : text) {
+    out += ch;
+    if (ch == '"')
+      out += '"';
+  }
+  out += '"';
+  return out;
+}
+
+namespace {
+
+/// The columns after engine, config, model, dtype and the layer's name (csvHeader's order).
+constexpr const char* kLayerColumns =
+    "op,unit,host_fallback,useful_macs,issued_macs,cycles,busy_cycles,stall_cycles,"
+    "cause_compute,cause_memory,cause_fill_drain,cause_conflict,cause_sync,cause_idle,"
+    "cause_other,utilization,sbuf_read_bytes,sbuf_write_bytes,psum_read_bytes,psum_write_bytes,"
+    "dram_read_bytes,dram_write_bytes,energy_pj,energy_compute_pj,energy_on_chip_pj,"
+    "energy_interconnect_pj,energy_dram_pj,energy_post_process_pj,energy_other_pj,verified";
+
+} // namespace
+
+std::string RunReport::csvHeader() {
+  return fmt::format("schema_version,engine,config,model,dtype,layer,{}\n", kLayerColumns);
+}
+
+std::string RunReport::toCsvRows() const {
+  // Verified: the run's verdict (per-layer checks stop at the first mismatch).
+  const std::string verified = !verdict.checked ? "unchecked" : verdict.passed ? "yes" : "no";
+  std::string out;
+  const auto row = [&](const LayerStats& l) {
+    const CycleCauses& c = l.causes;
+    const EnergyParts& e = l.energy;
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},"
+                       "{},{},{},{},{},{},"
+                       "{},{},{},{},{}\n",
+                       kSchemaVersion, csvField(engine), csvField(config), csvField(model), dtype,
+                       csvField(l.name), csvField(l.op), csvField(l.unit), l.hostFallback ? 1 : 0,
+                       l.usefulMacs, l.issuedMacs, l.cycles, l.busyCycles, l.stallCycles, c.compute,
+                       c.memory, c.fillDrain, c.conflict, c.sync, c.idle, c.other, l.utilization,
+                       l.sbuf.readBytes, l.sbuf.writeBytes, l.psum.readBytes, l.psum.writeBytes,
+                       l.dram.readBytes, l.dram.writeBytes, l.energyPj, e.compute, e.onChip,
+                       e.interconnect, e.dram, e.postProcess, e.other, verified);
+  };
+  for (const LayerStats& l : layers)
+    row(l);
+  row(total);
+  return out;
 }
 
 } // namespace nnaccel::report

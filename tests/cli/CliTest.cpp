@@ -107,8 +107,9 @@ TEST_F(Cli, HelpOnEveryCommand) {
   const Result topHelp = run("--help");
   EXPECT_NE(topHelp.out.find("zoo"), std::string::npos);
   EXPECT_EQ(words(lineWith(topHelp.out, "  sweep ")),
-            words("sweep sweep a model over densities (sparse) or kernel-vector widths and group "
-                  "sizes (broadcast)"));
+            words("sweep sweep a model over a grid of config values (any engine; Pareto front, "
+                  "shards, MPI), densities (sparse) or kernel-vector widths and group sizes "
+                  "(broadcast)"));
   const Result runHelp = run("run --help");
   for (const char* option : {"--input", "--output", "--dtype", "--seed", "--calib-samples",
                              "--eval-samples", "--dim", "--batch"}) {
@@ -124,7 +125,8 @@ TEST_F(Cli, UsageErrorsExitWithTwo) {
   expectError("", 2, "a subcommand is required (see 'nnaccel --help')");
   expectError("frobnicate", 2,
               "unknown command 'frobnicate' for 'nnaccel' (expected one of: info, run, zoo, "
-              "simulate, map, compile, disasm, arch, prune, sweep) (see 'nnaccel --help')");
+              "simulate, compare, map, compile, disasm, arch, prune, sweep, scalesim, "
+              "export-topology) (see 'nnaccel --help')");
   expectError("zoo frob", 2,
               "unknown command 'frob' for 'nnaccel zoo' (expected one of: list, export) (see "
               "'nnaccel zoo --help')");

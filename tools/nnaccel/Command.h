@@ -41,6 +41,9 @@ std::unique_ptr<Command> makeDisasmCommand();
 std::unique_ptr<Command> makeArchCommand();
 std::unique_ptr<Command> makePruneCommand();
 std::unique_ptr<Command> makeSweepCommand();
+std::unique_ptr<Command> makeScaleSimCommand();
+std::unique_ptr<Command> makeExportTopologyCommand();
+std::unique_ptr<Command> makeCompareCommand();
 
 /// "nnaccel zoo export" for the (sub)command \p app: its parents' names and its own.
 inline std::string commandName(const CLI::App& app) {

@@ -7,12 +7,15 @@
 #include "ArchOptions.h"
 #include "Command.h"
 #include "ModelOptions.h"
+#include "ReportOutput.h"
 #include "nnaccel/arch/broadcast/Session.h"
 #include "nnaccel/arch/sparse/Session.h"
 #include "nnaccel/arch/stream/Session.h"
 #include "nnaccel/arch/systolic/Session.h"
 #include "nnaccel/driver/Inputs.h"
+#include "nnaccel/engines/Engine.h"
 #include "nnaccel/quant/QuantizedModel.h"
+#include "nnaccel/report/Html.h"
 
 #include <algorithm>
 #include <chrono>
@@ -78,7 +81,9 @@ public:
         ->capture_default_str();
     app.add_option("--input", inputs_,
                    "a .npy file for each model input, in order (default: a seeded random input)");
-    app.add_option("--report", report_, "also write the report as JSON to this file");
+    app.add_option("--report", report_,
+                   "also write the report as JSON (docs/report-schema.md) to this file");
+    output_.configure(app);
     app.add_option("--program", program_,
                    "run this compiled program (from `nnaccel compile`) instead of compiling");
     app.add_flag("--baseline", baseline_,
@@ -114,6 +119,7 @@ public:
                                    modelOptions_.model(), g.inputs.size(), inputs_.size()));
     if (!report_.empty())
       driver::checkWritable(report_);
+    output_.check(*app_);
     std::vector<Tensor> inputs;
     for (size_t i = 0; i < inputs_.size(); ++i)
       inputs.push_back(driver::readInputFile(g, i, inputs_[i]));
@@ -127,6 +133,10 @@ public:
         throw Error(ErrorKind::Io, ErrorContext{.file = report_}, "cannot write the report");
       fmt::print("wrote report to {}\n", report_);
     }
+    if (output_.wantsCsv())
+      output_.writeCsv(report::RunReport::csvHeader() + r.toCsvRows());
+    if (output_.wantsHtml())
+      output_.writeHtml(report::renderRunHtml(r));
     if (r.verdict.checked && !r.verdict.passed)
       throw Error(ErrorKind::Model, ErrorContext{.file = modelOptions_.model()},
                   "simulation does not match the reference: " + r.verdict.detail);
@@ -153,7 +163,9 @@ public:
         throw usageError(*app_, "--program carries its own config; drop --preset/--config");
     }
     so.progress = std::ref(progress);
-    return arch::systolic::simulateModel(g, config, so).report;
+    report::RunReport r = arch::systolic::simulateModel(g, config, so).report;
+    engines::describeMachine(r, engines::EngineConfig(config));
+    return r;
   }
 
   /// The run function of each engine in kEngines (ArchOptions.h).
@@ -201,7 +213,9 @@ public:
     so.threads = threads_;
     so.inputs = std::move(inputs);
     so.progress = std::ref(progress);
-    return arch::sparse::simulateModel(g, config, so).report;
+    report::RunReport r = arch::sparse::simulateModel(g, config, so).report;
+    engines::describeMachine(r, engines::EngineConfig(config));
+    return r;
   }
 
   report::RunReport runBroadcast(const ir::Graph& g, std::vector<Tensor> inputs,
@@ -216,19 +230,20 @@ public:
     so.baselineRows = baseline_;
     so.inputs = std::move(inputs);
     so.progress = std::ref(progress);
-    return arch::broadcast::simulateModel(g, config, so).report;
+    report::RunReport r = arch::broadcast::simulateModel(g, config, so).report;
+    engines::describeMachine(r, engines::EngineConfig(config));
+    return r;
   }
 
   report::RunReport runStream(const ir::Graph& g, std::vector<Tensor> inputs, Progress& progress) {
     rejectOtherEnginesOptions("stream", "streams int8 activations with int32 partial sums",
                               "has a single position-by-position model");
-    const arch::stream::StreamConfig config = arch_.streamConfig();
-    arch::stream::SessionOptions so;
-    so.verify = !timingOnly_;
-    so.inputs = std::move(inputs);
-    so.progress = std::ref(progress);
-    so.chips = chips_;
-    return arch::stream::simulateModel(g, config, so).report;
+    engines::RunOptions ro;
+    ro.verify = !timingOnly_;
+    ro.inputs = std::move(inputs);
+    ro.progress = std::ref(progress);
+    ro.streamChips = chips_;
+    return engines::simulate(g, engines::EngineConfig(arch_.streamConfig()), ro);
   }
 
 private:
@@ -239,6 +254,7 @@ private:
   std::string dtype_ = "int8";
   std::vector<std::string> inputs_;
   std::string report_, program_;
+  ReportOutput output_;
   bool baseline_ = false, exact_ = false, timingOnly_ = false;
   CLI::Option* threadsOption_ = nullptr;
   /// Two when the machine has two cores or more: the CLI's runs are usually alone on it.

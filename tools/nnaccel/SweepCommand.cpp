@@ -15,15 +15,22 @@
 /// saying which N wins how often.
 ///
 /// Both write one CSV row per point with --csv, for plotting.
+///
+/// `sweep MODEL --arch E --param KEY=V1,V2,...` (the cross product of any engine's config
+/// values, with its Pareto front) and `sweep merge` are in SweepGridCommand.cpp; this file
+/// wires them into the `sweep` app.
 #include "ArchOptions.h"
 #include "Command.h"
 #include "ModelOptions.h"
+#include "ReportOutput.h"
+#include "SweepGridCommand.h"
 #include "TextTable.h"
 #include "nnaccel/arch/broadcast/Session.h"
 #include "nnaccel/arch/sparse/Session.h"
 #include "nnaccel/driver/Inputs.h"
 #include "nnaccel/driver/ModelLoader.h"
 #include "nnaccel/passes/Prune.h"
+#include "nnaccel/report/Report.h"
 
 #include <algorithm>
 #include <charconv>
@@ -35,16 +42,6 @@
 
 namespace nnaccel::cli {
 namespace {
-
-/// Writes \p text to the CSV file \p path (checked with driver::checkWritable before the sweep
-/// ran) and says so on stdout.
-void writeCsv(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-  if (!out)
-    throw Error(ErrorKind::Io, ErrorContext{.file = path}, "cannot write the CSV");
-  fmt::print("wrote {}\n", path);
-}
 
 struct Point {
   double density = 0;
@@ -142,7 +139,7 @@ public:
                             p.totals.cycles, p.totals.denseCycles, p.totals.speedup(),
                             p.totals.energyPj, p.totals.denseEnergyPj, p.totals.energyRatio(),
                             p.totals.oracleCycles, p.verified ? 1 : 0);
-      writeCsv(csv_, text);
+      writeTextFile(csv_, text);
     }
     for (const Point& p : points)
       if (!p.verified)
@@ -176,20 +173,6 @@ CLI::Validator positiveInteger() {
 void sortUnique(std::vector<int64_t>& values) {
   std::sort(values.begin(), values.end());
   values.erase(std::unique(values.begin(), values.end()), values.end());
-}
-
-/// A CSV field: quoted (with doubled quotes) when it holds a comma, a quote or a line break.
-std::string csvField(const std::string& text) {
-  if (text.find_first_of(",\"\n\r") == std::string::npos)
-    return text;
-  std::string quoted = "\"";
-  for (char c : text) {
-    quoted += c;
-    if (c == '"')
-      quoted += '"';
-  }
-  quoted += '"';
-  return quoted;
 }
 
 using arch::broadcast::SweepLayer;
@@ -324,11 +307,12 @@ public:
           const SweepPoint& p = l.points[i];
           if (findPoint(l, p.vectorWidth, p.groupSize) != &p)
             continue; // a width clipped to one already listed: the same decomposition
-          text += fmt::format("{},{},{},{},{},{},{},{:.3f},{}\n", csvField(l.name), csvField(l.op),
-                              csvField(l.kernel), p.vectorWidth, p.groupSize, p.cycles,
-                              p.activationReads, p.energyPj, i == l.best ? 1 : 0);
+          text += fmt::format("{},{},{},{},{},{},{},{:.3f},{}\n", report::csvField(l.name),
+                              report::csvField(l.op), report::csvField(l.kernel), p.vectorWidth,
+                              p.groupSize, p.cycles, p.activationReads, p.energyPj,
+                              i == l.best ? 1 : 0);
         }
-      writeCsv(csv_, text);
+      writeTextFile(csv_, text);
     }
   }
 
@@ -409,27 +393,43 @@ private:
   std::string csv_;
 };
 
+/// `nnaccel sweep`: the generic grid sweep (`sweep MODEL --param ...`, SweepGridCommand.cpp)
+/// on the app itself, and the subcommands density, vector-width and merge.
 class SweepCommand final : public Command {
 public:
   void configure(CLI::App& app) override {
-    app.require_subcommand(1);
+    app.require_subcommand(0, 1);
+    grid_->configure(app);
+    mergeApp_ = app.add_subcommand(
+        "merge", "combine the CSV files of the shards of one sweep (--shard K/N) into the whole "
+                 "sweep with its Pareto front");
+    merge_->configure(*mergeApp_);
     densityApp_ = app.add_subcommand(
         "density", "simulate a model at weight and activation densities from 0.1 to 1.0 on the "
                    "sparse engine: speedup and energy against dense at each point");
     density_.configure(*densityApp_);
-    vectorWidth_.configure(*app.add_subcommand(
+    vectorWidthApp_ = app.add_subcommand(
         "vector-width", "time every array layer of a model for each kernel-vector width N and "
                         "broadcast-group size P on the broadcast engine: the best choice per "
-                        "layer"));
+                        "layer");
+    vectorWidth_.configure(*vectorWidthApp_);
   }
   void run() override {
     if (densityApp_->parsed())
       density_.run();
-    else
+    else if (vectorWidthApp_->parsed())
       vectorWidth_.run();
+    else if (mergeApp_->parsed())
+      merge_->run();
+    else
+      grid_->run();
   }
 
 private:
+  std::unique_ptr<Command> grid_ = makeSweepGridCommand();
+  std::unique_ptr<Command> merge_ = makeSweepMergeCommand();
+  CLI::App* mergeApp_ = nullptr;
+  CLI::App* vectorWidthApp_ = nullptr;
   CLI::App* densityApp_ = nullptr;
   SweepDensityCommand density_;
   SweepVectorWidthCommand vectorWidth_;

@@ -22,6 +22,8 @@ const nnaccel::cli::CommandSpec kCommands[] = {
     {"zoo", "list or export the built-in models", nnaccel::cli::makeZooCommand},
     {"simulate", "compile a model for an accelerator, run it on the simulator, verify, report",
      nnaccel::cli::makeSimulateCommand},
+    {"compare", "run one model on several engines under one equal-resource budget, side by side",
+     nnaccel::cli::makeCompareCommand},
     {"map", "print a model's placement on the stream ASIC (tiles, rows, muxes, delays)",
      nnaccel::cli::makeMapCommand},
     {"compile", "compile a model for an accelerator into a program file",
@@ -33,8 +35,13 @@ const nnaccel::cli::CommandSpec kCommands[] = {
     {"prune", "magnitude-prune a model's weights to a density and write it as ONNX",
      nnaccel::cli::makePruneCommand},
     {"sweep",
-     "sweep a model over densities (sparse) or kernel-vector widths and group sizes (broadcast)",
+     "sweep a model over a grid of config values (any engine; Pareto front, shards, MPI), "
+     "densities (sparse) or kernel-vector widths and group sizes (broadcast)",
      nnaccel::cli::makeSweepCommand},
+    {"scalesim", "run a SCALE-Sim v2 config and topology; write its three reports, same numbers",
+     nnaccel::cli::makeScaleSimCommand},
+    {"export-topology", "write a model's conv and fully-connected layers as a SCALE-Sim topology",
+     nnaccel::cli::makeExportTopologyCommand},
 };
 
 /// The deepest subcommand the parser reached (the usage hint points to its --help).

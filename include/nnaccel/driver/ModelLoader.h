@@ -1,7 +1,9 @@
 /// \file
 /// The one path from a user's MODEL argument to a graph ready for execution or compilation.
 ///
-/// MODEL is an .onnx file or the name of a built-in zoo model. loadModel imports or builds the
+/// MODEL is an .onnx file, a SCALE-Sim topology (.csv, convolution format: each row becomes
+/// Conv + Relu with weights drawn from LoadOptions::zooSeed; see scalesim/TopologyGraph.h and
+/// docs/ScaleSim.md) or the name of a built-in zoo model. loadModel imports or builds the
 /// graph, infers shapes, runs the default pass pipeline (shape-arithmetic folding, general
 /// constant folding, BatchNormalization folding, identity elimination, activation-fusion
 /// marking) and verifies the result. Every engine and every CLI command goes through here.
@@ -19,7 +21,7 @@ namespace nnaccel::driver {
 struct LoadOptions {
   frontend::ImportOptions import;
   bool runPasses = true; ///< false: import + shape inference + verify only (for `info --raw`)
-  uint64_t zooSeed = zoo::kDefaultSeed; ///< weight seed when MODEL names a zoo model
+  uint64_t zooSeed = zoo::kDefaultSeed; ///< weight seed for a zoo model or SCALE-Sim topology
 };
 
 /// Loads MODEL (file path or zoo name). Throws nnaccel::Error (Io/Model/Unsupported/Usage).
@@ -41,6 +43,9 @@ ModelSource modelSource(const std::string& model);
 /// True when \p options binds any symbolic dimension differently from the defaults (a
 /// dimParams entry, or a defaultSymbolicDim other than 1).
 bool bindsSymbolicDims(const frontend::ImportOptions& options);
+
+/// True when the file \p model is read as a SCALE-Sim topology (its extension is .csv, any case).
+bool isScaleSimTopology(const std::string& model);
 
 /// The steps loadModel applies after import: ir::inferShapes, passes::runDefaultPipeline (when
 /// options.runPasses) and ir::verify. For graphs built in memory (tests, tools).

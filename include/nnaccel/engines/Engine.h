@@ -103,10 +103,15 @@ struct RunOptions {
   std::function<void(const std::string&, size_t, size_t)> progress;
 };
 
+/// Fills \p r's machine description from \p config: the roofline's peak multiplies per cycle
+/// and DRAM bandwidth (resources()) and the effective config as YAML.
+void describeMachine(report::RunReport& r, const EngineConfig& config);
+
 /// Compiles \p g (shape-inferred, passes applied) for \p config, simulates it, verifies it
 /// (int8, bit-exact) and returns the common report. Throws nnaccel::Error when the model cannot
 /// be compiled for the machine (the message names the layer and the reason); a verification
-/// failure is in report.verdict, not thrown.
+/// failure is in report.verdict, not thrown. The report's machine description is filled
+/// (describeMachine).
 report::RunReport simulate(const ir::Graph& g, const EngineConfig& config,
                            const RunOptions& options);
 

@@ -3,9 +3,11 @@
 /// writes it as JSON with --report). Engine-neutral: it depends only on support.
 ///
 /// A report is per layer plus a total row, with the same columns for every engine: layer, op,
-/// shape, unit (array / pool / host / view), MACs, cycles, busy/stall breakdown, utilization,
-/// on-chip and DRAM traffic in bytes, energy, and a host-fallback marker. Optional sections:
-/// the baseline-versus-method comparison (--baseline) and the verification verdict.
+/// shape, unit (array / pool / host / view), MACs, cycles, busy/stall breakdown, the cycles by
+/// cause, utilization, on-chip and DRAM traffic in bytes, energy and its parts, and a
+/// host-fallback marker. Optional sections: the baseline-versus-method comparison (--baseline)
+/// and the verification verdict. The JSON and CSV forms are one versioned schema
+/// (docs/report-schema.md, kSchemaVersion).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -13,6 +15,10 @@
 #include <vector>
 
 namespace nnaccel::report {
+
+/// The version of the JSON/CSV schema (docs/report-schema.md): bumped when a field changes
+/// meaning or disappears; fields may be added within a version.
+inline constexpr int kSchemaVersion = 1;
 
 struct Traffic {
   int64_t readBytes = 0;
@@ -22,6 +28,37 @@ struct Traffic {
     writeBytes += o.writeBytes;
     return *this;
   }
+};
+
+/// A CSV field as RFC 4180 writes it: quoted, with quotes doubled, when it holds a comma, a
+/// quote or a line break; as is otherwise. Every CSV nnaccel writes goes through it.
+std::string csvField(const std::string& text);
+
+/// Where a layer's cycles went, in engine-neutral causes (each engine's mapping is in
+/// docs/report-schema.md). RunReport::finalize puts whatever an engine did not attribute into
+/// `other`, so the causes always sum to the layer's cycles.
+struct CycleCauses {
+  int64_t compute = 0;   ///< the main compute unit issued work
+  int64_t memory = 0;    ///< waiting for DRAM or on-chip memory reads (bandwidth, latency)
+  int64_t fillDrain = 0; ///< pipeline fill and drain, weight loading, post-processing drain
+  int64_t conflict = 0;  ///< bank or crossbar conflicts, load imbalance between units
+  int64_t sync = 0;      ///< waiting for another unit (barriers, semaphores, resets)
+  int64_t idle = 0;      ///< units with no work mapped to them
+  int64_t other = 0;     ///< not attributed by the engine
+  int64_t sum() const { return compute + memory + fillDrain + conflict + sync + idle + other; }
+  CycleCauses& operator+=(const CycleCauses& o);
+};
+
+/// A layer's energy by component, in picojoules; `other` makes the parts sum to energyPj.
+struct EnergyParts {
+  double compute = 0;      ///< multiplies and accumulations in the datapath
+  double onChip = 0;       ///< SRAM, register files, FIFOs and partial-sum storage
+  double interconnect = 0; ///< crossbars, broadcast links, buses, halo and chip links
+  double dram = 0;         ///< off-chip reads and writes
+  double postProcess = 0;  ///< activation, pooling, lookup tables, requantization
+  double other = 0;        ///< not attributed by the engine
+  double sum() const { return compute + onChip + interconnect + dram + postProcess + other; }
+  EnergyParts& operator+=(const EnergyParts& o);
 };
 
 struct LayerStats {
@@ -41,8 +78,10 @@ struct LayerStats {
   int64_t stallCycles = 0; ///< cycles the main compute unit waited (DMA, weights, sync)
   /// Engine-specific named cycle counts (e.g. "pe.stream", "pe.weightload", "dma.busy").
   std::vector<std::pair<std::string, int64_t>> breakdown;
+  CycleCauses causes;       ///< `cycles` by cause (finalize completes `other`)
   Traffic sbuf, psum, dram; ///< bytes (PSUM: 4 bytes per entry access)
   double energyPj = 0;
+  EnergyParts energy;     ///< `energyPj` by component (finalize completes `other`)
   double utilization = 0; ///< usefulMacs / (PEs x cycles)
   /// Engine-specific per-layer figures (e.g. the sparse engine's "w_density", "speedup"): extra
   /// table columns, in order of first appearance, and a "metrics" object in JSON.
@@ -80,6 +119,11 @@ struct RunReport {
   std::string dtype; ///< "int8" / "fp32"
   int64_t peCount = 0;
   double clockMhz = 0;
+  /// Roofline: multiplies the machine can start per cycle, and its DRAM bandwidth (0: none).
+  int64_t peakMacsPerCycle = 0;
+  double dramBytesPerCycle = 0;
+  /// The effective architecture config (YAML), shown in the HTML report.
+  std::string configYaml;
   bool exact = false;
   std::vector<LayerStats> layers;
   LayerStats total; ///< sums; utilization over the total cycles
@@ -89,12 +133,18 @@ struct RunReport {
   std::vector<std::pair<std::string, std::string>> summary;
   Verdict verdict;
 
-  /// Recomputes `total` from `layers` and every utilization from \p peCount.
+  /// Recomputes `total` from `layers` and every utilization from \p peCount, and completes
+  /// every layer's causes and energy parts with `other` (asserting the engine did not attribute
+  /// more than the layer's cycles or energy).
   void finalize();
   /// Human-readable per-layer table with a totals row, the baseline section and the verdict.
   std::string formatTable() const;
-  /// The same content as JSON (stable key order).
+  /// The same content as JSON (stable key order; schema in docs/report-schema.md).
   std::string toJson() const;
+  /// One CSV row per layer and a total row, with csvHeader()'s columns.
+  std::string toCsvRows() const;
+  /// The CSV columns shared by every engine (docs/report-schema.md), with a final newline.
+  static std::string csvHeader();
 };
 
 } // namespace nnaccel::report

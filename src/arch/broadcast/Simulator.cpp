@@ -38,6 +38,7 @@ VariantStats& VariantStats::operator+=(const VariantStats& o) {
   macs += o.macs;
   peBusyCycles += o.peBusyCycles;
   peCycles += o.peCycles;
+  memoryWaitCycles += o.memoryWaitCycles;
   readStallCycles += o.readStallCycles;
   outputBytes += o.outputBytes;
   columnBufferBytes += o.columnBufferBytes;
@@ -75,6 +76,21 @@ double energyPj(const VariantStats& s, const EnergyTable& e) {
          d(s.weightRfWriteBytes) * e.weightRfWritePjPerByte +
          d(s.outputRfBytes) * e.outputRfAccessPjPerByte +
          d(s.columnBufferBytes) * e.columnBufferAccessPjPerByte;
+}
+
+report::EnergyParts energyParts(const VariantStats& s, const EnergyTable& e) {
+  const auto d = [](int64_t v) { return static_cast<double>(v); };
+  report::EnergyParts p;
+  p.compute = d(s.macs) * e.macPj;
+  p.onChip = d(s.macs) * (e.inputRfReadPjPerByte + e.weightRfReadPjPerByte) +
+             d(s.inputRfWriteBytes) * e.inputRfWritePjPerByte +
+             d(s.weightRfWriteBytes) * e.weightRfWritePjPerByte +
+             d(s.outputRfBytes) * e.outputRfAccessPjPerByte +
+             d(s.columnBufferBytes) * e.columnBufferAccessPjPerByte;
+  p.interconnect = d(s.broadcastBytes) * e.broadcastPjPerByte;
+  p.dram =
+      d(s.memoryReadBytes()) * e.memoryReadPjPerByte + d(s.outputBytes) * e.memoryWritePjPerByte;
+  return p;
 }
 
 namespace {
@@ -413,6 +429,7 @@ struct Simulator::Impl {
     const auto memoryBound = static_cast<int64_t>(
         std::ceil(static_cast<double>(memoryBytes) / config.memoryBytesPerCycle));
     st.cycles = config.memoryLatencyCycles + std::max(end, memoryBound);
+    st.memoryWaitCycles = config.memoryLatencyCycles + std::max<int64_t>(0, memoryBound - end);
     st.peCycles = st.cycles * config.peCount();
     st.energyPj = energyPj(st, config.energy);
     return st;
@@ -625,10 +642,19 @@ struct Simulator::Impl {
     s.stallCycles = s.cycles - s.busyCycles;
     s.addBreakdown("pe.mac", s.busyCycles);
     s.addBreakdown("read.stall", m.readStallCycles);
+    // Causes (docs/report-schema.md): the average PE's MAC cycles; the layer's first-access
+    // latency and the cycles memory 310's bandwidth adds beyond the PEs' end; reads held back by
+    // a full input RF, averaged over the groups (sync). The rest (loading-lane waits, drain,
+    // imbalance between groups) is left as `other`.
+    s.causes.compute = s.busyCycles;
+    s.causes.memory = std::min(m.memoryWaitCycles, s.cycles - s.causes.compute);
+    s.causes.sync = std::min(m.readStallCycles / config.groups(),
+                             s.cycles - s.causes.compute - s.causes.memory);
     s.dram = report::Traffic{m.memoryReadBytes(), m.outputBytes};
     s.sbuf = report::Traffic{m.macs * 2, m.inputRfWriteBytes + m.weightRfWriteBytes};
     s.psum = report::Traffic{m.columnBufferBytes / 2, m.columnBufferBytes / 2};
     s.energyPj = m.energyPj;
+    s.energy = energyParts(m, config.energy);
     const auto ratio = [](int64_t a, int64_t b) {
       return b > 0 ? static_cast<double>(a) / static_cast<double>(b) : 0.0;
     };

@@ -50,6 +50,22 @@ double energyPj(const AccessCounts& a, const EnergyTable& e) {
          d(a.dramReadBytes) * e.dramReadPjPerByte + d(a.dramWriteBytes) * e.dramWritePjPerByte;
 }
 
+/// energyPj's terms grouped by component (docs/report-schema.md): the accumulator banks are
+/// on-chip storage, like the FIFOs and RAMs; the crossbar and halo links are interconnect.
+report::EnergyParts energyParts(const AccessCounts& a, const EnergyTable& e) {
+  auto d = [](int64_t v) { return static_cast<double>(v); };
+  report::EnergyParts p;
+  p.compute = d(a.multiplies) * e.multiplyPj;
+  p.onChip = d(a.accumulatorRmw) * e.accumulatorRmwPj +
+             d(a.weightFifoWriteBytes) * e.weightFifoWritePjPerByte +
+             d(a.weightFifoReadBytes) * e.weightFifoReadPjPerByte +
+             d(a.iaReadBytes) * e.iaRamReadPjPerByte + d(a.oaWriteBytes) * e.oaRamWritePjPerByte;
+  p.interconnect = d(a.crossbarTraversals) * e.crossbarPj + d(a.haloMessages) * e.haloPj;
+  p.postProcess = d(a.ppuOps) * e.ppuOpPj;
+  p.dram = d(a.dramReadBytes) * e.dramReadPjPerByte + d(a.dramWriteBytes) * e.dramWritePjPerByte;
+  return p;
+}
+
 namespace {
 
 int64_t ceilDiv(int64_t a, int64_t b) {
@@ -298,12 +314,23 @@ struct Simulator::Impl {
     addLoss("loss.halo_ppu", d.losses.haloPpu);
     addLoss("loss.dram", d.losses.dram);
     addLoss("loss.idle_pes", d.losses.idlePes);
+    // Causes: the slot losses in whole array cycles (docs/report-schema.md); issued slots that
+    // fall outside the plane or into a partly filled vector count as compute.
+    const auto cyclesOf = [&](int64_t slots) {
+      return slots / std::max<int64_t>(1, slotsPerCycle);
+    };
+    s.causes.compute = s.busyCycles;
+    s.causes.conflict = cyclesOf(d.losses.conflicts + d.losses.imbalance);
+    s.causes.memory = cyclesOf(d.losses.starvation + d.losses.dram);
+    s.causes.fillDrain = cyclesOf(d.losses.haloPpu);
+    s.causes.idle = cyclesOf(d.losses.idlePes);
     s.sbuf.readBytes = d.access.iaReadBytes + d.access.weightFifoReadBytes;
     s.sbuf.writeBytes = d.access.oaWriteBytes + d.access.weightFifoWriteBytes;
     s.psum.readBytes = s.psum.writeBytes = d.access.accumulatorRmw * config.accumulatorBits / 8;
     s.dram.readBytes = d.access.dramReadBytes;
     s.dram.writeBytes = d.access.dramWriteBytes;
     s.energyPj = d.energyPj;
+    s.energy = energyParts(d.access, config.energy);
     s.metrics = {
         {"w_density", d.weightDensity},
         {"a_density", d.activationDensity},
@@ -406,6 +433,10 @@ struct Simulator::Impl {
     s.sbuf.readBytes = a.iaReadBytes;
     s.sbuf.writeBytes = a.oaWriteBytes;
     s.energyPj = d.energyPj;
+    s.energy = energyParts(a, config.energy);
+    // The PPU pools once its input is loaded (memory); its operations are the layer's compute.
+    s.causes.compute = s.busyCycles;
+    s.causes.memory = load;
   }
 
   static void maxPool(const ir::PoolParams& p, const int8_t* in, int8_t* out) {

@@ -567,6 +567,7 @@ std::vector<report::LayerStats> Simulator::layerStats() const {
     // cycles are not a sum over layers). The total row reports the frame period.
     s.cycles = li + 1 == p.layers.size() ? period : 0;
     s.busyCycles = s.cycles;
+    s.causes.compute = s.cycles; // the pipeline takes a position every cycle it is fed
     const int64_t slots = d.kernelTiles * 9 * c.lanes * c.lanes * period;
     s.utilization = slots > 0 ? static_cast<double>(l.usefulMacs) / static_cast<double>(slots) : 0;
     s.metrics.emplace_back("kernel_tiles", static_cast<double>(d.kernelTiles));
@@ -577,6 +578,10 @@ std::vector<report::LayerStats> Simulator::layerStats() const {
     s.counts.emplace_back("fifo_bits", d.fifoBits);
     s.counts.emplace_back("bypass_tiles", d.bypassTiles);
     s.energyPj = d.energy.totalPj();
+    s.energy.compute = d.energy.cellsPj + d.energy.massMultipliersPj;
+    s.energy.onChip = d.energy.fifosPj;
+    s.energy.postProcess = d.energy.auxPj;
+    s.energy.interconnect = d.energy.busesPj;
     out.push_back(std::move(s));
   }
   return out;

@@ -197,7 +197,9 @@ void LayerAccounts::addTraffic(Account& a, const Instruction& inst) {
           },
           [&](const LoadWeights& w) {
             sbuf.readBytes += w.rows * w.cols * elem;
-            extraPj += static_cast<double>(w.rows * w.cols * elem) * e.weightLoadPjPerByte;
+            const double pj = static_cast<double>(w.rows * w.cols * elem) * e.weightLoadPjPerByte;
+            extraPj += pj;
+            a.energy.onChip += pj;
           },
           [&](const Matmul& m) {
             const int64_t n = m.srcOuterCount * m.srcInnerCount;
@@ -206,6 +208,7 @@ void LayerAccounts::addTraffic(Account& a, const Instruction& inst) {
             psum.readBytes += m.accumulate ? n * m.cols : 0;
             const double mac = program_.dtype == DType::F32 ? e.macFp32Pj : e.macInt8Pj;
             extraPj += static_cast<double>(n * m.rows * m.cols) * mac;
+            a.energy.compute += static_cast<double>(n * m.rows * m.cols) * mac;
           },
           [&](const PsumReset& r) { psum.writeBytes += r.entries * r.cols; },
           [&](const Activate& act) {
@@ -213,12 +216,14 @@ void LayerAccounts::addTraffic(Account& a, const Instruction& inst) {
             psum.readBytes += elements;
             sbuf.writeBytes += elements * act.elemBytes;
             extraPj += static_cast<double>(elements) * e.actOpPj;
+            a.energy.postProcess += static_cast<double>(elements) * e.actOpPj;
           },
           [&](const Pool& p) {
             const int64_t window = poolWindowElements(p) * p.partitions;
             sbuf.readBytes += window * p.elemBytes;
             sbuf.writeBytes += p.outRows * p.outW * p.partitions * p.elemBytes;
             extraPj += static_cast<double>(window) * e.poolOpPj;
+            a.energy.postProcess += static_cast<double>(window) * e.poolOpPj;
           },
           [&](const HostOp&) {},
           [&](const Barrier&) {},
@@ -228,12 +233,15 @@ void LayerAccounts::addTraffic(Account& a, const Instruction& inst) {
   a.sbuf += sbuf;
   a.dram += dram;
   a.psum += report::Traffic{psum.readBytes * kEntryBytes, psum.writeBytes * kEntryBytes};
-  a.energyPj += extraPj + static_cast<double>(sbuf.readBytes) * e.sbufReadPjPerByte +
-                static_cast<double>(sbuf.writeBytes) * e.sbufWritePjPerByte +
-                static_cast<double>(psum.readBytes) * e.psumReadPjPerEntry +
-                static_cast<double>(psum.writeBytes) * e.psumWritePjPerEntry +
-                static_cast<double>(dram.readBytes) * e.dramReadPjPerByte +
-                static_cast<double>(dram.writeBytes) * e.dramWritePjPerByte;
+  const double onChipPj = static_cast<double>(sbuf.readBytes) * e.sbufReadPjPerByte +
+                          static_cast<double>(sbuf.writeBytes) * e.sbufWritePjPerByte +
+                          static_cast<double>(psum.readBytes) * e.psumReadPjPerEntry +
+                          static_cast<double>(psum.writeBytes) * e.psumWritePjPerEntry;
+  const double dramPj = static_cast<double>(dram.readBytes) * e.dramReadPjPerByte +
+                        static_cast<double>(dram.writeBytes) * e.dramWritePjPerByte;
+  a.energyPj += extraPj + onChipPj + dramPj;
+  a.energy.onChip += onChipPj;
+  a.energy.dram += dramPj;
 }
 
 void LayerAccounts::add(size_t index, const Instruction& inst, const Timing& t, const PeTiming* pe,
@@ -304,6 +312,27 @@ std::vector<report::LayerStats> LayerAccounts::finish(int64_t& totalCycles) cons
       s.busyCycles = a.poolBusy + a.actBusy;
     }
     s.stallCycles = std::max<int64_t>(0, s.cycles - s.busyCycles);
+    // Causes (docs/report-schema.md): the array streamed (compute); a MATMUL waited for its
+    // weights to be loaded (fill) or for a semaphore, set when a DMA or an earlier instruction
+    // finished (memory: the DMA is what MATMULs wait on); PSUM resets (sync). What remains of
+    // the layer's span is its head and tail around the array work (fill/drain) for array
+    // layers, and the wait for DMA for pool and host layers.
+    if (layer.unit == LayerUnit::PeArray) {
+      s.causes.compute = a.peStream;
+      s.causes.memory = a.peWaitSync;
+      s.causes.sync = a.peReset;
+      s.causes.fillDrain = a.peWaitWeights;
+      const int64_t attributed = s.causes.sum();
+      if (attributed > s.cycles) { // overlapped with the previous layer's tail: scale down
+        s.causes = report::CycleCauses{};
+        s.causes.compute = std::min(a.peStream, s.cycles);
+      } else {
+        s.causes.fillDrain += s.cycles - attributed;
+      }
+    } else {
+      s.causes.compute = std::min(s.busyCycles, s.cycles);
+      s.causes.memory = s.cycles - s.causes.compute;
+    }
     const std::pair<const char*, int64_t> entries[] = {
         {"pe.stream", a.peStream},
         {"pe.wait_weights", a.peWaitWeights},
@@ -323,6 +352,7 @@ std::vector<report::LayerStats> LayerAccounts::finish(int64_t& totalCycles) cons
     s.psum = a.psum;
     s.dram = a.dram;
     s.energyPj = a.energyPj;
+    s.energy = a.energy;
     out.push_back(std::move(s));
   }
   totalCycles = maxDone_;

@@ -118,6 +118,7 @@ private:
     int64_t dmaBusy = 0, actBusy = 0, poolBusy = 0;
     report::Traffic sbuf, psum, dram;
     double energyPj = 0;
+    report::EnergyParts energy; ///< energyPj by component
   };
   void addTraffic(Account& a, const Instruction& inst);
 

@@ -112,6 +112,15 @@ TEST(EngineRegistry, SimulatesOneModelVerifiedOnEveryEngine) {
     EXPECT_TRUE(r.verdict.checked) << e;
     EXPECT_TRUE(r.verdict.passed) << e << ": " << r.verdict.detail;
     EXPECT_FALSE(r.layers.empty()) << e;
+    // The common report's attribution: causes sum to the cycles, the engine attributes its
+    // energy to components (nothing significant left in `other`), the roofline is described.
+    for (const report::LayerStats& l : r.layers) {
+      EXPECT_EQ(l.causes.sum(), l.cycles) << e << " " << l.name;
+      EXPECT_LE(l.energy.other, 1e-6 * l.energyPj + 1e-3) << e << " " << l.name;
+    }
+    EXPECT_GT(r.total.causes.compute, 0) << e;
+    EXPECT_GT(r.peakMacsPerCycle, 0) << e;
+    EXPECT_FALSE(r.configYaml.empty()) << e;
   }
 }
 

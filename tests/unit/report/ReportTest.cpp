@@ -4,6 +4,7 @@
 /// notes, baseline section with ratios, verdict lines).
 #include "nnaccel/report/Report.h"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 #include <iterator>
 #include <nlohmann/json.hpp>
@@ -31,6 +32,10 @@ LayerStats layer(const std::string& name, int64_t macs, int64_t cycles) {
   l.psum = {40, 80};
   l.dram = {2048, 1024};
   l.energyPj = 1.5e6;
+  l.causes.compute = cycles / 2;
+  l.causes.memory = cycles / 4;
+  l.energy.compute = 1.0e6;
+  l.energy.dram = 0.25e6;
   return l;
 }
 
@@ -57,6 +62,7 @@ RunReport sample() {
   host.hostFallback = true;
   host.note = "Softmax has no systolic lowering";
   host.energyPj = 0;
+  host.energy = {};
   r.layers.push_back(host);
   r.finalize();
   return r;
@@ -146,9 +152,12 @@ TEST(Report, JsonParsesBackWithEveryField) {
   for (const auto& item : j.items()) {
     keys.push_back(item.key());
   }
-  EXPECT_EQ(keys, (std::vector<std::string>{"engine", "config", "model", "dtype", "pe_count",
-                                            "clock_mhz", "exact", "layers", "total", "baseline",
-                                            "summary", "verdict"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"schema", "schema_version", "engine", "config", "model",
+                                            "dtype", "pe_count", "clock_mhz", "peak_macs_per_cycle",
+                                            "dram_bytes_per_cycle", "exact", "layers", "total",
+                                            "baseline", "summary", "verdict", "config_yaml"}));
+  EXPECT_EQ(j["schema"], "nnaccel.report");
+  EXPECT_EQ(j["schema_version"], kSchemaVersion);
   EXPECT_EQ(j["summary"], (Json{{"dense baseline", "2.50x"}}));
   EXPECT_EQ(j["layers"][0]["metrics"], (Json{{"w_density", 0.35}, {"speedup", 2.5}}));
   EXPECT_EQ(j["layers"][0]["counts"], (Json{{"accumulator_rmw", 77}}));
@@ -303,6 +312,81 @@ TEST(Report, VerdictLines) {
             std::string::npos)
       << table;
   EXPECT_EQ(table.find("VERIFIED"), std::string::npos);
+}
+
+TEST(Report, FinalizePutsUnattributedCyclesAndEnergyIntoOther) {
+  const RunReport r = sample();
+  const LayerStats& c1 = r.layers[0]; // 200 cycles: 100 compute + 50 memory attributed
+  EXPECT_EQ(c1.causes.compute, 100);
+  EXPECT_EQ(c1.causes.memory, 50);
+  EXPECT_EQ(c1.causes.other, 50);
+  EXPECT_EQ(c1.causes.sum(), c1.cycles);
+  EXPECT_DOUBLE_EQ(c1.energy.other, 0.25e6);
+  EXPECT_DOUBLE_EQ(c1.energy.sum(), c1.energyPj);
+  // The total's causes and parts are the layers' sums, and still add up.
+  EXPECT_EQ(r.total.causes.compute, 100 + 200);
+  EXPECT_EQ(r.total.causes.sum(), r.total.cycles);
+  EXPECT_DOUBLE_EQ(r.total.energy.sum(), r.total.energyPj);
+  const Json j = Json::parse(r.toJson());
+  EXPECT_EQ(j["layers"][0]["causes"], (Json{{"compute", 100},
+                                            {"memory", 50},
+                                            {"fill_drain", 0},
+                                            {"conflict", 0},
+                                            {"sync", 0},
+                                            {"idle", 0},
+                                            {"other", 50}}));
+  EXPECT_EQ(j["layers"][0]["energy"]["dram"], 0.25e6);
+}
+
+/// RFC 4180 split of one CSV line: commas outside quotes, doubled quotes inside.
+std::vector<std::string> csvFields(const std::string& line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char ch = line[i];
+    if (ch == '"') {
+      if (quoted && i + 1 < line.size() && line[i + 1] == '"') {
+        out.back() += '"';
+        ++i;
+      } else {
+        quoted = !quoted;
+      }
+    } else if (ch == ',' && !quoted) {
+      out.emplace_back();
+    } else {
+      out.back() += ch;
+    }
+  }
+  return out;
+}
+
+TEST(Report, CsvHasOneRowPerLayerPlusTotalWithTheHeaderColumns) {
+  RunReport r = sample();
+  r.layers[2].name = "soft,max \"x\""; // a model's name with a comma and quotes
+  r.finalize();
+  const std::string header = RunReport::csvHeader();
+  ASSERT_EQ(header.back(), '\n');
+  const std::vector<std::string> columns = csvFields(header.substr(0, header.size() - 1));
+  std::istringstream in(r.toCsvRows());
+  std::vector<std::vector<std::string>> lines;
+  for (std::string line; std::getline(in, line);)
+    lines.push_back(csvFields(line));
+  ASSERT_EQ(lines.size(), 4u); // three layers + total
+  for (const auto& l : lines)
+    EXPECT_EQ(l.size(), columns.size());
+  const auto col = [&](const std::string& name) {
+    const auto it = std::find(columns.begin(), columns.end(), name);
+    EXPECT_NE(it, columns.end()) << name;
+    return static_cast<size_t>(it - columns.begin());
+  };
+  EXPECT_EQ(lines[0][col("layer")], "conv1");
+  EXPECT_EQ(lines[0][col("cycles")], "200");
+  EXPECT_EQ(lines[0][col("cause_other")], "50");
+  EXPECT_EQ(lines[2][col("layer")], "soft,max \"x\"");
+  EXPECT_EQ(lines[3][col("layer")], "total");
+  EXPECT_EQ(lines[3][col("cycles")], "600");
+  EXPECT_EQ(lines[3][col("schema_version")], std::to_string(kSchemaVersion));
+  EXPECT_EQ(lines[3][col("verified")], "unchecked");
 }
 
 } // namespace

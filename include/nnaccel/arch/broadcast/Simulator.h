@@ -44,6 +44,7 @@ struct VariantStats {
   int64_t peBusyCycles = 0;            ///< summed over PEs: cycles with MACs in flight
   int64_t peCycles = 0;                ///< PEs x cycles
   int64_t readStallCycles = 0;         ///< reads held back by a full input RF (RfPolicy)
+  int64_t memoryWaitCycles = 0;        ///< first-access latency + bandwidth beyond the PEs' end
   int64_t outputBytes = 0;             ///< drained to memory 310
   int64_t columnBufferBytes = 0;       ///< written into and read from the column buffers
   int64_t outputRfBytes = 0;           ///< partial sums read and written in output RFs
@@ -55,6 +56,8 @@ struct VariantStats {
 };
 
 enum Variant : size_t { kMethod = 0, kConventional = 1, kNoBroadcast = 2, kVariants = 3 };
+/// energyPj's terms by component (RF reads with each MAC are on-chip, memory 310 is DRAM).
+report::EnergyParts energyParts(const VariantStats& s, const EnergyTable& e);
 std::string_view variantName(Variant v);
 
 /// The broadcast engine's view of one layer (beyond the common LayerStats).

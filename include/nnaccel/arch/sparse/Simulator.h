@@ -90,6 +90,8 @@ struct SimOptions {
 
 /// Energy of \p a under \p e, picojoules.
 double energyPj(const AccessCounts& a, const EnergyTable& e);
+/// The same energy by component (compute, on-chip, interconnect, post-processing, DRAM).
+report::EnergyParts energyParts(const AccessCounts& a, const EnergyTable& e);
 
 class Simulator {
 public:

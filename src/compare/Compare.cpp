@@ -1,0 +1,305 @@
+/// \file
+/// The comparison run (one engine after another, each error kept with its engine) and its
+/// four forms: text tables, JSON, CSV and HTML.
+#include "nnaccel/compare/Compare.h"
+
+#include "nnaccel/report/Html.h"
+#include "nnaccel/support/Error.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <map>
+#include <nlohmann/json.hpp>
+
+namespace nnaccel::compare {
+
+Comparison compareModel(const ir::Graph& g, const Budget& budget,
+                        const std::vector<std::string>& engineList,
+                        const engines::RunOptions& options,
+                        const std::function<void(const std::string&)>& onEngine) {
+  Comparison c;
+  c.model = g.name;
+  c.budget = budget;
+  for (const std::string& engine : engineList) {
+    if (onEngine)
+      onEngine(engine);
+    EngineRun run;
+    run.engine = engine;
+    try {
+      run.config = deriveConfig(budget, engine);
+      run.resources = engines::resources(*run.config);
+      run.report = engines::simulate(g, *run.config, options);
+    } catch (const Error& e) {
+      // Kept with the engine: one engine's refusal must not hide the others' results.
+      run.error = e.what();
+    }
+    c.runs.push_back(std::move(run));
+  }
+  return c;
+}
+
+namespace {
+
+/// Layer names in first-seen order over every engine's report.
+std::vector<std::string> layerUnion(const Comparison& c) {
+  std::vector<std::string> names;
+  for (const EngineRun& r : c.runs) {
+    if (!r.report)
+      continue;
+    for (const report::LayerStats& l : r.report->layers)
+      if (std::find(names.begin(), names.end(), l.name) == names.end())
+        names.push_back(l.name);
+  }
+  return names;
+}
+
+const report::LayerStats* findLayer(const report::RunReport& r, const std::string& name) {
+  for (const report::LayerStats& l : r.layers)
+    if (l.name == name)
+      return &l;
+  return nullptr;
+}
+
+/// Aligned text columns: the first left-aligned, the rest right-aligned.
+std::string alignedTable(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> widths;
+  for (const auto& row : rows)
+    for (size_t i = 0; i < row.size(); ++i) {
+      widths.resize(std::max(widths.size(), row.size()), 0);
+      widths[i] = std::max(widths[i], row[i].size());
+    }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      if (i > 0)
+        line += "  ";
+      line += i == 0 ? fmt::format("{:<{}}", row[i], widths[i])
+                     : fmt::format("{:>{}}", row[i], widths[i]);
+    }
+    while (!line.empty() && line.back() == ' ')
+      line.pop_back();
+    out += fmt::format("{}\n", line);
+  }
+  return out;
+}
+
+/// 1234567 -> "1,234,567".
+std::string grouped(int64_t v) {
+  const std::string digits = std::to_string(v < 0 ? -v : v);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0)
+      out.push_back(',');
+    out.push_back(digits[i]);
+  }
+  return v < 0 ? fmt::format("-{}", out) : out;
+}
+
+std::string verdictText(const report::RunReport& r) {
+  if (!r.verdict.checked)
+    return "not checked";
+  return r.verdict.passed ? "bit-exact" : "MISMATCH";
+}
+
+std::string resourcesLine(const EngineRun& r) {
+  if (!r.config)
+    return "";
+  const engines::Resources& x = r.resources;
+  return fmt::format("{} multipliers, {} SRAM bytes, {} MHz, {} DRAM B/cycle ({} preset)",
+                     grouped(x.multipliers), grouped(x.sramBytes), x.clockMhz, x.dramBytesPerCycle,
+                     r.config->name());
+}
+
+} // namespace
+
+std::string formatComparison(const Comparison& c) {
+  const Budget& b = c.budget;
+  std::string out = fmt::format(
+      "compare '{}' under budget '{}': {} multipliers, {} SRAM bytes, {} MHz, {} DRAM B/cycle\n",
+      c.model, b.name, grouped(b.multipliers), grouped(b.sramBytes), b.clockMhz,
+      b.dramBytesPerCycle);
+  for (const EngineRun& r : c.runs)
+    out += fmt::format("  {:<10} {}\n", r.engine,
+                       r.config ? resourcesLine(r) : fmt::format("no config: {}", r.error));
+
+  const std::vector<std::string> names = layerUnion(c);
+  struct Metric {
+    const char* title;
+    std::string (*cell)(const report::LayerStats&);
+  };
+  const Metric metrics[] = {
+      {"cycles", [](const report::LayerStats& l) { return grouped(l.cycles); }},
+      {"utilization (%)",
+       [](const report::LayerStats& l) { return fmt::format("{:.1f}", 100 * l.utilization); }},
+      {"DRAM bytes (read + write)",
+       [](const report::LayerStats& l) { return grouped(l.dram.readBytes + l.dram.writeBytes); }},
+      {"energy (uJ)",
+       [](const report::LayerStats& l) { return fmt::format("{:.3f}", l.energyPj / 1e6); }},
+  };
+  bool anyMissing = false;
+  for (const Metric& m : metrics) {
+    std::vector<std::vector<std::string>> rows;
+    std::vector<std::string> header = {"layer"};
+    for (const EngineRun& r : c.runs)
+      header.push_back(r.engine);
+    rows.push_back(header);
+    for (const std::string& name : names) {
+      std::vector<std::string> row = {name};
+      for (const EngineRun& r : c.runs) {
+        const report::LayerStats* l = r.report ? findLayer(*r.report, name) : nullptr;
+        if (l == nullptr) {
+          row.push_back(r.report ? "-" : "n/a");
+          anyMissing = anyMissing || r.report.has_value();
+        } else {
+          row.push_back(fmt::format("{}{}", m.cell(*l), l->hostFallback ? " H" : ""));
+        }
+      }
+      rows.push_back(std::move(row));
+    }
+    std::vector<std::string> total = {"total"};
+    for (const EngineRun& r : c.runs)
+      total.push_back(r.report ? m.cell(r.report->total) : "n/a");
+    rows.push_back(std::move(total));
+    out += fmt::format("\n{} per layer:\n{}", m.title, alignedTable(rows));
+  }
+  out += "\n";
+  if (anyMissing)
+    out += "-: not a separate layer on that engine (fused into a neighbour or folded away)\n";
+
+  std::vector<std::vector<std::string>> totals = {{"engine", "cycles", "time (us)", "utilization",
+                                                   "DRAM bytes", "energy (uJ)", "host layers",
+                                                   "verdict"}};
+  for (const EngineRun& r : c.runs) {
+    if (!r.report) {
+      totals.push_back({r.engine, "n/a", "n/a", "n/a", "n/a", "n/a", "n/a", "not mapped"});
+      continue;
+    }
+    const report::LayerStats& t = r.report->total;
+    // Host layers are counted, not timed: a column of them says how much the totals leave out.
+    const auto host = std::count_if(r.report->layers.begin(), r.report->layers.end(),
+                                    [](const report::LayerStats& l) { return l.hostFallback; });
+    const double clock = r.report->clockMhz > 0 ? r.report->clockMhz : r.resources.clockMhz;
+    totals.push_back(
+        {r.engine, grouped(t.cycles), fmt::format("{:.2f}", static_cast<double>(t.cycles) / clock),
+         fmt::format("{:.1f} %", 100 * t.utilization),
+         grouped(t.dram.readBytes + t.dram.writeBytes), fmt::format("{:.3f}", t.energyPj / 1e6),
+         fmt::format("{}/{}", host, r.report->layers.size()), verdictText(*r.report)});
+  }
+  out += fmt::format("totals:\n{}", alignedTable(totals));
+
+  std::string unmapped;
+  for (const EngineRun& r : c.runs) {
+    if (!r.report) {
+      unmapped += fmt::format("  {}: not mapped: {}\n", r.engine, r.error);
+      continue;
+    }
+    for (const report::LayerStats& l : r.report->layers)
+      if (l.hostFallback)
+        unmapped += fmt::format("  {}: layer '{}' ({}) runs on the host (H): {}\n", r.engine,
+                                l.name, l.op, l.note.empty() ? "no array mapping" : l.note);
+    if (r.report->verdict.checked && !r.report->verdict.passed)
+      unmapped +=
+          fmt::format("  {}: verification failed: {}\n", r.engine, r.report->verdict.detail);
+  }
+  if (!unmapped.empty())
+    out += fmt::format("\nnot mapped or not verified:\n{}", unmapped);
+  return out;
+}
+
+std::string comparisonJson(const Comparison& c) {
+  using Json = nlohmann::ordered_json;
+  const Budget& b = c.budget;
+  Json j;
+  j["schema"] = "nnaccel.compare";
+  j["schema_version"] = report::kSchemaVersion;
+  j["model"] = c.model;
+  j["budget"] = Json{{"name", b.name},
+                     {"multipliers", b.multipliers},
+                     {"sram_bytes", b.sramBytes},
+                     {"clock_mhz", b.clockMhz},
+                     {"dram_bytes_per_cycle", b.dramBytesPerCycle}};
+  j["engines"] = Json::array();
+  for (const EngineRun& r : c.runs) {
+    Json e;
+    e["engine"] = r.engine;
+    e["status"] = r.report ? "ok" : "not_mapped";
+    e["error"] = r.error;
+    e["resources"] = Json{{"multipliers", r.resources.multipliers},
+                          {"sram_bytes", r.resources.sramBytes},
+                          {"clock_mhz", r.resources.clockMhz},
+                          {"dram_bytes_per_cycle", r.resources.dramBytesPerCycle}};
+    e["report"] = r.report ? Json::parse(r.report->toJson()) : Json(nullptr);
+    j["engines"].push_back(std::move(e));
+  }
+  return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+std::string comparisonCsv(const Comparison& c) {
+  std::string out = report::RunReport::csvHeader();
+  for (const EngineRun& r : c.runs) {
+    if (r.report) {
+      out += r.report->toCsvRows();
+      continue;
+    }
+    // The same columns, empty figures, and the reason in `verified` (quoted: it has commas).
+    report::RunReport placeholder;
+    placeholder.engine = r.engine;
+    placeholder.config = r.config ? r.config->name() : "";
+    placeholder.model = c.model;
+    placeholder.dtype = "int8";
+    placeholder.total.name = "(model)";
+    std::string row = placeholder.toCsvRows(); // the total row of an empty report
+    const size_t lastComma = row.rfind(',');
+    out += fmt::format("{}{}\n", row.substr(0, lastComma + 1),
+                       report::csvField(fmt::format("not mapped: {}", r.error)));
+  }
+  return out;
+}
+
+std::string renderComparisonHtml(const Comparison& c) {
+  report::HtmlPage page(
+      fmt::format("nnaccel compare: {} under budget '{}'", c.model, c.budget.name));
+  const Budget& b = c.budget;
+  page.paragraph(fmt::format("Budget: {} multipliers, {} SRAM bytes, {} MHz, {} DRAM "
+                             "bytes/cycle. Each engine's config is derived from it "
+                             "(docs/Compare.md).",
+                             b.multipliers, b.sramBytes, b.clockMhz, b.dramBytesPerCycle));
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> engines;
+  report::Series cycles{"cycles", {}}, energy{"energy (uJ)", {}}, dram{"DRAM bytes", {}};
+  for (const EngineRun& r : c.runs) {
+    if (!r.report) {
+      rows.push_back({r.engine, "not mapped", "", "", "", "", r.error});
+      continue;
+    }
+    const report::LayerStats& t = r.report->total;
+    rows.push_back(
+        {r.engine, fmt::format("{}", t.cycles), fmt::format("{:.1f} %", 100 * t.utilization),
+         fmt::format("{}", t.dram.readBytes + t.dram.writeBytes),
+         fmt::format("{:.3f}", t.energyPj / 1e6), verdictText(*r.report), resourcesLine(r)});
+    engines.push_back(r.engine);
+    cycles.values.push_back(static_cast<double>(t.cycles));
+    energy.values.push_back(t.energyPj / 1e6);
+    dram.values.push_back(static_cast<double>(t.dram.readBytes + t.dram.writeBytes));
+  }
+  page.heading("Totals");
+  page.table({"engine", "cycles", "utilization", "DRAM bytes", "energy (uJ)", "verdict",
+              "resources / reason"},
+             rows);
+  page.chart(report::groupedBars("compare-cycles", "total cycles per engine", engines, {cycles},
+                                 "cycles"));
+  page.chart(
+      report::groupedBars("compare-energy", "total energy per engine", engines, {energy}, "uJ"));
+  page.chart(
+      report::groupedBars("compare-dram", "DRAM traffic per engine", engines, {dram}, "bytes"));
+  for (const EngineRun& r : c.runs) {
+    if (!r.report)
+      continue;
+    page.heading(fmt::format("{} ({})", r.engine, r.report->config));
+    report::addRunSections(page, *r.report, r.engine + "-");
+  }
+  return page.render();
+}
+
+} // namespace nnaccel::compare

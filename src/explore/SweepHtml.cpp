@@ -1,0 +1,85 @@
+/// \file
+/// A sweep as an HTML page built from report/Html.h's parts: the front as a scatter on the
+/// spec's first two Pareto axes (log scales: sweeps span orders of magnitude), bars of cycles
+/// and energy per point, and the point table.
+#include "nnaccel/explore/SweepHtml.h"
+
+#include "nnaccel/report/Html.h"
+
+#include <fmt/format.h>
+
+namespace nnaccel::explore {
+
+namespace {
+
+/// "array.rows=64, array.cols=32".
+std::string pointLabel(const SweepResult& r, const PointResult& p) {
+  std::string out;
+  for (size_t i = 0; i < p.values.size() && i < r.spec.params.size(); ++i)
+    out += fmt::format("{}{}={}", i == 0 ? "" : ", ", r.spec.params[i].key, p.values[i]);
+  return out.empty() ? "base config" : out;
+}
+
+} // namespace
+
+std::string renderSweepHtml(const SweepResult& r) {
+  const SweepSpec& s = r.spec;
+  report::HtmlPage page(fmt::format("nnaccel sweep: {} on {} ({})", s.model, s.engine, s.config));
+  page.paragraph(fmt::format(
+      "{} point(s){}; objective: {}; Pareto front minimizes {}; {}.", r.points.size(),
+      r.shard.whole() ? "" : fmt::format(" (shard {})", shardText(r.shard)),
+      objectiveName(s.objective), fmt::join(s.paretoAxes, ", "),
+      s.verify ? "every point verified against the int8 reference" : "timing only (not verified)"));
+
+  const std::string& xAxis = s.paretoAxes.at(0);
+  const std::string& yAxis = s.paretoAxes.at(1);
+  std::vector<report::ScatterPoint> scatter;
+  std::vector<std::string> labels;
+  report::Series cycles{"cycles", {}}, energy{"energy (uJ)", {}};
+  for (const PointResult& p : r.points) {
+    if (p.status != PointStatus::Ok)
+      continue;
+    scatter.push_back(report::ScatterPoint{fmt::format("point {} ({})", p.index, pointLabel(r, p)),
+                                           metricValue(p, xAxis), metricValue(p, yAxis), p.pareto});
+    labels.push_back(fmt::format("{}", p.index));
+    cycles.values.push_back(static_cast<double>(p.cycles));
+    energy.values.push_back(p.energyPj / 1e6);
+  }
+  page.heading("Pareto front");
+  page.chart(report::scatter(
+      "sweep-pareto", fmt::format("{} against {} (front highlighted and joined)", yAxis, xAxis),
+      xAxis, yAxis, scatter, true));
+  page.chart(report::groupedBars("sweep-cycles", "cycles per point", labels, {cycles}, "cycles"));
+  page.chart(report::groupedBars("sweep-energy", "energy per point", labels, {energy}, "uJ"));
+
+  std::vector<std::string> header = {"point"};
+  for (const Param& p : s.params)
+    header.push_back(p.key);
+  for (const char* column : {"status", "cycles", "time (us)", "energy (uJ)", "utilization",
+                             "DRAM bytes", "multipliers", "SRAM bytes", "front", "best", "error"})
+    header.emplace_back(column);
+  std::vector<std::vector<std::string>> rows;
+  for (const PointResult& p : r.points) {
+    std::vector<std::string> row = {fmt::format("{}", p.index)};
+    for (const std::string& v : p.values)
+      row.push_back(v);
+    const bool ok = p.status == PointStatus::Ok;
+    row.push_back(statusName(p.status));
+    row.push_back(ok ? fmt::format("{}", p.cycles) : "");
+    row.push_back(ok ? fmt::format("{:.2f}", p.timeUs) : "");
+    row.push_back(ok ? fmt::format("{:.3f}", p.energyPj / 1e6) : "");
+    row.push_back(ok ? fmt::format("{:.1f} %", 100 * p.utilization) : "");
+    row.push_back(ok ? fmt::format("{}", p.dramBytes) : "");
+    row.push_back(p.multipliers > 0 ? fmt::format("{}", p.multipliers) : "");
+    row.push_back(p.sramBytes > 0 ? fmt::format("{}", p.sramBytes) : "");
+    row.push_back(p.pareto ? "*" : "");
+    row.push_back(p.best ? "best" : "");
+    row.push_back(p.error);
+    rows.push_back(std::move(row));
+  }
+  page.heading("Points");
+  page.table(header, rows);
+  return page.render();
+}
+
+} // namespace nnaccel::explore

@@ -1,0 +1,249 @@
+/// \file
+/// End-to-end tests of the generic design-space sweep, `nnaccel sweep MODEL --arch E --param
+/// KEY=V1,V2,...` and `nnaccel sweep merge` (docs/Sweep.md), on LeNet-5 with small presets: the
+/// table, the Pareto front and the CSV; failed points as rows (an invalid config, a model that
+/// does not fit, with a quoted message); the same CSV bytes on one thread and on two and from
+/// merged shards; --timing-only; and every error path with its exact message and exit code.
+/// The MPI path has its own ctest (SweepMpiTest.cmake).
+#include "CliSupport.h"
+
+#include <cstdlib>
+#include <fmt/format.h>
+
+using namespace nnaccel::clitest;
+
+namespace {
+
+class SweepCli : public CliFixture {
+protected:
+  SweepCli() : CliFixture("sweep_") {}
+};
+
+/// The systolic sweep most tests use: 3 x 2 points on preset small, two of them invalid
+/// (array.rows=0).
+constexpr const char* kSweep = "sweep lenet5 --arch systolic --preset small --param "
+                               "array.rows=0,8,16 --param array.cols=8,16";
+
+/// The data rows of a sweep CSV (the lines after the header row).
+std::vector<std::string> dataRows(const std::string& csv) {
+  std::vector<std::string> rows;
+  std::istringstream in(csv);
+  bool header = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("#", 0) == 0)
+      continue;
+    if (!header) {
+      header = true;
+      continue;
+    }
+    rows.push_back(line);
+  }
+  return rows;
+}
+
+TEST_F(SweepCli, RunsTheGridAndMarksTheParetoFront) {
+  const Result r = run(fmt::format("{} --objective edp --csv grid.csv -j 2", kSweep));
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_NE(r.out.find("sweep of 'lenet5' on systolic 'small': 6 points (array.rows x "
+                       "array.cols), objective edp, verified against the int8 reference\n"),
+            std::string::npos)
+      << r.out;
+  // The table: one row per point; the failed points say so.
+  // point, 2 values, "error" and a "-" for each of the 7 figures
+  EXPECT_EQ(words(lineWith(r.out, "error  ")).size(), 11u) << r.out;
+  EXPECT_EQ(rowStartingWith(r.out, "0")[3], "error");
+  EXPECT_EQ(rowStartingWith(r.out, "2")[3], "ok");
+  EXPECT_NE(r.out.find("Pareto front (min cycles, energy_pj), "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("best by edp: point "), std::string::npos);
+  EXPECT_NE(r.out.find("point 0 (array.rows=0 array.cols=8): error: --param: "), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("wrote grid.csv\n"), std::string::npos);
+
+  const std::string csv = readFile(path("grid.csv"));
+  EXPECT_EQ(csv.rfind("# nnaccel sweep 1\n# model: lenet5\n# engine: systolic\n# config: small\n"
+                      "# config_fnv1a: ",
+                      0),
+            0u)
+      << csv;
+  EXPECT_NE(csv.find("\n# param: array.rows=0,8,16\n# param: array.cols=8,16\n# points: 6\n"
+                     "# objective: edp\n# pareto: cycles,energy_pj\n# verify: "
+                     "yes\nindex,array.rows,array.cols,status,cycles,"
+                     "time_us,energy_pj,edp_pj_us,utilization,dram_bytes,multipliers,sram_bytes,"
+                     "verified,pareto,best,error\n"),
+            std::string::npos)
+      << csv;
+  const std::vector<std::string> rows = dataRows(csv);
+  ASSERT_EQ(rows.size(), 6u);
+  EXPECT_EQ(rows[0].rfind("0,0,8,error,,,,,,,,,,0,0,", 0), 0u) << rows[0];
+  EXPECT_EQ(rows[1].rfind("1,0,16,error,", 0), 0u) << rows[1];
+  size_t pareto = 0, best = 0;
+  for (size_t i = 2; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i].rfind(fmt::format("{},", i), 0), 0u) << rows[i];
+    EXPECT_NE(rows[i].find(",ok,"), std::string::npos) << rows[i];
+    EXPECT_NE(rows[i].find(",yes,"), std::string::npos) << rows[i];
+    pareto += rows[i].find(",yes,1,") != std::string::npos;
+    best += rows[i].find(",1,,") != std::string::npos || rows[i].find(",1,1,") != std::string::npos;
+  }
+  EXPECT_GE(pareto, 1u);
+  EXPECT_EQ(best, 1u);
+}
+
+TEST_F(SweepCli, TheCsvIsTheSameOnAnyThreadCountAndFromMergedShards) {
+  ASSERT_EQ(run(fmt::format("{} -j 1 --csv one.csv", kSweep)).exitCode, 0);
+  const Result two = run(fmt::format("{} -j 2 --csv two.csv", kSweep));
+  ASSERT_EQ(two.exitCode, 0) << two.err;
+  const std::string whole = readFile(path("one.csv"));
+  EXPECT_EQ(readFile(path("two.csv")), whole);
+
+  for (int k = 1; k <= 3; ++k) {
+    const Result s = run(fmt::format("{} --shard {}/3 --csv s{}.csv", kSweep, k, k));
+    ASSERT_EQ(s.exitCode, 0) << s.err;
+    EXPECT_NE(s.out.find(fmt::format("; shard {}/3: 2 points\n", k)), std::string::npos) << s.out;
+    EXPECT_NE(readFile(path(fmt::format("s{}.csv", k))).find(fmt::format("\n# shard: {}/3\n", k)),
+              std::string::npos);
+  }
+  const Result m = run("sweep merge s3.csv s1.csv s2.csv --csv merged.csv");
+  ASSERT_EQ(m.exitCode, 0) << m.err;
+  EXPECT_EQ(readFile(path("merged.csv")), whole);
+  // merge prints what the whole sweep prints (the same table and front).
+  const Result w = run(kSweep);
+  EXPECT_EQ(m.out, w.out + "wrote merged.csv\n");
+}
+
+TEST_F(SweepCli, TheFrontCanTradeCyclesAgainstArea) {
+  // Bigger arrays are faster and, in the energy model, no costlier: the default front is one
+  // point; against multipliers every size is a trade-off.
+  const Result r = run("sweep lenet5 --arch systolic --preset small --param array.cols=8,16,32 "
+                       "--pareto cycles,multipliers --csv p.csv");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("Pareto front (min cycles, multipliers), 3 points:\n  point 2 "
+                       "(array.cols=32): cycles "),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(readFile(path("p.csv")).find("\n# pareto: cycles,multipliers\n"), std::string::npos);
+  for (const std::string& row : dataRows(readFile(path("p.csv"))))
+    EXPECT_NE(row.find(",yes,1,"), std::string::npos) << row;
+}
+
+TEST_F(SweepCli, AModelThatDoesNotFitIsARowWithItsQuotedMessage) {
+  const Result r = run("sweep lenet5 --arch stream --param kernel_tiles.rows=4,8 --csv s.csv");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const std::vector<std::string> rows = dataRows(readFile(path("s.csv")));
+  ASSERT_EQ(rows.size(), 2u);
+  // The message has commas, so it is quoted.
+  EXPECT_EQ(rows[0].rfind("0,4,error,,,,,,,", 0), 0u) << rows[0];
+  EXPECT_NE(rows[0].find(",0,0,\"'chips': model 'lenet5' does not fit: "), std::string::npos)
+      << rows[0];
+  EXPECT_EQ(rows[0].back(), '"');
+  EXPECT_NE(rows[1].find(",ok,"), std::string::npos) << rows[1];
+  EXPECT_NE(rows[1].find(",yes,1,1,"), std::string::npos) << rows[1]; // the only point that ran
+}
+
+TEST_F(SweepCli, TimingOnlySkipsTheVerification) {
+  const Result r = run("sweep lenet5 --arch systolic --preset small --param array.cols=8,16 "
+                       "--timing-only --csv t.csv");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("objective cycles, timing only, not verified\n"), std::string::npos)
+      << r.out;
+  const std::string csv = readFile(path("t.csv"));
+  EXPECT_NE(csv.find("\n# verify: no\n"), std::string::npos);
+  for (const std::string& row : dataRows(csv))
+    EXPECT_NE(row.find(",skipped,"), std::string::npos) << row;
+}
+
+TEST_F(SweepCli, WithoutParamsTheSweepIsTheBaseConfig) {
+  const Result r = run("sweep lenet5 --arch broadcast --csv b.csv");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("sweep of 'lenet5' on broadcast 'npu': 1 point, objective cycles"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  point 0 (base config): "), std::string::npos) << r.out;
+  EXPECT_EQ(dataRows(readFile(path("b.csv"))).size(), 1u);
+}
+
+TEST_F(SweepCli, BadOptionsFailBeforeAnyPointRuns) {
+  const std::string base = "sweep lenet5 --arch systolic --preset small";
+  expectError(base + " --param array.rows", 2,
+              "--param 'array.rows': expected KEY=V1,V2,..., e.g. array.rows=32,64,128");
+  expectError(base + " --param array.rows=", 2,
+              "--param 'array.rows=': no values (expected KEY=V1,V2,...)");
+  expectError(base + " --param array.rows=8,,16", 2,
+              "--param 'array.rows=8,,16': empty value in the list");
+  expectError(base + " --param array.rows=8 --param array.rows=16", 2,
+              "--param: key 'array.rows' is given twice");
+  expectErrorPrefix(base + " --param array.rowz=8,16", 2, "--param: ");
+  const Result unknown = run(base + " --param array.rowz=8,16");
+  EXPECT_NE(unknown.err.find("(no value of --param 'array.rowz=8,16' applies to systolic 'small'; "
+                             "see 'nnaccel arch show systolic')\n"),
+            std::string::npos)
+      << unknown.err;
+  for (const char* shard : {"0/2", "3/2"})
+    expectError(
+        fmt::format("{} --shard {} --csv s.csv", base, shard), 2,
+        fmt::format("--shard '{}': K must be from 1 to 2 (shards are numbered from 1)", shard));
+  expectError(base + " --shard x --csv s.csv", 2,
+              "--shard 'x': expected K/N with 1 <= K <= N, e.g. 1/4");
+  expectError(base + " --shard 1/2", 2,
+              "--shard needs --csv FILE (the rows 'nnaccel sweep merge' reads) (see 'nnaccel "
+              "sweep --help')");
+  expectError("sweep --arch systolic", 2,
+              "MODEL is required (or one of the subcommands density, vector-width, merge) (see "
+              "'nnaccel sweep --help')");
+  expectErrorPrefix(base + " --objective area", 2, "--objective: area not in {");
+  expectErrorPrefix(base + " -j 0", 2, "--jobs: ");
+  expectError(base + " --pareto cycles", 2,
+              "--pareto 'cycles': a front needs two or more metrics, e.g. cycles,energy_pj");
+  expectErrorPrefix(base + " --pareto cycles,area", 2,
+                    "--pareto 'cycles,area': 'area' is not a metric (expected two or more of: ");
+  expectError("sweep nosuchmodel --arch systolic", 2,
+              "model 'nosuchmodel': no such file and no zoo model of that name (see 'nnaccel zoo "
+              "list')");
+  expectError(base + " --param array.rows=8 --csv nodir/out.csv", 1,
+              "nodir/out.csv: cannot open file for writing (No such file or directory)");
+#if !NNACCEL_CLI_MPI
+  // Started by mpirun (its environment) without MPI support: refuse rather than run P copies.
+  ::setenv("OMPI_COMM_WORLD_SIZE", "2", 1);
+  expectError("sweep lenet5 --arch systolic", 2,
+              "started by mpirun with 2 ranks, but this nnaccel was built without MPI (configure "
+              "with -DNNACCEL_MPI=ON, or use --shard K/N and 'nnaccel sweep merge') (see 'nnaccel "
+              "sweep --help')");
+  ::unsetenv("OMPI_COMM_WORLD_SIZE");
+#endif
+}
+
+TEST_F(SweepCli, MergeRefusesFilesOfAnotherSweep) {
+  const std::string base = "sweep lenet5 --arch systolic --preset small --param array.cols=8,16";
+  ASSERT_EQ(run(base + " --shard 1/2 --csv a1.csv").exitCode, 0);
+  ASSERT_EQ(run(base + " --shard 2/2 --csv a2.csv").exitCode, 0);
+  ASSERT_EQ(run(base + ",32 --shard 2/2 --csv b2.csv").exitCode, 0);
+  ASSERT_EQ(run(base + " --shard 1/3 --csv c1.csv").exitCode, 0);
+  expectError("sweep merge a1.csv b2.csv", 2,
+              "b2.csv: not a shard of the same sweep as a1.csv: params 'array.cols=8,16,32' "
+              "instead of 'array.cols=8,16'");
+  expectError("sweep merge a1.csv c1.csv", 2,
+              "c1.csv: shard 1/3 of 3 shards, but a1.csv is shard 1/2 of 2");
+  expectError("sweep merge a1.csv a1.csv", 2, "a1.csv: shard 1/2 is also in a1.csv");
+  expectError("sweep merge a2.csv", 2, "sweep merge: shard 1/2 is missing (given: 2/2 in a2.csv)");
+  expectError("sweep merge a1.csv missing.csv", 1, "missing.csv: cannot open the file");
+  writeText("bad.csv", "index,cycles\n0,1\n");
+  expectError("sweep merge bad.csv", 1,
+              "bad.csv: line 1: expected '# nnaccel sweep 1' (not a sweep CSV?)");
+  expectErrorPrefix("sweep merge", 2, "FILES is required");
+  // A good merge still works after all that.
+  const Result ok = run("sweep merge a2.csv a1.csv");
+  EXPECT_EQ(ok.exitCode, 0) << ok.err;
+}
+
+TEST_F(SweepCli, TheOtherSweepsStillParse) {
+  const Result help = run("sweep --help");
+  ASSERT_EQ(help.exitCode, 0);
+  for (const char* word : {"density", "vector-width", "merge", "--param", "--shard", "--objective",
+                           "--timing-only", "--jobs"})
+    EXPECT_NE(help.out.find(word), std::string::npos) << word;
+  const Result d = run("sweep density lenet5 --arch sparse --preset tiny --densities 1.0");
+  EXPECT_EQ(d.exitCode, 0) << d.err;
+  EXPECT_NE(d.out.find("density sweep of 'lenet5' on sparse 'tiny'"), std::string::npos);
+}
+
+} // namespace

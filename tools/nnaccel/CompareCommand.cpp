@@ -1,0 +1,84 @@
+/// \file
+/// `nnaccel compare MODEL [--archs a,b,...] [--budget FILE]`: the same model on several engines
+/// under one equal-resource budget (compare::compareModel), printed as side-by-side tables, and
+/// written as JSON (--report), CSV (--csv) and HTML (--html, --screenshot) on request.
+#include "Command.h"
+#include "ModelOptions.h"
+#include "ReportOutput.h"
+#include "nnaccel/compare/Compare.h"
+#include "nnaccel/driver/Inputs.h"
+#include "nnaccel/driver/ModelLoader.h"
+
+#include <fmt/format.h>
+
+namespace nnaccel::cli {
+namespace {
+
+class CompareCommand final : public Command {
+public:
+  void configure(CLI::App& app) override {
+    app_ = &app;
+    modelOptions_.configure(app);
+    app.add_option("--archs", engines_, "engines to compare, comma-separated")
+        ->delimiter(',')
+        ->check(CLI::IsMember(engines::engineNames()))
+        ->capture_default_str();
+    app.add_option("--budget", budgetFile_,
+                   "equal-resource budget (YAML, docs/Compare.md; default: "
+                   "configs/budgets/default.yaml, compiled in)");
+    app.add_option("--report", report_, "also write the comparison as JSON to this file");
+    app.add_flag("--timing-only", timingOnly_,
+                 "skip the verification against the reference executor");
+    app.add_flag("--show-budget", showBudget_, "print the effective budget as YAML and exit");
+    output_.configure(app);
+  }
+
+  void run() override {
+    const compare::Budget budget =
+        budgetFile_.empty() ? compare::defaultBudget() : compare::loadBudgetFile(budgetFile_);
+    if (showBudget_) {
+      fmt::print("{}", compare::toYaml(budget));
+      return;
+    }
+    if (engines_.empty())
+      throw usageError(*app_, "--archs needs at least one engine");
+    const ir::Graph g = driver::loadModel(modelOptions_.model(), modelOptions_.loadOptions());
+    if (!report_.empty())
+      driver::checkWritable(report_);
+    output_.check(*app_);
+    engines::RunOptions options;
+    options.verify = !timingOnly_;
+    const compare::Comparison c =
+        compare::compareModel(g, budget, engines_, options, [](const std::string& engine) {
+          fmt::print(stderr, "[nnaccel] {}\n", engine);
+        });
+    fmt::print("{}", compare::formatComparison(c));
+    if (!report_.empty())
+      writeTextFile(report_, compare::comparisonJson(c));
+    if (output_.wantsCsv())
+      output_.writeCsv(compare::comparisonCsv(c));
+    if (output_.wantsHtml())
+      output_.writeHtml(compare::renderComparisonHtml(c));
+    for (const compare::EngineRun& r : c.runs)
+      if (r.report && r.report->verdict.checked && !r.report->verdict.passed)
+        throw Error(
+            ErrorKind::Model, ErrorContext{.file = modelOptions_.model()},
+            fmt::format("{} does not match the reference: {}", r.engine, r.report->verdict.detail));
+  }
+
+private:
+  CLI::App* app_ = nullptr;
+  ModelOptions modelOptions_;
+  std::vector<std::string> engines_ = engines::engineNames();
+  std::string budgetFile_, report_;
+  bool timingOnly_ = false, showBudget_ = false;
+  ReportOutput output_;
+};
+
+} // namespace
+
+std::unique_ptr<Command> makeCompareCommand() {
+  return std::make_unique<CompareCommand>();
+}
+
+} // namespace nnaccel::cli

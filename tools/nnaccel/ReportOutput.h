@@ -1,0 +1,39 @@
+/// \file
+/// The report files a command writes besides its table, shared by `simulate`, `compare` and
+/// `sweep`: --report (JSON), --csv, --html and --screenshot (a PNG of the HTML report rendered
+/// by headless Chromium). Each option is checked for writability before the run starts, so a
+/// long run never ends in "cannot write".
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace nnaccel::cli {
+
+class ReportOutput {
+public:
+  /// Adds --html and --screenshot (and --csv when \p withCsv) to \p app.
+  void configure(CLI::App& app, bool withCsv = true);
+  /// Checks the options go together and the files can be written (Error otherwise).
+  void check(const CLI::App& app) const;
+  bool wantsHtml() const { return !htmlPath_.empty(); }
+  bool wantsCsv() const { return !csvPath_.empty(); }
+  /// Writes \p text to the --csv file and says so.
+  void writeCsv(const std::string& text) const;
+  /// Writes \p html to the --html file, and with --screenshot renders it to a PNG next to it.
+  void writeHtml(const std::string& html) const;
+
+private:
+  std::string htmlPath_, csvPath_;
+  bool screenshot_ = false;
+};
+
+/// Writes \p text to \p path (Error naming the file when it cannot) and prints "wrote PATH".
+void writeTextFile(const std::string& path, const std::string& text);
+
+/// Renders the HTML file \p htmlPath in headless Chromium into \p pngPath at \p width x
+/// \p height pixels. The browser is $NNACCEL_CHROMIUM, else `chromium` or `chromium-browser`
+/// on the PATH; Error (Io) when none is found or it fails.
+void screenshotHtml(const std::string& htmlPath, const std::string& pngPath, int width, int height);
+
+} // namespace nnaccel::cli
