@@ -9,6 +9,7 @@
 #include "nnaccel/arch/common/Presets.h"
 #include "nnaccel/support/Error.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 #include <span>
@@ -53,10 +54,30 @@ template <typename Visitor, typename B> void walkSchema(Visitor& v, B& b) {
   v.section("stream", [&] { v.text("preset", b.streamPreset); });
 }
 
+void checkPreset(const arch::common::ConfigPath& path, const std::string& engine,
+                 const std::string& preset) {
+  const std::vector<std::string> names = engines::presetNames(engine);
+  if (std::find(names.begin(), names.end(), preset) == names.end())
+    path.fail(engine + ".preset", fmt::format("unknown {} preset '{}' (expected one of: {})",
+                                              engine, preset, fmt::join(names, ", ")));
+}
+
 void validate(const Budget& b, const std::string& file) {
   arch::common::ConfigPath path(file);
   checkShare(path, "systolic.psum_share", b.systolicPsumShare);
   checkShare(path, "sparse.ia_share", b.sparseIaShare);
+  checkPreset(path, "systolic", b.systolicPreset);
+  checkPreset(path, "sparse", b.sparsePreset);
+  checkPreset(path, "broadcast", b.broadcastPreset);
+  checkPreset(path, "stream", b.streamPreset);
+}
+
+Budget parseOver(const Budget& base, const std::string& yamlText, const std::string& file) {
+  Budget b = arch::common::parseConfigOver(
+      base, yamlText, file, [](auto& reader, Budget& x) { walkSchema(reader, x); },
+      [](const Budget& x, const std::string& f) { validate(x, f); });
+  b.file = file;
+  return b;
 }
 
 [[noreturn]] void refuse(const Budget& b, const std::string& engine, const std::string& reason) {
@@ -71,13 +92,23 @@ std::string real(double v) {
 }
 
 engines::EngineConfig derived(const Budget& b, const std::string& engine, const std::string& preset,
-                              const std::vector<engines::Override>& keys) {
+                              std::vector<engines::Override> keys) {
+  // Named for what it is: the preset reshaped by the budget, never the preset itself.
+  std::string name = fmt::format("{}@budget:{}", preset, b.name);
+  std::string quoted = "\""; // a YAML double-quoted scalar: whatever the budget's name holds
+  for (char ch : name) {
+    if (ch == '"' || ch == '\\')
+      quoted += '\\';
+    quoted += ch;
+  }
+  keys.push_back({"name", quoted + "\""});
   try {
     return engines::applyOverrides(engines::loadPreset(engine, preset), keys,
                                    fmt::format("{} (budget for {})", b.file, engine));
   } catch (const Error& e) {
+    const std::string key = e.context().key.empty() ? "" : fmt::format("'{}': ", e.context().key);
     refuse(b, engine,
-           fmt::format("the budget gives an impossible {} config: {}", engine, e.reason()));
+           fmt::format("the budget gives an impossible {} config: {}{}", engine, key, e.reason()));
   }
 }
 
@@ -85,10 +116,16 @@ engines::EngineConfig deriveSystolic(const Budget& b) {
   // rows x cols = multipliers, rows as close to sqrt(multipliers x aspect) as divides.
   const double ideal = std::sqrt(static_cast<double>(b.multipliers) * b.systolicRowsPerCol);
   int64_t rows = 0;
-  for (int64_t d = 1; d <= b.multipliers; ++d)
-    if (b.multipliers % d == 0 && (rows == 0 || std::fabs(static_cast<double>(d) - ideal) <
-                                                    std::fabs(static_cast<double>(rows) - ideal)))
+  const auto distance = [&](int64_t d) { return std::fabs(static_cast<double>(d) - ideal); };
+  const auto consider = [&](int64_t d) {
+    if (rows == 0 || distance(d) < distance(rows) || (distance(d) == distance(rows) && d < rows))
       rows = d;
+  };
+  for (int64_t d = 1; d * d <= b.multipliers; ++d)
+    if (b.multipliers % d == 0) {
+      consider(d);
+      consider(b.multipliers / d);
+    }
   const int64_t cols = b.multipliers / rows;
   const auto psumBytes =
       static_cast<int64_t>(static_cast<double>(b.sramBytes) * b.systolicPsumShare);
@@ -174,6 +211,12 @@ engines::EngineConfig deriveStream(const Budget& b) {
   const auto& p = std::get<arch::stream::StreamConfig>(base.variant());
   const int64_t perChip = p.macsPerCycle() / p.chips;
   const int64_t chips = b.multipliers / perChip;
+  if (chips >= 1 && b.multipliers % perChip != 0)
+    refuse(b, "stream",
+           fmt::format("{} multipliers are not a whole number of {} chips ({} multiply-select "
+                       "cells each; {} or {} would be)",
+                       b.multipliers, b.streamPreset, perChip, chips * perChip,
+                       (chips + 1) * perChip));
   if (chips < 1)
     refuse(b, "stream",
            fmt::format("{} multipliers are less than one {} chip's {} multiply-select cells "
@@ -188,18 +231,16 @@ engines::EngineConfig deriveStream(const Budget& b) {
 } // namespace
 
 Budget parseBudget(const std::string& yamlText, const std::string& file) {
-  Budget b = arch::common::parseConfigOver(
-      Budget{}, yamlText, file, [](auto& reader, Budget& x) { walkSchema(reader, x); },
-      [](const Budget& x, const std::string& f) { validate(x, f); });
-  b.file = file;
-  return b;
+  Budget base = defaultBudget();
+  base.name = "custom";
+  return parseOver(base, yamlText, file);
 }
 
 Budget defaultBudget() {
   static const Budget kDefault = [] {
     for (const arch::common::EmbeddedConfig& f : detail::budgetFiles())
       if (f.name == "default")
-        return parseBudget(std::string(f.text), std::string(f.fileName));
+        return parseOver(Budget{}, std::string(f.text), std::string(f.fileName));
     NNACCEL_ASSERT(false) << "configs/budgets/default.yaml is not compiled in";
     return Budget{};
   }();

@@ -7,6 +7,7 @@
 #include "nnaccel/support/Error.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -32,6 +33,10 @@ Comparison compareModel(const ir::Graph& g, const Budget& budget,
     } catch (const Error& e) {
       // Kept with the engine: one engine's refusal must not hide the others' results.
       run.error = e.what();
+    } catch (const std::exception& e) {
+      // A bug in nnaccel, not bad input: kept too, flagged, and the command fails at the end.
+      run.error = fmt::format("internal error: {}", e.what());
+      run.internalError = true;
     }
     c.runs.push_back(std::move(run));
   }
@@ -96,19 +101,45 @@ std::string grouped(int64_t v) {
   return v < 0 ? fmt::format("-{}", out) : out;
 }
 
+/// What the budget does not equalize, said wherever totals are compared.
+constexpr const char* kCaveat =
+    "note: the budget equalizes multipliers, SRAM bytes, clock and DRAM bandwidth; energy uses "
+    "each engine's own preset energy table (placeholder-scale, not one calibrated process) and "
+    "DRAM bytes each engine's own data width (sparse scnn stores 16-bit values); host layers are "
+    "counted, not timed";
+
+/// "3/40": the layers that ran on the host, of all layers.
+std::string hostLayers(const report::RunReport& r) {
+  const auto host = std::count_if(r.layers.begin(), r.layers.end(),
+                                  [](const report::LayerStats& l) { return l.hostFallback; });
+  return fmt::format("{}/{}", host, r.layers.size());
+}
+
 std::string verdictText(const report::RunReport& r) {
   if (!r.verdict.checked)
     return "not checked";
   return r.verdict.passed ? "bit-exact" : "MISMATCH";
 }
 
-std::string resourcesLine(const EngineRun& r) {
+/// The engine's resources, and what differs from the budget by more than 1 % (stream's FIFOs
+/// and DRAM interface, the bytes integer division leaves over).
+std::string resourcesLine(const EngineRun& r, const Budget& b) {
   if (!r.config)
     return "";
   const engines::Resources& x = r.resources;
-  return fmt::format("{} multipliers, {} SRAM bytes, {} MHz, {} DRAM B/cycle ({} preset)",
-                     grouped(x.multipliers), grouped(x.sramBytes), x.clockMhz, x.dramBytesPerCycle,
-                     r.config->name());
+  std::vector<std::string> differs;
+  const auto check = [&](const char* what, double got, double want) {
+    if (std::fabs(got - want) > 0.01 * std::fabs(want))
+      differs.emplace_back(what);
+  };
+  check("multipliers", static_cast<double>(x.multipliers), static_cast<double>(b.multipliers));
+  check("SRAM", static_cast<double>(x.sramBytes), static_cast<double>(b.sramBytes));
+  check("clock", x.clockMhz, b.clockMhz);
+  check("DRAM bandwidth", x.dramBytesPerCycle, b.dramBytesPerCycle);
+  return fmt::format(
+      "{} multipliers, {} SRAM bytes, {} MHz, {} DRAM B/cycle ({}){}", grouped(x.multipliers),
+      grouped(x.sramBytes), x.clockMhz, x.dramBytesPerCycle, r.config->name(),
+      differs.empty() ? "" : fmt::format(" NOT AT BUDGET: {}", fmt::join(differs, ", ")));
 }
 
 } // namespace
@@ -121,7 +152,7 @@ std::string formatComparison(const Comparison& c) {
       b.dramBytesPerCycle);
   for (const EngineRun& r : c.runs)
     out += fmt::format("  {:<10} {}\n", r.engine,
-                       r.config ? resourcesLine(r) : fmt::format("no config: {}", r.error));
+                       r.config ? resourcesLine(r, b) : fmt::format("no config: {}", r.error));
 
   const std::vector<std::string> names = layerUnion(c);
   struct Metric {
@@ -176,17 +207,14 @@ std::string formatComparison(const Comparison& c) {
       continue;
     }
     const report::LayerStats& t = r.report->total;
-    // Host layers are counted, not timed: a column of them says how much the totals leave out.
-    const auto host = std::count_if(r.report->layers.begin(), r.report->layers.end(),
-                                    [](const report::LayerStats& l) { return l.hostFallback; });
     const double clock = r.report->clockMhz > 0 ? r.report->clockMhz : r.resources.clockMhz;
     totals.push_back(
         {r.engine, grouped(t.cycles), fmt::format("{:.2f}", static_cast<double>(t.cycles) / clock),
          fmt::format("{:.1f} %", 100 * t.utilization),
          grouped(t.dram.readBytes + t.dram.writeBytes), fmt::format("{:.3f}", t.energyPj / 1e6),
-         fmt::format("{}/{}", host, r.report->layers.size()), verdictText(*r.report)});
+         hostLayers(*r.report), verdictText(*r.report)});
   }
-  out += fmt::format("totals:\n{}", alignedTable(totals));
+  out += fmt::format("totals:\n{}{}\n", alignedTable(totals), kCaveat);
 
   std::string unmapped;
   for (const EngineRun& r : c.runs) {
@@ -270,23 +298,25 @@ std::string renderComparisonHtml(const Comparison& c) {
   report::Series cycles{"cycles", {}}, energy{"energy (uJ)", {}}, dram{"DRAM bytes", {}};
   for (const EngineRun& r : c.runs) {
     if (!r.report) {
-      rows.push_back({r.engine, "not mapped", "", "", "", "", r.error});
+      rows.push_back({r.engine, "not mapped", "", "", "", "", "", r.error});
       continue;
     }
     const report::LayerStats& t = r.report->total;
-    rows.push_back(
-        {r.engine, fmt::format("{}", t.cycles), fmt::format("{:.1f} %", 100 * t.utilization),
-         fmt::format("{}", t.dram.readBytes + t.dram.writeBytes),
-         fmt::format("{:.3f}", t.energyPj / 1e6), verdictText(*r.report), resourcesLine(r)});
+    rows.push_back({r.engine, fmt::format("{}", t.cycles),
+                    fmt::format("{:.1f} %", 100 * t.utilization),
+                    fmt::format("{}", t.dram.readBytes + t.dram.writeBytes),
+                    fmt::format("{:.3f}", t.energyPj / 1e6), hostLayers(*r.report),
+                    verdictText(*r.report), resourcesLine(r, c.budget)});
     engines.push_back(r.engine);
     cycles.values.push_back(static_cast<double>(t.cycles));
     energy.values.push_back(t.energyPj / 1e6);
     dram.values.push_back(static_cast<double>(t.dram.readBytes + t.dram.writeBytes));
   }
   page.heading("Totals");
-  page.table({"engine", "cycles", "utilization", "DRAM bytes", "energy (uJ)", "verdict",
-              "resources / reason"},
+  page.table({"engine", "cycles", "utilization", "DRAM bytes", "energy (uJ)", "host layers",
+              "verdict", "resources / reason"},
              rows);
+  page.paragraph(kCaveat);
   page.chart(report::groupedBars("compare-cycles", "total cycles per engine", engines, {cycles},
                                  "cycles"));
   page.chart(

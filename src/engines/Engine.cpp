@@ -188,7 +188,6 @@ EngineConfig applyOverrides(const EngineConfig& base, const std::vector<Override
   return std::visit(
       [&](const auto& c) {
         auto result = entryOf(c).parseOver(c, out.c_str(), origin);
-        result.name = c.name;
         return EngineConfig(std::move(result));
       },
       base.variant());

@@ -80,6 +80,11 @@ std::pair<double, double> niceAxis(double max) {
   return {std::ceil(max / step - 1e-9) * step, step};
 }
 
+/// A bar's value: negative, NaN and infinite values draw nothing (and do not stretch the axis).
+double barValue(double v) {
+  return std::isfinite(v) && v > 0 ? v : 0.0;
+}
+
 /// Plot area of a chart in SVG pixels.
 struct Frame {
   double width, height, left, right, top, bottom;
@@ -127,22 +132,50 @@ std::string categoryLabels(const Frame& f, const std::vector<std::string>& categ
   return out;
 }
 
+/// Legend entries left to right from the plot's left edge, wrapping onto a new line of 16 px
+/// when the next entry would pass the chart's right edge (barFrame leaves room for them).
+constexpr double kLegendLineHeight = 16;
+double legendEntryWidth(const Series& s) {
+  return 24 + 7.0 * static_cast<double>(s.name.size());
+}
+size_t legendLines(double width, double left, const std::vector<Series>& series) {
+  size_t lines = 1;
+  double x = left;
+  for (const Series& s : series) {
+    if (x > left && x + legendEntryWidth(s) > width) {
+      ++lines;
+      x = left;
+    }
+    x += legendEntryWidth(s);
+  }
+  return lines;
+}
 std::string legend(const Frame& f, const std::vector<Series>& series) {
   std::string out;
-  double x = f.left;
+  double x = f.left, y = 6;
   for (size_t s = 0; s < series.size(); ++s) {
-    out += fmt::format("<rect x=\"{:.1f}\" y=\"6\" width=\"10\" height=\"10\" fill=\"{}\"/>"
-                       "<text x=\"{:.1f}\" y=\"15\" class=\"legend\">{}</text>\n",
-                       x, colour(s), x + 14, escapeHtml(series[s].name));
-    x += 24 + 7.0 * static_cast<double>(series[s].name.size());
+    if (x > f.left && x + legendEntryWidth(series[s]) > f.width) {
+      x = f.left;
+      y += kLegendLineHeight;
+    }
+    out += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"10\" height=\"10\" "
+                       "fill=\"{}\"/><text x=\"{:.1f}\" y=\"{:.1f}\" class=\"legend\">{}</text>\n",
+                       x, y, colour(s), x + 14, y + 9, escapeHtml(series[s].name));
+    x += legendEntryWidth(series[s]);
   }
   return out;
 }
 
-Frame barFrame(size_t categories, size_t barsPerCategory) {
+/// The frame of a bar chart: wide enough for its bars, with a top margin for the legend's lines.
+Frame barFrame(size_t categories, size_t barsPerCategory, const std::vector<Series>& series) {
   const double slot = std::max(18.0, 9.0 * static_cast<double>(barsPerCategory) + 6.0);
   const double plot = std::max(480.0, slot * static_cast<double>(categories));
-  return Frame{plot + 90, 360, 70, 20, 28, 110};
+  Frame f{plot + 90, 360, 70, 20, 28, 110};
+  const double extra =
+      kLegendLineHeight * static_cast<double>(legendLines(f.width, f.left, series) - 1);
+  f.top += extra;
+  f.height += extra;
+  return f;
 }
 
 } // namespace
@@ -150,13 +183,13 @@ Frame barFrame(size_t categories, size_t barsPerCategory) {
 std::string stackedBars(const std::string& id, const std::string& title,
                         const std::vector<std::string>& categories,
                         const std::vector<Series>& series, const std::string& unit) {
-  const Frame f = barFrame(categories.size(), 1);
+  const Frame f = barFrame(categories.size(), 1, series);
   double max = 0;
   for (size_t c = 0; c < categories.size(); ++c) {
     double sum = 0;
     for (const Series& s : series) {
       NNACCEL_ASSERT(s.values.size() == categories.size()) << "series '" << s.name << "'";
-      sum += std::max(0.0, s.values[c]);
+      sum += barValue(s.values[c]);
     }
     max = std::max(max, sum);
   }
@@ -166,7 +199,7 @@ std::string stackedBars(const std::string& id, const std::string& title,
   for (size_t c = 0; c < categories.size(); ++c) {
     double base = 0;
     for (size_t s = 0; s < series.size(); ++s) {
-      const double v = std::max(0.0, series[s].values[c]);
+      const double v = barValue(series[s].values[c]);
       if (v <= 0)
         continue;
       const double y0 = f.top + f.plotHeight() * (1.0 - base / top);
@@ -185,12 +218,12 @@ std::string stackedBars(const std::string& id, const std::string& title,
 std::string groupedBars(const std::string& id, const std::string& title,
                         const std::vector<std::string>& categories,
                         const std::vector<Series>& series, const std::string& unit) {
-  const Frame f = barFrame(categories.size(), series.size());
+  const Frame f = barFrame(categories.size(), series.size(), series);
   double max = 0;
   for (const Series& s : series) {
     NNACCEL_ASSERT(s.values.size() == categories.size()) << "series '" << s.name << "'";
     for (double v : s.values)
-      max = std::max(max, v);
+      max = std::max(max, barValue(v));
   }
   const auto [top, step] = niceAxis(max);
   std::string out = figureOpen(id, title, f) + linearYAxis(f, top, step, unit);
@@ -198,7 +231,7 @@ std::string groupedBars(const std::string& id, const std::string& title,
   const double bar = slot * 0.8 / static_cast<double>(std::max<size_t>(1, series.size()));
   for (size_t c = 0; c < categories.size(); ++c)
     for (size_t s = 0; s < series.size(); ++s) {
-      const double v = std::max(0.0, series[s].values[c]);
+      const double v = barValue(series[s].values[c]);
       if (v <= 0)
         continue;
       const double y = f.top + f.plotHeight() * (1.0 - v / top);
@@ -218,15 +251,27 @@ namespace {
 /// A log10 axis covering [lo, hi] in whole decades.
 struct LogAxis {
   double lo, hi; // decades: 10^lo .. 10^hi
+  /// At most kMaxDecades wide (ticks are drawn per decade); values outside are clamped.
+  static constexpr double kMaxDecades = 24;
   static LogAxis covering(double minValue, double maxValue) {
     double lo = std::floor(std::log10(minValue));
     double hi = std::ceil(std::log10(maxValue));
+    if (!std::isfinite(lo) || !std::isfinite(hi)) { // callers filter, this is the last guard
+      lo = std::isfinite(lo) ? lo : 0;
+      hi = std::isfinite(hi) ? hi : lo + 1;
+    }
+    lo = std::max(lo, hi - kMaxDecades);
     if (hi <= lo)
       hi = lo + 1;
     return {lo, hi};
   }
-  double fraction(double v) const { return (std::log10(v) - lo) / (hi - lo); }
+  double fraction(double v) const { return std::clamp((std::log10(v) - lo) / (hi - lo), 0.0, 1.0); }
 };
+
+/// A value a log axis can place: finite and positive.
+bool plottable(double v) {
+  return std::isfinite(v) && v > 0;
+}
 
 std::string logAxes(const Frame& f, const LogAxis& x, const LogAxis& y, const std::string& xLabel,
                     const std::string& yLabel) {
@@ -261,45 +306,61 @@ std::string logAxes(const Frame& f, const LogAxis& x, const LogAxis& y, const st
 std::string roofline(const std::string& id, const std::string& title, double peakMacsPerCycle,
                      double dramBytesPerCycle, const std::vector<RooflinePoint>& points) {
   const Frame f{640, 400, 70, 20, 20, 44};
+  const double peak = plottable(peakMacsPerCycle) ? peakMacsPerCycle : 1.0;
+  const bool hasDram = plottable(dramBytesPerCycle);
   double xMin = std::numeric_limits<double>::infinity(), xMax = 0;
-  double yMin = peakMacsPerCycle, yMax = peakMacsPerCycle;
+  double yMin = peak, yMax = peak;
   for (const RooflinePoint& p : points) {
-    if (p.macsPerDramByte <= 0 || p.macsPerCycle <= 0)
+    if (!plottable(p.macsPerCycle))
+      continue;
+    yMin = std::min(yMin, p.macsPerCycle);
+    yMax = std::max(yMax, p.macsPerCycle);
+    if (p.withoutDram || !plottable(p.macsPerDramByte))
       continue;
     xMin = std::min(xMin, p.macsPerDramByte);
     xMax = std::max(xMax, p.macsPerDramByte);
-    yMin = std::min(yMin, p.macsPerCycle);
-    yMax = std::max(yMax, p.macsPerCycle);
   }
   // The ridge point (peak / bandwidth) is always on the plot.
-  const double ridge = dramBytesPerCycle > 0 ? peakMacsPerCycle / dramBytesPerCycle : 1.0;
-  xMin = std::min(xMin, ridge / 10);
-  xMax = std::max(xMax, ridge * 10);
-  const LogAxis xa = LogAxis::covering(xMin, xMax);
+  const double ridge = hasDram ? peak / dramBytesPerCycle : 1.0;
+  if (plottable(ridge)) {
+    xMin = std::min(xMin, ridge / 10);
+    xMax = std::max(xMax, ridge * 10);
+  }
+  const LogAxis xa = LogAxis::covering(plottable(xMin) ? xMin : 0.1, plottable(xMax) ? xMax : 10);
   const LogAxis ya = LogAxis::covering(std::max(yMin, 1e-3), std::max(yMax, 1.0));
   std::string out =
       figureOpen(id, title, f) +
       logAxes(f, xa, ya, "operational intensity (multiplies per DRAM byte)", "multiplies / cycle");
   const auto px = [&](double x) { return f.left + f.plotWidth() * xa.fraction(x); };
   const auto py = [&](double y) { return f.top + f.plotHeight() * (1.0 - ya.fraction(y)); };
-  // The roof: bandwidth-bound slope up to the ridge, then flat at the peak.
+  // The roof: bandwidth-bound slope up to the ridge, then flat at the peak. It is drawn for
+  // reference and is not a "mark": the chart check counts the layers' points only.
   const double x0 = std::pow(10.0, xa.lo), x1 = std::pow(10.0, xa.hi);
   std::string roof;
-  if (dramBytesPerCycle > 0) {
+  if (hasDram) {
     const double slopeStart = std::max(x0, std::pow(10.0, ya.lo) / dramBytesPerCycle);
     roof = fmt::format("{:.1f},{:.1f} ", px(slopeStart), py(slopeStart * dramBytesPerCycle));
   } else {
-    roof = fmt::format("{:.1f},{:.1f} ", px(x0), py(peakMacsPerCycle));
+    roof = fmt::format("{:.1f},{:.1f} ", px(x0), py(peak));
   }
-  roof += fmt::format("{:.1f},{:.1f} {:.1f},{:.1f}", px(std::max(x0, ridge)), py(peakMacsPerCycle),
-                      px(x1), py(peakMacsPerCycle));
-  out += fmt::format("<polyline class=\"mark roof\" points=\"{}\" fill=\"none\" stroke=\"#333\" "
+  roof += fmt::format("{:.1f},{:.1f} {:.1f},{:.1f}", px(std::clamp(ridge, x0, x1)), py(peak),
+                      px(x1), py(peak));
+  out += fmt::format("<polyline class=\"roof\" points=\"{}\" fill=\"none\" stroke=\"#333\" "
                      "stroke-width=\"2\"><title>roof: {} multiplies/cycle peak, {} bytes/cycle "
                      "DRAM</title></polyline>\n",
-                     roof, shortNumber(peakMacsPerCycle), shortNumber(dramBytesPerCycle));
+                     roof, shortNumber(peak), hasDram ? shortNumber(dramBytesPerCycle) : "no");
   for (const RooflinePoint& p : points) {
-    if (p.macsPerDramByte <= 0 || p.macsPerCycle <= 0)
+    if (!plottable(p.macsPerCycle))
       continue;
+    if (p.withoutDram || !plottable(p.macsPerDramByte)) {
+      // No DRAM traffic: infinite intensity, drawn hollow at the right edge.
+      out += fmt::format("<circle class=\"mark\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" "
+                         "fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"><title>{}: no DRAM "
+                         "traffic, {} multiplies/cycle</title></circle>\n",
+                         px(x1), py(p.macsPerCycle), colour(0), escapeHtml(p.label),
+                         shortNumber(p.macsPerCycle));
+      continue;
+    }
     out += fmt::format("<circle class=\"mark\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\" "
                        "fill-opacity=\"0.75\"><title>{}: {} multiplies/byte, {} "
                        "multiplies/cycle</title></circle>\n",
@@ -315,8 +376,12 @@ std::string scatter(const std::string& id, const std::string& title, const std::
   const Frame f{640, 400, 70, 20, 20, 44};
   double xMin = std::numeric_limits<double>::infinity(), xMax = 0;
   double yMin = std::numeric_limits<double>::infinity(), yMax = 0;
+  // A point a chart can place: finite, and positive on log axes.
+  const auto placeable = [&](const ScatterPoint& p) {
+    return std::isfinite(p.x) && std::isfinite(p.y) && (!logAxes_ || (p.x > 0 && p.y > 0));
+  };
   for (const ScatterPoint& p : points) {
-    if (logAxes_ && (p.x <= 0 || p.y <= 0))
+    if (!placeable(p))
       continue;
     xMin = std::min(xMin, p.x);
     xMax = std::max(xMax, p.x);
@@ -351,7 +416,7 @@ std::string scatter(const std::string& id, const std::string& title, const std::
   }
   std::vector<const ScatterPoint*> front;
   for (const ScatterPoint& p : points)
-    if (p.highlighted && (!logAxes_ || (p.x > 0 && p.y > 0)))
+    if (p.highlighted && placeable(p))
       front.push_back(&p);
   std::sort(front.begin(), front.end(), [](const auto* a, const auto* b) { return a->x < b->x; });
   if (front.size() > 1) {
@@ -363,7 +428,7 @@ std::string scatter(const std::string& id, const std::string& title, const std::
                        line, colour(3));
   }
   for (const ScatterPoint& p : points) {
-    if (logAxes_ && (p.x <= 0 || p.y <= 0))
+    if (!placeable(p))
       continue;
     out += fmt::format("<circle class=\"mark\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{}\" fill=\"{}\">"
                        "<title>{}: {}, {}</title></circle>\n",
@@ -451,10 +516,12 @@ pre.config { background: #f7f7f7; padding: 8px; font-size: 0.8em; max-height: 36
 
 namespace {
 
+/// The layers' names as chart categories; a host-fallback layer is marked, since its bars are
+/// empty (the host is counted, not timed).
 std::vector<std::string> layerNames(const RunReport& r) {
   std::vector<std::string> names;
   for (const LayerStats& l : r.layers)
-    names.push_back(l.name);
+    names.push_back(l.hostFallback ? fmt::format("{} (host)", l.name) : l.name);
   return names;
 }
 
@@ -481,7 +548,17 @@ void addRunSections(HtmlPage& page, const RunReport& r, const std::string& idPre
                : r.verdict.passed ? "bit-exact vs " + r.verdict.reference
                                   : "MISMATCH: " + r.verdict.detail}});
   for (const auto& [name, value] : r.summary)
-    page.paragraph(name + ": " + value);
+    page.paragraph(fmt::format("{}: {}", name, value));
+  std::vector<std::vector<std::string>> host;
+  for (const LayerStats& l : r.layers)
+    if (l.hostFallback)
+      host.push_back({l.name, l.op, l.note});
+  if (!host.empty()) {
+    page.paragraph(fmt::format("{} of {} layers run on the host: they are counted in the tables "
+                               "but not timed, and their bars are empty.",
+                               host.size(), r.layers.size()));
+    page.table({"layer on the host", "op", "reason"}, host);
+  }
 
   page.chart(stackedBars(
       idPrefix + "cycles", fmt::format("{}: cycles per layer by cause", r.engine), names,
@@ -521,11 +598,9 @@ void addRunSections(HtmlPage& page, const RunReport& r, const std::string& idPre
     const int64_t dram = l.dram.readBytes + l.dram.writeBytes;
     if (l.usefulMacs <= 0 || l.cycles <= 0)
       continue;
-    // A layer without DRAM traffic (kept on chip) sits at the right edge of the plot.
-    const double intensity =
-        dram > 0 ? static_cast<double>(l.usefulMacs) / static_cast<double>(dram) : 1e6;
     points.push_back(RooflinePoint{
-        l.name, intensity, static_cast<double>(l.usefulMacs) / static_cast<double>(l.cycles)});
+        l.name, dram > 0 ? static_cast<double>(l.usefulMacs) / static_cast<double>(dram) : 0.0,
+        static_cast<double>(l.usefulMacs) / static_cast<double>(l.cycles), dram == 0});
   }
   page.chart(roofline(idPrefix + "roofline", fmt::format("{}: roofline", r.engine),
                       static_cast<double>(std::max<int64_t>(1, r.peakMacsPerCycle)),

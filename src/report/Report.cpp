@@ -400,12 +400,12 @@ Json layerJson(const LayerStats& l) {
   j["busy_cycles"] = l.busyCycles;
   j["stall_cycles"] = l.stallCycles;
   j["breakdown"] = std::move(breakdown);
-  j["causes"] = causesJson(l.causes);
+  j["cycles_by_cause"] = causesJson(l.causes);
   j["sbuf"] = trafficJson(l.sbuf);
   j["psum"] = trafficJson(l.psum);
   j["dram"] = trafficJson(l.dram);
   j["energy_pj"] = l.energyPj;
-  j["energy"] = energyJson(l.energy);
+  j["energy_pj_by_component"] = energyJson(l.energy);
   j["utilization"] = l.utilization;
   Json metrics = Json::object();
   for (const auto& [key, value] : l.metrics)

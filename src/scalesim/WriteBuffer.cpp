@@ -10,8 +10,8 @@
 namespace nnaccel::scalesim::detail {
 
 WriteBuffer::WriteBuffer(int64_t sramWords, int64_t wordsPerCycle)
-    : totalWords_(sramWords), activeWords_((sramWords + 1) / 2),
-      drainWords_(sramWords - activeWords_), wordsPerCycle_(wordsPerCycle), freeWords_(sramWords) {}
+    : activeWords_((sramWords + 1) / 2), drainWords_(sramWords - activeWords_),
+      wordsPerCycle_(wordsPerCycle), freeWords_(sramWords) {}
 
 void WriteBuffer::store(int64_t words) {
   freeWords_ -= words;

@@ -36,7 +36,7 @@ private:
   void closePartialRow();
   int64_t drain(int64_t startCycle);
 
-  int64_t totalWords_, activeWords_, drainWords_, wordsPerCycle_;
+  int64_t activeWords_, drainWords_, wordsPerCycle_;
   int64_t freeWords_;
   int64_t lineFill_ = 0;   ///< words in the staging line
   int64_t rowsClosed_ = 0; ///< rows in the trace so far

@@ -6,7 +6,9 @@
 /// budget in every output with its reason; and the error paths of the new options.
 #include "CliSupport.h"
 
+#include <cctype>
 #include <cstdlib>
+#include <filesystem>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -26,12 +28,20 @@ protected:
   /// Renders \p html in headless Chromium and returns the page's chart check: chart id -> marks
   /// drawn with a non-zero size (HtmlPage's inline script writes it into #chart-check).
   Json renderedChartCheck(const std::string& html) const {
+    // The file:// URL with every byte but unreserved ones and '/' percent-encoded.
+    std::string url = "file://";
+    for (unsigned char ch : std::filesystem::absolute(html).string()) {
+      if (std::isalnum(ch) != 0 || ch == '/' || ch == '-' || ch == '.' || ch == '_' || ch == '~')
+        url += static_cast<char>(ch);
+      else
+        url += fmt::format("%{:02X}", ch);
+    }
     const std::string dom = path("dom.html");
     const std::string cmd =
         fmt::format("chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run "
                     "--disable-background-networking --disable-component-update --disable-sync "
-                    "--user-data-dir='{}' --dump-dom 'file://{}' >'{}' 2>/dev/null",
-                    path("profile"), html, dom);
+                    "--user-data-dir='{}' --dump-dom '{}' >'{}' 2>/dev/null",
+                    path("profile"), url, dom);
     const int status = std::system(cmd.c_str());
     EXPECT_EQ(status, 0) << "headless Chromium failed (is Debian's chromium installed? "
                             "scripts/bootstrap installs it): "
@@ -86,7 +96,8 @@ TEST_F(ReportCli, SimulateHtmlRendersEveryChartWithMarks) {
 }
 
 TEST_F(ReportCli, CompareWritesEveryFormAndKeepsUnmappedEngines) {
-  const auto r = run("compare lenet5 --archs systolic,sparse,broadcast,stream --html c.html "
+  // A file name the browser would misread unencoded ('#' starts a URL fragment).
+  const auto r = run("compare lenet5 --archs systolic,sparse,broadcast,stream --html 'c #1.html' "
                      "--screenshot --csv c.csv --report c.json");
   ASSERT_EQ(r.exitCode, 0) << r.err;
   // The default budget (1024 multipliers) holds no stream chip: the reason, not a gap.
@@ -104,15 +115,15 @@ TEST_F(ReportCli, CompareWritesEveryFormAndKeepsUnmappedEngines) {
   EXPECT_EQ(j["engines"][1]["resources"]["multipliers"], 1024);
   EXPECT_EQ(j["engines"][2]["resources"]["multipliers"], 1024);
   EXPECT_NE(lineWith(readFile(path("c.csv")), ",stream,").find("not mapped"), std::string::npos);
-  const std::string html = readFile(path("c.html"));
+  const std::string html = readFile(path("c #1.html"));
   expectSelfContained(html);
-  const Json check = renderedChartCheck(path("c.html"));
+  const Json check = renderedChartCheck(path("c #1.html"));
   for (const char* chart : {"compare-cycles", "compare-energy", "compare-dram", "sparse-cycles",
                             "broadcast-roofline", "systolic-energy"}) {
     ASSERT_TRUE(check.contains(chart)) << chart << " missing: " << check.dump();
     EXPECT_GT(check[chart].get<int>(), 0) << chart;
   }
-  const std::string png = readFile(path("c.png"));
+  const std::string png = readFile(path("c #1.png"));
   ASSERT_GT(png.size(), 1000u);
   EXPECT_EQ(png.substr(1, 3), "PNG");
 }
@@ -174,6 +185,14 @@ TEST_F(ReportCli, Errors) {
   EXPECT_NE(lineWith(r.out, "sparse: not mapped:").find("not a whole number of scnn PEs"),
             std::string::npos)
       << r.out;
+  // A budget whose derived config breaks the engine's own schema names the engine's key.
+  writeText("huge.yaml", "multipliers: 884736\nsram_bytes: 67108864\n");
+  const auto huge = run("compare lenet5 --archs broadcast --budget huge.yaml --timing-only");
+  EXPECT_EQ(huge.exitCode, 0) << huge.err;
+  EXPECT_NE(lineWith(huge.out, "broadcast: not mapped:")
+                .find("impossible broadcast config: 'pe_array.columns': must be <= 1024"),
+            std::string::npos)
+      << huge.out;
 }
 
 } // namespace

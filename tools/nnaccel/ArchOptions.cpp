@@ -44,4 +44,14 @@ arch::stream::StreamConfig ArchOptions::streamConfig() const {
                 kDefaultStreamPreset);
 }
 
+engines::EngineConfig ArchOptions::engineConfig() const {
+  if (arch_ == "sparse")
+    return engines::EngineConfig(sparseConfig());
+  if (arch_ == "broadcast")
+    return engines::EngineConfig(broadcastConfig());
+  if (arch_ == "stream")
+    return engines::EngineConfig(streamConfig());
+  return engines::EngineConfig(systolicConfig());
+}
+
 } // namespace nnaccel::cli

@@ -7,6 +7,7 @@
 #include "nnaccel/arch/sparse/Config.h"
 #include "nnaccel/arch/stream/Config.h"
 #include "nnaccel/arch/systolic/Config.h"
+#include "nnaccel/engines/Engine.h"
 
 #include <CLI/CLI.hpp>
 #include <string>
@@ -36,6 +37,8 @@ public:
   arch::broadcast::BroadcastConfig broadcastConfig() const;
   /// The effective stream ASIC config, likewise (default: kDefaultStreamPreset).
   arch::stream::StreamConfig streamConfig() const;
+  /// The effective config of engine(), as the registry's handle.
+  engines::EngineConfig engineConfig() const;
   /// True when --preset or --config was given.
   bool given() const;
   /// The engine (--arch, or the one the command named).

@@ -59,11 +59,14 @@ public:
       output_.writeCsv(compare::comparisonCsv(c));
     if (output_.wantsHtml())
       output_.writeHtml(compare::renderComparisonHtml(c));
-    for (const compare::EngineRun& r : c.runs)
+    for (const compare::EngineRun& r : c.runs) {
+      if (r.internalError) // a bug in nnaccel: main() prints it as "error: internal: ..."
+        throw std::runtime_error(fmt::format("{}: {}", r.engine, r.error));
       if (r.report && r.report->verdict.checked && !r.report->verdict.passed)
         throw Error(
             ErrorKind::Model, ErrorContext{.file = modelOptions_.model()},
             fmt::format("{} does not match the reference: {}", r.engine, r.report->verdict.detail));
+    }
   }
 
 private:

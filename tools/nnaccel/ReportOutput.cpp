@@ -8,6 +8,7 @@
 #include "nnaccel/support/Error.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
@@ -98,12 +99,26 @@ std::string findChromium() {
 
 } // namespace
 
+std::string fileUrl(const std::string& path) {
+  // RFC 3986: keep unreserved characters and '/', percent-encode every other byte ('#', '?',
+  // '%', spaces and non-ASCII would otherwise change what the browser opens).
+  const std::string absolute = fs::absolute(path).lexically_normal().string();
+  std::string url = "file://";
+  for (unsigned char ch : absolute) {
+    if (std::isalnum(ch) != 0 || ch == '/' || ch == '-' || ch == '.' || ch == '_' || ch == '~')
+      url += static_cast<char>(ch);
+    else
+      url += fmt::format("%{:02X}", ch);
+  }
+  return url;
+}
+
 void screenshotHtml(const std::string& htmlPath, const std::string& pngPath, int width,
                     int height) {
   const std::string browser = findChromium();
   const fs::path profile =
       fs::temp_directory_path() / fmt::format("nnaccel-chromium-{}", static_cast<long>(getpid()));
-  const std::string url = "file://" + fs::absolute(htmlPath).string();
+  const std::string url = fileUrl(htmlPath);
   // The flags keep a headless run off the network and out of the user's profile.
   std::vector<std::string> args = {browser,
                                    "--headless",
@@ -128,6 +143,9 @@ void screenshotHtml(const std::string& htmlPath, const std::string& pngPath, int
   // Chromium's own chatter (GPU, dbus) is not nnaccel's output.
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
   posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  // A PNG left from an earlier run must not pass for this one.
+  std::error_code removeError;
+  fs::remove(pngPath, removeError);
   pid_t pid = 0;
   const int spawned = posix_spawn(&pid, browser.c_str(), &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);

@@ -31,6 +31,10 @@ private:
 /// Writes \p text to \p path (Error naming the file when it cannot) and prints "wrote PATH".
 void writeTextFile(const std::string& path, const std::string& text);
 
+/// The file:// URL of \p path (made absolute, every byte but unreserved ones and '/'
+/// percent-encoded).
+std::string fileUrl(const std::string& path);
+
 /// Renders the HTML file \p htmlPath in headless Chromium into \p pngPath at \p width x
 /// \p height pixels. The browser is $NNACCEL_CHROMIUM, else `chromium` or `chromium-browser`
 /// on the PATH; Error (Io) when none is found or it fails.

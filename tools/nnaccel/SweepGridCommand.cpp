@@ -267,7 +267,7 @@ public:
       shard = explore::parseShard(shard_);
     if (!shard_.empty() && csv_.empty())
       throw usageError(*app_, "--shard needs --csv FILE (the rows 'nnaccel sweep merge' reads)");
-    const engines::EngineConfig base = baseConfig();
+    const engines::EngineConfig base = arch_.engineConfig();
     explore::checkParams(base, params);
     const ir::Graph model = driver::loadModel(modelOptions_.model(), modelOptions_.loadOptions());
     if (!csv_.empty())
@@ -314,17 +314,6 @@ public:
   }
 
 private:
-  engines::EngineConfig baseConfig() const {
-    const std::string& e = arch_.engine();
-    if (e == "systolic")
-      return engines::EngineConfig(arch_.systolicConfig());
-    if (e == "sparse")
-      return engines::EngineConfig(arch_.sparseConfig());
-    if (e == "broadcast")
-      return engines::EngineConfig(arch_.broadcastConfig());
-    return engines::EngineConfig(arch_.streamConfig());
-  }
-
   void finish(SweepResult& result) const {
     explore::rankPoints(result.points, result.spec.objective, result.spec.paretoAxes);
     printSweep(result);

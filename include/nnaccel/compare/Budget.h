@@ -14,27 +14,30 @@
 
 namespace nnaccel::compare {
 
+/// The values come from configs/budgets/default.yaml (defaultBudget()); a budget file sets any
+/// of them over it. Every key is listed in that file, so the struct has no second copy.
 struct Budget {
-  std::string name = "custom";
+  std::string name;
   std::string file = "<budget>"; ///< where it came from (error messages)
-  int64_t multipliers = 1024;
-  int64_t sramBytes = 2 << 20;
-  double clockMhz = 1000;
-  double dramBytesPerCycle = 32;
+  int64_t multipliers = 0;
+  int64_t sramBytes = 0;
+  double clockMhz = 0;
+  double dramBytesPerCycle = 0;
 
-  std::string systolicPreset = "server";
-  double systolicRowsPerCol = 1.0; ///< rows = sqrt(multipliers x this)
-  double systolicPsumShare = 0.25; ///< of sramBytes for the PSUM buffer
-  std::string sparsePreset = "scnn";
-  double sparseIaShare = 0.5; ///< of a PE's RAM (after FIFO and accumulators) for IA RAM
-  std::string broadcastPreset = "npu";
-  std::string streamPreset = "large";
+  std::string systolicPreset;
+  double systolicRowsPerCol = 0; ///< rows = sqrt(multipliers x this)
+  double systolicPsumShare = 0;  ///< of sramBytes for the PSUM buffer
+  std::string sparsePreset;
+  double sparseIaShare = 0; ///< of a PE's RAM (after FIFO and accumulators) for IA RAM
+  std::string broadcastPreset;
+  std::string streamPreset;
 };
 
 /// The shipped default (configs/budgets/default.yaml).
 Budget defaultBudget();
-/// Parses a budget document; unknown keys, wrong types and out-of-range values throw
-/// nnaccel::Error (Config) naming \p file and the key. Absent keys keep the default's values.
+/// Parses a budget document; unknown keys, wrong types, out-of-range values and unknown presets
+/// throw nnaccel::Error (Config) naming \p file and the key. Absent keys keep the default's
+/// values; an absent name is "custom".
 Budget parseBudget(const std::string& yamlText, const std::string& file);
 Budget loadBudgetFile(const std::string& path);
 /// The budget as YAML (parseBudget reads it back).

@@ -27,6 +27,7 @@ struct EngineRun {
   engines::Resources resources;                ///< of config (zero when absent)
   std::optional<report::RunReport> report;     ///< absent: no config, or the model did not map
   std::string error;                           ///< why report is absent (one line)
+  bool internalError = false;                  ///< the error is a bug in nnaccel, not a refusal
 };
 
 struct Comparison {

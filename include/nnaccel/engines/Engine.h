@@ -76,7 +76,7 @@ struct Override {
 Override parseOverride(const std::string& text);
 /// \p base with \p overrides applied through the engine's schema: an unknown key, a wrong type
 /// or an impossible value throws nnaccel::Error (Config) naming \p origin (e.g. "--param") and
-/// the key. The name stays \p base's.
+/// the key. The name stays \p base's unless an override sets `name`.
 EngineConfig applyOverrides(const EngineConfig& base, const std::vector<Override>& overrides,
                             const std::string& origin);
 

@@ -39,11 +39,13 @@ std::string groupedBars(const std::string& id, const std::string& title,
 
 /// A roofline (log-log): attainable multiplies per cycle against operational intensity
 /// (multiplies per DRAM byte), the roof min(peak, bandwidth x intensity), and one point per
-/// layer. A machine without DRAM (bandwidth 0) has a flat roof.
+/// layer. A machine without DRAM (bandwidth 0) has a flat roof. The roof is not a mark; points
+/// that are not finite are left out.
 struct RooflinePoint {
   std::string label;
   double macsPerDramByte = 0;
   double macsPerCycle = 0;
+  bool withoutDram = false; ///< no DRAM traffic: drawn hollow at the right edge
 };
 std::string roofline(const std::string& id, const std::string& title, double peakMacsPerCycle,
                      double dramBytesPerCycle, const std::vector<RooflinePoint>& points);

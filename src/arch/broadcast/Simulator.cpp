@@ -642,14 +642,13 @@ struct Simulator::Impl {
     s.stallCycles = s.cycles - s.busyCycles;
     s.addBreakdown("pe.mac", s.busyCycles);
     s.addBreakdown("read.stall", m.readStallCycles);
-    // Causes (docs/report-schema.md): the average PE's MAC cycles; the layer's first-access
-    // latency and the cycles memory 310's bandwidth adds beyond the PEs' end; reads held back by
-    // a full input RF, averaged over the groups (sync). The rest (loading-lane waits, drain,
-    // imbalance between groups) is left as `other`.
+    // Causes (docs/report-schema.md): the average PE's MAC cycles (compute); the layer's
+    // first-access latency and the cycles memory 310's bandwidth adds beyond the PEs' end
+    // (memory). The rest (loading-lane waits, reads held by a full input RF, the column-buffer
+    // drain, imbalance between groups) overlaps other PEs' MACs and is not separated per cycle:
+    // it stays `other`.
     s.causes.compute = s.busyCycles;
     s.causes.memory = std::min(m.memoryWaitCycles, s.cycles - s.causes.compute);
-    s.causes.sync = std::min(m.readStallCycles / config.groups(),
-                             s.cycles - s.causes.compute - s.causes.memory);
     s.dram = report::Traffic{m.memoryReadBytes(), m.outputBytes};
     s.sbuf = report::Traffic{m.macs * 2, m.inputRfWriteBytes + m.weightRfWriteBytes};
     s.psum = report::Traffic{m.columnBufferBytes / 2, m.columnBufferBytes / 2};

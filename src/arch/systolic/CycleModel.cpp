@@ -100,8 +100,10 @@ int64_t poolWindowElements(const Pool& p) {
   return rows * cols;
 }
 
-int64_t Semaphores::readyTime(size_t index, const Instruction& inst) const {
+int64_t Semaphores::readyTime(size_t index, const Instruction& inst, bool* fromDma) const {
   int64_t ready = 0;
+  if (fromDma != nullptr)
+    *fromDma = false;
   for (const SemWait& w : inst.sync.waits) {
     if (w.sem < 0) {
       continue;
@@ -114,7 +116,7 @@ int64_t Semaphores::readyTime(size_t index, const Instruction& inst) const {
     if (w.count <= 0) {
       continue;
     }
-    const std::vector<int64_t>& times = times_[static_cast<size_t>(w.sem)];
+    const std::vector<Signal>& times = times_[static_cast<size_t>(w.sem)];
     if (static_cast<int64_t>(times.size()) < w.count) {
       throw Error(ErrorKind::Model, {},
                   instrName(index, inst) + ": waits for semaphore " + std::to_string(w.sem) +
@@ -124,7 +126,12 @@ int64_t Semaphores::readyTime(size_t index, const Instruction& inst) const {
                       std::to_string(times.size()) +
                       " time(s) (a wait may only depend on earlier instructions)");
     }
-    ready = std::max(ready, times[static_cast<size_t>(w.count - 1)]);
+    const Signal& satisfying = times[static_cast<size_t>(w.count - 1)];
+    if (satisfying.doneCycle >= ready) {
+      ready = satisfying.doneCycle;
+      if (fromDma != nullptr)
+        *fromDma = satisfying.fromDma;
+    }
   }
   return ready;
 }
@@ -139,9 +146,15 @@ void Semaphores::signal(size_t index, const Instruction& inst, int64_t doneCycle
                 instrName(index, inst) + ": signals semaphore " + std::to_string(s) +
                     ", but the machine has semaphores 0.." + std::to_string(kNumSemaphores - 1));
   }
-  std::vector<int64_t>& times = times_[static_cast<size_t>(s)];
+  std::vector<Signal>& times = times_[static_cast<size_t>(s)];
+  const bool dma = std::holds_alternative<DmaLoad>(inst.op) ||
+                   std::holds_alternative<DmaStore>(inst.op) ||
+                   std::holds_alternative<DmaCopy>(inst.op);
   // Completion times arrive nearly sorted: the insertion point is almost always the end.
-  times.insert(std::upper_bound(times.begin(), times.end(), doneCycle), doneCycle);
+  const auto at = std::upper_bound(
+      times.begin(), times.end(), doneCycle,
+      [](int64_t cycle, const Signal& signal) { return cycle < signal.doneCycle; });
+  times.insert(at, Signal{doneCycle, dma});
 }
 
 LayerAccounts::LayerAccounts(const Program& program)
@@ -245,13 +258,24 @@ void LayerAccounts::addTraffic(Account& a, const Instruction& inst) {
 }
 
 void LayerAccounts::add(size_t index, const Instruction& inst, const Timing& t, const PeTiming* pe,
-                        int64_t readyCycle) {
+                        int64_t readyCycle, bool readyFromDma) {
   maxDone_ = std::max(maxDone_, t.done);
   const int64_t l = layerOf(index);
   if (l < 0) {
     return;
   }
   Account& a = accounts_[static_cast<size_t>(l)];
+  if (a.startCycle < 0) {
+    // Instructions come in program order and layers own consecutive ranges, so every earlier
+    // layer is complete here: its end is final (finish() uses the same running maximum).
+    a.startCycle = 0;
+    for (int64_t k = 0; k < l; ++k)
+      a.startCycle = std::max(a.startCycle, accounts_[static_cast<size_t>(k)].end);
+  }
+  // The part of [from, to) inside the layer's span.
+  const auto inSpan = [&](int64_t from, int64_t to) {
+    return std::max<int64_t>(0, to - std::max(from, a.startCycle));
+  };
   a.end = std::max(a.end, t.done);
   ++a.instructions;
   addTraffic(a, inst);
@@ -265,9 +289,17 @@ void LayerAccounts::add(size_t index, const Instruction& inst, const Timing& t, 
     if (gap > 0) {
       (pe->weightsReady >= readyCycle ? a.peWaitWeights : a.peWaitSync) += gap;
     }
+    a.spanStream += inSpan(pe->start, pe->start + n);
+    const int64_t wait = inSpan(pe->portFree, pe->start);
+    if (pe->weightsReady >= readyCycle)
+      a.spanWaitWeights += wait;
+    else
+      (readyFromDma ? a.spanWaitDma : a.spanWaitOther) += wait;
   } else if (const auto* r = std::get_if<PsumReset>(&inst.op)) {
     a.peReset += psumResetCycles(c, *r);
     a.peWaitSync += std::max<int64_t>(0, pe->start - pe->portFree);
+    a.spanReset += inSpan(pe->start, pe->start + psumResetCycles(c, *r));
+    (readyFromDma ? a.spanWaitDma : a.spanWaitOther) += inSpan(pe->portFree, pe->start);
   } else if (std::holds_alternative<LoadWeights>(inst.op)) {
     a.peWeightLoad += c.weightLoadCycles;
   } else if (const auto* act = std::get_if<Activate>(&inst.op)) {
@@ -312,24 +344,21 @@ std::vector<report::LayerStats> LayerAccounts::finish(int64_t& totalCycles) cons
       s.busyCycles = a.poolBusy + a.actBusy;
     }
     s.stallCycles = std::max<int64_t>(0, s.cycles - s.busyCycles);
-    // Causes (docs/report-schema.md): the array streamed (compute); a MATMUL waited for its
-    // weights to be loaded (fill) or for a semaphore, set when a DMA or an earlier instruction
-    // finished (memory: the DMA is what MATMULs wait on); PSUM resets (sync). What remains of
-    // the layer's span is its head and tail around the array work (fill/drain) for array
-    // layers, and the wait for DMA for pool and host layers.
+    // Causes (docs/report-schema.md), from the PE stream port's intervals inside the layer's
+    // span: streaming (compute); a MATMUL waiting for its weights to load, and PSUM resets
+    // (fill/drain); waiting for a semaphore a DMA signalled (memory) or another unit signalled
+    // (sync). The rest of the span, the array draining and the activation and store after the
+    // last MATMUL, is fill/drain. Pool layers: the pooling engine's busy time, the rest waiting
+    // for its input (memory).
     if (layer.unit == LayerUnit::PeArray) {
-      s.causes.compute = a.peStream;
-      s.causes.memory = a.peWaitSync;
-      s.causes.sync = a.peReset;
-      s.causes.fillDrain = a.peWaitWeights;
-      const int64_t attributed = s.causes.sum();
-      if (attributed > s.cycles) { // overlapped with the previous layer's tail: scale down
-        s.causes = report::CycleCauses{};
-        s.causes.compute = std::min(a.peStream, s.cycles);
-      } else {
-        s.causes.fillDrain += s.cycles - attributed;
-      }
-    } else {
+      s.causes.compute = a.spanStream;
+      s.causes.memory = a.spanWaitDma;
+      s.causes.sync = a.spanWaitOther;
+      s.causes.fillDrain = a.spanWaitWeights + a.spanReset;
+      NNACCEL_ASSERT(s.causes.sum() <= s.cycles)
+          << "layer '" << layer.name << "': port intervals exceed the layer's span";
+      s.causes.fillDrain += s.cycles - s.causes.sum();
+    } else if (layer.unit == LayerUnit::Pool) {
       s.causes.compute = std::min(s.busyCycles, s.cycles);
       s.causes.memory = s.cycles - s.causes.compute;
     }

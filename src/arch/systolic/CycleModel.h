@@ -88,12 +88,18 @@ class Semaphores {
 public:
   /// Cycle at which instruction \p index's waits all hold (0 when it has none). Throws
   /// nnaccel::Error (Model) naming the instruction when one cannot be satisfied.
-  int64_t readyTime(size_t index, const Instruction& inst) const;
+  /// With \p fromDma: whether the signal that satisfied the last of the waits came from a DMA
+  /// instruction (the report counts such waits as memory stalls).
+  int64_t readyTime(size_t index, const Instruction& inst, bool* fromDma = nullptr) const;
   void signal(size_t index, const Instruction& inst, int64_t doneCycle);
 
 private:
-  /// Per semaphore: completion times of its signals so far, ascending.
-  std::array<std::vector<int64_t>, kNumSemaphores> times_;
+  struct Signal {
+    int64_t doneCycle;
+    bool fromDma;
+  };
+  /// Per semaphore: its signals so far, by ascending completion time.
+  std::array<std::vector<Signal>, kNumSemaphores> times_;
 };
 
 /// Everything the report needs about one layer, accumulated instruction by instruction.
@@ -105,8 +111,9 @@ public:
   int64_t layerOf(size_t index) const { return instrLayer_.empty() ? -1 : instrLayer_[index]; }
 
   /// Adds instruction \p index with its timing and, for PE instructions, its stream-port view.
+  /// \p readyFromDma: the instruction's last dependency was a DMA (Semaphores::readyTime).
   void add(size_t index, const Instruction& inst, const Timing& t, const PeTiming* pe,
-           int64_t readyCycle);
+           int64_t readyCycle, bool readyFromDma);
   /// Finishes per-layer cycles (they sum to the total) and returns the stats.
   std::vector<report::LayerStats> finish(int64_t& totalCycles) const;
 
@@ -116,6 +123,12 @@ private:
     int64_t issuedMacs = 0, streamed = 0, instructions = 0;
     int64_t peStream = 0, peWaitWeights = 0, peWaitSync = 0, peReset = 0, peWeightLoad = 0;
     int64_t dmaBusy = 0, actBusy = 0, poolBusy = 0;
+    /// The report's causes: the PE stream port's intervals clipped to the layer's own span
+    /// (from the end of the layers before it), so that overlap with the previous layer is not
+    /// counted twice. The port is serial, so these never sum to more than the span.
+    int64_t startCycle = -1; ///< the end of the layers before it (set by the first instruction)
+    int64_t spanStream = 0, spanWaitWeights = 0, spanWaitDma = 0, spanWaitOther = 0;
+    int64_t spanReset = 0;
     report::Traffic sbuf, psum, dram;
     double energyPj = 0;
     report::EnergyParts energy; ///< energyPj by component

@@ -911,7 +911,10 @@ struct Simulator::Impl {
     for (size_t i = 0; i < program.instructions.size(); ++i) {
       current = i;
       const Instruction& inst = program.instructions[i];
-      const int64_t ready = std::max(semaphores.readyTime(i, inst), fence);
+      bool readyFromDma = false;
+      const int64_t semaphoresReady = semaphores.readyTime(i, inst, &readyFromDma);
+      const int64_t ready = std::max(semaphoresReady, fence);
+      readyFromDma = readyFromDma && semaphoresReady >= fence;
       Timing t;
       PeTiming pe;
       bool isPe = false;
@@ -1009,7 +1012,7 @@ struct Simulator::Impl {
       }
       maxDone = std::max(maxDone, t.done);
       semaphores.signal(i, inst, t.done);
-      accounts.add(i, inst, t, isPe ? &pe : nullptr, ready);
+      accounts.add(i, inst, t, isPe ? &pe : nullptr, ready, readyFromDma);
       layersDoneUpTo(static_cast<int64_t>(i) + 1);
     }
     layersDoneUpTo(std::numeric_limits<int64_t>::max());

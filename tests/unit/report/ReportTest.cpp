@@ -328,14 +328,14 @@ TEST(Report, FinalizePutsUnattributedCyclesAndEnergyIntoOther) {
   EXPECT_EQ(r.total.causes.sum(), r.total.cycles);
   EXPECT_DOUBLE_EQ(r.total.energy.sum(), r.total.energyPj);
   const Json j = Json::parse(r.toJson());
-  EXPECT_EQ(j["layers"][0]["causes"], (Json{{"compute", 100},
-                                            {"memory", 50},
-                                            {"fill_drain", 0},
-                                            {"conflict", 0},
-                                            {"sync", 0},
-                                            {"idle", 0},
-                                            {"other", 50}}));
-  EXPECT_EQ(j["layers"][0]["energy"]["dram"], 0.25e6);
+  EXPECT_EQ(j["layers"][0]["cycles_by_cause"], (Json{{"compute", 100},
+                                                     {"memory", 50},
+                                                     {"fill_drain", 0},
+                                                     {"conflict", 0},
+                                                     {"sync", 0},
+                                                     {"idle", 0},
+                                                     {"other", 50}}));
+  EXPECT_EQ(j["layers"][0]["energy_pj_by_component"]["dram"], 0.25e6);
 }
 
 /// RFC 4180 split of one CSV line: commas outside quotes, doubled quotes inside.

@@ -1,0 +1,120 @@
+/// \file
+/// Tests of the compare budget: the default is the shipped file, a budget file overrides it key
+/// by key, every engine's derived config has the budget's multipliers, clock and DRAM bandwidth
+/// (and its SRAM, to the bytes integer division leaves over), is named for the budget, and a
+/// budget an engine cannot be arranged as is refused with that engine and the reason.
+#include "nnaccel/compare/Budget.h"
+
+#include "nnaccel/support/Error.h"
+
+#include <gtest/gtest.h>
+#include <string>
+
+namespace {
+
+using namespace nnaccel;
+using namespace nnaccel::compare;
+
+std::string refusal(const Budget& b, const std::string& engine) {
+  try {
+    deriveConfig(b, engine);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Budget, DefaultIsTheShippedFile) {
+  const Budget b = defaultBudget();
+  EXPECT_EQ(b.name, "default");
+  EXPECT_EQ(b.file, "default.yaml");
+  EXPECT_EQ(b.multipliers, 1024);
+  EXPECT_EQ(b.sramBytes, 2 << 20);
+  EXPECT_EQ(b.systolicPreset, "server");
+  // toYaml reads back to the same budget.
+  const Budget again = parseBudget(toYaml(b), "again.yaml");
+  EXPECT_EQ(again.multipliers, b.multipliers);
+  EXPECT_EQ(again.systolicPsumShare, b.systolicPsumShare);
+  EXPECT_EQ(again.streamPreset, b.streamPreset);
+}
+
+TEST(Budget, AFileOverridesTheDefaultKeyByKey) {
+  const Budget b = parseBudget("multipliers: 256\nsparse:\n  ia_share: 0.25\n", "b.yaml");
+  EXPECT_EQ(b.name, "custom");
+  EXPECT_EQ(b.file, "b.yaml");
+  EXPECT_EQ(b.multipliers, 256);
+  EXPECT_EQ(b.sparseIaShare, 0.25);
+  EXPECT_EQ(b.sramBytes, defaultBudget().sramBytes);
+  EXPECT_EQ(b.broadcastPreset, defaultBudget().broadcastPreset);
+}
+
+TEST(Budget, BadFilesNameTheKey) {
+  const auto message = [](const std::string& text) {
+    try {
+      parseBudget(text, "b.yaml");
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Config);
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(message("sram_bytes: 10\n"), "b.yaml: 'sram_bytes': must be >= 1024 (got 10)");
+  EXPECT_EQ(message("systolic:\n  psum_share: 0\n"),
+            "b.yaml: 'systolic.psum_share': must be > 0 (got 0)");
+  EXPECT_EQ(message("systolic:\n  psum_share: 1\n"),
+            "b.yaml: 'systolic.psum_share': must be between 0 and 1, exclusive (got 1)");
+  EXPECT_EQ(message("sparse:\n  preset: scn\n"),
+            "b.yaml: 'sparse.preset': unknown sparse preset 'scn' (expected one of: scnn, tiny)");
+  EXPECT_NE(message("clock: 5\n").find("'clock': unknown key"), std::string::npos);
+  EXPECT_NE(message("multipliers: [1\n").find("b.yaml"), std::string::npos);
+}
+
+TEST(Budget, EveryEngineGetsTheBudgetsResources) {
+  const Budget b = parseBudget("name: even\nmultipliers: 4096\nsram_bytes: 4194304\n"
+                               "clock_mhz: 700\ndram_bytes_per_cycle: 24\n",
+                               "even.yaml");
+  for (const char* engine : {"systolic", "sparse", "broadcast"}) {
+    const engines::EngineConfig c = deriveConfig(b, engine);
+    const engines::Resources r = engines::resources(c);
+    EXPECT_EQ(c.engine(), engine);
+    EXPECT_EQ(r.multipliers, 4096) << engine;
+    EXPECT_EQ(r.clockMhz, 700) << engine;
+    EXPECT_EQ(r.dramBytesPerCycle, 24) << engine;
+    EXPECT_LE(r.sramBytes, 4194304) << engine;
+    EXPECT_GT(r.sramBytes, 4194304 - 8192) << engine;
+    EXPECT_NE(c.name().find("@budget:even"), std::string::npos) << c.name();
+  }
+  // The systolic array is as square as the multipliers allow.
+  const auto& s = std::get<arch::systolic::SystolicConfig>(deriveConfig(b, "systolic").variant());
+  EXPECT_EQ(s.peRows, 64);
+  EXPECT_EQ(s.peCols, 64);
+  EXPECT_LE(s.psumMaxTileRows * s.psumMaxTileCols, s.psumEntriesPerColumn);
+}
+
+TEST(Budget, StreamTakesWholeChipsOnly) {
+  Budget b = defaultBudget();
+  EXPECT_NE(refusal(b, "stream").find("less than one large chip's 294912 multiply-select cells"),
+            std::string::npos);
+  b.multipliers = 2 * 294912;
+  const engines::EngineConfig c = deriveConfig(b, "stream");
+  EXPECT_EQ(std::get<arch::stream::StreamConfig>(c.variant()).chips, 2);
+  EXPECT_EQ(engines::resources(c).multipliers, 2 * 294912);
+  b.multipliers = 294912 + 1000;
+  EXPECT_NE(refusal(b, "stream").find("not a whole number of large chips"), std::string::npos);
+}
+
+TEST(Budget, ImpossibleArrangementsAreRefusedWithTheEngine) {
+  Budget b = defaultBudget();
+  b.multipliers = 1000; // not a multiple of a sparse PE's 16 multipliers
+  EXPECT_NE(refusal(b, "sparse").find("'sparse': 1000 multipliers are not a whole number"),
+            std::string::npos);
+  b.multipliers = 884736; // 6912 broadcast columns: over the schema's limit
+  b.sramBytes = 64 << 20;
+  EXPECT_NE(refusal(b, "broadcast").find("'pe_array.columns': must be <= 1024"), std::string::npos);
+  b = defaultBudget();
+  b.sramBytes = 4096; // nothing left for the activation RAMs of 64 PEs
+  EXPECT_NE(refusal(b, "sparse").find("leave no activation RAM"), std::string::npos);
+  EXPECT_THROW(deriveConfig(defaultBudget(), "tpu"), Error);
+}
+
+} // namespace
