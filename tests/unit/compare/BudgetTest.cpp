@@ -85,7 +85,8 @@ TEST(Budget, EveryEngineGetsTheBudgetsResources) {
     EXPECT_NE(c.name().find("@budget:even"), std::string::npos) << c.name();
   }
   // The systolic array is as square as the multipliers allow.
-  const auto& s = std::get<arch::systolic::SystolicConfig>(deriveConfig(b, "systolic").variant());
+  const engines::EngineConfig systolic = deriveConfig(b, "systolic");
+  const auto& s = std::get<arch::systolic::SystolicConfig>(systolic.variant());
   EXPECT_EQ(s.peRows, 64);
   EXPECT_EQ(s.peCols, 64);
   EXPECT_LE(s.psumMaxTileRows * s.psumMaxTileCols, s.psumEntriesPerColumn);
