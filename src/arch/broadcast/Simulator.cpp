@@ -39,6 +39,8 @@ VariantStats& VariantStats::operator+=(const VariantStats& o) {
   peBusyCycles += o.peBusyCycles;
   peCycles += o.peCycles;
   memoryWaitCycles += o.memoryWaitCycles;
+  peWaitOperandCycles += o.peWaitOperandCycles;
+  peWaitWeightsOutputCycles += o.peWaitWeightsOutputCycles;
   readStallCycles += o.readStallCycles;
   outputBytes += o.outputBytes;
   columnBufferBytes += o.columnBufferBytes;
@@ -547,6 +549,11 @@ struct Simulator::Impl {
         if (++received[k] == sch.liveTaps[k]) { // complete: the PE multiplies
           const auto pe = static_cast<size_t>(dv.pe);
           const int64_t macStart = std::max({complete[k], gc.macFree[pe], macReady});
+          // The PE's idle time before this MAC, by what it waited for last: its operand's
+          // activations over the loading lanes, or the weight slice / output RF.
+          if (macStart > gc.macFree[pe])
+            (complete[k] >= macReady ? st.peWaitOperandCycles : st.peWaitWeightsOutputCycles) +=
+                macStart - gc.macFree[pe];
           const int64_t macEnd = macStart + macCycles[k];
           gc.macFree[pe] = macEnd;
           gc.bufFree[pe][static_cast<size_t>(buffer[k])] = macEnd;
@@ -642,13 +649,18 @@ struct Simulator::Impl {
     s.stallCycles = s.cycles - s.busyCycles;
     s.addBreakdown("pe.mac", s.busyCycles);
     s.addBreakdown("read.stall", m.readStallCycles);
-    // Causes (docs/report-schema.md): the average PE's MAC cycles (compute); the layer's
-    // first-access latency and the cycles memory 310's bandwidth adds beyond the PEs' end
-    // (memory). The rest (loading-lane waits, reads held by a full input RF, the column-buffer
-    // drain, imbalance between groups) overlaps other PEs' MACs and is not separated per cycle:
-    // it stays `other`.
+    // Causes (docs/report-schema.md), averaged over the PEs: MAC cycles (compute); waiting for
+    // an operand's activations over the loading lanes, plus memory 310's first-access latency
+    // and the cycles its bandwidth adds beyond the PEs' end (memory); waiting for the weight
+    // slice or the output RF's drain (fill/drain). The rest of the span is the average PE's
+    // time with no work left while other PEs and the drain finish (idle).
+    const auto perPe = [&](int64_t peCycles) { return peCycles / config.peCount(); };
     s.causes.compute = s.busyCycles;
-    s.causes.memory = std::min(m.memoryWaitCycles, s.cycles - s.causes.compute);
+    s.causes.memory =
+        std::min(m.memoryWaitCycles + perPe(m.peWaitOperandCycles), s.cycles - s.causes.compute);
+    s.causes.fillDrain =
+        std::min(perPe(m.peWaitWeightsOutputCycles), s.cycles - s.causes.compute - s.causes.memory);
+    s.causes.idle = s.cycles - s.causes.compute - s.causes.memory - s.causes.fillDrain;
     s.dram = report::Traffic{m.memoryReadBytes(), m.outputBytes};
     s.sbuf = report::Traffic{m.macs * 2, m.inputRfWriteBytes + m.weightRfWriteBytes};
     s.psum = report::Traffic{m.columnBufferBytes / 2, m.columnBufferBytes / 2};

@@ -40,15 +40,17 @@ struct VariantStats {
   int64_t broadcasts = 0; ///< of those, PE-to-PE transfers (writes - reads)
   int64_t broadcastBytes = 0;
   int64_t weightRfWriteBytes = 0;
-  int64_t macs = 0;                    ///< MAC lane slots used (non-zero, non-dummy, inside input)
-  int64_t peBusyCycles = 0;            ///< summed over PEs: cycles with MACs in flight
-  int64_t peCycles = 0;                ///< PEs x cycles
-  int64_t readStallCycles = 0;         ///< reads held back by a full input RF (RfPolicy)
-  int64_t memoryWaitCycles = 0;        ///< first-access latency + bandwidth beyond the PEs' end
-  int64_t outputBytes = 0;             ///< drained to memory 310
-  int64_t columnBufferBytes = 0;       ///< written into and read from the column buffers
-  int64_t outputRfBytes = 0;           ///< partial sums read and written in output RFs
-  std::vector<int64_t> reuseHistogram; ///< [r]: reads delivered to r PEs
+  int64_t macs = 0;                ///< MAC lane slots used (non-zero, non-dummy, inside input)
+  int64_t peBusyCycles = 0;        ///< summed over PEs: cycles with MACs in flight
+  int64_t peCycles = 0;            ///< PEs x cycles
+  int64_t readStallCycles = 0;     ///< reads held back by a full input RF (RfPolicy)
+  int64_t memoryWaitCycles = 0;    ///< first-access latency + bandwidth beyond the PEs' end
+  int64_t peWaitOperandCycles = 0; ///< summed over PEs: idle, waiting for an operand's reads
+  int64_t peWaitWeightsOutputCycles = 0; ///< summed over PEs: idle, waiting for weights/output RF
+  int64_t outputBytes = 0;               ///< drained to memory 310
+  int64_t columnBufferBytes = 0;         ///< written into and read from the column buffers
+  int64_t outputRfBytes = 0;             ///< partial sums read and written in output RFs
+  std::vector<int64_t> reuseHistogram;   ///< [r]: reads delivered to r PEs
   double energyPj = 0;
   double writesPerRead() const;
   int64_t memoryReadBytes() const { return activationReadBytes + weightReadBytes; }
