@@ -270,17 +270,8 @@ std::string comparisonCsv(const Comparison& c) {
       out += r.report->toCsvRows();
       continue;
     }
-    // The same columns, empty figures, and the reason in `verified` (quoted: it has commas).
-    report::RunReport placeholder;
-    placeholder.engine = r.engine;
-    placeholder.config = r.config ? r.config->name() : "";
-    placeholder.model = c.model;
-    placeholder.dtype = "int8";
-    placeholder.total.name = "(model)";
-    std::string row = placeholder.toCsvRows(); // the total row of an empty report
-    const size_t lastComma = row.rfind(',');
-    out += fmt::format("{}{}\n", row.substr(0, lastComma + 1),
-                       report::csvField(fmt::format("not mapped: {}", r.error)));
+    out += report::RunReport::csvNotRunRow(r.engine, r.config ? r.config->name() : "", c.model,
+                                           r.error);
   }
   return out;
 }

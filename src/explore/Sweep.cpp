@@ -185,8 +185,12 @@ std::string shardText(const Shard& s) {
 
 std::vector<size_t> shardPoints(size_t gridSize, const Shard& shard) {
   std::vector<size_t> out;
-  for (size_t i = shard.index - 1; i < gridSize; i += shard.count)
+  // Stepping by the count from the last point would overflow for a count near SIZE_MAX.
+  for (size_t i = shard.index - 1; i < gridSize; i += shard.count) {
     out.push_back(i);
+    if (gridSize - i <= shard.count)
+      break;
+  }
   return out;
 }
 

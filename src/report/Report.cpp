@@ -506,6 +506,16 @@ std::string RunReport::csvHeader() {
   return fmt::format("schema_version,engine,config,model,dtype,layer,{}\n", kLayerColumns);
 }
 
+std::string RunReport::csvNotRunRow(const std::string& engine, const std::string& config,
+                                    const std::string& model, const std::string& reason) {
+  // kLayerColumns after `op, unit` are figures, up to the final `verified`.
+  const std::string columns = kLayerColumns;
+  const auto figures = std::count(columns.begin(), columns.end(), ',') - 2;
+  return fmt::format("{},{},{},{},,(model),,,{},{}\n", kSchemaVersion, csvField(engine),
+                     csvField(config), csvField(model), std::string(figures - 1, ','),
+                     csvField(fmt::format("not mapped: {}", reason)));
+}
+
 std::string RunReport::toCsvRows() const {
   // Verified: the run's verdict (per-layer checks stop at the first mismatch).
   const std::string verified = !verdict.checked ? "unchecked" : verdict.passed ? "yes" : "no";

@@ -167,6 +167,9 @@ TEST_F(ReportCli, Errors) {
   expectError("simulate lenet5 --screenshot", 2,
               "--screenshot renders the HTML report; give --html FILE too (see 'nnaccel "
               "simulate --help')");
+  expectError("sweep lenet5 --arch systolic --param array.rows=8 --screenshot", 2,
+              "--screenshot renders the HTML report; give --html FILE too (see 'nnaccel "
+              "sweep --help')");
   expectErrorPrefix("compare lenet5 --archs systolic,tpu", 2, "--archs: ");
   writeText("bad.yaml", "multipliers: 0\n");
   expectError("compare lenet5 --budget bad.yaml", 1,

@@ -145,6 +145,11 @@ struct RunReport {
   std::string toCsvRows() const;
   /// The CSV columns shared by every engine (docs/report-schema.md), with a final newline.
   static std::string csvHeader();
+  /// The one CSV row of a run that did not happen (`compare`: the engine could not take the
+  /// budget or the model): csvHeader()'s columns, layer "(model)", every figure empty, and
+  /// `verified` = "not mapped: REASON".
+  static std::string csvNotRunRow(const std::string& engine, const std::string& config,
+                                  const std::string& model, const std::string& reason);
 };
 
 } // namespace nnaccel::report

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -101,6 +102,10 @@ TEST(SweepShard, RoundRobinShardsPartitionTheGrid) {
   EXPECT_EQ(shardPoints(7, Shard{3, 3}), (std::vector<size_t>{2, 5}));
   EXPECT_EQ(shardPoints(2, Shard{3, 3}), (std::vector<size_t>{})); // more shards than points
   EXPECT_EQ(shardPoints(3, Shard{}), (std::vector<size_t>{0, 1, 2}));
+  // A shard count near SIZE_MAX must not wrap around to the start of the grid.
+  const size_t huge = std::numeric_limits<size_t>::max();
+  EXPECT_EQ(shardPoints(10, Shard{1, huge}), (std::vector<size_t>{0}));
+  EXPECT_EQ(shardPoints(10, Shard{huge, huge}), (std::vector<size_t>{}));
   for (size_t i = 0; i < 7; ++i)
     EXPECT_TRUE(Shard({i % 3 + 1, 3}).contains(i));
 }

@@ -387,6 +387,18 @@ TEST(Report, CsvHasOneRowPerLayerPlusTotalWithTheHeaderColumns) {
   EXPECT_EQ(lines[3][col("cycles")], "600");
   EXPECT_EQ(lines[3][col("schema_version")], std::to_string(kSchemaVersion));
   EXPECT_EQ(lines[3][col("verified")], "unchecked");
+
+  // A run that did not happen: the same columns, no figures, the reason (quoted) in `verified`.
+  const std::string notRun =
+      RunReport::csvNotRunRow("stream", "large@budget:x", "m", "needs 3 chips, \"large\"");
+  ASSERT_EQ(notRun.back(), '\n');
+  const std::vector<std::string> row = csvFields(notRun.substr(0, notRun.size() - 1));
+  ASSERT_EQ(row.size(), columns.size()) << notRun;
+  EXPECT_EQ(row[col("engine")], "stream");
+  EXPECT_EQ(row[col("layer")], "(model)");
+  EXPECT_EQ(row[col("cycles")], "");
+  EXPECT_EQ(row[col("energy_other_pj")], "");
+  EXPECT_EQ(row[col("verified")], "not mapped: needs 3 chips, \"large\"");
 }
 
 } // namespace
