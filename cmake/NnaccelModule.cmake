@@ -51,3 +51,21 @@ function(nnaccel_add_test name)
     set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${_labels_script}")
   endif()
 endfunction()
+
+# nnaccel_register_engine(TARGET): TARGET holds an engine's registration (NNACCEL_REGISTER_ENGINE,
+# include/nnaccel/engines/Engine.h). Its objects register the engine at static-initialization
+# time and nothing references them, so they must be linked whole: nnaccel_engines_all (made by
+# nnaccel_add_engine_bundle after every engine folder) links each registered TARGET with
+# WHOLE_ARCHIVE. Link nnaccel_engines_all, never TARGET itself.
+function(nnaccel_register_engine target)
+  set_property(GLOBAL APPEND PROPERTY NNACCEL_ENGINE_TARGETS ${target})
+endfunction()
+
+function(nnaccel_add_engine_bundle)
+  get_property(_engines GLOBAL PROPERTY NNACCEL_ENGINE_TARGETS)
+  add_library(nnaccel_engines_all INTERFACE)
+  foreach(_engine IN LISTS _engines)
+    target_link_libraries(nnaccel_engines_all INTERFACE "$<LINK_LIBRARY:WHOLE_ARCHIVE,${_engine}>")
+  endforeach()
+  target_link_libraries(nnaccel_engines_all INTERFACE nnaccel_engines)
+endfunction()

@@ -105,8 +105,8 @@ std::string grouped(int64_t v) {
 constexpr const char* kCaveat =
     "note: the budget equalizes multipliers, SRAM bytes, clock and DRAM bandwidth; energy uses "
     "each engine's own preset energy table (placeholder-scale, not one calibrated process) and "
-    "DRAM bytes each engine's own data width (sparse scnn stores 16-bit values); host layers are "
-    "counted, not timed";
+    "DRAM bytes each engine's own data width (a preset's value bits); host layers are counted, "
+    "not timed";
 
 /// "3/40": the layers that ran on the host, of all layers.
 std::string hostLayers(const report::RunReport& r) {
@@ -121,8 +121,8 @@ std::string verdictText(const report::RunReport& r) {
   return r.verdict.passed ? "bit-exact" : "MISMATCH";
 }
 
-/// The engine's resources, and what differs from the budget by more than 1 % (stream's FIFOs
-/// and DRAM interface, the bytes integer division leaves over).
+/// The engine's resources, and what differs from the budget by more than 1 % (e.g. an engine
+/// with no DRAM interface, the bytes integer division leaves over).
 std::string resourcesLine(const EngineRun& r, const Budget& b) {
   if (!r.config)
     return "";

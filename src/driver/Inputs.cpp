@@ -1,4 +1,4 @@
-// Seeded random model inputs, .npy input files checked against the graph's inputs, and output
+// .npy input files checked against the graph's inputs, and output
 // paths checked for writing before a run.
 #include "nnaccel/driver/Inputs.h"
 
@@ -12,19 +12,6 @@
 #include <unistd.h>
 
 namespace nnaccel::driver {
-
-std::vector<Tensor> randomInputs(const ir::Graph& g, uint64_t seed) {
-  for (ir::ValueId id : g.inputs) {
-    const ir::Value& v = g.value(id);
-    if (v.dtype != DType::F32) {
-      throw Error(ErrorKind::Unsupported, ErrorContext{.file = g.sourcePath},
-                  fmt::format("input '{}' is {}: random inputs are generated for f32 inputs "
-                              "only; pass it with --input",
-                              v.name, dtypeName(v.dtype)));
-    }
-  }
-  return quant::makeCalibrationInputs(g, 1, seed).front();
-}
 
 Tensor readInputFile(const ir::Graph& g, size_t inputIndex, const std::string& path) {
   NNACCEL_ASSERT(inputIndex < g.inputs.size()) << "input index " << inputIndex << " out of range";

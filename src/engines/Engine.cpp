@@ -1,13 +1,11 @@
 /// \file
-/// The engine registry: one table row per engine (its name, default preset, preset list, file
-/// loader and session), and the engine-neutral operations on an EngineConfig (overrides,
-/// resources, simulate) dispatched with std::visit over the config variant.
+/// The engine registry (engines register themselves, Engine.h) and the engine-neutral
+/// operations on an EngineConfig: presets and files by engine name, `key=value` overrides
+/// through the owning engine's schema, resources, the machine description and the budget
+/// helpers of TypedEngine.h.
 #include "nnaccel/engines/Engine.h"
 
-#include "nnaccel/arch/broadcast/Session.h"
-#include "nnaccel/arch/sparse/Session.h"
-#include "nnaccel/arch/stream/Session.h"
-#include "nnaccel/arch/systolic/Session.h"
+#include "nnaccel/engines/TypedEngine.h"
 #include "nnaccel/support/Error.h"
 
 #include <algorithm>
@@ -16,75 +14,114 @@
 
 namespace nnaccel::engines {
 
-namespace systolic = arch::systolic;
-namespace sparse = arch::sparse;
-namespace broadcast = arch::broadcast;
-namespace stream = arch::stream;
-
 namespace {
 
-/// What the registry knows of one engine; \p Config is its config type.
-template <typename Config> struct EngineEntry {
-  const char* name;
-  const char* defaultPreset;
-  std::vector<std::string> (*presetNames)();
-  Config (*preset)(const std::string&);
-  Config (*loadFile)(const std::string&);
-  Config (*parseOver)(const Config&, const std::string&, const std::string&);
-};
-
-const EngineEntry<systolic::SystolicConfig> kSystolic{"systolic",
-                                                      "server",
-                                                      systolic::systolicPresetNames,
-                                                      systolic::systolicPreset,
-                                                      systolic::loadSystolicConfigFile,
-                                                      systolic::parseSystolicConfigOver};
-const EngineEntry<sparse::SparseConfig> kSparse{"sparse",
-                                                "scnn",
-                                                sparse::sparsePresetNames,
-                                                sparse::sparsePreset,
-                                                sparse::loadSparseConfigFile,
-                                                sparse::parseSparseConfigOver};
-const EngineEntry<broadcast::BroadcastConfig> kBroadcast{"broadcast",
-                                                         "npu",
-                                                         broadcast::broadcastPresetNames,
-                                                         broadcast::broadcastPreset,
-                                                         broadcast::loadBroadcastConfigFile,
-                                                         broadcast::parseBroadcastConfigOver};
-const EngineEntry<stream::StreamConfig> kStream{"stream",
-                                                "fig44",
-                                                stream::streamPresetNames,
-                                                stream::streamPreset,
-                                                stream::loadStreamConfigFile,
-                                                stream::parseStreamConfigOver};
-
-const EngineEntry<systolic::SystolicConfig>& entryOf(const systolic::SystolicConfig&) {
-  return kSystolic;
-}
-const EngineEntry<sparse::SparseConfig>& entryOf(const sparse::SparseConfig&) {
-  return kSparse;
-}
-const EngineEntry<broadcast::BroadcastConfig>& entryOf(const broadcast::BroadcastConfig&) {
-  return kBroadcast;
-}
-const EngineEntry<stream::StreamConfig>& entryOf(const stream::StreamConfig&) {
-  return kStream;
+std::vector<std::unique_ptr<Engine>>& registry() {
+  static std::vector<std::unique_ptr<Engine>> engines;
+  return engines;
 }
 
-/// Calls \p f with the registry entry of \p engine; throws Error (Usage) for an unknown one.
-template <typename F> decltype(auto) withEntry(const std::string& engine, F&& f) {
-  if (engine == kSystolic.name)
-    return f(kSystolic);
-  if (engine == kSparse.name)
-    return f(kSparse);
-  if (engine == kBroadcast.name)
-    return f(kBroadcast);
-  if (engine == kStream.name)
-    return f(kStream);
+} // namespace
+
+void registerEngine(std::unique_ptr<Engine> engine) {
+  NNACCEL_ASSERT(engine != nullptr) << "null engine registered";
+  for (const auto& e : registry())
+    NNACCEL_ASSERT(e->name() != engine->name())
+        << "engine '" << engine->name() << "' registered twice";
+  registry().push_back(std::move(engine));
+}
+
+std::vector<const Engine*> allEngines() {
+  std::vector<const Engine*> out;
+  for (const auto& e : registry())
+    out.push_back(e.get());
+  std::sort(out.begin(), out.end(), [](const Engine* a, const Engine* b) {
+    return a->listOrder() != b->listOrder() ? a->listOrder() < b->listOrder()
+                                            : a->name() < b->name();
+  });
+  return out;
+}
+
+std::vector<std::string> engineNames() {
+  std::vector<std::string> out;
+  for (const Engine* e : allEngines())
+    out.push_back(e->name());
+  return out;
+}
+
+bool isEngine(const std::string& name) {
+  const auto names = engineNames();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+const Engine& engineNamed(const std::string& name) {
+  for (const auto& e : registry())
+    if (e->name() == name)
+      return *e;
   throw Error(ErrorKind::Usage, {},
-              fmt::format("unknown engine '{}' (expected one of: {})", engine,
+              fmt::format("unknown engine '{}' (expected one of: {})", name,
                           fmt::join(engineNames(), ", ")));
 }
+
+std::vector<std::string> enginesWithOption(const std::string& optionName) {
+  std::vector<std::string> out;
+  for (const Engine* e : allEngines())
+    for (const OptionSpec& o : e->runOptions())
+      if (o.name == optionName)
+        out.push_back(e->name());
+  return out;
+}
+
+int64_t RunOptions::engineOption(const std::string& name, int64_t fallback) const {
+  const auto it = engineOptions.find(name);
+  return it == engineOptions.end() ? fallback : it->second;
+}
+
+const std::string& EngineConfig::engine() const {
+  return engine_->name();
+}
+
+std::string EngineConfig::toYaml() const {
+  return engine_->toYaml(*this);
+}
+
+// --- optional capabilities: an engine without them says so -----------------------------------
+
+std::string Engine::writeProgram(const ir::Graph&, const EngineConfig&, const ProgramOptions&,
+                                 const std::string&) const {
+  NNACCEL_ASSERT(false) << "engine '" << name() << "' has no program files";
+  return {};
+}
+
+std::string Engine::disassemble(const std::string&) const {
+  NNACCEL_ASSERT(false) << "engine '" << name() << "' has no program files";
+  return {};
+}
+
+std::string Engine::placement(const ir::Graph&, const EngineConfig&, const RunOptions&) const {
+  NNACCEL_ASSERT(false) << "engine '" << name() << "' has no placement";
+  return {};
+}
+
+// --- configs by engine name --------------------------------------------------------------------
+
+std::string defaultPreset(const std::string& engine) {
+  return engineNamed(engine).defaultPreset();
+}
+
+std::vector<std::string> presetNames(const std::string& engine) {
+  return engineNamed(engine).presetNames();
+}
+
+EngineConfig loadPreset(const std::string& engine, const std::string& name) {
+  return engineNamed(engine).preset(name);
+}
+
+EngineConfig loadConfigFile(const std::string& engine, const std::string& path) {
+  return engineNamed(engine).loadFile(path);
+}
+
+namespace {
 
 /// Inserts \p value at the dotted \p key of \p root (sections become maps).
 void setPath(const YAML::Node& root, const Override& o, const std::string& origin) {
@@ -120,54 +157,6 @@ void setPath(const YAML::Node& root, const Override& o, const std::string& origi
 
 } // namespace
 
-const std::vector<std::string>& engineNames() {
-  static const std::vector<std::string> kNames = {kSystolic.name, kSparse.name, kBroadcast.name,
-                                                  kStream.name};
-  return kNames;
-}
-
-bool isEngine(const std::string& name) {
-  const auto& names = engineNames();
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
-
-std::string defaultPreset(const std::string& engine) {
-  return withEntry(engine, [](const auto& e) { return std::string(e.defaultPreset); });
-}
-
-std::vector<std::string> presetNames(const std::string& engine) {
-  return withEntry(engine, [](const auto& e) { return e.presetNames(); });
-}
-
-const std::string& EngineConfig::engine() const {
-  static const std::vector<std::string>& names = engineNames();
-  return names[config_.index()];
-}
-
-const std::string& EngineConfig::name() const {
-  return std::visit([](const auto& c) -> const std::string& { return c.name; }, config_);
-}
-
-std::string EngineConfig::toYaml() const {
-  return std::visit(
-      [](const auto& c) {
-        using arch::broadcast::toYaml, arch::sparse::toYaml, arch::stream::toYaml,
-            arch::systolic::toYaml;
-        return toYaml(c);
-      },
-      config_);
-}
-
-EngineConfig loadPreset(const std::string& engine, const std::string& name) {
-  return withEntry(engine, [&](const auto& e) {
-    return EngineConfig(e.preset(name.empty() ? std::string(e.defaultPreset) : name));
-  });
-}
-
-EngineConfig loadConfigFile(const std::string& engine, const std::string& path) {
-  return withEntry(engine, [&](const auto& e) { return EngineConfig(e.loadFile(path)); });
-}
-
 Override parseOverride(const std::string& text) {
   const size_t eq = text.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
@@ -185,107 +174,12 @@ EngineConfig applyOverrides(const EngineConfig& base, const std::vector<Override
     setPath(doc, o, origin);
   YAML::Emitter out;
   out << doc;
-  return std::visit(
-      [&](const auto& c) {
-        auto result = entryOf(c).parseOver(c, out.c_str(), origin);
-        return EngineConfig(std::move(result));
-      },
-      base.variant());
+  return base.implementation().parseOver(base, out.c_str(), origin);
 }
-
-namespace {
-
-Resources resourcesOf(const systolic::SystolicConfig& c) {
-  return Resources{.multipliers = c.peRows * c.peCols,
-                   .sramBytes =
-                       c.sbufBytesPerPartition * c.peRows + c.psumEntriesPerColumn * c.peCols * 4,
-                   .clockMhz = c.clockMhz,
-                   .dramBytesPerCycle = c.dramBytesPerCycle};
-}
-
-Resources resourcesOf(const sparse::SparseConfig& c) {
-  // Per PE: IA and OA RAMs, the weight FIFO (F values with their indices per entry) and the
-  // accumulator banks (two sets when double-buffered).
-  const int64_t fifoBytes =
-      c.weightFifoEntries * c.weightsPerVector * (c.valueBits + c.indexBits) / 8;
-  const int64_t accumulatorBytes =
-      c.accumulatorEntries() * c.accumulatorBits / 8 * (c.doubleBufferedAccumulators ? 2 : 1);
-  return Resources{.multipliers = c.peCount() * c.multipliersPerPe(),
-                   .sramBytes =
-                       c.peCount() * (c.iaRamBytes + c.oaRamBytes + fifoBytes + accumulatorBytes),
-                   .clockMhz = c.clockMhz,
-                   .dramBytesPerCycle = c.dramBytesPerCycle};
-}
-
-Resources resourcesOf(const broadcast::BroadcastConfig& c) {
-  return Resources{.multipliers = c.macsPerCycle(),
-                   .sramBytes = c.peCount() * (c.inputRfBytes + c.weightRfBytes + c.outputRfBytes) +
-                                c.columns * c.columnBufferBytes,
-                   .clockMhz = c.clockMhz,
-                   .dramBytesPerCycle = c.memoryBytesPerCycle};
-}
-
-Resources resourcesOf(const stream::StreamConfig& c) {
-  // FIFO capacity: each kernel tile's row FIFOs 4705 ((k - 1) array rows of every lane) and its
-  // auxiliary-input FIFO 4706, each aux tile's FIFO 4902; values are accumulator-wide.
-  const int64_t laneBytes = c.accumulatorBits / 8;
-  const int64_t kernelTileBytes =
-      ((c.kernelSize - 1) * c.maxArrayWidthPositions + c.auxFifoPositions) * c.lanes * laneBytes;
-  const int64_t auxTileBytes = c.auxTileFifoPositions * c.lanes * laneBytes;
-  return Resources{.multipliers = c.macsPerCycle(),
-                   .sramBytes = c.chips * (c.kernelTileCount() * kernelTileBytes +
-                                           c.auxTileCount() * auxTileBytes),
-                   .clockMhz = c.clockMhz,
-                   .dramBytesPerCycle = 0};
-}
-
-} // namespace
 
 Resources resources(const EngineConfig& config) {
-  return std::visit([](const auto& c) { return resourcesOf(c); }, config.variant());
+  return config.implementation().resources(config);
 }
-
-namespace {
-
-/// Copies the options every engine session shares.
-template <typename SessionOptions> SessionOptions commonOptions(const RunOptions& o) {
-  SessionOptions so;
-  so.verify = o.verify;
-  so.baselineRows = o.baselineRows;
-  so.inputs = o.inputs;
-  so.inputSeed = o.inputSeed;
-  so.progress = o.progress;
-  return so;
-}
-
-report::RunReport run(const ir::Graph& g, const systolic::SystolicConfig& c, const RunOptions& o) {
-  systolic::SessionOptions so;
-  so.baseline = o.baselineRows;
-  so.functional = o.verify;
-  so.inputs = o.inputs;
-  so.inputSeed = o.inputSeed;
-  so.progress = o.progress;
-  return systolic::simulateModel(g, c, so).report;
-}
-
-report::RunReport run(const ir::Graph& g, const sparse::SparseConfig& c, const RunOptions& o) {
-  auto so = commonOptions<sparse::SessionOptions>(o);
-  so.threads = o.sparseThreads;
-  return sparse::simulateModel(g, c, so).report;
-}
-
-report::RunReport run(const ir::Graph& g, const broadcast::BroadcastConfig& c,
-                      const RunOptions& o) {
-  return broadcast::simulateModel(g, c, commonOptions<broadcast::SessionOptions>(o)).report;
-}
-
-report::RunReport run(const ir::Graph& g, const stream::StreamConfig& c, const RunOptions& o) {
-  auto so = commonOptions<stream::SessionOptions>(o);
-  so.chips = o.streamChips;
-  return stream::simulateModel(g, c, so).report;
-}
-
-} // namespace
 
 void describeMachine(report::RunReport& r, const EngineConfig& config) {
   const Resources res = resources(config);
@@ -296,17 +190,63 @@ void describeMachine(report::RunReport& r, const EngineConfig& config) {
 
 report::RunReport simulate(const ir::Graph& g, const EngineConfig& config,
                            const RunOptions& options) {
-  report::RunReport r =
-      std::visit([&](const auto& c) { return run(g, c, options); }, config.variant());
-  if (const auto* st = std::get_if<stream::StreamConfig>(&config.variant());
-      st != nullptr && options.streamChips > 0) {
-    stream::StreamConfig chained = *st; // the run's chip count, not the file's
-    chained.chips = options.streamChips;
-    describeMachine(r, EngineConfig(std::move(chained)));
-  } else {
-    describeMachine(r, config);
+  return config.implementation().simulate(g, config, options);
+}
+
+// --- budget helpers (TypedEngine.h) ------------------------------------------------------------
+
+void refuseBudget(const BudgetFigures& figures, const std::string& engine,
+                  const std::string& reason) {
+  throw Error(ErrorKind::Config, ErrorContext{.file = figures.file, .key = engine}, reason);
+}
+
+const BudgetKnob& knob(const std::vector<BudgetKnob>& knobs, const std::string& key) {
+  const auto it =
+      std::find_if(knobs.begin(), knobs.end(), [&](const BudgetKnob& k) { return k.key == key; });
+  NNACCEL_ASSERT(it != knobs.end()) << "no budget knob '" << key << "'";
+  return *it;
+}
+
+EngineConfig deriveFromPreset(const Engine& engine, const BudgetFigures& figures,
+                              const std::string& preset, std::vector<Override> keys) {
+  // Named for what it is: the preset reshaped by the budget, never the preset itself.
+  const std::string name = fmt::format("{}@budget:{}", preset, figures.name);
+  std::string quoted = "\""; // a YAML double-quoted scalar: whatever the budget's name holds
+  for (char ch : name) {
+    if (ch == '"' || ch == '\\')
+      quoted += '\\';
+    quoted += ch;
   }
-  return r;
+  keys.push_back({"name", quoted + "\""});
+  try {
+    return applyOverrides(engine.preset(preset), keys,
+                          fmt::format("{} (budget for {})", figures.file, engine.name()));
+  } catch (const Error& e) {
+    const std::string key = e.context().key.empty() ? "" : fmt::format("'{}': ", e.context().key);
+    refuseBudget(figures, engine.name(),
+                 fmt::format("the budget gives an impossible {} config: {}{}", engine.name(), key,
+                             e.reason()));
+  }
+}
+
+std::string bytesText(int64_t bytes) {
+  if (bytes >= (int64_t{1} << 20) && bytes % (int64_t{1} << 20) == 0)
+    return fmt::format("{} MiB", bytes >> 20);
+  if (bytes >= 1024 && bytes % 1024 == 0)
+    return fmt::format("{} KiB", bytes >> 10);
+  return fmt::format("{} B", bytes);
+}
+
+std::string peakTopsText(int64_t multipliers, double clockMhz) {
+  return report::numberText(2.0 * static_cast<double>(multipliers) * clockMhz / 1e6);
+}
+
+std::string overrideValue(int64_t v) {
+  return std::to_string(v);
+}
+
+std::string overrideValue(double v) {
+  return fmt::format("{}", v);
 }
 
 } // namespace nnaccel::engines

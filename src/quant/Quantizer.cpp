@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fmt/format.h>
 #include <limits>
 #include <span>
 
@@ -111,6 +112,19 @@ void checkCalibrationInputs(const Graph& g, const std::vector<Tensor>& inputs,
                 "calibration input set " + std::to_string(setIndex) + ": input '" + name +
                     "' holds a non-finite value (" + where + ")");
   }
+}
+
+std::vector<Tensor> randomInputs(const Graph& g, uint64_t seed) {
+  for (ValueId id : g.inputs) {
+    const ir::Value& v = g.value(id);
+    if (v.dtype != DType::F32) {
+      throw Error(ErrorKind::Unsupported, ErrorContext{.file = g.sourcePath},
+                  fmt::format("input '{}' is {}: random inputs are generated for f32 inputs "
+                              "only; pass it with --input",
+                              v.name, dtypeName(v.dtype)));
+    }
+  }
+  return makeCalibrationInputs(g, 1, seed).front();
 }
 
 std::vector<std::vector<Tensor>> makeCalibrationInputs(const Graph& g, int count, uint64_t seed) {

@@ -207,8 +207,7 @@ TEST_F(BroadcastCli, SimulateUsageErrors) {
               "the broadcast engine models int8 operands with int32 accumulation (fp16/bf16 are "
               "not modelled); --dtype fp32 is not available (see 'nnaccel simulate --help')");
   expectError("simulate lenet5 --arch broadcast --exact", 2,
-              "--exact applies to the systolic engine; the broadcast engine has a single cycle "
-              "model (no register-level mode) (see 'nnaccel simulate --help')");
+              "--exact applies to the systolic engine (see 'nnaccel simulate --help')");
   expectError("simulate lenet5 --arch broadcast --program x.nnx", 2,
               "--program applies to the systolic engine (see 'nnaccel simulate --help')");
   expectError("simulate lenet5 --arch broadcast --threads 1", 2,

@@ -71,7 +71,10 @@ inline std::vector<std::string> rowStartingWith(const std::string& text, const s
 /// A test fixture with a fresh scratch directory per test, NNACCEL_CLI_WORK_DIR/PREFIX<test name>.
 class CliFixture : public ::testing::Test {
 protected:
-  explicit CliFixture(std::string prefix) : prefix_(std::move(prefix)) {}
+  /// \p binary: the nnaccel executable the fixture runs (another build of the CLI, e.g. one
+  /// linked with a test engine).
+  explicit CliFixture(std::string prefix, std::string binary = NNACCEL_CLI)
+      : prefix_(std::move(prefix)), binary_(std::move(binary)) {}
 
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
@@ -92,7 +95,7 @@ protected:
     const std::filesystem::path outFile = dir_ / "stdout.txt";
     const std::filesystem::path errFile = dir_ / "stderr.txt";
     std::string cmd = "cd '";
-    cmd.append(dir_.string()).append("' && '").append(NNACCEL_CLI).append("' ").append(args);
+    cmd.append(dir_.string()).append("' && '").append(binary_).append("' ").append(args);
     cmd.append(" >'").append(outFile.string()).append("' 2>'").append(errFile.string());
     cmd.append("'");
     const int status = std::system(cmd.c_str());
@@ -141,6 +144,7 @@ protected:
 
 private:
   std::string prefix_;
+  std::string binary_;
 };
 
 } // namespace nnaccel::clitest

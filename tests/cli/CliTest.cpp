@@ -9,6 +9,7 @@
 #include "nnaccel/driver/ModelLoader.h"
 #include "nnaccel/frontend/Onnx.h"
 #include "nnaccel/ir/ShapeInference.h"
+#include "nnaccel/quant/QuantizedModel.h"
 #include "nnaccel/tensor/Npy.h"
 
 #include <cmath>
@@ -361,7 +362,7 @@ TEST_F(Cli, RunOnExportedFileMatchesZooModel) {
 TEST_F(Cli, RunWithInputFileEqualsSeededRandomInput) {
   // The random input of seed 5, written as .npy, gives the same output as --seed 5.
   const ir::Graph g = driver::loadModel(kSmall);
-  writeNpy(path("x.npy"), driver::randomInputs(g, 5).at(0));
+  writeNpy(path("x.npy"), quant::randomInputs(g, 5).at(0));
   const Result given = run("run lenet5 --input x.npy --output given.npy");
   const Result seeded = run("run lenet5 --seed 5 --output seeded.npy");
   ASSERT_EQ(given.exitCode, 0) << given.err;
@@ -415,7 +416,7 @@ TEST_F(Cli, RunInt8ReportsAgreementOnEvaluationInputs) {
 
 TEST_F(Cli, RunInt8CalibratesOnGivenInput) {
   const ir::Graph g = driver::loadModel(kSmall);
-  writeNpy(path("x.npy"), driver::randomInputs(g, 1).at(0));
+  writeNpy(path("x.npy"), quant::randomInputs(g, 1).at(0));
   const Result r = run("run lenet5 --dtype int8 --input x.npy");
   ASSERT_EQ(r.exitCode, 0) << r.err;
   EXPECT_NE(lineWith(r.out, "calibrat").find("x.npy"), std::string::npos) << r.out;
@@ -902,8 +903,7 @@ TEST_F(Cli, SimulateSparseUsageErrors) {
               "the sparse engine computes on integers (int8 data in its value_bits-wide words); "
               "--dtype fp32 is not available (see 'nnaccel simulate --help')");
   expectError("simulate lenet5 --arch sparse --exact", 2,
-              "--exact applies to the systolic engine; the sparse engine is always simulated "
-              "cycle by cycle (see 'nnaccel simulate --help')");
+              "--exact applies to the systolic engine (see 'nnaccel simulate --help')");
   expectError("simulate lenet5 --arch sparse --program x.nnx", 2,
               "--program applies to the systolic engine (see 'nnaccel simulate --help')");
   expectError(

@@ -53,8 +53,8 @@ TEST_F(StreamCli, Errors) {
               "in 7 rows, 2 chip(s) of 4 rows (24 kernel + 8 aux tiles each); the run has 1 "
               "chip(s) (use --chips 2 to chain them)");
   expectErrorPrefix("map lenet5 --arch sparse", 2,
-                    "'map' places a model on the stream ASIC's tiles; the sparse engine has no "
-                    "placement");
+                    "'map' prints a model's placement on an engine's fixed resources; the sparse "
+                    "engine has no placement (use --arch stream)");
   expectErrorPrefix("simulate lenet5 --arch stream --chips 0", 2, "--chips: Value 0 not in range");
   expectError("simulate unet --arch stream --preset large --chips 8", 1,
               "node 'up1.up' (ConvTranspose): the stream ASIC has no unit for it (kernel tiles: "

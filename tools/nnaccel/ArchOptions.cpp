@@ -6,16 +6,20 @@
 namespace nnaccel::cli {
 
 void ArchOptions::configure(CLI::App& app, bool withArchOption) {
+  const std::vector<const engines::Engine*> all = engines::allEngines();
+  if (arch_.empty() && !all.empty())
+    arch_ = all.front()->name();
   if (withArchOption)
     app.add_option("--arch", arch_, "accelerator engine")
-        ->check(CLI::IsMember(kEngines))
+        ->check(CLI::IsMember(engines::engineNames()))
         ->capture_default_str();
-  presetOption_ = app.add_option(
-      "--preset", preset_,
-      fmt::format("shipped configuration (see 'nnaccel arch list'; default: {} for systolic, {} "
-                  "for sparse, {} for broadcast, {} for stream)",
-                  kDefaultSystolicPreset, kDefaultSparsePreset, kDefaultBroadcastPreset,
-                  kDefaultStreamPreset));
+  std::vector<std::string> defaults;
+  for (const engines::Engine* e : all)
+    defaults.push_back(fmt::format("{} for {}", e->defaultPreset(), e->name()));
+  presetOption_ =
+      app.add_option("--preset", preset_,
+                     fmt::format("shipped configuration (see 'nnaccel arch list'; default: {})",
+                                 fmt::join(defaults, ", ")));
   configOption_ = app.add_option("--config", config_, "architecture config file (YAML)");
   presetOption_->excludes(configOption_);
 }
@@ -24,34 +28,11 @@ bool ArchOptions::given() const {
   return presetOption_->count() > 0 || configOption_->count() > 0;
 }
 
-arch::systolic::SystolicConfig ArchOptions::systolicConfig() const {
-  return config(arch::systolic::loadSystolicConfigFile, arch::systolic::systolicPreset,
-                kDefaultSystolicPreset);
-}
-
-arch::sparse::SparseConfig ArchOptions::sparseConfig() const {
-  return config(arch::sparse::loadSparseConfigFile, arch::sparse::sparsePreset,
-                kDefaultSparsePreset);
-}
-
-arch::broadcast::BroadcastConfig ArchOptions::broadcastConfig() const {
-  return config(arch::broadcast::loadBroadcastConfigFile, arch::broadcast::broadcastPreset,
-                kDefaultBroadcastPreset);
-}
-
-arch::stream::StreamConfig ArchOptions::streamConfig() const {
-  return config(arch::stream::loadStreamConfigFile, arch::stream::streamPreset,
-                kDefaultStreamPreset);
-}
-
 engines::EngineConfig ArchOptions::engineConfig() const {
-  if (arch_ == "sparse")
-    return engines::EngineConfig(sparseConfig());
-  if (arch_ == "broadcast")
-    return engines::EngineConfig(broadcastConfig());
-  if (arch_ == "stream")
-    return engines::EngineConfig(streamConfig());
-  return engines::EngineConfig(systolicConfig());
+  const engines::Engine& e = implementation();
+  if (configOption_->count() > 0)
+    return e.loadFile(config_);
+  return e.preset(presetOption_->count() > 0 ? preset_ : e.defaultPreset());
 }
 
 } // namespace nnaccel::cli

@@ -177,7 +177,7 @@ private:
   std::vector<Tensor> readOrMakeInputs(const ir::Graph& g) const {
     std::vector<Tensor> inputs;
     if (inputs_.empty()) {
-      inputs = driver::randomInputs(g, seed_);
+      inputs = quant::randomInputs(g, seed_);
     } else {
       for (size_t i = 0; i < inputs_.size(); ++i) {
         inputs.push_back(driver::readInputFile(g, i, inputs_[i]));

@@ -239,8 +239,8 @@ public:
                    "divided by the ranks on the node)")
         ->check(CLI::Range(1, 4096));
     app.add_flag("--timing-only", timingOnly_,
-                 "skip the verification against the int8 reference (systolic: run the cycle "
-                 "model only, about 1.6x faster on ResNet-50); verified by default");
+                 "skip the verification against the int8 reference (an engine whose timing does "
+                 "not depend on the data runs its cycle model only); verified by default");
     output_.configure(app, /*withCsv=*/false);
   }
 
@@ -289,7 +289,7 @@ public:
                        {}};
     engines::RunOptions options;
     options.verify = !timingOnly_;
-    options.sparseThreads = 1; // the sweep's threads are the parallelism
+    options.threads = 1; // the sweep's threads are the parallelism
     const auto evaluate = [&](size_t index) {
       return explore::evaluatePoint(model, base, grid, index, options);
     };

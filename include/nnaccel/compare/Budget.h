@@ -1,9 +1,10 @@
 /// \file
 /// An equal-resource budget for `nnaccel compare`: the multipliers, on-chip SRAM bytes, clock
 /// and DRAM bandwidth every engine gets, and per engine the preset and the few choices that say
-/// how its config is derived from them (array aspect, SRAM split). deriveConfig applies the
-/// budget to an engine's preset through the engine's own schema, so a budget that gives an
-/// impossible machine is reported with the engine's key, never silently rounded.
+/// how its config is derived from them (array aspect, SRAM split), as knobs the engine declares.
+/// deriveConfig asks the engine (through the registry) to apply the budget to its preset through
+/// its own schema, so a budget that gives an impossible machine is reported with the engine's
+/// key, never silently rounded.
 /// The rules are in docs/Compare.md; configs/budgets/default.yaml is compiled in.
 #pragma once
 
@@ -11,26 +12,33 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace nnaccel::compare {
 
-/// The values come from configs/budgets/default.yaml (defaultBudget()); a budget file sets any
-/// of them over it. Every key is listed in that file, so the struct has no second copy.
+/// The engine-neutral figures come from configs/budgets/default.yaml (defaultBudget()); each
+/// registered engine's section starts from the knobs the engine declares
+/// (engines::Engine::budgetKnobs). A budget file sets any of them over that.
 struct Budget {
+  /// One engine's section: its knobs, in the engine's order.
+  struct EngineSection {
+    std::string engine;
+    std::vector<engines::BudgetKnob> knobs;
+    bool operator==(const EngineSection&) const = default;
+  };
+
   std::string name;
   std::string file = "<budget>"; ///< where it came from (error messages)
   int64_t multipliers = 0;
   int64_t sramBytes = 0;
   double clockMhz = 0;
   double dramBytesPerCycle = 0;
+  std::vector<EngineSection> engines; ///< every registered engine, in listing order
 
-  std::string systolicPreset;
-  double systolicRowsPerCol = 0; ///< rows = sqrt(multipliers x this)
-  double systolicPsumShare = 0;  ///< of sramBytes for the PSUM buffer
-  std::string sparsePreset;
-  double sparseIaShare = 0; ///< of a PE's RAM (after FIFO and accumulators) for IA RAM
-  std::string broadcastPreset;
-  std::string streamPreset;
+  /// The engine-neutral figures, as the engines' derivations read them.
+  engines::BudgetFigures figures() const;
+  /// \p engine's section; asserts it is there.
+  const EngineSection& section(const std::string& engine) const;
 };
 
 /// The shipped default (configs/budgets/default.yaml).

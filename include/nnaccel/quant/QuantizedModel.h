@@ -126,6 +126,11 @@ inline constexpr uint64_t kDefaultEvaluationSeed = 0x6576616cULL; // "eval"
 std::vector<std::vector<Tensor>> makeCalibrationInputs(const ir::Graph& g, int count,
                                                        uint64_t seed);
 
+/// One seeded random tensor per graph input (Graph::inputs order): the documented default model
+/// input when the user gives none, makeCalibrationInputs(g, 1, seed).front(). Throws
+/// Error(Unsupported) naming the input when an input is not f32 ("pass it with --input").
+std::vector<Tensor> randomInputs(const ir::Graph& g, uint64_t seed);
+
 /// Throws nnaccel::Error when an f32 tensor of \p inputs (one calibration input set, in
 /// Graph::inputs order) holds a NaN or an infinity: ErrorKind::Io naming \p files[i] when the
 /// input came from a file (`x.npy: input 'x' holds a non-finite value (nan at element 3); int8

@@ -9,8 +9,8 @@
 /// is written once.
 #include "nnaccel/arch/broadcast/Config.h"
 
-#include "nnaccel/arch/common/ConfigReader.h"
-#include "nnaccel/arch/common/Presets.h"
+#include "nnaccel/config/ConfigReader.h"
+#include "nnaccel/config/Presets.h"
 #include "nnaccel/support/Error.h"
 
 #include <fmt/format.h>
@@ -19,9 +19,9 @@ namespace nnaccel::arch::broadcast {
 
 namespace {
 
-using common::EnumName;
-using common::IntRange;
-using common::RealRange;
+using config::EnumName;
+using config::IntRange;
+using config::RealRange;
 
 constexpr EnumName<RfPolicy> kRfPolicyList[] = {
     {"stall", RfPolicy::Stall},
@@ -67,7 +67,7 @@ constexpr RealRange kPositive{0.0, true};
 constexpr RealRange kNonNegative{0.0, false};
 
 /// The schema: every key, in file order, with its member and its range. \p Visitor is
-/// common::ConfigReader (Config = BroadcastConfig), ConfigChecker or ConfigWriter (const).
+/// config::ConfigReader (Config = BroadcastConfig), ConfigChecker or ConfigWriter (const).
 template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config& c) {
   v.text("name", c.name);
   v.real("clock_mhz", c.clockMhz, kPositive);
@@ -128,7 +128,7 @@ template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config&
 /// P >= N (digest §2.4): the N operands that contain one activation load at the same time, so
 /// they need N distinct PEs of the broadcast group. \p key names the N (vector_width or a
 /// per-layer entry).
-void checkVectorWidthFitsGroup(const common::ConfigChecker& checker, const std::string& key,
+void checkVectorWidthFitsGroup(const config::ConfigChecker& checker, const std::string& key,
                                int64_t vectorWidth, int64_t groupSize) {
   if (vectorWidth > groupSize) {
     checker.fail(key, fmt::format("{} exceeds pe_array.group_size ({}): the N operands that share "
@@ -140,7 +140,7 @@ void checkVectorWidthFitsGroup(const common::ConfigChecker& checker, const std::
 } // namespace
 
 void validate(const BroadcastConfig& c, const std::string& file) {
-  common::ConfigChecker checker(file);
+  config::ConfigChecker checker(file);
   walkSchema(checker, c);
   // Cross-field rules (each key is in range here).
   if (c.pesPerColumn % c.groupSize != 0) {
@@ -198,7 +198,7 @@ void validate(const BroadcastConfig& c, const std::string& file) {
 
 BroadcastConfig parseBroadcastConfigOver(const BroadcastConfig& base, const std::string& yamlText,
                                          const std::string& file) {
-  return common::parseConfigOver(
+  return config::parseConfigOver(
       base, yamlText, file, [](auto& reader, BroadcastConfig& c) { walkSchema(reader, c); },
       [](const BroadcastConfig& c, const std::string& f) { validate(c, f); });
 }
@@ -210,11 +210,11 @@ BroadcastConfig parseBroadcastConfig(const std::string& yamlText, const std::str
 }
 
 BroadcastConfig loadBroadcastConfigFile(const std::string& path) {
-  return parseBroadcastConfig(common::readConfigFile(path), path);
+  return parseBroadcastConfig(config::readConfigFile(path), path);
 }
 
 std::string toYaml(const BroadcastConfig& c) {
-  common::ConfigWriter writer("nnaccel broadcast (1xN decomposition, activation broadcasting) "
+  config::ConfigWriter writer("nnaccel broadcast (1xN decomposition, activation broadcasting) "
                               "architecture config (schema: docs/arch/Broadcast.md)");
   walkSchema(writer, c);
   return writer.yaml();

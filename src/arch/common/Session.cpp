@@ -2,8 +2,6 @@
 /// The run options, quantization and run data shared by the engines' sessions (Session.h).
 #include "nnaccel/arch/common/Session.h"
 
-#include "nnaccel/driver/Inputs.h"
-
 namespace nnaccel::arch::common {
 
 void RunOptions::reportProgress(const std::string& what, size_t done, size_t total) const {
@@ -16,9 +14,13 @@ quant::QuantizedModel quantizeForRun(const ir::Graph& g, const RunOptions& optio
   return quant::quantize(g, {});
 }
 
+std::vector<Tensor> runInputs(const ir::Graph& g, const RunOptions& options) {
+  return options.inputs.empty() ? quant::randomInputs(g, options.inputSeed) : options.inputs;
+}
+
 Int8Run::Int8Run(const ir::Graph& g, const quant::QuantizedModel& qm, const RunOptions& options,
                  bool withReference)
-    : inputs(options.inputs.empty() ? driver::randomInputs(g, options.inputSeed) : options.inputs) {
+    : inputs(runInputs(g, options)) {
   if (withReference) {
     options.reportProgress("int8 reference", 0, 1);
     reference.emplace(qm);

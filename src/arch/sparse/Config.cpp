@@ -7,8 +7,8 @@
 /// is written once.
 #include "nnaccel/arch/sparse/Config.h"
 
-#include "nnaccel/arch/common/ConfigReader.h"
-#include "nnaccel/arch/common/Presets.h"
+#include "nnaccel/config/ConfigReader.h"
+#include "nnaccel/config/Presets.h"
 #include "nnaccel/support/Error.h"
 
 #include <fmt/format.h>
@@ -17,9 +17,9 @@ namespace nnaccel::arch::sparse {
 
 namespace {
 
-using common::EnumName;
-using common::IntRange;
-using common::RealRange;
+using config::EnumName;
+using config::IntRange;
+using config::RealRange;
 
 constexpr EnumName<BankMapping> kBankMappingList[] = {
     {"low_bits", BankMapping::LowBits},
@@ -63,7 +63,7 @@ constexpr RealRange kNonNegative{0.0, false};
 constexpr int64_t kCodeTableIndexBits = 4;
 
 /// The schema: every key, in file order, with its member and its range. \p Visitor is
-/// common::ConfigReader (Config = SparseConfig), ConfigChecker or ConfigWriter (const).
+/// config::ConfigReader (Config = SparseConfig), ConfigChecker or ConfigWriter (const).
 template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config& c) {
   v.text("name", c.name);
   v.real("clock_mhz", c.clockMhz, kPositive);
@@ -130,7 +130,7 @@ bool isPowerOfTwo(int64_t x) {
 } // namespace
 
 void validate(const SparseConfig& c, const std::string& file) {
-  common::ConfigChecker checker(file);
+  config::ConfigChecker checker(file);
   walkSchema(checker, c);
   // Cross-field rules (each key is in range here).
   if (!isPowerOfTwo(c.accumulatorBanks)) {
@@ -170,7 +170,7 @@ void validate(const SparseConfig& c, const std::string& file) {
 
 SparseConfig parseSparseConfigOver(const SparseConfig& base, const std::string& yamlText,
                                    const std::string& file) {
-  return common::parseConfigOver(
+  return config::parseConfigOver(
       base, yamlText, file, [](auto& reader, SparseConfig& c) { walkSchema(reader, c); },
       [](const SparseConfig& c, const std::string& f) { validate(c, f); });
 }
@@ -182,11 +182,11 @@ SparseConfig parseSparseConfig(const std::string& yamlText, const std::string& f
 }
 
 SparseConfig loadSparseConfigFile(const std::string& path) {
-  return parseSparseConfig(common::readConfigFile(path), path);
+  return parseSparseConfig(config::readConfigFile(path), path);
 }
 
 std::string toYaml(const SparseConfig& c) {
-  common::ConfigWriter writer("nnaccel sparse (SCNN) architecture config (schema: "
+  config::ConfigWriter writer("nnaccel sparse (SCNN) architecture config (schema: "
                               "docs/arch/Sparse.md)");
   walkSchema(writer, c);
   return writer.yaml();

@@ -10,8 +10,8 @@
 /// is written once.
 #include "nnaccel/arch/stream/Config.h"
 
-#include "nnaccel/arch/common/ConfigReader.h"
-#include "nnaccel/arch/common/Presets.h"
+#include "nnaccel/config/ConfigReader.h"
+#include "nnaccel/config/Presets.h"
 #include "nnaccel/support/Error.h"
 
 #include <fmt/format.h>
@@ -21,9 +21,9 @@ namespace nnaccel::arch::stream {
 
 namespace {
 
-using common::EnumName;
-using common::IntRange;
-using common::RealRange;
+using config::EnumName;
+using config::IntRange;
+using config::RealRange;
 
 constexpr EnumName<MultiplierForm> kMultiplierFormList[] = {
     {"shifted_terms", MultiplierForm::ShiftedTerms},
@@ -75,7 +75,7 @@ void walkPerRow(Visitor& v, std::string_view key, Counts& counts, IntRange range
 }
 
 /// The schema: every key, in file order, with its member and its range. \p Visitor is
-/// common::ConfigReader (Config = StreamConfig), ConfigChecker or ConfigWriter (const).
+/// config::ConfigReader (Config = StreamConfig), ConfigChecker or ConfigWriter (const).
 template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config& c) {
   v.text("name", c.name);
   v.text("description", c.description);
@@ -156,7 +156,7 @@ std::optional<int64_t> rowIndexOf(const std::string& name) {
 }
 
 /// Every override of \p counts (in section \p section) names one of the \p rows rows.
-void checkRowOverrides(const common::ConfigChecker& checker, std::string_view section,
+void checkRowOverrides(const config::ConfigChecker& checker, std::string_view section,
                        const PerRowCount& counts, int64_t rows) {
   for (const auto& [name, count] : counts.rowOverrides) {
     const std::optional<int64_t> row = rowIndexOf(name);
@@ -224,7 +224,7 @@ int64_t StreamConfig::kernelTileLatencyCycles() const {
 }
 
 void validate(const StreamConfig& c, const std::string& file) {
-  common::ConfigChecker checker(file);
+  config::ConfigChecker checker(file);
   walkSchema(checker, c);
   // Cross-field rules (each key is in range here).
   checkRowOverrides(checker, "kernel_tiles", c.kernelTilesPerRow, c.rows);
@@ -277,7 +277,7 @@ void validate(const StreamConfig& c, const std::string& file) {
 
 StreamConfig parseStreamConfigOver(const StreamConfig& base, const std::string& yamlText,
                                    const std::string& file) {
-  return common::parseConfigOver(
+  return config::parseConfigOver(
       base, yamlText, file, [](auto& reader, StreamConfig& c) { walkSchema(reader, c); },
       [](const StreamConfig& c, const std::string& f) { validate(c, f); });
 }
@@ -290,11 +290,11 @@ StreamConfig parseStreamConfig(const std::string& yamlText, const std::string& f
 }
 
 StreamConfig loadStreamConfigFile(const std::string& path) {
-  return parseStreamConfig(common::readConfigFile(path), path);
+  return parseStreamConfig(config::readConfigFile(path), path);
 }
 
 std::string toYaml(const StreamConfig& c) {
-  common::ConfigWriter writer("nnaccel stream (everted pipeline ASIC of duplicate 3x3 kernel "
+  config::ConfigWriter writer("nnaccel stream (everted pipeline ASIC of duplicate 3x3 kernel "
                               "tiles) architecture config (every key: configs/stream/fig44.yaml)");
   walkSchema(writer, c);
   return writer.yaml();

@@ -3,7 +3,7 @@
 /// them into the library (nnaccel_embed_configs), so `nnaccel` finds them without the source
 /// tree. Each preset file lists every key, so a preset does not depend on StreamConfig's
 /// in-code defaults. Lookup and errors are arch/common/Presets.h's.
-#include "nnaccel/arch/common/Presets.h"
+#include "nnaccel/config/Presets.h"
 
 #include "nnaccel/arch/stream/Config.h"
 
@@ -11,15 +11,15 @@ namespace nnaccel::arch::stream {
 
 namespace detail {
 /// Defined in the generated <build>/src/arch/stream/nnaccel_arch_stream_config_presetFiles.cpp.
-std::span<const common::EmbeddedConfig> presetFiles();
+std::span<const config::EmbeddedConfig> presetFiles();
 } // namespace detail
 
 std::vector<std::string> streamPresetNames() {
-  return common::presetNames(detail::presetFiles());
+  return config::presetNames(detail::presetFiles());
 }
 
 StreamConfig streamPreset(const std::string& name) {
-  static const common::PresetTable<StreamConfig> kPresets("stream", detail::presetFiles(),
+  static const config::PresetTable<StreamConfig> kPresets("stream", detail::presetFiles(),
                                                           parseStreamConfigOver);
   return kPresets.find(name);
 }

@@ -3,6 +3,7 @@
 /// host fallback), allocates DRAM, turns nodes into ConvDesc / PoolDesc for the lowerings, and
 /// builds the baselines the patents improve on (seed 000 FIG. 3; zero-inserted dilated kernel).
 #include "CompilerContext.h"
+#include "nnaccel/arch/common/Lowering.h"
 #include "nnaccel/ir/OpParams.h"
 #include "nnaccel/quant/QuantizedModel.h"
 #include "nnaccel/support/Error.h"
@@ -193,7 +194,7 @@ private:
     }
     if (ir::isRowMajorView(n.op) && lowerView(id))
       return;
-    lowerHost(id, fmt::format("{} has no unit on the systolic engine", ir::opName(n.op)));
+    lowerHost(id, common::noUnitNote(g_, id, "systolic"));
   }
 
   bool lowerView(ir::NodeId id) {
@@ -228,12 +229,13 @@ private:
     const ir::NodeId act = n.fusedActivation->activationNode;
     const ir::Node& an = node(act);
     if (int8()) {
-      const quant::QuantNode& q = ctx_.qm->node(act);
-      if (q.kind != quant::QuantOpKind::Clamp)
+      // The rule every engine's drain applies (arch/common/Lowering.h).
+      const std::optional<common::FusedClamp> clamp = common::fusedClamp(*ctx_.qm, id);
+      if (!clamp)
         return n.outputs[0];
       d.func = ActFunc::Identity;
-      d.clampLo = std::max<int64_t>(q.clampMin, quant::kInt8Min);
-      d.clampHi = std::min<int64_t>(q.clampMax, quant::kInt8Max);
+      d.clampLo = clamp->clampMin;
+      d.clampHi = clamp->clampMax;
     } else {
       auto f = actFuncOf(an.op);
       if (!f)

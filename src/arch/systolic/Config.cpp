@@ -3,8 +3,8 @@
 /// it), its cross-field invariants and the file loader. Schema reference: docs/arch/Systolic.md.
 #include "nnaccel/arch/systolic/Config.h"
 
-#include "nnaccel/arch/common/ConfigReader.h"
-#include "nnaccel/arch/common/Presets.h"
+#include "nnaccel/config/ConfigReader.h"
+#include "nnaccel/config/Presets.h"
 #include "nnaccel/support/Error.h"
 
 #include <algorithm>
@@ -14,9 +14,9 @@ namespace nnaccel::arch::systolic {
 
 namespace {
 
-using common::EnumName;
-using common::IntRange;
-using common::RealRange;
+using config::EnumName;
+using config::IntRange;
+using config::RealRange;
 
 constexpr EnumName<PsumZeroMode> kZeroModeList[] = {
     {"reset", PsumZeroMode::Reset},
@@ -39,7 +39,7 @@ constexpr RealRange kPositive{0.0, true};
 constexpr RealRange kNonNegative{0.0, false};
 
 /// The schema: every key, in file order, with its member and its range. \p Visitor is
-/// common::ConfigReader (Config = SystolicConfig), ConfigChecker or ConfigWriter (const).
+/// config::ConfigReader (Config = SystolicConfig), ConfigChecker or ConfigWriter (const).
 template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config& c) {
   v.text("name", c.name);
   v.real("clock_mhz", c.clockMhz, kPositive);
@@ -90,7 +90,7 @@ bool SystolicConfig::supports(DType t) const {
 }
 
 void validate(const SystolicConfig& c, const std::string& file) {
-  common::ConfigChecker checker(file);
+  config::ConfigChecker checker(file);
   walkSchema(checker, c);
   // Cross-field: one output tile must fit in a PE column's summation buffer. Each side is
   // >= 1 here, so rows * cols <= entries <=> rows <= entries / cols (no overflow).
@@ -103,7 +103,7 @@ void validate(const SystolicConfig& c, const std::string& file) {
 
 SystolicConfig parseSystolicConfigOver(const SystolicConfig& base, const std::string& yamlText,
                                        const std::string& file) {
-  return common::parseConfigOver(
+  return config::parseConfigOver(
       base, yamlText, file, [](auto& reader, SystolicConfig& c) { walkSchema(reader, c); },
       [](const SystolicConfig& c, const std::string& f) { validate(c, f); });
 }
@@ -115,11 +115,11 @@ SystolicConfig parseSystolicConfig(const std::string& yamlText, const std::strin
 }
 
 SystolicConfig loadSystolicConfigFile(const std::string& path) {
-  return parseSystolicConfig(common::readConfigFile(path), path);
+  return parseSystolicConfig(config::readConfigFile(path), path);
 }
 
 std::string toYaml(const SystolicConfig& c) {
-  common::ConfigWriter writer(
+  config::ConfigWriter writer(
       "nnaccel systolic architecture config (schema: docs/arch/Systolic.md)");
   walkSchema(writer, c);
   return writer.yaml();

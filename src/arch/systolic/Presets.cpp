@@ -3,7 +3,7 @@
 /// truth; CMake compiles them into the library (nnaccel_embed_configs), so `nnaccel` finds them
 /// without the source tree. Each preset file lists every key, so a preset does not depend on
 /// SystolicConfig's in-code defaults. Lookup and errors are arch/common/Presets.h's.
-#include "nnaccel/arch/common/Presets.h"
+#include "nnaccel/config/Presets.h"
 
 #include "nnaccel/arch/systolic/Config.h"
 
@@ -11,15 +11,15 @@ namespace nnaccel::arch::systolic {
 
 namespace detail {
 /// Defined in the generated <build>/src/arch/systolic/nnaccel_arch_systolic_isa_presetFiles.cpp.
-std::span<const common::EmbeddedConfig> presetFiles();
+std::span<const config::EmbeddedConfig> presetFiles();
 } // namespace detail
 
 std::vector<std::string> systolicPresetNames() {
-  return common::presetNames(detail::presetFiles());
+  return config::presetNames(detail::presetFiles());
 }
 
 SystolicConfig systolicPreset(const std::string& name) {
-  static const common::PresetTable<SystolicConfig> kPresets("systolic", detail::presetFiles(),
+  static const config::PresetTable<SystolicConfig> kPresets("systolic", detail::presetFiles(),
                                                             parseSystolicConfigOver);
   return kPresets.find(name);
 }

@@ -46,11 +46,10 @@ RunOutcome runProgram(const ir::Graph& g, const Program& program, const quant::Q
                                                kF32RelativeTolerance),
       program.dtype == DType::I8, kF32RelativeTolerance);
   SimOptions so;
-  so.functional = options.functional;
+  so.functional = options.verify;
   so.exact = options.exact;
   so.onLayerDone = [&](size_t li) {
-    if (options.progress)
-      options.progress(what, li + 1, program.layers.size());
+    options.reportProgress(what, li + 1, program.layers.size());
     const Layer& l = program.layers[li];
     for (size_t j = 0; j < l.outputTensors.size() && verifier.active(); ++j)
       if (l.outputTensors[j] >= 0)
@@ -59,7 +58,7 @@ RunOutcome runProgram(const ir::Graph& g, const Program& program, const quant::Q
   };
   sim.run(so);
   out.stats = sim.layerStats();
-  if (options.functional) {
+  if (options.verify) {
     for (ir::ValueId v : g.outputs) {
       int32_t t = -1;
       for (const Layer& l : program.layers)
@@ -93,16 +92,10 @@ report::BaselineRow::Side sideOf(const report::LayerStats& s) {
 
 SessionResult simulateModel(const ir::Graph& g, const SystolicConfig& config,
                             const SessionOptions& options) {
-  std::vector<Tensor> inputs = options.inputs;
-  if (inputs.empty())
-    inputs = quant::makeCalibrationInputs(g, 1, options.inputSeed).front();
-
+  const std::vector<Tensor> inputs = common::runInputs(g, options);
   std::optional<quant::QuantizedModel> qm;
-  if (options.dtype == DType::I8) {
-    if (options.progress)
-      options.progress("quantize", 0, 1);
-    qm = quant::quantize(g, {});
-  }
+  if (options.dtype == DType::I8)
+    qm = common::quantizeForRun(g, options);
   const quant::QuantizedModel* qmp = qm ? &*qm : nullptr;
 
   SessionResult result;
@@ -124,9 +117,8 @@ SessionResult simulateModel(const ir::Graph& g, const SystolicConfig& config,
   const SystolicConfig& cfg = result.program.config;
 
   Reference ref;
-  if (options.functional) {
-    if (options.progress)
-      options.progress("reference", 0, 1);
+  if (options.verify) {
+    options.reportProgress(qmp ? "int8 reference" : "fp32 reference", 0, 1);
     if (qmp) {
       ref.int8.emplace(*qmp);
       ref.int8->run(inputs);
@@ -135,8 +127,8 @@ SessionResult simulateModel(const ir::Graph& g, const SystolicConfig& config,
       ref.fp32->run(inputs);
     }
   }
-  const Reference* refp = options.functional ? &ref : nullptr;
-  RunOutcome main = runProgram(g, result.program, qmp, refp, inputs, options, "simulate");
+  const Reference* refp = options.verify ? &ref : nullptr;
+  RunOutcome main = runProgram(g, result.program, qmp, refp, inputs, options, "simulating");
 
   report::RunReport& r = result.report;
   r.engine = "systolic";
@@ -150,7 +142,7 @@ SessionResult simulateModel(const ir::Graph& g, const SystolicConfig& config,
   r.verdict = main.verdict;
   result.outputs = std::move(main.outputs);
 
-  if (options.baseline) {
+  if (options.baselineRows) {
     co.baseline = true;
     const Program base = compile(g, qmp, cfg, co);
     RunOutcome b = runProgram(g, base, qmp, refp, inputs, options, "baseline");

@@ -5,6 +5,9 @@
 /// budget an engine cannot be arranged as is refused with that engine and the reason.
 #include "nnaccel/compare/Budget.h"
 
+#include "nnaccel/arch/stream/Config.h"
+#include "nnaccel/arch/systolic/Config.h"
+#include "nnaccel/engines/TypedEngine.h"
 #include "nnaccel/support/Error.h"
 
 #include <gtest/gtest.h>
@@ -14,6 +17,12 @@ namespace {
 
 using namespace nnaccel;
 using namespace nnaccel::compare;
+
+/// The value of the knob \p key of \p engine's section (text for a preset, else the real).
+std::string knobText(const Budget& b, const std::string& engine, const std::string& key) {
+  const engines::BudgetKnob& k = engines::knob(b.section(engine).knobs, key);
+  return k.kind == engines::BudgetKnob::Kind::Preset ? k.text : std::to_string(k.real);
+}
 
 std::string refusal(const Budget& b, const std::string& engine) {
   try {
@@ -30,12 +39,15 @@ TEST(Budget, DefaultIsTheShippedFile) {
   EXPECT_EQ(b.file, "default.yaml");
   EXPECT_EQ(b.multipliers, 1024);
   EXPECT_EQ(b.sramBytes, 2 << 20);
-  EXPECT_EQ(b.systolicPreset, "server");
+  EXPECT_EQ(knobText(b, "systolic", "preset"), "server");
+  // Every registered engine has its section, with the knobs it declares.
+  ASSERT_EQ(b.engines.size(), engines::engineNames().size());
+  for (const Budget::EngineSection& s : b.engines)
+    EXPECT_EQ(s.knobs, engines::engineNamed(s.engine).budgetKnobs()) << s.engine;
   // toYaml reads back to the same budget.
   const Budget again = parseBudget(toYaml(b), "again.yaml");
   EXPECT_EQ(again.multipliers, b.multipliers);
-  EXPECT_EQ(again.systolicPsumShare, b.systolicPsumShare);
-  EXPECT_EQ(again.streamPreset, b.streamPreset);
+  EXPECT_EQ(again.engines, b.engines);
 }
 
 TEST(Budget, AFileOverridesTheDefaultKeyByKey) {
@@ -43,9 +55,9 @@ TEST(Budget, AFileOverridesTheDefaultKeyByKey) {
   EXPECT_EQ(b.name, "custom");
   EXPECT_EQ(b.file, "b.yaml");
   EXPECT_EQ(b.multipliers, 256);
-  EXPECT_EQ(b.sparseIaShare, 0.25);
+  EXPECT_EQ(knobText(b, "sparse", "ia_share"), std::to_string(0.25));
   EXPECT_EQ(b.sramBytes, defaultBudget().sramBytes);
-  EXPECT_EQ(b.broadcastPreset, defaultBudget().broadcastPreset);
+  EXPECT_EQ(b.section("broadcast"), defaultBudget().section("broadcast"));
 }
 
 TEST(Budget, BadFilesNameTheKey) {
@@ -86,7 +98,7 @@ TEST(Budget, EveryEngineGetsTheBudgetsResources) {
   }
   // The systolic array is as square as the multipliers allow.
   const engines::EngineConfig systolic = deriveConfig(b, "systolic");
-  const auto& s = std::get<arch::systolic::SystolicConfig>(systolic.variant());
+  const auto& s = systolic.as<arch::systolic::SystolicConfig>();
   EXPECT_EQ(s.peRows, 64);
   EXPECT_EQ(s.peCols, 64);
   EXPECT_LE(s.psumMaxTileRows * s.psumMaxTileCols, s.psumEntriesPerColumn);
@@ -98,7 +110,7 @@ TEST(Budget, StreamTakesWholeChipsOnly) {
             std::string::npos);
   b.multipliers = 2 * 294912;
   const engines::EngineConfig c = deriveConfig(b, "stream");
-  EXPECT_EQ(std::get<arch::stream::StreamConfig>(c.variant()).chips, 2);
+  EXPECT_EQ(c.as<arch::stream::StreamConfig>().chips, 2);
   EXPECT_EQ(engines::resources(c).multipliers, 2 * 294912);
   b.multipliers = 294912 + 1000;
   EXPECT_NE(refusal(b, "stream").find("not a whole number of large chips"), std::string::npos);

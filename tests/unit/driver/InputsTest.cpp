@@ -1,8 +1,9 @@
-// Tests for driver::randomInputs / readInputFile / checkWritable: the documented seeded
+// Tests for quant::randomInputs / readInputFile / checkWritable: the documented seeded
 // distribution (re-derived here from nnaccel::Rng's raw draws), .npy files checked against the
 // model input, and output paths checked before a run, with exact messages.
 #include "nnaccel/driver/Inputs.h"
 
+#include "nnaccel/quant/QuantizedModel.h"
 #include "nnaccel/support/Rng.h"
 #include "nnaccel/tensor/Npy.h"
 
@@ -33,7 +34,7 @@ std::string tempPath(const std::string& name) {
 
 TEST(Inputs, RandomInputsFollowTheDocumentedGenerator) {
   const ir::Graph g = twoInputGraph();
-  const std::vector<Tensor> a = driver::randomInputs(g, 42);
+  const std::vector<Tensor> a = quant::randomInputs(g, 42);
   ASSERT_EQ(a.size(), 2u);
   EXPECT_EQ(a[0].dtype(), DType::F32);
   EXPECT_EQ(a[0].shape(), (Dims{2, 3, 4, 5}));
@@ -52,8 +53,8 @@ TEST(Inputs, RandomInputsFollowTheDocumentedGenerator) {
   }
   // Mean of 184 U(-1, 1) draws: standard error 0.043.
   EXPECT_LT(std::fabs(sum / 184.0), 0.2);
-  EXPECT_EQ(driver::randomInputs(g, 42), a);
-  EXPECT_NE(driver::randomInputs(g, 43)[0], a[0]);
+  EXPECT_EQ(quant::randomInputs(g, 42), a);
+  EXPECT_NE(quant::randomInputs(g, 43)[0], a[0]);
 }
 
 TEST(Inputs, NonFloatInputCannotBeRandom) {
@@ -61,7 +62,7 @@ TEST(Inputs, NonFloatInputCannotBeRandom) {
   g.sourcePath = "m.onnx";
   g.inputs = {g.addValue("ids", DType::I64, {4})};
   try {
-    driver::randomInputs(g, 1);
+    quant::randomInputs(g, 1);
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
@@ -73,7 +74,7 @@ TEST(Inputs, NonFloatInputCannotBeRandom) {
 TEST(Inputs, ReadInputFileChecksDtypeAndShape) {
   ir::Graph g = twoInputGraph();
   g.inputs.push_back(g.addValue("codes", DType::I8, {64}));
-  const Tensor good = driver::randomInputs(twoInputGraph(), 1)[0];
+  const Tensor good = quant::randomInputs(twoInputGraph(), 1)[0];
   const std::string goodPath = tempPath("good.npy");
   writeNpy(goodPath, good);
   EXPECT_EQ(driver::readInputFile(g, 0, goodPath), good);

@@ -6,6 +6,7 @@
 #include "nnaccel/driver/ModelLoader.h"
 #include "nnaccel/frontend/Onnx.h"
 #include "nnaccel/ir/ShapeInference.h"
+#include "nnaccel/quant/QuantizedModel.h"
 #include "nnaccel/reference/Executor.h"
 #include "nnaccel/zoo/Zoo.h"
 
@@ -85,7 +86,7 @@ TEST_P(ZooRoundTrip, ExportImportGivesIdenticalOutputs) {
 
   driver::prepareGraph(built);
   driver::prepareGraph(imported);
-  const std::vector<Tensor> inputs = driver::randomInputs(built, 11);
+  const std::vector<Tensor> inputs = quant::randomInputs(built, 11);
   reference::Executor builtExec(built);
   reference::Executor importedExec(imported);
   const std::vector<Tensor> expected = builtExec.run(inputs);

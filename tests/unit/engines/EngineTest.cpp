@@ -5,6 +5,8 @@
 /// simulate entry point.
 #include "nnaccel/engines/Engine.h"
 
+#include "nnaccel/arch/broadcast/Config.h"
+#include "nnaccel/arch/systolic/Config.h"
 #include "nnaccel/driver/ModelLoader.h"
 #include "nnaccel/support/Error.h"
 
@@ -44,10 +46,10 @@ TEST(EngineRegistry, OverridesGoThroughTheEngineSchema) {
   const EngineConfig base = loadPreset("systolic", "small");
   const EngineConfig c = applyOverrides(
       base, {parseOverride("array.rows=32"), parseOverride("dram.bytes_per_cycle=4.5")}, "--param");
-  const auto& s = std::get<arch::systolic::SystolicConfig>(c.variant());
+  const auto& s = c.as<arch::systolic::SystolicConfig>();
   EXPECT_EQ(s.peRows, 32);
   EXPECT_EQ(s.dramBytesPerCycle, 4.5);
-  EXPECT_EQ(s.peCols, std::get<arch::systolic::SystolicConfig>(base.variant()).peCols);
+  EXPECT_EQ(s.peCols, base.as<arch::systolic::SystolicConfig>().peCols);
   EXPECT_EQ(c.name(), "small");
   EXPECT_EQ(applyOverrides(base, {}, "--param"), base);
 }
@@ -81,7 +83,7 @@ TEST(EngineRegistry, ResourcesCountMultipliersAndSram) {
   const Resources sys = resources(loadPreset("systolic", "server"));
   EXPECT_EQ(sys.multipliers, 128 * 64);
   const EngineConfig server = loadPreset("systolic", "server");
-  const auto& s = std::get<arch::systolic::SystolicConfig>(server.variant());
+  const auto& s = server.as<arch::systolic::SystolicConfig>();
   EXPECT_EQ(sys.sramBytes, s.sbufBytesPerPartition * 128 + s.psumEntriesPerColumn * 64 * 4);
   EXPECT_EQ(sys.dramBytesPerCycle, s.dramBytesPerCycle);
 
@@ -89,7 +91,7 @@ TEST(EngineRegistry, ResourcesCountMultipliersAndSram) {
   EXPECT_EQ(sp.multipliers, 64 * 16); // 8x8 PEs of 4x4 multipliers
   const Resources bc = resources(loadPreset("broadcast", "npu"));
   const EngineConfig npu = loadPreset("broadcast", "npu");
-  const auto& b = std::get<arch::broadcast::BroadcastConfig>(npu.variant());
+  const auto& b = npu.as<arch::broadcast::BroadcastConfig>();
   EXPECT_EQ(bc.multipliers, b.macsPerCycle());
   EXPECT_EQ(bc.dramBytesPerCycle, b.memoryBytesPerCycle);
   const Resources st = resources(loadPreset("stream", "fig44"));
@@ -106,7 +108,7 @@ TEST(EngineRegistry, SimulatesOneModelVerifiedOnEveryEngine) {
   const ir::Graph g = driver::loadModel("lenet5", {});
   for (const std::string& e : engineNames()) {
     RunOptions o;
-    o.streamChips = 2; // LeNet-5 needs two fig44 chips
+    o.engineOptions = {{"chips", 2}}; // LeNet-5 needs two fig44 chips (stream's option)
     const report::RunReport r = simulate(g, loadPreset(e), o);
     EXPECT_EQ(r.engine, e);
     EXPECT_TRUE(r.verdict.checked) << e;

@@ -6,6 +6,7 @@
 /// and reports progress the same way; LayerVerifier (Verify.h) checks the layers.
 #pragma once
 
+#include "nnaccel/engines/Engine.h"
 #include "nnaccel/ir/Graph.h"
 #include "nnaccel/quant/Int8Executor.h"
 #include "nnaccel/quant/QuantizedModel.h"
@@ -24,7 +25,7 @@ namespace nnaccel::arch::common {
 struct RunOptions {
   bool verify = true;        ///< compare every layer against the int8 reference executor
   bool baselineRows = false; ///< add per-layer method-vs-baseline rows to the report
-  /// Graph inputs (Graph::inputs order); empty: driver::randomInputs(g, inputSeed).
+  /// Graph inputs (Graph::inputs order); empty: quant::randomInputs(g, inputSeed).
   std::vector<Tensor> inputs;
   uint64_t inputSeed = 0x6e6e61636365;
   /// Progress: (what, done, total), called from the run loop.
@@ -33,6 +34,18 @@ struct RunOptions {
   /// Calls progress, when it is set.
   void reportProgress(const std::string& what, size_t done, size_t total) const;
 };
+
+/// An engine's SessionOptions (derived from RunOptions) with the shared fields taken from the
+/// registry's run options \p o.
+template <typename SessionOptions> SessionOptions sessionOptions(const engines::RunOptions& o) {
+  SessionOptions so;
+  so.verify = o.verify;
+  so.baselineRows = o.baselineRows;
+  so.inputs = o.inputs;
+  so.inputSeed = o.inputSeed;
+  so.progress = o.progress;
+  return so;
+}
 
 /// What an engine's session returns; \p Program, \p LayerDetail and \p Totals are the engine's.
 template <typename Program, typename LayerDetail, typename Totals> struct SessionResult {
@@ -46,10 +59,14 @@ template <typename Program, typename LayerDetail, typename Totals> struct Sessio
 /// Reports "quantizing" and quantizes \p g with the default calibration (quant::quantize).
 quant::QuantizedModel quantizeForRun(const ir::Graph& g, const RunOptions& options);
 
+/// The run's graph inputs: options.inputs, or quant::randomInputs(g, options.inputSeed) when it
+/// is empty (Error(Unsupported) for an input that is not f32).
+std::vector<Tensor> runInputs(const ir::Graph& g, const RunOptions& options);
+
 /// The data of an int8 run: its graph inputs and, when asked for, the int8 reference
 /// executor's values on them.
 struct Int8Run {
-  /// Takes options.inputs, or driver::randomInputs(g, options.inputSeed) when it is empty;
+  /// Takes runInputs(g, options);
   /// with \p withReference, reports "int8 reference" and runs quant::Int8Executor on them.
   /// \p qm must outlive the run.
   Int8Run(const ir::Graph& g, const quant::QuantizedModel& qm, const RunOptions& options,

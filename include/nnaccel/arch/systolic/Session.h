@@ -9,12 +9,12 @@
 /// tensor's magnitude: the array sums in a different order than oneDNN). The first mismatching
 /// layer and element are reported in the verdict.
 #pragma once
+#include "nnaccel/arch/common/Session.h"
 #include "nnaccel/arch/systolic/Compiler.h"
 #include "nnaccel/arch/systolic/Program.h"
 #include "nnaccel/report/Report.h"
 #include "nnaccel/tensor/Tensor.h"
 
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,19 +23,15 @@ namespace nnaccel::arch::systolic {
 
 inline constexpr double kF32RelativeTolerance = 1e-5;
 
-struct SessionOptions {
+/// The shared run options (verify, baselineRows, inputs, inputSeed, progress; Session.h in
+/// arch/common) and the systolic engine's own. verify = false runs the cycle model only (no
+/// data, no verification); baselineRows also compiles and simulates the baselines.
+struct SessionOptions : common::RunOptions {
   DType dtype = DType::I8;
-  bool baseline = false;  ///< also compile + simulate the baselines and compare
-  bool exact = false;     ///< step the PE grid cycle by cycle
-  bool functional = true; ///< false: cycle model only, no verification
-  /// Graph inputs (Graph::inputs order); empty: driver::randomInputs(g, inputSeed).
-  std::vector<Tensor> inputs;
-  uint64_t inputSeed = 0x6e6e61636365;
+  bool exact = false; ///< step the PE grid cycle by cycle
   /// A program to run instead of compiling one (it must have been compiled from the same model
   /// and config; `nnaccel simulate --program`).
   std::optional<Program> program;
-  /// Progress: (what, done, total), called from the run loop.
-  std::function<void(const std::string&, size_t, size_t)> progress;
 };
 
 struct SessionResult {

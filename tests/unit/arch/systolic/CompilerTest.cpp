@@ -61,7 +61,7 @@ SessionResult simulateSpec(const LayerSpec& s, const SystolicConfig& c, DType dt
   SessionOptions o;
   o.dtype = dtype;
   o.exact = exact;
-  o.baseline = baseline;
+  o.baselineRows = baseline;
   return simulateModel(buildLayerGraph(s), c, o);
 }
 

@@ -24,7 +24,7 @@ TEST_P(SystolicZoo, Int8BitExactOnServerPreset) {
   EXPECT_LE(a.report.total.utilization, 1.0);
   for (const auto& l : a.report.layers)
     EXPECT_LE(l.utilization, 1.0) << l.name;
-  o.functional = false;
+  o.verify = false;
   const SessionResult b = simulateModel(g, systolicPreset("server"), o);
   EXPECT_EQ(a.report.total.cycles, b.report.total.cycles) << "timing-only differs";
   EXPECT_EQ(a.report.toJson(),

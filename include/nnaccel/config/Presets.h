@@ -8,19 +8,19 @@
 /// (No such file or directory)`); an engine supplies only its config type, its parser and its
 /// embedded files:
 ///
-///   static const common::PresetTable<SparseConfig> kPresets("sparse", detail::presetFiles(),
+///   static const config::PresetTable<SparseConfig> kPresets("sparse", detail::presetFiles(),
 ///                                                            parseSparseConfigOver);
 ///   return kPresets.find(name);
 #pragma once
 
-#include "nnaccel/arch/common/ConfigReader.h"
+#include "nnaccel/config/ConfigReader.h"
 
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace nnaccel::arch::common {
+namespace nnaccel::config {
 
 /// The preset names of \p files, in their order (each file name without ".yaml").
 std::vector<std::string> presetNames(std::span<const EmbeddedConfig> files);
@@ -62,4 +62,4 @@ private:
   std::vector<Config> configs_;
 };
 
-} // namespace nnaccel::arch::common
+} // namespace nnaccel::config

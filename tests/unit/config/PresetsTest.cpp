@@ -1,9 +1,9 @@
 /// \file
 /// Tests of the engine-independent preset lookup and config-file reader
-/// (nnaccel/arch/common/Presets.h): names in file order, the Usage error listing the presets,
+/// (nnaccel/config/Presets.h): names in file order, the Usage error listing the presets,
 /// each preset parsed once over a default config, and the Io errors of readConfigFile. The
 /// engines' ConfigTests check the same messages through sparsePreset / systolicPreset.
-#include "nnaccel/arch/common/Presets.h"
+#include "nnaccel/config/Presets.h"
 
 #include <filesystem>
 #include <fstream>
@@ -12,7 +12,7 @@
 
 namespace fs = std::filesystem;
 using namespace nnaccel;
-using namespace nnaccel::arch::common;
+using namespace nnaccel::config;
 
 namespace {
 

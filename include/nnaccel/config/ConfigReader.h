@@ -35,7 +35,7 @@
 #include <utility>
 #include <vector>
 
-namespace nnaccel::arch::common {
+namespace nnaccel::config {
 
 /// Inclusive bounds of an integer key.
 struct IntRange {
@@ -283,4 +283,4 @@ Config parseConfigOver(const Config& base, const std::string& yamlText, const st
   return c;
 }
 
-} // namespace nnaccel::arch::common
+} // namespace nnaccel::config

@@ -1,5 +1,5 @@
-// Aligned plain-text tables and the number and type formatting of the CLI's reports.
-#include "TextTable.h"
+// Aligned plain-text tables and the number and type formatting of the reports (TextTable.h).
+#include "nnaccel/report/TextTable.h"
 
 #include "nnaccel/support/Error.h"
 
@@ -7,7 +7,7 @@
 #include <cmath>
 #include <fmt/format.h>
 
-namespace nnaccel::cli {
+namespace nnaccel::report {
 
 void TextTable::addRow(std::vector<std::string> cells) {
   NNACCEL_ASSERT(cells.size() <= columns_.size()) << "row has more cells than columns";
@@ -88,4 +88,4 @@ std::string humanCount(int64_t value) {
   return fmt::format("{:.{}f}{}", v, decimals, kSuffixes[s]);
 }
 
-} // namespace nnaccel::cli
+} // namespace nnaccel::report

@@ -1,7 +1,7 @@
 /// \file
 /// Preset lookup over the embedded config files and the config-file reader shared by every
-/// engine's loader (see nnaccel/arch/common/Presets.h).
-#include "nnaccel/arch/common/Presets.h"
+/// engine's loader (see nnaccel/config/Presets.h).
+#include "nnaccel/config/Presets.h"
 
 #include "nnaccel/support/Error.h"
 
@@ -12,7 +12,7 @@
 #include <fstream>
 #include <sstream>
 
-namespace nnaccel::arch::common {
+namespace nnaccel::config {
 
 std::vector<std::string> presetNames(std::span<const EmbeddedConfig> files) {
   std::vector<std::string> names;
@@ -50,4 +50,4 @@ std::string readConfigFile(const std::string& path) {
   return text.str();
 }
 
-} // namespace nnaccel::arch::common
+} // namespace nnaccel::config

@@ -2,7 +2,7 @@
 /// The schema-walking visitors of architecture configs: YAML reading with visited-key tracking,
 /// the shared range checks (scalars, integer maps, choice lists), and the YAML writer (see the
 /// header for the design).
-#include "nnaccel/arch/common/ConfigReader.h"
+#include "nnaccel/config/ConfigReader.h"
 
 #include <algorithm>
 #include <cctype>
@@ -11,7 +11,7 @@
 #include <optional>
 #include <yaml-cpp/yaml.h>
 
-namespace nnaccel::arch::common {
+namespace nnaccel::config {
 
 // --- ConfigPath ---------------------------------------------------------------------------------
 
@@ -454,4 +454,4 @@ void ConfigWriter::text(std::string_view key, const std::string& value) {
   line(key, isPlainWord(value) ? value : quoted(value));
 }
 
-} // namespace nnaccel::arch::common
+} // namespace nnaccel::config

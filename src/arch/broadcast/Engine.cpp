@@ -1,0 +1,117 @@
+/// \file
+/// The broadcast engine's registration (engines/Engine.h): its presets and schema, resources,
+/// compare-budget derivation, `arch list` columns and its study (`sweep vector-width`).
+#include "nnaccel/arch/broadcast/Session.h"
+#include "nnaccel/arch/broadcast/Studies.h"
+#include "nnaccel/engines/TypedEngine.h"
+#include "nnaccel/quant/QuantizedModel.h"
+
+#include <fmt/format.h>
+
+namespace nnaccel::arch::broadcast {
+namespace {
+
+using engines::BudgetKnob;
+
+class BroadcastEngine final : public engines::EngineFor<BroadcastConfig> {
+public:
+  BroadcastEngine()
+      : EngineFor("broadcast", "npu",
+                  {broadcastPresetNames, broadcastPreset, loadBroadcastConfigFile,
+                   parseBroadcastConfigOver,
+                   [](const BroadcastConfig& c) { return broadcast::toYaml(c); }}) {}
+
+  std::string description() const override {
+    return "1xN kernel decomposition with activation broadcasting";
+  }
+  int listOrder() const override { return 30; }
+
+  engines::PresetSummary presetSummary() const override {
+    return summarize({"PE columns x PEs", "group", "MACs/PE", "RF in/weight/out", "lanes/column",
+                      "reads/cycle", "N", "clock MHz", "memory B/cycle", "peak int8 TOPS"},
+                     [](const std::string&, const BroadcastConfig& c) {
+                       return std::vector<std::string>{
+                           fmt::format("{}x{}", c.columns, c.pesPerColumn),
+                           fmt::format("{} PEs", c.groupSize),
+                           std::to_string(c.macLanesPerPe),
+                           fmt::format("{}/{}/{}", engines::bytesText(c.inputRfBytes),
+                                       engines::bytesText(c.weightRfBytes),
+                                       engines::bytesText(c.outputRfBytes)),
+                           fmt::format("{}x{} B", c.lanesPerColumn, c.laneBytes),
+                           std::to_string(c.readsPerCycle),
+                           c.vectorWidth == 0 ? std::string("auto") : std::to_string(c.vectorWidth),
+                           report::numberText(c.clockMhz),
+                           report::numberText(c.memoryBytesPerCycle),
+                           engines::peakTopsText(c.macsPerCycle(), c.clockMhz)};
+                     });
+  }
+
+  std::vector<BudgetKnob> budgetKnobs() const override {
+    return {{"preset", BudgetKnob::Kind::Preset, "npu", 0,
+             "PEs per column and MAC lanes from the preset; columns from the budget"}};
+  }
+
+  engines::EngineConfig deriveFromBudget(const engines::BudgetFigures& b,
+                                         const std::vector<BudgetKnob>& knobs) const override {
+    const std::string& preset = engines::knob(knobs, "preset").text;
+    const BroadcastConfig p = broadcastPreset(preset);
+    const int64_t perColumn = p.pesPerColumn * p.macLanesPerPe;
+    if (b.multipliers % perColumn != 0)
+      engines::refuseBudget(b, name(),
+                            fmt::format("{} multipliers are not a whole number of {} PE columns "
+                                        "({} PEs x {} MAC lanes each)",
+                                        b.multipliers, preset, p.pesPerColumn, p.macLanesPerPe));
+    const int64_t columns = b.multipliers / perColumn;
+    const int64_t pes = columns * p.pesPerColumn;
+    // The weight RFs take what the input/output RFs and column buffers leave.
+    const int64_t weightRf =
+        (b.sramBytes - columns * p.columnBufferBytes) / pes - p.inputRfBytes - p.outputRfBytes;
+    if (weightRf < 1)
+      engines::refuseBudget(
+          b, name(),
+          fmt::format("{} SRAM bytes leave no weight register file for {} PEs", b.sramBytes, pes));
+    using engines::overrideValue;
+    return engines::deriveFromPreset(
+        *this, b, preset,
+        {{"clock_mhz", overrideValue(b.clockMhz)},
+         {"pe_array.columns", overrideValue(columns)},
+         {"register_files.weight_bytes", overrideValue(weightRf)},
+         {"memory.bytes_per_cycle", overrideValue(b.dramBytesPerCycle)}});
+  }
+
+  std::vector<engines::Study> studies() const override { return {vectorWidthStudy()}; }
+
+  std::string fp32Unavailable() const override {
+    return "models int8 operands with int32 accumulation (fp16/bf16 are not modelled)";
+  }
+
+  report::RunReport simulate(const ir::Graph& g, const engines::EngineConfig& config,
+                             const engines::RunOptions& o) const override {
+    report::RunReport r =
+        simulateModel(g, config.as<BroadcastConfig>(), common::sessionOptions<SessionOptions>(o))
+            .report;
+    engines::describeMachine(r, config);
+    return r;
+  }
+
+  std::vector<engines::LayerCoverage> coverage(const ir::Graph& g,
+                                               const engines::EngineConfig& config) const override {
+    const Program p = compile(quant::quantize(g, {}), config.as<BroadcastConfig>());
+    return engines::coverageOf(p.layers, [](const Layer& l) { return l.kind == LayerKind::Host; });
+  }
+
+protected:
+  engines::Resources resourcesOf(const BroadcastConfig& c) const override {
+    return {.multipliers = c.macsPerCycle(),
+            .sramBytes = c.peCount() * (c.inputRfBytes + c.weightRfBytes + c.outputRfBytes) +
+                         c.columns * c.columnBufferBytes,
+            .clockMhz = c.clockMhz,
+            .dramBytesPerCycle = c.memoryBytesPerCycle};
+  }
+};
+
+} // namespace
+
+NNACCEL_REGISTER_ENGINE(BroadcastEngine)
+
+} // namespace nnaccel::arch::broadcast

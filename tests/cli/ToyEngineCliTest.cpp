@@ -1,0 +1,66 @@
+/// \file
+/// The engine contract is open: the CLI built with a fifth engine registered from tests/
+/// (tests/contract/ToyEngine.cpp, no change to src/) lists it, validates --arch against it,
+/// simulates on it with its own option, compares it with the shipped engines under the budget
+/// (its budget section comes from the engine) and sweeps its config keys.
+#include "CliSupport.h"
+
+namespace nnaccel::clitest {
+namespace {
+
+class ToyEngineCli : public CliFixture {
+protected:
+  ToyEngineCli() : CliFixture("toy_", NNACCEL_CLI_TOY) {}
+};
+
+TEST_F(ToyEngineCli, ArchListAndShowIncludeTheRegisteredEngine) {
+  const Result list = run("arch list");
+  ASSERT_EQ(list.exitCode, 0) << list.err;
+  EXPECT_EQ(rowStartingWith(list.out, "toy"),
+            (std::vector<std::string>{"toy", "one", "64", "500"}));
+  EXPECT_NE(list.out.find("toy: a row of multipliers (test engine) (default preset: one)"),
+            std::string::npos)
+      << list.out;
+  const Result show = run("arch show toy --preset wide");
+  ASSERT_EQ(show.exitCode, 0) << show.err;
+  EXPECT_NE(show.out.find("multipliers: 1024"), std::string::npos) << show.out;
+}
+
+TEST_F(ToyEngineCli, SimulatesWithItsOwnOptionAndRejectsOthers) {
+  const Result r = run("simulate lenet5 --arch toy --toy-slowdown 2 --report r.json");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("VERIFIED"), std::string::npos) << r.out;
+  const Result once = run("simulate lenet5 --arch toy");
+  ASSERT_EQ(once.exitCode, 0) << once.err;
+  const std::vector<std::string> slow = rowStartingWith(r.out, "total");
+  const std::vector<std::string> fast = rowStartingWith(once.out, "total");
+  ASSERT_GE(slow.size(), 2u);
+  ASSERT_GE(fast.size(), 2u);
+  EXPECT_NE(slow, fast) << "--toy-slowdown changes the cycles";
+  expectError("simulate lenet5 --arch toy --threads 1", 2,
+              "--threads applies to the sparse engine (see 'nnaccel simulate --help')");
+  expectError("simulate lenet5 --arch sparse --toy-slowdown 2", 2,
+              "--toy-slowdown applies to the toy engine (see 'nnaccel simulate --help')");
+  expectError("simulate lenet5 --arch toy --dtype fp32", 2,
+              "the toy engine multiplies int8 values only; --dtype fp32 is not available (see "
+              "'nnaccel simulate --help')");
+}
+
+TEST_F(ToyEngineCli, ComparePutsItBesideTheShippedEngines) {
+  const Result r = run("compare lenet5 --archs systolic,toy --timing-only --show-budget");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("toy:\n  preset: one"), std::string::npos) << r.out;
+  const Result c = run("compare lenet5 --archs systolic,toy");
+  ASSERT_EQ(c.exitCode, 0) << c.err;
+  EXPECT_NE(c.out.find("one@budget:default"), std::string::npos) << c.out;
+}
+
+TEST_F(ToyEngineCli, SweepsItsConfigKeys) {
+  const Result r = run("sweep lenet5 --arch toy --param multipliers=16,64 --csv s.csv");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const std::string csv = readFile(path("s.csv"));
+  EXPECT_EQ(countLines(csv), 3u) << csv;
+}
+
+} // namespace
+} // namespace nnaccel::clitest

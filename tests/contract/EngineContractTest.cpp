@@ -1,0 +1,268 @@
+/// \file
+/// The cross-engine contract suite: every registered engine, through the registry only, must
+/// describe itself, round-trip its presets through its YAML schema, name the key of a bad
+/// override, derive a config from the default compare budget or refuse it naming itself, run a
+/// shared set of small layers and models bit-exact against the int8 reference executor, give
+/// identical reports on two runs, and keep the common report's invariants (causes sum to the
+/// cycles, energy parts to the energy). Parameterised over engines::engineNames(), so an engine
+/// added to the registry is tested without a line here (skip lists: Profiles.h).
+#include "../support/LayerSpecGraphs.h"
+#include "Profiles.h"
+#include "nnaccel/compare/Budget.h"
+#include "nnaccel/driver/ModelLoader.h"
+#include "nnaccel/engines/Engine.h"
+#include "nnaccel/support/Error.h"
+
+#include <cmath>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sstream>
+#include <string>
+
+namespace {
+
+using namespace nnaccel;
+using engines::Engine;
+using engines::EngineConfig;
+
+class EngineContract : public ::testing::TestWithParam<std::string> {
+protected:
+  const Engine& engine() const { return engines::engineNamed(GetParam()); }
+
+  /// A scratch file under the test's temporary directory holding \p text.
+  std::string scratchFile(const std::string& name, const std::string& text) const {
+    const auto dir = std::filesystem::temp_directory_path() / ("nnaccel_contract_" + GetParam());
+    std::filesystem::create_directories(dir);
+    const auto path = dir / name;
+    std::ofstream(path) << text;
+    return path.string();
+  }
+
+  /// The Error \p action throws (a test failure when it throws none).
+  template <typename Action> static Error errorOf(Action&& action) {
+    try {
+      action();
+    } catch (const Error& e) {
+      return e;
+    }
+    ADD_FAILURE() << "expected an nnaccel::Error";
+    return Error(ErrorKind::Usage, {}, "none thrown");
+  }
+};
+
+TEST_P(EngineContract, DescribesItselfAndItsPresets) {
+  const Engine& e = engine();
+  EXPECT_EQ(e.name(), GetParam());
+  EXPECT_FALSE(e.description().empty());
+  const std::vector<std::string> presets = e.presetNames();
+  ASSERT_FALSE(presets.empty());
+  EXPECT_NE(std::find(presets.begin(), presets.end(), e.defaultPreset()), presets.end());
+  const engines::PresetSummary summary = e.presetSummary();
+  ASSERT_EQ(summary.rows.size(), presets.size());
+  for (const auto& row : summary.rows)
+    EXPECT_EQ(row.size(), summary.columns.size());
+  for (const std::string& p : presets) {
+    const EngineConfig c = e.preset(p);
+    EXPECT_EQ(c.engine(), e.name());
+    EXPECT_EQ(c.name(), p);
+    const engines::Resources r = e.resources(c);
+    EXPECT_GT(r.multipliers, 0) << p;
+    EXPECT_GT(r.sramBytes, 0) << p;
+    EXPECT_GT(r.clockMhz, 0) << p;
+    EXPECT_GE(r.dramBytesPerCycle, 0) << p;
+  }
+  EXPECT_EQ(e.preset("").name(), e.defaultPreset());
+}
+
+TEST_P(EngineContract, EveryPresetRoundTripsThroughItsYaml) {
+  const Engine& e = engine();
+  for (const std::string& p : e.presetNames()) {
+    SCOPED_TRACE(p);
+    const EngineConfig c = e.preset(p);
+    const std::string yaml = c.toYaml();
+    // Over another preset (every key is written) and from a file.
+    EXPECT_EQ(e.parseOver(e.preset(e.presetNames().back()), yaml, "roundtrip.yaml"), c);
+    EXPECT_EQ(e.loadFile(scratchFile(p + ".yaml", yaml)), c);
+    EXPECT_EQ(e.loadFile(scratchFile(p + ".yaml", yaml)).toYaml(), yaml);
+  }
+}
+
+TEST_P(EngineContract, ShippedPresetFilesAreTheEmbeddedOnes) {
+  const Engine& e = engine();
+  const auto dir = std::filesystem::path(NNACCEL_SOURCE_DIR) / "configs" / e.name();
+  if (!std::filesystem::exists(dir))
+    GTEST_SKIP() << "no configs/" << e.name() << " (an engine registered by a test)";
+  for (const std::string& p : e.presetNames())
+    EXPECT_EQ(e.loadFile((dir / (p + ".yaml")).string()).toYaml(), e.preset(p).toYaml()) << p;
+}
+
+TEST_P(EngineContract, UnknownPresetIsAUsageErrorListingThePresets) {
+  const Error err = errorOf([&] { engine().preset("no-such-preset"); });
+  EXPECT_EQ(err.kind(), ErrorKind::Usage);
+  std::string list;
+  for (const std::string& p : engine().presetNames())
+    list += (list.empty() ? "" : ", ") + p;
+  EXPECT_EQ(std::string(err.what()),
+            fmt::format("no {} preset named 'no-such-preset' (presets: {})", GetParam(), list));
+}
+
+TEST_P(EngineContract, BadOverridesAndFilesNameTheKeyOrFile) {
+  const EngineConfig base = engine().preset("");
+  Error err = errorOf(
+      [&] { engines::applyOverrides(base, {engines::parseOverride("no_such_key=1")}, "--param"); });
+  EXPECT_EQ(err.kind(), ErrorKind::Config) << err.what();
+  EXPECT_EQ(err.context().file, "--param");
+  EXPECT_EQ(err.context().key, "no_such_key") << err.what();
+  err = errorOf([&] {
+    engines::applyOverrides(base, {engines::parseOverride("no_such_section.rows=1")}, "--param");
+  });
+  EXPECT_EQ(err.kind(), ErrorKind::Config) << err.what();
+  EXPECT_NE(err.context().key.find("no_such_section"), std::string::npos) << err.what();
+  // A malformed file names itself (and the line); a missing one is an I/O error naming it.
+  const std::string bad = scratchFile("bad.yaml", "name: [unclosed\n");
+  err = errorOf([&] { engine().loadFile(bad); });
+  EXPECT_EQ(err.kind(), ErrorKind::Config) << err.what();
+  EXPECT_EQ(err.context().file, bad);
+  EXPECT_NE(std::string(err.what()).find("invalid YAML at line"), std::string::npos) << err.what();
+  err = errorOf([&] { engine().loadFile(bad + ".missing"); });
+  EXPECT_EQ(err.kind(), ErrorKind::Io) << err.what();
+  EXPECT_EQ(err.context().file, bad + ".missing");
+}
+
+TEST_P(EngineContract, DefaultBudgetDerivesAConfigOrRefusesNamingTheEngine) {
+  const compare::Budget b = compare::defaultBudget();
+  const compare::Budget::EngineSection& section = b.section(GetParam());
+  EXPECT_EQ(section.knobs, engine().budgetKnobs());
+  try {
+    const EngineConfig c = compare::deriveConfig(b, GetParam());
+    EXPECT_EQ(c.engine(), GetParam());
+    EXPECT_NE(c.name().find("@budget:default"), std::string::npos) << c.name();
+    EXPECT_EQ(engine().resources(c).multipliers, b.multipliers);
+    EXPECT_EQ(engine().resources(c).clockMhz, b.clockMhz);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Config) << e.what();
+    EXPECT_EQ(e.context().key, GetParam()) << e.what();
+  }
+}
+
+/// The shared small layers every engine runs (names are the skip-list keys "layer:NAME").
+std::vector<std::pair<std::string, nnaccel::testing::LayerSpec>> sharedLayers() {
+  using nnaccel::testing::LayerSpec;
+  std::vector<std::pair<std::string, LayerSpec>> out;
+  out.emplace_back("conv3x3", nnaccel::testing::conv(3, 8, 9, 10, 3, 1));
+  LayerSpec pointwise = nnaccel::testing::conv(16, 12, 6, 7, 1, 0);
+  pointwise.relu = true;
+  out.emplace_back("conv1x1-relu", pointwise);
+  LayerSpec strided = nnaccel::testing::conv(4, 6, 11, 9, 3, 1);
+  strided.sh = strided.sw = 2;
+  out.emplace_back("conv3x3-s2", strided);
+  LayerSpec depthwise = nnaccel::testing::conv(8, 8, 8, 8, 3, 1);
+  depthwise.group = 8;
+  out.emplace_back("depthwise3x3", depthwise);
+  LayerSpec chain = nnaccel::testing::conv(3, 8, 8, 8, 3, 1);
+  chain.relu = true;
+  chain.chainChannels = 6;
+  out.emplace_back("conv-chain", chain);
+  LayerSpec pool;
+  pool.kind = LayerSpec::Kind::MaxPool;
+  pool.inChannels = pool.outChannels = 4;
+  pool.h = pool.w = 8;
+  pool.kh = pool.kw = pool.sh = pool.sw = 2;
+  out.emplace_back("maxpool2x2", pool);
+  LayerSpec gemm;
+  gemm.kind = LayerSpec::Kind::Gemm;
+  gemm.inChannels = 32;
+  gemm.outChannels = 10;
+  gemm.h = 1;
+  out.emplace_back("gemm", gemm);
+  return out;
+}
+
+/// Checks the common report's invariants on \p r, a verified run of \p engine.
+void expectReportInvariants(const report::RunReport& r, const std::string& engine) {
+  EXPECT_EQ(r.engine, engine);
+  EXPECT_TRUE(r.verdict.checked);
+  EXPECT_TRUE(r.verdict.passed) << r.verdict.detail;
+  EXPECT_FALSE(r.layers.empty());
+  for (const report::LayerStats& l : r.layers) {
+    EXPECT_EQ(l.causes.sum(), l.cycles) << l.name;
+    EXPECT_NEAR(l.energy.sum(), l.energyPj, 1e-6 * std::fabs(l.energyPj) + 1e-3) << l.name;
+  }
+  EXPECT_EQ(r.total.causes.sum(), r.total.cycles);
+  EXPECT_GT(r.peakMacsPerCycle, 0);
+  EXPECT_FALSE(r.configYaml.empty());
+}
+
+TEST_P(EngineContract, SharedLayersAreBitExactOnEveryProfilePreset) {
+  const Engine& e = engine();
+  for (const auto& [name, spec] : sharedLayers()) {
+    SCOPED_TRACE(name + ": " + spec.describe());
+    if (const std::string why = contract::skipReason(e, "layer:" + name); !why.empty()) {
+      std::printf("[ skip     ] %s layer:%s: %s\n", GetParam().c_str(), name.c_str(), why.c_str());
+      continue;
+    }
+    const ir::Graph g = nnaccel::testing::buildLayerGraph(spec);
+    for (const std::string& preset : contract::presetsOf(e)) {
+      SCOPED_TRACE(preset);
+      expectReportInvariants(e.simulate(g, e.preset(preset), contract::runOptionsOf(e)),
+                             GetParam());
+    }
+  }
+}
+
+TEST_P(EngineContract, ModelReportsAreIdenticalAcrossRunsAndKeepTheInvariants) {
+  const Engine& e = engine();
+  if (const std::string why = contract::skipReason(e, "model:lenet5"); !why.empty())
+    GTEST_SKIP() << why;
+  const ir::Graph g = driver::loadModel("lenet5", {});
+  const EngineConfig c = e.preset("");
+  const report::RunReport a = e.simulate(g, c, contract::runOptionsOf(e));
+  expectReportInvariants(a, GetParam());
+  EXPECT_EQ(a.toJson(), e.simulate(g, c, contract::runOptionsOf(e)).toJson())
+      << "not deterministic";
+  // Timing does not depend on checking: a timing-only run reports the same cycles.
+  engines::RunOptions timing = contract::runOptionsOf(e);
+  timing.verify = false;
+  EXPECT_EQ(e.simulate(g, c, timing).total.cycles, a.total.cycles);
+}
+
+TEST_P(EngineContract, CoverageSaysWhyEveryHostLayerFallsBack) {
+  const Engine& e = engine();
+  const ir::Graph g = driver::loadModel("lenet5", {});
+  const std::vector<engines::LayerCoverage> rows = e.coverage(g, e.preset(""));
+  EXPECT_FALSE(rows.empty());
+  for (const engines::LayerCoverage& row : rows) {
+    EXPECT_FALSE(row.layer.empty());
+    EXPECT_EQ(row.onEngine, row.reason.empty()) << row.layer << ": " << row.reason;
+  }
+}
+
+TEST_P(EngineContract, OptionalCapabilitiesAreDeclaredConsistently) {
+  const Engine& e = engine();
+  for (const engines::OptionSpec& o : e.runOptions()) {
+    EXPECT_FALSE(o.name.empty());
+    EXPECT_FALSE(o.name.starts_with("-")) << "declared without dashes: " << o.name;
+    EXPECT_FALSE(o.help.empty()) << o.name;
+    if (o.kind == engines::OptionSpec::Kind::Integer) {
+      EXPECT_LE(o.min, o.max) << o.name;
+    }
+  }
+  if (e.fp32Unavailable().empty()) {
+    // An engine with an fp32 path runs a layer in fp32 within its stated tolerance.
+    engines::RunOptions o = contract::runOptionsOf(e);
+    o.dtype = DType::F32;
+    const report::RunReport r =
+        e.simulate(nnaccel::testing::buildLayerGraph(nnaccel::testing::conv(3, 4, 6, 6, 3, 1)),
+                   e.preset(""), o);
+    EXPECT_TRUE(r.verdict.passed) << r.verdict.detail;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Registered, EngineContract, ::testing::ValuesIn(engines::engineNames()),
+                         [](const ::testing::TestParamInfo<std::string>& engine) {
+                           return engine.param;
+                         });
+
+} // namespace
