@@ -42,7 +42,7 @@ int64_t blockLatencyPositions(int64_t r0, int64_t h, int64_t q0, int64_t w, int6
 namespace detail {
 
 Mapper::Mapper(const quant::QuantizedModel& qm, const StreamConfig& config, int64_t chips)
-    : qm_(qm), g_(qm.graph), c_(config), placer_(program_, config, chips), chips_(chips) {
+    : qm_(qm), g_(qm.graph), c_(config), placer_(program_, config, chips) {
   program_.config = config;
   program_.model = g_.name;
 }
@@ -133,29 +133,33 @@ std::optional<ir::NodeId> Mapper::soleConsumer(ir::ValueId v) const {
 
 } // namespace detail
 
+namespace {
+
+/// The error for a model whose placement \p p outgrew the run's \p chips: what it needs.
+Error doesNotFit(const quant::QuantizedModel& qm, const StreamConfig& config, int64_t chips,
+                 const Program& p) {
+  const int64_t needed = detail::ceilDiv(p.rowsUsed, config.rows);
+  return Error(ErrorKind::Config, ErrorContext{.key = "chips"},
+               fmt::format("model '{}' does not fit: it needs {} kernel tiles and {} aux tiles "
+                           "in {} rows, {} chip(s) of {} rows ({} kernel + {} aux tiles each); "
+                           "the run has {} chip(s) (use --chips {} to chain them)",
+                           qm.graph.name, p.kernelTiles.size(), p.auxTiles.size(), p.rowsUsed,
+                           needed, config.rows, config.kernelTileCount(), config.auxTileCount(),
+                           chips, needed));
+}
+
+} // namespace
+
 Program compile(const quant::QuantizedModel& qm, const StreamConfig& config,
                 const CompileOptions& options) {
   validate(config);
   const int64_t chips = options.chips > 0 ? options.chips : config.chips;
-  try {
-    detail::Mapper m(qm, config, chips);
-    return m.run();
-  } catch (const Error& e) {
-    if (e.kind() != ErrorKind::Config || e.context().key != "kernel_tiles.rows")
-      throw;
-  }
-  // It does not fit: map it onto as many chained chips as it takes, to say what it needs.
-  constexpr int64_t kProbeChips = 4096;
-  detail::Mapper probe(qm, config, kProbeChips);
-  const Program p = probe.run();
-  const int64_t needed = detail::ceilDiv(p.rowsUsed, config.rows);
-  throw Error(ErrorKind::Config, ErrorContext{.key = "chips"},
-              fmt::format("model '{}' does not fit: it needs {} kernel tiles and {} aux tiles in "
-                          "{} rows, {} chip(s) of {} rows ({} kernel + {} aux tiles each); the "
-                          "run has {} chip(s) (use --chips {} to chain them)",
-                          qm.graph.name, p.kernelTiles.size(), p.auxTiles.size(), p.rowsUsed,
-                          needed, config.rows, config.kernelTileCount(), config.auxTileCount(),
-                          chips, needed));
+  // A model that outgrows the run's chips is placed on as many chained chips as it takes (up to
+  // Placer::capacityChips), so that the error can say what it needs.
+  Program p = detail::Mapper(qm, config, chips).run();
+  if (p.rowsUsed > chips * config.rows)
+    throw doesNotFit(qm, config, chips, p);
+  return p;
 }
 
 } // namespace nnaccel::arch::stream

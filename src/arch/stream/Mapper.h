@@ -30,6 +30,10 @@ inline int64_t ceilDiv(int64_t a, int64_t b) {
   return (a + b - 1) / b;
 }
 
+/// The most chips a placement may take: a model that outgrows the run's chips is placed on up
+/// to this many so that the error can say what it needs.
+inline constexpr int64_t kProbeChips = 4096;
+
 /// Timing of one set: the cycle its frame-0 position 0 leaves its tile (may be virtual, i.e.
 /// negative, for block partials whose first positions are windows wholly above the array).
 struct SetTiming {
@@ -57,14 +61,22 @@ struct SlotOwner {
 };
 
 /// The chip's rows, tiles and bus slots: hands out tiles left to right and row by row and
-/// enforces the forward-only rule.
+/// enforces the forward-only rule. A placement may outgrow the run's chips, up to its capacity
+/// (kProbeChips, or the run's chips when more): fits() then says so, and the compiler reports
+/// what the model needs. Only a placement beyond the capacity is an error here.
 class Placer {
 public:
   Placer(Program& p, const StreamConfig& c, int64_t chips) : p_(p), c_(c), chips_(chips) {}
 
-  int64_t totalRows() const { return c_.rows * chips_; }
+  /// The chips the placement may take at most.
+  int64_t capacityChips() const { return std::max(chips_, kProbeChips); }
+  int64_t totalRows() const { return c_.rows * capacityChips(); }
   int64_t rowTiles(int64_t row) const { return c_.tilesInRow(row % c_.rows); }
   int64_t rowAux(int64_t row) const { return c_.auxTilesInRow(row % c_.rows); }
+  /// True while the rows in use are within the run's chips.
+  bool fits() const { return rowsUsed_ <= c_.rows * chips_; }
+  /// The chips the placement is held to: the run's while it fits them, else its capacity.
+  int64_t chipsInUse() const { return fits() ? chips_ : capacityChips(); }
 
   /// The next kernel tile, left to right and row by row (its index in Program::kernelTiles).
   size_t newKernelTile(const std::string& layer);
@@ -81,7 +93,7 @@ public:
   int64_t rowsUsed() const { return rowsUsed_; }
 
 private:
-  /// Throws the "does not fit" error (key kernel_tiles.rows) when \p row is beyond the chips.
+  /// Throws the "does not fit" error (naming the capacity) when \p row is beyond it.
   void need(int64_t row, const char* what) const;
 
   Program& p_;
@@ -191,6 +203,7 @@ class Mapper {
 public:
   Mapper(const quant::QuantizedModel& qm, const StreamConfig& config, int64_t chips);
 
+  /// The whole program; its rowsUsed may exceed the run's chips (the caller reports it).
   Program run();
 
 private:
@@ -279,7 +292,6 @@ private:
   const StreamConfig& c_;
   Program program_;
   Placer placer_;
-  int64_t chips_;
   std::set<ir::NodeId> consumed_;
   std::map<ir::ValueId, Placed> placed_;
   std::map<ir::ValueId, ir::ValueId> outputFunctions_;

@@ -75,7 +75,7 @@ void Placer::need(int64_t row, const char* what) const {
   throw Error(ErrorKind::Config, ErrorContext{.key = "kernel_tiles.rows"},
               fmt::format("model '{}' does not fit: it needs more {} than {} chip(s) of {} "
                           "rows ({} kernel tiles, {} aux tiles per chip) have",
-                          p_.model, what, chips_, c_.rows, c_.kernelTileCount(),
+                          p_.model, what, capacityChips(), c_.rows, c_.kernelTileCount(),
                           c_.auxTileCount()));
 }
 
@@ -127,10 +127,11 @@ void Mapper::mapOutputs() {
     o.value = src;
     for (const BusRef& s : p.sets)
       o.sets.push_back(bringTo(s, lastBus + 1, -1, "primary output"));
-    if (static_cast<int64_t>(o.sets.size()) > c_.primaryOutputSets * chips_)
+    const int64_t muxSets = c_.primaryOutputSets * placer_.chipsInUse();
+    if (static_cast<int64_t>(o.sets.size()) > muxSets)
       throw Error(ErrorKind::Config, ErrorContext{.key = "external.primary_output_sets"},
                   fmt::format("output '{}' has {} sets; the primary output mux selects {}",
-                              g_.value(v).name, o.sets.size(), c_.primaryOutputSets * chips_));
+                              g_.value(v).name, o.sets.size(), muxSets));
     program_.outputs.push_back(std::move(o));
   }
 }
