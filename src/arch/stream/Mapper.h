@@ -13,6 +13,7 @@
 #include "nnaccel/ir/OpParams.h"
 #include "nnaccel/quant/Int8Executor.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <functional>
