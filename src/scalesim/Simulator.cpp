@@ -101,112 +101,135 @@ struct LineCycles {
   int64_t outCycle = 0; ///< the cycle the reads of the line complete
 };
 
-} // namespace
+/// The one pass over the demand lines where something happens (an ofmap write, a read that
+/// waits for a prefetch, a line whose cycle a report needs): stalls accumulated as
+/// double_buffered_scratchpad.service_memory_requests does, ofmap writes through the write
+/// buffer, and the cycles of the lines the reports need.
+class LineWalk {
+public:
+  LineWalk(const Folds& f, const ReadStream& ifmap, const ReadStream& filter,
+           detail::WriteBuffer& ofmapBuffer);
+  LineWalk(const LineWalk&) = delete;
+  LineWalk& operator=(const LineWalk&) = delete;
 
-LayerReport simulateLayer(const Layer& layer, const Config& config) {
-  checkConfig(config);
-  checkLayer(layer);
-  const LayerMatrices m(layer);
-  const Folds f(m, config);
-  const ReadStream ifmap = detail::simulateReads(m, f, Operand::Ifmap, config);
-  const ReadStream filter = detail::simulateReads(m, f, Operand::Filter, config);
-  const bool user = config.bandwidthMode == BandwidthMode::User;
-  detail::WriteBuffer ofmapBuffer(1024 * config.ofmapSramKiB,
-                                  user ? config.userBandwidthWordsPerCycle.front()
-                                       : config.arrayCols);
-
-  // Lines whose cycles the reports need.
-  LineCycles ifmapFirst{ifmap.firstLine}, ifmapLast{ifmap.lastLine};
-  LineCycles filterFirst{filter.firstLine}, filterLast{filter.lastLine};
-  LineCycles ifmapRefill{ifmap.lastRefillLine}, filterRefill{filter.lastRefillLine};
-  const int64_t lastLine = f.totalLines() - 1;
-  LineCycles* const marked[] = {&ifmapFirst, &ifmapLast,   &filterFirst,
-                                &filterLast, &ifmapRefill, &filterRefill};
-  std::vector<int64_t> marks = {lastLine};
-  for (const LineCycles* lc : marked) {
-    if (lc->line >= 0) {
-      marks.push_back(lc->line);
-    }
+  void run() {
+    for (int64_t fold = 0; fold < f_.numFolds(); ++fold)
+      walkFold(fold);
   }
-  std::sort(marks.begin(), marks.end());
-  marks.erase(std::unique(marks.begin(), marks.end()), marks.end());
 
   int64_t stallCycles = 0, totalCycles = 0;
   int64_t ofmapSramStart = -1, ofmapSramStop = -1;
-  size_t nextIfmapStall = 0, nextFilterStall = 0, nextMark = 0;
-  auto readStall = [](const ReadStream& s, size_t& next, int64_t line, int64_t cycle) {
+  // Lines whose cycles the reports need.
+  LineCycles ifmapFirst, ifmapLast, filterFirst, filterLast, ifmapRefill, filterRefill;
+
+private:
+  void walkFold(int64_t fold);
+  int64_t nextLine(int64_t base, int64_t l, int64_t ofmapFirst, int64_t ofmapLast) const;
+  void visit(int64_t line, int64_t ofmapWords);
+  static int64_t readStall(const ReadStream& s, size_t& next, int64_t line, int64_t cycle) {
     if (next < s.stalls.size() && s.stalls[next].line == line) {
       return std::max<int64_t>(0, s.stalls[next++].lastPrefetchCycle - cycle - 1);
     }
     return int64_t{0};
-  };
-  auto visit = [&](int64_t line, int64_t ofmapWords) {
-    const int64_t cycle = line + stallCycles;
-    const int64_t ifmapStall = readStall(ifmap, nextIfmapStall, line, cycle);
-    const int64_t filterStall = readStall(filter, nextFilterStall, line, cycle);
-    const int64_t ofmapStall = ofmapWords > 0 ? ofmapBuffer.write(ofmapWords, cycle) : 0;
-    if (ofmapWords > 0) {
-      if (ofmapSramStart < 0) {
-        ofmapSramStart = cycle + ofmapStall;
-      }
-      ofmapSramStop = cycle + ofmapStall;
-    }
-    for (LineCycles* lc : marked) {
-      if (lc->line == line) {
-        lc->cycle = cycle;
-        const bool isIfmap = lc == &ifmapFirst || lc == &ifmapLast || lc == &ifmapRefill;
-        lc->outCycle = cycle + 1 + (isIfmap ? ifmapStall : filterStall);
-      }
-    }
-    if (line == lastLine) {
-      totalCycles = cycle + ofmapStall;
-    }
-    stallCycles += std::max({ifmapStall, filterStall, ofmapStall});
-  };
+  }
 
-  const int64_t linesPerFold = f.linesPerFold;
-  for (int64_t fold = 0; fold < f.numFolds(); ++fold) {
-    const Folds::OfmapShape shape = f.ofmapShape(fold / f.rowFolds, fold % f.rowFolds);
-    const int64_t base = fold * linesPerFold;
-    const int64_t ofmapFirst = shape.firstLine();
-    const int64_t ofmapLast = std::min(shape.lastLine(), linesPerFold - 1);
-    int64_t l = 0;
-    while (true) {
-      // The next line of this fold where anything happens.
-      int64_t next = base + linesPerFold;
-      if (l <= ofmapLast) {
-        next = std::min(next, base + std::max(l, ofmapFirst));
-      }
-      if (nextIfmapStall < ifmap.stalls.size()) {
-        next = std::min(next, ifmap.stalls[nextIfmapStall].line);
-      }
-      if (nextFilterStall < filter.stalls.size()) {
-        next = std::min(next, filter.stalls[nextFilterStall].line);
-      }
-      if (nextMark < marks.size()) {
-        next = std::min(next, marks[nextMark]);
-      }
-      if (next >= base + linesPerFold) {
-        break;
-      }
-      const int64_t inFold = next - base;
-      visit(next, inFold >= ofmapFirst && inFold <= ofmapLast ? shape.count(inFold) : 0);
-      while (nextMark < marks.size() && marks[nextMark] <= next) {
-        ++nextMark;
-      }
-      l = inFold + 1;
+  const Folds& f_;
+  const ReadStream& ifmap_;
+  const ReadStream& filter_;
+  detail::WriteBuffer& ofmapBuffer_;
+  const int64_t lastLine_;
+  LineCycles* const marked_[6] = {&ifmapFirst, &ifmapLast,   &filterFirst,
+                                  &filterLast, &ifmapRefill, &filterRefill};
+  std::vector<int64_t> marks_; ///< the marked lines and the last one, sorted, unique
+  size_t nextIfmapStall_ = 0, nextFilterStall_ = 0, nextMark_ = 0;
+};
+
+LineWalk::LineWalk(const Folds& f, const ReadStream& ifmap, const ReadStream& filter,
+                   detail::WriteBuffer& ofmapBuffer)
+    : ifmapFirst{ifmap.firstLine}, ifmapLast{ifmap.lastLine}, filterFirst{filter.firstLine},
+      filterLast{filter.lastLine}, ifmapRefill{ifmap.lastRefillLine},
+      filterRefill{filter.lastRefillLine}, f_(f), ifmap_(ifmap), filter_(filter),
+      ofmapBuffer_(ofmapBuffer), lastLine_(f.totalLines() - 1) {
+  marks_ = {lastLine_};
+  for (const LineCycles* lc : marked_) {
+    if (lc->line >= 0) {
+      marks_.push_back(lc->line);
     }
   }
-  ofmapBuffer.drainAll(totalCycles);
+  std::sort(marks_.begin(), marks_.end());
+  marks_.erase(std::unique(marks_.begin(), marks_.end()), marks_.end());
+}
 
-  LayerReport r;
-  r.totalCycles = totalCycles;
-  r.stallCycles = stallCycles;
+void LineWalk::walkFold(int64_t fold) {
+  const int64_t linesPerFold = f_.linesPerFold;
+  const Folds::OfmapShape shape = f_.ofmapShape(fold / f_.rowFolds, fold % f_.rowFolds);
+  const int64_t base = fold * linesPerFold;
+  const int64_t ofmapFirst = shape.firstLine();
+  const int64_t ofmapLast = std::min(shape.lastLine(), linesPerFold - 1);
+  int64_t l = 0;
+  while (true) {
+    const int64_t next = nextLine(base, l, ofmapFirst, ofmapLast);
+    if (next >= base + linesPerFold) {
+      break;
+    }
+    const int64_t inFold = next - base;
+    visit(next, inFold >= ofmapFirst && inFold <= ofmapLast ? shape.count(inFold) : 0);
+    while (nextMark_ < marks_.size() && marks_[nextMark_] <= next) {
+      ++nextMark_;
+    }
+    l = inFold + 1;
+  }
+}
+
+/// The next line of the fold starting at line \p base, from its line \p l on, where anything
+/// happens (the fold's end when nothing does).
+int64_t LineWalk::nextLine(int64_t base, int64_t l, int64_t ofmapFirst, int64_t ofmapLast) const {
+  int64_t next = base + f_.linesPerFold;
+  if (l <= ofmapLast) {
+    next = std::min(next, base + std::max(l, ofmapFirst));
+  }
+  if (nextIfmapStall_ < ifmap_.stalls.size()) {
+    next = std::min(next, ifmap_.stalls[nextIfmapStall_].line);
+  }
+  if (nextFilterStall_ < filter_.stalls.size()) {
+    next = std::min(next, filter_.stalls[nextFilterStall_].line);
+  }
+  if (nextMark_ < marks_.size()) {
+    next = std::min(next, marks_[nextMark_]);
+  }
+  return next;
+}
+
+void LineWalk::visit(int64_t line, int64_t ofmapWords) {
+  const int64_t cycle = line + stallCycles;
+  const int64_t ifmapStall = readStall(ifmap_, nextIfmapStall_, line, cycle);
+  const int64_t filterStall = readStall(filter_, nextFilterStall_, line, cycle);
+  const int64_t ofmapStall = ofmapWords > 0 ? ofmapBuffer_.write(ofmapWords, cycle) : 0;
+  if (ofmapWords > 0) {
+    if (ofmapSramStart < 0) {
+      ofmapSramStart = cycle + ofmapStall;
+    }
+    ofmapSramStop = cycle + ofmapStall;
+  }
+  for (LineCycles* lc : marked_) {
+    if (lc->line == line) {
+      lc->cycle = cycle;
+      const bool isIfmap = lc == &ifmapFirst || lc == &ifmapLast || lc == &ifmapRefill;
+      lc->outCycle = cycle + 1 + (isIfmap ? ifmapStall : filterStall);
+    }
+  }
+  if (line == lastLine_) {
+    totalCycles = cycle + ofmapStall;
+  }
+  stallCycles += std::max({ifmapStall, filterStall, ofmapStall});
+}
+
+/// Per-fold mapping efficiency and compute utilization, averaged in fold order as Python sums,
+/// and the overall utilization over \p r's total cycles.
+void setUtilization(LayerReport& r, const LayerMatrices& m, const Folds& f) {
   const int64_t macUnits = f.arrayRows * f.arrayCols;
   const int64_t numCompute = m.pixels() * m.filters() * m.window();
-  r.overallUtilPct = double(numCompute * 100) / double(totalCycles * macUnits);
-
-  // Per-fold mapping efficiency and compute utilization, averaged in fold order as Python sums.
+  r.overallUtilPct = double(numCompute * 100) / double(r.totalCycles * macUnits);
   const int64_t foldCycles = f.dataflow == Dataflow::OutputStationary
                                  ? f.temporal + f.arrayRows + f.arrayCols - 2
                                  : 2 * f.arrayRows + 2 * f.arrayCols + f.temporal - 3;
@@ -220,48 +243,86 @@ LayerReport simulateLayer(const Layer& layer, const Config& config) {
   }
   r.mappingEfficiencyPct = mappingSum / double(f.numFolds()) * 100;
   r.computeUtilPct = computeSum / double(f.numFolds()) * 100;
+}
 
+/// The SRAM figures: reads and writes, their average bandwidths, and their first and last
+/// cycles from \p walk.
+void setSram(LayerReport& r, const LayerMatrices& m, const Folds& f, const LineWalk& walk) {
   const SramCounts sram = sramCounts(m, f);
   r.ifmapSramReads = sram.ifmapReads;
   r.filterSramReads = sram.filterReads;
   r.ofmapSramWrites = sram.ofmapWrites;
-  r.avgIfmapSramBw = double(sram.ifmapReads) / double(totalCycles);
-  r.avgFilterSramBw = double(sram.filterReads) / double(totalCycles);
-  r.avgOfmapSramBw = double(sram.ofmapWrites) / double(totalCycles);
+  r.avgIfmapSramBw = double(sram.ifmapReads) / double(r.totalCycles);
+  r.avgFilterSramBw = double(sram.filterReads) / double(r.totalCycles);
+  r.avgOfmapSramBw = double(sram.ofmapWrites) / double(r.totalCycles);
+  r.ifmapSramStartCycle = walk.ifmapFirst.outCycle;
+  r.ifmapSramStopCycle = walk.ifmapLast.outCycle;
+  r.filterSramStartCycle = walk.filterFirst.outCycle;
+  r.filterSramStopCycle = walk.filterLast.outCycle;
+  r.ofmapSramStartCycle = walk.ofmapSramStart;
+  r.ofmapSramStopCycle = walk.ofmapSramStop;
+}
 
-  r.ifmapSramStartCycle = ifmapFirst.outCycle;
-  r.ifmapSramStopCycle = ifmapLast.outCycle;
-  r.filterSramStartCycle = filterFirst.outCycle;
-  r.filterSramStopCycle = filterLast.outCycle;
-  r.ofmapSramStartCycle = ofmapSramStart;
-  r.ofmapSramStopCycle = ofmapSramStop;
+/// The DRAM window of read stream \p s: USER mode's own, else from the cycles of its first and
+/// last refill lines (none when it was never refilled).
+void dramCycles(bool user, const ReadStream& s, const LineCycles& first, const LineCycles& refill,
+                int64_t& start, int64_t& stop) {
+  if (user) {
+    start = s.userDramStartCycle;
+    stop = s.userDramStopCycle;
+  } else if (s.refilled) {
+    start = first.cycle - s.calcLeadCycles;
+    stop = refill.cycle + 1;
+  } else {
+    start = -s.calcLeadCycles;
+    stop = -1;
+  }
+}
 
-  auto dramCycles = [&](const ReadStream& s, const LineCycles& first, const LineCycles& refill,
-                        int64_t& start, int64_t& stop) {
-    if (user) {
-      start = s.userDramStartCycle;
-      stop = s.userDramStopCycle;
-    } else if (s.refilled) {
-      start = first.cycle - s.calcLeadCycles;
-      stop = refill.cycle + 1;
-    } else {
-      start = -s.calcLeadCycles;
-      stop = -1;
-    }
-  };
-  dramCycles(ifmap, ifmapFirst, ifmapRefill, r.ifmapDramStartCycle, r.ifmapDramStopCycle);
-  dramCycles(filter, filterFirst, filterRefill, r.filterDramStartCycle, r.filterDramStopCycle);
+double dramRate(int64_t words, int64_t start, int64_t stop) {
+  return double(words) / double(stop - start + 1);
+}
+
+/// The DRAM figures: each operand's reads or writes, their first and last cycles and rates.
+void setDram(LayerReport& r, bool user, const ReadStream& ifmap, const ReadStream& filter,
+             const LineWalk& walk, const detail::WriteBuffer& ofmapBuffer) {
+  dramCycles(user, ifmap, walk.ifmapFirst, walk.ifmapRefill, r.ifmapDramStartCycle,
+             r.ifmapDramStopCycle);
+  dramCycles(user, filter, walk.filterFirst, walk.filterRefill, r.filterDramStartCycle,
+             r.filterDramStopCycle);
   r.ifmapDramReads = ifmap.dramReads;
   r.filterDramReads = filter.dramReads;
   r.ofmapDramStartCycle = ofmapBuffer.firstDrainCycle();
   r.ofmapDramStopCycle = ofmapBuffer.lastDrainCycle();
   r.ofmapDramWrites = ofmapBuffer.dramWrites();
-  auto rate = [](int64_t words, int64_t start, int64_t stop) {
-    return double(words) / double(stop - start + 1);
-  };
-  r.avgIfmapDramBw = rate(r.ifmapDramReads, r.ifmapDramStartCycle, r.ifmapDramStopCycle);
-  r.avgFilterDramBw = rate(r.filterDramReads, r.filterDramStartCycle, r.filterDramStopCycle);
-  r.avgOfmapDramBw = rate(r.ofmapDramWrites, r.ofmapDramStartCycle, r.ofmapDramStopCycle);
+  r.avgIfmapDramBw = dramRate(r.ifmapDramReads, r.ifmapDramStartCycle, r.ifmapDramStopCycle);
+  r.avgFilterDramBw = dramRate(r.filterDramReads, r.filterDramStartCycle, r.filterDramStopCycle);
+  r.avgOfmapDramBw = dramRate(r.ofmapDramWrites, r.ofmapDramStartCycle, r.ofmapDramStopCycle);
+}
+
+} // namespace
+
+LayerReport simulateLayer(const Layer& layer, const Config& config) {
+  checkConfig(config);
+  checkLayer(layer);
+  const LayerMatrices m(layer);
+  const Folds f(m, config);
+  const ReadStream ifmap = detail::simulateReads(m, f, Operand::Ifmap, config);
+  const ReadStream filter = detail::simulateReads(m, f, Operand::Filter, config);
+  const bool user = config.bandwidthMode == BandwidthMode::User;
+  detail::WriteBuffer ofmapBuffer(1024 * config.ofmapSramKiB,
+                                  user ? config.userBandwidthWordsPerCycle.front()
+                                       : config.arrayCols);
+  LineWalk walk(f, ifmap, filter, ofmapBuffer);
+  walk.run();
+  ofmapBuffer.drainAll(walk.totalCycles);
+
+  LayerReport r;
+  r.totalCycles = walk.totalCycles;
+  r.stallCycles = walk.stallCycles;
+  setUtilization(r, m, f);
+  setSram(r, m, f, walk);
+  setDram(r, user, ifmap, filter, walk, ofmapBuffer);
   return r;
 }
 

@@ -200,16 +200,16 @@ struct Simulator::Impl {
     return t;
   }
 
+  struct OutputSize {
+    int64_t bytes = 0, maxPeBytes = 0, nonZeros = 0, elements = 0;
+    std::shared_ptr<const LayerInput> compacted;
+  };
+
   void runConv(const Layer& l, const SimOptions& options, const Tensor& x, bool isSynthetic,
                report::LayerStats& s, LayerDetail& d) {
     const ConvLayer& c = l.conv;
     const bool inPlace = c.phasesX * c.phasesY == 1 && !c.matrixLayout && c.planeW == c.inW;
-    const Residency& src = residency[static_cast<size_t>(l.inputs[0])];
-    const bool reuse =
-        !isSynthetic && inPlace && src.onChip && src.compacted && src.tiling == c.inTiling;
-    std::shared_ptr<const LayerInput> inHeld =
-        reuse ? src.compacted
-              : std::make_shared<const LayerInput>(compactInput(c, config, x.data<int8_t>()));
+    const std::shared_ptr<const LayerInput> inHeld = convInput(l, x, isSynthetic, inPlace);
     const LayerInput& in = *inHeld;
     int64_t iaBytes = 0, maxIaBytes = 0;
     for (int64_t b : in.bitsPerPe) {
@@ -239,9 +239,35 @@ struct Simulator::Impl {
     const bool iaSpill = maxIaBytes > config.iaRamBytes;
     if (iaSpill)
       dramSide.dramReadBytes += iaBytes * static_cast<int64_t>(c.groups.size());
-    // The output: store, residency, compressed size.
+    const OutputSize os = storeConvOutput(l, sparse.output, d, dramSide);
+    boundByDram(c, loadBytes, loadCycles, dramSide, d);
+    if (options.denseBaseline)
+      runDenseBaseline(c, in, os, fromDram, d);
+    const int64_t mults1 = config.peCount() * config.multipliersPerPe();
+    d.oracleCycles = ceilDiv(d.losses.useful, mults1);
+    d.energyPj = energyPj(d.access, config.energy);
+    setConvStats(d, s);
+  }
+
+  /// The compacted input of Conv layer \p l: the producer's compaction when it is read in place
+  /// (\p inPlace) and \p x is not a synthetic input, else \p x compacted.
+  std::shared_ptr<const LayerInput> convInput(const Layer& l, const Tensor& x, bool isSynthetic,
+                                              bool inPlace) const {
+    const ConvLayer& c = l.conv;
+    const Residency& src = residency[static_cast<size_t>(l.inputs[0])];
+    const bool reuse =
+        !isSynthetic && inPlace && src.onChip && src.compacted && src.tiling == c.inTiling;
+    return reuse ? src.compacted
+                 : std::make_shared<const LayerInput>(compactInput(c, config, x.data<int8_t>()));
+  }
+
+  /// Conv layer \p l's output: stored as a value, its compressed size and residency (on chip
+  /// when every PE's share fits its output RAM, else written to DRAM, counted in \p dramSide).
+  OutputSize storeConvOutput(const Layer& l, const std::vector<int8_t>& output, LayerDetail& d,
+                             AccessCounts& dramSide) {
+    const ConvLayer& c = l.conv;
     Tensor out(DType::I8, qm.graph.value(l.outputs[0]).shape);
-    std::copy(sparse.output.begin(), sparse.output.end(), out.data<int8_t>());
+    std::copy(output.begin(), output.end(), out.data<int8_t>());
     const OutputSize os = outputSize(c, out.data<int8_t>());
     d.outputDensity =
         os.elements > 0 ? static_cast<double>(os.nonZeros) / static_cast<double>(os.elements) : 1.0;
@@ -256,9 +282,14 @@ struct Simulator::Impl {
     if (!r.onChip)
       dramSide.dramWriteBytes += os.bytes;
     values[static_cast<size_t>(l.outputs[0])] = std::move(out);
+    return os;
+  }
 
-    // DRAM bound: the re-tiling load is serial (loadCycles); the weights (also modelled in the
-    // broadcast), activation spills and the output write overlap the compute at the DRAM rate.
+  /// DRAM bound: the re-tiling load is serial (\p loadCycles for \p loadBytes); the weights
+  /// (also modelled in the broadcast), activation spills and the output write overlap the
+  /// compute at the DRAM rate. Sets \p d's cycles, DRAM and idle-PE losses and DRAM bytes.
+  void boundByDram(const ConvLayer& c, int64_t loadBytes, int64_t loadCycles,
+                   const AccessCounts& dramSide, LayerDetail& d) const {
     const int64_t retileBytes = loadBytes;
     const int64_t overlapBytes = dramSide.dramReadBytes + dramSide.dramWriteBytes - retileBytes;
     const int64_t arrayCycles = std::max(d.cycles, dramCycles(overlapBytes));
@@ -269,33 +300,35 @@ struct Simulator::Impl {
     d.cycles = arrayCycles + loadCycles;
     d.access.dramReadBytes = dramSide.dramReadBytes;
     d.access.dramWriteBytes = dramSide.dramWriteBytes;
+  }
 
-    if (options.denseBaseline) {
-      ArrayResult dense = runArray(c, config, in, true);
-      d.denseAccess = dense.detail.denseAccess;
-      // Dense: uncompressed weights and activations (values only) through the same DRAM.
-      const int64_t denseWeightBytes = c.denseWeights * config.valueBits / 8;
-      const int64_t denseIaBytes = in.denseElements * config.valueBits / 8;
-      const int64_t denseOutBytes = os.elements * config.valueBits / 8;
-      d.denseAccess.dramReadBytes = denseWeightBytes + (fromDram ? denseIaBytes : 0);
-      int64_t denseMaxIa = 0;
-      for (const PeFrame& f : c.frames)
-        denseMaxIa = std::max(denseMaxIa, f.inW * f.inH * c.planes() * config.valueBits / 8);
-      if (denseMaxIa > config.iaRamBytes)
-        d.denseAccess.dramReadBytes += denseIaBytes * static_cast<int64_t>(c.groups.size());
-      d.denseAccess.oaWriteBytes = denseOutBytes;
-      d.denseAccess.dramWriteBytes = d.outputToDram ? denseOutBytes : 0;
-      const int64_t denseLoad = fromDram ? dramCycles(denseIaBytes) : 0;
-      const int64_t denseBound = dramCycles(d.denseAccess.dramReadBytes - denseWeightBytes -
-                                            (fromDram ? denseIaBytes : 0) +
-                                            d.denseAccess.dramWriteBytes + denseWeightBytes);
-      d.denseCycles = std::max(dense.detail.cycles, denseBound) + denseLoad;
-      d.denseEnergyPj = energyPj(d.denseAccess, config.energy);
-    }
-    const int64_t mults1 = config.peCount() * config.multipliersPerPe();
-    d.oracleCycles = ceilDiv(d.losses.useful, mults1);
-    d.energyPj = energyPj(d.access, config.energy);
+  /// The dense baseline of Conv layer \p c: the same array without skipping zeros, with
+  /// uncompressed weights and activations (values only) through the same DRAM.
+  void runDenseBaseline(const ConvLayer& c, const LayerInput& in, const OutputSize& os,
+                        bool fromDram, LayerDetail& d) const {
+    ArrayResult dense = runArray(c, config, in, true);
+    d.denseAccess = dense.detail.denseAccess;
+    const int64_t denseWeightBytes = c.denseWeights * config.valueBits / 8;
+    const int64_t denseIaBytes = in.denseElements * config.valueBits / 8;
+    const int64_t denseOutBytes = os.elements * config.valueBits / 8;
+    d.denseAccess.dramReadBytes = denseWeightBytes + (fromDram ? denseIaBytes : 0);
+    int64_t denseMaxIa = 0;
+    for (const PeFrame& f : c.frames)
+      denseMaxIa = std::max(denseMaxIa, f.inW * f.inH * c.planes() * config.valueBits / 8);
+    if (denseMaxIa > config.iaRamBytes)
+      d.denseAccess.dramReadBytes += denseIaBytes * static_cast<int64_t>(c.groups.size());
+    d.denseAccess.oaWriteBytes = denseOutBytes;
+    d.denseAccess.dramWriteBytes = d.outputToDram ? denseOutBytes : 0;
+    const int64_t denseLoad = fromDram ? dramCycles(denseIaBytes) : 0;
+    const int64_t denseBound =
+        dramCycles(d.denseAccess.dramReadBytes - denseWeightBytes - (fromDram ? denseIaBytes : 0) +
+                   d.denseAccess.dramWriteBytes + denseWeightBytes);
+    d.denseCycles = std::max(dense.detail.cycles, denseBound) + denseLoad;
+    d.denseEnergyPj = energyPj(d.denseAccess, config.energy);
+  }
 
+  /// The common report's figures of a Conv layer from its detail \p d.
+  void setConvStats(const LayerDetail& d, report::LayerStats& s) const {
     s.usefulMacs = d.losses.useful;
     s.issuedMacs = d.products;
     s.cycles = d.cycles;
@@ -303,22 +336,19 @@ struct Simulator::Impl {
     s.busyCycles = (d.losses.useful + d.losses.outsidePlane + d.losses.fragmentation) /
                    std::max<int64_t>(1, slotsPerCycle);
     s.stallCycles = s.cycles - s.busyCycles;
-    auto addLoss = [&](const char* key, int64_t slots) {
-      s.addBreakdown(key, slots / std::max<int64_t>(1, slotsPerCycle));
-    };
-    addLoss("loss.fragmentation", d.losses.fragmentation);
-    addLoss("loss.outside_plane", d.losses.outsidePlane);
-    addLoss("loss.conflicts", d.losses.conflicts);
-    addLoss("loss.weight_starvation", d.losses.starvation);
-    addLoss("loss.imbalance", d.losses.imbalance);
-    addLoss("loss.halo_ppu", d.losses.haloPpu);
-    addLoss("loss.dram", d.losses.dram);
-    addLoss("loss.idle_pes", d.losses.idlePes);
-    // Causes: the slot losses in whole array cycles (docs/report-schema.md); issued slots that
-    // fall outside the plane or into a partly filled vector count as compute.
     const auto cyclesOf = [&](int64_t slots) {
       return slots / std::max<int64_t>(1, slotsPerCycle);
     };
+    s.addBreakdown("loss.fragmentation", cyclesOf(d.losses.fragmentation));
+    s.addBreakdown("loss.outside_plane", cyclesOf(d.losses.outsidePlane));
+    s.addBreakdown("loss.conflicts", cyclesOf(d.losses.conflicts));
+    s.addBreakdown("loss.weight_starvation", cyclesOf(d.losses.starvation));
+    s.addBreakdown("loss.imbalance", cyclesOf(d.losses.imbalance));
+    s.addBreakdown("loss.halo_ppu", cyclesOf(d.losses.haloPpu));
+    s.addBreakdown("loss.dram", cyclesOf(d.losses.dram));
+    s.addBreakdown("loss.idle_pes", cyclesOf(d.losses.idlePes));
+    // Causes: the slot losses in whole array cycles (docs/report-schema.md); issued slots that
+    // fall outside the plane or into a partly filled vector count as compute.
     s.causes.compute = s.busyCycles;
     s.causes.conflict = cyclesOf(d.losses.conflicts + d.losses.imbalance);
     s.causes.memory = cyclesOf(d.losses.starvation + d.losses.dram);
@@ -331,6 +361,14 @@ struct Simulator::Impl {
     s.dram.writeBytes = d.access.dramWriteBytes;
     s.energyPj = d.energyPj;
     s.energy = energyParts(d.access, config.energy);
+    setConvMetrics(d, s);
+    if (d.accumulatorOverflows > 0)
+      s.note = fmt::format("{} accumulator overflow(s) wrapped at {} bits", d.accumulatorOverflows,
+                           config.accumulatorBits);
+  }
+
+  /// The Conv layer's engine-specific metrics and counts (densities, speed-up, access counts).
+  static void setConvMetrics(const LayerDetail& d, report::LayerStats& s) {
     s.metrics = {
         {"w_density", d.weightDensity},
         {"a_density", d.activationDensity},
@@ -351,15 +389,7 @@ struct Simulator::Impl {
                 {"dram_write_bytes", ac.dramWriteBytes},
                 {"dense_cycles", d.denseCycles},
                 {"oracle_cycles", d.oracleCycles}};
-    if (d.accumulatorOverflows > 0)
-      s.note = fmt::format("{} accumulator overflow(s) wrapped at {} bits", d.accumulatorOverflows,
-                           config.accumulatorBits);
   }
-
-  struct OutputSize {
-    int64_t bytes = 0, maxPeBytes = 0, nonZeros = 0, elements = 0;
-    std::shared_ptr<const LayerInput> compacted;
-  };
 
   /// The compacted size of a Conv layer's output, tile by tile, as its post-processing units
   /// write it (the next layer's input code table and frames).

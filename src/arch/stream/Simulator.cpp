@@ -13,6 +13,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <fmt/format.h>
+#include <functional>
+#include <map>
 #include <set>
 
 namespace nnaccel::arch::stream {
@@ -36,6 +38,381 @@ const quant::CountMultiplier& countMultiplier(const std::vector<quant::CountMult
       return m;
   NNACCEL_ASSERT(false) << "no multiplier for window count " << count;
   return ms.front();
+}
+
+/// The primary input bus's sets: each carries 16 T channels of the image, raster order,
+/// \p frames times.
+std::vector<SetStream> inputSetStreams(const Program& p, const Tensor& input, int64_t frames) {
+  const FrameShape f = p.input.frame;
+  NNACCEL_ASSERT(input.numElements() == f.values()) << "input size";
+  const std::vector<Value> chw(input.data<int8_t>(), input.data<int8_t>() + f.values());
+  const std::vector<Value> pos = toPositionMajor(chw, f);
+  const int64_t perSet = p.input.lanes * p.input.tm;
+  std::vector<SetStream> sets;
+  for (size_t s = 0; s < p.inputSets.size(); ++s) {
+    SetStream st;
+    const int64_t c0 = static_cast<int64_t>(s) * perSet;
+    const int64_t c1 = std::min(f.channels, c0 + perSet);
+    st.frame = FrameShape{f.rows, f.cols, c1 - c0};
+    st.frames = frames;
+    st.cyclesPerPosition = p.input.cyclesPerPosition;
+    for (int64_t fr = 0; fr < frames; ++fr)
+      for (int64_t q = 0; q < f.positions(); ++q)
+        for (int64_t ch = c0; ch < c1; ++ch)
+          st.values.push_back(pos[static_cast<size_t>(q * f.channels + ch)]);
+    sets.push_back(std::move(st));
+  }
+  return sets;
+}
+
+/// Per driven set (bus, slot): the tiles that read it.
+std::map<std::pair<int64_t, int64_t>, int64_t> readersOfSets(const Program& p) {
+  std::map<std::pair<int64_t, int64_t>, int64_t> readers;
+  for (const KernelTile& t : p.kernelTiles) {
+    ++readers[{t.input.bus, t.input.slot}];
+    if (t.aux != KernelTile::Aux::None)
+      ++readers[{t.auxInput.bus, t.auxInput.slot}];
+  }
+  for (const AuxTile& t : p.auxTiles) {
+    ++readers[{t.primary.bus, t.primary.slot}];
+    if (t.hasAux)
+      ++readers[{t.aux.bus, t.aux.slot}];
+  }
+  return readers;
+}
+
+/// The sets kept after their last reader: layer outputs and the primary outputs.
+std::set<std::pair<int64_t, int64_t>> keptSets(const Program& p) {
+  std::set<std::pair<int64_t, int64_t>> keep;
+  for (const Layer& l : p.layers)
+    for (const BusRef& b : l.outSets)
+      keep.insert({b.bus, b.slot});
+  for (const OutputSelect& o : p.outputs)
+    for (const BusRef& b : o.sets)
+      keep.insert({b.bus, b.slot});
+  return keep;
+}
+
+/// The evaluation order: row by row; kernel tiles left to right, then aux tiles.
+struct TilesByRow {
+  std::vector<std::vector<size_t>> kernel, aux; ///< per row, tile indices in order
+};
+
+TilesByRow tilesByRow(const Program& p) {
+  TilesByRow order;
+  order.kernel.resize(static_cast<size_t>(p.rowsUsed + 1));
+  order.aux.resize(static_cast<size_t>(p.rowsUsed + 1));
+  for (size_t i = 0; i < p.kernelTiles.size(); ++i)
+    order.kernel[static_cast<size_t>(p.kernelTiles[i].row)].push_back(i);
+  for (size_t i = 0; i < p.auxTiles.size(); ++i)
+    order.aux[static_cast<size_t>(p.auxTiles[i].row)].push_back(i);
+  for (size_t r = 0; r < order.kernel.size(); ++r) {
+    std::sort(order.kernel[r].begin(), order.kernel[r].end(),
+              [&](size_t a, size_t b) { return p.kernelTiles[a].index < p.kernelTiles[b].index; });
+    std::sort(order.aux[r].begin(), order.aux[r].end(),
+              [&](size_t a, size_t b) { return p.auxTiles[a].index < p.auxTiles[b].index; });
+  }
+  return order;
+}
+
+/// Layer \p li's figures after the run: its tiles, MACs, FIFO bits, one frame's \p energy, and
+/// its first output and latency from its sets' start cycles (\p startCycleOf).
+LayerDetail layerDetail(const Program& p, size_t li, const LayerDetail::Energy& energy,
+                        const std::function<int64_t(const BusRef&)>& startCycleOf) {
+  const Layer& l = p.layers[li];
+  LayerDetail d;
+  d.kernelTiles = static_cast<int64_t>(l.kernelTiles.size());
+  for (int64_t a : l.auxTiles) {
+    const AuxTile& t = p.auxTiles[static_cast<size_t>(a)];
+    if (t.layer == l.name)
+      ++d.auxTiles;
+  }
+  d.issuedMacs = l.issuedMacs;
+  d.discardedMacs = l.discardedMacs;
+  d.fifoBits = l.fifoValues * p.config.accumulatorBits;
+  d.energy = energy;
+  if (!l.outSets.empty()) {
+    d.firstOutputCycle = startCycleOf(l.outSets[0]);
+    int64_t inStart = 0;
+    if (!l.inputs.empty())
+      for (size_t lj = 0; lj < li; ++lj)
+        for (ir::ValueId v : p.layers[lj].outputs)
+          if (v == l.inputs[0] && !p.layers[lj].outSets.empty())
+            inStart = startCycleOf(p.layers[lj].outSets[0]);
+    d.latencyCycles = d.firstOutputCycle - inStart;
+  }
+  return d;
+}
+
+/// Kernel tile \p t's block of the kernel as the aperture engine takes it (its used input
+/// channels only).
+ApertureKernel apertureKernel(const KernelTile& t) {
+  ApertureKernel k;
+  k.kernelRows = t.subRows;
+  k.kernelCols = t.subCols;
+  k.inChannels = t.inUsedChannels;
+  k.outChannels = t.outChannels;
+  k.anchorRow = t.anchorRow;
+  k.anchorCol = t.anchorCol;
+  k.weights.assign(t.weights.begin(), t.weights.end());
+  k.bias.assign(t.bias.begin(), t.bias.end());
+  return k;
+}
+
+/// Channels [c0, c1) of every position of \p in.
+SetStream sliceChannels(const SetStream& in, int64_t c0, int64_t c1) {
+  SetStream sliced;
+  sliced.frame = FrameShape{in.frame.rows, in.frame.cols, c1 - c0};
+  sliced.frames = in.frames;
+  sliced.values.reserve(static_cast<size_t>(sliced.frame.values() * in.frames));
+  for (int64_t q = 0; q < in.frame.positions() * in.frames; ++q)
+    for (int64_t ch = c0; ch < c1; ++ch)
+      sliced.values.push_back(in.values[static_cast<size_t>(q * in.frame.channels + ch)]);
+  return sliced;
+}
+
+/// Kernel tile \p t's output stream from the engine's trace \p tr over frames \p f: relabelled
+/// by the tile's offsets (a block whose kernel anchor lies outside it).
+SetStream relabelled(const KernelTile& t, const FrameShape& f, const StreamTrace& tr,
+                     const SetStream& in) {
+  SetStream out;
+  out.frame = FrameShape{f.rows, f.cols, t.outChannels};
+  out.frames = in.frames;
+  out.cyclesPerPosition = in.cyclesPerPosition;
+  out.values.assign(tr.values.size(), 0);
+  const int64_t oc = t.outChannels, R = f.rows, C = f.cols;
+  for (int64_t fr = 0; fr < in.frames; ++fr)
+    for (int64_t y = 0; y < R; ++y)
+      for (int64_t x = 0; x < C; ++x) {
+        const int64_t sy = y + t.offsetRows, sx = x + t.offsetCols;
+        if (sy < 0 || sy >= R || sx < 0 || sx >= C)
+          continue;
+        const auto dst = static_cast<size_t>(((fr * R + y) * C + x) * oc);
+        const auto src = static_cast<size_t>(((fr * R + sy) * C + sx) * oc);
+        std::copy_n(tr.values.begin() + static_cast<std::ptrdiff_t>(src), oc,
+                    out.values.begin() + static_cast<std::ptrdiff_t>(dst));
+      }
+  return out;
+}
+
+/// Energy of kernel tile \p t over one frame of \p positions into \p en: every applied group
+/// pair's select-adds in the h x w cells, the mass multiplier's adds (\p massMultiplierAdders
+/// each) for each input value it reads, the row FIFOs 4705 and 4706. The output set's bus is
+/// charged by the caller.
+void chargeKernelTile(const KernelTile& t, const StreamConfig& c, int64_t positions,
+                      int64_t massMultiplierAdders, LayerDetail::Energy& en) {
+  const EnergyTable& e = c.energy;
+  const auto positionsPerFrame = static_cast<double>(positions);
+  const auto lanes = static_cast<double>(c.lanes);
+  std::set<int64_t> inGroups;
+  for (const GroupPair& gp : t.pairs)
+    inGroups.insert(gp.inGroup);
+  en.cellsPj += positionsPerFrame * static_cast<double>(t.subRows * t.subCols) * lanes * lanes *
+                static_cast<double>(t.pairs.size()) * e.cellSelectAddPj;
+  en.massMultipliersPj += positionsPerFrame * static_cast<double>(inGroups.size()) * lanes *
+                          static_cast<double>(massMultiplierAdders) * e.massMultiplierAddPj;
+  const int64_t fifoPasses = (t.subRows - 1) + (t.auxDelayPositions > 0 ? 1 : 0);
+  en.fifosPj += positionsPerFrame * static_cast<double>(fifoPasses * t.outChannels) * e.fifoValuePj;
+}
+
+/// Mux 4913: the second set's values follow the first's within each position (the sets'
+/// channels side by side, each value held half as long).
+void alternateSets(const SetStream& pin, const SetStream& ain, SetStream& out) {
+  const int64_t ca = pin.frame.channels, cb = ain.frame.channels;
+  out.frame.channels = ca + cb;
+  out.values.clear();
+  out.values.reserve(pin.values.size() + ain.values.size());
+  for (size_t q = 0; q < pin.values.size() / static_cast<size_t>(ca); ++q) {
+    const auto a0 = pin.values.begin() + static_cast<std::ptrdiff_t>(q * ca);
+    const auto b0 = ain.values.begin() + static_cast<std::ptrdiff_t>(q * cb);
+    out.values.insert(out.values.end(), a0, a0 + ca);
+    out.values.insert(out.values.end(), b0, b0 + cb);
+  }
+}
+
+/// Mux 4912 on the \p lanes-wide sets: the primary's lowest k lanes, then the aux's lowest
+/// lanes; the set keeps its configured channels.
+void concatSets(const AuxTile& t, int64_t lanes, const SetStream& pin, const SetStream& ain,
+                const std::string& where, SetStream& out) {
+  const int64_t ca = pin.frame.channels, cb = ain.frame.channels, k = t.concatLanes;
+  const int64_t ch = t.channels;
+  NNACCEL_ASSERT(k <= ca && ch - k <= cb && ch <= lanes && ca <= lanes && cb <= lanes)
+      << where << ": k " << k << " of " << ca << " + " << cb << " lanes into " << ch;
+  out.frame.channels = ch;
+  out.values.clear();
+  out.values.reserve(static_cast<size_t>(pin.frame.positions() * pin.frames * ch));
+  std::vector<Value> a(static_cast<size_t>(lanes)), b(static_cast<size_t>(lanes));
+  for (int64_t q = 0; q < pin.frame.positions() * pin.frames; ++q) {
+    std::copy_n(pin.values.begin() + static_cast<std::ptrdiff_t>(q * ca), ca, a.begin());
+    std::copy_n(ain.values.begin() + static_cast<std::ptrdiff_t>(q * cb), cb, b.begin());
+    const std::vector<Value> m = concatMux(a, b, k);
+    out.values.insert(out.values.end(), m.begin(), m.begin() + ch);
+  }
+}
+
+/// Adder 4904: \p ain added to \p out (a copy of the primary), as partial sums or as the int8
+/// residual add.
+void addSets(const AuxTile& t, const SetStream* ain, const std::string& where, SetStream& out) {
+  NNACCEL_ASSERT(ain && ain->values.size() == out.values.size())
+      << where << ": operands of " << out.values.size() << " values";
+  if (t.add == AuxAdd::Partial) {
+    // Block rows of one kernel (adder 4904): the sum is as late as the lower rows.
+    out.latencyPositions = ain->latencyPositions;
+    for (size_t q = 0; q < out.values.size(); ++q)
+      out.values[q] += ain->values[q];
+    return;
+  }
+  // The int8 residual add (quant::addSub's rule): each operand scaled, summed, requantized.
+  const quant::AddSubMultipliers& m = t.addScales;
+  for (size_t q = 0; q < out.values.size(); ++q) {
+    const int64_t va = quant::multiplyRounded(out.values[q] * (int32_t{1} << m.leftShift), m.a);
+    const int64_t vb = quant::multiplyRounded(ain->values[q] * (int32_t{1} << m.leftShift), m.b);
+    out.values[q] = quant::requantize(static_cast<int32_t>(va + vb), m.output);
+  }
+}
+
+/// Aux tile \p t's two-input stage on \p out (a copy of the primary \p pin): the alternating
+/// mux, the concat mux or the adder, when the tile has one.
+void combineOperands(const AuxTile& t, int64_t lanes, const SetStream& pin, const SetStream* ain,
+                     const std::string& where, SetStream& out) {
+  if (t.function == AuxFunction::Alternate && ain) {
+    alternateSets(pin, *ain, out);
+  } else if (t.function == AuxFunction::Concat) {
+    NNACCEL_ASSERT(ain) << where << ": concat mux without a second input";
+    concatSets(t, lanes, pin, *ain, where, out);
+  } else if (t.add != AuxAdd::None) {
+    addSets(t, ain, where, out);
+  }
+}
+
+/// Aux tile \p t's requantizer and LUT 4906 on \p out, when in use.
+void requantizeAndLookUp(const AuxTile& t, const std::string& where, SetStream& out) {
+  if (!t.requantize.empty()) {
+    const int64_t ch = out.frame.channels;
+    NNACCEL_ASSERT(static_cast<int64_t>(t.requantize.size()) == ch) << where << ": requantizer";
+    for (size_t q = 0; q < out.values.size(); ++q)
+      out.values[q] = quant::requantize(out.values[q], t.requantize[q % static_cast<size_t>(ch)]);
+  }
+  if (t.lutEnabled) {
+    for (Value& v : out.values) {
+      NNACCEL_ASSERT(v >= -128 && v <= 127) << where << ": LUT index " << v << " is not int8";
+      v = t.lut[static_cast<size_t>(v + 128)];
+    }
+  }
+}
+
+/// Energy of aux tile \p t over one frame into \p en: values through the FIFOs, the adder or
+/// mux, the LUT, the patch function's input (and its row FIFOs), and its inputs read across a
+/// chip link (\p primaryCrosses, \p auxCrosses). The output set's bus is charged by the caller.
+void chargeAuxTile(const AuxTile& t, const StreamConfig& c, const SetStream& pin,
+                   const SetStream* ain, const SetStream& out, bool primaryCrosses, bool auxCrosses,
+                   LayerDetail::Energy& en) {
+  const EnergyTable& e = c.energy;
+  const auto positions = static_cast<double>(pin.frame.positions());
+  const auto inValues = positions * static_cast<double>(pin.frame.channels);
+  const double auxValues = ain ? positions * static_cast<double>(ain->frame.channels) : 0.0;
+  en.fifosPj += ((t.primaryDelayPositions > 0 ? inValues : 0.0) +
+                 (t.auxDelayPositions > 0 ? auxValues : 0.0)) *
+                e.fifoValuePj;
+  if (t.add != AuxAdd::None || (ain && t.function != AuxFunction::Bypass))
+    en.auxPj += positions * static_cast<double>(out.frame.channels) * e.auxOpPj;
+  if (!t.requantize.empty() || t.lutEnabled)
+    en.auxPj += positions * static_cast<double>(out.frame.channels) * e.lutLookupPj;
+  if (isPatchFunction(t.function)) {
+    en.auxPj += positions * static_cast<double>(out.frame.channels) * e.auxOpPj;
+    en.fifosPj += positions * static_cast<double>((t.window.kernelRows - 1) * out.frame.channels) *
+                  e.fifoValuePj;
+  }
+  const auto lanes = static_cast<double>(c.lanes);
+  if (primaryCrosses)
+    en.busesPj +=
+        std::ceil(static_cast<double>(pin.frame.channels) / lanes) * positions * e.chipLinkSetPj;
+  if (auxCrosses)
+    en.busesPj +=
+        std::ceil(static_cast<double>(ain->frame.channels) / lanes) * positions * e.chipLinkSetPj;
+}
+
+/// The window of a pooling patch function from aux tile window \p w.
+PoolWindow poolWindowOf(const PatchWindow& w) {
+  PoolWindow pw;
+  pw.kernelRows = w.kernelRows;
+  pw.kernelCols = w.kernelCols;
+  pw.strideRows = w.strideRows;
+  pw.strideCols = w.strideCols;
+  pw.padTop = w.padTop;
+  pw.padLeft = w.padLeft;
+  pw.padBottom = w.padBottom;
+  pw.padRight = w.padRight;
+  pw.outRows = w.outRows;
+  pw.outCols = w.outCols;
+  return pw;
+}
+
+/// The stage running aux tile \p t's patch function on frames of \p frame.
+std::unique_ptr<StreamStage> patchStage(const AuxTile& t, const FrameShape& frame,
+                                        const std::string& where) {
+  const PatchWindow& w = t.window;
+  auto averageRule = [&t](int64_t sum, int64_t count) {
+    return static_cast<Value>(
+        quant::requantizeWide(sum, countMultiplier(t.averageMultipliers, count).multiplier));
+  };
+  switch (t.function) {
+  case AuxFunction::MaxPool:
+    return std::make_unique<PatchPool>(PatchPool::max(frame, poolWindowOf(w)));
+  case AuxFunction::Average:
+    return std::make_unique<PatchPool>(
+        PatchPool::average(frame, poolWindowOf(w), averageRule, w.countIncludePad));
+  case AuxFunction::GlobalAverage:
+    return std::make_unique<GlobalAverage>(frame, averageRule);
+  case AuxFunction::Sample: {
+    SampleWindow sw;
+    sw.offsetRows = w.padTop;
+    sw.offsetCols = w.padLeft;
+    sw.strideRows = w.strideRows;
+    sw.strideCols = w.strideCols;
+    sw.outRows = w.outRows;
+    sw.outCols = w.outCols;
+    return std::make_unique<Sample>(frame, sw);
+  }
+  case AuxFunction::Expand: {
+    ExpandParams ep;
+    ep.factorRows = w.factorRows;
+    ep.factorCols = w.factorCols;
+    return std::make_unique<Expand>(frame, ep);
+  }
+  case AuxFunction::Subset: {
+    std::vector<int64_t> keep(static_cast<size_t>(t.channels));
+    for (int64_t k = 0; k < t.channels; ++k)
+      keep[static_cast<size_t>(k)] = t.laneOffset + k;
+    return std::make_unique<Subset>(frame, std::move(keep));
+  }
+  default:
+    NNACCEL_ASSERT(false) << where << ": function " << auxFunctionName(t.function)
+                          << " is not simulated";
+  }
+  return nullptr;
+}
+
+/// Aux tile \p t's patch function run on \p out, which becomes its output retimed to an even
+/// rate. Returns the output FIFO's latency in cycles: the worst lead of a result's readiness
+/// over its slot, within the first frame.
+int64_t runPatch(const AuxTile& t, const std::string& where, SetStream& out) {
+  const int64_t P = out.cyclesPerPosition;
+  const std::unique_ptr<StreamStage> stage = patchStage(t, out.frame, where);
+  const StreamTrace tr = runStage(*stage, out);
+  const FrameShape of = stage->outputShape();
+  const int64_t Pout = std::max<int64_t>(1, P * out.frame.positions() / of.positions());
+  int64_t patchDelayCycles = 0;
+  for (int64_t q = 0; q < of.positions(); ++q)
+    patchDelayCycles =
+        std::max(patchDelayCycles, tr.emitStep[static_cast<size_t>(q)] * P - q * Pout);
+  SetStream r;
+  r.frame = of;
+  r.frames = out.frames;
+  r.cyclesPerPosition = Pout;
+  r.values = tr.values;
+  out = std::move(r);
+  return patchDelayCycles;
 }
 
 } // namespace
@@ -103,64 +480,22 @@ void Simulator::run(const SimOptions& options) {
       c.weightBits <= kMaxEnumeratedWeightBits
           ? massMultiplierCost(c.multiplierForm, static_cast<int>(c.weightBits), true).adders
           : (int64_t{1} << c.weightBits) - 1;
-  // The primary input bus: each set carries 16 T channels of the image, raster order.
-  const FrameShape f = p.input.frame;
-  NNACCEL_ASSERT(input_.numElements() == f.values()) << "input size";
-  const std::vector<Value> chw(input_.data<int8_t>(), input_.data<int8_t>() + f.values());
-  const std::vector<Value> pos = toPositionMajor(chw, f);
-  const int64_t perSet = p.input.lanes * p.input.tm;
-  for (size_t s = 0; s < p.inputSets.size(); ++s) {
-    SetStream st;
-    const int64_t c0 = static_cast<int64_t>(s) * perSet;
-    const int64_t c1 = std::min(f.channels, c0 + perSet);
-    st.frame = FrameShape{f.rows, f.cols, c1 - c0};
-    st.frames = frames_;
-    st.cyclesPerPosition = p.input.cyclesPerPosition;
-    for (int64_t fr = 0; fr < frames_; ++fr)
-      for (int64_t q = 0; q < f.positions(); ++q)
-        for (int64_t ch = c0; ch < c1; ++ch)
-          st.values.push_back(pos[static_cast<size_t>(q * f.channels + ch)]);
-    sets_[{p.inputSets[s].bus, p.inputSets[s].slot}] = std::move(st);
-  }
+  std::vector<SetStream> inputs = inputSetStreams(p, input_, frames_);
+  for (size_t s = 0; s < p.inputSets.size(); ++s)
+    sets_[{p.inputSets[s].bus, p.inputSets[s].slot}] = std::move(inputs[s]);
   // Readers of every set; layer outputs and the primary outputs stay for verification.
-  readersLeft_.clear();
-  keep_.clear();
-  for (const KernelTile& t : p.kernelTiles) {
-    ++readersLeft_[{t.input.bus, t.input.slot}];
-    if (t.aux != KernelTile::Aux::None)
-      ++readersLeft_[{t.auxInput.bus, t.auxInput.slot}];
-  }
-  for (const AuxTile& t : p.auxTiles) {
-    ++readersLeft_[{t.primary.bus, t.primary.slot}];
-    if (t.hasAux)
-      ++readersLeft_[{t.aux.bus, t.aux.slot}];
-  }
-  for (const Layer& l : p.layers)
-    for (const BusRef& b : l.outSets)
-      keep_.insert({b.bus, b.slot});
-  for (const OutputSelect& o : p.outputs)
-    for (const BusRef& b : o.sets)
-      keep_.insert({b.bus, b.slot});
-  // Evaluation order: row by row; kernel tiles left to right, then aux tiles.
-  std::vector<std::vector<size_t>> kernelByRow(static_cast<size_t>(p.rowsUsed + 1)),
-      auxByRow(static_cast<size_t>(p.rowsUsed + 1));
-  for (size_t i = 0; i < p.kernelTiles.size(); ++i)
-    kernelByRow[static_cast<size_t>(p.kernelTiles[i].row)].push_back(i);
-  for (size_t i = 0; i < p.auxTiles.size(); ++i)
-    auxByRow[static_cast<size_t>(p.auxTiles[i].row)].push_back(i);
-  for (size_t r = 0; r < kernelByRow.size(); ++r) {
-    std::sort(kernelByRow[r].begin(), kernelByRow[r].end(),
-              [&](size_t a, size_t b) { return p.kernelTiles[a].index < p.kernelTiles[b].index; });
-    std::sort(auxByRow[r].begin(), auxByRow[r].end(),
-              [&](size_t a, size_t b) { return p.auxTiles[a].index < p.auxTiles[b].index; });
-    for (size_t i : kernelByRow[r]) {
+  readersLeft_ = readersOfSets(p);
+  keep_ = keptSets(p);
+  const TilesByRow order = tilesByRow(p);
+  for (size_t r = 0; r < order.kernel.size(); ++r) {
+    for (size_t i : order.kernel[r]) {
       runKernelTile(i);
       const KernelTile& t = p.kernelTiles[i];
       released(t.input);
       if (t.aux != KernelTile::Aux::None)
         released(t.auxInput);
     }
-    for (size_t i : auxByRow[r]) {
+    for (size_t i : order.aux[r]) {
       runAuxTile(i);
       const AuxTile& t = p.auxTiles[i];
       released(t.primary);
@@ -169,31 +504,10 @@ void Simulator::run(const SimOptions& options) {
     }
   }
   // Per-layer figures.
+  const auto startCycleOf = [&](const BusRef& b) { return set(b).startCycle; };
   details_.assign(p.layers.size(), LayerDetail{});
-  const int64_t valueBits = c.accumulatorBits;
   for (size_t li = 0; li < p.layers.size(); ++li) {
-    const Layer& l = p.layers[li];
-    LayerDetail& d = details_[li];
-    d.kernelTiles = static_cast<int64_t>(l.kernelTiles.size());
-    for (int64_t a : l.auxTiles) {
-      const AuxTile& t = p.auxTiles[static_cast<size_t>(a)];
-      if (t.layer == l.name)
-        ++d.auxTiles;
-    }
-    d.issuedMacs = l.issuedMacs;
-    d.discardedMacs = l.discardedMacs;
-    d.fifoBits = l.fifoValues * valueBits;
-    d.energy = energy_[l.name];
-    if (!l.outSets.empty()) {
-      d.firstOutputCycle = set(l.outSets[0]).startCycle;
-      int64_t inStart = 0;
-      if (!l.inputs.empty())
-        for (size_t lj = 0; lj < li; ++lj)
-          for (ir::ValueId v : p.layers[lj].outputs)
-            if (v == l.inputs[0] && !p.layers[lj].outSets.empty())
-              inStart = set(p.layers[lj].outSets[0]).startCycle;
-      d.latencyCycles = d.firstOutputCycle - inStart;
-    }
+    details_[li] = layerDetail(p, li, energy_[p.layers[li].name], startCycleOf);
     if (options.onLayerDone)
       options.onLayerDone(li);
   }
@@ -207,7 +521,7 @@ void Simulator::run(const SimOptions& options) {
   for (const OutputSelect& o : p.outputs)
     for (const BusRef& b : o.sets)
       firstOutputCycle_ = std::max(firstOutputCycle_, set(b).startCycle);
-  framePeriodCycles_ = f.positions() * p.input.cyclesPerPosition;
+  framePeriodCycles_ = p.input.frame.positions() * p.input.cyclesPerPosition;
 }
 
 void Simulator::runKernelTile(size_t i) {
@@ -221,51 +535,17 @@ void Simulator::runKernelTile(size_t i) {
   // only those, so that simulating a zero-weight lane costs nothing.
   const int64_t c0 = t.inFirstChannel, used = t.inUsedChannels, c1 = c0 + used;
   NNACCEL_ASSERT(used > 0 && c1 <= t.inChannels) << "kernel tile r" << t.row << ".k" << t.index;
-  const int64_t h = t.subRows, w = t.subCols;
-  ApertureKernel k;
-  k.kernelRows = h;
-  k.kernelCols = w;
-  k.inChannels = used;
-  k.outChannels = t.outChannels;
-  k.anchorRow = t.anchorRow;
-  k.anchorCol = t.anchorCol;
-  k.weights.assign(t.weights.begin(), t.weights.end());
-  k.bias.assign(t.bias.begin(), t.bias.end());
   const FrameShape f{in.frame.rows, in.frame.cols, used};
-  EvertedConv engine(f, k);
-  SetStream sliced;
-  sliced.frame = f;
-  sliced.frames = in.frames;
-  sliced.values.reserve(static_cast<size_t>(f.values() * in.frames));
-  for (int64_t q = 0; q < in.frame.positions() * in.frames; ++q)
-    for (int64_t ch = c0; ch < c1; ++ch)
-      sliced.values.push_back(in.values[static_cast<size_t>(q * in.frame.channels + ch)]);
-  const StreamTrace tr = runStage(engine, sliced);
+  EvertedConv engine(f, apertureKernel(t));
+  const StreamTrace tr = runStage(engine, sliceChannels(in, c0, c1));
   // The engine's outputs form an unbroken stream Lat positions behind its input.
   const int64_t lat = engine.latencyPositions();
   for (size_t q = 0; q < tr.emitStep.size(); ++q)
     NNACCEL_ASSERT(tr.emitStep[q] == static_cast<int64_t>(q) + lat)
         << "kernel tile r" << t.row << ".k" << t.index << ": position " << q << " at step "
         << tr.emitStep[q];
-  // Relabel (a block whose kernel anchor lies outside it).
-  SetStream out;
-  out.frame = FrameShape{f.rows, f.cols, t.outChannels};
-  out.frames = in.frames;
-  out.cyclesPerPosition = in.cyclesPerPosition;
-  out.values.assign(tr.values.size(), 0);
-  const int64_t oc = t.outChannels, R = f.rows, C = f.cols;
-  for (int64_t fr = 0; fr < in.frames; ++fr)
-    for (int64_t y = 0; y < R; ++y)
-      for (int64_t x = 0; x < C; ++x) {
-        const int64_t sy = y + t.offsetRows, sx = x + t.offsetCols;
-        if (sy < 0 || sy >= R || sx < 0 || sx >= C)
-          continue;
-        const auto dst = static_cast<size_t>(((fr * R + y) * C + x) * oc);
-        const auto src = static_cast<size_t>(((fr * R + sy) * C + sx) * oc);
-        std::copy_n(tr.values.begin() + static_cast<std::ptrdiff_t>(src), oc,
-                    out.values.begin() + static_cast<std::ptrdiff_t>(dst));
-      }
-  const int64_t latPositions = lat + t.offsetRows * C + t.offsetCols;
+  SetStream out = relabelled(t, f, tr, in);
+  const int64_t latPositions = lat + t.offsetRows * f.cols + t.offsetCols;
   const SetStream* partial = t.aux != KernelTile::Aux::None ? &set(t.auxInput) : nullptr;
   const KernelTileTiming timing = kernelTileTiming(
       t, c, in.startCycle, latPositions, in.cyclesPerPosition, partial ? partial->startCycle : 0);
@@ -283,25 +563,9 @@ void Simulator::runKernelTile(size_t i) {
           t.row, t.index, t.layer, t.auxDelayPositions, timing.partialEarlyCycles,
           in.cyclesPerPosition));
   }
-  {
-    // Events of one frame: every applied group pair's select-adds in the h x w cells, the mass
-    // multiplier's adds for each input value it reads, the row FIFOs 4705 and 4706, the output
-    // set driven onto the row's bus (and the input read across a chip link).
-    const EnergyTable& e = c.energy;
-    LayerDetail::Energy& en = energyOf(t.layer);
-    const auto positions = static_cast<double>(in.frame.positions());
-    const auto lanes = static_cast<double>(c.lanes);
-    std::set<int64_t> inGroups;
-    for (const GroupPair& gp : t.pairs)
-      inGroups.insert(gp.inGroup);
-    en.cellsPj += positions * static_cast<double>(h * w) * lanes * lanes *
-                  static_cast<double>(t.pairs.size()) * e.cellSelectAddPj;
-    en.massMultipliersPj += positions * static_cast<double>(inGroups.size()) * lanes *
-                            static_cast<double>(massMultiplierAdders_) * e.massMultiplierAddPj;
-    const int64_t fifoPasses = (h - 1) + (t.auxDelayPositions > 0 ? 1 : 0);
-    en.fifosPj += positions * static_cast<double>(fifoPasses * t.outChannels) * e.fifoValuePj;
-    chargeBus(en, t.outChannels, in.frame.positions(), crossesChip(t.input, t.row));
-  }
+  LayerDetail::Energy& en = energyOf(t.layer);
+  chargeKernelTile(t, c, in.frame.positions(), massMultiplierAdders_, en);
+  chargeBus(en, t.outChannels, in.frame.positions(), crossesChip(t.input, t.row));
   out.startCycle = start;
   out.latencyPositions = latPositions;
   kernelStart_[i] = start;
@@ -332,171 +596,11 @@ void Simulator::runAuxTile(size_t i) {
     checkMeet(where, pin.startCycle + t.primaryDelayPositions * P,
               ain->startCycle + t.auxDelayPositions * P, P);
   }
-  if (t.function == AuxFunction::Alternate && ain) {
-    // Mux 4913: the second set's values follow the first's within each position (the sets'
-    // channels side by side, each value held half as long).
-    const int64_t ca = pin.frame.channels, cb = ain->frame.channels;
-    out.frame.channels = ca + cb;
-    out.values.clear();
-    out.values.reserve(pin.values.size() + ain->values.size());
-    for (size_t q = 0; q < pin.values.size() / static_cast<size_t>(ca); ++q) {
-      const auto a0 = pin.values.begin() + static_cast<std::ptrdiff_t>(q * ca);
-      const auto b0 = ain->values.begin() + static_cast<std::ptrdiff_t>(q * cb);
-      out.values.insert(out.values.end(), a0, a0 + ca);
-      out.values.insert(out.values.end(), b0, b0 + cb);
-    }
-  } else if (t.function == AuxFunction::Concat) {
-    // Mux 4912 on the 16-lane sets: the primary's lowest k lanes, then the aux's lowest
-    // lanes; the set keeps its configured channels.
-    NNACCEL_ASSERT(ain) << where << ": concat mux without a second input";
-    const int64_t ca = pin.frame.channels, cb = ain->frame.channels, k = t.concatLanes;
-    const int64_t lanes = c.lanes, ch = t.channels;
-    NNACCEL_ASSERT(k <= ca && ch - k <= cb && ch <= lanes && ca <= lanes && cb <= lanes)
-        << where << ": k " << k << " of " << ca << " + " << cb << " lanes into " << ch;
-    out.frame.channels = ch;
-    out.values.clear();
-    out.values.reserve(static_cast<size_t>(pin.frame.positions() * pin.frames * ch));
-    std::vector<Value> a(static_cast<size_t>(lanes)), b(static_cast<size_t>(lanes));
-    for (int64_t q = 0; q < pin.frame.positions() * pin.frames; ++q) {
-      std::copy_n(pin.values.begin() + static_cast<std::ptrdiff_t>(q * ca), ca, a.begin());
-      std::copy_n(ain->values.begin() + static_cast<std::ptrdiff_t>(q * cb), cb, b.begin());
-      const std::vector<Value> m = concatMux(a, b, k);
-      out.values.insert(out.values.end(), m.begin(), m.begin() + ch);
-    }
-  } else if (t.add != AuxAdd::None) {
-    NNACCEL_ASSERT(ain && ain->values.size() == out.values.size())
-        << where << ": operands of " << out.values.size() << " values";
-    if (t.add == AuxAdd::Partial) {
-      // Block rows of one kernel (adder 4904): the sum is as late as the lower rows.
-      out.latencyPositions = ain->latencyPositions;
-      for (size_t q = 0; q < out.values.size(); ++q)
-        out.values[q] += ain->values[q];
-    } else {
-      // The int8 residual add (quant::addSub's rule): each operand scaled, summed, requantized.
-      const quant::AddSubMultipliers& m = t.addScales;
-      for (size_t q = 0; q < out.values.size(); ++q) {
-        const int64_t va = quant::multiplyRounded(out.values[q] * (int32_t{1} << m.leftShift), m.a);
-        const int64_t vb =
-            quant::multiplyRounded(ain->values[q] * (int32_t{1} << m.leftShift), m.b);
-        out.values[q] = quant::requantize(static_cast<int32_t>(va + vb), m.output);
-      }
-    }
-  }
-  if (!t.requantize.empty()) {
-    const int64_t ch = out.frame.channels;
-    NNACCEL_ASSERT(static_cast<int64_t>(t.requantize.size()) == ch) << where << ": requantizer";
-    for (size_t q = 0; q < out.values.size(); ++q)
-      out.values[q] = quant::requantize(out.values[q], t.requantize[q % static_cast<size_t>(ch)]);
-  }
-  if (t.lutEnabled) {
-    for (Value& v : out.values) {
-      NNACCEL_ASSERT(v >= -128 && v <= 127) << where << ": LUT index " << v << " is not int8";
-      v = t.lut[static_cast<size_t>(v + 128)];
-    }
-  }
-  {
-    // Events of one frame: values through the FIFOs, the adder or mux, the LUT, the patch
-    // function's input (and its row FIFOs), the output set driven onto the bus.
-    const EnergyTable& e = c.energy;
-    LayerDetail::Energy& en = energyOf(t.layer);
-    const auto positions = static_cast<double>(pin.frame.positions());
-    const auto inValues = positions * static_cast<double>(pin.frame.channels);
-    const double auxValues = ain ? positions * static_cast<double>(ain->frame.channels) : 0.0;
-    en.fifosPj += ((t.primaryDelayPositions > 0 ? inValues : 0.0) +
-                   (t.auxDelayPositions > 0 ? auxValues : 0.0)) *
-                  e.fifoValuePj;
-    if (t.add != AuxAdd::None || (ain && t.function != AuxFunction::Bypass))
-      en.auxPj += positions * static_cast<double>(out.frame.channels) * e.auxOpPj;
-    if (!t.requantize.empty() || t.lutEnabled)
-      en.auxPj += positions * static_cast<double>(out.frame.channels) * e.lutLookupPj;
-    if (isPatchFunction(t.function)) {
-      en.auxPj += positions * static_cast<double>(out.frame.channels) * e.auxOpPj;
-      en.fifosPj += positions *
-                    static_cast<double>((t.window.kernelRows - 1) * out.frame.channels) *
-                    e.fifoValuePj;
-    }
-    const auto lanes = static_cast<double>(c.lanes);
-    if (crossesChip(t.primary, t.row))
-      en.busesPj +=
-          std::ceil(static_cast<double>(pin.frame.channels) / lanes) * positions * e.chipLinkSetPj;
-    if (ain && crossesChip(t.aux, t.row))
-      en.busesPj +=
-          std::ceil(static_cast<double>(ain->frame.channels) / lanes) * positions * e.chipLinkSetPj;
-  }
-  int64_t patchDelayCycles = 0;
-  if (isPatchFunction(t.function)) {
-    const PatchWindow& w = t.window;
-    std::unique_ptr<StreamStage> stage;
-    auto averageRule = [&](int64_t sum, int64_t count) {
-      return static_cast<Value>(
-          quant::requantizeWide(sum, countMultiplier(t.averageMultipliers, count).multiplier));
-    };
-    PoolWindow pw;
-    pw.kernelRows = w.kernelRows;
-    pw.kernelCols = w.kernelCols;
-    pw.strideRows = w.strideRows;
-    pw.strideCols = w.strideCols;
-    pw.padTop = w.padTop;
-    pw.padLeft = w.padLeft;
-    pw.padBottom = w.padBottom;
-    pw.padRight = w.padRight;
-    pw.outRows = w.outRows;
-    pw.outCols = w.outCols;
-    switch (t.function) {
-    case AuxFunction::MaxPool:
-      stage = std::make_unique<PatchPool>(PatchPool::max(out.frame, pw));
-      break;
-    case AuxFunction::Average:
-      stage = std::make_unique<PatchPool>(
-          PatchPool::average(out.frame, pw, averageRule, w.countIncludePad));
-      break;
-    case AuxFunction::GlobalAverage:
-      stage = std::make_unique<GlobalAverage>(out.frame, averageRule);
-      break;
-    case AuxFunction::Sample: {
-      SampleWindow sw;
-      sw.offsetRows = w.padTop;
-      sw.offsetCols = w.padLeft;
-      sw.strideRows = w.strideRows;
-      sw.strideCols = w.strideCols;
-      sw.outRows = w.outRows;
-      sw.outCols = w.outCols;
-      stage = std::make_unique<Sample>(out.frame, sw);
-      break;
-    }
-    case AuxFunction::Expand: {
-      ExpandParams ep;
-      ep.factorRows = w.factorRows;
-      ep.factorCols = w.factorCols;
-      stage = std::make_unique<Expand>(out.frame, ep);
-      break;
-    }
-    case AuxFunction::Subset: {
-      std::vector<int64_t> keep(static_cast<size_t>(t.channels));
-      for (int64_t k = 0; k < t.channels; ++k)
-        keep[static_cast<size_t>(k)] = t.laneOffset + k;
-      stage = std::make_unique<Subset>(out.frame, std::move(keep));
-      break;
-    }
-    default:
-      NNACCEL_ASSERT(false) << where << ": function " << auxFunctionName(t.function)
-                            << " is not simulated";
-    }
-    const StreamTrace tr = runStage(*stage, out);
-    const FrameShape of = stage->outputShape();
-    const int64_t Pout = std::max<int64_t>(1, P * out.frame.positions() / of.positions());
-    // Retime to an even rate: the output FIFO holds each result until its slot; its latency is
-    // the worst lead of a result's readiness over its slot, within the first frame.
-    for (int64_t q = 0; q < of.positions(); ++q)
-      patchDelayCycles =
-          std::max(patchDelayCycles, tr.emitStep[static_cast<size_t>(q)] * P - q * Pout);
-    SetStream r;
-    r.frame = of;
-    r.frames = out.frames;
-    r.cyclesPerPosition = Pout;
-    r.values = tr.values;
-    out = std::move(r);
-  }
+  combineOperands(t, c.lanes, pin, ain, where, out);
+  requantizeAndLookUp(t, where, out);
+  chargeAuxTile(t, c, pin, ain, out, crossesChip(t.primary, t.row),
+                ain && crossesChip(t.aux, t.row), energyOf(t.layer));
+  const int64_t patchDelayCycles = isPatchFunction(t.function) ? runPatch(t, where, out) : 0;
   out.startCycle =
       auxTileStartCycle(t, c, pin.startCycle, ain ? ain->startCycle : 0, P, patchDelayCycles);
   chargeBus(energyOf(t.layer), out.frame.channels, out.frame.positions(), false);

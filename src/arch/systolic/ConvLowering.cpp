@@ -165,377 +165,481 @@ void emitPipelined(int64_t steps, const std::function<void(int64_t)>& load,
       load(k + 1);
   }
 }
+namespace {
 
-void lowerConv(CompilerContext& ctx, const ConvDesc& d) {
-  const SystolicConfig& cfg = ctx.config;
-  const int64_t eb = ctx.elemBytes;
-  int64_t distinct = 0;
-  std::vector<MBlock> blocks = makeBlocks(d, cfg.peRows, cfg.peCols, distinct);
-  {
-    int64_t off = 0;
-    for (MBlock& b : blocks) {
-      b.weightOffset = off;
-      for (const CBlock& c : b.cBlocks)
-        off += c.count * blockWeightBytes(d, b.count, eb);
-    }
+/// One output tile of one output-channel block of one image: the unit the pipeline loads,
+/// computes and drains.
+struct Step {
+  int64_t n, block, y0, x0, th, tw;
+  bool firstOfBlock, firstOfImage;
+};
+
+/// Input window of a step: rows/cols of the input plane held in SBUF (its pitch: cols).
+struct Window {
+  int64_t row0 = 0, rows = 0, col0 = 0, cols = 0;
+};
+
+/// A weight element of one input-channel block and the part of the tile it touches.
+struct WeightItem {
+  size_t cb;
+  int64_t r, s;
+  WeightPlan plan;
+};
+
+/// The lowering of one convolution: its blocks and state-buffer layout, the constants in DRAM,
+/// the steps, and the instructions each step's load, compute and drain emit.
+class ConvLowering {
+public:
+  ConvLowering(CompilerContext& ctx, const ConvDesc& d)
+      : ctx_(ctx), cfg_(ctx.config), d_(d), eb_(ctx.elemBytes), em_(ctx.emitter) {}
+
+  void run() {
+    planBlocks();
+    planLayout();
+    addConstants();
+    makeSteps();
+    inDram_ = ctx_.dramRange(d_.inTensor);
+    outDram_ = ctx_.dramRange(d_.outTensor);
+    inBase_ = ctx_.program.tensors[static_cast<size_t>(d_.inTensor)].addr;
+    outBase_ = ctx_.program.tensors[static_cast<size_t>(d_.outTensor)].addr;
+    emitPipelined(
+        static_cast<int64_t>(steps_.size()), [&](int64_t k) { load(k); },
+        [&](int64_t k) { compute(k); }, [&](int64_t k) { drain(k); },
+        [&](int64_t k) { return canPrefetch(k); });
   }
-  const int64_t maxCBlocks = static_cast<int64_t>(
-      std::max_element(blocks.begin(), blocks.end(), [](const MBlock& a, const MBlock& b) {
+
+private:
+  void planBlocks();
+  void planLayout();
+  bool fits(int64_t weightBufs, int64_t th, int64_t tw, bool resident, int64_t& inBytes) const;
+  bool placeResident(int64_t& inBytes);
+  bool placeStreamed(int64_t& inBytes);
+  void assignAddresses();
+  void addConstants();
+  void makeSteps();
+
+  Window windowOf(const Step& st) const;
+  int64_t inSlotAddr(int64_t k, const CBlock& cb, int64_t cbIndex) const;
+  static Range sbufRange(int64_t addr, int64_t bytes) {
+    return Range{Space::Sbuf, addr, addr + bytes};
+  }
+  int64_t psumBase(int64_t k) const { return (k % L_.psumHalves) * L_.psumHalfEntries; }
+  int64_t weightBufOf(int64_t ordinal) const {
+    return L_.weightAddr[ordinal % L_.weightBufs == 0 ? 0 : 1];
+  }
+
+  void load(int64_t k);
+  void loadWeights(const Step& st, const MBlock& b);
+  void loadInput(int64_t n, int64_t k, const CBlock& cb, int64_t cbIndex, const Window& w);
+  void compute(int64_t k);
+  std::vector<WeightItem> weightItems(const Step& st, const MBlock& b) const;
+  void emitMatmul(int64_t k, const MBlock& b, const WeightItem& it, int64_t wbuf, int64_t pbase,
+                  const Window& w, bool accumulate);
+  void drain(int64_t k);
+  void drainChunk(int64_t k, const Step& st, const MBlock& b, int64_t chunk);
+  bool canPrefetch(int64_t k) const;
+
+  CompilerContext& ctx_;
+  const SystolicConfig& cfg_;
+  const ConvDesc& d_;
+  const int64_t eb_;
+  Emitter& em_;
+  std::vector<MBlock> blocks_;
+  int64_t distinct_ = 0; ///< distinct input-channel blocks
+  int64_t maxCBlocks_ = 0, maxMCount_ = 0;
+  int64_t weightSetBytes_ = 0;
+  Layout L_;
+  int64_t weightsDram_ = 0, weightsDramBytes_ = 0;
+  std::vector<int64_t> actTableDram_;
+  std::vector<Step> steps_;
+  /// Which block's weights / act slot a step uses: blocks are loaded in step order.
+  std::vector<int64_t> blockOrdinal_;
+  Range inDram_, outDram_;
+  int64_t inBase_ = 0, outBase_ = 0;
+  int64_t blockCounter_ = -1; ///< index of the block whose weights were last loaded
+};
+
+// ---- blocks, layout, constants, steps ------------------------------------------------------
+
+void ConvLowering::planBlocks() {
+  blocks_ = makeBlocks(d_, cfg_.peRows, cfg_.peCols, distinct_);
+  int64_t off = 0;
+  for (MBlock& b : blocks_) {
+    b.weightOffset = off;
+    for (const CBlock& c : b.cBlocks)
+      off += c.count * blockWeightBytes(d_, b.count, eb_);
+  }
+  maxCBlocks_ = static_cast<int64_t>(
+      std::max_element(blocks_.begin(), blocks_.end(), [](const MBlock& a, const MBlock& b) {
         return a.cBlocks.size() < b.cBlocks.size();
       })->cBlocks.size());
-  int64_t maxMCount = 0;
-  for (const MBlock& b : blocks)
-    maxMCount = std::max(maxMCount, b.count);
+  for (const MBlock& b : blocks_)
+    maxMCount_ = std::max(maxMCount_, b.count);
+}
 
-  // ---- layout: PSUM tile, SBUF carve-up ----------------------------------------------------
-  Layout L;
-  L.psumHalves = cfg.psumEntriesPerColumn >= 2 ? 2 : 1;
-  L.psumHalfEntries = cfg.psumEntriesPerColumn / L.psumHalves;
-  L.tw = std::min({d.w.out, cfg.psumMaxTileCols, L.psumHalfEntries});
-  L.th = std::min({d.h.out, cfg.psumMaxTileRows, L.psumHalfEntries / L.tw});
-  const int64_t weightSetBytes = maxCBlocks * blockWeightBytes(d, maxMCount, eb);
-  L.outChunks = ceilDiv(maxMCount, cfg.peRows);
-  const int64_t sbuf = ctx.sbufBytes();
-  auto fits = [&](int64_t weightBufs, int64_t th, int64_t tw, bool resident, int64_t& inBytes) {
-    const int64_t out = 2 * L.outChunks * th * tw * eb;
-    inBytes = resident ? distinct * d.h.in * d.w.in * eb
-                       : 2 * maxCBlocks * maxWindowElems(d, th, tw) * eb;
-    return weightBufs * weightSetBytes + out + inBytes <= sbuf;
-  };
+/// The PSUM tile and the SBUF carve-up: the input resident when it fits, else streamed windows
+/// with the tile shrunk until two window sets fit; double-buffered weights when they fit.
+void ConvLowering::planLayout() {
+  L_.psumHalves = cfg_.psumEntriesPerColumn >= 2 ? 2 : 1;
+  L_.psumHalfEntries = cfg_.psumEntriesPerColumn / L_.psumHalves;
+  L_.tw = std::min({d_.w.out, cfg_.psumMaxTileCols, L_.psumHalfEntries});
+  L_.th = std::min({d_.h.out, cfg_.psumMaxTileRows, L_.psumHalfEntries / L_.tw});
+  weightSetBytes_ = maxCBlocks_ * blockWeightBytes(d_, maxMCount_, eb_);
+  L_.outChunks = ceilDiv(maxMCount_, cfg_.peRows);
   int64_t inBytes = 0;
-  bool placed = false;
-  for (int64_t wb : {int64_t{2}, int64_t{1}}) {
-    if (fits(wb, L.th, L.tw, true, inBytes)) {
-      L.weightBufs = wb;
-      L.resident = true;
-      placed = true;
-      break;
-    }
-  }
-  if (!placed) {
-    // Stream windows: shrink the tile (rows first) until two window sets fit.
-    for (int64_t wb : {int64_t{2}, int64_t{1}}) {
-      int64_t th = L.th, tw = L.tw;
-      while (!fits(wb, th, tw, false, inBytes) && (th > 1 || tw > 1)) {
-        if (th > 1)
-          th = (th + 1) / 2;
-        else
-          tw = (tw + 1) / 2;
-      }
-      if (fits(wb, th, tw, false, inBytes)) {
-        L.weightBufs = wb;
-        L.th = th;
-        L.tw = tw;
-        placed = true;
-        break;
-      }
-    }
-  }
-  if (!placed)
-    ctx.g.fail(d.node,
-               fmt::format("does not fit the state buffer ({} bytes per partition) even with a "
-                           "1x1 output tile: the weights of one output-channel block need {} "
-                           "bytes per partition",
-                           sbuf, weightSetBytes),
-               ErrorKind::Config);
-  L.weightBufBytes = weightSetBytes;
-  L.outBufBytes = L.outChunks * L.th * L.tw * eb;
-  if (L.resident) {
-    L.inBufBytes = inBytes;
+  if (!placeResident(inBytes) && !placeStreamed(inBytes))
+    ctx_.g.fail(d_.node,
+                fmt::format("does not fit the state buffer ({} bytes per partition) even with a "
+                            "1x1 output tile: the weights of one output-channel block need {} "
+                            "bytes per partition",
+                            ctx_.sbufBytes(), weightSetBytes_),
+                ErrorKind::Config);
+  L_.weightBufBytes = weightSetBytes_;
+  L_.outBufBytes = L_.outChunks * L_.th * L_.tw * eb_;
+  if (L_.resident) {
+    L_.inBufBytes = inBytes;
   } else {
-    L.windowSlotBytes = maxWindowElems(d, L.th, L.tw) * eb;
-    L.inBufBytes = maxCBlocks * L.windowSlotBytes;
+    L_.windowSlotBytes = maxWindowElems(d_, L_.th, L_.tw) * eb_;
+    L_.inBufBytes = maxCBlocks_ * L_.windowSlotBytes;
   }
-  {
-    int64_t a = 0;
-    for (int64_t i = 0; i < L.weightBufs; ++i, a += L.weightBufBytes)
-      L.weightAddr[i] = a;
-    if (L.weightBufs == 1)
-      L.weightAddr[1] = L.weightAddr[0];
-    for (int i = 0; i < 2; ++i, a += L.outBufBytes)
-      L.outAddr[i] = a;
-    L.inAddr[0] = a;
-    L.inAddr[1] = L.resident ? a : a + L.inBufBytes;
-  }
+  assignAddresses();
+}
 
-  // ---- constants: packed weights and activation tables ------------------------------------
-  const int64_t weightsDram =
-      d.packedWeightsAddr >= 0 ? d.packedWeightsAddr : ctx.addSegment(packWeights(ctx, d));
-  const int64_t weightsDramBytes = packedWeightBytes(ctx, d);
-  std::vector<int64_t> actTableDram;
-  for (const MBlock& b : blocks) {
+/// True when \p weightBufs weight sets, two output buffers of a th x tw tile and the input
+/// (resident, or two window sets; its bytes in \p inBytes) fit the state buffer.
+bool ConvLowering::fits(int64_t weightBufs, int64_t th, int64_t tw, bool resident,
+                        int64_t& inBytes) const {
+  const int64_t out = 2 * L_.outChunks * th * tw * eb_;
+  inBytes = resident ? distinct_ * d_.h.in * d_.w.in * eb_
+                     : 2 * maxCBlocks_ * maxWindowElems(d_, th, tw) * eb_;
+  return weightBufs * weightSetBytes_ + out + inBytes <= ctx_.sbufBytes();
+}
+
+bool ConvLowering::placeResident(int64_t& inBytes) {
+  for (int64_t wb : {int64_t{2}, int64_t{1}}) {
+    if (fits(wb, L_.th, L_.tw, true, inBytes)) {
+      L_.weightBufs = wb;
+      L_.resident = true;
+      return true;
+    }
+  }
+  return false;
+}
+
+/// Stream windows: shrink the tile (rows first) until two window sets fit.
+bool ConvLowering::placeStreamed(int64_t& inBytes) {
+  for (int64_t wb : {int64_t{2}, int64_t{1}}) {
+    int64_t th = L_.th, tw = L_.tw;
+    while (!fits(wb, th, tw, false, inBytes) && (th > 1 || tw > 1)) {
+      if (th > 1)
+        th = (th + 1) / 2;
+      else
+        tw = (tw + 1) / 2;
+    }
+    if (fits(wb, th, tw, false, inBytes)) {
+      L_.weightBufs = wb;
+      L_.th = th;
+      L_.tw = tw;
+      return true;
+    }
+  }
+  return false;
+}
+
+void ConvLowering::assignAddresses() {
+  int64_t a = 0;
+  for (int64_t i = 0; i < L_.weightBufs; ++i, a += L_.weightBufBytes)
+    L_.weightAddr[i] = a;
+  if (L_.weightBufs == 1)
+    L_.weightAddr[1] = L_.weightAddr[0];
+  for (int i = 0; i < 2; ++i, a += L_.outBufBytes)
+    L_.outAddr[i] = a;
+  L_.inAddr[0] = a;
+  L_.inAddr[1] = L_.resident ? a : a + L_.inBufBytes;
+}
+
+/// Constants: packed weights and activation tables.
+void ConvLowering::addConstants() {
+  weightsDram_ =
+      d_.packedWeightsAddr >= 0 ? d_.packedWeightsAddr : ctx_.addSegment(packWeights(ctx_, d_));
+  weightsDramBytes_ = packedWeightBytes(ctx_, d_);
+  for (const MBlock& b : blocks_) {
     std::vector<uint8_t> rec(static_cast<size_t>(b.count * kActRecordBytes), 0);
     for (int64_t m = 0; m < b.count; ++m)
-      d.actRecord(b.begin + m, rec.data() + m * kActRecordBytes);
-    actTableDram.push_back(ctx.addSegment(std::move(rec)));
+      d_.actRecord(b.begin + m, rec.data() + m * kActRecordBytes);
+    actTableDram_.push_back(ctx_.addSegment(std::move(rec)));
   }
+}
 
-  // ---- steps -------------------------------------------------------------------------------
-  struct Step {
-    int64_t n, block, y0, x0, th, tw;
-    bool firstOfBlock, firstOfImage;
-  };
-  std::vector<Step> steps;
-  for (int64_t n = 0; n < d.batch; ++n)
-    for (size_t bi = 0; bi < blocks.size(); ++bi) {
+void ConvLowering::makeSteps() {
+  for (int64_t n = 0; n < d_.batch; ++n)
+    for (size_t bi = 0; bi < blocks_.size(); ++bi) {
       bool first = true;
-      for (int64_t y0 = 0; y0 < d.h.out; y0 += L.th)
-        for (int64_t x0 = 0; x0 < d.w.out; x0 += L.tw) {
-          steps.push_back(Step{n, static_cast<int64_t>(bi), y0, x0, std::min(L.th, d.h.out - y0),
-                               std::min(L.tw, d.w.out - x0), first, bi == 0 && y0 == 0 && x0 == 0});
+      for (int64_t y0 = 0; y0 < d_.h.out; y0 += L_.th)
+        for (int64_t x0 = 0; x0 < d_.w.out; x0 += L_.tw) {
+          steps_.push_back(Step{n, static_cast<int64_t>(bi), y0, x0, std::min(L_.th, d_.h.out - y0),
+                                std::min(L_.tw, d_.w.out - x0), first,
+                                bi == 0 && y0 == 0 && x0 == 0});
           first = false;
         }
     }
+  blockOrdinal_.resize(steps_.size());
+  int64_t c = -1;
+  for (size_t k = 0; k < steps_.size(); ++k) {
+    if (steps_[k].firstOfBlock)
+      ++c;
+    blockOrdinal_[k] = c;
+  }
+}
 
-  Emitter& em = ctx.emitter;
-  const Range inDram = ctx.dramRange(d.inTensor);
-  const Range outDram = ctx.dramRange(d.outTensor);
-  const int64_t inBase = ctx.program.tensors[static_cast<size_t>(d.inTensor)].addr;
-  const int64_t outBase = ctx.program.tensors[static_cast<size_t>(d.outTensor)].addr;
-  auto sbufRange = [](int64_t addr, int64_t bytes) {
-    return Range{Space::Sbuf, addr, addr + bytes};
-  };
-  int64_t blockCounter = -1; // index of the block whose weights were last loaded
+// ---- load ----------------------------------------------------------------------------------
 
-  // Input window of a step: rows/cols of the input plane held in SBUF and its pitch.
-  struct Window {
-    int64_t row0 = 0, rows = 0, col0 = 0, cols = 0;
-  };
-  auto windowOf = [&](const Step& st) {
-    Window w;
-    if (L.resident)
-      return Window{0, d.h.in, 0, d.w.in};
-    auto rr = inputRange(d, d.h, st.y0, st.th);
-    auto cr = inputRange(d, d.w, st.x0, st.tw);
-    if (!rr || !cr)
-      return w; // the tile reads no input (transposed tails)
-    return Window{rr->first, rr->size(), cr->first, cr->size()};
-  };
-  auto inSlotAddr = [&](int64_t k, const CBlock& cb, int64_t cbIndex) {
-    if (L.resident)
-      return L.inAddr[0] + cb.slot * d.h.in * d.w.in * eb;
-    return L.inAddr[k % 2] + cbIndex * L.windowSlotBytes;
-  };
-  auto loadInput = [&](int64_t n, int64_t k, const CBlock& cb, int64_t cbIndex, const Window& w) {
-    if (w.rows == 0 || w.cols == 0)
-      return;
-    const int64_t dst = inSlotAddr(k, cb, cbIndex);
+Window ConvLowering::windowOf(const Step& st) const {
+  Window w;
+  if (L_.resident)
+    return Window{0, d_.h.in, 0, d_.w.in};
+  auto rr = inputRange(d_, d_.h, st.y0, st.th);
+  auto cr = inputRange(d_, d_.w, st.x0, st.tw);
+  if (!rr || !cr)
+    return w; // the tile reads no input (transposed tails)
+  return Window{rr->first, rr->size(), cr->first, cr->size()};
+}
+
+int64_t ConvLowering::inSlotAddr(int64_t k, const CBlock& cb, int64_t cbIndex) const {
+  if (L_.resident)
+    return L_.inAddr[0] + cb.slot * d_.h.in * d_.w.in * eb_;
+  return L_.inAddr[k % 2] + cbIndex * L_.windowSlotBytes;
+}
+
+void ConvLowering::load(int64_t k) {
+  const Step& st = steps_[static_cast<size_t>(k)];
+  const MBlock& b = blocks_[static_cast<size_t>(st.block)];
+  if (st.firstOfBlock)
+    loadWeights(st, b);
+  if (L_.resident) {
+    if (st.firstOfImage) {
+      int64_t seen = -1;
+      for (const MBlock& mb : blocks_)
+        for (const CBlock& cb : mb.cBlocks)
+          if (cb.slot > seen) {
+            seen = cb.slot;
+            loadInput(st.n, k, cb, 0, Window{0, d_.h.in, 0, d_.w.in});
+          }
+    }
+  } else {
+    const Window w = windowOf(st);
+    for (size_t j = 0; j < b.cBlocks.size(); ++j)
+      loadInput(st.n, k, b.cBlocks[j], static_cast<int64_t>(j), w);
+  }
+}
+
+/// A new block's weights (one DMA per input-channel block) and its activation table.
+void ConvLowering::loadWeights(const Step& st, const MBlock& b) {
+  ++blockCounter_;
+  const int64_t wbuf = weightBufOf(blockCounter_);
+  for (size_t j = 0; j < b.cBlocks.size(); ++j) {
+    const CBlock& cb = b.cBlocks[j];
+    const int64_t bytesPerPartition = blockWeightBytes(d_, b.count, eb_);
+    int64_t off = b.weightOffset;
+    for (size_t i = 0; i < j; ++i)
+      off += b.cBlocks[i].count * bytesPerPartition;
     DmaLoad op;
-    op.space = OnChip::Sbuf;
-    op.elemBytes = eb;
-    op.partitionStart = 0;
+    op.elemBytes = eb_;
     op.partitionCount = cb.count;
-    op.outerCount = w.rows;
-    op.innerCount = w.cols;
-    op.dram.addr = inBase + (n * d.inNStride + cb.begin * d.inCStride + w.row0 * d.inYStride +
-                             w.col0 * d.inXStride) *
-                                eb;
-    op.dram.partitionStride = d.inCStride * eb;
-    op.dram.outerStride = d.inYStride * eb;
-    op.dram.innerStep = d.inXStride * eb;
-    op.sbufAddr = dst;
-    op.sbufOuterStride = w.cols * eb;
-    em.emit(op, {inDram}, {sbufRange(dst, w.rows * w.cols * eb)});
-  };
+    op.outerCount = 1;
+    op.innerCount = b.count * kernelVolume(d_);
+    op.dram.addr = weightsDram_ + off;
+    op.dram.partitionStride = bytesPerPartition;
+    op.dram.innerStep = eb_;
+    op.sbufAddr = wbuf + static_cast<int64_t>(j) * bytesPerPartition;
+    op.sbufOuterStride = bytesPerPartition;
+    em_.emit(op, {Range{Space::Dram, weightsDram_, weightsDram_ + weightsDramBytes_}},
+             {sbufRange(op.sbufAddr, bytesPerPartition)});
+  }
+  DmaLoad t;
+  t.space = OnChip::ActTable;
+  t.elemBytes = 1;
+  t.partitionCount = b.count;
+  t.innerCount = kActRecordBytes;
+  t.dram.addr = actTableDram_[static_cast<size_t>(st.block)];
+  t.dram.partitionStride = kActRecordBytes;
+  t.dram.innerStep = 1;
+  t.sbufAddr = (blockCounter_ % kActTableSlots) * kActRecordBytes;
+  const int64_t slot = blockCounter_ % kActTableSlots;
+  em_.emit(t, {Range{Space::Dram, t.dram.addr, t.dram.addr + b.count * kActRecordBytes}},
+           {Range{Space::ActTable, slot, slot + 1}});
+}
 
-  auto load = [&](int64_t k) {
-    const Step& st = steps[static_cast<size_t>(k)];
-    const MBlock& b = blocks[static_cast<size_t>(st.block)];
-    if (st.firstOfBlock) {
-      ++blockCounter;
-      const int64_t wbuf = L.weightAddr[blockCounter % L.weightBufs == 0 ? 0 : 1];
-      for (size_t j = 0; j < b.cBlocks.size(); ++j) {
-        const CBlock& cb = b.cBlocks[j];
-        const int64_t bytesPerPartition = blockWeightBytes(d, b.count, eb);
-        int64_t off = b.weightOffset;
-        for (size_t i = 0; i < j; ++i)
-          off += b.cBlocks[i].count * bytesPerPartition;
-        DmaLoad op;
-        op.elemBytes = eb;
-        op.partitionCount = cb.count;
-        op.outerCount = 1;
-        op.innerCount = b.count * kernelVolume(d);
-        op.dram.addr = weightsDram + off;
-        op.dram.partitionStride = bytesPerPartition;
-        op.dram.innerStep = eb;
-        op.sbufAddr = wbuf + static_cast<int64_t>(j) * bytesPerPartition;
-        op.sbufOuterStride = bytesPerPartition;
-        em.emit(op, {Range{Space::Dram, weightsDram, weightsDram + weightsDramBytes}},
-                {sbufRange(op.sbufAddr, bytesPerPartition)});
-      }
-      DmaLoad t;
-      t.space = OnChip::ActTable;
-      t.elemBytes = 1;
-      t.partitionCount = b.count;
-      t.innerCount = kActRecordBytes;
-      t.dram.addr = actTableDram[static_cast<size_t>(st.block)];
-      t.dram.partitionStride = kActRecordBytes;
-      t.dram.innerStep = 1;
-      t.sbufAddr = (blockCounter % kActTableSlots) * kActRecordBytes;
-      const int64_t slot = blockCounter % kActTableSlots;
-      em.emit(t, {Range{Space::Dram, t.dram.addr, t.dram.addr + b.count * kActRecordBytes}},
-              {Range{Space::ActTable, slot, slot + 1}});
-    }
-    if (L.resident) {
-      if (st.firstOfImage) {
-        int64_t seen = -1;
-        for (const MBlock& mb : blocks)
-          for (const CBlock& cb : mb.cBlocks)
-            if (cb.slot > seen) {
-              seen = cb.slot;
-              loadInput(st.n, k, cb, 0, Window{0, d.h.in, 0, d.w.in});
-            }
-      }
+void ConvLowering::loadInput(int64_t n, int64_t k, const CBlock& cb, int64_t cbIndex,
+                             const Window& w) {
+  if (w.rows == 0 || w.cols == 0)
+    return;
+  const int64_t dst = inSlotAddr(k, cb, cbIndex);
+  DmaLoad op;
+  op.space = OnChip::Sbuf;
+  op.elemBytes = eb_;
+  op.partitionStart = 0;
+  op.partitionCount = cb.count;
+  op.outerCount = w.rows;
+  op.innerCount = w.cols;
+  op.dram.addr = inBase_ + (n * d_.inNStride + cb.begin * d_.inCStride + w.row0 * d_.inYStride +
+                            w.col0 * d_.inXStride) *
+                               eb_;
+  op.dram.partitionStride = d_.inCStride * eb_;
+  op.dram.outerStride = d_.inYStride * eb_;
+  op.dram.innerStep = d_.inXStride * eb_;
+  op.sbufAddr = dst;
+  op.sbufOuterStride = w.cols * eb_;
+  em_.emit(op, {inDram_}, {sbufRange(dst, w.rows * w.cols * eb_)});
+}
+
+// ---- compute -------------------------------------------------------------------------------
+
+void ConvLowering::compute(int64_t k) {
+  const Step& st = steps_[static_cast<size_t>(k)];
+  const MBlock& b = blocks_[static_cast<size_t>(st.block)];
+  const int64_t wbuf = weightBufOf(blockOrdinal_[static_cast<size_t>(k)]);
+  const int64_t pbase = psumBase(k);
+  const Range psum{Space::Psum, pbase, pbase + L_.th * L_.tw};
+  const Window w = windowOf(st);
+  std::vector<WeightItem> items = weightItems(st, b);
+  // The tile must start from zero: either a first MATMUL that writes every entry (overwrite), a
+  // PSUM_RESET (FIG. 7A), or the written flags (FIG. 7B).
+  bool overwriteFirst = false;
+  if (cfg_.psumZeroMode == PsumZeroMode::Reset) {
+    auto full = std::find_if(items.begin(), items.end(), [&](const WeightItem& it) {
+      return it.plan.count() == st.th * st.tw;
+    });
+    if (full != items.end()) {
+      std::rotate(items.begin(), full, full + 1);
+      overwriteFirst = true;
     } else {
-      const Window w = windowOf(st);
-      for (size_t j = 0; j < b.cBlocks.size(); ++j)
-        loadInput(st.n, k, b.cBlocks[j], static_cast<int64_t>(j), w);
-    }
-  };
-
-  // Which block's weights / act slot a step uses: blocks are loaded in step order.
-  std::vector<int64_t> blockOrdinal(steps.size());
-  {
-    int64_t c = -1;
-    for (size_t k = 0; k < steps.size(); ++k) {
-      if (steps[k].firstOfBlock)
-        ++c;
-      blockOrdinal[k] = c;
+      em_.emit(PsumReset{pbase, L_.th * L_.tw, b.count}, {}, {psum});
     }
   }
+  for (size_t i = 0; i < items.size(); ++i)
+    emitMatmul(k, b, items[i], wbuf, pbase, w, !(i == 0 && overwriteFirst));
+}
 
-  auto psumBase = [&](int64_t k) { return (k % L.psumHalves) * L.psumHalfEntries; };
+/// Every weight element of block \p b that touches step \p st's tile, by input-channel block.
+std::vector<WeightItem> ConvLowering::weightItems(const Step& st, const MBlock& b) const {
+  std::vector<WeightItem> items;
+  for (size_t j = 0; j < b.cBlocks.size(); ++j)
+    for (int64_t r = 0; r < d_.h.kernel; ++r)
+      for (int64_t s = 0; s < d_.w.kernel; ++s)
+        if (auto plan = weightPlan(d_, st.y0, st.th, st.x0, st.tw, r, s))
+          items.push_back(WeightItem{j, r, s, *plan});
+  return items;
+}
 
-  auto compute = [&](int64_t k) {
-    const Step& st = steps[static_cast<size_t>(k)];
-    const MBlock& b = blocks[static_cast<size_t>(st.block)];
-    const int64_t ord = blockOrdinal[static_cast<size_t>(k)];
-    const int64_t wbuf = L.weightAddr[ord % L.weightBufs == 0 ? 0 : 1];
-    const int64_t pbase = psumBase(k);
-    const Range psum{Space::Psum, pbase, pbase + L.th * L.tw};
-    const Window w = windowOf(st);
-    const int64_t pitch = w.cols;
+/// LOAD_WEIGHTS of weight element \p it and its MATMUL over the input window \p w into the
+/// PSUM tile at \p pbase.
+void ConvLowering::emitMatmul(int64_t k, const MBlock& b, const WeightItem& it, int64_t wbuf,
+                              int64_t pbase, const Window& w, bool accumulate) {
+  const Range psum{Space::Psum, pbase, pbase + L_.th * L_.tw};
+  const int64_t pitch = w.cols;
+  const int64_t bytesPerPartition = blockWeightBytes(d_, b.count, eb_);
+  const CBlock& cb = b.cBlocks[it.cb];
+  LoadWeights lw;
+  lw.addr = wbuf + static_cast<int64_t>(it.cb) * bytesPerPartition +
+            (it.r * d_.w.kernel + it.s) * eb_; // ORIGINAL (r, s)
+  lw.rows = cb.count;
+  lw.cols = b.count;
+  lw.colStride = kernelVolume(d_) * eb_;
+  em_.emit(lw,
+           {sbufRange(wbuf + static_cast<int64_t>(it.cb) * bytesPerPartition, bytesPerPartition)},
+           {});
+  const int64_t inAddr = inSlotAddr(k, cb, static_cast<int64_t>(it.cb));
+  Matmul mm;
+  mm.rows = cb.count;
+  mm.cols = b.count;
+  mm.src =
+      inAddr + ((it.plan.rows.srcFirst - w.row0) * pitch + (it.plan.cols.srcFirst - w.col0)) * eb_;
+  mm.srcInnerStep = it.plan.cols.srcStep * eb_;
+  mm.srcInnerCount = it.plan.cols.count;
+  mm.srcOuterStride = it.plan.rows.srcStep * pitch * eb_;
+  mm.srcOuterCount = it.plan.rows.count;
+  mm.dst = pbase + it.plan.rows.dstFirst * L_.tw + it.plan.cols.dstFirst;
+  mm.dstInnerStep = it.plan.cols.dstStep;
+  mm.dstInnerCount = it.plan.cols.count;
+  mm.dstOuterStride = it.plan.rows.dstStep * L_.tw;
+  mm.dstOuterCount = it.plan.rows.count;
+  mm.accumulate = accumulate;
+  const int64_t slotBytes = L_.resident ? d_.h.in * d_.w.in * eb_ : L_.windowSlotBytes;
+  em_.emit(mm, {sbufRange(inAddr, slotBytes)}, {psum});
+}
 
-    struct Item {
-      size_t cb;
-      int64_t r, s;
-      WeightPlan plan;
-    };
-    std::vector<Item> items;
-    for (size_t j = 0; j < b.cBlocks.size(); ++j)
-      for (int64_t r = 0; r < d.h.kernel; ++r)
-        for (int64_t s = 0; s < d.w.kernel; ++s)
-          if (auto plan = weightPlan(d, st.y0, st.th, st.x0, st.tw, r, s))
-            items.push_back(Item{j, r, s, *plan});
-    // The tile must start from zero: either a first MATMUL that writes every entry
-    // (overwrite), a PSUM_RESET (FIG. 7A), or the written flags (FIG. 7B).
-    bool overwriteFirst = false;
-    if (cfg.psumZeroMode == PsumZeroMode::Reset) {
-      auto full = std::find_if(items.begin(), items.end(),
-                               [&](const Item& it) { return it.plan.count() == st.th * st.tw; });
-      if (full != items.end()) {
-        std::rotate(items.begin(), full, full + 1);
-        overwriteFirst = true;
-      } else {
-        em.emit(PsumReset{pbase, L.th * L.tw, b.count}, {}, {psum});
-      }
-    }
-    const int64_t bytesPerPartition = blockWeightBytes(d, b.count, eb);
-    for (size_t i = 0; i < items.size(); ++i) {
-      const Item& it = items[i];
-      const CBlock& cb = b.cBlocks[it.cb];
-      LoadWeights lw;
-      lw.addr = wbuf + static_cast<int64_t>(it.cb) * bytesPerPartition +
-                (it.r * d.w.kernel + it.s) * eb; // ORIGINAL (r, s)
-      lw.rows = cb.count;
-      lw.cols = b.count;
-      lw.colStride = kernelVolume(d) * eb;
-      em.emit(
-          lw,
-          {sbufRange(wbuf + static_cast<int64_t>(it.cb) * bytesPerPartition, bytesPerPartition)},
-          {});
-      const int64_t inAddr = inSlotAddr(k, cb, static_cast<int64_t>(it.cb));
-      Matmul mm;
-      mm.rows = cb.count;
-      mm.cols = b.count;
-      mm.src = inAddr +
-               ((it.plan.rows.srcFirst - w.row0) * pitch + (it.plan.cols.srcFirst - w.col0)) * eb;
-      mm.srcInnerStep = it.plan.cols.srcStep * eb;
-      mm.srcInnerCount = it.plan.cols.count;
-      mm.srcOuterStride = it.plan.rows.srcStep * pitch * eb;
-      mm.srcOuterCount = it.plan.rows.count;
-      mm.dst = pbase + it.plan.rows.dstFirst * L.tw + it.plan.cols.dstFirst;
-      mm.dstInnerStep = it.plan.cols.dstStep;
-      mm.dstInnerCount = it.plan.cols.count;
-      mm.dstOuterStride = it.plan.rows.dstStep * L.tw;
-      mm.dstOuterCount = it.plan.rows.count;
-      mm.accumulate = !(i == 0 && overwriteFirst);
-      const int64_t slotBytes = L.resident ? d.h.in * d.w.in * eb : L.windowSlotBytes;
-      em.emit(mm, {sbufRange(inAddr, slotBytes)}, {psum});
-    }
-  };
+// ---- drain ---------------------------------------------------------------------------------
 
-  auto drain = [&](int64_t k) {
-    const Step& st = steps[static_cast<size_t>(k)];
-    const MBlock& b = blocks[static_cast<size_t>(st.block)];
-    const int64_t ord = blockOrdinal[static_cast<size_t>(k)];
-    const int64_t pbase = psumBase(k);
-    const Range psum{Space::Psum, pbase, pbase + L.th * L.tw};
-    const int64_t obuf = L.outAddr[k % 2];
-    const int64_t chunkBytes = L.th * L.tw * eb;
-    for (int64_t c = 0; c < L.outChunks; ++c) {
-      const int64_t col0 = c * cfg.peRows;
-      if (col0 >= b.count)
-        break;
-      const int64_t cols = std::min(cfg.peRows, b.count - col0);
-      Activate a;
-      a.psum = pbase;
-      a.psumRowStride = L.tw;
-      a.rows = st.th;
-      a.rowLen = st.tw;
-      a.colStart = col0;
-      a.cols = cols;
-      a.dstPartition = 0;
-      a.dst = obuf + c * chunkBytes;
-      a.dstRowStride = L.tw * eb;
-      a.elemBytes = eb;
-      a.tableSlot = ord % kActTableSlots;
-      a.func = d.func;
-      a.clampLo = d.clampLo;
-      a.clampHi = d.clampHi;
-      a.alpha = d.alpha;
-      a.beta = d.beta;
-      a.gamma = d.gamma;
-      a.releaseEntries = cfg.psumZeroMode == PsumZeroMode::WrittenFlags;
-      const Range table{Space::ActTable, a.tableSlot, a.tableSlot + 1};
-      std::vector<Range> writes{sbufRange(a.dst, chunkBytes)};
-      if (a.releaseEntries)
-        writes.push_back(psum);
-      em.emit(a, {psum, table}, writes);
-      DmaStore s;
-      s.elemBytes = eb;
-      s.partitionCount = cols;
-      s.outerCount = st.th;
-      s.innerCount = st.tw;
-      s.dram.addr = outBase + (st.n * d.outNStride + (b.begin + col0) * d.outCStride +
-                               st.y0 * d.outYStride + st.x0 * d.outXStride) *
-                                  eb;
-      s.dram.partitionStride = d.outCStride * eb;
-      s.dram.outerStride = d.outYStride * eb;
-      s.dram.innerStep = d.outXStride * eb;
-      s.sbufAddr = a.dst;
-      s.sbufOuterStride = L.tw * eb;
-      em.emit(s, {sbufRange(a.dst, chunkBytes)}, {outDram});
-    }
-  };
+void ConvLowering::drain(int64_t k) {
+  const Step& st = steps_[static_cast<size_t>(k)];
+  const MBlock& b = blocks_[static_cast<size_t>(st.block)];
+  for (int64_t c = 0; c < L_.outChunks; ++c) {
+    if (c * cfg_.peRows >= b.count)
+      break;
+    drainChunk(k, st, b, c);
+  }
+}
 
-  // A new image's resident input and a new block's weights in a single weight buffer overwrite
-  // what the previous step still reads: they cannot be prefetched.
-  auto canPrefetch = [&](int64_t k) {
-    const Step& st = steps[static_cast<size_t>(k)];
-    return !(L.resident && st.firstOfImage) && !(L.weightBufs == 1 && st.firstOfBlock);
-  };
-  emitPipelined(static_cast<int64_t>(steps.size()), load, compute, drain, canPrefetch);
+/// ACTIVATE of output chunk \p chunk (peRows output channels) of step \p k's tile into the
+/// output buffer, and its store to DRAM.
+void ConvLowering::drainChunk(int64_t k, const Step& st, const MBlock& b, int64_t chunk) {
+  const int64_t pbase = psumBase(k);
+  const Range psum{Space::Psum, pbase, pbase + L_.th * L_.tw};
+  const int64_t chunkBytes = L_.th * L_.tw * eb_;
+  const int64_t col0 = chunk * cfg_.peRows;
+  const int64_t cols = std::min(cfg_.peRows, b.count - col0);
+  Activate a;
+  a.psum = pbase;
+  a.psumRowStride = L_.tw;
+  a.rows = st.th;
+  a.rowLen = st.tw;
+  a.colStart = col0;
+  a.cols = cols;
+  a.dstPartition = 0;
+  a.dst = L_.outAddr[k % 2] + chunk * chunkBytes;
+  a.dstRowStride = L_.tw * eb_;
+  a.elemBytes = eb_;
+  a.tableSlot = blockOrdinal_[static_cast<size_t>(k)] % kActTableSlots;
+  a.func = d_.func;
+  a.clampLo = d_.clampLo;
+  a.clampHi = d_.clampHi;
+  a.alpha = d_.alpha;
+  a.beta = d_.beta;
+  a.gamma = d_.gamma;
+  a.releaseEntries = cfg_.psumZeroMode == PsumZeroMode::WrittenFlags;
+  const Range table{Space::ActTable, a.tableSlot, a.tableSlot + 1};
+  std::vector<Range> writes{sbufRange(a.dst, chunkBytes)};
+  if (a.releaseEntries)
+    writes.push_back(psum);
+  em_.emit(a, {psum, table}, writes);
+  DmaStore s;
+  s.elemBytes = eb_;
+  s.partitionCount = cols;
+  s.outerCount = st.th;
+  s.innerCount = st.tw;
+  s.dram.addr = outBase_ + (st.n * d_.outNStride + (b.begin + col0) * d_.outCStride +
+                            st.y0 * d_.outYStride + st.x0 * d_.outXStride) *
+                               eb_;
+  s.dram.partitionStride = d_.outCStride * eb_;
+  s.dram.outerStride = d_.outYStride * eb_;
+  s.dram.innerStep = d_.outXStride * eb_;
+  s.sbufAddr = a.dst;
+  s.sbufOuterStride = L_.tw * eb_;
+  em_.emit(s, {sbufRange(a.dst, chunkBytes)}, {outDram_});
+}
+
+/// A new image's resident input and a new block's weights in a single weight buffer overwrite
+/// what the previous step still reads: they cannot be prefetched.
+bool ConvLowering::canPrefetch(int64_t k) const {
+  const Step& st = steps_[static_cast<size_t>(k)];
+  return !(L_.resident && st.firstOfImage) && !(L_.weightBufs == 1 && st.firstOfBlock);
+}
+
+} // namespace
+
+void lowerConv(CompilerContext& ctx, const ConvDesc& d) {
+  ConvLowering(ctx, d).run();
 }
 
 } // namespace nnaccel::arch::systolic

@@ -1,0 +1,374 @@
+/// \file
+/// The aux-tile functions of the stream compiler (Mapper.h) other than concatenation: patch
+/// functions (pooling, Sample, Expand), activation LUTs (folded into the producing aux tile
+/// where they can be), the output circuit, residual adds, and the alternating muxes that merge
+/// sets to a larger time multiplexing.
+#include "Mapper.h"
+#include "nnaccel/ir/OpParams.h"
+#include "nnaccel/support/Error.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace nnaccel::arch::stream::detail {
+
+std::array<int8_t, 256> composeLuts(const std::array<int8_t, 256>& inner,
+                                    const std::array<int8_t, 256>& outer) {
+  return makeLut([&](int32_t q) {
+    return outer[static_cast<size_t>(inner[static_cast<size_t>(q + 128)] + 128)];
+  });
+}
+
+// ---- patch functions ---------------------------------------------------------------------------
+
+/// A patch function on every set of \p in for layer \p li: folded into the set's producing aux
+/// tile when \p fuse and that tile's output mux still bypasses, else one new aux tile per set.
+/// Returns the new placement.
+Placed Mapper::applyPatch(size_t li, const Placed& in, AuxFunction fn, const PatchWindow& w,
+                          std::vector<quant::CountMultiplier> counts, bool fuse) {
+  const FrameShape f = in.format.frame;
+  FrameShape of{w.outRows, w.outCols, f.channels};
+  const int64_t P = in.format.cyclesPerPosition;
+  // The output rate: the input frame's cycles spread evenly over the output positions.
+  const int64_t Pout = std::max<int64_t>(1, P * f.positions() / of.positions());
+  Placed out;
+  out.format = in.format; // the lanes keep their time multiplexing; each value is held longer
+  out.format.frame = of;
+  out.format.cyclesPerPosition = Pout;
+  const int64_t delay = retimeDelayCycles(fn, w, f, P, Pout);
+  for (size_t si = 0; si < in.sets.size(); ++si) {
+    const size_t ti = patchTileFor(li, in, si, fuse);
+    AuxTile& t = aux(ti);
+    t.function = fn;
+    t.window = w;
+    t.averageMultipliers = counts;
+    appendAuxSet(out, ti, planAux(ti, P, delay), false);
+    // Row FIFOs of the patch (one row of per-column partial results per window row beyond the
+    // first) and the output FIFO that spreads the results evenly (its peak: the delay).
+    program_.layers[li].fifoValues +=
+        ((w.kernelRows - 1) * f.cols + ceilDiv(delay, std::max<int64_t>(1, P))) * t.channels;
+  }
+  return out;
+}
+
+/// The aux tile to run a patch function of layer \p li on set \p si of \p in: the set's
+/// producing tile when \p fuse and its output mux still bypasses, else a new one.
+size_t Mapper::patchTileFor(size_t li, const Placed& in, size_t si, bool fuse) {
+  const int64_t producer = si < in.producerAux.size() ? in.producerAux[si] : -1;
+  if (!fuse || producer < 0 || aux(static_cast<size_t>(producer)).function != AuxFunction::Bypass)
+    return newAuxFor(li, in.sets[si].bus, in.sets[si], nullptr);
+  const auto ti = static_cast<size_t>(producer);
+  const size_t pl = auxLayer_.at(ti);
+  if (pl != li) { // the producing layer's output continues into this function
+    program_.layers[pl].outSets.clear();
+    program_.layers[pl].note =
+        fmt::format("output mux of its last aux tile runs '{}'", program_.layers[li].name);
+    program_.layers[li].auxTiles.push_back(static_cast<int64_t>(ti));
+  }
+  return ti;
+}
+
+void Mapper::lowerPool(ir::NodeId id) {
+  const ir::Node& n = g_.node(id);
+  const ir::PoolParams pp = ir::poolParams(g_, id);
+  const Placed in = at(n.inputs[0], n.outputs[0]);
+  Layer& l = addLayer(id, "");
+  const size_t li = program_.layers.size() - 1;
+  l.in = in.format;
+  const bool global = n.op == ir::OpKind::GlobalAveragePool || n.op == ir::OpKind::GlobalMaxPool;
+  const bool average = n.op == ir::OpKind::AveragePool || n.op == ir::OpKind::GlobalAveragePool;
+  const PatchWindow w = poolWindow(id, pp, in.format.frame);
+  const AuxFunction fn = !average ? AuxFunction::MaxPool
+                         : global ? AuxFunction::GlobalAverage
+                                  : AuxFunction::Average;
+  std::vector<quant::CountMultiplier> counts;
+  if (average)
+    counts = qm_.node(id).countMultipliers;
+  // A max pool folds into the producing tile (after its LUT) when it is the only reader.
+  const bool fuse = !average && soleConsumer(n.inputs[0]) == id;
+  Placed out = applyPatch(li, in, fn, w, counts, fuse);
+  program_.layers[li].out = out.format;
+  program_.layers[li].outSets = out.sets;
+  placed_[n.outputs[0]] = std::move(out);
+}
+
+/// The window of pooling node \p id (parameters \p pp) over frame \p f, checked against the aux
+/// tiles' patch.
+PatchWindow Mapper::poolWindow(ir::NodeId id, const ir::PoolParams& pp, const FrameShape& f) const {
+  const ir::Node& n = g_.node(id);
+  PatchWindow w;
+  if (n.op == ir::OpKind::GlobalAveragePool || n.op == ir::OpKind::GlobalMaxPool) {
+    w.kernelRows = f.rows;
+    w.kernelCols = f.cols;
+    w.outRows = w.outCols = 1;
+    return w;
+  }
+  if (pp.kernel.size() != 2)
+    throw Error(ErrorKind::Unsupported, ErrorContext{.node = n.name},
+                fmt::format("{}-D pooling; the ASIC streams 2-D frames", pp.kernel.size()));
+  for (size_t i = 0; i < pp.dilations.size(); ++i)
+    if (pp.dilations[i] != 1)
+      throw Error(ErrorKind::Unsupported, ErrorContext{.node = n.name},
+                  fmt::format("dilated pooling is not a patch function"));
+  w.kernelRows = pp.kernel[0];
+  w.kernelCols = pp.kernel[1];
+  w.strideRows = pp.strides[0];
+  w.strideCols = pp.strides[1];
+  w.padTop = pp.padsBegin[0];
+  w.padLeft = pp.padsBegin[1];
+  w.padBottom = pp.padsEnd[0];
+  w.padRight = pp.padsEnd[1];
+  w.outRows = pp.outSpatial[0];
+  w.outCols = pp.outSpatial[1];
+  w.countIncludePad = pp.countIncludePad;
+  if (std::max(w.kernelRows, w.kernelCols) > c_.maxPatch)
+    throw Error(ErrorKind::Config, ErrorContext{.key = "aux_tiles.max_patch"},
+                fmt::format("a {}x{} pooling window exceeds the aux tiles' "
+                            "largest patch {}",
+                            w.kernelRows, w.kernelCols, c_.maxPatch));
+  return w;
+}
+
+/// Resize / Upsample "nearest" by whole factors: Expand (4911, Fig. 50) on every set. The output
+/// has more positions than the input, so each lasts fewer cycles: the stream must have been
+/// downsampled enough before (P divisible by the factors, T still <= P).
+void Mapper::lowerExpand(ir::NodeId id) {
+  const ir::Node& n = g_.node(id);
+  const Placed in = at(n.inputs[0], n.outputs[0]);
+  const FrameShape f = in.format.frame;
+  const Dims& os = g_.value(n.outputs[0]).shape;
+  const bool shaped = os.size() == 4 && os[0] == 1 && os[1] == f.channels && os[2] % f.rows == 0 &&
+                      os[3] % f.cols == 0;
+  const int64_t fr = shaped ? os[2] / f.rows : 0, fc = shaped ? os[3] / f.cols : 0;
+  bool nearest = shaped;
+  const std::vector<int32_t>& index = qm_.node(id).gatherIndex;
+  for (int64_t c = 0; nearest && c < f.channels; ++c)
+    for (int64_t oy = 0; nearest && oy < os[2]; ++oy)
+      for (int64_t ox = 0; ox < os[3]; ++ox)
+        if (index[static_cast<size_t>((c * os[2] + oy) * os[3] + ox)] !=
+            (c * f.rows + oy / fr) * f.cols + ox / fc) {
+          nearest = false;
+          break;
+        }
+  if (!nearest)
+    throw Error(ErrorKind::Unsupported, ErrorContext{.node = n.name},
+                fmt::format("{} to {}: only nearest upsampling by whole factors maps onto "
+                            "Expand (4911)",
+                            ir::opName(n.op), dimsToString(os)));
+  const int64_t P = in.format.cyclesPerPosition, factor = fr * fc;
+  if (P % factor != 0 || P / factor < in.format.tm)
+    throw Error(ErrorKind::Unsupported, ErrorContext{.node = n.name},
+                fmt::format("Expand by {}x{} needs {} cycles per input position (and {} for "
+                            "its time multiplexing T{}); the stream has {}. Expanding a "
+                            "faster stream needs N-up output sets, which the ASIC's 1-up "
+                            "buses do not carry",
+                            fr, fc, factor, factor * in.format.tm, in.format.tm, P));
+  Layer& l = addLayer(id, "");
+  const size_t li = program_.layers.size() - 1;
+  l.in = in.format;
+  PatchWindow w;
+  w.factorRows = fr;
+  w.factorCols = fc;
+  w.outRows = os[2];
+  w.outCols = os[3];
+  const bool fuse = soleConsumer(n.inputs[0]) == id;
+  Placed out = applyPatch(li, in, AuxFunction::Expand, w, {}, fuse);
+  program_.layers[li].out = out.format;
+  program_.layers[li].outSets = out.sets;
+  placed_[n.outputs[0]] = std::move(out);
+}
+
+// ---- lookup tables and the output circuit ----------------------------------------------------
+
+void Mapper::lowerLut(ir::NodeId id, const std::array<int8_t, 256>& lut) {
+  const ir::Node& n = g_.node(id);
+  const Placed in = at(n.inputs[0], n.outputs[0]);
+  Layer& l = addLayer(id, "");
+  const size_t li = program_.layers.size() - 1;
+  l.in = in.format;
+  l.out = in.format;
+  Placed out = in;
+  const bool sole = soleConsumer(n.inputs[0]) == id;
+  for (size_t si = 0; si < in.sets.size(); ++si) {
+    const int64_t producer = si < in.producerAux.size() ? in.producerAux[si] : -1;
+    // Fold into the producing aux tile when this is its value's only reader and its output mux
+    // still bypasses (the LUT sits before the patch function, Fig. 49).
+    if (sole && producer >= 0 &&
+        aux(static_cast<size_t>(producer)).function == AuxFunction::Bypass) {
+      foldLut(li, id, static_cast<size_t>(producer), lut, in, out, si);
+      continue;
+    }
+    const size_t ti = newAuxFor(li, in.sets[si].bus, in.sets[si], nullptr);
+    AuxTile& t = aux(ti);
+    t.lutEnabled = true;
+    t.lut = lut;
+    const BusRef ref{t.row, t.outSlot};
+    const int64_t start = planAux(ti, in.format.cyclesPerPosition);
+    noteSet(ref, t.channels, start);
+    out.sets[si] = ref;
+    out.timing[si] = SetTiming{start};
+    out.producerAux[si] = static_cast<int64_t>(ti);
+  }
+  program_.layers[li].outSets = out.sets;
+  placed_[n.outputs[0]] = std::move(out);
+}
+
+/// \p lut of node \p id (layer \p li) folded into aux tile \p producer, which writes set \p si
+/// of \p in: composed after the tile's own LUT, the tile replanned into \p out.
+void Mapper::foldLut(size_t li, ir::NodeId id, size_t producer, const std::array<int8_t, 256>& lut,
+                     const Placed& in, Placed& out, size_t si) {
+  AuxTile& t = aux(producer);
+  t.lut = t.lutEnabled ? composeLuts(t.lut, lut) : lut;
+  t.lutEnabled = true; // the tile's LUT stage may come into use: replanned
+  const BusRef ref{t.row, t.outSlot};
+  const int64_t start = planAux(producer, in.format.cyclesPerPosition);
+  noteSet(ref, t.channels, start);
+  out.timing[si] = SetTiming{start};
+  // The producing layer's sets now carry this node's output.
+  Layer& pl = program_.layers[auxLayer_.at(producer)];
+  pl.outputs = {g_.node(id).outputs[0]};
+  program_.layers[li].note = fmt::format("lookup table 4906 of '{}' (folded)", pl.name);
+  program_.layers[li].outputs.clear();
+}
+
+/// The table of a float-island unary op, evaluated by the int8 reference's own rule on each of
+/// the 256 int8 inputs.
+std::array<int8_t, 256> Mapper::floatIslandLut(ir::NodeId id) const {
+  const ir::Node& n = g_.node(id);
+  std::vector<int8_t> all(256);
+  for (int i = 0; i < 256; ++i)
+    all[static_cast<size_t>(i)] = static_cast<int8_t>(i - 128);
+  quant::QuantTensor x{Tensor::fromVector<int8_t>({1, 256, 1, 1}, all), qm_.scale(n.inputs[0])};
+  std::vector<const quant::QuantTensor*> ins(n.inputs.size(), nullptr);
+  ins[0] = &x;
+  const std::vector<quant::QuantTensor> y = quant::evalQuantizedNode(qm_, id, ins);
+  const int8_t* r = y.at(0).data.data<int8_t>();
+  return makeLut([&](int32_t q) { return r[q + 128]; });
+}
+
+bool Mapper::isUnaryElementwise(ir::NodeId id) const {
+  const ir::Node& n = g_.node(id);
+  int computed = 0;
+  for (ir::ValueId v : n.inputs)
+    if (v != ir::kNoValue && !g_.isConstant(v))
+      ++computed;
+  return computed == 1 && n.outputs.size() == 1 &&
+         g_.value(n.inputs[0]).shape == g_.value(n.outputs[0]).shape &&
+         (n.op == ir::OpKind::Sigmoid || n.op == ir::OpKind::Tanh ||
+          n.op == ir::OpKind::LeakyRelu || n.op == ir::OpKind::HardSigmoid ||
+          n.op == ir::OpKind::Elu || n.op == ir::OpKind::Softplus ||
+          n.op == ir::OpKind::HardSwish || n.op == ir::OpKind::Selu);
+}
+
+/// A Softmax feeding a graph output: the primary output circuit 4413 ("typically SoftMax")
+/// computes it as the values leave the chip.
+bool Mapper::isOutputFunction(ir::NodeId id) const {
+  const ir::Node& n = g_.node(id);
+  if (n.op != ir::OpKind::Softmax)
+    return false;
+  for (ir::ValueId o : g_.outputs)
+    if (o == n.outputs[0])
+      return true;
+  return false;
+}
+
+void Mapper::lowerOutputFunction(ir::NodeId id) {
+  const ir::Node& n = g_.node(id);
+  const StreamFormat f = at(n.inputs[0], n.outputs[0]).format;
+  Layer& l = addLayer(id, "primary output circuit 4413 (as the values leave the chip)");
+  l.kind = LayerKind::OutputCircuit;
+  l.in = l.out = f;
+  outputFunctions_[n.outputs[0]] = n.inputs[0];
+}
+
+// ---- residual adds and set merging -------------------------------------------------------------
+
+void Mapper::lowerAdd(ir::NodeId id) {
+  const ir::Node& n = g_.node(id);
+  Placed a = at(n.inputs[0], n.outputs[0]);
+  Placed b = at(n.inputs[1], n.outputs[0]);
+  if (!(a.format.frame == b.format.frame) ||
+      a.format.cyclesPerPosition != b.format.cyclesPerPosition)
+    throw Error(ErrorKind::Unsupported, ErrorContext{.node = n.name},
+                fmt::format("Add of streams {}x{}x{} and {}x{}x{} (broadcasting is "
+                            "not a stream function)",
+                            a.format.frame.rows, a.format.frame.cols, a.format.frame.channels,
+                            b.format.frame.rows, b.format.frame.cols, b.format.frame.channels));
+  addLayer(id, "");
+  const size_t li = program_.layers.size() - 1;
+  // Operands on different time multiplexing (a shortcut from a pool keeps its producer's T; a
+  // convolution's output takes the canonical one) meet at the larger T.
+  const int64_t T = std::max(a.format.tm, b.format.tm);
+  a = mergeSets(li, std::move(a), T);
+  b = mergeSets(li, std::move(b), T);
+  bool sameSets = a.sets.size() == b.sets.size();
+  for (size_t si = 0; sameSets && si < a.sets.size(); ++si)
+    sameSets = channelsOfSet(a.sets[si]) == channelsOfSet(b.sets[si]);
+  if (!sameSets)
+    throw Error(ErrorKind::Unsupported, ErrorContext{.node = n.name},
+                fmt::format("its operands' sets split the channels differently (one is a "
+                            "concatenation of inputs that are not whole sets at T{}); adder "
+                            "4904 adds set by set",
+                            T));
+  program_.layers[li].in = program_.layers[li].out = a.format;
+  Placed out;
+  out.format = a.format;
+  for (size_t si = 0; si < a.sets.size(); ++si) {
+    const int64_t row = std::max(a.sets[si].bus, b.sets[si].bus);
+    const size_t ti = newAuxFor(li, row, a.sets[si], &b.sets[si]);
+    AuxTile& t = aux(ti);
+    t.add = AuxAdd::Scaled;
+    t.addScales = qm_.node(id).addSub;
+    alignOperands(li, t, a.format.cyclesPerPosition);
+    appendAuxSet(out, ti, planAux(ti, a.format.cyclesPerPosition), true);
+  }
+  program_.layers[li].outSets = out.sets;
+  placed_[n.outputs[0]] = std::move(out);
+}
+
+/// True when a set of \p p other than the last carries fewer than 16 T channels (the sets of a
+/// concatenation at T > 1 whose inputs are not whole sets).
+bool Mapper::isRagged(const Placed& p) const {
+  for (size_t si = 0; si + 1 < p.sets.size(); ++si)
+    if (channelsOfSet(p.sets[si]) != p.format.lanes * p.format.tm)
+      return true;
+  return false;
+}
+
+/// \p in with its sets merged pairwise by alternating muxes 4913 (claim 21; Fig. 54 node 5412)
+/// until its time multiplexing is \p tm: each step puts sets 2k and 2k+1 (or a last odd set
+/// alone) on one set holding each value half as long. Needs tm <= P (every value still held at
+/// least one cycle).
+Placed Mapper::mergeSets(size_t li, Placed in, int64_t tm) {
+  const int64_t P = in.format.cyclesPerPosition;
+  NNACCEL_ASSERT(tm <= P && in.format.tm <= tm) << "merge to T" << tm << " at P" << P;
+  if (in.format.tm < tm && isRagged(in))
+    throw Error(ErrorKind::Unsupported, ErrorContext{.node = program_.layers[li].name},
+                fmt::format("an input's sets are ragged (a concatenation of inputs that are not "
+                            "whole sets at T{}); alternating mux 4913 cannot merge them to T{}",
+                            in.format.tm, tm));
+  while (in.format.tm < tm) {
+    Placed out;
+    out.format = in.format;
+    out.format.tm *= 2;
+    for (size_t si = 0; si < in.sets.size(); si += 2) {
+      const bool pair = si + 1 < in.sets.size();
+      const BusRef a = in.sets[si];
+      const int64_t row = pair ? std::max(a.bus, in.sets[si + 1].bus) : a.bus;
+      const size_t ti = newAuxFor(li, row, a, pair ? &in.sets[si + 1] : nullptr);
+      AuxTile& t = aux(ti);
+      t.function = AuxFunction::Alternate;
+      if (pair) {
+        t.channels += channelsOfSet(in.sets[si + 1]);
+        alignOperands(li, t, P);
+      }
+      appendAuxSet(out, ti, planAux(ti, P), false);
+    }
+    NNACCEL_ASSERT(static_cast<int64_t>(out.sets.size()) == out.format.sets())
+        << "merged sets " << out.sets.size() << " for " << out.format.sets();
+    in = std::move(out);
+  }
+  return in;
+}
+
+} // namespace nnaccel::arch::stream::detail
