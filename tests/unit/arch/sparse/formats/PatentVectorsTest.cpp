@@ -3,17 +3,17 @@
 /// §3.9): Fig. 3B, the Fig. 4B tile stream, Figs. 4D/4E, the ¶0132 running sums (corrected),
 /// the ¶0092 addresses, and the greedy encoder's outputs for Figs. 4C and 5A-5E. Each test
 /// that follows a digest erratum says which.
-#include "nnaccel/sparse/CodeTable.h"
-#include "nnaccel/sparse/PositionCodec.h"
-#include "nnaccel/sparse/RunningDivide.h"
-#include "nnaccel/sparse/WeightTileStream.h"
-#include "nnaccel/sparse/ZeroRunLength.h"
+#include "nnaccel/arch/sparse/formats/CodeTable.h"
+#include "nnaccel/arch/sparse/formats/PositionCodec.h"
+#include "nnaccel/arch/sparse/formats/RunningDivide.h"
+#include "nnaccel/arch/sparse/formats/WeightTileStream.h"
+#include "nnaccel/arch/sparse/formats/ZeroRunLength.h"
 
 #include <gtest/gtest.h>
 #include <string>
 
 using namespace nnaccel;
-using namespace nnaccel::sparse;
+using namespace nnaccel::arch::sparse::formats;
 
 namespace {
 

@@ -1,14 +1,14 @@
 /// \file
 /// Zero-run-length data/index vectors (digest §3.1): the per-channel coder shared with the
 /// weight tile stream, and the tensor-level encoder/decoder.
-#include "nnaccel/sparse/ZeroRunLength.h"
+#include "nnaccel/arch/sparse/formats/ZeroRunLength.h"
 
 #include "KeyedError.h"
 #include "nnaccel/support/Error.h"
 
 #include <fmt/format.h>
 
-namespace nnaccel::sparse {
+namespace nnaccel::arch::sparse::formats {
 
 namespace {
 
@@ -117,4 +117,4 @@ std::vector<int32_t> decodeZeroRunLength(const ZeroRunLengthVectors& vectors) {
   return dense;
 }
 
-} // namespace nnaccel::sparse
+} // namespace nnaccel::arch::sparse::formats

@@ -1,12 +1,12 @@
 /// \file
-/// Tests of the zero-run-length data/index vectors (sparse/ZeroRunLength.h): pads at the
+/// Tests of the zero-run-length data/index vectors (formats/ZeroRunLength.h): pads at the
 /// index-width limit, runs restarting per channel, untouched trailing zeros, per-channel counts
 /// with pads, storage size, random round trips for several index widths, agreement with the
 /// position codec's plain R table, and the error paths.
-#include "nnaccel/sparse/ZeroRunLength.h"
+#include "nnaccel/arch/sparse/formats/ZeroRunLength.h"
 
 #include "SparseTestSupport.h"
-#include "nnaccel/sparse/PositionCodec.h"
+#include "nnaccel/arch/sparse/formats/PositionCodec.h"
 #include "nnaccel/support/Error.h"
 #include "nnaccel/support/Rng.h"
 
@@ -14,7 +14,7 @@
 #include <string>
 
 using namespace nnaccel;
-using namespace nnaccel::sparse;
+using namespace nnaccel::arch::sparse::formats;
 
 namespace {
 

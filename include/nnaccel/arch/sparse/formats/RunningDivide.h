@@ -12,11 +12,11 @@
 ///  - Activations (Fig. 4G): x is the running sum, x_max needs no rounding; wrapping bumps y.
 #pragma once
 
-#include "nnaccel/sparse/PositionCodec.h"
+#include "nnaccel/arch/sparse/formats/PositionCodec.h"
 
 #include <cstdint>
 
-namespace nnaccel::sparse {
+namespace nnaccel::arch::sparse::formats {
 
 /// The smallest power of two >= \p value. Throws nnaccel::Error (Usage) unless
 /// 1 <= value <= 2^62.
@@ -118,4 +118,4 @@ private:
   int64_t y_ = 0;
 };
 
-} // namespace nnaccel::sparse
+} // namespace nnaccel::arch::sparse::formats

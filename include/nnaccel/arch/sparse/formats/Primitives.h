@@ -19,15 +19,15 @@
 ///    every product is exact in int32.
 #pragma once
 
-#include "nnaccel/sparse/CodeTable.h"
-#include "nnaccel/sparse/PositionCodec.h"
+#include "nnaccel/arch/sparse/formats/CodeTable.h"
+#include "nnaccel/arch/sparse/formats/PositionCodec.h"
 
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <vector>
 
-namespace nnaccel::sparse {
+namespace nnaccel::arch::sparse::formats {
 
 /// Work done by primitive instructions. Each primitive adds its own work to the counts passed
 /// to it (pass a fresh object to count one call).
@@ -250,4 +250,4 @@ SparseConvResult sparseConvolution(const SparseConvShape& shape, std::span<const
                                    std::span<const int8_t> weights,
                                    const SparseConvOptions& options);
 
-} // namespace nnaccel::sparse
+} // namespace nnaccel::arch::sparse::formats

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace nnaccel::sparse::test_support {
+namespace nnaccel::arch::sparse::formats::test_support {
 
 /// \p percent of \p count values non-zero (seeded), the rest zero.
 std::vector<int32_t> randomSparse(Rng& rng, size_t count, int percent);
@@ -28,4 +28,4 @@ template <typename Fn> void expectError(Fn&& fn, ErrorKind kind, const std::stri
   }
 }
 
-} // namespace nnaccel::sparse::test_support
+} // namespace nnaccel::arch::sparse::formats::test_support

@@ -1,9 +1,9 @@
 /// \file
-/// Tests of the weight tile stream (sparse/WeightTileStream.h): empty channels skipped by the
+/// Tests of the weight tile stream (formats/WeightTileStream.h): empty channels skipped by the
 /// delta code, runs crossing kernel boundaries and restarting per input channel, pads, the
 /// symbolic and packed round trips over random tiles, the exact packed bit layout and size,
 /// and every error path. The Fig. 4B vector itself is in PatentVectorsTest.cpp.
-#include "nnaccel/sparse/WeightTileStream.h"
+#include "nnaccel/arch/sparse/formats/WeightTileStream.h"
 
 #include "SparseTestSupport.h"
 #include "nnaccel/support/Error.h"
@@ -13,7 +13,7 @@
 #include <string>
 
 using namespace nnaccel;
-using namespace nnaccel::sparse;
+using namespace nnaccel::arch::sparse::formats;
 
 namespace {
 

@@ -3,7 +3,7 @@
 /// multiply pairs, scatter-add) against the patent's vectors (¶0092, ¶0186-0188, ¶0193, Fig.
 /// 3B) and the digest's derived ones (§3.7, §3.9), and of the Table 14 loop against a naive
 /// dense convolution on random tensors.
-#include "nnaccel/sparse/Primitives.h"
+#include "nnaccel/arch/sparse/formats/Primitives.h"
 
 #include "nnaccel/support/Error.h"
 #include "nnaccel/support/Rng.h"
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace nnaccel::sparse {
+namespace nnaccel::arch::sparse::formats {
 namespace {
 
 using Vec = std::vector<int32_t>;
@@ -613,4 +613,4 @@ TEST(SparseConvolution, Errors) {
 }
 
 } // namespace
-} // namespace nnaccel::sparse
+} // namespace nnaccel::arch::sparse::formats

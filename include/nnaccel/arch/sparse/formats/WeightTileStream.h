@@ -21,7 +21,7 @@
 #include <span>
 #include <vector>
 
-namespace nnaccel::sparse {
+namespace nnaccel::arch::sparse::formats {
 
 /// One dense weight tile: the kernels of a group of output channels over all input channels.
 struct WeightTile {
@@ -110,4 +110,4 @@ PackedWeightTile pack(const CodedWeightTile& coded, const WeightTileFormat& form
 /// a truncated or inconsistent stream.
 CodedWeightTile unpack(const PackedWeightTile& packed, const WeightTileFormat& format);
 
-} // namespace nnaccel::sparse
+} // namespace nnaccel::arch::sparse::formats

@@ -1,16 +1,16 @@
 /// \file
 /// The Fig. 4B weight tile stream: coding a dense tile per input channel (through the shared
 /// zero-run coder of ZeroRunLength.h), and its symbolic and packed serialisations.
-#include "nnaccel/sparse/WeightTileStream.h"
+#include "nnaccel/arch/sparse/formats/WeightTileStream.h"
 
 #include "KeyedError.h"
-#include "nnaccel/sparse/ZeroRunLength.h"
+#include "nnaccel/arch/sparse/formats/ZeroRunLength.h"
 #include "nnaccel/support/Error.h"
 
 #include <fmt/format.h>
 #include <limits>
 
-namespace nnaccel::sparse {
+namespace nnaccel::arch::sparse::formats {
 
 namespace {
 
@@ -331,4 +331,4 @@ CodedWeightTile unpack(const PackedWeightTile& packed, const WeightTileFormat& f
   return readCoded(reader);
 }
 
-} // namespace nnaccel::sparse
+} // namespace nnaccel::arch::sparse::formats

@@ -2,7 +2,7 @@
 /// The four primitive instructions of seed 001 (encode sparse data, calculate index, multiply
 /// pairs, scatter-add) and the Table 14 sparse-convolution program built from them. The
 /// choices the patent leaves open are documented in Primitives.h.
-#include "nnaccel/sparse/Primitives.h"
+#include "nnaccel/arch/sparse/formats/Primitives.h"
 
 #include "nnaccel/support/Error.h"
 
@@ -11,7 +11,7 @@
 #include <limits>
 #include <string_view>
 
-namespace nnaccel::sparse {
+namespace nnaccel::arch::sparse::formats {
 
 namespace {
 
@@ -563,4 +563,4 @@ SparseConvResult sparseConvolution(const SparseConvShape& shape, std::span<const
   return result;
 }
 
-} // namespace nnaccel::sparse
+} // namespace nnaccel::arch::sparse::formats

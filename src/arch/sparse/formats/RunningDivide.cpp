@@ -1,7 +1,7 @@
 /// \file
 /// Out-of-line parts of the running-divide decoders (Figs. 4F/4G): construction checks and
 /// the error paths, kept out of the per-entry inline step.
-#include "nnaccel/sparse/RunningDivide.h"
+#include "nnaccel/arch/sparse/formats/RunningDivide.h"
 
 #include "KeyedError.h"
 #include "nnaccel/support/Error.h"
@@ -9,7 +9,7 @@
 #include <bit>
 #include <fmt/format.h>
 
-namespace nnaccel::sparse {
+namespace nnaccel::arch::sparse::formats {
 
 namespace {
 
@@ -54,4 +54,4 @@ WeightRunningDecoder::WeightRunningDecoder(int64_t rMax, int64_t sMax, DivideMod
 ActivationRunningDecoder::ActivationRunningDecoder(int64_t xMax, DivideMode mode)
     : x_(checkedPositive(xMax, "xMax"), mode) {}
 
-} // namespace nnaccel::sparse
+} // namespace nnaccel::arch::sparse::formats

@@ -1,9 +1,9 @@
 /// \file
-/// Tests of the running-divide decoders (sparse/RunningDivide.h, Figs. 4F/4G): power-of-two
+/// Tests of the running-divide decoders (formats/RunningDivide.h, Figs. 4F/4G): power-of-two
 /// rounding, the non-negative subtract test (digest erratum 4), the single-subtract hardware
 /// limit against full divmod, agreement with the table-driven position decoder, reset, and the
 /// error paths.
-#include "nnaccel/sparse/RunningDivide.h"
+#include "nnaccel/arch/sparse/formats/RunningDivide.h"
 
 #include "SparseTestSupport.h"
 #include "nnaccel/support/Error.h"
@@ -13,7 +13,7 @@
 #include <string>
 
 using namespace nnaccel;
-using namespace nnaccel::sparse;
+using namespace nnaccel::arch::sparse::formats;
 
 namespace {
 

@@ -11,7 +11,7 @@
 #include <span>
 #include <vector>
 
-namespace nnaccel::sparse {
+namespace nnaccel::arch::sparse::formats {
 
 /// The largest zero count an index of \p indexBits bits holds: 2^indexBits - 1. Throws
 /// nnaccel::Error (Usage) unless indexBits is in [1, 16].
@@ -50,4 +50,4 @@ ZeroRunLengthVectors encodeZeroRunLength(std::span<const int32_t> dense, int64_t
 /// for inconsistent vectors.
 std::vector<int32_t> decodeZeroRunLength(const ZeroRunLengthVectors& vectors);
 
-} // namespace nnaccel::sparse
+} // namespace nnaccel::arch::sparse::formats
