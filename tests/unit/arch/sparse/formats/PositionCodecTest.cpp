@@ -3,8 +3,7 @@
 /// wrap in the decoder (with the `>=` of digest erratum 4 and r = -1 of erratum 5), pads for
 /// long runs, the encode -> decode round trip for every built-in table and wrap mode over
 /// seeded random sparse tensors (densities 0 to 1, shapes with tails), whether the encoder
-/// rejects exactly the unreachable cases, and every error path. Also defines the random sparse
-/// tensor generator shared by the other tests of this binary.
+/// rejects exactly the unreachable cases, and every error path.
 #include "nnaccel/arch/sparse/formats/PositionCodec.h"
 
 #include "SparseTestSupport.h"
@@ -16,23 +15,6 @@
 
 using namespace nnaccel;
 using namespace nnaccel::arch::sparse::formats;
-
-namespace nnaccel::arch::sparse::formats::test_support {
-
-/// \p count values, each non-zero with probability percent/100, non-zero values in
-/// [-127, 127] \ {0}. Shared by the tests of sparse_format_test.
-std::vector<int32_t> randomSparse(Rng& rng, size_t count, int percent) {
-  std::vector<int32_t> out(count, 0);
-  for (int32_t& v : out) {
-    if (static_cast<int>(rng.nextU64() % 100) < percent) {
-      v = static_cast<int32_t>(rng.nextU64() % 254) - 127;
-      v = v >= 0 ? v + 1 : v;
-    }
-  }
-  return out;
-}
-
-} // namespace nnaccel::arch::sparse::formats::test_support
 
 namespace {
 

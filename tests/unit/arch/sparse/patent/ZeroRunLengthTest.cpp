@@ -1,9 +1,11 @@
 /// \file
-/// Tests of the zero-run-length data/index vectors (formats/ZeroRunLength.h): pads at the
+/// Tests of the zero-run-length data/index vectors (patent/ZeroRunLength.h): pads at the
 /// index-width limit, runs restarting per channel, untouched trailing zeros, per-channel counts
 /// with pads, storage size, random round trips for several index widths, agreement with the
 /// position codec's plain R table, and the error paths.
-#include "nnaccel/arch/sparse/formats/ZeroRunLength.h"
+/// ZeroRunLength.h is a patent model, kept to check the text's worked examples; the engine
+/// does not use it.
+#include "nnaccel/arch/sparse/patent/ZeroRunLength.h"
 
 #include "SparseTestSupport.h"
 #include "nnaccel/arch/sparse/formats/PositionCodec.h"
@@ -15,6 +17,7 @@
 
 using namespace nnaccel;
 using namespace nnaccel::arch::sparse::formats;
+using namespace nnaccel::arch::sparse::patent;
 
 namespace {
 
