@@ -16,7 +16,7 @@
 
 namespace nnaccel::arch::sparse {
 
-namespace sp = nnaccel::sparse;
+namespace sp = formats;
 
 namespace {
 

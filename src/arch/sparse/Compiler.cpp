@@ -17,7 +17,7 @@
 
 namespace nnaccel::arch::sparse {
 
-namespace sp = nnaccel::sparse;
+namespace sp = formats;
 
 sp::CodeTable weightCodeTable(const SparseConfig& c) {
   switch (c.weightCodes) {

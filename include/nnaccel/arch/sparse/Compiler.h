@@ -17,11 +17,11 @@
 namespace nnaccel::arch::sparse {
 
 /// The code tables the config selects (weights and activations).
-nnaccel::sparse::CodeTable weightCodeTable(const SparseConfig& c);
-nnaccel::sparse::CodeTable activationCodeTable(const SparseConfig& c);
+formats::CodeTable weightCodeTable(const SparseConfig& c);
+formats::CodeTable activationCodeTable(const SparseConfig& c);
 /// The code frames (wrap rules) used for a layer's weights and for an activation tile.
-nnaccel::sparse::Frame weightFrame(const SparseConfig& c, int64_t extentX, int64_t extentY);
-nnaccel::sparse::Frame activationFrame(const SparseConfig& c, int64_t tileW, int64_t tileH);
+formats::Frame weightFrame(const SparseConfig& c, int64_t extentX, int64_t extentY);
+formats::Frame activationFrame(const SparseConfig& c, int64_t tileW, int64_t tileH);
 
 /// Compiles \p qm's graph (shape-inferred, passes applied, quantized) for \p config. Throws
 /// nnaccel::Error for a config the program cannot be built for; operators the engine does not

@@ -20,11 +20,11 @@
 #pragma once
 
 #include "nnaccel/arch/sparse/Config.h"
+#include "nnaccel/arch/sparse/formats/PositionCodec.h"
 #include "nnaccel/ir/Graph.h"
 #include "nnaccel/ir/OpParams.h"
 #include "nnaccel/quant/Kernels.h"
 #include "nnaccel/quant/Requantize.h"
-#include "nnaccel/sparse/PositionCodec.h"
 
 #include <cstdint>
 #include <string>
@@ -82,8 +82,8 @@ struct WeightGroup {
   int64_t firstChannel = 0; ///< absolute output channel of k = 0
   int64_t channels = 0;     ///< Kc of this group (the last may be smaller)
   struct Plane {
-    int64_t plane = 0;                                ///< input plane index
-    std::vector<nnaccel::sparse::CodedEntry> entries; ///< code + value, incl. zero-valued pads
+    int64_t plane = 0;                        ///< input plane index
+    std::vector<formats::CodedEntry> entries; ///< code + value, incl. zero-valued pads
   };
   std::vector<Plane> planes; ///< ascending plane index (empty planes are skipped, delta-coded)
   int64_t streamBits = 0;    ///< size of the packed tile stream in DRAM

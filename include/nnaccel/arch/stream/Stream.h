@@ -90,8 +90,9 @@ private:
 };
 
 /// A streaming function: one step at a time. Aperture engines (Aperture.h), patch functions
-/// (Patch.h) and N-up stages (NUp.h) implement it. A step may emit no output position
-/// (downsampling, the first rows of a kernel), one, or several (Expand, flushing).
+/// (Patch.h) and the patent model's N-up stages (patent/NUp.h) implement it. A step may emit no
+/// output position (downsampling, the first rows of a kernel), one, or several (Expand,
+/// flushing).
 class StreamStage {
 public:
   virtual ~StreamStage() = default;

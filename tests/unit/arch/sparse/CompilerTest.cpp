@@ -28,7 +28,7 @@ namespace testing = nnaccel::testing;
 using testing::buildLayerGraph;
 using testing::conv;
 using testing::LayerSpec;
-namespace sp = nnaccel::sparse;
+namespace sp = formats;
 
 struct Compiled {
   quant::QuantizedModel qm;

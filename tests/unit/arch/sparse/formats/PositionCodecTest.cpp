@@ -1,11 +1,10 @@
 /// \file
-/// Tests of the position codec (sparse/PositionCodec.h): Table 11's three kinds and Table 12's
+/// Tests of the position codec (formats/PositionCodec.h): Table 11's three kinds and Table 12's
 /// wrap in the decoder (with the `>=` of digest erratum 4 and r = -1 of erratum 5), pads for
 /// long runs, the encode -> decode round trip for every built-in table and wrap mode over
 /// seeded random sparse tensors (densities 0 to 1, shapes with tails), whether the encoder
-/// rejects exactly the unreachable cases, and every error path. Also defines the random sparse
-/// tensor generator shared by the other tests of this binary.
-#include "nnaccel/sparse/PositionCodec.h"
+/// rejects exactly the unreachable cases, and every error path.
+#include "nnaccel/arch/sparse/formats/PositionCodec.h"
 
 #include "SparseTestSupport.h"
 #include "nnaccel/support/Error.h"
@@ -15,24 +14,7 @@
 #include <string>
 
 using namespace nnaccel;
-using namespace nnaccel::sparse;
-
-namespace nnaccel::sparse::test_support {
-
-/// \p count values, each non-zero with probability percent/100, non-zero values in
-/// [-127, 127] \ {0}. Shared by the tests of sparse_format_test.
-std::vector<int32_t> randomSparse(Rng& rng, size_t count, int percent) {
-  std::vector<int32_t> out(count, 0);
-  for (int32_t& v : out) {
-    if (static_cast<int>(rng.nextU64() % 100) < percent) {
-      v = static_cast<int32_t>(rng.nextU64() % 254) - 127;
-      v = v >= 0 ? v + 1 : v;
-    }
-  }
-  return out;
-}
-
-} // namespace nnaccel::sparse::test_support
+using namespace nnaccel::arch::sparse::formats;
 
 namespace {
 

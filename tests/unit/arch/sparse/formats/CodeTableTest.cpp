@@ -1,8 +1,8 @@
 /// \file
-/// Tests of the position code tables (sparse/CodeTable.h): every built-in table exactly as in
+/// Tests of the position code tables (formats/CodeTable.h): every built-in table exactly as in
 /// digest §3.4, code widths, lookups, the parser (letters, separators, round trip) and each of
 /// its rejection rules with the error naming the source.
-#include "nnaccel/sparse/CodeTable.h"
+#include "nnaccel/arch/sparse/formats/CodeTable.h"
 
 #include "SparseTestSupport.h"
 #include "nnaccel/support/Error.h"
@@ -11,7 +11,7 @@
 #include <string>
 
 using namespace nnaccel;
-using namespace nnaccel::sparse;
+using namespace nnaccel::arch::sparse::formats;
 
 namespace {
 

@@ -1,4 +1,11 @@
 /// \file
+/// Patent model. This is an executable model of seed 001's four primitive instructions and the
+/// Table 14 loop (claims 1, 6, 8, 11; ¶0186-0198), kept to check the text's worked examples
+/// (¶0092, ¶0188, Table 13, Fig. 3B). The sparse engine does not use it: the engine models the
+/// SCNN accelerator's PE array (F x I multipliers, scatter crossbar, accumulator banks;
+/// ArrayModel.cpp) cycle by cycle on entries decoded once, not a GPU running these
+/// instructions.
+///
 /// The four primitive instructions of seed 001 (digest §4, claims 1, 6, 8, 11) as an
 /// instruction-level model: encode sparse data, calculate index, multiply pairs and
 /// scatter-add, plus the Table 14 loop built from them (a sparse convolution that must equal
@@ -19,15 +26,15 @@
 ///    every product is exact in int32.
 #pragma once
 
-#include "nnaccel/sparse/CodeTable.h"
-#include "nnaccel/sparse/PositionCodec.h"
+#include "nnaccel/arch/sparse/formats/CodeTable.h"
+#include "nnaccel/arch/sparse/formats/PositionCodec.h"
 
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <vector>
 
-namespace nnaccel::sparse {
+namespace nnaccel::arch::sparse::patent {
 
 /// Work done by primitive instructions. Each primitive adds its own work to the counts passed
 /// to it (pass a fresh object to count one call).
@@ -118,8 +125,8 @@ SparseVector encodeSparse(std::span<const int32_t> scalars, const EncodeSparseCo
 /// position r = j % rMax, s = (j / rMax) % sMax, k = j / (rMax * sMax) in \p frame (r fastest);
 /// the non-zeros are coded with encodePositions. AX holds the code numbers, A the values
 /// (pads included). Errors are those of encodePositions.
-SparseVector encodeSparseCoded(std::span<const int32_t> scalars, const CodeTable& table,
-                               const Frame& frame);
+SparseVector encodeSparseCoded(std::span<const int32_t> scalars, const formats::CodeTable& table,
+                               const formats::Frame& frame);
 
 /// Splits \p vector into vectors of \p lanes entries (the last one possibly partial).
 std::vector<SparseVector> splitIntoVectors(const SparseVector& vector, int lanes);
@@ -163,15 +170,16 @@ struct OutputFrame {
 /// Throws nnaccel::Error (Usage) for bad lane counts, a non-positive frame, or an output
 /// coordinate outside 0 <= x < maxXOa, 0 <= y < maxYOa, k >= 0, or an address beyond int32
 /// (naming the lane).
-PairVector linearIndices(std::span<const Position> weights, int weightLanes,
-                         std::span<const Position> activations, int activationLanes,
+PairVector linearIndices(std::span<const formats::Position> weights, int weightLanes,
+                         std::span<const formats::Position> activations, int activationLanes,
                          const OutputFrame& frame, PrimitiveCounts* counts = nullptr);
 
 /// The result of CalculateIndices: the F*I addresses and the decode states after the operands.
 struct CalculateIndexResult {
   PairVector addresses;
-  PositionDecoder weightState;     ///< after decoding every valid lane of the weight operand
-  PositionDecoder activationState; ///< after decoding every valid lane of the activation operand
+  /// The decode states after every valid lane of the weight and of the activation operand.
+  formats::PositionDecoder weightState;
+  formats::PositionDecoder activationState;
 };
 
 /// CalculateIndices, the claimed instruction (claim 1, Fig. 9A): decodes the weight index
@@ -185,10 +193,11 @@ struct CalculateIndexResult {
 /// that is not a code of the decoder's table (naming the operand and lane) and for the errors
 /// of linearIndices.
 CalculateIndexResult calculateIndices(std::span<const int32_t> weightIndices,
-                                      const PositionDecoder& weightState, int weightLanes,
+                                      const formats::PositionDecoder& weightState, int weightLanes,
                                       std::span<const int32_t> activationIndices,
-                                      const PositionDecoder& activationState, int activationLanes,
-                                      const OutputFrame& frame, PrimitiveCounts* counts = nullptr);
+                                      const formats::PositionDecoder& activationState,
+                                      int activationLanes, const OutputFrame& frame,
+                                      PrimitiveCounts* counts = nullptr);
 
 // --- Scatter-add (claim 6, Table 13) ----------------------------------------------------------
 
@@ -230,8 +239,8 @@ struct SparseConvOptions {
   int outChannelsPerChunk = 0;
   /// Index encoding: unset = zero counts from the register-level EncodeSparse (indexBits 4);
   /// set = codes of these tables (encodeSparseCoded, wrapping frames).
-  std::optional<CodeTable> weightCodes;
-  std::optional<CodeTable> activationCodes;
+  std::optional<formats::CodeTable> weightCodes;
+  std::optional<formats::CodeTable> activationCodes;
 };
 
 struct SparseConvResult {
@@ -250,4 +259,4 @@ SparseConvResult sparseConvolution(const SparseConvShape& shape, std::span<const
                                    std::span<const int8_t> weights,
                                    const SparseConvOptions& options);
 
-} // namespace nnaccel::sparse
+} // namespace nnaccel::arch::sparse::patent

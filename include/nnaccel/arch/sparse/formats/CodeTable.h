@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-namespace nnaccel::sparse {
+namespace nnaccel::arch::sparse::formats {
 
 /// The type of a code (Table 11). Run = R/X, Row = S/Y, Channel = K.
 enum class CodeKind : uint8_t {
@@ -98,4 +98,4 @@ private:
   int bits_ = 1;
 };
 
-} // namespace nnaccel::sparse
+} // namespace nnaccel::arch::sparse::formats

@@ -1,4 +1,11 @@
 /// \file
+/// Patent model. This is an executable model of seed 001's Fig. 3B (data and index vectors),
+/// kept to check the text's worked examples (PatentVectors.Fig3bDataAndIndexVectors). The sparse
+/// engine does not use it: its compiler and simulator code zero runs with the position codec's
+/// plain zrlN table (formats/CodeTable.h, formats/PositionCodec.h), which this model equals
+/// (ZeroRunLength.SameAsThePlainRunTableOfThePositionCodec). Only the patent model of the weight
+/// tile stream (WeightTileStream.h) reuses its per-channel coder.
+///
 /// The basic compressed-sparse form of seed 001 (digest §3.1, Fig. 3B): a data vector of the
 /// non-zero values and an index vector holding, for each, the number of zeros since the
 /// previous one. Index entries are indexBits wide (4 in the patent); a run longer than
@@ -11,7 +18,7 @@
 #include <span>
 #include <vector>
 
-namespace nnaccel::sparse {
+namespace nnaccel::arch::sparse::patent {
 
 /// The largest zero count an index of \p indexBits bits holds: 2^indexBits - 1. Throws
 /// nnaccel::Error (Usage) unless indexBits is in [1, 16].
@@ -50,4 +57,4 @@ ZeroRunLengthVectors encodeZeroRunLength(std::span<const int32_t> dense, int64_t
 /// for inconsistent vectors.
 std::vector<int32_t> decodeZeroRunLength(const ZeroRunLengthVectors& vectors);
 
-} // namespace nnaccel::sparse
+} // namespace nnaccel::arch::sparse::patent

@@ -3,17 +3,20 @@
 /// §3.9): Fig. 3B, the Fig. 4B tile stream, Figs. 4D/4E, the ¶0132 running sums (corrected),
 /// the ¶0092 addresses, and the greedy encoder's outputs for Figs. 4C and 5A-5E. Each test
 /// that follows a digest erratum says which.
-#include "nnaccel/sparse/CodeTable.h"
-#include "nnaccel/sparse/PositionCodec.h"
-#include "nnaccel/sparse/RunningDivide.h"
-#include "nnaccel/sparse/WeightTileStream.h"
-#include "nnaccel/sparse/ZeroRunLength.h"
+/// They check the patent models of this folder and the formats library's encoder
+/// (formats/PositionCodec.h).
+#include "nnaccel/arch/sparse/formats/CodeTable.h"
+#include "nnaccel/arch/sparse/formats/PositionCodec.h"
+#include "nnaccel/arch/sparse/patent/RunningDivide.h"
+#include "nnaccel/arch/sparse/patent/WeightTileStream.h"
+#include "nnaccel/arch/sparse/patent/ZeroRunLength.h"
 
 #include <gtest/gtest.h>
 #include <string>
 
 using namespace nnaccel;
-using namespace nnaccel::sparse;
+using namespace nnaccel::arch::sparse::formats;
+using namespace nnaccel::arch::sparse::patent;
 
 namespace {
 

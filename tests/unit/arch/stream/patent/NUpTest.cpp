@@ -1,10 +1,12 @@
 /// \file
-/// Tests of the N-up stream stages (NUp.h, digest §5): the set format with its per-row valid
+/// Tests of the N-up stream stages (patent/NUp.h, digest §5): the set format with its per-row valid
 /// counts, the N-up convolution bit-exact against a direct correlation in 1-, 2-, 4- and 5-up
 /// (same and valid, odd and even kernels, partial sets, back-to-back frames, input pauses) with
 /// the window alignments of Figs. 21-23, the MaxPool that reduces N (Figs. 24A/B) or keeps it
 /// (Fig. 25), the repack FIFO (Figs. 26A/B) and every rejection.
-#include "nnaccel/arch/stream/NUp.h"
+/// NUp.h is a patent model, kept to check the text's worked examples; the engine
+/// does not use it.
+#include "nnaccel/arch/stream/patent/NUp.h"
 
 #include "nnaccel/support/Rng.h"
 
@@ -14,7 +16,7 @@
 #include <string>
 #include <vector>
 
-namespace nnaccel::arch::stream {
+namespace nnaccel::arch::stream::patent {
 namespace {
 
 std::vector<Value> randomValues(Rng& rng, int64_t count, int lo, int hi) {
@@ -627,4 +629,4 @@ TEST(NUpErrors, PoolAndRepack) {
 }
 
 } // namespace
-} // namespace nnaccel::arch::stream
+} // namespace nnaccel::arch::stream::patent

@@ -1,9 +1,11 @@
 /// \file
-/// Tests of the weight tile stream (sparse/WeightTileStream.h): empty channels skipped by the
+/// Tests of the weight tile stream (patent/WeightTileStream.h): empty channels skipped by the
 /// delta code, runs crossing kernel boundaries and restarting per input channel, pads, the
 /// symbolic and packed round trips over random tiles, the exact packed bit layout and size,
 /// and every error path. The Fig. 4B vector itself is in PatentVectorsTest.cpp.
-#include "nnaccel/sparse/WeightTileStream.h"
+/// WeightTileStream.h is a patent model, kept to check the text's worked examples; the engine
+/// does not use it.
+#include "nnaccel/arch/sparse/patent/WeightTileStream.h"
 
 #include "SparseTestSupport.h"
 #include "nnaccel/support/Error.h"
@@ -13,7 +15,8 @@
 #include <string>
 
 using namespace nnaccel;
-using namespace nnaccel::sparse;
+using namespace nnaccel::arch::sparse::formats;
+using namespace nnaccel::arch::sparse::patent;
 
 namespace {
 

@@ -1,6 +1,6 @@
 /// \file
-/// The format library's errors name the offending argument or field in ErrorContext::key
-/// (internal to src/sparse: one definition for every codec).
+/// The patent models' errors name the offending argument or field in ErrorContext::key
+/// (internal to src/arch/sparse/patent: one definition for every codec).
 #pragma once
 
 #include "nnaccel/support/Error.h"
@@ -8,7 +8,7 @@
 #include <string>
 #include <utility>
 
-namespace nnaccel::sparse::detail {
+namespace nnaccel::arch::sparse::patent::detail {
 
 inline Error error(ErrorKind kind, std::string key, std::string reason) {
   ErrorContext context;
@@ -16,4 +16,4 @@ inline Error error(ErrorKind kind, std::string key, std::string reason) {
   return Error(kind, std::move(context), std::move(reason));
 }
 
-} // namespace nnaccel::sparse::detail
+} // namespace nnaccel::arch::sparse::patent::detail

@@ -1,4 +1,10 @@
 /// \file
+/// Patent model. This is an executable model of seed 002's N-up streams (digest §5, Figs.
+/// 21-26), kept to check the text's figures (the window alignments of Figs. 21-23, the pooling of
+/// Figs. 24-25, the repack FIFO of Fig. 26). The stream engine does not use it: the ASIC's buses
+/// are 1-up, so the compiler configures no N-up stage (it refuses an Expand whose output would
+/// need N-up sets) and the simulator runs only the 1-up stages of Aperture.h and Patch.h.
+///
 /// N-up streams of the stream engine (seed 002, digest §5): N adjacent columns of one row are
 /// presented in parallel as one *set*, so a node runs N copies of its kernel circuit at 1/N of
 /// the clock. This file holds the set format with its per-row valid counts (a row whose width N
@@ -19,7 +25,7 @@
 #include <span>
 #include <vector>
 
-namespace nnaccel::arch::stream {
+namespace nnaccel::arch::stream::patent {
 
 /// The geometry of an N-up stream: a rows x width array of `channels` values per position,
 /// presented `lanes` adjacent columns per set. Column 0 of every row is lane 0 of set 0
@@ -220,4 +226,4 @@ private:
   SourceCounters counters_;
 };
 
-} // namespace nnaccel::arch::stream
+} // namespace nnaccel::arch::stream::patent

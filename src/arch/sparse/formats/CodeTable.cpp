@@ -2,7 +2,7 @@
 /// Code tables of the SCNN position encoding: the built-in tables of Figs. 4C and 5A-5E
 /// (digest §3.4, reproduced exactly), the plain zero-run-length table, and the parser of
 /// user-supplied tables.
-#include "nnaccel/sparse/CodeTable.h"
+#include "nnaccel/arch/sparse/formats/CodeTable.h"
 
 #include "nnaccel/support/Error.h"
 
@@ -13,7 +13,7 @@
 #include <fmt/format.h>
 #include <utility>
 
-namespace nnaccel::sparse {
+namespace nnaccel::arch::sparse::formats {
 
 namespace {
 
@@ -271,4 +271,4 @@ std::string CodeTable::toString() const {
   return out;
 }
 
-} // namespace nnaccel::sparse
+} // namespace nnaccel::arch::sparse::formats

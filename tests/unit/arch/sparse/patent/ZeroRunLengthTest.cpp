@@ -1,12 +1,14 @@
 /// \file
-/// Tests of the zero-run-length data/index vectors (sparse/ZeroRunLength.h): pads at the
+/// Tests of the zero-run-length data/index vectors (patent/ZeroRunLength.h): pads at the
 /// index-width limit, runs restarting per channel, untouched trailing zeros, per-channel counts
 /// with pads, storage size, random round trips for several index widths, agreement with the
 /// position codec's plain R table, and the error paths.
-#include "nnaccel/sparse/ZeroRunLength.h"
+/// ZeroRunLength.h is a patent model, kept to check the text's worked examples; the engine
+/// does not use it.
+#include "nnaccel/arch/sparse/patent/ZeroRunLength.h"
 
 #include "SparseTestSupport.h"
-#include "nnaccel/sparse/PositionCodec.h"
+#include "nnaccel/arch/sparse/formats/PositionCodec.h"
 #include "nnaccel/support/Error.h"
 #include "nnaccel/support/Rng.h"
 
@@ -14,7 +16,8 @@
 #include <string>
 
 using namespace nnaccel;
-using namespace nnaccel::sparse;
+using namespace nnaccel::arch::sparse::formats;
+using namespace nnaccel::arch::sparse::patent;
 
 namespace {
 

@@ -1,8 +1,11 @@
 /// \file
+/// Patent model (see Primitives.h): an executable model of the patent kept to check the text's
+/// worked examples; the sparse engine's compiler and simulator do not use it.
+///
 /// The four primitive instructions of seed 001 (encode sparse data, calculate index, multiply
 /// pairs, scatter-add) and the Table 14 sparse-convolution program built from them. The
 /// choices the patent leaves open are documented in Primitives.h.
-#include "nnaccel/sparse/Primitives.h"
+#include "nnaccel/arch/sparse/patent/Primitives.h"
 
 #include "nnaccel/support/Error.h"
 
@@ -11,7 +14,14 @@
 #include <limits>
 #include <string_view>
 
-namespace nnaccel::sparse {
+namespace nnaccel::arch::sparse::patent {
+
+using formats::CodedEntry;
+using formats::CodeTable;
+using formats::encodePositions;
+using formats::Frame;
+using formats::Position;
+using formats::PositionDecoder;
 
 namespace {
 
@@ -563,4 +573,4 @@ SparseConvResult sparseConvolution(const SparseConvShape& shape, std::span<const
   return result;
 }
 
-} // namespace nnaccel::sparse
+} // namespace nnaccel::arch::sparse::patent

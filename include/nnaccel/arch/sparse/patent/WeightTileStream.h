@@ -1,4 +1,11 @@
 /// \file
+/// Patent model. This is an executable model of seed 001's Fig. 4B (¶0120-0123), kept to check
+/// the text's worked example (PatentVectors.Fig4bTileStream). The sparse engine does not use it:
+/// its compiler keeps each (group, plane)'s entries coded with the configured code table
+/// (formats/PositionCodec.h) and only charges this stream's size formula, with 16-bit header
+/// fields (WeightGroup::streamBits); its simulator works on the decoded entries. No tile is ever
+/// serialised.
+///
 /// The weight tile stream of seed 001 (digest §3.2, Fig. 4B, ¶0120-0123): how one output-
 /// channel group's weights sit in DRAM. The stream is
 ///   K, k_1 .. k_K, C                                   (tile header)
@@ -21,7 +28,7 @@
 #include <span>
 #include <vector>
 
-namespace nnaccel::sparse {
+namespace nnaccel::arch::sparse::patent {
 
 /// One dense weight tile: the kernels of a group of output channels over all input channels.
 struct WeightTile {
@@ -110,4 +117,4 @@ PackedWeightTile pack(const CodedWeightTile& coded, const WeightTileFormat& form
 /// a truncated or inconsistent stream.
 CodedWeightTile unpack(const PackedWeightTile& packed, const WeightTileFormat& format);
 
-} // namespace nnaccel::sparse
+} // namespace nnaccel::arch::sparse::patent

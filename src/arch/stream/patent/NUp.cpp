@@ -1,8 +1,11 @@
 /// \file
+/// Patent model (see NUp.h): an executable model of the patent kept to check the text's worked
+/// examples; the stream engine's compiler and simulator do not use it.
+///
 /// N-up streams (NUp.h, digest §5): the set format and its packing, the N-up everted
 /// convolution (Figs. 21-23), the 2x2 MaxPool that reduces or keeps N (Figs. 24-25) and the
 /// M-up -> N-up repack FIFO (Fig. 26).
-#include "nnaccel/arch/stream/NUp.h"
+#include "nnaccel/arch/stream/patent/NUp.h"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -10,7 +13,7 @@
 #include <string>
 #include <utility>
 
-namespace nnaccel::arch::stream {
+namespace nnaccel::arch::stream::patent {
 
 namespace {
 
@@ -481,4 +484,4 @@ int64_t RepackFifo::step(std::span<const Value> in, std::vector<Value>& out) {
   return emitted;
 }
 
-} // namespace nnaccel::arch::stream
+} // namespace nnaccel::arch::stream::patent

@@ -1,14 +1,17 @@
 /// \file
+/// Patent model (see ZeroRunLength.h): an executable model of the patent kept to check the text's
+/// worked examples; the sparse engine's compiler and simulator do not use it.
+///
 /// Zero-run-length data/index vectors (digest §3.1): the per-channel coder shared with the
 /// weight tile stream, and the tensor-level encoder/decoder.
-#include "nnaccel/sparse/ZeroRunLength.h"
+#include "nnaccel/arch/sparse/patent/ZeroRunLength.h"
 
 #include "KeyedError.h"
 #include "nnaccel/support/Error.h"
 
 #include <fmt/format.h>
 
-namespace nnaccel::sparse {
+namespace nnaccel::arch::sparse::patent {
 
 namespace {
 
@@ -117,4 +120,4 @@ std::vector<int32_t> decodeZeroRunLength(const ZeroRunLengthVectors& vectors) {
   return dense;
 }
 
-} // namespace nnaccel::sparse
+} // namespace nnaccel::arch::sparse::patent

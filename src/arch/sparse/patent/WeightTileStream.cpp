@@ -1,16 +1,19 @@
 /// \file
+/// Patent model (see WeightTileStream.h): an executable model of the patent kept to check the
+/// text's worked examples; the sparse engine's compiler and simulator do not use it.
+///
 /// The Fig. 4B weight tile stream: coding a dense tile per input channel (through the shared
 /// zero-run coder of ZeroRunLength.h), and its symbolic and packed serialisations.
-#include "nnaccel/sparse/WeightTileStream.h"
+#include "nnaccel/arch/sparse/patent/WeightTileStream.h"
 
 #include "KeyedError.h"
-#include "nnaccel/sparse/ZeroRunLength.h"
+#include "nnaccel/arch/sparse/patent/ZeroRunLength.h"
 #include "nnaccel/support/Error.h"
 
 #include <fmt/format.h>
 #include <limits>
 
-namespace nnaccel::sparse {
+namespace nnaccel::arch::sparse::patent {
 
 namespace {
 
@@ -331,4 +334,4 @@ CodedWeightTile unpack(const PackedWeightTile& packed, const WeightTileFormat& f
   return readCoded(reader);
 }
 
-} // namespace nnaccel::sparse
+} // namespace nnaccel::arch::sparse::patent

@@ -1,7 +1,10 @@
 /// \file
+/// Patent model (see RunningDivide.h): an executable model of the patent kept to check the text's
+/// worked examples; the sparse engine's compiler and simulator do not use it.
+///
 /// Out-of-line parts of the running-divide decoders (Figs. 4F/4G): construction checks and
 /// the error paths, kept out of the per-entry inline step.
-#include "nnaccel/sparse/RunningDivide.h"
+#include "nnaccel/arch/sparse/patent/RunningDivide.h"
 
 #include "KeyedError.h"
 #include "nnaccel/support/Error.h"
@@ -9,7 +12,7 @@
 #include <bit>
 #include <fmt/format.h>
 
-namespace nnaccel::sparse {
+namespace nnaccel::arch::sparse::patent {
 
 namespace {
 
@@ -54,4 +57,4 @@ WeightRunningDecoder::WeightRunningDecoder(int64_t rMax, int64_t sMax, DivideMod
 ActivationRunningDecoder::ActivationRunningDecoder(int64_t xMax, DivideMode mode)
     : x_(checkedPositive(xMax, "xMax"), mode) {}
 
-} // namespace nnaccel::sparse
+} // namespace nnaccel::arch::sparse::patent

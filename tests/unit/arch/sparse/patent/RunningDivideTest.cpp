@@ -1,9 +1,11 @@
 /// \file
-/// Tests of the running-divide decoders (sparse/RunningDivide.h, Figs. 4F/4G): power-of-two
+/// Tests of the running-divide decoders (patent/RunningDivide.h, Figs. 4F/4G): power-of-two
 /// rounding, the non-negative subtract test (digest erratum 4), the single-subtract hardware
 /// limit against full divmod, agreement with the table-driven position decoder, reset, and the
 /// error paths.
-#include "nnaccel/sparse/RunningDivide.h"
+/// RunningDivide.h is a patent model, kept to check the text's worked examples; the engine
+/// does not use it.
+#include "nnaccel/arch/sparse/patent/RunningDivide.h"
 
 #include "SparseTestSupport.h"
 #include "nnaccel/support/Error.h"
@@ -13,7 +15,8 @@
 #include <string>
 
 using namespace nnaccel;
-using namespace nnaccel::sparse;
+using namespace nnaccel::arch::sparse::formats;
+using namespace nnaccel::arch::sparse::patent;
 
 namespace {
 

@@ -1,14 +1,14 @@
 /// \file
 /// The greedy position encoder (digest §3.9 pad policy, generalised to every wrap mode and
 /// user table) and the out-of-line parts of the position decoder.
-#include "nnaccel/sparse/PositionCodec.h"
+#include "nnaccel/arch/sparse/formats/PositionCodec.h"
 
 #include "nnaccel/support/Error.h"
 
 #include <algorithm>
 #include <fmt/format.h>
 
-namespace nnaccel::sparse {
+namespace nnaccel::arch::sparse::formats {
 
 namespace {
 
@@ -206,4 +206,4 @@ std::vector<Position> decodePositions(std::span<const CodedEntry> entries, const
   return positions;
 }
 
-} // namespace nnaccel::sparse
+} // namespace nnaccel::arch::sparse::formats

@@ -3,7 +3,9 @@
 /// multiply pairs, scatter-add) against the patent's vectors (¶0092, ¶0186-0188, ¶0193, Fig.
 /// 3B) and the digest's derived ones (§3.7, §3.9), and of the Table 14 loop against a naive
 /// dense convolution on random tensors.
-#include "nnaccel/sparse/Primitives.h"
+/// Primitives.h is a patent model, kept to check the text's worked examples; the engine
+/// does not use it.
+#include "nnaccel/arch/sparse/patent/Primitives.h"
 
 #include "nnaccel/support/Error.h"
 #include "nnaccel/support/Rng.h"
@@ -12,8 +14,10 @@
 #include <string>
 #include <vector>
 
-namespace nnaccel::sparse {
+namespace nnaccel::arch::sparse::patent {
 namespace {
+
+using namespace formats;
 
 using Vec = std::vector<int32_t>;
 
@@ -613,4 +617,4 @@ TEST(SparseConvolution, Errors) {
 }
 
 } // namespace
-} // namespace nnaccel::sparse
+} // namespace nnaccel::arch::sparse::patent

@@ -9,14 +9,14 @@
 /// r = -1 (digest erratum 5).
 #pragma once
 
-#include "nnaccel/sparse/CodeTable.h"
+#include "nnaccel/arch/sparse/formats/CodeTable.h"
 
 #include <compare>
 #include <cstdint>
 #include <span>
 #include <vector>
 
-namespace nnaccel::sparse {
+namespace nnaccel::arch::sparse::formats {
 
 /// A position: r (fast axis, x for activations), s (row, y), k (tile-relative channel).
 struct Position {
@@ -135,4 +135,4 @@ private:
 std::vector<Position> decodePositions(std::span<const CodedEntry> entries, const CodeTable& table,
                                       const Frame& frame);
 
-} // namespace nnaccel::sparse
+} // namespace nnaccel::arch::sparse::formats

@@ -1,4 +1,11 @@
 /// \file
+/// Patent model. This is an executable model of seed 001's Figs. 4F and 4G, kept to check the
+/// text's worked example (¶0132, PatentVectors.Paragraph0132RunningSumRMax4). The sparse engine
+/// does not use it: its simulator decodes every entry once, with the table-driven PositionDecoder
+/// (formats/PositionCodec.h, Table 12's full divide), which the weight decoder here equals
+/// (RunningDivide.WeightDecoderMatchesTheTableDecoder); the single-subtract limit is not
+/// modelled in the engine's timing.
+///
 /// The running-divide decoders of seed 001 (digest §3.5, Figs. 4F and 4G): zero counts are
 /// accumulated into a running index L_i = L_{i-1} + z_i + 1 (L_0 = -1, digest erratum 5) that
 /// is kept below a maximum by subtracting it once per step, each subtraction bumping the next
@@ -12,11 +19,11 @@
 ///  - Activations (Fig. 4G): x is the running sum, x_max needs no rounding; wrapping bumps y.
 #pragma once
 
-#include "nnaccel/sparse/PositionCodec.h"
+#include "nnaccel/arch/sparse/formats/PositionCodec.h"
 
 #include <cstdint>
 
-namespace nnaccel::sparse {
+namespace nnaccel::arch::sparse::patent {
 
 /// The smallest power of two >= \p value. Throws nnaccel::Error (Usage) unless
 /// 1 <= value <= 2^62.
@@ -79,9 +86,9 @@ public:
   /// Throws nnaccel::Error (Usage) unless rMax, sMax >= 1.
   WeightRunningDecoder(int64_t rMax, int64_t sMax, DivideMode mode);
 
-  Position next(int64_t zeroCount) {
+  formats::Position next(int64_t zeroCount) {
     k_ += rs_.step(zeroCount);
-    return Position{rs_.value() & rMask_, rs_.value() >> rShift_, k_};
+    return formats::Position{rs_.value() & rMask_, rs_.value() >> rShift_, k_};
   }
   void reset() {
     rs_.reset();
@@ -104,9 +111,9 @@ public:
   /// Throws nnaccel::Error (Usage) unless xMax >= 1.
   ActivationRunningDecoder(int64_t xMax, DivideMode mode);
 
-  Position next(int64_t zeroCount) {
+  formats::Position next(int64_t zeroCount) {
     y_ += x_.step(zeroCount);
-    return Position{x_.value(), y_, 0};
+    return formats::Position{x_.value(), y_, 0};
   }
   void reset() {
     x_.reset();
@@ -118,4 +125,4 @@ private:
   int64_t y_ = 0;
 };
 
-} // namespace nnaccel::sparse
+} // namespace nnaccel::arch::sparse::patent
