@@ -91,9 +91,14 @@ public:
     output_.configure(app);
     app.add_option("--program", program_,
                    "run this compiled program (from `nnaccel compile`) instead of compiling");
+    std::vector<std::string> baselines;
+    for (const engines::Engine* e : engines::allEngines())
+      if (!e->baselineDescription().empty())
+        baselines.push_back(fmt::format("{}: {}", e->name(), e->baselineDescription()));
     app.add_flag("--baseline", baseline_,
-                 "also compare every layer with the baseline the patent improves on (each "
-                 "engine's baseline is described in its docs/arch/ page)");
+                 fmt::format("also compare every layer with the baseline the patent improves on "
+                             "({})",
+                             fmt::join(baselines, "; ")));
     engineOptions_.configure(app);
     app.add_flag("--timing-only", timingOnly_,
                  "skip the verification against the reference executor (an engine whose timing "

@@ -18,6 +18,7 @@
 #include <charconv>
 #include <fmt/format.h>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace nnaccel::cli {
@@ -61,15 +62,15 @@ public:
   void run() override {
     const engines::Engine& engine = arch_.implementation();
     std::vector<std::string> owners;
-    const engines::Study* study = nullptr;
+    std::optional<engines::Study> study;
     for (const engines::Engine* e : engines::allEngines())
-      for (const engines::Study& s : e->studies())
+      for (engines::Study& s : e->studies())
         if (s.name == study_.name) {
           owners.push_back(e->name());
           if (e == &engine)
-            study = &s;
+            study = std::move(s);
         }
-    if (study == nullptr)
+    if (!study)
       throw usageError(*app_, fmt::format("{} sweeps need {} (--arch {})", study_.name,
                                           enginesPhrase(owners), fmt::join(owners, " or --arch ")));
     const engines::EngineConfig config = arch_.engineConfig();
@@ -83,9 +84,7 @@ public:
     args.progress = [](const std::string& line) { fmt::print(stderr, "[nnaccel] {}\n", line); };
     engines::StudyResult result;
     try {
-      result = engine.studies()
-                   .at(static_cast<size_t>(study - engine.studies().data()))
-                   .run(g, config, args);
+      result = study->run(g, config, args);
     } catch (const Error& e) {
       if (e.kind() == ErrorKind::Usage && e.context().file.empty())
         throw usageError(*app_, e.reason());

@@ -245,6 +245,8 @@ public:
   // --- running -----------------------------------------------------------------------------
   /// Options the engine adds to `simulate` (and `map`).
   virtual std::vector<OptionSpec> runOptions() const { return {}; }
+  /// The baseline the patent improves on, as `simulate --baseline` adds it ("" when none).
+  virtual std::string baselineDescription() const { return ""; }
   /// Why the engine has no fp32 path ("computes on integers ..."), or "" when it has one.
   virtual std::string fp32Unavailable() const = 0;
   /// Compiles \p g (shape-inferred, passes applied) for \p config, simulates and verifies it,

@@ -170,7 +170,7 @@ std::vector<PointResult> runPoints(const std::vector<size_t>& points, int thread
 /// The identity of a sweep: what a CSV's header records, and what shards must share to merge.
 struct SweepSpec {
   std::string model;        ///< MODEL as given (zoo name or file path) and any --dim/--batch
-  std::string engine;       ///< "systolic", ...
+  std::string engine;       ///< a registered engine name
   std::string config;       ///< the base config's name
   std::string configDigest; ///< 16 hex digits, FNV-1a 64 of the base config's YAML
   std::vector<Param> params;

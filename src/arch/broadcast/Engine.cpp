@@ -81,6 +81,10 @@ public:
 
   std::vector<engines::Study> studies() const override { return {vectorWidthStudy()}; }
 
+  std::string baselineDescription() const override {
+    return "the conventional 1x1 decomposition and 1xN without broadcasting";
+  }
+
   std::string fp32Unavailable() const override {
     return "models int8 operands with int32 accumulation (fp16/bf16 are not modelled)";
   }

@@ -98,6 +98,10 @@ public:
 
   std::vector<engines::Study> studies() const override { return {densityStudy()}; }
 
+  std::string baselineDescription() const override {
+    return "the dense PTIS-dense array, whose totals every sparse report shows";
+  }
+
   std::string fp32Unavailable() const override {
     return "computes on integers (int8 data in its value_bits-wide words)";
   }

@@ -81,6 +81,11 @@ public:
              engines::OptionSpec::Kind::Flag, 0, 0, 0, false, "steps the data path"}};
   }
 
+  std::string baselineDescription() const override {
+    return "zero-inserted transposed convolution with a rotated weight copy and zero-inserted "
+           "dilated kernels";
+  }
+
   std::string fp32Unavailable() const override { return ""; }
 
   report::RunReport simulate(const ir::Graph& g, const engines::EngineConfig& config,
