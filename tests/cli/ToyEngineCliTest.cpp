@@ -46,6 +46,21 @@ TEST_F(ToyEngineCli, SimulatesWithItsOwnOptionAndRejectsOthers) {
               "'nnaccel simulate --help')");
 }
 
+TEST_F(ToyEngineCli, CapabilitiesItLacksAreUsageErrorsNamingTheEnginesThatHaveThem) {
+  expectError("compile lenet5 --arch toy -o x.nnx", 2,
+              "the toy engine has no program file; 'compile' and 'disasm' apply to the systolic "
+              "engine ('simulate --arch toy' compiles and runs in one step) (see 'nnaccel compile "
+              "--help')");
+  expectError("simulate lenet5 --arch toy --program x.nnx", 2,
+              "--program applies to the systolic engine (see 'nnaccel simulate --help')");
+  expectError("map lenet5 --arch toy", 2,
+              "'map' prints a model's placement on an engine's fixed resources; the toy engine "
+              "has no placement (use --arch stream) (see 'nnaccel map --help')");
+  expectError("sweep density lenet5 --arch toy", 2,
+              "density sweeps need the sparse engine (--arch sparse) (see 'nnaccel sweep density "
+              "--help')");
+}
+
 TEST_F(ToyEngineCli, ComparePutsItBesideTheShippedEngines) {
   const Result r = run("compare lenet5 --archs systolic,toy --timing-only --show-budget");
   ASSERT_EQ(r.exitCode, 0) << r.err;
