@@ -100,9 +100,11 @@ Budget parseBudget(const std::string& yamlText, const std::string& file) {
 Budget defaultBudget() {
   static const Budget kDefault = [] {
     for (const config::EmbeddedConfig& f : detail::budgetFiles())
-      if (f.name == "default")
-        return parseOver(Budget{.engines = defaultSections()}, std::string(f.text),
-                         std::string(f.fileName));
+      if (f.name == "default") {
+        Budget base;
+        base.engines = defaultSections();
+        return parseOver(base, std::string(f.text), std::string(f.fileName));
+      }
     NNACCEL_ASSERT(false) << "configs/budgets/default.yaml is not compiled in";
     return Budget{};
   }();
@@ -117,10 +119,6 @@ std::string toYaml(const Budget& b) {
   config::ConfigWriter writer("nnaccel compare budget (schema: docs/Compare.md)");
   walkSchema(writer, b);
   return writer.yaml();
-}
-
-engines::BudgetFigures Budget::figures() const {
-  return {name, file, multipliers, sramBytes, clockMhz, dramBytesPerCycle};
 }
 
 const Budget::EngineSection& Budget::section(const std::string& engine) const {

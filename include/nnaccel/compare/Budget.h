@@ -19,7 +19,7 @@ namespace nnaccel::compare {
 /// The engine-neutral figures come from configs/budgets/default.yaml (defaultBudget()); each
 /// registered engine's section starts from the knobs the engine declares
 /// (engines::Engine::budgetKnobs). A budget file sets any of them over that.
-struct Budget {
+struct Budget : engines::BudgetFigures {
   /// One engine's section: its knobs, in the engine's order.
   struct EngineSection {
     std::string engine;
@@ -27,16 +27,10 @@ struct Budget {
     bool operator==(const EngineSection&) const = default;
   };
 
-  std::string name;
-  std::string file = "<budget>"; ///< where it came from (error messages)
-  int64_t multipliers = 0;
-  int64_t sramBytes = 0;
-  double clockMhz = 0;
-  double dramBytesPerCycle = 0;
   std::vector<EngineSection> engines; ///< every registered engine, in listing order
 
   /// The engine-neutral figures, as the engines' derivations read them.
-  engines::BudgetFigures figures() const;
+  const engines::BudgetFigures& figures() const { return *this; }
   /// \p engine's section; asserts it is there.
   const EngineSection& section(const std::string& engine) const;
 };
