@@ -390,68 +390,81 @@ bool isPlainWord(std::string_view s) {
   return true;
 }
 
-/// \p s as a YAML double-quoted scalar.
-std::string quoted(std::string_view s) {
-  std::string out = "\"";
-  for (char ch : s) {
-    if (ch == '"' || ch == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (static_cast<unsigned char>(ch) < 0x20) {
-      out += fmt::format("\\x{:02x}", static_cast<unsigned char>(ch));
-    } else {
-      out += ch;
-    }
-  }
-  return out + "\"";
-}
-
 } // namespace
 
-ConfigWriter::ConfigWriter(std::string_view header) {
+struct ConfigWriter::State {
+  YAML::Emitter out;
+};
+
+ConfigWriter::ConfigWriter(std::string_view header) : state_(std::make_unique<State>()) {
   size_t start = 0;
   while (start < header.size()) {
     const size_t end = std::min(header.find('\n', start), header.size());
-    out_ += "# " + std::string(header.substr(start, end - start)) + "\n";
+    state_->out << YAML::Comment(std::string(header.substr(start, end - start)));
     start = end + 1;
   }
+  state_->out << YAML::BeginMap;
 }
 
-void ConfigWriter::line(std::string_view key, std::string_view value) {
-  out_.append(static_cast<size_t>(indent_), ' ').append(key).append(":");
-  if (!value.empty()) {
-    out_.append(" ").append(value);
-  }
-  out_.append("\n");
+ConfigWriter::~ConfigWriter() = default;
+
+std::string ConfigWriter::yaml() const {
+  // The top-level mapping stays open (the emitter writes each entry as it comes), so the
+  // writer's text so far is the document.
+  const std::string text = state_->out.c_str();
+  return text.empty() || text.back() == '\n' ? text : text + "\n";
+}
+
+void ConfigWriter::beginSection(std::string_view key) {
+  state_->out << YAML::Key << std::string(key) << YAML::Value << YAML::BeginMap;
+}
+
+void ConfigWriter::endSection() {
+  state_->out << YAML::EndMap;
+}
+
+void ConfigWriter::scalar(std::string_view key, std::string_view value, bool mayQuote) {
+  state_->out << YAML::Key << std::string(key) << YAML::Value;
+  if (mayQuote && !isPlainWord(value))
+    state_->out << YAML::DoubleQuoted;
+  state_->out << std::string(value);
+}
+
+void ConfigWriter::flowList(std::string_view key, const std::vector<std::string_view>& values) {
+  state_->out << YAML::Key << std::string(key) << YAML::Value << YAML::Flow << YAML::BeginSeq;
+  for (std::string_view v : values)
+    state_->out << std::string(v);
+  state_->out << YAML::EndSeq;
 }
 
 void ConfigWriter::integer(std::string_view key, int64_t value, IntRange) {
-  line(key, std::to_string(value));
+  scalar(key, std::to_string(value));
 }
 
 void ConfigWriter::real(std::string_view key, double value, RealRange) {
-  line(key, fmt::format("{}", value)); // shortest round-trip form
+  scalar(key, fmt::format("{}", value)); // shortest round-trip form
 }
 
 void ConfigWriter::integerMap(std::string_view key, const IntegerMap& values, IntRange) {
-  if (values.empty()) {
-    line(key, "{}");
-    return;
-  }
-  line(key, "");
-  indent_ += 2;
+  state_->out << YAML::Key << std::string(key) << YAML::Value;
+  if (values.empty())
+    state_->out << YAML::Flow;
+  state_->out << YAML::BeginMap;
   for (const auto& [name, value] : values) {
-    line(isPlainWord(name) ? name : quoted(name), std::to_string(value));
+    state_->out << YAML::Key;
+    if (!isPlainWord(name))
+      state_->out << YAML::DoubleQuoted;
+    state_->out << name << YAML::Value << std::to_string(value);
   }
-  indent_ -= 2;
+  state_->out << YAML::EndMap;
 }
 
 void ConfigWriter::boolean(std::string_view key, bool value) {
-  line(key, value ? "true" : "false");
+  scalar(key, value ? "true" : "false");
 }
 
 void ConfigWriter::text(std::string_view key, const std::string& value) {
-  line(key, isPlainWord(value) ? value : quoted(value));
+  scalar(key, value, true);
 }
 
 } // namespace nnaccel::config

@@ -13,7 +13,8 @@
 ///  - ConfigReader (SystolicConfig&): reads a YAML document, checks types and ranges, tracks the
 ///    visited keys and rejects unknown ones with their dotted path;
 ///  - ConfigChecker (const SystolicConfig&): the same range checks on values built in code;
-///  - ConfigWriter (const SystolicConfig&): emits the YAML layout the reader accepts.
+///  - ConfigWriter (const SystolicConfig&): emits the YAML layout the reader accepts (through
+///    yaml-cpp's emitter).
 /// Every error is nnaccel::Error (Config) with the file and the dotted key path as context:
 /// `edge.yaml: 'psum.max_tile_rows': must be >= 1 (got 0)`.
 ///
@@ -227,12 +228,14 @@ class ConfigWriter {
 public:
   /// Lines of \p header are emitted first as `# ` comments.
   explicit ConfigWriter(std::string_view header = {});
+  ~ConfigWriter();
+  ConfigWriter(const ConfigWriter&) = delete;
+  ConfigWriter& operator=(const ConfigWriter&) = delete;
 
   template <typename F> void section(std::string_view key, F&& body) {
-    line(key, "");
-    indent_ += 2;
+    beginSection(key);
     body();
-    indent_ -= 2;
+    endSection();
   }
   void integer(std::string_view key, int64_t value, IntRange = {});
   void real(std::string_view key, double value, RealRange = {});
@@ -243,20 +246,19 @@ public:
   template <typename E>
   void choice(std::string_view key, E value, std::span<const EnumName<E>> names,
               std::span<const std::string_view> = {}) {
-    line(key, nameOf(names, value));
+    scalar(key, nameOf(names, value));
   }
   template <typename E>
   void choiceList(std::string_view key, const std::vector<E>& values,
                   std::span<const EnumName<E>> names) {
-    std::string list = "[";
-    for (size_t i = 0; i < values.size(); ++i) {
-      list += (i > 0 ? ", " : "");
-      list += nameOf(names, values[i]);
-    }
-    line(key, list + "]");
+    std::vector<std::string_view> spelled;
+    for (const E& v : values)
+      spelled.push_back(nameOf(names, v));
+    flowList(key, spelled);
   }
 
-  const std::string& yaml() const { return out_; }
+  /// The document: the header comments and one block mapping, ending in a newline.
+  std::string yaml() const;
 
 private:
   template <typename E> static std::string_view nameOf(std::span<const EnumName<E>> names, E v) {
@@ -264,9 +266,14 @@ private:
     NNACCEL_ASSERT(i < names.size()) << "writing a config value the schema does not list";
     return names[i].name;
   }
-  void line(std::string_view key, std::string_view value);
-  std::string out_;
-  int indent_ = 0;
+  void beginSection(std::string_view key);
+  void endSection();
+  /// `key: value`, the value plain when it is a plain word or number, else double-quoted.
+  void scalar(std::string_view key, std::string_view value, bool mayQuote = false);
+  void flowList(std::string_view key, const std::vector<std::string_view>& values);
+
+  struct State; ///< the yaml-cpp emitter
+  std::unique_ptr<State> state_;
 };
 
 /// The one parse sequence of every engine's config: \p base's values, overwritten by the keys of
