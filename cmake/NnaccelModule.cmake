@@ -39,7 +39,7 @@ endfunction()
 #          tests registered with SANITIZE (input parsers, malformed corpora)
 # Targets: `quick_tests` and `asan_tests` build exactly the executables of their label, so the
 # edit loop and the sanitizer build skip the CLI and the slow binaries.
-set(NNACCEL_SLOW_TEST_TIMEOUT 1500 CACHE STRING
+set(NNACCEL_SLOW_TEST_TIMEOUT 3600 CACHE STRING
     "ctest TIMEOUT (seconds) of each slow test: a hang guard, several times the loaded-machine time")
 set(NNACCEL_TEST_TIMEOUT 600 CACHE STRING
     "ctest TIMEOUT (seconds) of each quick or unit test: a hang guard")
