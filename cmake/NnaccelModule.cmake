@@ -31,25 +31,138 @@ function(nnaccel_add_module name)
   nnaccel_warnings(nnaccel_${name})
 endfunction()
 
-# nnaccel_add_test(NAME SOURCES ... DEPS ... [LABELS ...])  -> gtest executable registered with ctest
+# Test tiers (docs/Testing.md). Every test carries ctest labels; the tier decides which:
+#   quick  fast tests of every module, the edit-compile-test loop: `ctest -L quick`
+#   unit   every GoogleTest test of the libraries (quick, the rest, and slow)
+#   slow   zoo-scale runs (minutes); every slow test has a TIMEOUT (a hang guard, not a budget)
+#   asan   what the ASan+UBSan pass of `scripts/bootstrap test` runs: the quick tier plus the
+#          tests registered with SANITIZE (input parsers, malformed corpora)
+# Targets: `quick_tests` and `asan_tests` build exactly the executables of their label, so the
+# edit loop and the sanitizer build skip the CLI and the slow binaries.
+set(NNACCEL_SLOW_TEST_TIMEOUT 3600 CACHE STRING
+    "ctest TIMEOUT (seconds) of each slow test: a hang guard, several times the loaded-machine time")
+set(NNACCEL_TEST_TIMEOUT 600 CACHE STRING
+    "ctest TIMEOUT (seconds) of each quick or unit test: a hang guard")
+# The test programs' own code (test bodies, gtest macros) is built at -O1 in optimised builds:
+# -O3 on it costs about 40 % more compile time and buys nothing; the libraries under test keep
+# the build type's flags. Empty keeps the build type's level for the tests too.
+set(NNACCEL_TEST_OPT_FLAGS "-O1" CACHE STRING
+    "Optimisation flags for the test programs' own sources in Release/RelWithDebInfo builds")
+
+# nnaccel_tier_labels(OUT TIER tier [SANITIZE] [LABELS extra...]) -> the label list of a tier.
+function(nnaccel_tier_labels out)
+  cmake_parse_arguments(L "SANITIZE" "TIER" "LABELS" ${ARGN})
+  set(labels unit)
+  if(L_TIER STREQUAL "quick")
+    list(APPEND labels quick asan)
+  elseif(L_TIER STREQUAL "slow")
+    list(APPEND labels slow)
+  elseif(NOT L_TIER STREQUAL "unit")
+    message(FATAL_ERROR "nnaccel test tier must be quick, unit or slow, not '${L_TIER}'")
+  endif()
+  if(L_SANITIZE)
+    if(L_TIER STREQUAL "slow")
+      message(FATAL_ERROR "a slow test cannot be in the sanitizer pass (SANITIZE)")
+    endif()
+    list(APPEND labels asan)
+  endif()
+  list(APPEND labels ${L_LABELS})
+  list(REMOVE_DUPLICATES labels)
+  set(${out} "${labels}" PARENT_SCOPE)
+endfunction()
+
+# nnaccel_test_opt(TARGET) -> NNACCEL_TEST_OPT_FLAGS for a test program (after the build type's -O3).
+function(nnaccel_test_opt target)
+  if(NNACCEL_TEST_OPT_FLAGS)
+    target_compile_options(${target} PRIVATE
+      "$<$<CONFIG:Release,RelWithDebInfo>:${NNACCEL_TEST_OPT_FLAGS}>")
+  endif()
+endfunction()
+
+# nnaccel_test_pch(TARGET) -> the test program reuses one precompiled header (GoogleTest and the
+# standard library headers the tests use; no project header, so editing a header does not
+# rebuild it). Parsing gtest.h and the standard headers is 1-2 s of every test source's compile.
+option(NNACCEL_TEST_PCH "Precompile gtest.h and the standard headers once for all test programs" ON)
+function(nnaccel_test_pch target)
+  if(NOT NNACCEL_TEST_PCH)
+    return()
+  endif()
+  if(NOT TARGET nnaccel_test_pch)
+    # The owner of the PCH: compiled with exactly the flags of the test programs (definitions,
+    # warnings, optimisation), as GCC accepts a PCH only under the same options.
+    set(_stub "${PROJECT_BINARY_DIR}/nnaccel_test_pch.cpp")
+    file(WRITE "${_stub}" "// Owner of the test programs' precompiled header (cmake/NnaccelModule.cmake).\n")
+    add_library(nnaccel_test_pch OBJECT "${_stub}")
+    target_link_libraries(nnaccel_test_pch PRIVATE GTest::gtest)
+    target_compile_definitions(nnaccel_test_pch PRIVATE NNACCEL_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+    nnaccel_warnings(nnaccel_test_pch)
+    nnaccel_test_opt(nnaccel_test_pch)
+    target_precompile_headers(nnaccel_test_pch PRIVATE
+      <gtest/gtest.h> <algorithm> <array> <cmath> <cstdint> <cstring> <filesystem> <fstream>
+      <functional> <map> <memory> <optional> <set> <sstream> <string> <string_view> <span>
+      <unordered_map> <utility> <variant> <vector>)
+  endif()
+  target_precompile_headers(${target} REUSE_FROM nnaccel_test_pch)
+endfunction()
+
+# nnaccel_tier_target(TARGET LABELS...) -> adds TARGET to quick_tests / asan_tests per its labels.
+function(nnaccel_tier_target target)
+  foreach(tier quick asan)
+    if(${tier} IN_LIST ARGN)
+      if(NOT TARGET ${tier}_tests)
+        add_custom_target(${tier}_tests)
+      endif()
+      add_dependencies(${tier}_tests ${target})
+    endif()
+  endforeach()
+endfunction()
+
+# nnaccel_add_test(NAME SOURCES ... DEPS ... [TIER quick|unit|slow] [SANITIZE] [LABELS ...])
+#   -> gtest executable whose tests are registered with ctest (one ctest test per gtest test).
+#   TIER defaults to quick; `LABELS slow` (older spelling) means TIER slow. SANITIZE adds a
+#   test of the unit tier to the sanitizer pass.
 function(nnaccel_add_test name)
-  cmake_parse_arguments(T "" "" "SOURCES;DEPS;LABELS" ${ARGN})
+  cmake_parse_arguments(T "SANITIZE" "TIER" "SOURCES;DEPS;LABELS" ${ARGN})
+  if(NOT T_TIER)
+    set(T_TIER quick)
+  endif()
+  if("slow" IN_LIST T_LABELS)
+    set(T_TIER slow)
+  endif()
+  set(_sanitize)
+  if(T_SANITIZE)
+    set(_sanitize SANITIZE)
+  endif()
+  nnaccel_tier_labels(_labels TIER ${T_TIER} ${_sanitize} LABELS ${T_LABELS})
+  # Slow tests also get a high COST: without timing history (a clean clone) ctest -j starts
+  # them first, so the long ones do not run alone at the end of the run.
+  if(T_TIER STREQUAL "slow")
+    set(_props "TIMEOUT ${NNACCEL_SLOW_TEST_TIMEOUT} COST 1000")
+  else()
+    set(_props "TIMEOUT ${NNACCEL_TEST_TIMEOUT}")
+  endif()
+
   add_executable(${name} ${T_SOURCES})
   target_link_libraries(${name} PRIVATE ${T_DEPS} GTest::gtest GTest::gtest_main)
   target_compile_definitions(${name} PRIVATE NNACCEL_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
   nnaccel_warnings(${name})
+  nnaccel_test_opt(${name})
+  nnaccel_test_pch(${name})
+  nnaccel_tier_target(${name} ${_labels})
+  # Labels and TIMEOUT are set by a ctest script that runs after discovery and reads the
+  # discovered names from ${name}_TESTS: gtest_discover_tests flattens PROPERTIES ("LABELS
+  # unit;slow" would become a property named "slow"). An executable that was not built shows
+  # up as ${name}_NOT_BUILT; it gets the labels too, so `ctest -L asan` fails on a missing
+  # binary instead of skipping it.
   gtest_discover_tests(${name} DISCOVERY_MODE PRE_TEST PROPERTIES LABELS unit)
-  if(T_LABELS)
-    # gtest_discover_tests flattens PROPERTIES ("LABELS unit;slow" would become a property
-    # named "slow"), so extra labels are set by a ctest script that runs after discovery and
-    # reads the discovered names from ${name}_TESTS.
-    set(_labels_script "${CMAKE_CURRENT_BINARY_DIR}/${name}_labels.cmake")
-    file(WRITE "${_labels_script}"
-         "if(${name}_TESTS)\n"
-         "  set_tests_properties(\${${name}_TESTS} PROPERTIES LABELS \"unit;${T_LABELS}\")\n"
-         "endif()\n")
-    set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${_labels_script}")
-  endif()
+  set(_labels_script "${CMAKE_CURRENT_BINARY_DIR}/${name}_labels.cmake")
+  file(WRITE "${_labels_script}"
+       "if(${name}_TESTS)\n"
+       "  set_tests_properties(\${${name}_TESTS} PROPERTIES LABELS \"${_labels}\" ${_props})\n"
+       "else()\n"
+       "  set_tests_properties(${name}_NOT_BUILT PROPERTIES LABELS \"${_labels}\")\n"
+       "endif()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${_labels_script}")
 endfunction()
 
 # nnaccel_register_engine(TARGET): TARGET holds an engine's registration (NNACCEL_REGISTER_ENGINE,

@@ -113,7 +113,7 @@ struct Verdict {
 };
 
 struct RunReport {
-  std::string engine; ///< "systolic"
+  std::string engine; ///< the registered engine name
   std::string config; ///< preset/config name
   std::string model;
   std::string dtype; ///< "int8" / "fp32"
