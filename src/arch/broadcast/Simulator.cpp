@@ -195,6 +195,111 @@ struct Pass {
   int64_t chunk = 0, r = 0, v = 0;
 };
 
+/// Appends item \p it once per filter block (standard) or channel block (depthwise).
+void appendFilterBlocks(const ConvLayer& c, const Tiling& t, int64_t channels, Item it,
+                        std::vector<Item>& items) {
+  if (c.depthwise) {
+    for (int64_t c0 = 0; c0 < channels; c0 += t.channelChunk) {
+      it.firstFilter = c0;
+      it.filters = std::min(t.channelChunk, channels - c0);
+      items.push_back(it);
+    }
+    return;
+  }
+  for (int64_t grp = 0; grp < c.convGroups; ++grp)
+    for (int64_t f0 = 0; f0 < c.filtersPerGroup(); f0 += t.filterBlock) {
+      it.group = grp;
+      it.firstFilter = f0;
+      it.filters = std::min(t.filterBlock, c.filtersPerGroup() - f0);
+      items.push_back(it);
+    }
+}
+
+/// A variant's work items, in (row, class, block, filters) order.
+std::vector<Item> workItems(const ConvLayer& c, const Tiling& t, int64_t channels) {
+  const ConvAxes& a = c.axes;
+  std::vector<Item> items;
+  for (int64_t oy = 0; oy < a.outH; ++oy)
+    for (int64_t cls = 0; cls < t.xClasses; ++cls) {
+      const int64_t count = cls < a.outW ? ceilDiv(a.outW - cls, t.xClasses) : 0;
+      for (int64_t k0 = 0; k0 < count; k0 += t.operandBlock)
+        appendFilterBlocks(c, t, channels,
+                           Item{oy, cls, k0, std::min(t.operandBlock, count - k0), 0, 0, 0}, items);
+    }
+  return items;
+}
+
+/// An item's passes: every channel chunk, kernel row and vector, skipping the padding rows
+/// (nothing to read, no MAC: bitmap-skipped).
+void itemPasses(const ConvLayer& c, const Decomposition& dec, const Item& it, int64_t chunks,
+                std::vector<Pass>& passes) {
+  const ConvAxes& a = c.axes;
+  passes.clear();
+  for (int64_t ch = 0; ch < chunks; ++ch)
+    for (int64_t r = 0; r < dec.rows; ++r) {
+      const int64_t y = it.oy * a.strideY + r * a.dilationY - a.padTop;
+      if (y < 0 || y >= a.inH)
+        continue;
+      for (int64_t v = 0; v < dec.vectorsPerRow(); ++v)
+        passes.push_back(Pass{ch, r, v});
+    }
+}
+
+/// The timing state of one variant's run: every group's clock and every column buffer's
+/// drain. Items go to units: a group, or in column accumulation a column of groups.
+struct ArrayClocks {
+  int64_t groupsPerColumn;
+  bool columnMode;
+  int64_t units;
+  std::vector<GroupClock> groups;
+  std::vector<int64_t> drainFreeCycle; ///< per column: its buffer's drain ends
+
+  explicit ArrayClocks(const BroadcastConfig& config)
+      : groupsPerColumn(config.groupsPerColumn()),
+        columnMode(config.accumulation == Accumulation::Column),
+        units(columnMode ? config.columns : config.groups()),
+        groups(static_cast<size_t>(config.groups()),
+               GroupClock(config.groupSize, config.lanesPerGroup(), config.readsPerCycle)),
+        drainFreeCycle(static_cast<size_t>(config.columns), 0) {}
+
+  int64_t groupsPerUnit() const { return columnMode ? groupsPerColumn : 1; }
+  /// Group \p g (< groupsPerUnit()) of unit \p unit.
+  GroupClock& group(int64_t unit, int64_t g) {
+    return groups[static_cast<size_t>(columnMode ? unit * groupsPerColumn + g : unit)];
+  }
+  /// The group of unit \p unit that runs the item's pass \p pass.
+  GroupClock& passGroup(int64_t unit, size_t pass) {
+    return columnMode ? group(unit, static_cast<int64_t>(pass) % groupsPerColumn) : group(unit, 0);
+  }
+  int64_t columnOf(int64_t unit) const { return columnMode ? unit : unit / groupsPerColumn; }
+
+  /// The unit whose lanes free up first (the first on ties); \p readyCycle gets when.
+  int64_t firstFreeUnit(int64_t& readyCycle) {
+    int64_t unit = 0;
+    readyCycle = -1;
+    for (int64_t u = 0; u < units; ++u) {
+      int64_t ready = 0;
+      for (int64_t g = 0; g < groupsPerUnit(); ++g)
+        ready = std::max(ready, group(u, g).lanesFree());
+      if (readyCycle < 0 || ready < readyCycle) {
+        readyCycle = ready;
+        unit = u;
+      }
+    }
+    return unit;
+  }
+
+  /// The cycle the last group and the last column buffer are done.
+  int64_t endCycle() const {
+    int64_t end = 0;
+    for (const GroupClock& gc : groups)
+      end = std::max(end, gc.end());
+    for (int64_t dr : drainFreeCycle)
+      end = std::max(end, dr);
+    return end;
+  }
+};
+
 } // namespace
 
 struct Simulator::Impl {
@@ -331,110 +436,59 @@ struct Simulator::Impl {
   }
 
   VariantStats runVariant(const ConvLayer& c, const Tiling& t, DataPath* data) {
-    const Decomposition& dec = t.decomposition;
-    const ConvAxes& a = c.axes;
-    const int64_t n = dec.vectorWidth, pes = config.groupSize;
     const int64_t channels = c.depthwise ? c.inChannels : c.channelsPerGroup();
     const int64_t chunks = c.depthwise ? 1 : ceilDiv(channels, t.channelChunk);
     const TapCounts counts(c, t, config.skipZeroWeights);
     VariantStats st;
-    st.reuseHistogram.assign(static_cast<size_t>(n + 1), 0);
-
-    // Work items, in (row, class, block, filters) order.
-    std::vector<Item> items;
-    for (int64_t oy = 0; oy < a.outH; ++oy)
-      for (int64_t cls = 0; cls < t.xClasses; ++cls) {
-        const int64_t count = cls < a.outW ? ceilDiv(a.outW - cls, t.xClasses) : 0;
-        for (int64_t k0 = 0; k0 < count; k0 += t.operandBlock) {
-          Item it{oy, cls, k0, std::min(t.operandBlock, count - k0), 0, 0, 0};
-          if (c.depthwise) {
-            for (int64_t c0 = 0; c0 < channels; c0 += t.channelChunk) {
-              it.firstFilter = c0;
-              it.filters = std::min(t.channelChunk, channels - c0);
-              items.push_back(it);
-            }
-          } else {
-            for (int64_t grp = 0; grp < c.convGroups; ++grp)
-              for (int64_t f0 = 0; f0 < c.filtersPerGroup(); f0 += t.filterBlock) {
-                it.group = grp;
-                it.firstFilter = f0;
-                it.filters = std::min(t.filterBlock, c.filtersPerGroup() - f0);
-                items.push_back(it);
-              }
-          }
-        }
-      }
-
-    const int64_t groupsPerColumn = config.groupsPerColumn();
-    const bool columnMode = config.accumulation == Accumulation::Column;
-    std::vector<GroupClock> clocks(static_cast<size_t>(config.groups()),
-                                   GroupClock(pes, config.lanesPerGroup(), config.readsPerCycle));
-    std::vector<int64_t> drainFree(static_cast<size_t>(config.columns), 0);
-    const int64_t units = columnMode ? config.columns : config.groups();
+    st.reuseHistogram.assign(static_cast<size_t>(t.decomposition.vectorWidth + 1), 0);
+    ArrayClocks clocks(config);
     std::vector<Pass> passes;
     std::vector<int64_t> macCycles;
-    for (const Item& it : items) {
-      // The unit (group, or column of groups) whose lanes free up first.
-      int64_t unit = 0, unitReady = -1;
-      for (int64_t u = 0; u < units; ++u) {
-        int64_t ready = 0;
-        for (int64_t g = 0; g < (columnMode ? groupsPerColumn : 1); ++g)
-          ready = std::max(
-              ready,
-              clocks[static_cast<size_t>(columnMode ? u * groupsPerColumn + g : u)].lanesFree());
-        if (unitReady < 0 || ready < unitReady) {
-          unitReady = ready;
-          unit = u;
-        }
-      }
-      const int64_t column = columnMode ? unit : unit / groupsPerColumn;
-      passes.clear();
-      for (int64_t ch = 0; ch < chunks; ++ch)
-        for (int64_t r = 0; r < dec.rows; ++r) {
-          const int64_t y = it.oy * a.strideY + r * a.dilationY - a.padTop;
-          if (y < 0 || y >= a.inH)
-            continue; // a padding row: nothing to read, no MAC (bitmap-skipped)
-          for (int64_t v = 0; v < dec.vectorsPerRow(); ++v)
-            passes.push_back(Pass{ch, r, v});
-        }
-      const int64_t sumsPerOperand = it.filters;
+    for (const Item& it : workItems(c, t, channels)) {
+      int64_t unitReady = -1;
+      const int64_t unit = clocks.firstFreeUnit(unitReady);
+      itemPasses(c, t.decomposition, it, chunks, passes);
       if (data)
-        data->acc.assign(static_cast<size_t>(it.operands * sumsPerOperand), 0);
+        data->acc.assign(static_cast<size_t>(it.operands * it.filters), 0);
       int64_t itemEnd = unitReady;
-      for (size_t p = 0; p < passes.size(); ++p) {
-        GroupClock& gc = clocks[static_cast<size_t>(
-            columnMode ? unit * groupsPerColumn + static_cast<int64_t>(p) % groupsPerColumn
-                       : unit)];
-        itemEnd = std::max(itemEnd, runPass(c, t, it, passes[p], counts, gc, st, data, macCycles));
-      }
-      // Drain: the outputs (and, in column mode, the groups' partial sums) pass the column
-      // buffer; the output RFs are free once their contents have moved into it.
-      const int64_t outBytes = it.operands * sumsPerOperand;
-      const int64_t psumBytes = columnMode ? it.operands * sumsPerOperand * 4 * groupsPerColumn : 0;
-      int64_t& drain = drainFree[static_cast<size_t>(column)];
-      const int64_t drainStart = std::max(itemEnd, drain);
-      drain = drainStart + ceilDiv(outBytes + psumBytes, config.drainBytesPerCycle);
-      for (int64_t g = 0; g < (columnMode ? groupsPerColumn : 1); ++g)
-        clocks[static_cast<size_t>(columnMode ? unit * groupsPerColumn + g : unit)].outputFree =
-            drainStart;
-      st.outputBytes += outBytes;
-      st.columnBufferBytes += 2 * (outBytes + psumBytes);
+      for (size_t p = 0; p < passes.size(); ++p)
+        itemEnd = std::max(itemEnd, runPass(c, t, it, passes[p], counts, clocks.passGroup(unit, p),
+                                            st, data, macCycles));
+      drainItem(it, unit, itemEnd, clocks, st);
       if (data)
         drainOutputs(c, t, it, *data);
     }
-    int64_t end = 0;
-    for (const GroupClock& gc : clocks)
-      end = std::max(end, gc.end());
-    for (int64_t dr : drainFree)
-      end = std::max(end, dr);
+    finishVariant(clocks.endCycle(), st);
+    return st;
+  }
+
+  /// Drain: the item's outputs (and, in column mode, the groups' partial sums) pass the column
+  /// buffer from \p itemEnd; the output RFs are free once their contents have moved into it.
+  void drainItem(const Item& it, int64_t unit, int64_t itemEnd, ArrayClocks& clocks,
+                 VariantStats& st) const {
+    const int64_t sumsPerOperand = it.filters;
+    const int64_t outBytes = it.operands * sumsPerOperand;
+    const int64_t psumBytes =
+        clocks.columnMode ? it.operands * sumsPerOperand * 4 * clocks.groupsPerColumn : 0;
+    int64_t& drain = clocks.drainFreeCycle[static_cast<size_t>(clocks.columnOf(unit))];
+    const int64_t drainStart = std::max(itemEnd, drain);
+    drain = drainStart + ceilDiv(outBytes + psumBytes, config.drainBytesPerCycle);
+    for (int64_t g = 0; g < clocks.groupsPerUnit(); ++g)
+      clocks.group(unit, g).outputFree = drainStart;
+    st.outputBytes += outBytes;
+    st.columnBufferBytes += 2 * (outBytes + psumBytes);
+  }
+
+  /// A variant's totals once its items ran until \p endCycle: memory bound, latency, PE-cycles
+  /// and energy.
+  void finishVariant(int64_t endCycle, VariantStats& st) const {
     const int64_t memoryBytes = st.memoryReadBytes() + st.outputBytes;
     const auto memoryBound = static_cast<int64_t>(
         std::ceil(static_cast<double>(memoryBytes) / config.memoryBytesPerCycle));
-    st.cycles = config.memoryLatencyCycles + std::max(end, memoryBound);
-    st.memoryWaitCycles = config.memoryLatencyCycles + std::max<int64_t>(0, memoryBound - end);
+    st.cycles = config.memoryLatencyCycles + std::max(endCycle, memoryBound);
+    st.memoryWaitCycles = config.memoryLatencyCycles + std::max<int64_t>(0, memoryBound - endCycle);
     st.peCycles = st.cycles * config.peCount();
     st.energyPj = energyPj(st, config.energy);
-    return st;
   }
 
   /// Times (and, with \p data, computes) one pass on one group; returns its last MAC end.

@@ -11,143 +11,216 @@
 
 namespace nnaccel::arch::systolic {
 
-bool lowerPool(CompilerContext& ctx, const PoolDesc& d) {
-  const SystolicConfig& cfg = ctx.config;
-  const int64_t eb = ctx.elemBytes;
-  if (static_cast<int64_t>(d.countTable.size()) > kPoolTableEntries)
-    return false;
-  // Input rows a band of `band` output rows starting at oy0 reads.
-  auto inRows = [&](int64_t oy0, int64_t band, int64_t& first) {
-    const int64_t lo = std::max<int64_t>(0, oy0 * d.strideH - d.padTop);
-    const int64_t hi =
-        std::min(d.inH - 1, (oy0 + band - 1) * d.strideH - d.padTop + (d.kernelH - 1) * d.dilH);
-    first = lo;
-    return std::max<int64_t>(0, hi - lo + 1);
-  };
-  auto bandBytes = [&](int64_t band) {
-    int64_t maxRows = 0, first = 0;
-    for (int64_t oy0 = 0; oy0 < d.outH; oy0 += band)
-      maxRows = std::max(maxRows, inRows(oy0, std::min(band, d.outH - oy0), first));
-    return 2 * (maxRows * d.inW + band * d.outW) * eb;
-  };
-  int64_t band = d.outH;
-  while (band > 1 && bandBytes(band) > ctx.sbufBytes())
-    band = (band + 1) / 2;
-  if (bandBytes(band) > ctx.sbufBytes())
-    return false;
-  int64_t maxInRows = 0;
-  {
-    int64_t first = 0;
-    for (int64_t oy0 = 0; oy0 < d.outH; oy0 += band)
-      maxInRows = std::max(maxInRows, inRows(oy0, std::min(band, d.outH - oy0), first));
-  }
-  const int64_t inBufBytes = maxInRows * d.inW * eb;
-  const int64_t outBufBytes = band * d.outW * eb;
-  const int64_t inAddr[2] = {0, inBufBytes};
-  const int64_t outAddr[2] = {2 * inBufBytes, 2 * inBufBytes + outBufBytes};
+namespace {
 
-  Emitter& em = ctx.emitter;
-  const Range inDram = ctx.dramRange(d.inTensor);
-  const Range outDram = ctx.dramRange(d.outTensor);
-  const int64_t inBase = ctx.program.tensors[static_cast<size_t>(d.inTensor)].addr;
-  const int64_t outBase = ctx.program.tensors[static_cast<size_t>(d.outTensor)].addr;
+/// One step of a pool: a band of output rows of one channel block of one image, and the input
+/// rows it reads.
+struct PoolStep {
+  int64_t n, c0, cCount, oy0, rows, inRow0, inRows;
+};
 
-  if (!d.countTable.empty()) {
-    std::vector<uint8_t> table(d.countTable.size() * kPoolRecordBytes, 0);
-    for (size_t i = 0; i < d.countTable.size(); ++i)
-      std::memcpy(table.data() + i * kPoolRecordBytes, d.countTable[i].data(), 3 * sizeof(int32_t));
-    const int64_t bytes = static_cast<int64_t>(table.size());
-    const int64_t addr = ctx.addSegment(std::move(table));
-    DmaLoad t;
-    t.space = OnChip::PoolTable;
-    t.elemBytes = 1;
-    t.partitionCount = 1;
-    t.innerCount = bytes;
-    t.dram.addr = addr;
-    t.dram.innerStep = 1;
-    em.emit(t, {Range{Space::Dram, addr, addr + bytes}}, {Range{Space::PoolTable, 0, 1}});
+/// The lowering of one pool: the band height and state-buffer layout, the count table, the
+/// steps, and the instructions each step's load, compute and drain emit.
+class PoolLowering {
+public:
+  PoolLowering(CompilerContext& ctx, const PoolDesc& d)
+      : ctx_(ctx), cfg_(ctx.config), d_(d), eb_(ctx.elemBytes), em_(ctx.emitter) {}
+
+  /// Emits the pool; false (nothing emitted) when it does not fit the pool table or SBUF.
+  bool run() {
+    if (static_cast<int64_t>(d_.countTable.size()) > kPoolTableEntries)
+      return false;
+    if (!planBand())
+      return false;
+    planLayout();
+    inDram_ = ctx_.dramRange(d_.inTensor);
+    outDram_ = ctx_.dramRange(d_.outTensor);
+    inBase_ = ctx_.program.tensors[static_cast<size_t>(d_.inTensor)].addr;
+    outBase_ = ctx_.program.tensors[static_cast<size_t>(d_.outTensor)].addr;
+    loadCountTable();
+    makeSteps();
+    emitPipelined(
+        static_cast<int64_t>(steps_.size()), [&](int64_t k) { load(k); },
+        [&](int64_t k) { compute(k); }, [&](int64_t k) { drain(k); });
+    return true;
   }
 
-  struct Step {
-    int64_t n, c0, cCount, oy0, rows, inRow0, inRows;
-  };
-  std::vector<Step> steps;
-  for (int64_t n = 0; n < d.batch; ++n)
-    for (int64_t c0 = 0; c0 < d.channels; c0 += cfg.peRows)
-      for (int64_t oy0 = 0; oy0 < d.outH; oy0 += band) {
-        Step s{n, c0, std::min(cfg.peRows, d.channels - c0), oy0, std::min(band, d.outH - oy0),
-               0, 0};
+private:
+  int64_t inRows(int64_t oy0, int64_t band, int64_t& first) const;
+  int64_t maxInRows(int64_t band) const;
+  int64_t bandBytes(int64_t band) const;
+  bool planBand();
+  void planLayout();
+  void loadCountTable();
+  void makeSteps();
+  static Range sbufRange(int64_t addr, int64_t bytes) {
+    return Range{Space::Sbuf, addr, addr + bytes};
+  }
+  void load(int64_t k);
+  void compute(int64_t k);
+  void drain(int64_t k);
+
+  CompilerContext& ctx_;
+  const SystolicConfig& cfg_;
+  const PoolDesc& d_;
+  const int64_t eb_;
+  Emitter& em_;
+  int64_t band_ = 0; ///< output rows per step
+  int64_t inBufBytes_ = 0, outBufBytes_ = 0;
+  int64_t inAddr_[2] = {0, 0}, outAddr_[2] = {0, 0};
+  Range inDram_, outDram_;
+  int64_t inBase_ = 0, outBase_ = 0;
+  std::vector<PoolStep> steps_;
+};
+
+/// Input rows a band of \p band output rows starting at \p oy0 reads; \p first gets the first.
+int64_t PoolLowering::inRows(int64_t oy0, int64_t band, int64_t& first) const {
+  const int64_t lo = std::max<int64_t>(0, oy0 * d_.strideH - d_.padTop);
+  const int64_t hi =
+      std::min(d_.inH - 1, (oy0 + band - 1) * d_.strideH - d_.padTop + (d_.kernelH - 1) * d_.dilH);
+  first = lo;
+  return std::max<int64_t>(0, hi - lo + 1);
+}
+
+/// The most input rows any band of \p band output rows reads.
+int64_t PoolLowering::maxInRows(int64_t band) const {
+  int64_t maxRows = 0, first = 0;
+  for (int64_t oy0 = 0; oy0 < d_.outH; oy0 += band)
+    maxRows = std::max(maxRows, inRows(oy0, std::min(band, d_.outH - oy0), first));
+  return maxRows;
+}
+
+/// SBUF bytes per partition bands of \p band output rows need, double-buffered.
+int64_t PoolLowering::bandBytes(int64_t band) const {
+  return 2 * (maxInRows(band) * d_.inW + band * d_.outW) * eb_;
+}
+
+/// Halves the band from all output rows until it fits SBUF; false when one row does not.
+bool PoolLowering::planBand() {
+  band_ = d_.outH;
+  while (band_ > 1 && bandBytes(band_) > ctx_.sbufBytes())
+    band_ = (band_ + 1) / 2;
+  return bandBytes(band_) <= ctx_.sbufBytes();
+}
+
+/// Two input buffers, then two output buffers, from SBUF address 0.
+void PoolLowering::planLayout() {
+  inBufBytes_ = maxInRows(band_) * d_.inW * eb_;
+  outBufBytes_ = band_ * d_.outW * eb_;
+  inAddr_[0] = 0;
+  inAddr_[1] = inBufBytes_;
+  outAddr_[0] = 2 * inBufBytes_;
+  outAddr_[1] = 2 * inBufBytes_ + outBufBytes_;
+}
+
+/// Average pools: the window-count table into DRAM and a DMA of it into the pool table.
+void PoolLowering::loadCountTable() {
+  if (d_.countTable.empty())
+    return;
+  std::vector<uint8_t> table(d_.countTable.size() * kPoolRecordBytes, 0);
+  for (size_t i = 0; i < d_.countTable.size(); ++i)
+    std::memcpy(table.data() + i * kPoolRecordBytes, d_.countTable[i].data(), 3 * sizeof(int32_t));
+  const int64_t bytes = static_cast<int64_t>(table.size());
+  const int64_t addr = ctx_.addSegment(std::move(table));
+  DmaLoad t;
+  t.space = OnChip::PoolTable;
+  t.elemBytes = 1;
+  t.partitionCount = 1;
+  t.innerCount = bytes;
+  t.dram.addr = addr;
+  t.dram.innerStep = 1;
+  em_.emit(t, {Range{Space::Dram, addr, addr + bytes}}, {Range{Space::PoolTable, 0, 1}});
+}
+
+/// The steps, in (image, channel block, band) order.
+void PoolLowering::makeSteps() {
+  for (int64_t n = 0; n < d_.batch; ++n)
+    for (int64_t c0 = 0; c0 < d_.channels; c0 += cfg_.peRows)
+      for (int64_t oy0 = 0; oy0 < d_.outH; oy0 += band_) {
+        PoolStep s{
+            n, c0, std::min(cfg_.peRows, d_.channels - c0), oy0, std::min(band_, d_.outH - oy0),
+            0, 0};
         s.inRows = inRows(s.oy0, s.rows, s.inRow0);
-        steps.push_back(s);
+        steps_.push_back(s);
       }
-  const int64_t plane = d.inH * d.inW, outPlane = d.outH * d.outW;
-  auto sbuf = [](int64_t a, int64_t bytes) { return Range{Space::Sbuf, a, a + bytes}; };
-  auto load = [&](int64_t k) {
-    const Step& s = steps[static_cast<size_t>(k)];
-    if (s.inRows == 0)
-      return;
-    DmaLoad op;
-    op.elemBytes = eb;
-    op.partitionCount = s.cCount;
-    op.outerCount = s.inRows;
-    op.innerCount = d.inW;
-    op.dram.addr = inBase + ((s.n * d.channels + s.c0) * plane + s.inRow0 * d.inW) * eb;
-    op.dram.partitionStride = plane * eb;
-    op.dram.outerStride = d.inW * eb;
-    op.dram.innerStep = eb;
-    op.sbufAddr = inAddr[k % 2];
-    op.sbufOuterStride = d.inW * eb;
-    em.emit(op, {inDram}, {sbuf(op.sbufAddr, inBufBytes)});
-  };
-  auto compute = [&](int64_t k) {
-    const Step& s = steps[static_cast<size_t>(k)];
-    Pool p;
-    p.kind = d.kind;
-    p.elemBytes = eb;
-    p.partitions = s.cCount;
-    p.src = inAddr[k % 2];
-    p.srcRowStride = d.inW * eb;
-    p.srcRow0 = s.inRow0;
-    p.srcRows = s.inRows;
-    p.inH = d.inH;
-    p.inW = d.inW;
-    p.dst = outAddr[k % 2];
-    p.dstRowStride = d.outW * eb;
-    p.outRow0 = s.oy0;
-    p.outRows = s.rows;
-    p.outW = d.outW;
-    p.kernelH = d.kernelH;
-    p.kernelW = d.kernelW;
-    p.strideH = d.strideH;
-    p.strideW = d.strideW;
-    p.padTop = d.padTop;
-    p.padLeft = d.padLeft;
-    p.padBottom = d.padBottom;
-    p.padRight = d.padRight;
-    p.dilH = d.dilH;
-    p.dilW = d.dilW;
-    p.countIncludePad = d.countIncludePad;
-    std::vector<Range> reads{sbuf(p.src, inBufBytes)};
-    if (!d.countTable.empty())
-      reads.push_back(Range{Space::PoolTable, 0, 1});
-    em.emit(p, reads, {sbuf(p.dst, outBufBytes)});
-  };
-  auto drain = [&](int64_t k) {
-    const Step& s = steps[static_cast<size_t>(k)];
-    DmaStore op;
-    op.elemBytes = eb;
-    op.partitionCount = s.cCount;
-    op.outerCount = 1;
-    op.innerCount = s.rows * d.outW;
-    op.dram.addr = outBase + ((s.n * d.channels + s.c0) * outPlane + s.oy0 * d.outW) * eb;
-    op.dram.partitionStride = outPlane * eb;
-    op.dram.innerStep = eb;
-    op.sbufAddr = outAddr[k % 2];
-    op.sbufOuterStride = s.rows * d.outW * eb;
-    em.emit(op, {sbuf(op.sbufAddr, outBufBytes)}, {outDram});
-  };
-  emitPipelined(static_cast<int64_t>(steps.size()), load, compute, drain);
-  return true;
+}
+
+/// Step \p k's input rows from DRAM into its input buffer (none for an all-padding band).
+void PoolLowering::load(int64_t k) {
+  const PoolStep& s = steps_[static_cast<size_t>(k)];
+  if (s.inRows == 0)
+    return;
+  const int64_t plane = d_.inH * d_.inW;
+  DmaLoad op;
+  op.elemBytes = eb_;
+  op.partitionCount = s.cCount;
+  op.outerCount = s.inRows;
+  op.innerCount = d_.inW;
+  op.dram.addr = inBase_ + ((s.n * d_.channels + s.c0) * plane + s.inRow0 * d_.inW) * eb_;
+  op.dram.partitionStride = plane * eb_;
+  op.dram.outerStride = d_.inW * eb_;
+  op.dram.innerStep = eb_;
+  op.sbufAddr = inAddr_[k % 2];
+  op.sbufOuterStride = d_.inW * eb_;
+  em_.emit(op, {inDram_}, {sbufRange(op.sbufAddr, inBufBytes_)});
+}
+
+/// Step \p k's POOL from its input buffer into its output buffer.
+void PoolLowering::compute(int64_t k) {
+  const PoolStep& s = steps_[static_cast<size_t>(k)];
+  Pool p;
+  p.kind = d_.kind;
+  p.elemBytes = eb_;
+  p.partitions = s.cCount;
+  p.src = inAddr_[k % 2];
+  p.srcRowStride = d_.inW * eb_;
+  p.srcRow0 = s.inRow0;
+  p.srcRows = s.inRows;
+  p.inH = d_.inH;
+  p.inW = d_.inW;
+  p.dst = outAddr_[k % 2];
+  p.dstRowStride = d_.outW * eb_;
+  p.outRow0 = s.oy0;
+  p.outRows = s.rows;
+  p.outW = d_.outW;
+  p.kernelH = d_.kernelH;
+  p.kernelW = d_.kernelW;
+  p.strideH = d_.strideH;
+  p.strideW = d_.strideW;
+  p.padTop = d_.padTop;
+  p.padLeft = d_.padLeft;
+  p.padBottom = d_.padBottom;
+  p.padRight = d_.padRight;
+  p.dilH = d_.dilH;
+  p.dilW = d_.dilW;
+  p.countIncludePad = d_.countIncludePad;
+  std::vector<Range> reads{sbufRange(p.src, inBufBytes_)};
+  if (!d_.countTable.empty())
+    reads.push_back(Range{Space::PoolTable, 0, 1});
+  em_.emit(p, reads, {sbufRange(p.dst, outBufBytes_)});
+}
+
+/// Step \p k's output rows from its output buffer to DRAM.
+void PoolLowering::drain(int64_t k) {
+  const PoolStep& s = steps_[static_cast<size_t>(k)];
+  const int64_t outPlane = d_.outH * d_.outW;
+  DmaStore op;
+  op.elemBytes = eb_;
+  op.partitionCount = s.cCount;
+  op.outerCount = 1;
+  op.innerCount = s.rows * d_.outW;
+  op.dram.addr = outBase_ + ((s.n * d_.channels + s.c0) * outPlane + s.oy0 * d_.outW) * eb_;
+  op.dram.partitionStride = outPlane * eb_;
+  op.dram.innerStep = eb_;
+  op.sbufAddr = outAddr_[k % 2];
+  op.sbufOuterStride = s.rows * d_.outW * eb_;
+  em_.emit(op, {sbufRange(op.sbufAddr, outBufBytes_)}, {outDram_});
+}
+
+} // namespace
+
+bool lowerPool(CompilerContext& ctx, const PoolDesc& d) {
+  return PoolLowering(ctx, d).run();
 }
 
 } // namespace nnaccel::arch::systolic

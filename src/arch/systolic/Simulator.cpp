@@ -660,11 +660,8 @@ struct Simulator::Impl {
                 sbufPartitionBytes, "SBUF bytes per partition");
   }
 
-  template <class T> void pool(const Pool& p) {
-    const PoolAxis ay = poolAxis(p.outRow0, p.outRows, p.strideH, p.kernelH, p.dilH, p.inH,
-                                 p.padTop, p.padBottom, p.countIncludePad);
-    const PoolAxis ax = poolAxis(0, p.outW, p.strideW, p.kernelW, p.dilW, p.inW, p.padLeft,
-                                 p.padRight, p.countIncludePad);
+  /// Fails unless every window's input rows lie inside the pool's source rows.
+  void checkPoolSourceRows(const Pool& p, const PoolAxis& ay) const {
     for (const std::vector<int64_t>& taps : ay.taps) {
       for (int64_t iy : taps) {
         if (iy < p.srcRow0 || iy >= p.srcRow0 + p.srcRows) {
@@ -673,95 +670,154 @@ struct Simulator::Impl {
         }
       }
     }
-    const bool average = p.kind == Pool::Kind::Average;
-    // s8 average: the pool-table multiplier of every window count (first record wins).
+  }
+
+  /// s8 average: the pool-table multiplier of every window count (first record wins), indexed
+  /// by count; fails when a count the windows need has no valid record.
+  std::vector<std::optional<quant::QuantMultiplier>> poolMultipliers(const PoolAxis& ay,
+                                                                     const PoolAxis& ax) const {
     std::vector<std::optional<quant::QuantMultiplier>> multiplier;
-    if (average && !std::is_same_v<T, float>) {
-      multiplier.resize(static_cast<size_t>(*std::max_element(ay.counts.begin(), ay.counts.end()) *
-                                            *std::max_element(ax.counts.begin(), ax.counts.end())) +
-                        1);
-      for (int64_t r = kPoolTableEntries - 1; r >= 0; --r) {
-        const uint8_t* rec = poolTable.data() + r * kPoolRecordBytes;
-        const int32_t count = loadElem<int32_t>(rec);
-        if (count > 0 && static_cast<size_t>(count) < multiplier.size()) {
-          multiplier[static_cast<size_t>(count)] =
-              quant::QuantMultiplier{loadElem<int32_t>(rec + 4), loadElem<int32_t>(rec + 8)};
-        }
+    multiplier.resize(static_cast<size_t>(*std::max_element(ay.counts.begin(), ay.counts.end()) *
+                                          *std::max_element(ax.counts.begin(), ax.counts.end())) +
+                      1);
+    for (int64_t r = kPoolTableEntries - 1; r >= 0; --r) {
+      const uint8_t* rec = poolTable.data() + r * kPoolRecordBytes;
+      const int32_t count = loadElem<int32_t>(rec);
+      if (count > 0 && static_cast<size_t>(count) < multiplier.size()) {
+        multiplier[static_cast<size_t>(count)] =
+            quant::QuantMultiplier{loadElem<int32_t>(rec + 4), loadElem<int32_t>(rec + 8)};
       }
-      for (int64_t cy : ay.counts) {
-        for (int64_t cx : ax.counts) {
-          const int64_t count = cy * cx;
-          if (count == 0) {
-            continue;
-          }
-          const auto& q = multiplier[static_cast<size_t>(count)];
-          if (!q) {
-            fail("the pool table has no record for window count " + std::to_string(count));
-          }
-          if (!q->isValid()) {
-            fail("the pool-table record for window count " + std::to_string(count) +
-                 " holds an invalid multiplier {" + std::to_string(q->multiplier) + ", " +
-                 std::to_string(q->shift) + "}");
-          }
+    }
+    for (int64_t cy : ay.counts) {
+      for (int64_t cx : ax.counts) {
+        checkPoolMultiplier(multiplier, cy * cx);
+      }
+    }
+    return multiplier;
+  }
+
+  /// Fails unless window count \p count (when non-zero) has a valid pool-table multiplier.
+  void checkPoolMultiplier(const std::vector<std::optional<quant::QuantMultiplier>>& multiplier,
+                           int64_t count) const {
+    if (count == 0) {
+      return;
+    }
+    const auto& q = multiplier[static_cast<size_t>(count)];
+    if (!q) {
+      fail("the pool table has no record for window count " + std::to_string(count));
+    }
+    if (!q->isValid()) {
+      fail("the pool-table record for window count " + std::to_string(count) +
+           " holds an invalid multiplier {" + std::to_string(q->multiplier) + ", " +
+           std::to_string(q->shift) + "}");
+    }
+  }
+
+  /// One pool window over one partition's source rows: the input rows \p ty by columns \p tx
+  /// (both non-empty), \p count positions for an average.
+  template <class T> struct PoolWindow {
+    const Pool& p;
+    const uint8_t* src;
+    const std::vector<int64_t>& ty;
+    const std::vector<int64_t>& tx;
+    int64_t count;
+
+    T at(int64_t iy, int64_t ix) const {
+      return loadElem<T>(src + (iy - p.srcRow0) * p.srcRowStride + ix * p.elemBytes);
+    }
+  };
+
+  /// The largest input of window \p w.
+  template <class T> static T poolMax(const PoolWindow<T>& w) {
+    T best = w.at(w.ty.front(), w.tx.front());
+    for (int64_t iy : w.ty) {
+      for (int64_t ix : w.tx) {
+        const T v = w.at(iy, ix);
+        best = v > best ? v : best;
+      }
+    }
+    return best;
+  }
+
+  /// f32 average of window \p w: the inputs summed row by row, divided by its count.
+  static float poolAverageF32(const PoolWindow<float>& w) {
+    float sum = 0.0f;
+    for (int64_t iy : w.ty) {
+      for (int64_t ix : w.tx) {
+        sum += w.at(iy, ix);
+      }
+    }
+    return w.count > 0 ? sum / static_cast<float>(w.count) : 0.0f;
+  }
+
+  /// s8 average of window \p w: the wide sum requantized by its count's pool-table multiplier.
+  static int8_t
+  poolAverageS8(const PoolWindow<int8_t>& w,
+                const std::vector<std::optional<quant::QuantMultiplier>>& multiplier) {
+    int64_t sum = 0;
+    for (int64_t iy : w.ty) {
+      for (int64_t ix : w.tx) {
+        sum += w.at(iy, ix);
+      }
+    }
+    return w.count > 0 ? static_cast<int8_t>(
+                             quant::requantizeWide(sum, *multiplier[static_cast<size_t>(w.count)]))
+                       : int8_t{0};
+  }
+
+  /// The value of a window without in-plane positions: max gives the lowest value (the
+  /// reference's padding value), average gives 0.
+  template <class T> static T poolEmptyWindow(bool average) {
+    T empty{};
+    if (!average) {
+      empty = std::is_same_v<T, float> ? -std::numeric_limits<T>::infinity()
+                                       : std::numeric_limits<T>::lowest();
+    }
+    return empty;
+  }
+
+  /// Pools one partition: every output of rows outRows x outW from its source rows.
+  template <class T>
+  void poolPartition(const Pool& p, int64_t part, const PoolAxis& ay, const PoolAxis& ax,
+                     const std::vector<std::optional<quant::QuantMultiplier>>& multiplier) {
+    const bool average = p.kind == Pool::Kind::Average;
+    const uint8_t* src = sbuf.data() + part * sbufPartitionBytes + p.src;
+    uint8_t* dst = sbuf.data() + part * sbufPartitionBytes + p.dst;
+    for (int64_t y = 0; y < p.outRows; ++y) {
+      const std::vector<int64_t>& ty = ay.taps[static_cast<size_t>(y)];
+      for (int64_t x = 0; x < p.outW; ++x) {
+        const std::vector<int64_t>& tx = ax.taps[static_cast<size_t>(x)];
+        const int64_t count = ay.counts[static_cast<size_t>(y)] * ax.counts[static_cast<size_t>(x)];
+        uint8_t* out = dst + y * p.dstRowStride + x * p.elemBytes;
+        if (ty.empty() || tx.empty()) {
+          storeElem<T>(out, poolEmptyWindow<T>(average));
+          continue;
+        }
+        const PoolWindow<T> w{p, src, ty, tx, count};
+        if (!average) {
+          storeElem<T>(out, poolMax<T>(w));
+        } else if constexpr (std::is_same_v<T, float>) {
+          storeElem<float>(out, poolAverageF32(w));
+        } else {
+          storeElem<int8_t>(out, poolAverageS8(w, multiplier));
         }
       }
     }
-    const int64_t eb = p.elemBytes;
+  }
+
+  template <class T> void pool(const Pool& p) {
+    const PoolAxis ay = poolAxis(p.outRow0, p.outRows, p.strideH, p.kernelH, p.dilH, p.inH,
+                                 p.padTop, p.padBottom, p.countIncludePad);
+    const PoolAxis ax = poolAxis(0, p.outW, p.strideW, p.kernelW, p.dilW, p.inW, p.padLeft,
+                                 p.padRight, p.countIncludePad);
+    checkPoolSourceRows(p, ay);
+    const bool average = p.kind == Pool::Kind::Average;
+    std::vector<std::optional<quant::QuantMultiplier>> multiplier;
+    if (average && !std::is_same_v<T, float>) {
+      multiplier = poolMultipliers(ay, ax);
+    }
     for (int64_t part = p.partitionStart; part < p.partitionStart + p.partitions; ++part) {
-      const uint8_t* src = sbuf.data() + part * sbufPartitionBytes + p.src;
-      uint8_t* dst = sbuf.data() + part * sbufPartitionBytes + p.dst;
-      for (int64_t y = 0; y < p.outRows; ++y) {
-        const std::vector<int64_t>& ty = ay.taps[static_cast<size_t>(y)];
-        for (int64_t x = 0; x < p.outW; ++x) {
-          const std::vector<int64_t>& tx = ax.taps[static_cast<size_t>(x)];
-          const int64_t count =
-              ay.counts[static_cast<size_t>(y)] * ax.counts[static_cast<size_t>(x)];
-          uint8_t* out = dst + y * p.dstRowStride + x * eb;
-          auto at = [&](int64_t iy, int64_t ix) {
-            return loadElem<T>(src + (iy - p.srcRow0) * p.srcRowStride + ix * eb);
-          };
-          if (ty.empty() || tx.empty()) {
-            // A window without in-plane positions: max gives the lowest value (the reference's
-            // padding value), average gives 0.
-            T empty{};
-            if (!average) {
-              empty = std::is_same_v<T, float> ? -std::numeric_limits<T>::infinity()
-                                               : std::numeric_limits<T>::lowest();
-            }
-            storeElem<T>(out, empty);
-            continue;
-          }
-          if (!average) {
-            T best = at(ty.front(), tx.front());
-            for (int64_t iy : ty) {
-              for (int64_t ix : tx) {
-                const T v = at(iy, ix);
-                best = v > best ? v : best;
-              }
-            }
-            storeElem<T>(out, best);
-          } else if constexpr (std::is_same_v<T, float>) {
-            float sum = 0.0f;
-            for (int64_t iy : ty) {
-              for (int64_t ix : tx) {
-                sum += at(iy, ix);
-              }
-            }
-            storeElem<float>(out, count > 0 ? sum / static_cast<float>(count) : 0.0f);
-          } else {
-            int64_t sum = 0;
-            for (int64_t iy : ty) {
-              for (int64_t ix : tx) {
-                sum += at(iy, ix);
-              }
-            }
-            const int8_t v = count > 0 ? static_cast<int8_t>(quant::requantizeWide(
-                                             sum, *multiplier[static_cast<size_t>(count)]))
-                                       : int8_t{0};
-            storeElem<int8_t>(out, v);
-          }
-        }
-      }
+      poolPartition<T>(p, part, ay, ax, multiplier);
     }
   }
 
@@ -875,147 +931,208 @@ struct Simulator::Impl {
     shadowPending = false;
   }
 
+  /// Fails (a usage error) when exact mode would step more PE-cycles than its limit.
+  void checkExactBudget() const {
+    const int64_t estimate = detail::exactStepEstimate(program);
+    if (estimate > detail::kExactStepLimit) {
+      throw Error(ErrorKind::Usage, {},
+                  "exact mode would step about " + std::to_string(estimate) +
+                      " PE-cycles, more than the limit of " +
+                      std::to_string(detail::kExactStepLimit) +
+                      "; use the fast model or a smaller program");
+    }
+  }
+
+  /// The timing state of one run: the engines, the PE array model (fast, or exact) and the
+  /// fence a host op or barrier sets.
+  template <class Acc> struct Machine {
+    detail::Semaphores semaphores;
+    detail::FastPeArray fastPe;
+    std::optional<detail::ExactArray<Acc>> exact;
+    detail::PipelinedEngine dma, act, pooler;
+    int64_t fenceCycle = 0, maxDoneCycle = 0;
+
+    Machine(const SystolicConfig& config, bool exactMode) : fastPe(config) {
+      if (exactMode) {
+        exact.emplace(config);
+      }
+    }
+  };
+
+  /// What issuing one instruction gave: its timing and, for a PE-array instruction, the
+  /// array's view of it.
+  struct Issued {
+    Timing t;
+    PeTiming pe;
+    bool isPe = false;
+  };
+
+  /// Reports (options.onLayerDone) every layer from \p nextLayer on whose instructions all lie
+  /// before instruction \p end.
+  void layersDoneUpTo(int64_t end, size_t& nextLayer, const SimOptions& options) const {
+    while (nextLayer < program.layers.size() && program.layers[nextLayer].endInstr <= end) {
+      if (options.onLayerDone) {
+        options.onLayerDone(nextLayer);
+      }
+      ++nextLayer;
+    }
+  }
+
+  /// Times a DMA of \p elements elements of \p eb bytes on the DMA engine from \p ready.
+  template <class Acc>
+  Timing dmaTiming(Machine<Acc>& m, int64_t ready, int64_t elements, int64_t eb) const {
+    return m.dma.issue(ready, detail::dmaOccupancyCycles(config, elements * eb),
+                       config.dramLatencyCycles);
+  }
+
+  /// LOAD_WEIGHTS on the PE array (and, with \p data, into the shadow registers).
+  template <class T, class Acc>
+  PeTiming issueLoadWeights(Machine<Acc>& m, size_t i, const LoadWeights& w, int64_t ready,
+                            bool data) {
+    checkLoadWeights(w);
+    PeTiming pe;
+    if (m.exact) {
+      std::vector<Acc> matrix =
+          data ? weightMatrix<Acc>(w) : std::vector<Acc>(static_cast<size_t>(rows * cols));
+      pe = m.exact->loadWeights(static_cast<int64_t>(i), std::move(matrix), ready);
+    } else {
+      pe = m.fastPe.loadWeights(ready);
+    }
+    if (data && !m.exact) {
+      loadWeights<T>(w);
+    }
+    return pe;
+  }
+
+  /// MATMUL on the PE array (and, with \p data, its column sums into PSUM).
+  template <class T, class Acc>
+  PeTiming issueMatmul(Machine<Acc>& m, size_t i, const Matmul& mm, int64_t ready, bool data) {
+    checkMatmul(mm);
+    PeTiming pe;
+    const int64_t n = mm.srcOuterCount * mm.srcInnerCount;
+    if (m.exact) {
+      std::vector<Acc> inputs =
+          data ? gather<T, Acc>(mm, rows) : std::vector<Acc>(static_cast<size_t>(n * rows));
+      std::vector<Acc> sums;
+      pe = m.exact->matmul(static_cast<int64_t>(i), n, mm.cols, std::move(inputs), ready, sums);
+      if (data) {
+        applySums(mm, sums);
+      }
+    } else {
+      pe = m.fastPe.matmul(n, mm.cols, ready);
+      if (data) {
+        matmulFast<T>(mm);
+      }
+    }
+    return pe;
+  }
+
+  /// A host op (with \p data, run on the host) or barrier: it starts once everything issued
+  /// so far is done and fences what follows.
+  template <class Acc> Timing issueFence(Machine<Acc>& m, int64_t ready) const {
+    Timing t;
+    t.start = t.done = std::max(m.maxDoneCycle, ready);
+    m.fenceCycle = t.done;
+    return t;
+  }
+
+  /// Issues instruction \p i from cycle \p ready: runs it with \p data and times it.
+  template <class T, class Acc>
+  Issued issue(Machine<Acc>& m, size_t i, const Instruction& inst, int64_t ready, bool data) {
+    Issued r;
+    auto pe = [&](PeTiming timing) {
+      r.isPe = true;
+      r.pe = timing;
+    };
+    std::visit(
+        Overloaded{
+            [&](const DmaLoad& d) {
+              transfer(d, d.space, true, data);
+              r.t =
+                  dmaTiming(m, ready, d.partitionCount * d.outerCount * d.innerCount, d.elemBytes);
+            },
+            [&](const DmaStore& d) {
+              transfer(d, OnChip::Sbuf, false, data);
+              r.t =
+                  dmaTiming(m, ready, d.partitionCount * d.outerCount * d.innerCount, d.elemBytes);
+            },
+            [&](const DmaCopy& d) {
+              dmaCopy(d, data);
+              r.t =
+                  dmaTiming(m, ready, d.partitionCount * d.outerCount * d.innerCount, d.elemBytes);
+            },
+            [&](const LoadWeights& w) { pe(issueLoadWeights<T>(m, i, w, ready, data)); },
+            [&](const Matmul& mm) { pe(issueMatmul<T>(m, i, mm, ready, data)); },
+            [&](const PsumReset& rs) {
+              psumReset(rs, data);
+              pe(m.exact ? m.exact->psumReset(static_cast<int64_t>(i),
+                                              detail::psumResetCycles(config, rs), ready)
+                         : m.fastPe.psumReset(rs.entries, ready));
+            },
+            [&](const Activate& a) { r.t = issueActivate<T>(m, a, ready, data); },
+            [&](const Pool& p) { r.t = issuePool<T>(m, p, ready, data); },
+            [&](const HostOp& h) {
+              if (data) {
+                hostOp(h);
+              } else if (h.layer < 0 || static_cast<size_t>(h.layer) >= program.layers.size()) {
+                fail("layer " + std::to_string(h.layer) + " is not a program layer");
+              }
+              r.t = issueFence(m, ready);
+            },
+            [&](const Barrier&) { r.t = issueFence(m, ready); },
+        },
+        inst.op);
+    if (r.isPe) {
+      r.t = {r.pe.start, r.pe.done};
+    }
+    return r;
+  }
+
+  /// ACTIVATE on the activation engine (and, with \p data, applied to SBUF).
+  template <class T, class Acc>
+  Timing issueActivate(Machine<Acc>& m, const Activate& a, int64_t ready, bool data) {
+    checkActivate(a);
+    if (data) {
+      activate<T>(a);
+    }
+    return m.act.issue(ready, detail::activateCycles(a), config.actLatencyCycles);
+  }
+
+  /// POOL on the pooling engine (and, with \p data, applied to SBUF).
+  template <class T, class Acc>
+  Timing issuePool(Machine<Acc>& m, const Pool& p, int64_t ready, bool data) {
+    checkPool(p);
+    if (data) {
+      pool<T>(p);
+    }
+    return m.pooler.issue(ready, detail::poolCycles(config, p), config.poolLatencyCycles);
+  }
+
   template <class T> void run(const SimOptions& options) {
     using Acc = typename Arith<T>::Acc;
     const bool data = options.functional;
     if (options.exact) {
-      const int64_t estimate = detail::exactStepEstimate(program);
-      if (estimate > detail::kExactStepLimit) {
-        throw Error(ErrorKind::Usage, {},
-                    "exact mode would step about " + std::to_string(estimate) +
-                        " PE-cycles, more than the limit of " +
-                        std::to_string(detail::kExactStepLimit) +
-                        "; use the fast model or a smaller program");
-      }
+      checkExactBudget();
     }
     resetMachine();
-    detail::Semaphores semaphores;
-    detail::FastPeArray fastPe(config);
-    std::optional<detail::ExactArray<Acc>> exact;
-    if (options.exact) {
-      exact.emplace(config);
-    }
-    detail::PipelinedEngine dma, act, pooler;
+    Machine<Acc> m(config, options.exact);
     detail::LayerAccounts accounts(program);
-    int64_t fence = 0, maxDone = 0;
     size_t nextLayer = 0;
-    auto layersDoneUpTo = [&](int64_t end) {
-      while (nextLayer < program.layers.size() && program.layers[nextLayer].endInstr <= end) {
-        if (options.onLayerDone) {
-          options.onLayerDone(nextLayer);
-        }
-        ++nextLayer;
-      }
-    };
-    layersDoneUpTo(0);
+    layersDoneUpTo(0, nextLayer, options);
     for (size_t i = 0; i < program.instructions.size(); ++i) {
       current = i;
       const Instruction& inst = program.instructions[i];
       bool readyFromDma = false;
-      const int64_t semaphoresReady = semaphores.readyTime(i, inst, &readyFromDma);
-      const int64_t ready = std::max(semaphoresReady, fence);
-      readyFromDma = readyFromDma && semaphoresReady >= fence;
-      Timing t;
-      PeTiming pe;
-      bool isPe = false;
-      auto dmaTiming = [&](int64_t elements, int64_t eb) {
-        return dma.issue(ready, detail::dmaOccupancyCycles(config, elements * eb),
-                         config.dramLatencyCycles);
-      };
-      std::visit(
-          Overloaded{
-              [&](const DmaLoad& d) {
-                transfer(d, d.space, true, data);
-                t = dmaTiming(d.partitionCount * d.outerCount * d.innerCount, d.elemBytes);
-              },
-              [&](const DmaStore& d) {
-                transfer(d, OnChip::Sbuf, false, data);
-                t = dmaTiming(d.partitionCount * d.outerCount * d.innerCount, d.elemBytes);
-              },
-              [&](const DmaCopy& d) {
-                dmaCopy(d, data);
-                t = dmaTiming(d.partitionCount * d.outerCount * d.innerCount, d.elemBytes);
-              },
-              [&](const LoadWeights& w) {
-                checkLoadWeights(w);
-                isPe = true;
-                if (exact) {
-                  std::vector<Acc> matrix =
-                      data ? weightMatrix<Acc>(w)
-                           : std::vector<Acc>(static_cast<size_t>(rows * cols));
-                  pe = exact->loadWeights(static_cast<int64_t>(i), std::move(matrix), ready);
-                } else {
-                  pe = fastPe.loadWeights(ready);
-                }
-                if (data && !exact) {
-                  loadWeights<T>(w);
-                }
-              },
-              [&](const Matmul& m) {
-                checkMatmul(m);
-                isPe = true;
-                const int64_t n = m.srcOuterCount * m.srcInnerCount;
-                if (exact) {
-                  std::vector<Acc> inputs = data ? gather<T, Acc>(m, rows)
-                                                 : std::vector<Acc>(static_cast<size_t>(n * rows));
-                  std::vector<Acc> sums;
-                  pe = exact->matmul(static_cast<int64_t>(i), n, m.cols, std::move(inputs), ready,
-                                     sums);
-                  if (data) {
-                    applySums(m, sums);
-                  }
-                } else {
-                  pe = fastPe.matmul(n, m.cols, ready);
-                  if (data) {
-                    matmulFast<T>(m);
-                  }
-                }
-              },
-              [&](const PsumReset& r) {
-                psumReset(r, data);
-                isPe = true;
-                pe = exact ? exact->psumReset(static_cast<int64_t>(i),
-                                              detail::psumResetCycles(config, r), ready)
-                           : fastPe.psumReset(r.entries, ready);
-              },
-              [&](const Activate& a) {
-                checkActivate(a);
-                if (data) {
-                  activate<T>(a);
-                }
-                t = act.issue(ready, detail::activateCycles(a), config.actLatencyCycles);
-              },
-              [&](const Pool& p) {
-                checkPool(p);
-                if (data) {
-                  pool<T>(p);
-                }
-                t = pooler.issue(ready, detail::poolCycles(config, p), config.poolLatencyCycles);
-              },
-              [&](const HostOp& h) {
-                if (data) {
-                  hostOp(h);
-                } else if (h.layer < 0 || static_cast<size_t>(h.layer) >= program.layers.size()) {
-                  fail("layer " + std::to_string(h.layer) + " is not a program layer");
-                }
-                t.start = t.done = std::max(maxDone, ready);
-                fence = t.done;
-              },
-              [&](const Barrier&) {
-                t.start = t.done = std::max(maxDone, ready);
-                fence = t.done;
-              },
-          },
-          inst.op);
-      if (isPe) {
-        t = {pe.start, pe.done};
-      }
-      maxDone = std::max(maxDone, t.done);
-      semaphores.signal(i, inst, t.done);
-      accounts.add(i, inst, t, isPe ? &pe : nullptr, ready, readyFromDma);
-      layersDoneUpTo(static_cast<int64_t>(i) + 1);
+      const int64_t semaphoresReady = m.semaphores.readyTime(i, inst, &readyFromDma);
+      const int64_t ready = std::max(semaphoresReady, m.fenceCycle);
+      readyFromDma = readyFromDma && semaphoresReady >= m.fenceCycle;
+      const Issued r = issue<T>(m, i, inst, ready, data);
+      m.maxDoneCycle = std::max(m.maxDoneCycle, r.t.done);
+      m.semaphores.signal(i, inst, r.t.done);
+      accounts.add(i, inst, r.t, r.isPe ? &r.pe : nullptr, ready, readyFromDma);
+      layersDoneUpTo(static_cast<int64_t>(i) + 1, nextLayer, options);
     }
-    layersDoneUpTo(std::numeric_limits<int64_t>::max());
+    layersDoneUpTo(std::numeric_limits<int64_t>::max(), nextLayer, options);
     stats = accounts.finish(total);
   }
 };
