@@ -41,7 +41,7 @@ inline Profile profileOf(const std::string& engine) {
           "the stream ASIC streams one NCHW image in raster order; a graph whose input "
           "is a 1x32 matrix has no image stream, and the compiler refuses it naming "
           "the input (a Gemm after convolutions runs on the dense patch)"}},
-        0}},
+        6}},
   };
   const auto it = kProfiles.find(engine);
   return it == kProfiles.end() ? Profile{} : it->second;
