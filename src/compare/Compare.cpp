@@ -4,6 +4,7 @@
 #include "nnaccel/compare/Compare.h"
 
 #include "nnaccel/report/Html.h"
+#include "nnaccel/report/TextTable.h"
 #include "nnaccel/support/Error.h"
 
 #include <algorithm>
@@ -89,18 +90,6 @@ std::string alignedTable(const std::vector<std::vector<std::string>>& rows) {
   return out;
 }
 
-/// 1234567 -> "1,234,567".
-std::string grouped(int64_t v) {
-  const std::string digits = std::to_string(v < 0 ? -v : v);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0)
-      out.push_back(',');
-    out.push_back(digits[i]);
-  }
-  return v < 0 ? fmt::format("-{}", out) : out;
-}
-
 /// What the budget does not equalize, said wherever totals are compared.
 constexpr const char* kCaveat =
     "note: the budget equalizes multipliers, SRAM bytes, clock and DRAM bandwidth; energy uses "
@@ -136,10 +125,11 @@ std::string resourcesLine(const EngineRun& r, const Budget& b) {
   check("SRAM", static_cast<double>(x.sramBytes), static_cast<double>(b.sramBytes));
   check("clock", x.clockMhz, b.clockMhz);
   check("DRAM bandwidth", x.dramBytesPerCycle, b.dramBytesPerCycle);
-  return fmt::format(
-      "{} multipliers, {} SRAM bytes, {} MHz, {} DRAM B/cycle ({}){}", grouped(x.multipliers),
-      grouped(x.sramBytes), x.clockMhz, x.dramBytesPerCycle, r.config->name(),
-      differs.empty() ? "" : fmt::format(" NOT AT BUDGET: {}", fmt::join(differs, ", ")));
+  return fmt::format("{} multipliers, {} SRAM bytes, {} MHz, {} DRAM B/cycle ({}){}",
+                     report::groupThousands(x.multipliers), report::groupThousands(x.sramBytes),
+                     x.clockMhz, x.dramBytesPerCycle, r.config->name(),
+                     differs.empty() ? ""
+                                     : fmt::format(" NOT AT BUDGET: {}", fmt::join(differs, ", ")));
 }
 
 } // namespace
@@ -148,8 +138,8 @@ std::string formatComparison(const Comparison& c) {
   const Budget& b = c.budget;
   std::string out = fmt::format(
       "compare '{}' under budget '{}': {} multipliers, {} SRAM bytes, {} MHz, {} DRAM B/cycle\n",
-      c.model, b.name, grouped(b.multipliers), grouped(b.sramBytes), b.clockMhz,
-      b.dramBytesPerCycle);
+      c.model, b.name, report::groupThousands(b.multipliers), report::groupThousands(b.sramBytes),
+      b.clockMhz, b.dramBytesPerCycle);
   for (const EngineRun& r : c.runs)
     out += fmt::format("  {:<10} {}\n", r.engine,
                        r.config ? resourcesLine(r, b) : fmt::format("no config: {}", r.error));
@@ -160,11 +150,13 @@ std::string formatComparison(const Comparison& c) {
     std::string (*cell)(const report::LayerStats&);
   };
   const Metric metrics[] = {
-      {"cycles", [](const report::LayerStats& l) { return grouped(l.cycles); }},
+      {"cycles", [](const report::LayerStats& l) { return report::groupThousands(l.cycles); }},
       {"utilization (%)",
        [](const report::LayerStats& l) { return fmt::format("{:.1f}", 100 * l.utilization); }},
       {"DRAM bytes (read + write)",
-       [](const report::LayerStats& l) { return grouped(l.dram.readBytes + l.dram.writeBytes); }},
+       [](const report::LayerStats& l) {
+         return report::groupThousands(l.dram.readBytes + l.dram.writeBytes);
+       }},
       {"energy (uJ)",
        [](const report::LayerStats& l) { return fmt::format("{:.3f}", l.energyPj / 1e6); }},
   };
@@ -208,11 +200,12 @@ std::string formatComparison(const Comparison& c) {
     }
     const report::LayerStats& t = r.report->total;
     const double clock = r.report->clockMhz > 0 ? r.report->clockMhz : r.resources.clockMhz;
-    totals.push_back(
-        {r.engine, grouped(t.cycles), fmt::format("{:.2f}", static_cast<double>(t.cycles) / clock),
-         fmt::format("{:.1f} %", 100 * t.utilization),
-         grouped(t.dram.readBytes + t.dram.writeBytes), fmt::format("{:.3f}", t.energyPj / 1e6),
-         hostLayers(*r.report), verdictText(*r.report)});
+    totals.push_back({r.engine, report::groupThousands(t.cycles),
+                      fmt::format("{:.2f}", static_cast<double>(t.cycles) / clock),
+                      fmt::format("{:.1f} %", 100 * t.utilization),
+                      report::groupThousands(t.dram.readBytes + t.dram.writeBytes),
+                      fmt::format("{:.3f}", t.energyPj / 1e6), hostLayers(*r.report),
+                      verdictText(*r.report)});
   }
   out += fmt::format("totals:\n{}{}\n", alignedTable(totals), kCaveat);
 

@@ -4,6 +4,7 @@
 /// the JSON form (toJson: every field, exact numbers, stable key order).
 #include "nnaccel/report/Report.h"
 
+#include "nnaccel/report/TextTable.h"
 #include "nnaccel/support/Error.h"
 
 #include <algorithm>
@@ -111,20 +112,6 @@ void RunReport::finalize() {
 // --- table --------------------------------------------------------------------------------------
 
 namespace {
-
-/// 1234567 -> "1,234,567".
-std::string grouped(int64_t value) {
-  const std::string digits =
-      std::to_string(value < 0 ? -static_cast<uint64_t>(value) : static_cast<uint64_t>(value));
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) {
-      out += ',';
-    }
-    out += digits[i];
-  }
-  return value < 0 ? "-" + out : out;
-}
 
 /// 950 -> "950", 416520 -> "417K", 1814083072 -> "1.81G" (three significant digits).
 std::string human(int64_t value) {
@@ -297,11 +284,12 @@ std::string verdictLine(const RunReport& r) {
   const std::string what = fmt::format("{} on {} '{}'", r.model, r.engine, r.config);
   if (v.passed) {
     return fmt::format("VERIFIED: {} matches the {}, {} elements{}", what, v.reference,
-                       grouped(v.comparedElements), v.detail.empty() ? "" : " (" + v.detail + ")");
+                       groupThousands(v.comparedElements),
+                       v.detail.empty() ? "" : " (" + v.detail + ")");
   }
   return fmt::format("MISMATCH: {} differs from the {}: {} ({} elements compared)", what,
                      v.reference, v.detail.empty() ? "outputs differ" : v.detail,
-                     grouped(v.comparedElements));
+                     groupThousands(v.comparedElements));
 }
 
 } // namespace
@@ -336,9 +324,10 @@ std::string RunReport::formatTable() const {
   const double micros = clockMhz > 0 ? static_cast<double>(total.cycles) / clockMhz : 0.0;
   out += fmt::format("total: {} cycles ({:.1f} us at {} MHz), {} MACs, utilization {}%, DRAM {} "
                      "bytes, energy {:.3f} uJ\n",
-                     grouped(total.cycles), micros, clockMhz, grouped(total.usefulMacs),
-                     percent(total.utilization),
-                     grouped(total.dram.readBytes + total.dram.writeBytes), total.energyPj / 1e6);
+                     groupThousands(total.cycles), micros, clockMhz,
+                     groupThousands(total.usefulMacs), percent(total.utilization),
+                     groupThousands(total.dram.readBytes + total.dram.writeBytes),
+                     total.energyPj / 1e6);
 
   for (const auto& [name, value] : summary)
     out += fmt::format("{}: {}\n", name, value);

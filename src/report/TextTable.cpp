@@ -62,7 +62,9 @@ std::string numberText(double value) {
 }
 
 std::string groupThousands(int64_t value) {
-  const std::string digits = std::to_string(value < 0 ? -value : value);
+  // The magnitude as unsigned: -INT64_MIN does not fit an int64_t.
+  const std::string digits =
+      std::to_string(value < 0 ? -static_cast<uint64_t>(value) : static_cast<uint64_t>(value));
   std::string out;
   for (size_t i = 0; i < digits.size(); ++i) {
     if (i > 0 && (digits.size() - i) % 3 == 0) {

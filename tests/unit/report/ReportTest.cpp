@@ -4,7 +4,10 @@
 /// notes, baseline section with ratios, verdict lines).
 #include "nnaccel/report/Report.h"
 
+#include "nnaccel/report/TextTable.h"
+
 #include <algorithm>
+#include <cstdint>
 #include <gtest/gtest.h>
 #include <iterator>
 #include <nlohmann/json.hpp>
@@ -439,3 +442,19 @@ TEST(Report, EngineMetricsBecomeColumnsAndSummaryLines) {
 
 } // namespace
 } // namespace nnaccel::report
+
+namespace {
+
+// One thousands grouping for the reports, compare and the CLI (report/TextTable.h), safe at the
+// ends of int64_t.
+TEST(TextTableNumbers, GroupThousandsHandlesSignsAndTheInt64Extremes) {
+  using nnaccel::report::groupThousands;
+  EXPECT_EQ(groupThousands(0), "0");
+  EXPECT_EQ(groupThousands(999), "999");
+  EXPECT_EQ(groupThousands(1000), "1,000");
+  EXPECT_EQ(groupThousands(-1234567), "-1,234,567");
+  EXPECT_EQ(groupThousands(INT64_MAX), "9,223,372,036,854,775,807");
+  EXPECT_EQ(groupThousands(INT64_MIN), "-9,223,372,036,854,775,808");
+}
+
+} // namespace
