@@ -43,7 +43,7 @@ std::string firstLine(const char* message) {
   return s;
 }
 
-std::string quoted(const std::string& s) {
+std::string quotedName(const std::string& s) {
   return "'" + s + "'";
 }
 
@@ -55,7 +55,7 @@ ir::AttrValue convertAttribute(const onnx::AttributeProto& a, ErrorContext conte
   };
   if (!a.ref_attr_name().empty()) {
     throw fail(ErrorKind::Unsupported, "references function attribute " +
-                                           quoted(a.ref_attr_name()) +
+                                           quotedName(a.ref_attr_name()) +
                                            ", which nnaccel does not support");
   }
   auto type = a.type();
@@ -134,7 +134,7 @@ public:
     g_.name = graph_.name();
     if (graph_.sparse_initializer_size() > 0) {
       fail(ErrorKind::Unsupported, "sparse initializer " +
-                                       quoted(graph_.sparse_initializer(0).values().name()) +
+                                       quotedName(graph_.sparse_initializer(0).values().name()) +
                                        " is not supported");
     }
     importInitializers();
@@ -183,10 +183,10 @@ private:
       return;
     }
     if (nodeIndex < 0) {
-      fail(ErrorKind::Model, "initializer " + quoted(name) + " is listed twice");
+      fail(ErrorKind::Model, "initializer " + quotedName(name) + " is listed twice");
     }
     failNode(nodeIndex, ErrorKind::Model,
-             "output " + quoted(name) + " is already produced by " + it->second);
+             "output " + quotedName(name) + " is already produced by " + it->second);
   }
 
   void importInitializers() {
@@ -195,7 +195,7 @@ private:
       if (t.name().empty()) {
         fail(ErrorKind::Model, "initializer " + std::to_string(i) + " has an empty name");
       }
-      const std::string what = "initializer " + quoted(t.name());
+      const std::string what = "initializer " + quotedName(t.name());
       claimName(t.name(), "an initializer", -1);
       g_.addConstant(t.name(), detail::tensorFromProto(t, ErrorContext{.file = file_}, what));
     }
@@ -206,7 +206,7 @@ private:
     std::set<std::string> usedDimParams;
     for (int i = 0; i < graph_.input_size(); ++i) {
       const onnx::ValueInfoProto& in = graph_.input(i);
-      const std::string what = "graph input " + quoted(in.name());
+      const std::string what = "graph input " + quotedName(in.name());
       if (in.name().empty()) {
         fail(ErrorKind::Model, "graph input " + std::to_string(i) + " has an empty name");
       }
@@ -296,7 +296,7 @@ private:
       }
       if (!isDefaultDomain(proto.domain())) {
         failNode(i, ErrorKind::Unsupported,
-                 "op domain " + quoted(proto.domain()) +
+                 "op domain " + quotedName(proto.domain()) +
                      " is not supported (only the default ONNX domain is)");
       }
       const std::optional<ir::OpKind> op = ir::opFromName(proto.op_type());
@@ -322,7 +322,7 @@ private:
           failNode(i, ErrorKind::Model, "attribute with an empty name");
         }
         if (node.attrs.has(a.name())) {
-          failNode(i, ErrorKind::Model, "attribute " + quoted(a.name()) + " is given twice");
+          failNode(i, ErrorKind::Model, "attribute " + quotedName(a.name()) + " is given twice");
         }
         node.attrs.set(a.name(), convertAttribute(a, context));
       }
@@ -339,7 +339,7 @@ private:
       } catch (const std::exception& e) {
         failNode(i, ErrorKind::Model, "does not match the onnx schema: " + firstLine(e.what()));
       }
-      const std::string producer = "node " + quoted(node.name);
+      const std::string producer = "node " + quotedName(node.name);
       if (*op == ir::OpKind::Constant) {
         claimName(proto.output(0), producer, i);
         g_.addConstant(proto.output(0), ir::constantNodeValue(node.attrs, context));
@@ -378,7 +378,7 @@ private:
         std::optional<ValueId> id = g_.findValue(in);
         if (!id) {
           failNode(i, ErrorKind::Model,
-                   "input " + quoted(in) +
+                   "input " + quotedName(in) +
                        " is not produced by any node, initializer or graph input");
         }
         node.inputs.push_back(*id);
@@ -393,7 +393,7 @@ private:
     }
     std::set<std::string> seen;
     for (const onnx::ValueInfoProto& out : graph_.output()) {
-      const std::string what = "graph output " + quoted(out.name());
+      const std::string what = "graph output " + quotedName(out.name());
       if (out.name().empty()) {
         fail(ErrorKind::Model, "graph output with an empty name");
       }
@@ -416,7 +416,7 @@ private:
     if (!out.has_type()) {
       return;
     }
-    const std::string what = "graph output " + quoted(out.name());
+    const std::string what = "graph output " + quotedName(out.name());
     if (!out.type().has_tensor_type()) {
       fail(ErrorKind::Unsupported,
            what + " is not a tensor (sequence, map, optional and sparse outputs are not "
@@ -577,7 +577,7 @@ Tensor readTensorProtoFile(const std::string& path) {
     throw Error(ErrorKind::Model, context, "not a valid TensorProto (protobuf parse failed)");
   }
   return detail::tensorFromProto(
-      proto, context, proto.name().empty() ? "tensor" : "tensor " + quoted(proto.name()));
+      proto, context, proto.name().empty() ? "tensor" : "tensor " + quotedName(proto.name()));
 }
 
 } // namespace nnaccel::frontend

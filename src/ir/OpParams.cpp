@@ -6,6 +6,7 @@
 
 #include "NodeInputs.h"
 #include "nnaccel/ir/ShapeOps.h"
+#include "nnaccel/support/IntMath.h"
 
 #include <algorithm>
 #include <cmath>
@@ -30,17 +31,6 @@ std::string floatStr(float v) {
 }
 const AttrMap& attrsOf(const Graph& g, NodeId id) {
   return g.node(id).attrs;
-}
-
-int64_t floorDiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if (a % b != 0 && ((a < 0) != (b < 0))) {
-    --q;
-  }
-  return q;
-}
-int64_t ceilDiv(int64_t a, int64_t b) {
-  return -floorDiv(-a, b);
 }
 
 // --- sliding windows (Conv, ConvTranspose, pooling) --------------------------------------------

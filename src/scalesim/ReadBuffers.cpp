@@ -5,16 +5,13 @@
 #include "ReadBuffers.h"
 
 #include "nnaccel/support/Error.h"
+#include "nnaccel/support/IntMath.h"
 
 #include <algorithm>
 
 namespace nnaccel::scalesim::detail {
 
 namespace {
-
-int64_t ceilDiv(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
 
 int64_t sramWords(const Config& c, Operand op) {
   return 1024 * (op == Operand::Ifmap ? c.ifmapSramKiB : c.filterSramKiB);

@@ -68,6 +68,12 @@ public:
     return result;
   }
 
+  /// Uniform integer in [lo, hi], both included (lo <= hi): lo + one draw modulo the range
+  /// size (the modulo bias is below 2^-40 for ranges under 2^24; for test data and sampling).
+  constexpr int64_t uniformInt(int64_t lo, int64_t hi) {
+    return lo + static_cast<int64_t>(nextU64() % static_cast<uint64_t>(hi - lo + 1));
+  }
+
   /// Uniform in [lo, hi) (hi only by float rounding): lo + (hi - lo) * u with
   /// u = (top 24 bits of one draw) * 2^-24 in [0, 1). uniform(-1, 1) is exactly 2u - 1.
   float uniform(float lo, float hi);

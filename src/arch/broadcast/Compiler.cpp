@@ -9,6 +9,7 @@
 #include "nnaccel/arch/common/Lowering.h"
 #include "nnaccel/ir/OpParams.h"
 #include "nnaccel/support/Error.h"
+#include "nnaccel/support/IntMath.h"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -32,10 +33,6 @@ std::string_view layerKindName(LayerKind k) {
 }
 
 namespace {
-
-int64_t ceilDiv(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
 
 /// Bytes of one weight segment slice in memory 310 and in a weight RF: N x channels int8
 /// values plus their sparsity-bitmap bits.

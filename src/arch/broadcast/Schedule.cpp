@@ -6,24 +6,12 @@
 #include "nnaccel/arch/broadcast/Schedule.h"
 
 #include "nnaccel/support/Error.h"
+#include "nnaccel/support/IntMath.h"
 
 #include <algorithm>
 #include <cstdint>
 
 namespace nnaccel::arch::broadcast {
-
-namespace {
-
-/// Floor division for a possibly negative numerator and a positive divisor.
-int64_t floorDiv(int64_t a, int64_t b) {
-  return a >= 0 ? a / b : -((-a + b - 1) / b);
-}
-
-int64_t ceilDiv(int64_t a, int64_t b) {
-  return -floorDiv(-a, b);
-}
-
-} // namespace
 
 std::vector<int64_t> RowSchedule::reuseHistogram() const {
   std::vector<int64_t> histogram(static_cast<size_t>(shape.taps + 1), 0);

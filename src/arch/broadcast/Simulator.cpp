@@ -9,6 +9,7 @@
 #include "nnaccel/arch/common/Lowering.h"
 #include "nnaccel/quant/Requantize.h"
 #include "nnaccel/support/Error.h"
+#include "nnaccel/support/IntMath.h"
 
 #include <algorithm>
 #include <cmath>
@@ -96,10 +97,6 @@ report::EnergyParts energyParts(const VariantStats& s, const EnergyTable& e) {
 }
 
 namespace {
-
-int64_t ceilDiv(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
 
 /// Bytes of a weight segment slice: values plus bitmap bits (Compiler.cpp's rule).
 int64_t segmentBytes(int64_t taps, int64_t channels, int64_t filters) {

@@ -7,6 +7,7 @@
 #include "nnaccel/arch/sparse/Compiler.h"
 #include "nnaccel/quant/Requantize.h"
 #include "nnaccel/support/Error.h"
+#include "nnaccel/support/IntMath.h"
 
 #include <algorithm>
 #include <atomic>
@@ -19,10 +20,6 @@ namespace nnaccel::arch::sparse {
 namespace sp = formats;
 
 namespace {
-
-int64_t ceilDiv(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
 
 /// Input pixel (x, y) of plane \p plane, or 0 outside the input.
 int8_t planePixel(const ConvLayer& l, const int8_t* in, int64_t plane, int64_t u, int64_t v) {

@@ -9,6 +9,7 @@
 #include "nnaccel/arch/sparse/Geometry.h"
 #include "nnaccel/ir/OpParams.h"
 #include "nnaccel/support/Error.h"
+#include "nnaccel/support/IntMath.h"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -50,10 +51,6 @@ sp::CodeTable activationCodeTable(const SparseConfig& c) {
 }
 
 namespace {
-
-int64_t ceilDiv(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
 
 int64_t roundUpPow2(int64_t v) {
   int64_t p = 1;

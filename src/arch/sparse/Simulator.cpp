@@ -9,6 +9,7 @@
 #include "nnaccel/quant/Int8Executor.h"
 #include "nnaccel/quant/Kernels.h"
 #include "nnaccel/support/Error.h"
+#include "nnaccel/support/IntMath.h"
 #include "nnaccel/support/Rng.h"
 
 #include <algorithm>
@@ -67,10 +68,6 @@ report::EnergyParts energyParts(const AccessCounts& a, const EnergyTable& e) {
 }
 
 namespace {
-
-int64_t ceilDiv(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
 
 /// Where a value lives between layers.
 struct Residency {

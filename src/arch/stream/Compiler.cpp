@@ -138,7 +138,7 @@ namespace {
 /// The error for a model whose placement \p p outgrew the run's \p chips: what it needs.
 Error doesNotFit(const quant::QuantizedModel& qm, const StreamConfig& config, int64_t chips,
                  const Program& p) {
-  const int64_t needed = detail::ceilDiv(p.rowsUsed, config.rows);
+  const int64_t needed = ceilDiv(p.rowsUsed, config.rows);
   return Error(ErrorKind::Config, ErrorContext{.key = "chips"},
                fmt::format("model '{}' does not fit: it needs {} kernel tiles and {} aux tiles "
                            "in {} rows, {} chip(s) of {} rows ({} kernel + {} aux tiles each); "

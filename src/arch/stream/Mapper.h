@@ -12,6 +12,7 @@
 #include "nnaccel/arch/stream/Patch.h"
 #include "nnaccel/ir/OpParams.h"
 #include "nnaccel/quant/Int8Executor.h"
+#include "nnaccel/support/IntMath.h"
 
 #include <algorithm>
 #include <array>
@@ -26,10 +27,6 @@
 #include <vector>
 
 namespace nnaccel::arch::stream::detail {
-
-inline int64_t ceilDiv(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
 
 /// The most chips a placement may take: a model that outgrows the run's chips is placed on up
 /// to this many so that the error can say what it needs.

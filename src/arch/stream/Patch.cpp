@@ -3,6 +3,8 @@
 /// Sample, Expand, Global Average, Dense, Subset, Concat and the aux tile's lane muxes.
 #include "nnaccel/arch/stream/Patch.h"
 
+#include "nnaccel/support/IntMath.h"
+
 #include <algorithm>
 #include <fmt/format.h>
 #include <limits>
@@ -18,14 +20,6 @@ namespace {
 
 std::string keyOf(const char* op, const char* field) {
   return fmt::format("{}.{}", op, field);
-}
-
-/// Floor and ceiling of n / d for d > 0 and any sign of n.
-int64_t floorDiv(int64_t n, int64_t d) {
-  return n >= 0 ? n / d : -((-n + d - 1) / d);
-}
-int64_t ceilDiv(int64_t n, int64_t d) {
-  return -floorDiv(-n, d);
 }
 
 FrameShape checkedShape(const char* op, const FrameShape& s) {

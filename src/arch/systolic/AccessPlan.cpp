@@ -13,6 +13,7 @@
 #include "nnaccel/arch/systolic/AccessPlan.h"
 
 #include "nnaccel/support/Error.h"
+#include "nnaccel/support/IntMath.h"
 
 #include <algorithm>
 
@@ -38,16 +39,6 @@ int64_t mulChecked(int64_t a, int64_t b) {
   NNACCEL_ASSERT(!__builtin_mul_overflow(a, b, &result))
       << "access plan: " << a << " * " << b << " overflows int64";
   return result;
-}
-
-/// Exact floor(a / b) and ceil(a / b) for b > 0 and any sign of a (C++ division truncates).
-int64_t floorDiv(int64_t a, int64_t b) {
-  const int64_t q = a / b;
-  return (a % b != 0 && a < 0) ? q - 1 : q;
-}
-int64_t ceilDiv(int64_t a, int64_t b) {
-  const int64_t q = a / b;
-  return (a % b != 0 && a > 0) ? q + 1 : q;
 }
 
 void checkGeometry(const AxisGeometry& g) {

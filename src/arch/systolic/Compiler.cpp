@@ -197,17 +197,19 @@ private:
     lowerHost(id, common::noUnitNote(g_, id, "systolic"));
   }
 
+  /// A row-major view whose output aliases its input's DRAM tensor (no data moves). In int8 the
+  /// rule is every engine's (common::isAliasView: same scale, a non-constant input); the fp32
+  /// path, which only this engine has, asks the same of the value types.
   bool lowerView(ir::NodeId id) {
     const ir::Node& n = node(id);
-    if (n.inputs.empty() || g_.isConstant(n.inputs[0]))
+    if (int8() ? !common::isAliasView(*ctx_.qm, id)
+               : (n.inputs.empty() || g_.isConstant(n.inputs[0])))
       return false;
     for (size_t i = 1; i < n.outputs.size(); ++i)
       if (n.outputs[i] != ir::kNoValue && !g_.users(n.outputs[i]).empty())
         return false;
     const ir::ValueId in = n.inputs[0], out = n.outputs[0];
     if (g_.value(in).dtype != g_.value(out).dtype)
-      return false;
-    if (int8() && ctx_.qm->scale(in) != ctx_.qm->scale(out))
       return false;
     if (tensorOfValue_[static_cast<size_t>(out)] >= 0)
       return false;

@@ -8,6 +8,7 @@
 /// else each tile's input window is streamed with double buffering.
 #include "CompilerContext.h"
 #include "nnaccel/support/Error.h"
+#include "nnaccel/support/IntMath.h"
 
 #include <algorithm>
 #include <cstring>
@@ -15,10 +16,6 @@
 
 namespace nnaccel::arch::systolic {
 namespace {
-
-int64_t ceilDiv(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
 
 struct CBlock {
   int64_t begin = 0, count = 0;

@@ -10,6 +10,7 @@
 #pragma once
 #include "nnaccel/arch/systolic/Program.h"
 #include "nnaccel/report/Report.h"
+#include "nnaccel/support/IntMath.h"
 
 #include <array>
 #include <cstdint>
@@ -32,11 +33,6 @@ struct PeTiming {
   int64_t portFree = 0;     ///< cycle the stream port became free before it (MATMUL/RESET)
   int64_t weightsReady = 0; ///< cycle the weights it multiplies by were loaded (MATMUL)
 };
-
-/// ceil(a / b) for a >= 0, b > 0.
-inline int64_t ceilDiv(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
 
 /// An engine with a pipelined queue: an instruction occupies it for `occupancy` cycles from
 /// its start and completes `latency` cycles after that (DMA, activation, pooling).

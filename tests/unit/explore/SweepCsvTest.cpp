@@ -5,6 +5,7 @@
 /// when the shards come from different grids, different shard counts, twice, or not at all.
 #include "nnaccel/explore/SweepCsv.h"
 
+#include "../../support/ErrorOf.h"
 #include "nnaccel/support/Error.h"
 
 #include <fmt/format.h>
@@ -16,16 +17,7 @@ namespace {
 using namespace nnaccel;
 using namespace nnaccel::explore;
 
-template <typename F> std::string errorOf(F&& f, ErrorKind kind) {
-  try {
-    f();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an error";
-  return "";
-}
+using nnaccel::test::errorOf;
 
 SweepSpec spec() {
   return SweepSpec{

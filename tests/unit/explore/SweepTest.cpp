@@ -6,6 +6,7 @@
 /// parallel giving the same rows as one thread (the engines share no mutable state).
 #include "nnaccel/explore/Sweep.h"
 
+#include "../../support/ErrorOf.h"
 #include "nnaccel/driver/ModelLoader.h"
 #include "nnaccel/explore/SweepCsv.h"
 #include "nnaccel/support/Error.h"
@@ -23,17 +24,7 @@ namespace {
 using namespace nnaccel;
 using namespace nnaccel::explore;
 
-/// The message of the nnaccel::Error \p f throws (fails the test if it throws none).
-template <typename F> std::string errorOf(F&& f, ErrorKind kind = ErrorKind::Usage) {
-  try {
-    f();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an error";
-  return "";
-}
+using nnaccel::test::errorOf;
 
 TEST(SweepParam, ParsesKeyAndValues) {
   const Param p = parseParam("array.rows=32, 64,128");

@@ -3,6 +3,7 @@
 // the file's), every rejection with its message, and that errors name the file's own opset.
 #include "LegacyOpsetUpgrade.h"
 
+#include "../../support/TensorValues.h"
 #include "../ir/GraphBuilder.h"
 #include "OnnxModelBuilder.h"
 #include "nnaccel/ir/ShapeInference.h"
@@ -27,9 +28,7 @@ std::string upgradeError(GraphBuilder& b, int64_t opset) {
   return errorOf([&] { upgradeLegacyOpset(b.g, opset); });
 }
 
-std::vector<float> floatValues(const Tensor& t) {
-  return {t.values<float>().begin(), t.values<float>().end()};
-}
+using nnaccel::test::floatValues;
 
 } // namespace
 

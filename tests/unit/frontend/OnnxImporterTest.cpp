@@ -1,6 +1,7 @@
 // Tests for the ONNX importer (src/frontend/OnnxImporter.cpp): the IR built from small
 // in-test ModelProtos and from real backend test-data models, and every rejection path with
 // its exact message.
+#include "../../support/TensorValues.h"
 #include "OnnxModelBuilder.h"
 #include "nnaccel/ir/ShapeInference.h"
 
@@ -22,10 +23,7 @@ const ir::Value& valueNamed(const ir::Graph& g, const std::string& name) {
   return g.value(id.value_or(0));
 }
 
-std::vector<float> floatValues(const Tensor& t) {
-  auto v = t.values<float>();
-  return {v.begin(), v.end()};
-}
+using nnaccel::test::floatValues;
 
 /// x[1,3,8,8] -> Conv(W, B) -> Relu -> y, with W and B as initializers.
 ModelBuilder convReluModel() {

@@ -148,38 +148,42 @@ ir::PoolParams paramsFor(Kind kind, const Dims& x, Dims kernel, Dims strides, Di
   return p;
 }
 
-const Dims kX{1, 2, 6, 6};
+const Dims kPoolX{1, 2, 6, 6};
 } // namespace
 
 TEST(PoolKernels, MaxPoolCeilMode) {
-  const auto p = paramsFor(Kind::Max, kX, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, true, false);
-  expectTensorNear(pool(p, seqTensor(kX, 21)), {1, 2, 4, 4}, kMaxCeil);
+  const auto p = paramsFor(Kind::Max, kPoolX, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, true, false);
+  expectTensorNear(pool(p, seqTensor(kPoolX, 21)), {1, 2, 4, 4}, kMaxCeil);
 }
 
 TEST(PoolKernels, MaxPoolDilations) {
-  const auto p = paramsFor(Kind::Max, kX, {2, 2}, {1, 2}, {2, 2}, {0, 1}, {0, 0}, false, false);
-  expectTensorNear(pool(p, seqTensor(kX, 21)), {1, 2, 4, 3}, kMaxDilated);
+  const auto p = paramsFor(Kind::Max, kPoolX, {2, 2}, {1, 2}, {2, 2}, {0, 1}, {0, 0}, false, false);
+  expectTensorNear(pool(p, seqTensor(kPoolX, 21)), {1, 2, 4, 3}, kMaxDilated);
 }
 
 TEST(PoolKernels, AveragePoolExcludePad) {
-  const auto p = paramsFor(Kind::Average, kX, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, false, false);
-  expectTensorNear(pool(p, seqTensor(kX, 21)), {1, 2, 3, 3}, kAvgExclude);
+  const auto p =
+      paramsFor(Kind::Average, kPoolX, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, false, false);
+  expectTensorNear(pool(p, seqTensor(kPoolX, 21)), {1, 2, 3, 3}, kAvgExclude);
 }
 
 TEST(PoolKernels, AveragePoolIncludePad) {
-  const auto p = paramsFor(Kind::Average, kX, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, false, true);
-  expectTensorNear(pool(p, seqTensor(kX, 21)), {1, 2, 3, 3}, kAvgInclude);
+  const auto p =
+      paramsFor(Kind::Average, kPoolX, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, false, true);
+  expectTensorNear(pool(p, seqTensor(kPoolX, 21)), {1, 2, 3, 3}, kAvgInclude);
 }
 
 TEST(PoolKernels, AveragePoolIncludePadCeilDoesNotCountOverhang) {
-  const auto p = paramsFor(Kind::Average, kX, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, true, true);
-  const Tensor y = pool(p, seqTensor(kX, 21));
+  const auto p =
+      paramsFor(Kind::Average, kPoolX, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, true, true);
+  const Tensor y = pool(p, seqTensor(kPoolX, 21));
   expectTensorNear(y, {1, 2, 4, 4}, kAvgIncludeCeil);
 }
 
 TEST(PoolKernels, AveragePoolExcludePadCeil) {
-  const auto p = paramsFor(Kind::Average, kX, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, true, false);
-  expectTensorNear(pool(p, seqTensor(kX, 21)), {1, 2, 4, 4}, kAvgExcludeCeil);
+  const auto p =
+      paramsFor(Kind::Average, kPoolX, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, true, false);
+  expectTensorNear(pool(p, seqTensor(kPoolX, 21)), {1, 2, 4, 4}, kAvgExcludeCeil);
 }
 
 TEST(PoolKernels, AveragePoolIncludePadCeilAsymmetric1d) {

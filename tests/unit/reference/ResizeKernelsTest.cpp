@@ -198,11 +198,11 @@ const std::vector<float> kLinearNd = {
     0.625,       0.5,         0.875,        0.75,         0.625,       0.5};
 
 using Mode = ir::ResizeParams::Mode;
-const Dims kX{1, 1, 3, 4};
+const Dims kResizeX{1, 1, 3, 4};
 
 /// Parameters for given scales: out = floor(in * scale), as OpParams resolves them.
 ir::ResizeParams withScales(Mode mode, const std::string& transform, std::vector<float> scales,
-                            const Dims& in = kX) {
+                            const Dims& in = kResizeX) {
   ir::ResizeParams p;
   p.mode = mode;
   p.coordinateTransform = transform;
@@ -215,7 +215,7 @@ ir::ResizeParams withScales(Mode mode, const std::string& transform, std::vector
 
 /// Parameters for given sizes: scale = out / in in fp32.
 ir::ResizeParams withSizes(Mode mode, const std::string& transform, const Dims& sizes,
-                           const Dims& in = kX) {
+                           const Dims& in = kResizeX) {
   ir::ResizeParams p;
   p.mode = mode;
   p.coordinateTransform = transform;
@@ -257,7 +257,7 @@ TEST(ResizeKernels, NearestAllModesAndTransforms) {
     ir::ResizeParams p = withScales(Mode::Nearest, c.transform, {1, 1, 1.7f, 2.5f});
     p.nearestMode = c.nearestMode;
     // Nearest copies input values: exact equality.
-    expectTensorNear(resize(p, seqTensor(kX, 24)), {1, 1, 5, 10}, *c.expected, 0.0f, 0.0f);
+    expectTensorNear(resize(p, seqTensor(kResizeX, 24)), {1, 1, 5, 10}, *c.expected, 0.0f, 0.0f);
   }
 }
 
@@ -317,11 +317,11 @@ TEST(ResizeKernels, LinearEachTransformUpAndDown) {
   for (const auto& [transform, expected] : cases) {
     SCOPED_TRACE(transform);
     expectTensorNear(
-        resize(withScales(Mode::Linear, transform, {1, 1, 2, 1.5f}), seqTensor(kX, 24)),
+        resize(withScales(Mode::Linear, transform, {1, 1, 2, 1.5f}), seqTensor(kResizeX, 24)),
         {1, 1, 6, 6}, *expected.first);
     // Downscaling by 0.6: 4 * 0.6 = 2.4 -> 2 outputs, but the coordinate map uses 0.6 itself.
     expectTensorNear(
-        resize(withScales(Mode::Linear, transform, {1, 1, 0.6f, 0.6f}), seqTensor(kX, 24)),
+        resize(withScales(Mode::Linear, transform, {1, 1, 0.6f, 0.6f}), seqTensor(kResizeX, 24)),
         {1, 1, 1, 2}, *expected.second);
   }
 }
@@ -335,27 +335,28 @@ TEST(ResizeKernels, HandComputedLinearHalfPixel) {
 
 TEST(ResizeKernels, LinearPytorchHalfPixelSingleOutput) {
   const Tensor y =
-      resize(withSizes(Mode::Linear, "pytorch_half_pixel", {1, 1, 1, 3}), seqTensor(kX, 24));
+      resize(withSizes(Mode::Linear, "pytorch_half_pixel", {1, 1, 1, 3}), seqTensor(kResizeX, 24));
   expectTensorNear(y, {1, 1, 1, 3}, kLinearSizesPytorch1);
 }
 
 TEST(ResizeKernels, Cubic) {
-  expectTensorNear(resize(withScales(Mode::Cubic, "half_pixel", {1, 1, 2, 2}), seqTensor(kX, 24)),
-                   {1, 1, 6, 8}, kCubicUpHalfPixel);
   expectTensorNear(
-      resize(withScales(Mode::Cubic, "align_corners", {1, 1, 0.8f, 0.8f}), seqTensor(kX, 24)),
+      resize(withScales(Mode::Cubic, "half_pixel", {1, 1, 2, 2}), seqTensor(kResizeX, 24)),
+      {1, 1, 6, 8}, kCubicUpHalfPixel);
+  expectTensorNear(
+      resize(withScales(Mode::Cubic, "align_corners", {1, 1, 0.8f, 0.8f}), seqTensor(kResizeX, 24)),
       {1, 1, 2, 3}, kCubicDownAlign);
   ir::ResizeParams p = withScales(Mode::Cubic, "half_pixel", {1, 1, 2, 2});
   p.cubicCoeffA = -0.5f;
   p.excludeOutside = true;
-  expectTensorNear(resize(p, seqTensor(kX, 24)), {1, 1, 6, 8}, kCubicExcludeA05);
+  expectTensorNear(resize(p, seqTensor(kResizeX, 24)), {1, 1, 6, 8}, kCubicExcludeA05);
 }
 
 TEST(ResizeKernels, TfCropAndResizeExtrapolates) {
   ir::ResizeParams p = withSizes(Mode::Linear, "tf_crop_and_resize", {1, 1, 3, 3});
   p.roi = {0, 0, 0.4f, 0.6f, 1, 1, 1.2f, 0.7f};
   p.extrapolationValue = 10.0f;
-  expectTensorNear(resize(p, seqTensor(kX, 24)), {1, 1, 3, 3}, kLinearTfCrop);
+  expectTensorNear(resize(p, seqTensor(kResizeX, 24)), {1, 1, 3, 3}, kLinearTfCrop);
 }
 
 TEST(ResizeKernels, LinearOnBatchAndChannelAxes) {
@@ -367,7 +368,7 @@ TEST(ResizeKernels, LinearOnBatchAndChannelAxes) {
 
 TEST(ResizeKernels, RejectsUnknownTransform) {
   try {
-    resize(withScales(Mode::Linear, "bogus", {1, 1, 2, 2}), seqTensor(kX, 24));
+    resize(withScales(Mode::Linear, "bogus", {1, 1, 2, 2}), seqTensor(kResizeX, 24));
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Unsupported);

@@ -11,6 +11,7 @@
 /// report directory, and the errors of simulateLayer.
 #include "nnaccel/scalesim/Simulator.h"
 
+#include "DataPath.h"
 #include "nnaccel/support/Error.h"
 
 #include <cmath>
@@ -25,9 +26,7 @@ using namespace nnaccel::scalesim;
 
 namespace {
 
-std::string dataPath(const std::string& name) {
-  return fmt::format("{}/tests/data/scalesim/{}", NNACCEL_SOURCE_DIR, name);
-}
+using nnaccel::scalesim::test::dataPath;
 
 /// A report's rows without its header line.
 std::string rows(const std::string& report) {

@@ -5,6 +5,7 @@
 /// layers, own inputs, one depthwise Conv per DP row, seeded weights), through driver::loadModel.
 #include "nnaccel/scalesim/TopologyGraph.h"
 
+#include "DataPath.h"
 #include "nnaccel/driver/ModelLoader.h"
 #include "nnaccel/ir/OpParams.h"
 #include "nnaccel/support/Error.h"
@@ -21,9 +22,7 @@ using namespace nnaccel::scalesim;
 
 namespace {
 
-std::string dataPath(const std::string& name) {
-  return fmt::format("{}/tests/data/scalesim/{}", NNACCEL_SOURCE_DIR, name);
-}
+using nnaccel::scalesim::test::dataPath;
 
 int64_t topologyMacs(const std::vector<Layer>& layers) {
   // Through the text, so that DP rows count as SCALE-Sim splits them.

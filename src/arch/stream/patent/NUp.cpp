@@ -7,6 +7,8 @@
 /// M-up -> N-up repack FIFO (Fig. 26).
 #include "nnaccel/arch/stream/patent/NUp.h"
 
+#include "nnaccel/support/IntMath.h"
+
 #include <algorithm>
 #include <fmt/format.h>
 #include <set>
@@ -19,10 +21,6 @@ namespace {
 
 [[noreturn]] void configError(const std::string& key, std::string reason) {
   throw Error(ErrorKind::Config, ErrorContext{.key = key}, std::move(reason));
-}
-
-int64_t ceilDiv(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
 }
 
 size_t idx(int64_t i) {

@@ -10,6 +10,7 @@
 #include "LayerSpecGraphs.h"
 #include "nnaccel/quant/QuantizedModel.h"
 #include "nnaccel/support/Error.h"
+#include "nnaccel/support/IntMath.h"
 
 #include <algorithm>
 #include <gtest/gtest.h>
@@ -22,10 +23,6 @@ namespace testing = nnaccel::testing;
 using testing::buildLayerGraph;
 using testing::conv;
 using testing::LayerSpec;
-
-int64_t ceilDiv(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
 
 /// A quantized graph and its program.
 struct Compiled {

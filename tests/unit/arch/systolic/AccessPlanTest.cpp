@@ -19,10 +19,6 @@ namespace {
 
 enum class Kind { Conv, Transposed };
 
-int64_t uniformInt(Rng& rng, int64_t lo, int64_t hi) {
-  return lo + static_cast<int64_t>(rng.nextU64() % static_cast<uint64_t>(hi - lo + 1));
-}
-
 /// Python-style modulo (result in [0, m)) for the oracles.
 int64_t floorMod(int64_t a, int64_t m) {
   return ((a % m) + m) % m;
@@ -87,20 +83,20 @@ std::vector<Pair> bruteForcePairs(Kind kind, const AxisGeometry& g, int64_t tile
 AxisGeometry randomAxis(Rng& rng, Kind kind) {
   for (;;) {
     AxisGeometry g;
-    g.in = uniformInt(rng, 1, 7);
-    g.kernel = uniformInt(rng, 1, 4);
-    g.dilation = uniformInt(rng, 1, 3);
+    g.in = rng.uniformInt(1, 7);
+    g.kernel = rng.uniformInt(1, 4);
+    g.dilation = rng.uniformInt(1, 3);
     const int64_t span = (g.kernel - 1) * g.dilation + 1;
     if (kind == Kind::Conv) {
-      g.stride = uniformInt(rng, 1, 4);
-      g.padBegin = uniformInt(rng, 0, g.kernel * g.dilation);
-      const int64_t padEnd = uniformInt(rng, 0, g.kernel * g.dilation);
+      g.stride = rng.uniformInt(1, 4);
+      g.padBegin = rng.uniformInt(0, g.kernel * g.dilation);
+      const int64_t padEnd = rng.uniformInt(0, g.kernel * g.dilation);
       const int64_t padded = g.in + g.padBegin + padEnd;
       g.out = padded >= span ? (padded - span) / g.stride + 1 : 0;
     } else {
-      g.stride = uniformInt(rng, 1, 5);
-      g.padBegin = uniformInt(rng, 0, span);
-      const int64_t padEnd = uniformInt(rng, -g.stride, span - 1);
+      g.stride = rng.uniformInt(1, 5);
+      g.padBegin = rng.uniformInt(0, span);
+      const int64_t padEnd = rng.uniformInt(-g.stride, span - 1);
       g.out = (g.in - 1) * g.stride + span - g.padBegin - padEnd;
     }
     if (g.out >= 1) {
@@ -115,8 +111,8 @@ TEST(AccessPlanTest, AxisPlansMatchBruteForce) {
   for (Kind kind : {Kind::Conv, Kind::Transposed}) {
     for (int trial = 0; trial < 4000; ++trial) {
       const AxisGeometry g = randomAxis(rng, kind);
-      const int64_t tileLen = uniformInt(rng, 1, g.out);
-      const int64_t tileFirst = uniformInt(rng, 0, g.out - tileLen);
+      const int64_t tileLen = rng.uniformInt(1, g.out);
+      const int64_t tileFirst = rng.uniformInt(0, g.out - tileLen);
       for (int64_t k = 0; k < g.kernel; ++k) {
         const std::optional<AxisPlan> plan = axisPlan(kind, g, tileFirst, tileLen, k);
         const std::vector<Pair> expected = bruteForcePairs(kind, g, tileFirst, tileLen, k);
@@ -149,7 +145,7 @@ Plane randomPlane(Rng& rng, int64_t rows, int64_t cols) {
   Plane p(rows, std::vector<int64_t>(cols));
   for (auto& row : p) {
     for (int64_t& v : row) {
-      v = uniformInt(rng, -5, 5);
+      v = rng.uniformInt(-5, 5);
     }
   }
   return p;
@@ -224,8 +220,8 @@ TEST(AccessPlanTest, TiledExecutionMatchesDirectReference) {
       const AxisGeometry w = randomAxis(rng, kind);
       const Plane x = randomPlane(rng, h.in, w.in);
       const Plane wt = randomPlane(rng, h.kernel, w.kernel);
-      const int64_t tileRows = uniformInt(rng, 1, 5);
-      const int64_t tileCols = uniformInt(rng, 1, 6);
+      const int64_t tileRows = rng.uniformInt(1, 5);
+      const int64_t tileCols = rng.uniformInt(1, 6);
       const TiledRun ref = directReference(kind, h, w, x, wt);
       const TiledRun got = runTiled(kind, h, w, x, wt, tileRows, tileCols);
       ASSERT_EQ(got.values, ref.values) << "trial " << trial;
@@ -245,8 +241,8 @@ TEST(AccessPlanTest, TransposedPlanEqualsRotatedDilatedForm) {
   Rng rng(3);
   for (int trial = 0; trial < 3000; ++trial) {
     const AxisGeometry g = randomAxis(rng, Kind::Transposed);
-    const int64_t tileLen = uniformInt(rng, 1, g.out);
-    const int64_t tileFirst = uniformInt(rng, 0, g.out - tileLen);
+    const int64_t tileLen = rng.uniformInt(1, g.out);
+    const int64_t tileFirst = rng.uniformInt(0, g.out - tileLen);
     const int64_t border = dilatedBorder(g);
     ASSERT_EQ(border, (g.kernel - 1) * g.dilation - g.padBegin);
     for (int64_t k = 0; k < g.kernel; ++k) {
@@ -370,8 +366,8 @@ TEST(AccessPlanTest, InputRangesAreTheHullOfEveryWeightsInputs) {
   for (Kind kind : {Kind::Conv, Kind::Transposed}) {
     for (int trial = 0; trial < 3000; ++trial) {
       const AxisGeometry g = randomAxis(rng, kind);
-      const int64_t tileLen = uniformInt(rng, 1, g.out);
-      const int64_t tileFirst = uniformInt(rng, 0, g.out - tileLen);
+      const int64_t tileLen = rng.uniformInt(1, g.out);
+      const int64_t tileFirst = rng.uniformInt(0, g.out - tileLen);
       const auto got = kind == Kind::Conv ? convInputRange(g, tileFirst, tileLen)
                                           : transposedInputRange(g, tileFirst, tileLen);
       const auto expected = bruteForceRange(kind, g, tileFirst, tileLen);

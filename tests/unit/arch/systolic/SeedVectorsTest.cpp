@@ -370,21 +370,17 @@ TEST(SeedVectorsTest, DilatedE6ParityInterplay) {
   expectDilatedTable(g, g, 0, 4, table);
 }
 
-int64_t uniformInt(Rng& rng, int64_t lo, int64_t hi) {
-  return lo + static_cast<int64_t>(rng.nextU64() % static_cast<uint64_t>(hi - lo + 1));
-}
-
 /// A random dilated-conv axis (pads 0..span, stride 1-4, rate 1-4) with out >= 1.
 AxisGeometry randomDilatedAxis(Rng& rng, bool padded) {
   for (;;) {
     AxisGeometry g;
-    g.in = uniformInt(rng, 1, 12);
-    g.kernel = uniformInt(rng, 1, 4);
-    g.stride = uniformInt(rng, 1, 4);
-    g.dilation = uniformInt(rng, 1, 4);
+    g.in = rng.uniformInt(1, 12);
+    g.kernel = rng.uniformInt(1, 4);
+    g.stride = rng.uniformInt(1, 4);
+    g.dilation = rng.uniformInt(1, 4);
     const int64_t span = (g.kernel - 1) * g.dilation + 1;
-    g.padBegin = padded ? uniformInt(rng, 0, span) : 0;
-    const int64_t padEnd = padded ? uniformInt(rng, 0, span) : 0;
+    g.padBegin = padded ? rng.uniformInt(0, span) : 0;
+    const int64_t padEnd = padded ? rng.uniformInt(0, span) : 0;
     if (g.in + g.padBegin + padEnd >= span) {
       g.out = (g.in + g.padBegin + padEnd - span) / g.stride + 1;
       return g;
@@ -402,8 +398,8 @@ TEST(SeedVectorsTest, DilatedRateOneIsOrdinaryConvolution) {
     AxisGeometry ordinary = g;
     ordinary.dilation = 1;
     ordinary.kernel = (g.kernel - 1) * g.dilation + 1;
-    const int64_t tileLen = uniformInt(rng, 1, g.out);
-    const int64_t tileFirst = uniformInt(rng, 0, g.out - tileLen);
+    const int64_t tileLen = rng.uniformInt(1, g.out);
+    const int64_t tileFirst = rng.uniformInt(0, g.out - tileLen);
     for (int64_t k = 0; k < g.kernel; ++k) {
       const auto dilated = convAxisPlan(g, tileFirst, tileLen, k);
       const auto plain = convAxisPlan(ordinary, tileFirst, tileLen, k * g.dilation);
@@ -454,7 +450,7 @@ TEST(SeedVectorsTest, DilatedTotalPartialSumsAreTheNonPaddingPairs) {
   for (int trial = 0; trial < 1000; ++trial) {
     const AxisGeometry h = randomDilatedAxis(rng, true);
     const AxisGeometry w = randomDilatedAxis(rng, true);
-    EXPECT_EQ(total(h, w, uniformInt(rng, 1, h.out), uniformInt(rng, 1, w.out)),
+    EXPECT_EQ(total(h, w, rng.uniformInt(1, h.out), rng.uniformInt(1, w.out)),
               validPairs(h) * validPairs(w));
   }
 }
