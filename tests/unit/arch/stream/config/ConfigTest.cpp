@@ -9,7 +9,7 @@
 /// the dotted key.
 #include "nnaccel/arch/stream/Config.h"
 
-#include "../common/ConfigTestSupport.h"
+#include "../../common/ConfigTestSupport.h"
 #include "nnaccel/support/Error.h"
 
 #include <filesystem>

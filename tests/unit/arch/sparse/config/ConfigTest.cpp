@@ -6,7 +6,7 @@
 /// and the dotted key.
 #include "nnaccel/arch/sparse/Config.h"
 
-#include "../common/ConfigTestSupport.h"
+#include "../../common/ConfigTestSupport.h"
 #include "nnaccel/support/Error.h"
 
 #include <filesystem>

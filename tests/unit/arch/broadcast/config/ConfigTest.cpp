@@ -7,7 +7,7 @@
 /// message naming the file and the dotted key.
 #include "nnaccel/arch/broadcast/Config.h"
 
-#include "../common/ConfigTestSupport.h"
+#include "../../common/ConfigTestSupport.h"
 #include "nnaccel/support/Error.h"
 
 #include <filesystem>

@@ -3,8 +3,8 @@
 /// every opcode and field, byte-exact re-encoding, the framing, and rejection of hostile input
 /// (every truncation, every byte flip, resealed payload mutations, random payloads, and one
 /// crafted file per decoder error with its message).
-#include "../../../../src/arch/systolic/IsaFields.h"
-#include "../../../../src/arch/systolic/ProgramFormat.h"
+#include "../../../../../src/arch/systolic/program/IsaFields.h"
+#include "../../../../../src/arch/systolic/program/ProgramFormat.h"
 #include "ProgramSamples.h"
 #include "nnaccel/arch/systolic/Program.h"
 #include "nnaccel/support/Error.h"

@@ -4,7 +4,7 @@
 /// defaults, and every rejection rule with its one-line message naming the file and key path.
 #include "nnaccel/arch/systolic/Config.h"
 
-#include "../common/ConfigTestSupport.h"
+#include "../../common/ConfigTestSupport.h"
 #include "nnaccel/support/Error.h"
 
 #include <filesystem>

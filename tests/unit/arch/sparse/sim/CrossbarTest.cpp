@@ -1,5 +1,5 @@
 /// \file
-/// Tests of one PE's arbitrated scatter crossbar (src/arch/sparse/Crossbar.h, seed 001 §1.4,
+/// Tests of one PE's arbitrated scatter crossbar (src/arch/sparse/sim/Crossbar.h, seed 001 §1.4,
 /// Fig. 3C, Table 6): the digest's derived 4 x 4 product vector (§3.7: four 2-way bank
 /// conflicts, drained in exactly 2 cycles), round-robin arbitration, FIFO-full back-pressure,
 /// FIFO depth 1 versus 2 throughput under the simulator's cycle protocol, read-after-write
