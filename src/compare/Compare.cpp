@@ -94,8 +94,8 @@ std::string alignedTable(const std::vector<std::vector<std::string>>& rows) {
 constexpr const char* kCaveat =
     "note: the budget equalizes multipliers, SRAM bytes, clock and DRAM bandwidth; energy uses "
     "each engine's own preset energy table (placeholder-scale, not one calibrated process) and "
-    "DRAM bytes each engine's own data width (a preset's value bits); host layers are counted, "
-    "not timed";
+    "DRAM bytes each engine's own data width (a preset's value bits); host layers are charged "
+    "by one host model (link and host, the same for every engine)";
 
 /// "3/40": the layers that ran on the host, of all layers.
 std::string hostLayers(const report::RunReport& r) {

@@ -193,6 +193,13 @@ report::RunReport simulate(const ir::Graph& g, const EngineConfig& config,
   return config.implementation().simulate(g, config, options);
 }
 
+report::RunReport Engine::simulate(const ir::Graph& g, const EngineConfig& config,
+                                   const RunOptions& options) const {
+  report::RunReport r = compileAndSimulate(g, config, options);
+  chargeHostLayers(r, options.host);
+  return r;
+}
+
 // --- budget helpers (TypedEngine.h) ------------------------------------------------------------
 
 void refuseBudget(const BudgetFigures& figures, const std::string& engine,

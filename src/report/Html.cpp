@@ -516,8 +516,8 @@ pre.config { background: #f7f7f7; padding: 8px; font-size: 0.8em; max-height: 36
 
 namespace {
 
-/// The layers' names as chart categories; a host-fallback layer is marked, since its bars are
-/// empty (the host is counted, not timed).
+/// The layers' names as chart categories; a host-fallback layer is marked (its bars are the
+/// host model's link and host cost: the `host` cause and energy part).
 std::vector<std::string> layerNames(const RunReport& r) {
   std::vector<std::string> names;
   for (const LayerStats& l : r.layers)
@@ -554,9 +554,11 @@ void addRunSections(HtmlPage& page, const RunReport& r, const std::string& idPre
     if (l.hostFallback)
       host.push_back({l.name, l.op, l.note});
   if (!host.empty()) {
-    page.paragraph(fmt::format("{} of {} layers run on the host: they are counted in the tables "
-                               "but not timed, and their bars are empty.",
-                               host.size(), r.layers.size()));
+    page.paragraph(fmt::format("{} of {} layers run on the host: the host model charges their "
+                               "link transfers and host compute ({} cycles, {:.3f} uJ), shown "
+                               "as the `host` cause and energy part.",
+                               host.size(), r.layers.size(), t.causes.host,
+                               t.energy.host / 1e6));
     page.table({"layer on the host", "op", "reason"}, host);
   }
 
@@ -568,6 +570,7 @@ void addRunSections(HtmlPage& page, const RunReport& r, const std::string& idPre
        seriesOf(r, "conflicts", [](const LayerStats& l) { return l.causes.conflict; }),
        seriesOf(r, "sync", [](const LayerStats& l) { return l.causes.sync; }),
        seriesOf(r, "idle", [](const LayerStats& l) { return l.causes.idle; }),
+       seriesOf(r, "host", [](const LayerStats& l) { return l.causes.host; }),
        seriesOf(r, "other", [](const LayerStats& l) { return l.causes.other; })},
       "cycles"));
   page.chart(groupedBars(
@@ -591,6 +594,7 @@ void addRunSections(HtmlPage& page, const RunReport& r, const std::string& idPre
        seriesOf(r, "DRAM", [](const LayerStats& l) { return l.energy.dram / 1e6; }),
        seriesOf(r, "post-processing",
                 [](const LayerStats& l) { return l.energy.postProcess / 1e6; }),
+       seriesOf(r, "host", [](const LayerStats& l) { return l.energy.host / 1e6; }),
        seriesOf(r, "other", [](const LayerStats& l) { return l.energy.other / 1e6; })},
       "uJ"));
   std::vector<RooflinePoint> points;

@@ -31,6 +31,7 @@ CycleCauses& CycleCauses::operator+=(const CycleCauses& o) {
   conflict += o.conflict;
   sync += o.sync;
   idle += o.idle;
+  host += o.host;
   other += o.other;
   return *this;
 }
@@ -41,6 +42,7 @@ EnergyParts& EnergyParts::operator+=(const EnergyParts& o) {
   interconnect += o.interconnect;
   dram += o.dram;
   postProcess += o.postProcess;
+  host += o.host;
   other += o.other;
   return *this;
 }
@@ -332,14 +334,23 @@ std::string RunReport::formatTable() const {
   for (const auto& [name, value] : summary)
     out += fmt::format("{}: {}\n", name, value);
   std::string hostNotes;
+  int64_t hostLayers = 0;
   for (const LayerStats& l : layers) {
     if (l.hostFallback) {
+      ++hostLayers;
       hostNotes += fmt::format("  {} ({}): {}\n", l.name, l.op,
                                l.note.empty() ? "runs on the host" : l.note);
     }
   }
   if (!hostNotes.empty()) {
-    out += "HOST: layers that ran on the host (counted in the totals):\n" + hostNotes;
+    const auto share = [](double part, double whole) { return whole > 0 ? part / whole : 0.0; };
+    out += fmt::format(
+        "HOST: {} of {} layers ran on the host, charged by the host model (link transfers and "
+        "host compute): {} cycles ({}% of the total), {:.3f} uJ ({}% of the energy):\n",
+        hostLayers, layers.size(), groupThousands(total.causes.host),
+        percent(share(static_cast<double>(total.causes.host), static_cast<double>(total.cycles))),
+        total.energy.host / 1e6, percent(share(total.energy.host, total.energyPj)));
+    out += hostNotes;
   }
   if (!baseline.empty()) {
     out += "\n" + baselineSection(baseline);
@@ -360,13 +371,14 @@ Json trafficJson(const Traffic& t) {
 Json causesJson(const CycleCauses& c) {
   return Json{{"compute", c.compute},   {"memory", c.memory}, {"fill_drain", c.fillDrain},
               {"conflict", c.conflict}, {"sync", c.sync},     {"idle", c.idle},
-              {"other", c.other}};
+              {"host", c.host},         {"other", c.other}};
 }
 
 Json energyJson(const EnergyParts& e) {
-  return Json{{"compute", e.compute},           {"on_chip", e.onChip},
-              {"interconnect", e.interconnect}, {"dram", e.dram},
-              {"post_process", e.postProcess},  {"other", e.other}};
+  return Json{
+      {"compute", e.compute}, {"on_chip", e.onChip},           {"interconnect", e.interconnect},
+      {"dram", e.dram},       {"post_process", e.postProcess}, {"host", e.host},
+      {"other", e.other}};
 }
 
 Json layerJson(const LayerStats& l) {
@@ -380,6 +392,7 @@ Json layerJson(const LayerStats& l) {
   j["shape"] = l.shape;
   j["unit"] = l.unit;
   j["host_fallback"] = l.hostFallback;
+  j["host_bytes"] = l.hostBytes;
   j["note"] = l.note;
   j["useful_macs"] = l.usefulMacs;
   j["issued_macs"] = l.issuedMacs;
@@ -485,9 +498,11 @@ namespace {
 constexpr const char* kLayerColumns =
     "op,unit,host_fallback,useful_macs,issued_macs,cycles,busy_cycles,stall_cycles,"
     "cause_compute,cause_memory,cause_fill_drain,cause_conflict,cause_sync,cause_idle,"
-    "cause_other,utilization,sbuf_read_bytes,sbuf_write_bytes,psum_read_bytes,psum_write_bytes,"
+    "cause_host,cause_other,utilization,sbuf_read_bytes,sbuf_write_bytes,psum_read_bytes,psum_"
+    "write_bytes,"
     "dram_read_bytes,dram_write_bytes,energy_pj,energy_compute_pj,energy_on_chip_pj,"
-    "energy_interconnect_pj,energy_dram_pj,energy_post_process_pj,energy_other_pj,verified";
+    "energy_interconnect_pj,energy_dram_pj,energy_post_process_pj,energy_host_pj,energy_other_pj,"
+    "verified";
 
 } // namespace
 
@@ -512,16 +527,17 @@ std::string RunReport::toCsvRows() const {
   const auto row = [&](const LayerStats& l) {
     const CycleCauses& c = l.causes;
     const EnergyParts& e = l.energy;
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},"
-                       "{},{},{},{},{},{},"
-                       "{},{},{},{},{}\n",
-                       kSchemaVersion, csvField(engine), csvField(config), csvField(model), dtype,
-                       csvField(l.name), csvField(l.op), csvField(l.unit), l.hostFallback ? 1 : 0,
-                       l.usefulMacs, l.issuedMacs, l.cycles, l.busyCycles, l.stallCycles, c.compute,
-                       c.memory, c.fillDrain, c.conflict, c.sync, c.idle, c.other, l.utilization,
-                       l.sbuf.readBytes, l.sbuf.writeBytes, l.psum.readBytes, l.psum.writeBytes,
-                       l.dram.readBytes, l.dram.writeBytes, l.energyPj, e.compute, e.onChip,
-                       e.interconnect, e.dram, e.postProcess, e.other, verified);
+    out +=
+        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},"
+                    "{},{},{},{},{},{},"
+                    "{},{},{},{},{},{},{}\n",
+                    kSchemaVersion, csvField(engine), csvField(config), csvField(model), dtype,
+                    csvField(l.name), csvField(l.op), csvField(l.unit), l.hostFallback ? 1 : 0,
+                    l.usefulMacs, l.issuedMacs, l.cycles, l.busyCycles, l.stallCycles, c.compute,
+                    c.memory, c.fillDrain, c.conflict, c.sync, c.idle, c.host, c.other,
+                    l.utilization, l.sbuf.readBytes, l.sbuf.writeBytes, l.psum.readBytes,
+                    l.psum.writeBytes, l.dram.readBytes, l.dram.writeBytes, l.energyPj, e.compute,
+                    e.onChip, e.interconnect, e.dram, e.postProcess, e.host, e.other, verified);
   };
   for (const LayerStats& l : layers)
     row(l);

@@ -189,6 +189,16 @@ void expectReportInvariants(const report::RunReport& r, const std::string& engin
   for (const report::LayerStats& l : r.layers) {
     EXPECT_EQ(l.causes.sum(), l.cycles) << l.name;
     EXPECT_NEAR(l.energy.sum(), l.energyPj, 1e-6 * std::fabs(l.energyPj) + 1e-3) << l.name;
+    // Nothing is free: a host layer moves its data over the link and costs time and energy
+    // (engines/HostModel.h); only host layers have the host cause.
+    if (l.hostFallback) {
+      EXPECT_GT(l.hostBytes, 0) << l.name;
+      EXPECT_GT(l.causes.host, 0) << l.name;
+      EXPECT_GT(l.energy.host, 0) << l.name;
+    } else {
+      EXPECT_EQ(l.causes.host, 0) << l.name;
+      EXPECT_EQ(l.hostBytes, 0) << l.name;
+    }
   }
   EXPECT_EQ(r.total.causes.sum(), r.total.cycles);
   EXPECT_GT(r.peakMacsPerCycle, 0);

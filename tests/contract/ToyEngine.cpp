@@ -115,8 +115,8 @@ public:
 
   std::string fp32Unavailable() const override { return "multiplies int8 values only"; }
 
-  report::RunReport simulate(const ir::Graph& g, const engines::EngineConfig& config,
-                             const engines::RunOptions& o) const override {
+  report::RunReport compileAndSimulate(const ir::Graph& g, const engines::EngineConfig& config,
+                                       const engines::RunOptions& o) const override {
     const auto so = arch::common::sessionOptions<arch::common::RunOptions>(o);
     const ToyConfig& c = config.as<ToyConfig>();
     const quant::QuantizedModel qm = arch::common::quantizeForRun(g, so);
@@ -137,7 +137,8 @@ public:
       s.op = std::string(ir::opName(g.node(id).op));
       s.unit = "row";
       arch::common::runHostNode(qm, id, values, s);
-      s.hostFallback = false; // the toy's row runs it
+      s.hostFallback = false; // the toy's row runs it: nothing crosses the host link
+      s.hostBytes = 0;
       s.usefulMacs = s.issuedMacs = macsOf(qm, id);
       s.cycles =
           slowdown * std::max<int64_t>(1, (s.usefulMacs + c.multipliers - 1) / c.multipliers);

@@ -14,6 +14,7 @@
 /// cli} <- tools.
 #pragma once
 
+#include "nnaccel/engines/HostModel.h"
 #include "nnaccel/ir/Graph.h"
 #include "nnaccel/report/Report.h"
 #include "nnaccel/support/Error.h"
@@ -121,6 +122,8 @@ struct RunOptions {
   std::string programFile;
   /// Progress: (what, done, total), called from the run loop.
   std::function<void(const std::string&, size_t, size_t)> progress;
+  /// The host and link that the layers no unit of the engine runs are charged to.
+  HostModel host;
 
   /// engineOptions[name], or \p fallback when it was not given.
   int64_t engineOption(const std::string& name, int64_t fallback) const;
@@ -250,11 +253,12 @@ public:
   /// Why the engine has no fp32 path ("computes on integers ..."), or "" when it has one.
   virtual std::string fp32Unavailable() const = 0;
   /// Compiles \p g (shape-inferred, passes applied) for \p config, simulates and verifies it,
-  /// and returns the common report with its machine description (describeMachine). Throws
+  /// and returns the common report with its machine description (describeMachine), every host
+  /// layer charged by options.host (chargeHostLayers: nothing in a total is free). Throws
   /// Error when the model cannot be compiled for the machine; a verification failure is in
   /// report.verdict.
-  virtual report::RunReport simulate(const ir::Graph& g, const EngineConfig& config,
-                                     const RunOptions& options) const = 0;
+  report::RunReport simulate(const ir::Graph& g, const EngineConfig& config,
+                             const RunOptions& options) const;
   /// Per layer of \p g as the engine lowers it: on the engine, or why it falls back.
   virtual std::vector<LayerCoverage> coverage(const ir::Graph& g,
                                               const EngineConfig& config) const = 0;
@@ -274,6 +278,12 @@ public:
   /// The placement of \p g as a readable table.
   virtual std::string placement(const ir::Graph& g, const EngineConfig& config,
                                 const RunOptions& options) const;
+
+protected:
+  /// The engine's run behind simulate(): compile, simulate, verify, and fill the common report
+  /// (host layers with their LayerStats::hostBytes; simulate() charges them).
+  virtual report::RunReport compileAndSimulate(const ir::Graph& g, const EngineConfig& config,
+                                               const RunOptions& options) const = 0;
 };
 
 // --- the registry ----------------------------------------------------------------------------
@@ -336,7 +346,7 @@ Resources resources(const EngineConfig& config);
 /// and DRAM bandwidth (resources()) and the effective config as YAML.
 void describeMachine(report::RunReport& r, const EngineConfig& config);
 
-/// config.implementation().simulate(g, config, options).
+/// config.implementation().simulate(g, config, options) (host layers charged).
 report::RunReport simulate(const ir::Graph& g, const EngineConfig& config,
                            const RunOptions& options);
 

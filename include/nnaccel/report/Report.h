@@ -44,8 +44,11 @@ struct CycleCauses {
   int64_t conflict = 0;  ///< bank or crossbar conflicts, load imbalance between units
   int64_t sync = 0;      ///< waiting for another unit (barriers, semaphores, resets)
   int64_t idle = 0;      ///< units with no work mapped to them
+  int64_t host = 0;      ///< a host-fallback layer: link transfers and host compute (HostModel)
   int64_t other = 0;     ///< not attributed by the engine
-  int64_t sum() const { return compute + memory + fillDrain + conflict + sync + idle + other; }
+  int64_t sum() const {
+    return compute + memory + fillDrain + conflict + sync + idle + host + other;
+  }
   CycleCauses& operator+=(const CycleCauses& o);
 };
 
@@ -56,8 +59,9 @@ struct EnergyParts {
   double interconnect = 0; ///< crossbars, broadcast links, buses, halo and chip links
   double dram = 0;         ///< off-chip reads and writes
   double postProcess = 0;  ///< activation, pooling, lookup tables, requantization
+  double host = 0;         ///< a host-fallback layer: the link and the host (HostModel)
   double other = 0;        ///< not attributed by the engine
-  double sum() const { return compute + onChip + interconnect + dram + postProcess + other; }
+  double sum() const { return compute + onChip + interconnect + dram + postProcess + host + other; }
   EnergyParts& operator+=(const EnergyParts& o);
 };
 
@@ -67,7 +71,10 @@ struct LayerStats {
   std::string shape;
   std::string unit;          ///< "array", "pool", "host", "view"
   bool hostFallback = false; ///< ran on the host: counted, never hidden
-  std::string note;          ///< host-fallback reason etc.
+  /// A host layer's bytes between accelerator and host (its operands and results), which the
+  /// host model (engines/HostModel.h) charges; 0 on the engine's own units.
+  int64_t hostBytes = 0;
+  std::string note; ///< host-fallback reason etc.
 
   int64_t usefulMacs = 0;       ///< the operator's own MACs
   int64_t issuedMacs = 0;       ///< PE-array MAC slots used by issued vectors (rows x cols x n)

@@ -89,8 +89,8 @@ public:
     return "models int8 operands with int32 accumulation (fp16/bf16 are not modelled)";
   }
 
-  report::RunReport simulate(const ir::Graph& g, const engines::EngineConfig& config,
-                             const engines::RunOptions& o) const override {
+  report::RunReport compileAndSimulate(const ir::Graph& g, const engines::EngineConfig& config,
+                                       const engines::RunOptions& o) const override {
     report::RunReport r =
         simulateModel(g, config.as<BroadcastConfig>(), common::sessionOptions<SessionOptions>(o))
             .report;

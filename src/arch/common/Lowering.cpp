@@ -73,6 +73,7 @@ void runHostNode(const quant::QuantizedModel& qm, ir::NodeId id, std::vector<Ten
     values[static_cast<size_t>(n.outputs[j])] = std::move(outs[j].data);
   }
   s.hostFallback = true;
+  s.hostBytes = s.dram.readBytes + s.dram.writeBytes;
 }
 
 } // namespace nnaccel::arch::common

@@ -106,8 +106,8 @@ public:
     return "computes on integers (int8 data in its value_bits-wide words)";
   }
 
-  report::RunReport simulate(const ir::Graph& g, const engines::EngineConfig& config,
-                             const engines::RunOptions& o) const override {
+  report::RunReport compileAndSimulate(const ir::Graph& g, const engines::EngineConfig& config,
+                                       const engines::RunOptions& o) const override {
     auto so = common::sessionOptions<SessionOptions>(o);
     so.threads = static_cast<int>(o.engineOption("threads", o.threads));
     report::RunReport r = simulateModel(g, config.as<SparseConfig>(), so).report;

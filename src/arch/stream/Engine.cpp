@@ -88,8 +88,8 @@ public:
     return "streams int8 activations with int32 partial sums";
   }
 
-  report::RunReport simulate(const ir::Graph& g, const engines::EngineConfig& config,
-                             const engines::RunOptions& o) const override {
+  report::RunReport compileAndSimulate(const ir::Graph& g, const engines::EngineConfig& config,
+                                       const engines::RunOptions& o) const override {
     auto so = common::sessionOptions<SessionOptions>(o);
     so.chips = o.engineOption("chips", 0);
     report::RunReport r = simulateModel(g, config.as<StreamConfig>(), so).report;

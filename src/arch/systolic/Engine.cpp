@@ -88,8 +88,8 @@ public:
 
   std::string fp32Unavailable() const override { return ""; }
 
-  report::RunReport simulate(const ir::Graph& g, const engines::EngineConfig& config,
-                             const engines::RunOptions& o) const override {
+  report::RunReport compileAndSimulate(const ir::Graph& g, const engines::EngineConfig& config,
+                                       const engines::RunOptions& o) const override {
     auto so = common::sessionOptions<SessionOptions>(o);
     so.dtype = o.dtype;
     so.exact = o.engineOption("exact", 0) != 0;

@@ -258,8 +258,10 @@ TEST(Report, TableHasRowsTotalsAndHostMarker) {
                        "DRAM 9,216 bytes, energy 3.000 uJ\n"),
             std::string::npos)
       << table;
-  EXPECT_NE(table.find("HOST: layers that ran on the host (counted in the totals):\n  softmax "
-                       "(Softmax): Softmax has no systolic lowering\n"),
+  EXPECT_NE(table.find("HOST: 1 of 3 layers ran on the host, charged by the host model (link "
+                       "transfers and host compute): 0 cycles (0.0% of the total), 0.000 uJ "
+                       "(0.0% of the energy):\n  softmax (Softmax): Softmax has no systolic "
+                       "lowering\n"),
             std::string::npos)
       << table;
   EXPECT_EQ(table.find("baseline vs method"), std::string::npos);
@@ -337,6 +339,7 @@ TEST(Report, FinalizePutsUnattributedCyclesAndEnergyIntoOther) {
                                                      {"conflict", 0},
                                                      {"sync", 0},
                                                      {"idle", 0},
+                                                     {"host", 0},
                                                      {"other", 50}}));
   EXPECT_EQ(j["layers"][0]["energy_pj_by_component"]["dram"], 0.25e6);
 }

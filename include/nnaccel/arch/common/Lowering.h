@@ -121,8 +121,9 @@ std::optional<FullyConnected> fullyConnected(const quant::QuantizedModel& qm, ir
 
 /// Evaluates node \p id on the host in int8 (quant::evalQuantizedNode): reads its computed
 /// inputs from \p values (indexed by ValueId; constants come from the model), stores its
-/// outputs there, counts the bytes read and written as DRAM traffic in \p s and marks the layer
-/// a host fallback.
+/// outputs there, counts the bytes read and written as DRAM traffic in \p s, records them as
+/// its hostBytes (what the host model charges: engines/HostModel.h) and marks the layer a host
+/// fallback.
 void runHostNode(const quant::QuantizedModel& qm, ir::NodeId id, std::vector<Tensor>& values,
                  report::LayerStats& s);
 

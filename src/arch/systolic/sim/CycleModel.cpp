@@ -318,6 +318,18 @@ void LayerAccounts::add(size_t index, const Instruction& inst, const Timing& t, 
   }
 }
 
+/// A host layer's operands leave DRAM for the host and its results come back into DRAM: the
+/// bytes the host model (engines/HostModel.h) charges, counted as DRAM traffic too.
+void LayerAccounts::chargeHostTraffic(const Layer& layer, report::LayerStats& s) const {
+  for (const int32_t t : layer.inputTensors)
+    if (t >= 0)
+      s.dram.readBytes += program_.tensors[static_cast<size_t>(t)].bytes();
+  for (const int32_t t : layer.outputTensors)
+    if (t >= 0)
+      s.dram.writeBytes += program_.tensors[static_cast<size_t>(t)].bytes();
+  s.hostBytes = s.dram.readBytes + s.dram.writeBytes;
+}
+
 std::vector<report::LayerStats> LayerAccounts::finish(int64_t& totalCycles) const {
   std::vector<report::LayerStats> out;
   out.reserve(accounts_.size());
@@ -382,6 +394,8 @@ std::vector<report::LayerStats> LayerAccounts::finish(int64_t& totalCycles) cons
     s.dram = a.dram;
     s.energyPj = a.energyPj;
     s.energy = a.energy;
+    if (layer.unit == LayerUnit::Host)
+      chargeHostTraffic(layer, s);
     out.push_back(std::move(s));
   }
   totalCycles = maxDone_;

@@ -114,6 +114,7 @@ public:
   std::vector<report::LayerStats> finish(int64_t& totalCycles) const;
 
 private:
+  void chargeHostTraffic(const Layer& layer, report::LayerStats& s) const;
   struct Account {
     int64_t end = 0;
     int64_t issuedMacs = 0, streamed = 0, instructions = 0;

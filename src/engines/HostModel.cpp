@@ -1,0 +1,77 @@
+/// \file
+/// The host-fallback cost model (HostModel.h): link transfers plus a roofline host, charged to
+/// the host layers of a report.
+#include "nnaccel/engines/HostModel.h"
+
+#include "nnaccel/support/Error.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace nnaccel::engines {
+
+namespace {
+
+/// \p nanoseconds of wall time as whole cycles of a \p clockMhz clock, rounded up; a
+/// relative 1e-12 absorbs the binary rounding of exact products (2 x 1000 ns at 1 GHz is
+/// 2000 cycles, not 2001).
+int64_t cyclesOf(double nanoseconds, double clockMhz) {
+  const double cycles = nanoseconds * clockMhz / 1000.0;
+  return static_cast<int64_t>(std::ceil(cycles * (1.0 - 1e-12)));
+}
+
+} // namespace
+
+HostCost hostCost(const HostModel& host, double clockMhz, int64_t bytes, int64_t macs) {
+  NNACCEL_ASSERT(clockMhz > 0 && bytes >= 0 && macs >= 0) << "host cost inputs";
+  NNACCEL_ASSERT(host.linkBytesPerSecond > 0 && host.hostMacsPerSecond > 0 &&
+                 host.hostMemoryBytesPerSecond > 0)
+      << "host model rates";
+  const auto b = static_cast<double>(bytes);
+  const auto m = static_cast<double>(macs);
+  HostCost c;
+  c.linkCycles = cyclesOf(2.0 * host.linkLatencyNs + 1e9 * b / host.linkBytesPerSecond, clockMhz);
+  c.computeCycles = cyclesOf(
+      1e9 * std::max(m / host.hostMacsPerSecond, b / host.hostMemoryBytesPerSecond), clockMhz);
+  c.linkPj = b * host.linkPjPerByte;
+  c.hostPj = b * host.hostDramPjPerByte + m * host.hostPjPerMac;
+  return c;
+}
+
+namespace {
+
+/// Adds \p c to \p l: cycles and energy, attributed to the host cause and energy part.
+void addHostCost(report::LayerStats& l, const HostCost& c) {
+  l.cycles += c.cycles();
+  l.causes.host += c.cycles();
+  l.addBreakdown("host.link", c.linkCycles);
+  l.addBreakdown("host.compute", c.computeCycles);
+  l.energyPj += c.energyPj();
+  l.energy.host += c.energyPj();
+}
+
+/// usefulMacs over the peak multiplies of \p cycles (RunReport::finalize's definition).
+double utilization(const report::LayerStats& l, int64_t peCount) {
+  if (peCount <= 0 || l.cycles <= 0)
+    return 0.0;
+  return static_cast<double>(l.usefulMacs) /
+         (static_cast<double>(peCount) * static_cast<double>(l.cycles));
+}
+
+} // namespace
+
+void chargeHostLayers(report::RunReport& r, const HostModel& host) {
+  // The total is updated in place, not re-finalized: an engine's total-row figures (metrics set
+  // after finalize) stay as they are.
+  for (report::LayerStats& l : r.layers) {
+    if (!l.hostFallback)
+      continue;
+    const HostCost c = hostCost(host, r.clockMhz, l.hostBytes, l.usefulMacs);
+    addHostCost(l, c);
+    addHostCost(r.total, c);
+    l.utilization = utilization(l, r.peCount);
+    r.total.utilization = utilization(r.total, r.peCount);
+  }
+}
+
+} // namespace nnaccel::engines

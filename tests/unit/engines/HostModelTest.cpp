@@ -1,0 +1,100 @@
+/// \file
+/// The host-fallback cost model (engines/HostModel.h): hostCost against hand-computed figures,
+/// and chargeHostLayers on a report: only host layers grow, by the cost, attributed to the
+/// `host` cause and energy part, and the totals follow.
+#include "nnaccel/engines/HostModel.h"
+
+#include <gtest/gtest.h>
+
+namespace nnaccel::engines {
+namespace {
+
+TEST(HostModel, DefaultsAreTheCitedFigures) {
+  const HostModel h;
+  EXPECT_DOUBLE_EQ(h.linkBytesPerSecond, 15.753846153846155e9); // PCIe 3.0 x16, 128b/130b
+  EXPECT_DOUBLE_EQ(h.hostMemoryBytesPerSecond, 25.6e9);         // DDR4-3200, one channel
+  EXPECT_DOUBLE_EQ(h.hostMacsPerSecond, 128e9);                 // 64 MAC/cycle at 2 GHz
+  EXPECT_DOUBLE_EQ(h.hostDramPjPerByte, 162.5);                 // 1.3 nJ per 64 bits
+  EXPECT_DOUBLE_EQ(h.hostPjPerMac, 0.23);
+}
+
+TEST(HostModel, CostIsLinkPlusRoofline) {
+  HostModel h;
+  h.linkBytesPerSecond = 1e9; // 1 byte/ns
+  h.linkLatencyNs = 1000;
+  h.hostMemoryBytesPerSecond = 4e9;
+  h.hostMacsPerSecond = 1e9;
+  h.linkPjPerByte = 2;
+  h.hostDramPjPerByte = 10;
+  h.hostPjPerMac = 0.5;
+  // 1 GHz clock: 1 cycle per ns. 4000 bytes: link 2 x 1000 ns + 4000 ns; memory-bound host
+  // (4000 / 4 = 1000 ns against 0 MACs).
+  HostCost c = hostCost(h, 1000.0, 4000, 0);
+  EXPECT_EQ(c.linkCycles, 6000);
+  EXPECT_EQ(c.computeCycles, 1000);
+  EXPECT_DOUBLE_EQ(c.linkPj, 8000);
+  EXPECT_DOUBLE_EQ(c.hostPj, 40000);
+  // MAC-bound: 5000 MACs at 1 G/s = 5000 ns > 1000 ns of memory.
+  c = hostCost(h, 1000.0, 4000, 5000);
+  EXPECT_EQ(c.computeCycles, 5000);
+  EXPECT_DOUBLE_EQ(c.hostPj, 40000 + 2500);
+  EXPECT_EQ(c.cycles(), 11000);
+  // A slower accelerator clock pays fewer of its own cycles for the same time; times round up.
+  EXPECT_EQ(hostCost(h, 0.5, 4000, 0).linkCycles, 3);
+  // Even an empty transfer pays the two latencies.
+  EXPECT_EQ(hostCost(h, 1000.0, 0, 0).cycles(), 2000);
+}
+
+report::RunReport twoLayerReport() {
+  report::RunReport r;
+  r.clockMhz = 1000;
+  r.peCount = 4;
+  report::LayerStats conv;
+  conv.name = "conv";
+  conv.unit = "array";
+  conv.cycles = 100;
+  conv.causes.compute = 100;
+  conv.energyPj = 50;
+  conv.energy.compute = 50;
+  report::LayerStats add;
+  add.name = "add";
+  add.unit = "host";
+  add.hostFallback = true;
+  add.hostBytes = 3000;
+  r.layers = {conv, add};
+  r.finalize();
+  return r;
+}
+
+TEST(HostModel, ChargesOnlyHostLayersAndTheTotalsFollow) {
+  report::RunReport r = twoLayerReport();
+  const HostModel h;
+  const HostCost c = hostCost(h, 1000.0, 3000, 0);
+  ASSERT_GT(c.cycles(), 0);
+  chargeHostLayers(r, h);
+  EXPECT_EQ(r.layers[0].cycles, 100);
+  EXPECT_EQ(r.layers[1].cycles, c.cycles());
+  EXPECT_EQ(r.layers[1].causes.host, c.cycles());
+  EXPECT_EQ(r.layers[1].causes.sum(), r.layers[1].cycles);
+  EXPECT_DOUBLE_EQ(r.layers[1].energy.host, c.energyPj());
+  EXPECT_DOUBLE_EQ(r.layers[1].energyPj, c.energyPj());
+  EXPECT_EQ(r.total.cycles, 100 + c.cycles());
+  EXPECT_EQ(r.total.causes.host, c.cycles());
+  EXPECT_DOUBLE_EQ(r.total.energyPj, 50 + c.energyPj());
+  const std::string table = r.formatTable();
+  EXPECT_NE(table.find("HOST: 1 of 2 layers ran on the host, charged by the host model"),
+            std::string::npos)
+      << table;
+}
+
+TEST(HostModel, AReportWithoutHostLayersIsUnchanged) {
+  report::RunReport r = twoLayerReport();
+  r.layers.pop_back();
+  r.finalize();
+  const std::string before = r.toJson();
+  chargeHostLayers(r, HostModel{});
+  EXPECT_EQ(r.toJson(), before);
+}
+
+} // namespace
+} // namespace nnaccel::engines
