@@ -557,8 +557,7 @@ void addRunSections(HtmlPage& page, const RunReport& r, const std::string& idPre
     page.paragraph(fmt::format("{} of {} layers run on the host: the host model charges their "
                                "link transfers and host compute ({} cycles, {:.3f} uJ), shown "
                                "as the `host` cause and energy part.",
-                               host.size(), r.layers.size(), t.causes.host,
-                               t.energy.host / 1e6));
+                               host.size(), r.layers.size(), t.causes.host, t.energy.host / 1e6));
     page.table({"layer on the host", "op", "reason"}, host);
   }
 
