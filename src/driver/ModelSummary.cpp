@@ -76,12 +76,6 @@ WindowSummary poolWindow(const ir::PoolParams& p) {
 }
 
 /// MatMul multiply-accumulates: every output element is a dot product over A's last axis.
-int64_t matMulMacs(const ir::Graph& g, const ir::Node& n) {
-  const Dims& a = g.value(n.inputs.at(0)).shape;
-  const int64_t k = a.empty() ? 1 : a.back();
-  return numElements(g.value(n.outputs.at(0)).shape) * k;
-}
-
 } // namespace
 
 int64_t countParameters(const ir::Graph& g) {
@@ -119,27 +113,17 @@ ModelSummary summarizeModel(const ir::Graph& g) {
         layer.outputShapes.push_back(g.value(v).shape);
       }
     }
+    layer.macs = ir::nodeMacs(g, id);
     switch (n.op) {
     case OpKind::Conv:
-    case OpKind::ConvTranspose: {
-      const ir::ConvParams p = ir::convParams(g, id);
-      layer.window = convWindow(p);
-      layer.macs = p.macs();
+    case OpKind::ConvTranspose:
+      layer.window = convWindow(ir::convParams(g, id));
       break;
-    }
     case OpKind::MaxPool:
     case OpKind::AveragePool:
     case OpKind::GlobalAveragePool:
     case OpKind::GlobalMaxPool:
       layer.window = poolWindow(ir::poolParams(g, id));
-      break;
-    case OpKind::Gemm: {
-      const ir::GemmParams p = ir::gemmParams(g, id);
-      layer.macs = p.m * p.k * p.n;
-      break;
-    }
-    case OpKind::MatMul:
-      layer.macs = matMulMacs(g, n);
       break;
     default:
       break;

@@ -69,8 +69,8 @@ void chargeHostLayers(report::RunReport& r, const HostModel& host) {
     const HostCost c = hostCost(host, r.clockMhz, l.hostBytes, l.usefulMacs);
     addHostCost(l, c);
     addHostCost(r.total, c);
-    l.utilization = utilization(l, r.peCount);
-    r.total.utilization = utilization(r.total, r.peCount);
+    l.utilization = utilization(l, r.peakMacs());
+    r.total.utilization = utilization(r.total, r.peakMacs());
   }
 }
 

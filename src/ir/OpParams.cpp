@@ -552,6 +552,25 @@ Dims broadcastShapes(const Graph& g, NodeId id, const Dims& a, const Dims& b) {
   return out;
 }
 
+int64_t nodeMacs(const Graph& g, NodeId id) {
+  const Node& n = g.node(id);
+  switch (n.op) {
+  case OpKind::Conv:
+  case OpKind::ConvTranspose:
+    return convParams(g, id).macs();
+  case OpKind::Gemm: {
+    const GemmParams p = gemmParams(g, id);
+    return p.m * p.k * p.n;
+  }
+  case OpKind::MatMul: {
+    const Dims& a = g.value(n.inputs.at(0)).shape;
+    return numElements(g.value(n.outputs.at(0)).shape) * (a.empty() ? 1 : a.back());
+  }
+  default:
+    return 0;
+  }
+}
+
 GemmParams gemmParams(const Graph& g, NodeId id) {
   return withNodeContext(g, id, [&] {
     const Node& n = g.node(id);

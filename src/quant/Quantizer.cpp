@@ -367,7 +367,7 @@ QuantNode classifyNode(const Graph& g, NodeId id) {
     }
     return ofKind(QuantOpKind::Concat);
   default:
-    return island(std::string(ir::opName(n.op)) + " has no integer form");
+    return island("the quantizer has no int8 rule for " + std::string(ir::opName(n.op)));
   }
 }
 

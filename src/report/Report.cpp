@@ -66,12 +66,12 @@ void completeAttribution(LayerStats& l) {
   l.energy.other = std::max(0.0, l.energyPj - parts);
 }
 
-double utilizationOf(const LayerStats& l, int64_t peCount) {
-  if (peCount <= 0 || l.cycles <= 0) {
+double utilizationOf(const LayerStats& l, int64_t peakMacsPerCycle) {
+  if (peakMacsPerCycle <= 0 || l.cycles <= 0) {
     return 0.0;
   }
   return static_cast<double>(l.usefulMacs) /
-         (static_cast<double>(peCount) * static_cast<double>(l.cycles));
+         (static_cast<double>(peakMacsPerCycle) * static_cast<double>(l.cycles));
 }
 
 } // namespace
@@ -81,8 +81,9 @@ void RunReport::finalize() {
   sum.name = "total";
   for (LayerStats& l : layers) {
     completeAttribution(l);
-    l.utilization = utilizationOf(l, peCount);
+    l.utilization = utilizationOf(l, peakMacs());
     sum.usefulMacs += l.usefulMacs;
+    sum.effectualMacs += l.effectualMacs;
     sum.issuedMacs += l.issuedMacs;
     sum.streamedElements += l.streamedElements;
     sum.instructions += l.instructions;
@@ -107,7 +108,7 @@ void RunReport::finalize() {
     sum.energyPj += l.energyPj;
     sum.energy += l.energy;
   }
-  sum.utilization = utilizationOf(sum, peCount);
+  sum.utilization = utilizationOf(sum, peakMacs());
   total = std::move(sum);
 }
 
@@ -298,8 +299,9 @@ std::string verdictLine(const RunReport& r) {
 
 std::string RunReport::formatTable() const {
   std::string out =
-      fmt::format("{} '{}': {} PEs at {} MHz, model {}, {}{}\n", engine, config, peCount, clockMhz,
-                  model, dtype, exact ? ", exact array model" : "");
+      fmt::format("{} '{}': {} PEs{} at {} MHz, model {}, {}{}\n", engine, config, peCount,
+                  peakMacs() != peCount ? fmt::format(" ({} MACs/cycle)", peakMacs()) : "",
+                  clockMhz, model, dtype, exact ? ", exact array model" : "");
   Table t({{"layer", false},
            {"op", false},
            {"shape", false},
@@ -395,6 +397,7 @@ Json layerJson(const LayerStats& l) {
   j["host_bytes"] = l.hostBytes;
   j["note"] = l.note;
   j["useful_macs"] = l.usefulMacs;
+  j["effectual_macs"] = l.effectualMacs;
   j["issued_macs"] = l.issuedMacs;
   j["streamed_elements"] = l.streamedElements;
   j["instructions"] = l.instructions;

@@ -133,8 +133,9 @@ TEST_F(BroadcastCli, SimulateOnFig8VerifiesAndReports) {
   EXPECT_EQ(j.at("config"), "fig8");
   EXPECT_EQ(j.at("model"), "lenet5");
   EXPECT_EQ(j.at("dtype"), "int8");
-  // Multipliers: the one column of 4 PEs of FIGs. 7 and 8, 16 MAC lanes each.
-  EXPECT_EQ(j.at("pe_count"), 64);
+  // The one column of 4 PEs of FIGs. 7 and 8, 16 MAC lanes each.
+  EXPECT_EQ(j.at("pe_count"), 4);
+  EXPECT_EQ(j.at("peak_macs_per_cycle"), 64);
   EXPECT_EQ(j.at("verdict").at("checked"), true);
   EXPECT_EQ(j.at("verdict").at("passed"), true);
   EXPECT_GT(j.at("verdict").at("compared_elements").get<int64_t>(), 0);

@@ -849,7 +849,9 @@ TEST_F(Cli, SimulateSparseVerifiesAndReports) {
   const Result r = run("simulate lenet5 --arch sparse --report out.json");
   ASSERT_EQ(r.exitCode, 0) << r.err;
   // scnn: 64 PEs x 16 multipliers.
-  EXPECT_EQ(r.out.rfind("sparse 'scnn': 1024 PEs at 1000 MHz, model lenet5, int8\n", 0), 0u)
+  EXPECT_EQ(
+      r.out.rfind("sparse 'scnn': 64 PEs (1024 MACs/cycle) at 1000 MHz, model lenet5, int8\n", 0),
+      0u)
       << r.out;
   // The engine's extra columns, the summary lines and the verdict.
   const std::vector<std::string> header = words(lineWith(r.out, "layer "));

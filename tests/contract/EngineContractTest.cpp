@@ -202,6 +202,15 @@ void expectReportInvariants(const report::RunReport& r, const std::string& engin
   }
   EXPECT_EQ(r.total.causes.sum(), r.total.cycles);
   EXPECT_GT(r.peakMacsPerCycle, 0);
+  EXPECT_GT(r.peCount, 0);
+  EXPECT_LE(r.peCount, r.peakMacsPerCycle);
+  // One utilization: the operator's MACs over the peak multiplies of the cycles taken.
+  if (r.total.cycles > 0) {
+    EXPECT_NEAR(r.total.utilization,
+                static_cast<double>(r.total.usefulMacs) /
+                    (static_cast<double>(r.peakMacsPerCycle) * static_cast<double>(r.total.cycles)),
+                1e-12);
+  }
   EXPECT_FALSE(r.configYaml.empty());
 }
 

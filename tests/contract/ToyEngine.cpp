@@ -156,6 +156,7 @@ public:
     r.model = g.name;
     r.dtype = "int8";
     r.peCount = c.multipliers;
+    r.peakMacsPerCycle = c.multipliers;
     r.clockMhz = c.clockMhz;
     r.finalize();
     engines::describeMachine(r, config);

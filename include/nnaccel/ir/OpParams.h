@@ -100,6 +100,12 @@ struct GemmParams {
 };
 GemmParams gemmParams(const Graph& g, NodeId id);
 
+/// The multiply-accumulates of node \p id as the operator defines them, for the whole batch:
+/// Conv and ConvTranspose every kernel tap of every output (ConvParams::macs, padding taps
+/// included), Gemm M x K x N, MatMul the output's elements x K; 0 for every other operator.
+/// The one MAC definition of `info` and of every engine's `useful_macs`.
+int64_t nodeMacs(const Graph& g, NodeId id);
+
 /// Softmax: axis normalized to [0, rank). For opset < 13 the input is coerced to 2-D at axis
 /// (`coerce2d`), for opset >= 13 softmax runs along the single axis.
 struct SoftmaxParams {

@@ -76,7 +76,10 @@ struct LayerStats {
   int64_t hostBytes = 0;
   std::string note; ///< host-fallback reason etc.
 
-  int64_t usefulMacs = 0;       ///< the operator's own MACs
+  int64_t usefulMacs = 0; ///< the operator's own MACs (ir::nodeMacs, as `info` counts)
+  /// MACs of non-zero operand pairs that reach an output (engines that skip zeros: sparse);
+  /// 0 where the engine does not count them.
+  int64_t effectualMacs = 0;
   int64_t issuedMacs = 0;       ///< PE-array MAC slots used by issued vectors (rows x cols x n)
   int64_t streamedElements = 0; ///< input vectors streamed into the array (per PE row)
   int64_t instructions = 0;
@@ -123,10 +126,11 @@ struct RunReport {
   std::string engine; ///< the registered engine name
   std::string config; ///< preset/config name
   std::string model;
-  std::string dtype; ///< "int8" / "fp32"
-  int64_t peCount = 0;
+  std::string dtype;   ///< "int8" / "fp32"
+  int64_t peCount = 0; ///< processing elements (each may hold several multipliers)
   double clockMhz = 0;
   /// Roofline: multiplies the machine can start per cycle, and its DRAM bandwidth (0: none).
+  /// Utilization is usefulMacs / (peakMacsPerCycle x cycles) on every engine.
   int64_t peakMacsPerCycle = 0;
   double dramBytesPerCycle = 0;
   /// The effective architecture config (YAML), shown in the HTML report.
@@ -140,7 +144,9 @@ struct RunReport {
   std::vector<std::pair<std::string, std::string>> summary;
   Verdict verdict;
 
-  /// Recomputes `total` from `layers` and every utilization from \p peCount, and completes
+  /// peakMacsPerCycle, or peCount when it is not set (one multiplier per PE).
+  int64_t peakMacs() const { return peakMacsPerCycle > 0 ? peakMacsPerCycle : peCount; }
+  /// Recomputes `total` from `layers` and every utilization from peakMacs(), and completes
   /// every layer's causes and energy parts with `other` (asserting the engine did not attribute
   /// more than the layer's cycles or energy).
   void finalize();

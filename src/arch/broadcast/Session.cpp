@@ -57,7 +57,8 @@ SessionResult simulateModel(const ir::Graph& g, const BroadcastConfig& config,
   rep.config = config.name;
   rep.model = g.name;
   rep.dtype = "int8";
-  rep.peCount = config.macsPerCycle();
+  rep.peCount = config.peCount();
+  rep.peakMacsPerCycle = config.macsPerCycle();
   rep.clockMhz = config.clockMhz;
   rep.layers = sim.layerStats();
   rep.finalize();

@@ -90,7 +90,8 @@ SessionResult simulateModel(const ir::Graph& g, const SparseConfig& config,
   rep.config = config.name;
   rep.model = g.name;
   rep.dtype = "int8";
-  rep.peCount = config.peCount() * config.multipliersPerPe();
+  rep.peCount = config.peCount();
+  rep.peakMacsPerCycle = config.peCount() * config.multipliersPerPe();
   rep.clockMhz = config.clockMhz;
   rep.layers = sim.layerStats();
   rep.finalize();

@@ -92,8 +92,10 @@ public:
                                        const engines::RunOptions& o) const override {
     auto so = common::sessionOptions<SessionOptions>(o);
     so.chips = o.engineOption("chips", 0);
-    report::RunReport r = simulateModel(g, config.as<StreamConfig>(), so).report;
-    engines::describeMachine(r, chained(config, so.chips));
+    SessionResult s = simulateModel(g, config.as<StreamConfig>(), so);
+    report::RunReport r = std::move(s.report);
+    // The machine that ran: the chips the placement took.
+    engines::describeMachine(r, chained(config, std::max<int64_t>(1, s.program.chipsUsed)));
     return r;
   }
 

@@ -79,8 +79,11 @@ SessionResult simulateModel(const ir::Graph& g, const StreamConfig& config,
   rep.config = config.name;
   rep.model = g.name;
   rep.dtype = "int8";
-  rep.peCount = config.macsPerCycle() / std::max<int64_t>(1, config.chips) *
-                std::max<int64_t>(1, r.program.chipsUsed);
+  // A kernel tile is the stream engine's processing element; the machine is the chips the
+  // placement took (a model that outgrows the given chips is placed on more).
+  const int64_t chips = std::max<int64_t>(1, r.program.chipsUsed);
+  rep.peCount = config.kernelTileCount() * chips;
+  rep.peakMacsPerCycle = config.macsPerCycle() / std::max<int64_t>(1, config.chips) * chips;
   rep.clockMhz = config.clockMhz;
   rep.layers = sim.layerStats();
   rep.finalize();

@@ -136,6 +136,7 @@ SessionResult simulateModel(const ir::Graph& g, const SystolicConfig& config,
   r.model = g.name;
   r.dtype = options.dtype == DType::I8 ? "int8" : "fp32";
   r.peCount = cfg.peRows * cfg.peCols;
+  r.peakMacsPerCycle = r.peCount;
   r.clockMhz = cfg.clockMhz;
   r.exact = options.exact;
   r.layers = main.stats;

@@ -537,7 +537,8 @@ TEST(Int8Executor, FloatIslandsDequantizeEvaluateAndQuantize) {
   const ir::Graph g = finish(b, {sm, lin});
   const QuantizedModel m = quantize(g, randomSets(g, 2, 22, -4.0f, 4.0f));
   EXPECT_EQ(m.node(nodeNamed(g, "sigmoid")).kind, QuantOpKind::FloatIsland);
-  EXPECT_EQ(m.node(nodeNamed(g, "sigmoid")).islandReason, "Sigmoid has no integer form");
+  EXPECT_EQ(m.node(nodeNamed(g, "sigmoid")).islandReason,
+            "the quantizer has no int8 rule for Sigmoid");
   EXPECT_EQ(m.node(nodeNamed(g, "linear")).islandReason,
             "only nearest resizing has an integer form");
   Int8Executor ex(m);

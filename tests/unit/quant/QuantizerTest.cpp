@@ -163,7 +163,7 @@ TEST(Quantizer, ClassifiesNodesAndExplainsFloatIslands) {
   EXPECT_EQ(reason("full_c"), "C is not a per-column bias (shape 3x5)");
   EXPECT_EQ(reason("reflect"), "only constant-mode Pad has an integer form");
   EXPECT_EQ(reason("pad_one"), "its pad value is not 0");
-  EXPECT_EQ(reason("div"), "Div has no integer form");
+  EXPECT_EQ(reason("div"), "the quantizer has no int8 rule for Div");
   EXPECT_EQ(m.node(nodeNamed(g, "to4d")).kind, QuantOpKind::DataMovement);
   // Islands still agree closely with fp32.
   Int8Executor ex(m);

@@ -244,6 +244,10 @@ struct Simulator::Impl {
     d.oracleCycles = ceilDiv(d.losses.useful, mults1);
     d.energyPj = energyPj(d.access, config.energy);
     setConvStats(d, s);
+    // useful_macs is the operator's own count (ir::nodeMacs, as `info` counts it); the
+    // products of non-zero pairs that land in the output are the effectual ones.
+    s.usefulMacs = ir::nodeMacs(qm.graph, l.node);
+    s.effectualMacs = d.losses.useful;
   }
 
   /// The compacted input of Conv layer \p l: the producer's compaction when it is read in place
@@ -326,7 +330,6 @@ struct Simulator::Impl {
 
   /// The common report's figures of a Conv layer from its detail \p d.
   void setConvStats(const LayerDetail& d, report::LayerStats& s) const {
-    s.usefulMacs = d.losses.useful;
     s.issuedMacs = d.products;
     s.cycles = d.cycles;
     const int64_t slotsPerCycle = config.peCount() * config.multipliersPerPe();

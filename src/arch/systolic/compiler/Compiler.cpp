@@ -343,7 +343,7 @@ private:
                     dimsToString(g_.value(outValue).shape), kh, kw, d.h.stride, d.w.stride,
                     d.h.dilation, d.w.dilation, d.groups);
     Layer& l = beginLayer(id, LayerUnit::PeArray, opName, shape);
-    l.usefulMacs = usefulConvMacs(d);
+    l.usefulMacs = ir::nodeMacs(g_, id);
     setOutputs(l, {outValue});
     const bool dilated = d.h.dilation > 1 || d.w.dilation > 1;
     if (ctx_.options.baseline && tr) {
@@ -535,7 +535,7 @@ private:
     d.outXStride = cols;
     Layer& l =
         beginLayer(id, LayerUnit::PeArray, opName, fmt::format("{}x{} * {}x{}", rows, k, k, cols));
-    l.usefulMacs = rows * k * cols;
+    l.usefulMacs = ir::nodeMacs(g_, id);
     setOutputs(l, {outValue});
     lowerConv(ctx_, d);
     endLayer();

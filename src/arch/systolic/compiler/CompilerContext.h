@@ -70,10 +70,6 @@ struct ConvDesc {
   int64_t packedWeightsAddr = -1;
 };
 
-/// MACs the convolution needs: every (output, weight) pair whose input is not padding, times the
-/// channels of a group. This is the "useful MACs" of the report (ir::ConvParams::macs() counts
-/// the taps on padding too, which no engine should be credited for).
-int64_t usefulConvMacs(const ConvDesc& d);
 /// Emits the instructions of one convolution layer (ConvLowering.cpp).
 void lowerConv(CompilerContext& ctx, const ConvDesc& d);
 /// Bytes of the packed weights lowerConv reads (the baseline allocates its rotated copy).

@@ -103,15 +103,6 @@ struct Layout {
 
 } // namespace
 
-int64_t usefulConvMacs(const ConvDesc& d) {
-  int64_t pairs = 0;
-  for (int64_t r = 0; r < d.h.kernel; ++r)
-    for (int64_t s = 0; s < d.w.kernel; ++s)
-      if (auto plan = weightPlan(d, 0, d.h.out, 0, d.w.out, r, s))
-        pairs += plan->count();
-  return pairs * d.batch * (d.inChannels / d.groups) * d.outChannels;
-}
-
 int64_t packedWeightBytes(const CompilerContext& ctx, const ConvDesc& d) {
   int64_t distinct = 0;
   int64_t total = 0;

@@ -21,9 +21,15 @@ TEST_P(SystolicZoo, Int8BitExactOnServerPreset) {
   EXPECT_TRUE(a.report.verdict.passed) << a.report.verdict.detail;
   EXPECT_GT(a.report.verdict.comparedElements, 0);
   EXPECT_GT(a.report.total.cycles, 0);
-  EXPECT_LE(a.report.total.utilization, 1.0);
+  // The array cannot issue more than its peak. Utilization (useful_macs, padding taps included,
+  // over the peak) may exceed 1 on layers whose padding taps the weight plans skip (dilated
+  // ASPP branches, 3x3 convolutions on small planes): the slots actually issued may not.
+  const auto issuedAtMost = [&](const report::LayerStats& l) {
+    return a.report.peakMacsPerCycle * l.cycles;
+  };
+  EXPECT_LE(a.report.total.issuedMacs, issuedAtMost(a.report.total));
   for (const auto& l : a.report.layers)
-    EXPECT_LE(l.utilization, 1.0) << l.name;
+    EXPECT_LE(l.issuedMacs, issuedAtMost(l)) << l.name;
   o.verify = false;
   const SessionResult b = simulateModel(g, systolicPreset("server"), o);
   EXPECT_EQ(a.report.total.cycles, b.report.total.cycles) << "timing-only differs";

@@ -465,7 +465,8 @@ TEST(SparseSimulator, ReportCarriesTheSparseEngineFields) {
   EXPECT_EQ(rep.engine, "sparse");
   EXPECT_EQ(rep.config, "scnn");
   EXPECT_EQ(rep.dtype, "int8");
-  EXPECT_EQ(rep.peCount, 1024);
+  EXPECT_EQ(rep.peCount, 64);            // PEs
+  EXPECT_EQ(rep.peakMacsPerCycle, 1024); // each with F x I = 16 multipliers
   EXPECT_EQ(rep.verdict.reference, "int8 reference executor (bit-exact)");
   ASSERT_EQ(rep.layers.size(), 2u);
   EXPECT_EQ(rep.layers[0].op, "Conv+Relu");
