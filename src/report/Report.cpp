@@ -252,6 +252,12 @@ std::string baselineSection(const std::vector<BaselineRow>& rows) {
            {"baseline/method", true}});
   std::string notes;
   for (const BaselineRow& r : rows) {
+    if (!r.applicable) {
+      t.row({r.layer, "(baseline not applicable)", "", "", ""});
+      t.rule();
+      notes += fmt::format("  {}: baseline not applicable: {}\n", r.layer, r.what);
+      continue;
+    }
     using Side = BaselineRow::Side;
     const std::pair<const char*, int64_t (*)(const Side&)> metrics[] = {
         {"streamed elements", [](const Side& s) { return s.streamedElements; }},
@@ -460,6 +466,7 @@ std::string RunReport::toJson() const {
     Json row;
     row["layer"] = r.layer;
     row["what"] = r.what;
+    row["applicable"] = r.applicable;
     row["method"] = sideJson(r.method);
     row["baseline"] = sideJson(r.baseline);
     j["baseline"].push_back(std::move(row));

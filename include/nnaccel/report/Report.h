@@ -112,6 +112,9 @@ struct BaselineRow {
     Traffic dram, sbuf;
     double energyPj = 0; ///< shown when either side has one
   } method, baseline;
+  /// False when the baseline cannot run this layer on the machine; `what` then says why and
+  /// both sides are the method's (the row is listed, never dropped).
+  bool applicable = true;
 };
 
 struct Verdict {

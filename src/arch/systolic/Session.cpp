@@ -152,11 +152,17 @@ SessionResult simulateModel(const ir::Graph& g, const SystolicConfig& config,
       r.verdict.detail = "baseline program: " + b.verdict.detail;
     }
     for (size_t li = 0; li < base.layers.size() && li < main.stats.size(); ++li) {
-      if (base.layers[li].note.rfind("baseline:", 0) != 0)
+      // "baseline: WHAT" marks a layer the baseline computes its own way; "baseline not
+      // applicable: WHY" one it cannot run here (listed too, never silently dropped).
+      const std::string& note = base.layers[li].note;
+      constexpr std::string_view kOwn = "baseline: ", kNot = "baseline not applicable: ";
+      const bool own = note.starts_with(kOwn), notApplicable = note.starts_with(kNot);
+      if (!own && !notApplicable)
         continue;
       report::BaselineRow row;
       row.layer = base.layers[li].name;
-      row.what = base.layers[li].note.substr(10);
+      row.applicable = own;
+      row.what = note.substr(own ? kOwn.size() : kNot.size());
       row.method = sideOf(main.stats[li]);
       row.baseline = sideOf(b.stats[li]);
       r.baseline.push_back(row);

@@ -273,6 +273,27 @@ TEST(Report, TableHasRowsTotalsAndHostMarker) {
   EXPECT_EQ(header.find("MACs") + 4, total.find("4.80K") + 5) << header << "\n" << total;
 }
 
+TEST(Report, ABaselineThatCannotRunIsListedNotDropped) {
+  RunReport r = sample();
+  BaselineRow row;
+  row.layer = "aspp.rate18";
+  row.applicable = false;
+  row.what = "the zero-inserted kernel does not fit the state buffer";
+  r.baseline.push_back(row);
+  const std::string table = r.formatTable();
+  const std::string rest = table.substr(table.find("baseline vs method:\n"));
+  EXPECT_NE(lineWith(rest, "aspp.rate18").find("(baseline not applicable)"), std::string::npos)
+      << rest;
+  EXPECT_NE(rest.find("  aspp.rate18: baseline not applicable: the zero-inserted kernel does "
+                      "not fit the state buffer\n"),
+            std::string::npos)
+      << rest;
+  EXPECT_EQ(rest.find("streamed elements"), std::string::npos) << rest; // no made-up figures
+  const auto j = nlohmann::json::parse(r.toJson());
+  EXPECT_EQ(j["baseline"][0]["applicable"], false);
+  EXPECT_EQ(j["baseline"][0]["layer"], "aspp.rate18");
+}
+
 TEST(Report, TableBaselineSectionWithRatios) {
   RunReport r = sample();
   BaselineRow row;
