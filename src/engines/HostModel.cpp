@@ -50,14 +50,6 @@ void addHostCost(report::LayerStats& l, const HostCost& c) {
   l.energy.host += c.energyPj();
 }
 
-/// usefulMacs over the peak multiplies of \p cycles (RunReport::finalize's definition).
-double utilization(const report::LayerStats& l, int64_t peCount) {
-  if (peCount <= 0 || l.cycles <= 0)
-    return 0.0;
-  return static_cast<double>(l.usefulMacs) /
-         (static_cast<double>(peCount) * static_cast<double>(l.cycles));
-}
-
 } // namespace
 
 void chargeHostLayers(report::RunReport& r, const HostModel& host) {
@@ -69,8 +61,8 @@ void chargeHostLayers(report::RunReport& r, const HostModel& host) {
     const HostCost c = hostCost(host, r.clockMhz, l.hostBytes, l.usefulMacs);
     addHostCost(l, c);
     addHostCost(r.total, c);
-    l.utilization = utilization(l, r.peakMacs());
-    r.total.utilization = utilization(r.total, r.peakMacs());
+    l.utilization = r.utilizationOf(l);
+    r.total.utilization = r.utilizationOf(r.total);
   }
 }
 

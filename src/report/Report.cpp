@@ -66,22 +66,22 @@ void completeAttribution(LayerStats& l) {
   l.energy.other = std::max(0.0, l.energyPj - parts);
 }
 
-double utilizationOf(const LayerStats& l, int64_t peakMacsPerCycle) {
-  if (peakMacsPerCycle <= 0 || l.cycles <= 0) {
-    return 0.0;
-  }
-  return static_cast<double>(l.usefulMacs) /
-         (static_cast<double>(peakMacsPerCycle) * static_cast<double>(l.cycles));
-}
-
 } // namespace
+
+double RunReport::utilizationOf(const LayerStats& l) const {
+  const int64_t peak = peakMacs();
+  if (peak <= 0 || l.cycles <= 0)
+    return 0.0;
+  return static_cast<double>(l.usefulMacs) /
+         (static_cast<double>(peak) * static_cast<double>(l.cycles));
+}
 
 void RunReport::finalize() {
   LayerStats sum;
   sum.name = "total";
   for (LayerStats& l : layers) {
     completeAttribution(l);
-    l.utilization = utilizationOf(l, peakMacs());
+    l.utilization = utilizationOf(l);
     sum.usefulMacs += l.usefulMacs;
     sum.effectualMacs += l.effectualMacs;
     sum.issuedMacs += l.issuedMacs;
@@ -108,7 +108,7 @@ void RunReport::finalize() {
     sum.energyPj += l.energyPj;
     sum.energy += l.energy;
   }
-  sum.utilization = utilizationOf(sum, peakMacs());
+  sum.utilization = utilizationOf(sum);
   total = std::move(sum);
 }
 

@@ -149,6 +149,8 @@ struct RunReport {
 
   /// peakMacsPerCycle, or peCount when it is not set (one multiplier per PE).
   int64_t peakMacs() const { return peakMacsPerCycle > 0 ? peakMacsPerCycle : peCount; }
+  /// \p l's usefulMacs over peakMacs() x its cycles (0 without cycles or a peak).
+  double utilizationOf(const LayerStats& l) const;
   /// Recomputes `total` from `layers` and every utilization from peakMacs(), and completes
   /// every layer's causes and energy parts with `other` (asserting the engine did not attribute
   /// more than the layer's cycles or energy).
