@@ -83,6 +83,8 @@ Tensor evalDataMovement(const ir::Graph& g, ir::NodeId id, const Tensor& x) {
     return reference::pad(ir::padParams(g, id), x);
   case ir::OpKind::DepthToSpace:
     return reference::depthToSpace(ir::depthToSpaceParams(g, id), x);
+  case ir::OpKind::Slice:
+    return reference::slice(ir::sliceParams(g, id), x);
   default: // Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout: same data, new shape
     return x.reshaped(g.value(n.outputs[0]).shape);
   }
@@ -142,6 +144,9 @@ std::vector<QuantTensor> evalNodeImpl(const QuantizedModel& m, ir::NodeId id,
     break;
   case QuantOpKind::Mul:
     y = mul(q.mulMultiplier, operand(0), operand(1), outShape);
+    break;
+  case QuantOpKind::Lookup:
+    y = lookup(operand(0), q.lookupTables, q.lookupAxis);
     break;
   case QuantOpKind::Concat: {
     std::vector<Tensor> parts;

@@ -265,19 +265,16 @@ Tensor addSub(bool subtract, const AddSubMultipliers& m, const Tensor& a, const 
   // a' and b' depend only on the int8 operand: tabulate them (256 entries each).
   std::array<int64_t, 256> tableA{}, tableB{};
   for (int32_t q = kInt8Min; q <= kInt8Max; ++q) {
-    tableA[static_cast<size_t>(q + 128)] = multiplyRounded(q * (int32_t{1} << m.leftShift), m.a);
-    tableB[static_cast<size_t>(q + 128)] = multiplyRounded(q * (int32_t{1} << m.leftShift), m.b);
+    tableA[static_cast<size_t>(q + 128)] = addSubOperand(q, m.leftShift, m.a);
+    tableB[static_cast<size_t>(q + 128)] = addSubOperand(q, m.leftShift, m.b);
   }
   Tensor out(DType::I8, outShape);
   const int8_t* pa = a.data<int8_t>();
   const int8_t* pb = b.data<int8_t>();
   int8_t* dst = out.data<int8_t>();
   forEachBroadcast(outShape, a.shape(), b.shape(), [&](int64_t i, int64_t ia, int64_t ib) {
-    const int64_t va = tableA[static_cast<size_t>(pa[ia] + 128)];
-    const int64_t vb = tableB[static_cast<size_t>(pb[ib] + 128)];
-    const int64_t sum = subtract ? va - vb : va + vb;
-    NNACCEL_ASSERT(sum >= INT32_MIN && sum <= INT32_MAX) << "add/sub intermediate overflows int32";
-    dst[i] = toS8(requantize(static_cast<int32_t>(sum), m.output));
+    dst[i] = addSubRescaled(subtract, tableA[static_cast<size_t>(pa[ia] + 128)],
+                            tableB[static_cast<size_t>(pb[ib] + 128)], m.output);
   });
   return out;
 }
@@ -290,7 +287,7 @@ Tensor mul(QuantMultiplier output, const Tensor& a, const Tensor& b, const Dims&
   const int8_t* pb = b.data<int8_t>();
   int8_t* dst = out.data<int8_t>();
   forEachBroadcast(outShape, a.shape(), b.shape(), [&](int64_t i, int64_t ia, int64_t ib) {
-    dst[i] = toS8(requantize(static_cast<int32_t>(pa[ia]) * pb[ib], output));
+    dst[i] = mulValue(output, pa[ia], pb[ib]);
   });
   return out;
 }
@@ -304,6 +301,27 @@ Tensor gather(const Tensor& x, std::span<const int32_t> index, const Dims& outSh
   for (size_t i = 0; i < index.size(); ++i) {
     NNACCEL_ASSERT(index[i] >= 0 && index[i] < x.numElements()) << "gather index " << index[i];
     dst[i] = src[index[i]];
+  }
+  return out;
+}
+
+Tensor lookup(const Tensor& x, std::span<const int8_t> tables, int64_t axis) {
+  requireS8(x, "lookup");
+  const Dims& shape = x.shape();
+  NNACCEL_ASSERT(axis >= -1 && axis < static_cast<int64_t>(shape.size())) << "lookup axis";
+  const int64_t count = axis < 0 ? 1 : shape[static_cast<size_t>(axis)];
+  NNACCEL_ASSERT(static_cast<int64_t>(tables.size()) == count * kLookupEntries)
+      << "lookup: " << tables.size() << " entries for " << count << " tables";
+  int64_t inner = 1; // elements per step along the axis
+  for (size_t d = static_cast<size_t>(axis + 1); axis >= 0 && d < shape.size(); ++d) {
+    inner *= shape[d];
+  }
+  Tensor out(DType::I8, shape);
+  const int8_t* src = x.data<int8_t>();
+  int8_t* dst = out.data<int8_t>();
+  for (int64_t i = 0; i < x.numElements(); ++i) {
+    const int64_t t = axis < 0 ? 0 : (i / inner) % count;
+    dst[i] = tables[static_cast<size_t>(t * kLookupEntries + src[i] + 128)];
   }
   return out;
 }

@@ -74,6 +74,8 @@ std::string_view quantOpKindName(QuantOpKind kind) {
     return "mul";
   case QuantOpKind::Concat:
     return "concat";
+  case QuantOpKind::Lookup:
+    return "lookup";
   case QuantOpKind::FloatIsland:
     return "float-island";
   }
@@ -236,6 +238,64 @@ QuantNode ofKind(QuantOpKind kind) {
   return q;
 }
 
+/// Most lookup tables one node may carry (one per channel of a per-channel constant).
+constexpr int64_t kMaxLookupTables = 1 << 16;
+
+/// The output axis along which a constant operand of an element-wise node varies, after numpy
+/// right-alignment to \p outRank: -1 when every constant is a scalar; -2 when they vary along
+/// more than one axis.
+int64_t constantVaryingAxis(const Graph& g, const ir::Node& n, size_t outRank) {
+  int64_t axis = -1;
+  for (size_t i = 1; i < n.inputs.size(); ++i) {
+    if (n.inputs[i] == kNoValue) {
+      continue;
+    }
+    const Dims& cs = g.value(n.inputs[i]).shape;
+    for (size_t d = 0; d < cs.size(); ++d) {
+      if (cs[d] == 1) {
+        continue;
+      }
+      const auto at = static_cast<int64_t>(outRank) - static_cast<int64_t>(cs.size() - d);
+      if (at < 0 || (axis != -1 && axis != at)) {
+        return -2;
+      }
+      axis = at;
+    }
+  }
+  return axis;
+}
+
+/// A unary element-wise function of input 0 (the other inputs, if any, f32 constants) as a
+/// Lookup node; an island saying why when it cannot be tabulated.
+QuantNode classifyLookup(const Graph& g, NodeId id) {
+  const ir::Node& n = g.node(id);
+  if (!isF32(g, inputAt(n, 0)) || g.isConstant(n.inputs[0])) {
+    return island("its input is not a computed f32 value");
+  }
+  for (size_t i = 1; i < n.inputs.size(); ++i) {
+    if (n.inputs[i] != kNoValue && (!g.isConstant(n.inputs[i]) || !isF32(g, n.inputs[i]))) {
+      return island("operand " + std::to_string(i) + " is not an f32 constant");
+    }
+  }
+  const Dims& outShape = g.value(n.outputs[0]).shape;
+  if (g.value(n.inputs[0]).shape != outShape) {
+    return island("a constant operand broadcasts the input to a larger shape");
+  }
+  const int64_t axis = constantVaryingAxis(g, n, outShape.size());
+  if (axis == -2) {
+    return island("its constant operand varies along more than one axis");
+  }
+  if (axis >= 0 && outShape.size() < 2) {
+    return island("its constant operand varies along the only axis of a rank-1 value");
+  }
+  if (axis >= 0 && outShape[static_cast<size_t>(axis)] > kMaxLookupTables) {
+    return island("its constant operand has more than 65536 entries along one axis");
+  }
+  QuantNode q = ofKind(QuantOpKind::Lookup);
+  q.lookupAxis = axis;
+  return q;
+}
+
 /// Decides how node \p id runs in int8 (the table in docs/Quantization.md).
 QuantNode classifyNode(const Graph& g, NodeId id) {
   const ir::Node& n = g.node(id);
@@ -319,6 +379,7 @@ QuantNode classifyNode(const Graph& g, NodeId id) {
   case OpKind::Identity:
   case OpKind::Transpose:
   case OpKind::DepthToSpace:
+  case OpKind::Slice:
     return unary(QuantOpKind::DataMovement);
   case OpKind::Pad: {
     const ir::PadParams p = ir::padParams(g, id);
@@ -366,6 +427,21 @@ QuantNode classifyNode(const Graph& g, NodeId id) {
       }
     }
     return ofKind(QuantOpKind::Concat);
+  case OpKind::Sigmoid:
+  case OpKind::HardSigmoid:
+  case OpKind::HardSwish:
+  case OpKind::Tanh:
+  case OpKind::Elu:
+  case OpKind::Selu:
+  case OpKind::Softplus:
+  case OpKind::LeakyRelu:
+  case OpKind::PRelu:
+    return classifyLookup(g, id);
+  case OpKind::Div:
+    if (!g.isConstant(inputAt(n, 1))) {
+      return island("its divisor is not a constant");
+    }
+    return classifyLookup(g, id);
   default:
     return island("the quantizer has no int8 rule for " + std::string(ir::opName(n.op)));
   }
@@ -612,12 +688,61 @@ private:
                        "input " + std::to_string(i)));
       }
       break;
+    case QuantOpKind::Lookup:
+      fillLookupTables(id, q, inScales[0], sOut);
+      break;
     case QuantOpKind::MaxPool:
     case QuantOpKind::DataMovement:
     case QuantOpKind::Gather:
     case QuantOpKind::FloatIsland:
     case QuantOpKind::Folded:
       break;
+    }
+  }
+
+  /// The tables of a Lookup node: the reference fp32 function of the node (with its constant
+  /// operands) evaluated on the 256 dequantized int8 values, once per index along lookupAxis,
+  /// and quantized to the output scale. The probe tensor has the output's rank, the table
+  /// count on lookupAxis and the 256 values on another axis, so constants broadcast as in the
+  /// graph.
+  void fillLookupTables(NodeId id, QuantNode& q, float sIn, float sOut) const {
+    const ir::Node& n = g_.node(id);
+    const Dims& outShape = g_.value(n.outputs[0]).shape;
+    const size_t rank = std::max<size_t>(outShape.size(), 1);
+    const auto tableAxis = static_cast<size_t>(std::max<int64_t>(q.lookupAxis, 0));
+    const size_t valueAxis = q.lookupAxis < 0 ? rank - 1 : (tableAxis + 1 == rank ? 0 : rank - 1);
+    const int64_t tables = q.lookupAxis < 0 ? 1 : outShape[tableAxis];
+    Dims probeShape(rank, 1);
+    probeShape[valueAxis] = kLookupEntries;
+    if (q.lookupAxis >= 0) {
+      probeShape[tableAxis] = tables;
+    }
+    Tensor probe(DType::F32, probeShape);
+    std::span<float> x = probe.values<float>();
+    const int64_t valueStride = valueAxis + 1 == rank ? 1 : tables; // layouts [T,256] or [256,T]
+    for (int64_t t = 0; t < tables; ++t) {
+      for (int64_t v = 0; v < kLookupEntries; ++v) {
+        const int64_t at = valueStride == 1 ? t * kLookupEntries + v : v * tables + t;
+        x[static_cast<size_t>(at)] = dequantizeValue(static_cast<int32_t>(v) + kInt8Min, sIn);
+      }
+    }
+    std::vector<const Tensor*> args(n.inputs.size(), nullptr);
+    args[0] = &probe;
+    for (size_t i = 1; i < n.inputs.size(); ++i) {
+      if (n.inputs[i] != kNoValue) {
+        args[i] = g_.value(n.inputs[i]).constant.get();
+      }
+    }
+    const Tensor y = reference::evalNode(g_, id, args).at(0);
+    NNACCEL_ASSERT(y.numElements() == tables * kLookupEntries) << "lookup probe shape";
+    std::span<const float> out = y.values<float>();
+    q.lookupTables.resize(static_cast<size_t>(tables * kLookupEntries));
+    for (int64_t t = 0; t < tables; ++t) {
+      for (int64_t v = 0; v < kLookupEntries; ++v) {
+        const int64_t at = valueStride == 1 ? t * kLookupEntries + v : v * tables + t;
+        q.lookupTables[static_cast<size_t>(t * kLookupEntries + v)] =
+            quantizeValue(out[static_cast<size_t>(at)], sOut);
+      }
     }
   }
 

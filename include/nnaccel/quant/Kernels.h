@@ -15,6 +15,7 @@
 #include "nnaccel/quant/Requantize.h"
 #include "nnaccel/tensor/Tensor.h"
 
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -76,11 +77,42 @@ struct AddSubMultipliers {
   QuantMultiplier a, b, output;
 };
 
+/// One Add/Sub operand rescaled to the common intermediate: multiplyRounded(q * 2^leftShift, m).
+inline int64_t addSubOperand(int32_t q, int32_t leftShift, QuantMultiplier m) {
+  return multiplyRounded(q * (int32_t{1} << leftShift), m);
+}
+
+/// One element of the integer Add/Sub rule: requantize(a' +- b', output) of rescaled operands
+/// (addSubOperand). The quantizer's multipliers keep a' +- b' within int32.
+inline int8_t addSubRescaled(bool subtract, int64_t a, int64_t b, QuantMultiplier output) {
+  const int64_t sum = subtract ? a - b : a + b;
+  NNACCEL_ASSERT(sum >= INT32_MIN && sum <= INT32_MAX) << "add/sub intermediate overflows int32";
+  return static_cast<int8_t>(requantize(static_cast<int32_t>(sum), output));
+}
+
+/// One element of addSub() on int8 operands \p qa, \p qb.
+inline int8_t addSubValue(bool subtract, const AddSubMultipliers& m, int32_t qa, int32_t qb) {
+  return addSubRescaled(subtract, addSubOperand(qa, m.leftShift, m.a),
+                        addSubOperand(qb, m.leftShift, m.b), m.output);
+}
+
+/// One element of mul(): requantize(qa * qb, output).
+inline int8_t mulValue(QuantMultiplier output, int32_t qa, int32_t qb) {
+  return static_cast<int8_t>(requantize(qa * qb, output));
+}
+
 /// Add (or Sub when \p subtract) of two s8 tensors with numpy broadcasting to \p outShape.
 Tensor addSub(bool subtract, const AddSubMultipliers& m, const Tensor& a, const Tensor& b,
               const Dims& outShape);
 /// Mul of two s8 tensors with numpy broadcasting: out = requantize(qa * qb, output).
 Tensor mul(QuantMultiplier output, const Tensor& a, const Tensor& b, const Dims& outShape);
+
+/// Entries of one int8 lookup table: one per int8 input value.
+inline constexpr int64_t kLookupEntries = 256;
+
+/// out[i] = tables[t * 256 + x[i] + 128], where t is element i's index along \p axis (0 for
+/// every element when \p axis is -1). \p tables holds kLookupEntries entries per table.
+Tensor lookup(const Tensor& x, std::span<const int8_t> tables, int64_t axis);
 
 /// out[i] = x[index[i]] with the s8 output of shape \p outShape (Resize/Upsample nearest).
 Tensor gather(const Tensor& x, std::span<const int32_t> index, const Dims& outShape);

@@ -47,12 +47,13 @@ enum class QuantOpKind {
   Clamp,        ///< Relu, Clip: min(max(q, clampMin), clampMax); scale preserving
   MaxPool,      ///< MaxPool, GlobalMaxPool on int8; scale preserving
   DataMovement, ///< Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout, Transpose,
-                ///< Pad (constant 0), DepthToSpace; scale preserving
+                ///< Pad (constant 0), DepthToSpace, Slice; scale preserving
   Gather,       ///< Resize/Upsample nearest as a gather table; scale preserving
   AveragePool,  ///< AveragePool, GlobalAveragePool: int32 sum, per-count multiplier
   AddSub,       ///< Add, Sub: two-stage rescale (AddSubMultipliers)
   Mul,          ///< Mul: requantize(qa * qb)
   Concat,       ///< inputs requantized to the output scale, then concatenated
+  Lookup,       ///< unary element-wise function as 256-entry int8 tables (lookupTable())
   FloatIsland,  ///< dequantize, reference::evalNode in fp32, quantize the outputs
 };
 std::string_view quantOpKindName(QuantOpKind kind);
@@ -89,6 +90,14 @@ struct QuantNode {
 
   // --- Gather -------------------------------------------------------------------------------
   std::vector<int32_t> gatherIndex; ///< flat input index of every output element
+
+  // --- Lookup -------------------------------------------------------------------------------
+  /// kLookupEntries int8 outputs per table, indexed by q + 128: table t maps the input q to
+  /// quantize(f(dequantize(q, s_in)), s_out) with f the node's fp32 function (reference
+  /// evalNode). One table, or one per index along lookupAxis when a constant operand (a PRelu
+  /// slope, a per-channel divisor) varies along that output axis.
+  std::vector<int8_t> lookupTables;
+  int64_t lookupAxis = -1; ///< -1: a single table for every element
 };
 
 /// A graph with its int8 quantization.

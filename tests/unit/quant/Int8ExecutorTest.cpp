@@ -524,7 +524,9 @@ TEST(Int8Executor, ConcatRequantizesInputsToTheOutputScale) {
 // --- float islands
 // ---------------------------------------------------------------------------------
 
-TEST(Int8Executor, FloatIslandsDequantizeEvaluateAndQuantize) {
+TEST(Int8Executor, LookupsAndFloatIslandsDequantizeEvaluateAndQuantize) {
+  // A Lookup node's table holds exactly what a float island computes per element, so both are
+  // checked against dequantize -> fp32 reference -> quantize.
   GraphBuilder b;
   const auto x = b.input("x", {2, 5});
   const auto s = b.op(OpKind::Sigmoid, "sigmoid", {x});
@@ -536,9 +538,10 @@ TEST(Int8Executor, FloatIslandsDequantizeEvaluateAndQuantize) {
                         attrs({{"mode", std::string("linear")}}));
   const ir::Graph g = finish(b, {sm, lin});
   const QuantizedModel m = quantize(g, randomSets(g, 2, 22, -4.0f, 4.0f));
-  EXPECT_EQ(m.node(nodeNamed(g, "sigmoid")).kind, QuantOpKind::FloatIsland);
-  EXPECT_EQ(m.node(nodeNamed(g, "sigmoid")).islandReason,
-            "the quantizer has no int8 rule for Sigmoid");
+  EXPECT_EQ(m.node(nodeNamed(g, "sigmoid")).kind, QuantOpKind::Lookup);
+  EXPECT_EQ(m.node(nodeNamed(g, "leaky")).kind, QuantOpKind::Lookup);
+  EXPECT_EQ(m.node(nodeNamed(g, "softmax")).islandReason,
+            "the quantizer has no int8 rule for Softmax");
   EXPECT_EQ(m.node(nodeNamed(g, "linear")).islandReason,
             "only nearest resizing has an integer form");
   Int8Executor ex(m);

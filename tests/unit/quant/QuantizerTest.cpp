@@ -155,7 +155,7 @@ TEST(Quantizer, ClassifiesNodesAndExplainsFloatIslands) {
   const auto padOne =
       b.op(OpKind::Pad, "pad_one",
            {x4, b.ints("pads1", {0, 0, 1, 1, 0, 0, 1, 1}), b.floats("one", {}, {1.5f})});
-  const auto div = b.op(OpKind::Div, "div", {x, b.floats("two", {}, {2.0f})});
+  const auto div = b.op(OpKind::Div, "div", {x, x});
   const ir::Graph g = finish(b, {dyn, full, refl, padOne, div});
   const QuantizedModel m = quantize(g, {});
   auto reason = [&](const char* name) { return m.node(nodeNamed(g, name)).islandReason; };
@@ -163,7 +163,7 @@ TEST(Quantizer, ClassifiesNodesAndExplainsFloatIslands) {
   EXPECT_EQ(reason("full_c"), "C is not a per-column bias (shape 3x5)");
   EXPECT_EQ(reason("reflect"), "only constant-mode Pad has an integer form");
   EXPECT_EQ(reason("pad_one"), "its pad value is not 0");
-  EXPECT_EQ(reason("div"), "the quantizer has no int8 rule for Div");
+  EXPECT_EQ(reason("div"), "its divisor is not a constant");
   EXPECT_EQ(m.node(nodeNamed(g, "to4d")).kind, QuantOpKind::DataMovement);
   // Islands still agree closely with fp32.
   Int8Executor ex(m);
@@ -175,6 +175,91 @@ TEST(Quantizer, ClassifiesNodesAndExplainsFloatIslands) {
   }
   EXPECT_EQ(quantOpKindName(QuantOpKind::FloatIsland), "float-island");
   EXPECT_EQ(quantOpKindName(QuantOpKind::AddSub), "add-sub");
+}
+
+TEST(Quantizer, LookupTablesTabulateTheFp32FunctionPerChannel) {
+  // PRelu with a per-channel slope and Div by a per-channel divisor get one table per channel;
+  // Tanh and Div by a scalar one table. Every table entry is quantize(f(dequantize(q))).
+  std::mt19937_64 rng(41);
+  GraphBuilder b;
+  const auto x = b.input("x", {1, 3, 2, 4});
+  const auto slope = b.floats("slope", {3, 1, 1}, {0.1f, -0.5f, 2.0f});
+  const auto prelu = b.op(OpKind::PRelu, "prelu", {x, slope});
+  const auto divisor = b.floats("divisor", {1, 1, 1, 4}, {1.0f, 2.0f, -4.0f, 8.0f});
+  const auto divLast = b.op(OpKind::Div, "div_last", {prelu, divisor});
+  const auto tanh = b.op(OpKind::Tanh, "tanh", {divLast});
+  const auto half = b.op(OpKind::Div, "half", {tanh, b.floats("two", {}, {2.0f})});
+  const ir::Graph g = finish(b, {half});
+  const QuantizedModel m = quantize(g, {});
+  struct Expect {
+    const char* name;
+    int64_t axis;
+  };
+  for (const Expect& e : {Expect{"prelu", 1}, Expect{"div_last", 3}, Expect{"tanh", -1},
+                          Expect{"half", -1}}) {
+    SCOPED_TRACE(e.name);
+    const ir::NodeId id = nodeNamed(g, e.name);
+    const QuantNode& q = m.node(id);
+    ASSERT_EQ(q.kind, QuantOpKind::Lookup);
+    EXPECT_EQ(q.lookupAxis, e.axis);
+    const ir::Node& n = g.node(id);
+    const int64_t tables = e.axis < 0 ? 1 : g.value(n.outputs[0]).shape[size_t(e.axis)];
+    ASSERT_EQ(static_cast<int64_t>(q.lookupTables.size()), tables * kLookupEntries);
+    const float sIn = m.scale(n.inputs[0]), sOut = m.scale(n.outputs[0]);
+    const std::vector<float> slopes{0.1f, -0.5f, 2.0f}, divisors{1.0f, 2.0f, -4.0f, 8.0f};
+    for (int64_t t = 0; t < tables; ++t) {
+      for (int32_t v = -128; v <= 127; ++v) {
+        const float in = dequantizeValue(v, sIn);
+        float f = 0;
+        if (e.axis == 1)
+          f = in < 0 ? in * slopes[size_t(t)] : in;
+        else if (e.axis == 3)
+          f = in / divisors[size_t(t)];
+        else if (std::string(e.name) == "tanh")
+          f = std::tanh(in);
+        else
+          f = in / 2.0f;
+        const int8_t got = q.lookupTables[size_t(t * kLookupEntries + v + 128)];
+        // tanh may differ from libm by one ulp in the reference kernel: one step at most.
+        EXPECT_NEAR(got, quantizeValue(f, sOut), std::string(e.name) == "tanh" ? 1 : 0)
+            << "table " << t << " q " << v;
+      }
+    }
+  }
+  // The executor applies table t to the elements at index t along the axis.
+  Int8Executor ex(m);
+  const auto in = makeCalibrationInputs(g, 1, 9)[0];
+  ex.run(in);
+  const std::vector<Tensor> f = reference::Executor(g).run(in);
+  EXPECT_GT(measureAgreement(f[0], ex.value(half).dequantize()).cosineSimilarity, 0.99);
+}
+
+TEST(Quantizer, LookupNeedsOneVaryingAxisAndNoBroadcast) {
+  GraphBuilder b;
+  const auto x = b.input("x", {2, 3});
+  const auto two = b.op(OpKind::Div, "two_axes", {x, b.floats("d", {2, 3}, {1, 2, 3, 4, 5, 6})});
+  const auto widen = b.op(OpKind::Div, "widen", {x, b.floats("w", {2, 2, 3}, std::vector<float>(12, 2.0f))});
+  const auto row = b.input("row", {3});
+  const auto rank1 = b.op(OpKind::PRelu, "rank1", {row, b.floats("s", {3}, {0.1f, 0.2f, 0.3f})});
+  const ir::Graph g = finish(b, {two, widen, rank1});
+  const QuantizedModel m = quantize(g, {});
+  auto reason = [&](const char* name) { return m.node(nodeNamed(g, name)).islandReason; };
+  EXPECT_EQ(reason("two_axes"), "its constant operand varies along more than one axis");
+  EXPECT_EQ(reason("widen"), "a constant operand broadcasts the input to a larger shape");
+  EXPECT_EQ(reason("rank1"), "its constant operand varies along the only axis of a rank-1 value");
+}
+
+TEST(Int8Kernels, LookupIndexesTablesAlongTheAxis) {
+  std::vector<int8_t> tables(2 * kLookupEntries);
+  for (int64_t i = 0; i < kLookupEntries; ++i) {
+    tables[size_t(i)] = static_cast<int8_t>(i - 128);                         // identity
+    tables[size_t(kLookupEntries + i)] = static_cast<int8_t>(127 - i);         // -q - 1
+  }
+  const Tensor x = Tensor::fromVector<int8_t>({2, 2}, {5, -7, 5, -7});
+  EXPECT_EQ(lookup(x, tables, 0).values<int8_t>()[2], -6);
+  EXPECT_EQ(lookup(x, tables, 1).toInt64Vector(), (std::vector<int64_t>{5, 6, 5, 6}));
+  EXPECT_EQ(lookup(x, std::span(tables).first(kLookupEntries), -1).toInt64Vector(),
+            (std::vector<int64_t>{5, -7, 5, -7}));
 }
 
 TEST(Quantizer, FoldedShapeArithmeticIsSkipped) {

@@ -233,33 +233,6 @@ void Mapper::foldLut(size_t li, ir::NodeId id, size_t producer, const std::array
 
 /// The table of a float-island unary op, evaluated by the int8 reference's own rule on each of
 /// the 256 int8 inputs.
-std::array<int8_t, 256> Mapper::floatIslandLut(ir::NodeId id) const {
-  const ir::Node& n = g_.node(id);
-  std::vector<int8_t> all(256);
-  for (int i = 0; i < 256; ++i)
-    all[static_cast<size_t>(i)] = static_cast<int8_t>(i - 128);
-  quant::QuantTensor x{Tensor::fromVector<int8_t>({1, 256, 1, 1}, all), qm_.scale(n.inputs[0])};
-  std::vector<const quant::QuantTensor*> ins(n.inputs.size(), nullptr);
-  ins[0] = &x;
-  const std::vector<quant::QuantTensor> y = quant::evalQuantizedNode(qm_, id, ins);
-  const int8_t* r = y.at(0).data.data<int8_t>();
-  return makeLut([&](int32_t q) { return r[q + 128]; });
-}
-
-bool Mapper::isUnaryElementwise(ir::NodeId id) const {
-  const ir::Node& n = g_.node(id);
-  int computed = 0;
-  for (ir::ValueId v : n.inputs)
-    if (v != ir::kNoValue && !g_.isConstant(v))
-      ++computed;
-  return computed == 1 && n.outputs.size() == 1 &&
-         g_.value(n.inputs[0]).shape == g_.value(n.outputs[0]).shape &&
-         (n.op == ir::OpKind::Sigmoid || n.op == ir::OpKind::Tanh ||
-          n.op == ir::OpKind::LeakyRelu || n.op == ir::OpKind::HardSigmoid ||
-          n.op == ir::OpKind::Elu || n.op == ir::OpKind::Softplus ||
-          n.op == ir::OpKind::HardSwish || n.op == ir::OpKind::Selu);
-}
-
 /// A Softmax feeding a graph output: the primary output circuit 4413 ("typically SoftMax")
 /// computes it as the values leave the chip.
 bool Mapper::isOutputFunction(ir::NodeId id) const {

@@ -86,8 +86,10 @@ void Mapper::lowerNode(ir::NodeId id) {
   case quant::QuantOpKind::FloatIsland:
     if (isOutputFunction(id))
       return lowerOutputFunction(id);
-    if (isUnaryElementwise(id))
-      return lowerLut(id, floatIslandLut(id));
+    break;
+  case quant::QuantOpKind::Lookup:
+    if (q.lookupAxis < 0) // one table for every lane; per-channel tables have no aux unit
+      return lowerLut(id, makeLut([&](int32_t v) { return q.lookupTables[size_t(v + 128)]; }));
     break;
   default:
     break;

@@ -265,8 +265,6 @@ private:
   void lowerLut(ir::NodeId id, const std::array<int8_t, 256>& lut);
   void foldLut(size_t li, ir::NodeId id, size_t producer, const std::array<int8_t, 256>& lut,
                const Placed& in, Placed& out, size_t si);
-  std::array<int8_t, 256> floatIslandLut(ir::NodeId id) const;
-  bool isUnaryElementwise(ir::NodeId id) const;
   bool isOutputFunction(ir::NodeId id) const;
   void lowerOutputFunction(ir::NodeId id);
   void lowerAdd(ir::NodeId id);
