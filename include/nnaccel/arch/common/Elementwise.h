@@ -1,0 +1,96 @@
+/// \file
+/// Element-wise layers in the form an engine's vector / post-processing unit runs them: a list
+/// of strided passes, each applying one int8 rule (clamp, lookup table, add, sub, mul,
+/// requantize, copy, fill) to every point of an iteration space, reading at most two operands
+/// through address generators (offset + per-axis strides, stride 0 where numpy broadcasting
+/// repeats a value) and writing the output through another.
+///
+/// One lowering for every engine (the nodes an element-wise unit can take, and how), and one
+/// exact execution of the passes: the result is computed from the passes and the int8 scalar
+/// rules of quant/Kernels.h, not by calling the int8 reference executor, so the engines'
+/// verification against that executor checks the lowering. Engines decide where operands live
+/// and what a pass costs (lanes, memory traffic); elementOps() and operandBytes() give the
+/// counts their cycle models need.
+///
+/// Covered: standalone Relu/Clip (Clamp), every quant Lookup node (one table, or one per index
+/// along an axis), Add/Sub/Mul of tensors or constants with numpy broadcasting, Concat (one
+/// requantizing pass per input into its slice of the output), nearest Resize with integer
+/// scale factors (one copy pass per phase), Transpose, Slice and constant-zero Pad.
+#pragma once
+
+#include "nnaccel/ir/Graph.h"
+#include "nnaccel/quant/Kernels.h"
+#include "nnaccel/quant/QuantizedModel.h"
+#include "nnaccel/tensor/Tensor.h"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace nnaccel::arch::common {
+
+/// The rule a pass applies to each point.
+enum class ElementwiseFunc : uint8_t {
+  Clamp,      ///< min(max(a, clampLo), clampHi)
+  Lookup,     ///< table[t * 256 + a + 128], t the point's index on tableAxis (0 when -1)
+  Add,        ///< quant::addSubValue(false, addSub, a, b)
+  Sub,        ///< quant::addSubValue(true, addSub, a, b)
+  Mul,        ///< quant::mulValue(multiplier, a, b)
+  Requantize, ///< quant::requantize(a, multiplier)
+  Copy,       ///< a
+  Fill,       ///< 0 (the int8 zero of a constant-zero Pad); reads nothing
+};
+std::string_view elementwiseFuncName(ElementwiseFunc f);
+/// Operands the function reads: 0 (Fill), 1 or 2 (Add, Sub, Mul).
+int elementwiseArity(ElementwiseFunc f);
+
+/// An address generator over the pass's iteration space: point i reads (or writes) element
+/// offset + sum_k i[k] * strides[k] of a row-major tensor.
+struct StridedAccess {
+  ir::ValueId value = ir::kNoValue; ///< the tensor (a computed value or an int8 constant)
+  int64_t offset = 0;               ///< elements
+  Dims strides;                     ///< elements, one per iteration axis
+};
+
+/// One pass: func applied at every point of `extents`.
+struct ElementwisePass {
+  ElementwiseFunc func = ElementwiseFunc::Copy;
+  Dims extents;          ///< the iteration space
+  StridedAccess a, b;    ///< operands (b for binary functions only)
+  StridedAccess out;     ///< destination in the layer's output
+  int32_t clampLo = quant::kInt8Min, clampHi = quant::kInt8Max;
+  int64_t tableAxis = -1; ///< Lookup: iteration axis selecting the table
+  quant::AddSubMultipliers addSub;
+  quant::QuantMultiplier multiplier;
+
+  int64_t points() const { return numElements(extents); }
+};
+
+/// An element-wise layer: its passes write every element of `output` (shape outShape) once
+/// (Fill passes first where a Pad border is zero).
+struct ElementwiseLayer {
+  ir::ValueId output = ir::kNoValue;
+  Dims outShape;
+  std::vector<ElementwisePass> passes;
+  std::vector<int8_t> tables; ///< Lookup tables (quant::kLookupEntries per table)
+
+  /// Operations the unit performs: one per point of every pass.
+  int64_t elementOps() const;
+  /// Distinct bytes the passes read from computed (non-constant) values, one byte per element.
+  int64_t activationReadBytes(const ir::Graph& g) const;
+  /// Bytes of int8 constants and tables the passes read.
+  int64_t constantBytes(const ir::Graph& g) const;
+};
+
+/// The element-wise layer of node \p id, or why an element-wise unit cannot run it.
+std::variant<ElementwiseLayer, std::string> lowerElementwise(const quant::QuantizedModel& qm,
+                                                             ir::NodeId id);
+
+/// Runs \p layer exactly: operands are read from \p values (indexed by ValueId; s8) or, for
+/// constants, from their int8 form in \p qm. Returns the s8 output tensor.
+Tensor runElementwise(const ElementwiseLayer& layer, const quant::QuantizedModel& qm,
+                      std::span<const Tensor> values);
+
+} // namespace nnaccel::arch::common

@@ -1,0 +1,367 @@
+// Element-wise layers for the engines' vector / post-processing units: the lowering of a
+// quantized node into strided passes, and their exact execution (Elementwise.h).
+#include "nnaccel/arch/common/Elementwise.h"
+
+#include "nnaccel/ir/OpParams.h"
+#include "nnaccel/support/Error.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace nnaccel::arch::common {
+
+using quant::QuantOpKind;
+
+std::string_view elementwiseFuncName(ElementwiseFunc f) {
+  switch (f) {
+  case ElementwiseFunc::Clamp:
+    return "clamp";
+  case ElementwiseFunc::Lookup:
+    return "lookup";
+  case ElementwiseFunc::Add:
+    return "add";
+  case ElementwiseFunc::Sub:
+    return "sub";
+  case ElementwiseFunc::Mul:
+    return "mul";
+  case ElementwiseFunc::Requantize:
+    return "requantize";
+  case ElementwiseFunc::Copy:
+    return "copy";
+  case ElementwiseFunc::Fill:
+    return "fill";
+  }
+  NNACCEL_UNREACHABLE("bad ElementwiseFunc");
+  return "";
+}
+
+int elementwiseArity(ElementwiseFunc f) {
+  switch (f) {
+  case ElementwiseFunc::Fill:
+    return 0;
+  case ElementwiseFunc::Add:
+  case ElementwiseFunc::Sub:
+  case ElementwiseFunc::Mul:
+    return 2;
+  default:
+    return 1;
+  }
+}
+
+namespace {
+
+/// Strides reading a row-major tensor of \p shape broadcast (numpy rules) to \p outShape.
+Dims broadcastStrides(const Dims& shape, const Dims& outShape) {
+  const Dims own = rowMajorStrides(shape);
+  Dims strides(outShape.size(), 0);
+  const size_t lead = outShape.size() - shape.size();
+  for (size_t d = 0; d < shape.size(); ++d)
+    strides[lead + d] = shape[d] == 1 ? 0 : own[d];
+  return strides;
+}
+
+/// The pass reading \p v whole (broadcast to the output) and writing the whole output.
+ElementwisePass wholePass(const ir::Graph& g, ElementwiseFunc func, ir::ValueId out,
+                          ir::ValueId a) {
+  const Dims& outShape = g.value(out).shape;
+  ElementwisePass p;
+  p.func = func;
+  p.extents = outShape;
+  p.a = {a, 0, broadcastStrides(g.value(a).shape, outShape)};
+  p.out = {out, 0, rowMajorStrides(outShape)};
+  return p;
+}
+
+using Lowered = std::variant<ElementwiseLayer, std::string>;
+
+Lowered lowerBinary(const quant::QuantizedModel& qm, ir::NodeId id, ElementwiseLayer l) {
+  const ir::Graph& g = qm.graph;
+  const ir::Node& n = g.node(id);
+  const quant::QuantNode& q = qm.node(id);
+  const ElementwiseFunc func = n.op == ir::OpKind::Mul   ? ElementwiseFunc::Mul
+                               : n.op == ir::OpKind::Sub ? ElementwiseFunc::Sub
+                                                         : ElementwiseFunc::Add;
+  ElementwisePass p = wholePass(g, func, l.output, n.inputs[0]);
+  p.b = {n.inputs[1], 0, broadcastStrides(g.value(n.inputs[1]).shape, l.outShape)};
+  p.addSub = q.addSub;
+  p.multiplier = q.mulMultiplier;
+  l.passes.push_back(std::move(p));
+  return l;
+}
+
+/// Concat: each input requantized (copied when its scale is the output's) into its slice.
+Lowered lowerConcat(const quant::QuantizedModel& qm, ir::NodeId id, ElementwiseLayer l) {
+  const ir::Graph& g = qm.graph;
+  const ir::Node& n = g.node(id);
+  const auto axis = static_cast<size_t>(ir::concatAxis(g, id));
+  const Dims outStrides = rowMajorStrides(l.outShape);
+  int64_t at = 0;
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    const Dims& shape = g.value(n.inputs[i]).shape;
+    const quant::QuantMultiplier m = qm.node(id).concatMultipliers.at(i);
+    ElementwisePass p;
+    p.func = m == quant::QuantMultiplier{} ? ElementwiseFunc::Copy : ElementwiseFunc::Requantize;
+    p.multiplier = m;
+    p.extents = shape;
+    p.a = {n.inputs[i], 0, rowMajorStrides(shape)};
+    p.out = {l.output, at * outStrides[axis], outStrides};
+    at += shape[axis];
+    if (p.points() > 0)
+      l.passes.push_back(std::move(p));
+  }
+  return l;
+}
+
+/// The output index each point of \p passes writes mapped to the input index it reads (the
+/// passes' own gather table), for checking a lowering against quant's table.
+std::vector<int64_t> passGatherTable(const std::vector<ElementwisePass>& passes, int64_t outSize);
+
+/// Nearest Resize whose mapping repeats every input element f_h x f_w times (integer scale
+/// factors): one copy pass per phase (dy, dx), checked against the quantizer's gather table.
+Lowered lowerNearestResize(const quant::QuantizedModel& qm, ir::NodeId id, ElementwiseLayer l) {
+  const ir::Graph& g = qm.graph;
+  const ir::ValueId in = g.node(id).inputs[0];
+  const Dims& inShape = g.value(in).shape;
+  const Dims& outShape = l.outShape;
+  const std::string notRepeat = "a nearest resize that is not an integer-factor repeat of its "
+                                "input (the unit copies with strides, it has no gather table)";
+  if (inShape.size() != 4 || inShape[0] != outShape[0] || inShape[1] != outShape[1] ||
+      inShape[2] == 0 || inShape[3] == 0 || outShape[2] % inShape[2] != 0 ||
+      outShape[3] % inShape[3] != 0)
+    return notRepeat;
+  const int64_t fy = outShape[2] / inShape[2], fx = outShape[3] / inShape[3];
+  const Dims o = rowMajorStrides(outShape);
+  for (int64_t dy = 0; dy < fy; ++dy)
+    for (int64_t dx = 0; dx < fx; ++dx) {
+      ElementwisePass p;
+      p.func = ElementwiseFunc::Copy;
+      p.extents = inShape;
+      p.a = {in, 0, rowMajorStrides(inShape)};
+      p.out = {l.output, dy * o[2] + dx * o[3], {o[0], o[1], fy * o[2], fx * o[3]}};
+      l.passes.push_back(std::move(p));
+    }
+  const std::vector<int32_t>& want = qm.node(id).gatherIndex;
+  const std::vector<int64_t> got = passGatherTable(l.passes, numElements(outShape));
+  if (!std::equal(got.begin(), got.end(), want.begin(), want.end()))
+    return notRepeat;
+  return l;
+}
+
+/// Transpose, Slice and constant-zero Pad as strided copies (Pad: a zero fill first).
+Lowered lowerDataMovement(const quant::QuantizedModel& qm, ir::NodeId id, ElementwiseLayer l) {
+  const ir::Graph& g = qm.graph;
+  const ir::Node& n = g.node(id);
+  const ir::ValueId in = n.inputs[0];
+  const Dims inStrides = rowMajorStrides(g.value(in).shape);
+  const Dims outStrides = rowMajorStrides(l.outShape);
+  ElementwisePass p;
+  p.func = ElementwiseFunc::Copy;
+  p.a = {in, 0, Dims(l.outShape.size(), 0)};
+  p.out = {l.output, 0, outStrides};
+  p.extents = l.outShape;
+  switch (n.op) {
+  case ir::OpKind::Transpose: {
+    const std::vector<int64_t> perm = ir::transposePerm(g, id);
+    for (size_t k = 0; k < perm.size(); ++k)
+      p.a.strides[k] = inStrides[static_cast<size_t>(perm[k])];
+    break;
+  }
+  case ir::OpKind::Slice: {
+    const ir::SliceParams s = ir::sliceParams(g, id);
+    for (size_t k = 0; k < s.starts.size(); ++k) {
+      p.a.strides[k] = s.steps[k] * inStrides[k];
+      if (l.outShape[k] > 0)
+        p.a.offset += s.starts[k] * inStrides[k];
+    }
+    break;
+  }
+  case ir::OpKind::Pad: {
+    const ir::PadParams pp = ir::padParams(g, id);
+    if (std::any_of(pp.padsBegin.begin(), pp.padsBegin.end(), [](int64_t v) { return v < 0; }) ||
+        std::any_of(pp.padsEnd.begin(), pp.padsEnd.end(), [](int64_t v) { return v < 0; }))
+      return std::string("a Pad with negative pads (a crop)");
+    ElementwisePass fill;
+    fill.func = ElementwiseFunc::Fill;
+    fill.extents = l.outShape;
+    fill.out = p.out;
+    l.passes.push_back(std::move(fill));
+    p.extents = g.value(in).shape;
+    p.a.strides = inStrides;
+    for (size_t k = 0; k < pp.padsBegin.size(); ++k)
+      p.out.offset += pp.padsBegin[k] * outStrides[k];
+    break;
+  }
+  default:
+    return fmt::format("{} (a data movement the unit's strided copies do not express)",
+                       ir::opName(n.op));
+  }
+  if (p.points() > 0)
+    l.passes.push_back(std::move(p));
+  return l;
+}
+
+/// Calls \p f(point offsets of a, b and out) for every point of \p p (odometer order).
+template <typename F> void forEachPoint(const ElementwisePass& p, F&& f) {
+  const size_t rank = p.extents.size();
+  if (p.points() == 0)
+    return;
+  auto stride = [](const StridedAccess& s, size_t k) {
+    return k < s.strides.size() ? s.strides[k] : 0;
+  };
+  std::vector<int64_t> index(rank, 0);
+  int64_t ia = p.a.offset, ib = p.b.offset, io = p.out.offset;
+  for (int64_t n = 0; n < p.points(); ++n) {
+    f(ia, ib, io, index);
+    for (size_t k = rank; k-- > 0;) {
+      ++index[k];
+      ia += stride(p.a, k);
+      ib += stride(p.b, k);
+      io += stride(p.out, k);
+      if (index[k] < p.extents[k])
+        break;
+      ia -= index[k] * stride(p.a, k);
+      ib -= index[k] * stride(p.b, k);
+      io -= index[k] * stride(p.out, k);
+      index[k] = 0;
+    }
+  }
+}
+
+std::vector<int64_t> passGatherTable(const std::vector<ElementwisePass>& passes, int64_t outSize) {
+  std::vector<int64_t> table(static_cast<size_t>(outSize), -1);
+  for (const ElementwisePass& p : passes)
+    forEachPoint(p, [&](int64_t ia, int64_t, int64_t io, const std::vector<int64_t>&) {
+      if (io >= 0 && io < outSize)
+        table[static_cast<size_t>(io)] = ia;
+    });
+  return table;
+}
+
+/// The int8 data of operand \p s: a computed value or a constant's int8 form.
+const int8_t* operandData(const StridedAccess& s, const quant::QuantizedModel& qm,
+                          std::span<const Tensor> values) {
+  const Tensor& t = qm.graph.isConstant(s.value) ? qm.constants.at(static_cast<size_t>(s.value)).data
+                                                 : values[static_cast<size_t>(s.value)];
+  NNACCEL_ASSERT(t.dtype() == DType::I8) << "element-wise operand is not int8";
+  return t.data<int8_t>();
+}
+
+int8_t applyFunc(const ElementwisePass& p, const std::vector<int8_t>& tables, int32_t a, int32_t b,
+                 int64_t table) {
+  switch (p.func) {
+  case ElementwiseFunc::Clamp:
+    return static_cast<int8_t>(std::clamp(a, p.clampLo, p.clampHi));
+  case ElementwiseFunc::Lookup:
+    return tables[static_cast<size_t>(table * quant::kLookupEntries + a + 128)];
+  case ElementwiseFunc::Add:
+  case ElementwiseFunc::Sub:
+    return quant::addSubValue(p.func == ElementwiseFunc::Sub, p.addSub, a, b);
+  case ElementwiseFunc::Mul:
+    return quant::mulValue(p.multiplier, a, b);
+  case ElementwiseFunc::Requantize:
+    return static_cast<int8_t>(quant::requantize(a, p.multiplier));
+  case ElementwiseFunc::Copy:
+    return static_cast<int8_t>(a);
+  case ElementwiseFunc::Fill:
+    return 0;
+  }
+  NNACCEL_UNREACHABLE("bad ElementwiseFunc");
+  return 0;
+}
+
+} // namespace
+
+int64_t ElementwiseLayer::elementOps() const {
+  int64_t ops = 0;
+  for (const ElementwisePass& p : passes)
+    ops += p.points();
+  return ops;
+}
+
+namespace {
+/// Elements of \p s a pass reads: the product of the extents along which it moves.
+int64_t footprint(const ElementwisePass& p, const StridedAccess& s) {
+  int64_t n = 1;
+  for (size_t k = 0; k < p.extents.size(); ++k)
+    if (k < s.strides.size() && s.strides[k] != 0)
+      n *= p.extents[k];
+  return p.points() == 0 ? 0 : n;
+}
+
+template <typename Pred> int64_t readBytes(const std::vector<ElementwisePass>& passes, Pred keep) {
+  int64_t bytes = 0;
+  for (const ElementwisePass& p : passes) {
+    const int arity = elementwiseArity(p.func);
+    if (arity >= 1 && keep(p.a.value))
+      bytes += footprint(p, p.a);
+    if (arity >= 2 && keep(p.b.value))
+      bytes += footprint(p, p.b);
+  }
+  return bytes;
+}
+} // namespace
+
+int64_t ElementwiseLayer::activationReadBytes(const ir::Graph& g) const {
+  return readBytes(passes, [&](ir::ValueId v) { return !g.isConstant(v); });
+}
+
+int64_t ElementwiseLayer::constantBytes(const ir::Graph& g) const {
+  return readBytes(passes, [&](ir::ValueId v) { return g.isConstant(v); }) +
+         static_cast<int64_t>(tables.size());
+}
+
+std::variant<ElementwiseLayer, std::string> lowerElementwise(const quant::QuantizedModel& qm,
+                                                             ir::NodeId id) {
+  const ir::Graph& g = qm.graph;
+  const ir::Node& n = g.node(id);
+  const quant::QuantNode& q = qm.node(id);
+  ElementwiseLayer l;
+  l.output = n.outputs.at(0);
+  l.outShape = g.value(l.output).shape;
+  switch (q.kind) {
+  case QuantOpKind::Clamp: {
+    ElementwisePass p = wholePass(g, ElementwiseFunc::Clamp, l.output, n.inputs[0]);
+    p.clampLo = q.clampMin;
+    p.clampHi = q.clampMax;
+    l.passes.push_back(std::move(p));
+    return l;
+  }
+  case QuantOpKind::Lookup: {
+    ElementwisePass p = wholePass(g, ElementwiseFunc::Lookup, l.output, n.inputs[0]);
+    p.tableAxis = q.lookupAxis;
+    l.tables = q.lookupTables;
+    l.passes.push_back(std::move(p));
+    return l;
+  }
+  case QuantOpKind::AddSub:
+  case QuantOpKind::Mul:
+    return lowerBinary(qm, id, std::move(l));
+  case QuantOpKind::Concat:
+    return lowerConcat(qm, id, std::move(l));
+  case QuantOpKind::Gather:
+    return lowerNearestResize(qm, id, std::move(l));
+  case QuantOpKind::DataMovement:
+    return lowerDataMovement(qm, id, std::move(l));
+  default:
+    return fmt::format("{} is not an element-wise operation", ir::opName(n.op));
+  }
+}
+
+Tensor runElementwise(const ElementwiseLayer& layer, const quant::QuantizedModel& qm,
+                      std::span<const Tensor> values) {
+  Tensor out(DType::I8, layer.outShape);
+  int8_t* dst = out.data<int8_t>();
+  for (const ElementwisePass& p : layer.passes) {
+    const int arity = elementwiseArity(p.func);
+    const int8_t* a = arity >= 1 ? operandData(p.a, qm, values) : nullptr;
+    const int8_t* b = arity >= 2 ? operandData(p.b, qm, values) : nullptr;
+    const auto tableAxis = static_cast<size_t>(p.tableAxis);
+    forEachPoint(p, [&](int64_t ia, int64_t ib, int64_t io, const std::vector<int64_t>& index) {
+      const int64_t table = p.tableAxis < 0 ? 0 : index[tableAxis];
+      dst[io] = applyFunc(p, layer.tables, a ? a[ia] : 0, b ? b[ib] : 0, table);
+    });
+  }
+  return out;
+}
+
+} // namespace nnaccel::arch::common

@@ -1,0 +1,132 @@
+// The shared element-wise lowering: every node kind it takes runs bit-exact against the int8
+// reference executor, with the pass structure and traffic counts the engines' cycle models
+// read, and the nodes it refuses say why.
+#include "nnaccel/arch/common/Elementwise.h"
+
+#include "../../quant/QuantTestUtil.h"
+#include "nnaccel/quant/Int8Executor.h"
+
+#include <gtest/gtest.h>
+#include <random>
+
+namespace nnaccel::arch::common {
+namespace {
+
+using ir::OpKind;
+using quant::test::attrs;
+using quant::test::finish;
+using quant::test::GraphBuilder;
+using quant::test::nodeNamed;
+using quant::test::randomTensor;
+
+/// Runs every lowerable node of \p g through lowerElementwise + runElementwise on the int8
+/// executor's own input values and expects its exact output; returns the layers by node name.
+std::map<std::string, ElementwiseLayer> expectExact(const ir::Graph& g) {
+  const quant::QuantizedModel qm = quant::quantize(g, {});
+  quant::Int8Executor ex(qm);
+  ex.run(quant::makeCalibrationInputs(g, 1, 77)[0]);
+  std::vector<Tensor> values(g.numValues());
+  for (size_t v = 0; v < g.numValues(); ++v)
+    if (!g.isConstant(static_cast<ir::ValueId>(v)))
+      values[v] = ex.value(static_cast<ir::ValueId>(v)).data;
+  std::map<std::string, ElementwiseLayer> layers;
+  for (size_t i = 0; i < g.numNodes(); ++i) {
+    const auto id = static_cast<ir::NodeId>(i);
+    auto lowered = lowerElementwise(qm, id);
+    if (auto* why = std::get_if<std::string>(&lowered)) {
+      ADD_FAILURE() << g.node(id).name << ": " << *why;
+      continue;
+    }
+    const auto& l = std::get<ElementwiseLayer>(lowered);
+    EXPECT_EQ(runElementwise(l, qm, values), ex.value(l.output).data) << g.node(id).name;
+    layers.emplace(g.node(id).name, l);
+  }
+  return layers;
+}
+
+TEST(Elementwise, BinaryOpsBroadcastWithZeroStrides) {
+  std::mt19937_64 rng(5);
+  GraphBuilder b;
+  const auto x = b.input("x", {1, 4, 3, 5});
+  const auto y = b.input("y", {1, 4, 3, 5});
+  const auto gate = b.input("gate", {1, 4, 1, 1});
+  const auto sum = b.op(OpKind::Add, "residual", {x, y});
+  const auto scaled = b.op(OpKind::Mul, "se_scale", {sum, gate});
+  const auto diff = b.op(OpKind::Sub, "minus_row", {scaled, b.constant("row", randomTensor({5}, rng))});
+  const auto relu = b.op(OpKind::Relu, "relu", {diff});
+  const ir::Graph g = finish(b, {relu});
+  const auto layers = expectExact(g);
+  const ElementwiseLayer& se = layers.at("se_scale");
+  ASSERT_EQ(se.passes.size(), 1u);
+  EXPECT_EQ(se.passes[0].b.strides, (Dims{0, 1, 0, 0}));
+  EXPECT_EQ(se.elementOps(), 60);
+  EXPECT_EQ(se.activationReadBytes(g), 60 + 4); // the gate is read once per channel
+  EXPECT_EQ(layers.at("minus_row").constantBytes(g), 5);
+  EXPECT_EQ(layers.at("relu").passes[0].func, ElementwiseFunc::Clamp);
+}
+
+TEST(Elementwise, LookupTablesFollowTheirAxis) {
+  GraphBuilder b;
+  const auto x = b.input("x", {1, 3, 2, 2});
+  const auto pr = b.op(OpKind::PRelu, "prelu", {x, b.floats("slope", {3, 1, 1}, {0.1f, -1.0f, 3.0f})});
+  const auto sig = b.op(OpKind::Sigmoid, "sigmoid", {pr});
+  const ir::Graph g = finish(b, {sig});
+  const auto layers = expectExact(g);
+  EXPECT_EQ(layers.at("prelu").passes[0].tableAxis, 1);
+  EXPECT_EQ(layers.at("prelu").tables.size(), 3u * 256u);
+  EXPECT_EQ(layers.at("sigmoid").constantBytes(g), 256);
+}
+
+TEST(Elementwise, ConcatWritesEachInputIntoItsSlice) {
+  GraphBuilder b;
+  const auto x = b.input("x", {1, 2, 3, 3});
+  const auto y = b.input("y", {1, 5, 3, 3});
+  const auto y2 = b.op(OpKind::Sigmoid, "squash", {y}); // a different scale than x
+  const auto cat = b.op(OpKind::Concat, "cat", {x, y2, x}, attrs({{"axis", int64_t{1}}}));
+  const ir::Graph g = finish(b, {cat});
+  const auto layers = expectExact(g);
+  const ElementwiseLayer& l = layers.at("cat");
+  ASSERT_EQ(l.passes.size(), 3u);
+  EXPECT_EQ(l.passes[1].out.offset, 2 * 9);
+  EXPECT_EQ(l.passes[2].out.offset, 7 * 9);
+  EXPECT_EQ(l.elementOps(), 9 * 9);
+}
+
+TEST(Elementwise, DataMovementAsStridedCopies) {
+  GraphBuilder b;
+  const auto x = b.input("x", {1, 3, 4, 6});
+  const auto up = b.op(OpKind::Resize, "up",
+                       {x, ir::kNoValue, b.floats("scales", {4}, {1, 1, 2, 3}), ir::kNoValue},
+                       attrs({{"mode", std::string("nearest")}}));
+  const auto t = b.op(OpKind::Transpose, "t", {up}, attrs({{"perm", std::vector<int64_t>{0, 2, 3, 1}}}));
+  const auto s = b.op(OpKind::Slice, "slice",
+                      {t, b.ints("starts", {1, 2}), b.ints("ends", {7, 17}), b.ints("axes", {1, 2}),
+                       b.ints("steps", {2, 5})});
+  const auto p = b.op(OpKind::Pad, "pad", {s, b.ints("pads", {0, 1, 0, 2, 0, 0, 1, 0})});
+  const ir::Graph g = finish(b, {p});
+  const auto layers = expectExact(g);
+  EXPECT_EQ(layers.at("up").passes.size(), 6u); // 2 x 3 phases
+  EXPECT_EQ(layers.at("pad").passes[0].func, ElementwiseFunc::Fill);
+}
+
+TEST(Elementwise, RefusesWhatStridesCannotExpress) {
+  GraphBuilder b;
+  const auto x = b.input("x", {1, 2, 3, 3});
+  const auto up = b.op(OpKind::Resize, "up_1_5",
+                       {x, ir::kNoValue, b.floats("scales", {4}, {1, 1, 1.5f, 1.5f}), ir::kNoValue},
+                       attrs({{"mode", std::string("nearest")}}));
+  const auto d2s = b.op(OpKind::DepthToSpace, "d2s", {x}, attrs({{"blocksize", int64_t{1}}}));
+  const ir::Graph g = finish(b, {up, d2s});
+  const quant::QuantizedModel qm = quant::quantize(g, {});
+  auto why = [&](const char* name) {
+    auto r = lowerElementwise(qm, nodeNamed(g, name));
+    return std::holds_alternative<std::string>(r) ? std::get<std::string>(r) : std::string();
+  };
+  EXPECT_NE(why("up_1_5").find("not an integer-factor repeat"), std::string::npos);
+  EXPECT_EQ(why("d2s"), "DepthToSpace (a data movement the unit's strided copies do not express)");
+  EXPECT_EQ(elementwiseFuncName(ElementwiseFunc::Requantize), "requantize");
+  EXPECT_EQ(elementwiseArity(ElementwiseFunc::Fill), 0);
+}
+
+} // namespace
+} // namespace nnaccel::arch::common
