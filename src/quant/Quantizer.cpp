@@ -170,6 +170,8 @@ constexpr int64_t kMaxProduct = 128 * 127;
 constexpr int64_t kMaxReduction = std::numeric_limits<int32_t>::max() / kMaxProduct;
 /// Resize gather tables are built from an fp32 index ramp, exact up to 2^24 elements.
 constexpr int64_t kMaxGatherElements = int64_t{1} << 24;
+/// A linear resize is checked for copies on the squares of the ramp, exact below 4096^2 = 2^24.
+constexpr int64_t kMaxLinearCopyElements = 4096;
 /// Add/Sub intermediate precision (TFLite's choice for int8).
 constexpr int32_t kAddSubLeftShift = 20;
 
@@ -189,22 +191,33 @@ ValueId inputAt(const ir::Node& n, size_t i) {
   return i < n.inputs.size() ? n.inputs[i] : kNoValue;
 }
 
-/// The gather table of a nearest Resize: the reference resize of an fp32 ramp 0..n-1 (exact
-/// below 2^24) gives, for every output element, the input element it copies. Empty when some
-/// output is not a copy of an input element.
-std::vector<int32_t> nearestGatherTable(const Graph& g, NodeId id) {
+/// The gather table of a Resize whose every output is a copy of one input element: the
+/// reference resize of an fp32 ramp 0..n-1 (exact below 2^24) gives, for every output, the
+/// input element it copies. A linear resize is also run on the squares of the ramp (exact
+/// below n = 4096): its weights are non-negative, so by strict convexity an output equals k^2
+/// for the ramp value k only when all its weight sits on element k. Empty when some output is
+/// not a copy.
+std::vector<int32_t> copyGatherTable(const Graph& g, NodeId id) {
   const ir::Value& in = g.value(g.node(id).inputs[0]);
-  Tensor ramp(DType::F32, in.shape);
-  std::span<float> r = ramp.values<float>();
+  const ir::ResizeParams params = ir::resizeParams(g, id);
+  const bool linear = params.mode != ir::ResizeParams::Mode::Nearest;
+  Tensor ramp(DType::F32, in.shape), squares(DType::F32, in.shape);
+  std::span<float> r = ramp.values<float>(), q = squares.values<float>();
   for (size_t i = 0; i < r.size(); ++i) {
     r[i] = static_cast<float>(i);
+    q[i] = static_cast<float>(i * i);
   }
-  const Tensor mapped = reference::resize(ir::resizeParams(g, id), ramp);
+  const Tensor mapped = reference::resize(params, ramp);
+  const Tensor mappedSquares = linear ? reference::resize(params, squares) : Tensor();
   std::vector<int32_t> table;
   table.reserve(static_cast<size_t>(mapped.numElements()));
-  for (float v : mapped.values<float>()) {
-    const auto index = static_cast<int64_t>(v);
-    if (static_cast<float>(index) != v || index < 0 || index >= ramp.numElements()) {
+  std::span<const float> m = mapped.values<float>();
+  for (size_t o = 0; o < m.size(); ++o) {
+    const auto index = static_cast<int64_t>(m[o]);
+    if (static_cast<float>(index) != m[o] || index < 0 || index >= ramp.numElements()) {
+      return {};
+    }
+    if (linear && mappedSquares.values<float>()[o] != static_cast<float>(index * index)) {
       return {};
     }
     table.push_back(static_cast<int32_t>(index));
@@ -394,8 +407,10 @@ QuantNode classifyNode(const Graph& g, NodeId id) {
   case OpKind::Resize:
   case OpKind::Upsample: {
     const ir::ResizeParams p = ir::resizeParams(g, id);
-    if (p.mode != ir::ResizeParams::Mode::Nearest) {
-      return island("only nearest resizing has an integer form");
+    const bool linear = p.mode == ir::ResizeParams::Mode::Linear;
+    if (p.mode != ir::ResizeParams::Mode::Nearest && !linear) {
+      return island("only nearest resizing, and linear resizing that only copies, have an "
+                    "integer form");
     }
     if (p.coordinateTransform == "tf_crop_and_resize") {
       return island("tf_crop_and_resize may extrapolate");
@@ -403,13 +418,16 @@ QuantNode classifyNode(const Graph& g, NodeId id) {
     if (!isF32(g, inputAt(n, 0))) {
       return island("its input is not f32");
     }
-    if (numElements(g.value(inputAt(n, 0)).shape) > kMaxGatherElements) {
-      return island("its input has more than 2^24 elements (gather table limit)");
+    const int64_t inElements = numElements(g.value(inputAt(n, 0)).shape);
+    if (inElements > (linear ? kMaxLinearCopyElements : kMaxGatherElements)) {
+      return island(linear ? "a linear resize of more than 4096 elements (it interpolates)"
+                           : "its input has more than 2^24 elements (gather table limit)");
     }
     QuantNode q = ofKind(QuantOpKind::Gather);
-    q.gatherIndex = nearestGatherTable(g, id);
+    q.gatherIndex = copyGatherTable(g, id);
     if (q.gatherIndex.empty() && numElements(g.value(n.outputs[0]).shape) > 0) {
-      return island("some outputs are not copies of input elements");
+      return island(linear ? "its linear interpolation mixes input elements"
+                           : "some outputs are not copies of input elements");
     }
     return q;
   }

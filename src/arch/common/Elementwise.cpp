@@ -116,30 +116,28 @@ Lowered lowerConcat(const quant::QuantizedModel& qm, ir::NodeId id, ElementwiseL
 /// passes' own gather table), for checking a lowering against quant's table.
 std::vector<int64_t> passGatherTable(const std::vector<ElementwisePass>& passes, int64_t outSize);
 
-/// Nearest Resize whose mapping repeats every input element f_h x f_w times (integer scale
-/// factors): one copy pass per phase (dy, dx), checked against the quantizer's gather table.
-Lowered lowerNearestResize(const quant::QuantizedModel& qm, ir::NodeId id, ElementwiseLayer l) {
+/// A Resize whose mapping repeats every input element f_h x f_w times (nearest with integer
+/// scale factors, or a linear resize that only copies): one copy pass over [N, C, H, f_h, W,
+/// f_w] that reads with stride 0 along the repeat axes, checked against the quantizer's table.
+Lowered lowerRepeatResize(const quant::QuantizedModel& qm, ir::NodeId id, ElementwiseLayer l) {
   const ir::Graph& g = qm.graph;
   const ir::ValueId in = g.node(id).inputs[0];
   const Dims& inShape = g.value(in).shape;
   const Dims& outShape = l.outShape;
-  const std::string notRepeat = "a nearest resize that is not an integer-factor repeat of its "
-                                "input (the unit copies with strides, it has no gather table)";
+  const std::string notRepeat = "a resize that is not an integer-factor repeat of its input "
+                                "(the unit copies with strides, it has no gather table)";
   if (inShape.size() != 4 || inShape[0] != outShape[0] || inShape[1] != outShape[1] ||
       inShape[2] == 0 || inShape[3] == 0 || outShape[2] % inShape[2] != 0 ||
       outShape[3] % inShape[3] != 0)
     return notRepeat;
   const int64_t fy = outShape[2] / inShape[2], fx = outShape[3] / inShape[3];
-  const Dims o = rowMajorStrides(outShape);
-  for (int64_t dy = 0; dy < fy; ++dy)
-    for (int64_t dx = 0; dx < fx; ++dx) {
-      ElementwisePass p;
-      p.func = ElementwiseFunc::Copy;
-      p.extents = inShape;
-      p.a = {in, 0, rowMajorStrides(inShape)};
-      p.out = {l.output, dy * o[2] + dx * o[3], {o[0], o[1], fy * o[2], fx * o[3]}};
-      l.passes.push_back(std::move(p));
-    }
+  const Dims i = rowMajorStrides(inShape), o = rowMajorStrides(outShape);
+  ElementwisePass p;
+  p.func = ElementwiseFunc::Copy;
+  p.extents = {inShape[0], inShape[1], inShape[2], fy, inShape[3], fx};
+  p.a = {in, 0, {i[0], i[1], i[2], 0, i[3], 0}};
+  p.out = {l.output, 0, {o[0], o[1], fy * o[2], o[2], fx * o[3], o[3]}};
+  l.passes.push_back(std::move(p));
   const std::vector<int32_t>& want = qm.node(id).gatherIndex;
   const std::vector<int64_t> got = passGatherTable(l.passes, numElements(outShape));
   if (!std::equal(got.begin(), got.end(), want.begin(), want.end()))
@@ -339,7 +337,7 @@ std::variant<ElementwiseLayer, std::string> lowerElementwise(const quant::Quanti
   case QuantOpKind::Concat:
     return lowerConcat(qm, id, std::move(l));
   case QuantOpKind::Gather:
-    return lowerNearestResize(qm, id, std::move(l));
+    return lowerRepeatResize(qm, id, std::move(l));
   case QuantOpKind::DataMovement:
     return lowerDataMovement(qm, id, std::move(l));
   default:

@@ -249,6 +249,31 @@ TEST(Quantizer, LookupNeedsOneVaryingAxisAndNoBroadcast) {
   EXPECT_EQ(reason("rank1"), "its constant operand varies along the only axis of a rank-1 value");
 }
 
+TEST(Quantizer, LinearResizeThatOnlyCopiesIsAGather) {
+  // ASPP's image-pooling branch: a bilinear resize of a 1x1 map is a broadcast, exactly a
+  // copy; a 2x bilinear upsample of a 2x2 map interpolates and stays a float island.
+  GraphBuilder b;
+  const auto x = b.input("x", {1, 3, 1, 1});
+  const auto y = b.input("y", {1, 1, 2, 2});
+  auto linear = [&](const char* name, ir::ValueId in, std::vector<int64_t> sizes) {
+    return b.op(OpKind::Resize, name,
+                {in, ir::kNoValue, ir::kNoValue, b.ints(std::string(name) + "_sizes", sizes)},
+                attrs({{"mode", std::string("linear")},
+                       {"coordinate_transformation_mode", std::string("align_corners")}}));
+  };
+  const auto spread = linear("spread", x, {1, 3, 5, 4});
+  const auto interp = linear("interp", y, {1, 1, 4, 4});
+  const ir::Graph g = finish(b, {spread, interp});
+  const QuantizedModel m = quantize(g, {});
+  const QuantNode& q = m.node(nodeNamed(g, "spread"));
+  ASSERT_EQ(q.kind, QuantOpKind::Gather);
+  EXPECT_EQ(q.gatherIndex[0], 0);
+  EXPECT_EQ(q.gatherIndex[20], 1);
+  EXPECT_EQ(q.gatherIndex[59], 2);
+  EXPECT_EQ(m.node(nodeNamed(g, "interp")).islandReason,
+            "its linear interpolation mixes input elements");
+}
+
 TEST(Int8Kernels, LookupIndexesTablesAlongTheAxis) {
   std::vector<int8_t> tables(2 * kLookupEntries);
   for (int64_t i = 0; i < kLookupEntries; ++i) {

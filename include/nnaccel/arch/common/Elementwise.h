@@ -14,8 +14,9 @@
 ///
 /// Covered: standalone Relu/Clip (Clamp), every quant Lookup node (one table, or one per index
 /// along an axis), Add/Sub/Mul of tensors or constants with numpy broadcasting, Concat (one
-/// requantizing pass per input into its slice of the output), nearest Resize with integer
-/// scale factors (one copy pass per phase), Transpose, Slice and constant-zero Pad.
+/// requantizing pass per input into its slice of the output), Resize that repeats each input
+/// element an integer number of times (one copy pass with stride-0 repeat axes), Transpose,
+/// Slice and constant-zero Pad.
 #pragma once
 
 #include "nnaccel/ir/Graph.h"

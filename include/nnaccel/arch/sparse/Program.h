@@ -8,7 +8,8 @@
 /// their halo descriptors (seed 001 Table 8, generated from the geometry), the output-channel
 /// groups with their compressed weight tile streams (the DRAM image the sequencer broadcasts),
 /// and the post-processing parameters (bias, requantization, clamp). Pool layers run in the
-/// post-processing units; Host layers are operators the engine does not cover (counted and
+/// post-processing units, and so do Elementwise layers (activations, lookup tables, residual adds,
+/// concatenation, nearest upsampling: arch/common/Elementwise.h); Host layers are operators the engine does not cover (counted and
 /// reported, never hidden); View layers only rename a value.
 ///
 /// The mapping of every convolution onto the Cartesian-product dataflow is one rule (see
@@ -19,6 +20,7 @@
 /// convolution scales the input coordinate (coordScale = stride).
 #pragma once
 
+#include "nnaccel/arch/common/Elementwise.h"
 #include "nnaccel/arch/sparse/Config.h"
 #include "nnaccel/arch/sparse/formats/PositionCodec.h"
 #include "nnaccel/ir/Graph.h"
@@ -98,6 +100,7 @@ struct ChannelPost {
 enum class LayerKind : uint8_t {
   Conv, ///< PT-IS-CP-sparse on the PE array
   Pool, ///< max / average pooling in the post-processing units
+  Elementwise, ///< element-wise / data-movement passes in the post-processing units
   Host, ///< an operator the engine does not cover, on the host (quant::evalQuantizedNode)
   View, ///< reshape-like renaming of a value: no data moves
 };
@@ -148,6 +151,8 @@ struct Layer {
   std::string note;                 ///< host-fallback reason, mapping notes
   ConvLayer conv;                   ///< kind == Conv
   PoolLayer pool;                   ///< kind == Pool
+  common::ElementwiseLayer elementwise; ///< kind == Elementwise
+  Tiling ppuTiling; ///< kind == Elementwise: output tiling over the PE grid (HW of NCHW)
 };
 
 struct Program {

@@ -81,6 +81,7 @@ std::string_view layerKindName(LayerKind k) {
   case LayerKind::Conv:
     return "array";
   case LayerKind::Pool:
+  case LayerKind::Elementwise:
     return "ppu";
   case LayerKind::Host:
     return "host";
@@ -153,8 +154,30 @@ private:
     case quant::QuantOpKind::AveragePool:
       return lowerPool(id);
     default:
-      return lowerHost(id, common::noUnitNote(g_, id, "sparse"));
+      return lowerElementwise(id);
     }
+  }
+
+  /// Element-wise and data-movement nodes on the post-processing units (seed 001: each PE's
+  /// PPU applies non-linear functions and moves its own output tile); each PE takes the
+  /// output tile of its position in the planar tiling.
+  void lowerElementwise(ir::NodeId id) {
+    auto lowered = common::lowerElementwise(qm_, id);
+    if (const auto* why = std::get_if<std::string>(&lowered))
+      return lowerHost(id, common::noUnitNote(g_, id, "sparse") + ": " + *why);
+    Layer& l = beginLayer(id, LayerKind::Elementwise);
+    l.elementwise = std::move(std::get<common::ElementwiseLayer>(lowered));
+    l.outputs = {l.elementwise.output};
+    l.ppuTiling = planeTiling(l.elementwise.outShape);
+  }
+
+  /// The pooling / post-processing tiling of an output of \p shape: its last two axes over
+  /// the PE grid (a vector or a scalar on as many PEs as it has elements along them).
+  Tiling planeTiling(const Dims& shape) const {
+    const int64_t w = shape.empty() ? 1 : shape.back();
+    const int64_t h = shape.size() < 2 ? 1 : shape[shape.size() - 2];
+    return Tiling{Split{w, std::max<int64_t>(1, std::min(config_.peCols, w))},
+                  Split{h, std::max<int64_t>(1, std::min(config_.peRows, h))}};
   }
 
   /// The fused Relu/Clip (a quant Clamp) applied by post-processing; marks it consumed.
@@ -416,9 +439,7 @@ private:
     l.outputs = {n.outputs[0]};
     l.pool.params = p;
     l.pool.countMultipliers = qm_.node(id).countMultipliers;
-    const int64_t oh = p.outSpatial[0], ow = p.outSpatial[1];
-    l.pool.tiling =
-        Tiling{Split{ow, std::min(config_.peCols, ow)}, Split{oh, std::min(config_.peRows, oh)}};
+    l.pool.tiling = planeTiling(g_.value(n.outputs[0]).shape);
   }
 
   const quant::QuantizedModel& qm_;

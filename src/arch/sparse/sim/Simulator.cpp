@@ -13,6 +13,7 @@
 #include "nnaccel/support/Rng.h"
 
 #include <algorithm>
+#include <set>
 #include <cmath>
 #include <fmt/format.h>
 #include <memory>
@@ -133,6 +134,9 @@ struct Simulator::Impl {
         break;
       case LayerKind::Pool:
         runPool(l, s, d);
+        break;
+      case LayerKind::Elementwise:
+        runElementwise(l, s, d);
         break;
       case LayerKind::View:
         runView(l);
@@ -443,14 +447,50 @@ struct Simulator::Impl {
     const int64_t load = loadInput(l.inputs[0], t, false, inBytes, a, fromDram);
     a.ppuOps = out.numElements() * window;
     a.iaReadBytes = a.ppuOps * config.valueBits / 8;
+    d.inputFromDram = fromDram;
+    finishPpuLayer(l, t, std::move(out), a, load, maxOps, s, d);
+  }
+
+  /// An Elementwise layer: the passes run on the post-processing units, each PE on its output
+  /// tile (the layer's ops spread evenly over the tiling's PEs). An operand the producer left
+  /// on chip in the same tiling is read in place; others are (re-)tiled through DRAM; constant
+  /// operands and lookup tables stream from DRAM once.
+  void runElementwise(const Layer& l, report::LayerStats& s, LayerDetail& d) {
+    const common::ElementwiseLayer& e = l.elementwise;
+    Tensor out = common::runElementwise(e, qm, values);
+    const Tiling& t = l.ppuTiling;
+    AccessCounts a;
+    int64_t load = 0;
+    const Dims& outShape = e.outShape;
+    for (ir::ValueId v : std::set<ir::ValueId>(l.inputs.begin(), l.inputs.end())) {
+      const Dims& shape = qm.graph.value(v).shape;
+      const bool samePlane = shape.size() >= 2 && outShape.size() >= 2 &&
+                             shape.back() == outShape.back() &&
+                             shape[shape.size() - 2] == outShape[outShape.size() - 2];
+      bool fromDram = false;
+      load += loadInput(v, t, samePlane, numElements(shape) * config.valueBits / 8, a, fromDram);
+      d.inputFromDram = d.inputFromDram || fromDram;
+    }
+    const int64_t constantBytes = e.constantBytes(qm.graph);
+    a.dramReadBytes += constantBytes;
+    load += dramCycles(constantBytes);
+    a.ppuOps = e.elementOps();
+    a.iaReadBytes = e.activationReadBytes(qm.graph) * config.valueBits / 8;
+    finishPpuLayer(l, t, std::move(out), a, load, ceilDiv(a.ppuOps, t.pes()), s, d);
+  }
+
+  /// The common end of a post-processing layer: \p maxPeOps on the busiest PE after \p load
+  /// cycles of input traffic; the output stays compacted on chip in tiling \p t.
+  void finishPpuLayer(const Layer& l, const Tiling& t, Tensor out, AccessCounts& a, int64_t load,
+                      int64_t maxPeOps, report::LayerStats& s, LayerDetail& d) {
     a.oaWriteBytes = out.numElements() * config.valueBits / 8;
-    d.cycles = load + ceilDiv(maxOps, config.ppuOpsPerCycle);
+    d.cycles = load + ceilDiv(maxPeOps, config.ppuOpsPerCycle);
     d.denseCycles = d.cycles;
     d.access = a;
     d.denseAccess = a;
     d.energyPj = d.denseEnergyPj = energyPj(a, config.energy);
-    d.inputFromDram = fromDram;
     Residency& r = residency[static_cast<size_t>(l.outputs[0])];
+    r = Residency{};
     r.onChip = true;
     r.tiling = t;
     r.compressedBytes = a.oaWriteBytes;
@@ -464,7 +504,7 @@ struct Simulator::Impl {
     s.sbuf.writeBytes = a.oaWriteBytes;
     s.energyPj = d.energyPj;
     s.energy = energyParts(a, config.energy);
-    // The PPU pools once its input is loaded (memory); its operations are the layer's compute.
+    // The PPU works once its input is loaded (memory); its operations are the layer's compute.
     s.causes.compute = s.busyCycles;
     s.causes.memory = load;
   }

@@ -579,7 +579,7 @@ TEST(SparseCompiler, PlaneLargerThanTheWeightFifoFallsBackToTheHost) {
   EXPECT_EQ(convLayer(ok.program).conv.kc, 1);
 }
 
-TEST(SparseCompiler, OperatorsWithoutAUnitRunOnTheHost) {
+TEST(SparseCompiler, ElementwiseOnThePpuAndOperatorsWithoutAUnitOnTheHost) {
   zoo::GraphBuilder b("mixed", 3);
   ir::ValueId x = b.input("input", {1, 2, 6, 6});
   x = b.conv("conv", x, zoo::ConvSpec{4, 3, 1, 1});
@@ -587,6 +587,7 @@ TEST(SparseCompiler, OperatorsWithoutAUnitRunOnTheHost) {
   x = b.globalAvgPool("gap", x);
   x = b.flatten("flat", x);
   x = b.gemm("fc", x, 3);
+  x = b.softmax("prob", x);
   b.output(x, "output");
   ir::Graph g = b.finish();
   driver::prepareGraph(g);
@@ -594,16 +595,19 @@ TEST(SparseCompiler, OperatorsWithoutAUnitRunOnTheHost) {
   std::vector<std::pair<std::string, LayerKind>> kinds;
   for (const Layer& l : r.program.layers)
     kinds.emplace_back(l.name, l.kind);
-  EXPECT_EQ(kinds, (std::vector<std::pair<std::string, LayerKind>>{{"conv", LayerKind::Conv},
-                                                                   {"act", LayerKind::Host},
-                                                                   {"gap", LayerKind::Pool},
-                                                                   {"flat", LayerKind::View},
-                                                                   {"fc", LayerKind::Conv}}));
-  const Layer& act = r.program.layers[1];
-  EXPECT_FALSE(act.note.empty());
-  EXPECT_NE(act.note.find("Sigmoid"), std::string::npos) << act.note;
+  EXPECT_EQ(kinds, (std::vector<std::pair<std::string, LayerKind>>{
+                       {"conv", LayerKind::Conv},
+                       {"act", LayerKind::Elementwise},
+                       {"gap", LayerKind::Pool},
+                       {"flat", LayerKind::View},
+                       {"fc", LayerKind::Conv},
+                       {"prob", LayerKind::Host}}));
+  EXPECT_EQ(r.program.layers[1].elementwise.passes.at(0).func, common::ElementwiseFunc::Lookup);
+  const Layer& prob = r.program.layers[5];
+  EXPECT_EQ(prob.note, "no integer form: the quantizer has no int8 rule for Softmax");
   EXPECT_EQ(layerKindName(LayerKind::Conv), "array");
   EXPECT_EQ(layerKindName(LayerKind::Pool), "ppu");
+  EXPECT_EQ(layerKindName(LayerKind::Elementwise), "ppu");
   EXPECT_EQ(layerKindName(LayerKind::Host), "host");
   EXPECT_EQ(layerKindName(LayerKind::View), "view");
 }

@@ -425,6 +425,7 @@ TEST(SparseSimulator, PoolingAndHostLayersAreExact) {
   x = b.globalAvgPool("gap", x);
   x = b.flatten("flat", x);
   x = b.gemm("fc", x, 5);
+  x = b.softmax("prob", x);
   b.output(x, "output");
   ir::Graph g = b.finish();
   driver::prepareGraph(g);
@@ -434,9 +435,16 @@ TEST(SparseSimulator, PoolingAndHostLayersAreExact) {
     expectBitExact(r);
     checkInvariants(r, c, g);
     int host = 0;
-    for (const auto& l : r.report.layers)
+    for (const auto& l : r.report.layers) {
       host += l.hostFallback ? 1 : 0;
-    EXPECT_EQ(host, 1) << "only the Sigmoid";
+      if (l.name == "act") { // the Sigmoid's lookup table on the post-processing units
+        EXPECT_EQ(l.unit, "ppu");
+        // 8 channels of 4x4 over the 4x4 tiling: 8 table lookups per PE, one per cycle.
+        EXPECT_GE(l.busyCycles, 8 / c.ppuOpsPerCycle);
+        EXPECT_GT(l.energyPj, 0);
+      }
+    }
+    EXPECT_EQ(host, 1) << "only the Softmax";
     ASSERT_EQ(r.outputs.size(), 1u);
     EXPECT_EQ(r.outputs[0].shape(), (Dims{1, 5}));
   }
