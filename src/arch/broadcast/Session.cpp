@@ -69,7 +69,7 @@ SessionResult simulateModel(const ir::Graph& g, const BroadcastConfig& config,
     const Layer& l = r.program.layers[i];
     for (size_t v = 0; v < kVariants; ++v) {
       VariantStats add = d.variants[v];
-      if (l.kind != LayerKind::Conv) { // host and view layers cost the same in every variant
+      if (l.kind != LayerKind::Conv) { // host, view and element-wise layers: same in every variant
         add = VariantStats{};
         add.cycles = rep.layers[i].cycles;
         add.energyPj = rep.layers[i].energyPj;

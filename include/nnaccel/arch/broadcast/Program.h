@@ -15,6 +15,7 @@
 
 #include "nnaccel/arch/broadcast/Config.h"
 #include "nnaccel/arch/broadcast/Decompose.h"
+#include "nnaccel/arch/common/Elementwise.h"
 #include "nnaccel/ir/Graph.h"
 #include "nnaccel/quant/Kernels.h"
 #include "nnaccel/quant/Requantize.h"
@@ -46,6 +47,7 @@ struct ChannelPost {
 
 enum class LayerKind : uint8_t {
   Conv, ///< 1xN decomposed convolution on the PE array (conventional 1x1 when N = 1)
+  Elementwise, ///< element-wise / data-movement passes on the PEs' lanes (¶0058)
   Host, ///< an operator the engine does not cover, on the host (quant::evalQuantizedNode)
   View, ///< reshape-like renaming of a value: no data moves
 };
@@ -85,6 +87,7 @@ struct Layer {
   std::vector<ir::ValueId> outputs; ///< graph values produced (the checked ones)
   std::string note;                 ///< host-fallback reason, decomposition notes
   ConvLayer conv;                   ///< kind == Conv
+  common::ElementwiseLayer elementwise; ///< kind == Elementwise
 };
 
 struct Program {

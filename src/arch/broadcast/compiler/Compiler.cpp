@@ -23,6 +23,7 @@ namespace nnaccel::arch::broadcast {
 std::string_view layerKindName(LayerKind k) {
   switch (k) {
   case LayerKind::Conv:
+  case LayerKind::Elementwise:
     return "array";
   case LayerKind::Host:
     return "host";
@@ -202,13 +203,24 @@ private:
     if (common::lowerSharedNode(qm_, id, program_.layers))
       return;
     if (qm_.node(id).kind != quant::QuantOpKind::Accumulate)
-      return lowerHost(id, common::noUnitNote(g_, id, "broadcast"));
+      return lowerElementwise(id);
     if (n.op == ir::OpKind::ConvTranspose)
       return lowerHost(id, "transposed convolution (the patent decomposes standard and "
                            "depthwise convolutions)");
     if (n.op == ir::OpKind::Conv)
       return lowerConv(id);
     lowerGemm(id);
+  }
+
+  /// Element-wise and data-movement nodes on the PE array (¶0058: the PEs also run the
+  /// network's element-wise work), reading and writing memory 310.
+  void lowerElementwise(ir::NodeId id) {
+    auto lowered = common::lowerElementwise(qm_, id);
+    if (const auto* why = std::get_if<std::string>(&lowered))
+      return lowerHost(id, common::noUnitNote(g_, id, "broadcast") + ": " + *why);
+    Layer& l = beginLayer(id, LayerKind::Elementwise);
+    l.elementwise = std::move(std::get<common::ElementwiseLayer>(lowered));
+    l.outputs = {l.elementwise.output};
   }
 
   void lowerConv(ir::NodeId id) {

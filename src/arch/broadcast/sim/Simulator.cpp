@@ -363,6 +363,9 @@ struct Simulator::Impl {
         values[static_cast<size_t>(l.outputs[0])] = std::move(out);
         break;
       }
+      case LayerKind::Elementwise:
+        runElementwise(l, options, s, d);
+        break;
       case LayerKind::Host:
         if (options.functional)
           common::runHostNode(qm, l.node, values, s);
@@ -379,6 +382,44 @@ struct Simulator::Impl {
       if (options.onLayerDone)
         options.onLayerDone(i);
     }
+  }
+
+  // --- one Elementwise layer -----------------------------------------------------------------
+
+  /// The passes on the PEs' lanes (each lane one element operation per cycle, priced as one
+  /// MAC slot: the ALU op and two register-file reads), operands read from memory 310 and the
+  /// result drained back; the span is memory 310's first-access latency plus the longer of the
+  /// lanes' work and the traffic at memory 310's bandwidth. Same cost in every variant.
+  void runElementwise(const Layer& l, const SimOptions& options, report::LayerStats& s,
+                      LayerDetail& d) {
+    const common::ElementwiseLayer& e = l.elementwise;
+    if (options.functional)
+      values[static_cast<size_t>(e.output)] = common::runElementwise(e, qm, values);
+    VariantStats m;
+    m.macs = e.elementOps();
+    m.activationReadBytes = e.activationReadBytes(qm.graph);
+    m.weightReadBytes = e.constantBytes(qm.graph);
+    m.inputRfWriteBytes = m.activationReadBytes + m.weightReadBytes;
+    m.outputBytes = numElements(e.outShape);
+    const int64_t computeCycles = ceilDiv(m.macs, config.macsPerCycle());
+    const auto memoryCycles = static_cast<int64_t>(std::ceil(
+        static_cast<double>(m.memoryReadBytes() + m.outputBytes) / config.memoryBytesPerCycle));
+    m.cycles = config.memoryLatencyCycles + std::max(computeCycles, memoryCycles);
+    m.peBusyCycles = computeCycles * config.peCount();
+    m.memoryWaitCycles = m.cycles - computeCycles;
+    m.energyPj = energyPj(m, config.energy);
+    for (size_t v = 0; v < kVariants; ++v)
+      d.variants[v] = m;
+    s.cycles = m.cycles;
+    s.busyCycles = computeCycles;
+    s.stallCycles = m.cycles - computeCycles;
+    s.causes.compute = computeCycles;
+    s.causes.memory = m.memoryWaitCycles;
+    s.dram = report::Traffic{m.memoryReadBytes(), m.outputBytes};
+    s.sbuf = report::Traffic{m.macs * 2, m.inputRfWriteBytes};
+    s.energyPj = m.energyPj;
+    s.energy = energyParts(m, config.energy);
+    s.counts = {{"element_ops", m.macs}, {"passes", static_cast<int64_t>(e.passes.size())}};
   }
 
   // --- one Conv layer ------------------------------------------------------------------------
