@@ -17,6 +17,7 @@
 #include "nnaccel/arch/broadcast/Decompose.h"
 #include "nnaccel/arch/common/Elementwise.h"
 #include "nnaccel/ir/Graph.h"
+#include "nnaccel/ir/OpParams.h"
 #include "nnaccel/quant/Kernels.h"
 #include "nnaccel/quant/Requantize.h"
 
@@ -47,6 +48,7 @@ struct ChannelPost {
 
 enum class LayerKind : uint8_t {
   Conv, ///< 1xN decomposed convolution on the PE array (conventional 1x1 when N = 1)
+  Pool,        ///< max / average pooling on the PEs' lanes (¶0058)
   Elementwise, ///< element-wise / data-movement passes on the PEs' lanes (¶0058)
   Host, ///< an operator the engine does not cover, on the host (quant::evalQuantizedNode)
   View, ///< reshape-like renaming of a value: no data moves
@@ -78,6 +80,12 @@ struct ConvLayer {
   int64_t filtersPerGroup() const { return outChannels / convGroups; }
 };
 
+/// A pooling layer (2-D, batch 1, undilated).
+struct PoolLayer {
+  ir::PoolParams params;
+  std::vector<quant::CountMultiplier> countMultipliers; ///< average pooling (quant)
+};
+
 struct Layer {
   std::string name; ///< graph node name
   std::string op;   ///< "Conv+Relu", "Gemm", ...
@@ -88,6 +96,7 @@ struct Layer {
   std::string note;                 ///< host-fallback reason, decomposition notes
   ConvLayer conv;                   ///< kind == Conv
   common::ElementwiseLayer elementwise; ///< kind == Elementwise
+  PoolLayer pool;                       ///< kind == Pool
 };
 
 struct Program {

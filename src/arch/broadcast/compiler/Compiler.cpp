@@ -23,6 +23,7 @@ namespace nnaccel::arch::broadcast {
 std::string_view layerKindName(LayerKind k) {
   switch (k) {
   case LayerKind::Conv:
+  case LayerKind::Pool:
   case LayerKind::Elementwise:
     return "array";
   case LayerKind::Host:
@@ -202,7 +203,10 @@ private:
     seen_.insert(n.name);
     if (common::lowerSharedNode(qm_, id, program_.layers))
       return;
-    if (qm_.node(id).kind != quant::QuantOpKind::Accumulate)
+    const quant::QuantOpKind kind = qm_.node(id).kind;
+    if (kind == quant::QuantOpKind::MaxPool || kind == quant::QuantOpKind::AveragePool)
+      return lowerPool(id);
+    if (kind != quant::QuantOpKind::Accumulate)
       return lowerElementwise(id);
     if (n.op == ir::OpKind::ConvTranspose)
       return lowerHost(id, "transposed convolution (the patent decomposes standard and "
@@ -221,6 +225,22 @@ private:
     Layer& l = beginLayer(id, LayerKind::Elementwise);
     l.elementwise = std::move(std::get<common::ElementwiseLayer>(lowered));
     l.outputs = {l.elementwise.output};
+  }
+
+  /// Pooling on the PE array (¶0058), 2-D and batch 1 like the convolutions.
+  void lowerPool(ir::NodeId id) {
+    const ir::PoolParams p = ir::poolParams(g_, id);
+    const ir::Node& n = g_.node(id);
+    if (p.spatialRank != 2 || p.batch != 1)
+      return lowerHost(id, "pooling other than 2-D with batch 1");
+    if (std::any_of(p.dilations.begin(), p.dilations.end(), [](int64_t d) { return d != 1; }))
+      return lowerHost(id, "dilated pooling");
+    if (n.outputs.size() > 1 && n.outputs[1] != ir::kNoValue && !g_.users(n.outputs[1]).empty())
+      return lowerHost(id, "MaxPool indices output");
+    Layer& l = beginLayer(id, LayerKind::Pool);
+    l.outputs = {n.outputs[0]};
+    l.pool.params = p;
+    l.pool.countMultipliers = qm_.node(id).countMultipliers;
   }
 
   void lowerConv(ir::NodeId id) {

@@ -7,6 +7,7 @@
 
 #include "nnaccel/arch/broadcast/Schedule.h"
 #include "nnaccel/arch/common/Lowering.h"
+#include "nnaccel/arch/common/Pooling.h"
 #include "nnaccel/quant/Requantize.h"
 #include "nnaccel/support/Error.h"
 #include "nnaccel/support/IntMath.h"
@@ -366,6 +367,9 @@ struct Simulator::Impl {
       case LayerKind::Elementwise:
         runElementwise(l, options, s, d);
         break;
+      case LayerKind::Pool:
+        runPool(l, options, s, d);
+        break;
       case LayerKind::Host:
         if (options.functional)
           common::runHostNode(qm, l.node, values, s);
@@ -384,24 +388,48 @@ struct Simulator::Impl {
     }
   }
 
-  // --- one Elementwise layer -----------------------------------------------------------------
+  // --- Pool and Elementwise layers ------------------------------------------------------------
 
-  /// The passes on the PEs' lanes (each lane one element operation per cycle, priced as one
-  /// MAC slot: the ALU op and two register-file reads), operands read from memory 310 and the
-  /// result drained back; the span is memory 310's first-access latency plus the longer of the
-  /// lanes' work and the traffic at memory 310's bandwidth. Same cost in every variant.
+  /// An Elementwise layer: its passes on the PEs' lanes (laneLayer).
   void runElementwise(const Layer& l, const SimOptions& options, report::LayerStats& s,
                       LayerDetail& d) {
     const common::ElementwiseLayer& e = l.elementwise;
     if (options.functional)
       values[static_cast<size_t>(e.output)] = common::runElementwise(e, qm, values);
+    laneLayer(e.elementOps(), e.activationReadBytes(qm.graph), e.constantBytes(qm.graph),
+              numElements(e.outShape), s, d);
+    s.counts = {{"element_ops", e.elementOps()},
+                {"passes", static_cast<int64_t>(e.passes.size())}};
+  }
+
+  /// A Pool layer: one lane operation per window position of every output.
+  void runPool(const Layer& l, const SimOptions& options, report::LayerStats& s,
+               LayerDetail& d) {
+    const ir::Value& out = qm.graph.value(l.outputs[0]);
+    if (options.functional)
+      values[static_cast<size_t>(l.outputs[0])] =
+          common::poolInt8(l.pool.params, input(l.inputs[0]), l.pool.countMultipliers)
+              .reshaped(out.shape);
+    const int64_t ops = common::poolWindowOps(l.pool.params);
+    laneLayer(ops, numElements(qm.graph.value(l.inputs[0]).shape), 0, numElements(out.shape), s,
+              d);
+    s.counts = {{"window_ops", ops}};
+  }
+
+  /// The cost of \p ops lane operations on the PE array (each lane one element operation per
+  /// cycle, priced as one MAC slot: the ALU op and two register-file reads), \p readBytes of
+  /// activations and \p constantBytes of constants / lookup tables read from memory 310 and
+  /// \p outBytes drained back. The span is memory 310's first-access latency plus the longer
+  /// of the lanes' work and the traffic at its bandwidth; the same in every variant.
+  void laneLayer(int64_t ops, int64_t readBytes, int64_t constantBytes, int64_t outBytes,
+                 report::LayerStats& s, LayerDetail& d) const {
     VariantStats m;
-    m.macs = e.elementOps();
-    m.activationReadBytes = e.activationReadBytes(qm.graph);
-    m.weightReadBytes = e.constantBytes(qm.graph);
-    m.inputRfWriteBytes = m.activationReadBytes + m.weightReadBytes;
-    m.outputBytes = numElements(e.outShape);
-    const int64_t computeCycles = ceilDiv(m.macs, config.macsPerCycle());
+    m.macs = ops;
+    m.activationReadBytes = readBytes;
+    m.weightReadBytes = constantBytes;
+    m.inputRfWriteBytes = readBytes + constantBytes;
+    m.outputBytes = outBytes;
+    const int64_t computeCycles = ceilDiv(ops, config.macsPerCycle());
     const auto memoryCycles = static_cast<int64_t>(std::ceil(
         static_cast<double>(m.memoryReadBytes() + m.outputBytes) / config.memoryBytesPerCycle));
     m.cycles = config.memoryLatencyCycles + std::max(computeCycles, memoryCycles);
@@ -419,7 +447,6 @@ struct Simulator::Impl {
     s.sbuf = report::Traffic{m.macs * 2, m.inputRfWriteBytes};
     s.energyPj = m.energyPj;
     s.energy = energyParts(m, config.energy);
-    s.counts = {{"element_ops", m.macs}, {"passes", static_cast<int64_t>(e.passes.size())}};
   }
 
   // --- one Conv layer ------------------------------------------------------------------------

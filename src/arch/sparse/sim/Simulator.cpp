@@ -6,6 +6,7 @@
 
 #include "ArrayModel.h"
 #include "nnaccel/arch/common/Lowering.h"
+#include "nnaccel/arch/common/Pooling.h"
 #include "nnaccel/quant/Int8Executor.h"
 #include "nnaccel/quant/Kernels.h"
 #include "nnaccel/support/Error.h"
@@ -428,12 +429,8 @@ struct Simulator::Impl {
   void runPool(const Layer& l, report::LayerStats& s, LayerDetail& d) {
     const ir::PoolParams& p = l.pool.params;
     const Tensor& x = input(l.inputs[0]);
-    Tensor out(DType::I8, qm.graph.value(l.outputs[0]).shape);
-    if (p.kind == ir::PoolParams::Kind::Average) {
-      out = quant::averagePool(p, x, l.pool.countMultipliers);
-    } else {
-      maxPool(p, x.data<int8_t>(), out.data<int8_t>());
-    }
+    Tensor out = common::poolInt8(p, x, l.pool.countMultipliers).reshaped(
+        qm.graph.value(l.outputs[0]).shape);
     // Each PE pools its own output tile; window elements are one post-processing op each.
     const Tiling& t = l.pool.tiling;
     const int64_t window = p.kernel[0] * p.kernel[1];
@@ -507,27 +504,6 @@ struct Simulator::Impl {
     // The PPU works once its input is loaded (memory); its operations are the layer's compute.
     s.causes.compute = s.busyCycles;
     s.causes.memory = load;
-  }
-
-  static void maxPool(const ir::PoolParams& p, const int8_t* in, int8_t* out) {
-    const int64_t ih = p.inSpatial[0], iw = p.inSpatial[1];
-    const int64_t oh = p.outSpatial[0], ow = p.outSpatial[1];
-    for (int64_t c = 0; c < p.channels; ++c)
-      for (int64_t oy = 0; oy < oh; ++oy)
-        for (int64_t ox = 0; ox < ow; ++ox) {
-          int32_t m = quant::kInt8Min;
-          bool any = false;
-          for (int64_t ky = 0; ky < p.kernel[0]; ++ky)
-            for (int64_t kx = 0; kx < p.kernel[1]; ++kx) {
-              const int64_t y = oy * p.strides[0] - p.padsBegin[0] + ky;
-              const int64_t x = ox * p.strides[1] - p.padsBegin[1] + kx;
-              if (y < 0 || y >= ih || x < 0 || x >= iw)
-                continue;
-              m = std::max<int32_t>(m, in[(c * ih + y) * iw + x]);
-              any = true;
-            }
-          out[(c * oh + oy) * ow + ox] = static_cast<int8_t>(any ? m : 0);
-        }
   }
 
   void runView(const Layer& l) {

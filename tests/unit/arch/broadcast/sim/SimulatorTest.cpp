@@ -10,8 +10,11 @@
 
 #include "LayerSpecGraphs.h"
 #include "nnaccel/arch/broadcast/Session.h"
+#include "nnaccel/driver/ModelLoader.h"
 #include "nnaccel/support/Error.h"
+#include "nnaccel/zoo/GraphBuilder.h"
 
+#include <algorithm>
 #include <cstring>
 #include <gtest/gtest.h>
 #include <map>
@@ -555,6 +558,65 @@ TEST(BroadcastSimulatorTest, ReportCarriesTheEngineFieldsAndBothBaselines) {
                                                   plain.report.summary.end());
   EXPECT_FALSE(plainSummary.count("baseline: conventional 1x1"));
   EXPECT_FALSE(plain.details.front().timed[kConventional]);
+}
+
+} // namespace
+} // namespace nnaccel::arch::broadcast
+
+namespace nnaccel::arch::broadcast {
+namespace {
+
+TEST(BroadcastSimulatorTest, PoolingAndElementwiseRunOnThePeArray) {
+  // ¶0058: the PEs also pool and run the element-wise work. A residual block with a max pool,
+  // a sigmoid gate and a global average pool runs with no host layer but the final Softmax
+  // (no integer form), bit-exact, each PE-array layer with lane cycles and memory-310 traffic.
+  zoo::GraphBuilder b("block", 9);
+  ir::ValueId x = b.input("input", {1, 4, 8, 8});
+  x = b.maxPool("pool", x, zoo::PoolSpec{});
+  const ir::ValueId skip = x;
+  x = b.conv("conv", x, zoo::ConvSpec{4, 3, 1, 1});
+  x = b.sigmoid("gate", x);
+  x = b.add("residual", x, skip);
+  x = b.globalAvgPool("gap", x);
+  x = b.flatten("flat", x);
+  x = b.softmax("prob", x);
+  b.output(x, "output");
+  ir::Graph g = b.finish();
+  driver::prepareGraph(g);
+  const BroadcastConfig c = broadcastPreset("npu");
+  const SessionResult r = run(g, c);
+  EXPECT_TRUE(r.report.verdict.passed) << r.report.verdict.detail;
+  std::map<std::string, LayerKind> kinds;
+  for (const Layer& l : r.program.layers)
+    kinds[l.name] = l.kind;
+  EXPECT_EQ(kinds.at("pool"), LayerKind::Pool);
+  EXPECT_EQ(kinds.at("gate"), LayerKind::Elementwise);
+  EXPECT_EQ(kinds.at("residual"), LayerKind::Elementwise);
+  EXPECT_EQ(kinds.at("gap"), LayerKind::Pool);
+  EXPECT_EQ(kinds.at("prob"), LayerKind::Host);
+  for (size_t i = 0; i < r.program.layers.size(); ++i) {
+    const Layer& l = r.program.layers[i];
+    if (l.kind != LayerKind::Pool && l.kind != LayerKind::Elementwise)
+      continue;
+    SCOPED_TRACE(l.name);
+    const report::LayerStats& s = r.report.layers[i];
+    EXPECT_EQ(s.unit, "array");
+    EXPECT_GE(s.cycles, c.memoryLatencyCycles + s.busyCycles);
+    EXPECT_GT(s.dram.readBytes, 0);
+    EXPECT_GT(s.energyPj, 0);
+    // The same cost in every variant: the baselines differ only on convolutions.
+    EXPECT_EQ(r.details[i].variants[kConventional].cycles, r.details[i].variants[kMethod].cycles);
+  }
+  // The residual add reads both 4x4x4 operands and writes one.
+  const size_t add = static_cast<size_t>(std::find_if(r.program.layers.begin(),
+                                                      r.program.layers.end(),
+                                                      [](const Layer& l) {
+                                                        return l.name == "residual";
+                                                      }) -
+                                         r.program.layers.begin());
+  EXPECT_EQ(r.report.layers[add].dram.readBytes, 2 * 64);
+  EXPECT_EQ(r.report.layers[add].dram.writeBytes, 64);
+  EXPECT_EQ(layerKindName(LayerKind::Pool), "array");
 }
 
 } // namespace

@@ -1,0 +1,24 @@
+/// \file
+/// int8 pooling as the engines' pooling units compute it: max over the in-plane window
+/// positions (padding never wins; an empty window gives 0) and average through the quantizer's
+/// per-count multipliers (quant::averagePool). One implementation for the engines whose
+/// pooling layer is a whole-layer operation (sparse PPUs, broadcast PE array); the systolic
+/// pooling engine executes its own instructions.
+#pragma once
+
+#include "nnaccel/ir/OpParams.h"
+#include "nnaccel/quant/Kernels.h"
+#include "nnaccel/tensor/Tensor.h"
+
+#include <span>
+
+namespace nnaccel::arch::common {
+
+/// Pools the s8 tensor \p x ([1, C, H, W], 2-D, undilated) by \p p.
+Tensor poolInt8(const ir::PoolParams& p, const Tensor& x,
+                std::span<const quant::CountMultiplier> countMultipliers);
+
+/// Element operations of the pooling: one per window position of every output.
+int64_t poolWindowOps(const ir::PoolParams& p);
+
+} // namespace nnaccel::arch::common
