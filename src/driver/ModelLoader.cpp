@@ -32,13 +32,14 @@ ir::Graph importOrBuild(const std::string& model, const LoadOptions& options) {
     }
     return frontend::importOnnxFile(model, options.import);
   case ModelSource::Zoo:
-    if (bindsSymbolicDims(options.import)) {
+    if (!options.import.dimParams.empty()) {
       throw Error(ErrorKind::Usage, {},
-                  fmt::format("model '{}' is a zoo model with fixed input shapes; symbolic "
-                              "dimension bindings apply to .onnx files only",
+                  fmt::format("model '{}' is a zoo model with no named input dimensions; "
+                              "--dim applies to .onnx files only (--batch sets a zoo "
+                              "model's batch)",
                               model));
     }
-    return resolveZooModel(model)->build(options.zooSeed);
+    return resolveZooModel(model)->build(options.zooSeed, options.import.defaultSymbolicDim);
   case ModelSource::None:
     break;
   }

@@ -3,21 +3,25 @@
 #include "nnaccel/zoo/Zoo.h"
 
 #include "Models.h"
+#include "nnaccel/support/Error.h"
 
 namespace nnaccel::zoo {
 
 namespace {
 
-/// Runs \p m's layer function on \p b: input "input", output "output".
-void defineModel(const ZooModel& m, GraphBuilder& b) {
-  b.output(m.define(b, b.input("input", m.inputShape)), "output");
+/// Runs \p m's layer function on \p b: input "input" (\p batch images), output "output".
+void defineModel(const ZooModel& m, GraphBuilder& b, int64_t batch = 1) {
+  Dims shape = m.inputShape;
+  shape.at(0) = batch;
+  b.output(m.define(b, b.input("input", shape)), "output");
 }
 
 } // namespace
 
-ir::Graph ZooModel::build(uint64_t seed) const {
+ir::Graph ZooModel::build(uint64_t seed, int64_t batch) const {
+  NNACCEL_ASSERT(batch >= 1) << "zoo batch " << batch;
   GraphBuilder b(name, seed);
-  defineModel(*this, b);
+  defineModel(*this, b, batch);
   return b.finish();
 }
 

@@ -289,12 +289,9 @@ TEST_F(Cli, SymbolicDimensionErrors) {
   }
   expectError("info sym.onnx --batch 0", 2,
               "--batch: Value 0 not in range 1 to 1099511627776 (see 'nnaccel info --help')");
-  expectError("run lenet5 --batch 2", 2,
-              "--dim and --batch apply only to .onnx files ('lenet5' is a zoo model with fixed "
-              "input shapes) (see 'nnaccel run --help')");
   expectError("info demo --dim N=2", 2,
-              "--dim and --batch apply only to .onnx files ('demo' is a zoo model with fixed "
-              "input shapes) (see 'nnaccel info --help')");
+              "--dim applies only to .onnx files ('demo' is a zoo model with no named "
+              "dimensions; --batch sets its batch) (see 'nnaccel info --help')");
 }
 
 TEST_F(Cli, InfoRawKeepsBatchNormalization) {

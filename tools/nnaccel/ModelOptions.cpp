@@ -51,8 +51,8 @@ void ModelOptions::configure(CLI::App& app) {
                  "repeatable")
       ->check(bindingValidator());
   batchOption_ = app.add_option("--batch", batch_,
-                                "value of every symbolic input dimension of an .onnx model that "
-                                "--dim does not bind (typically the batch size)")
+                                "batch size: the value of every symbolic input dimension of an "
+                                ".onnx model that --dim does not bind, or a zoo model's batch")
                      ->check(CLI::Range(int64_t{1}, kMaxSymbolicDim))
                      ->capture_default_str();
 }
@@ -67,9 +67,9 @@ driver::LoadOptions ModelOptions::loadOptions() const {
       throw usageError(*app_, fmt::format("--dim: '{}' is bound twice", binding->first));
     }
   }
-  if (!bindingsText().empty() && driver::modelSource(model_) == driver::ModelSource::Zoo) {
-    throw usageError(*app_, fmt::format("--dim and --batch apply only to .onnx files ('{}' is a "
-                                        "zoo model with fixed input shapes)",
+  if (!dims_.empty() && driver::modelSource(model_) == driver::ModelSource::Zoo) {
+    throw usageError(*app_, fmt::format("--dim applies only to .onnx files ('{}' is a zoo model "
+                                        "with no named dimensions; --batch sets its batch)",
                                         model_));
   }
   return options;

@@ -1,7 +1,7 @@
 /// \file
 /// The model zoo: standard CNNs built in C++ with deterministic seeded weights (no downloads).
 ///
-/// Every model is batch 1, opset 13, written as a framework exporter would write it (weights as
+/// Every model is batch 1 unless built for a batch, opset 13, written as a framework exporter would write it (weights as
 /// initializers, BatchNormalization unfused, ReLU6 as Clip with constant bounds); see
 /// GraphBuilder.h for the conventions and docs/Zoo.md for each model's input shape, parameter
 /// and MAC counts. The same seed gives bit-identical weights on every platform (support/Rng.h).
@@ -43,8 +43,9 @@ struct ZooModel {
   /// becomes the graph output "output".
   ir::ValueId (*define)(GraphBuilder& b, ir::ValueId input);
 
-  /// The model with weights drawn from \p seed (graph named \c name).
-  ir::Graph build(uint64_t seed) const;
+  /// The model with weights drawn from \p seed (graph named \c name), for \p batch images
+  /// (inputShape with dimension 0 = batch; the weights do not depend on it).
+  ir::Graph build(uint64_t seed, int64_t batch = 1) const;
   /// Parameter and MAC counts from the layer shapes, without drawing any weight.
   ModelCounts counts() const;
 };

@@ -213,17 +213,23 @@ TEST(ModelLoader, ModelSourceAndSymbolicBindings) {
   options.dimParams["N"] = 1;
   EXPECT_TRUE(driver::bindsSymbolicDims(options));
 
-  // Bindings for a zoo model (fixed shapes) are a usage error; for a file they are applied by
-  // the importer (this file has no symbolic dimension, so they change nothing).
+  // A zoo model takes the batch (the default binding) as its batch; a named binding is a usage
+  // error (zoo models have no named dimensions). For a file bindings are applied by the
+  // importer (this file has no symbolic dimension, so they change nothing).
   driver::LoadOptions load;
   load.import.defaultSymbolicDim = 2;
+  const Graph lenet = driver::loadModel("lenet5", load);
+  EXPECT_EQ(lenet.value(lenet.inputs[0]).shape, (Dims{2, 1, 32, 32}));
+  EXPECT_EQ(lenet.value(lenet.outputs[0]).shape, (Dims{2, 10}));
+  driver::LoadOptions named = load;
+  named.import.dimParams["N"] = 2;
   try {
-    driver::loadModel("lenet5", load);
+    driver::loadModel("lenet5", named);
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Usage);
-    EXPECT_STREQ(e.what(), "model 'lenet5' is a zoo model with fixed input shapes; symbolic "
-                           "dimension bindings apply to .onnx files only");
+    EXPECT_STREQ(e.what(), "model 'lenet5' is a zoo model with no named input dimensions; --dim "
+                           "applies to .onnx files only (--batch sets a zoo model's batch)");
   }
   const Graph g = driver::loadModel(path, load);
   EXPECT_EQ(g.value(g.inputs[0]).shape, (Dims{1, 2, 5, 5}));
