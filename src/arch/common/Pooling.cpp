@@ -12,7 +12,7 @@ namespace {
 void maxPool(const ir::PoolParams& p, const int8_t* in, int8_t* out) {
   const int64_t ih = p.inSpatial[0], iw = p.inSpatial[1];
   const int64_t oh = p.outSpatial[0], ow = p.outSpatial[1];
-  for (int64_t c = 0; c < p.channels; ++c)
+  for (int64_t c = 0; c < p.batch * p.channels; ++c) // every plane of every image
     for (int64_t oy = 0; oy < oh; ++oy)
       for (int64_t ox = 0; ox < ow; ++ox) {
         int32_t m = quant::kInt8Min;
@@ -34,16 +34,16 @@ void maxPool(const ir::PoolParams& p, const int8_t* in, int8_t* out) {
 
 Tensor poolInt8(const ir::PoolParams& p, const Tensor& x,
                 std::span<const quant::CountMultiplier> countMultipliers) {
-  NNACCEL_ASSERT(p.spatialRank == 2 && p.batch == 1) << "poolInt8 wants 2-D pooling, batch 1";
+  NNACCEL_ASSERT(p.spatialRank == 2) << "poolInt8 wants 2-D pooling";
   if (p.kind == ir::PoolParams::Kind::Average)
     return quant::averagePool(p, x, countMultipliers);
-  Tensor out(DType::I8, {1, p.channels, p.outSpatial[0], p.outSpatial[1]});
+  Tensor out(DType::I8, {p.batch, p.channels, p.outSpatial[0], p.outSpatial[1]});
   maxPool(p, x.data<int8_t>(), out.data<int8_t>());
   return out;
 }
 
 int64_t poolWindowOps(const ir::PoolParams& p) {
-  return p.channels * p.outSpatial[0] * p.outSpatial[1] * p.kernel[0] * p.kernel[1];
+  return p.batch * p.channels * p.outSpatial[0] * p.outSpatial[1] * p.kernel[0] * p.kernel[1];
 }
 
 } // namespace nnaccel::arch::common

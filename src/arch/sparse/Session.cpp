@@ -19,18 +19,6 @@ double Totals::energyRatio() const {
 
 namespace {
 
-void addLosses(SlotLosses& a, const SlotLosses& b) {
-  a.useful += b.useful;
-  a.outsidePlane += b.outsidePlane;
-  a.fragmentation += b.fragmentation;
-  a.conflicts += b.conflicts;
-  a.starvation += b.starvation;
-  a.imbalance += b.imbalance;
-  a.haloPpu += b.haloPpu;
-  a.dram += b.dram;
-  a.idlePes += b.idlePes;
-}
-
 std::string percentOf(int64_t part, int64_t whole) {
   return fmt::format(
       "{:.1f}%", whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0);
@@ -107,7 +95,7 @@ SessionResult simulateModel(const ir::Graph& g, const SparseConfig& config,
     t.oracleCycles += l.kind == LayerKind::Conv ? d.oracleCycles : rep.layers[i].cycles;
     t.energyPj += rep.layers[i].energyPj;
     t.denseEnergyPj += l.kind == LayerKind::Conv ? d.denseEnergyPj : rep.layers[i].energyPj;
-    addLosses(t.losses, d.losses);
+    t.losses += d.losses;
     if (l.kind == LayerKind::Conv) {
       denseWeights += l.conv.denseWeights;
       nzWeights += l.conv.nonZeroWeights;

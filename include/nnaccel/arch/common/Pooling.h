@@ -14,11 +14,11 @@
 
 namespace nnaccel::arch::common {
 
-/// Pools the s8 tensor \p x ([1, C, H, W], 2-D, undilated) by \p p.
+/// Pools the s8 tensor \p x ([N, C, H, W], 2-D, undilated) by \p p.
 Tensor poolInt8(const ir::PoolParams& p, const Tensor& x,
                 std::span<const quant::CountMultiplier> countMultipliers);
 
-/// Element operations of the pooling: one per window position of every output.
+/// Element operations of the pooling: one per window position of every output (all images).
 int64_t poolWindowOps(const ir::PoolParams& p);
 
 } // namespace nnaccel::arch::common

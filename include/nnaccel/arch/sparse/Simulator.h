@@ -55,6 +55,7 @@ struct SlotLosses {
   int64_t dram = 0;          ///< the layer waits for DRAM (input re-tiling, spills)
   int64_t idlePes = 0;       ///< PEs of the grid the layer's tiling leaves unused
   int64_t total() const;
+  SlotLosses& operator+=(const SlotLosses& o);
 };
 
 /// The sparse engine's own view of one layer (beyond the common LayerStats).

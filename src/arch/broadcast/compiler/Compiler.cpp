@@ -231,8 +231,9 @@ private:
   void lowerPool(ir::NodeId id) {
     const ir::PoolParams p = ir::poolParams(g_, id);
     const ir::Node& n = g_.node(id);
-    if (p.spatialRank != 2 || p.batch != 1)
-      return lowerHost(id, "pooling other than 2-D with batch 1");
+    if (p.spatialRank != 2)
+      return lowerHost(id, fmt::format("{}-D pooling (kernel vectors run along 2-D rows)",
+                                       p.spatialRank));
     if (std::any_of(p.dilations.begin(), p.dilations.end(), [](int64_t d) { return d != 1; }))
       return lowerHost(id, "dilated pooling");
     if (n.outputs.size() > 1 && n.outputs[1] != ir::kNoValue && !g_.users(n.outputs[1]).empty())
@@ -249,8 +250,6 @@ private:
       return lowerHost(id, fmt::format("{}-D convolution (kernel vectors run along 1-D and "
                                        "2-D rows)",
                                        cp.spatialRank));
-    if (cp.batch != 1)
-      return lowerHost(id, fmt::format("batch {} (the schedule assumes N = 1)", cp.batch));
     const bool twoD = cp.spatialRank == 2;
     const int64_t kh = twoD ? cp.kernel[0] : 1, kw = cp.kernel[twoD ? 1 : 0];
     ConvAxes a;

@@ -478,21 +478,30 @@ struct Simulator::Impl {
     return (m * a.outH + oy) * a.outW + ox;
   }
 
+  /// A Conv layer. The schedule takes one image; a batch runs image after image (the weights
+  /// are loaded again for each), so every variant's figures are the sum over the images. The
+  /// timing does not depend on the activation values, so the baselines are timed once.
   void runConv(const Layer& l, const SimOptions& options, report::LayerStats& s, LayerDetail& d) {
     const ConvLayer& c = l.conv;
+    const int64_t images = c.matrixLayout ? 1 : qm.graph.value(l.inputs[0]).shape.at(0);
     DataPath data;
     Tensor out;
-    if (options.functional) {
+    if (options.functional)
       out = Tensor(DType::I8, qm.graph.value(l.outputs[0]).shape);
-      data.x = input(l.inputs[0]).data<int8_t>();
-      data.out = out.data<int8_t>();
-    }
     const Tiling* tilings[kVariants] = {&c.tiling, &c.baselineConventional, &c.baselineNoBroadcast};
     for (size_t v = 0; v < kVariants; ++v) {
       if (v != kMethod && !options.baselines)
         continue;
-      d.variants[v] =
-          runVariant(c, *tilings[v], v == kMethod && options.functional ? &data : nullptr);
+      const bool functional = v == kMethod && options.functional;
+      for (int64_t n = 0; n < (functional ? images : 1); ++n) {
+        if (functional) {
+          data.x = input(l.inputs[0]).data<int8_t>() + n * (input(l.inputs[0]).numElements() / images);
+          data.out = out.data<int8_t>() + n * (out.numElements() / images);
+        }
+        const VariantStats one = runVariant(c, *tilings[v], functional ? &data : nullptr);
+        for (int64_t k = 0; k < (functional ? 1 : images); ++k)
+          d.variants[v] += one;
+      }
       d.timed[v] = true;
     }
     if (options.functional)

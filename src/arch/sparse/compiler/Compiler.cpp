@@ -197,8 +197,6 @@ private:
     if (cp.spatialRank > 2)
       return lowerHost(id, fmt::format("{}-D convolution (the PE grid tiles 1-D and 2-D planes)",
                                        cp.spatialRank));
-    if (cp.batch != 1)
-      return lowerHost(id, fmt::format("batch {} (the dataflow assumes N = 1)", cp.batch));
     auto axis = [&](size_t i) {
       return AxisConv{cp.inSpatial[i], cp.outSpatial[i], cp.kernel[i], cp.strides[i],
                       cp.dilations[i], cp.padsBegin[i],  cp.transposed};
@@ -429,8 +427,9 @@ private:
   void lowerPool(ir::NodeId id) {
     const ir::PoolParams p = ir::poolParams(g_, id);
     const ir::Node& n = g_.node(id);
-    if (p.spatialRank != 2 || p.batch != 1)
-      return lowerHost(id, "pooling other than 2-D with batch 1");
+    if (p.spatialRank != 2)
+      return lowerHost(id, fmt::format("{}-D pooling (the PE grid tiles 2-D planes)",
+                                       p.spatialRank));
     if (std::any_of(p.dilations.begin(), p.dilations.end(), [](int64_t d) { return d != 1; }))
       return lowerHost(id, "dilated pooling");
     if (n.outputs.size() > 1 && n.outputs[1] != ir::kNoValue && !g_.users(n.outputs[1]).empty())

@@ -22,6 +22,19 @@
 
 namespace nnaccel::arch::sparse {
 
+SlotLosses& SlotLosses::operator+=(const SlotLosses& o) {
+  useful += o.useful;
+  outsidePlane += o.outsidePlane;
+  fragmentation += o.fragmentation;
+  conflicts += o.conflicts;
+  starvation += o.starvation;
+  imbalance += o.imbalance;
+  haloPpu += o.haloPpu;
+  dram += o.dram;
+  idlePes += o.idlePes;
+  return *this;
+}
+
 AccessCounts& AccessCounts::operator+=(const AccessCounts& o) {
   multiplies += o.multiplies;
   crossbarTraversals += o.crossbarTraversals;
@@ -207,8 +220,69 @@ struct Simulator::Impl {
     std::shared_ptr<const LayerInput> compacted;
   };
 
+  /// Images a Conv layer processes one after another: its input's leading dimension (a
+  /// fully-connected layer's batch is already its rows).
+  int64_t imagesOf(const Layer& l) const {
+    return l.conv.matrixLayout ? 1 : qm.graph.value(l.inputs[0]).shape.at(0);
+  }
+
+  /// A Conv layer: the PT-IS-CP dataflow takes one image (N = 1), so a batch runs image after
+  /// image through the layer, each streaming the weights again; every image's output is then
+  /// written to DRAM (the output RAMs hold one image) and the next layer reads it back.
   void runConv(const Layer& l, const SimOptions& options, const Tensor& x, bool isSynthetic,
                report::LayerStats& s, LayerDetail& d) {
+    const int64_t images = imagesOf(l);
+    if (images == 1) {
+      convImage(l, options, x, isSynthetic, false, d);
+    } else {
+      Tensor out(DType::I8, qm.graph.value(l.outputs[0]).shape);
+      const int64_t inSize = x.numElements() / images, outSize = out.numElements() / images;
+      Dims imageShape = x.shape();
+      imageShape[0] = 1;
+      for (int64_t n = 0; n < images; ++n) {
+        Tensor xn(DType::I8, imageShape);
+        std::copy_n(x.data<int8_t>() + n * inSize, inSize, xn.data<int8_t>());
+        LayerDetail dn;
+        convImage(l, options, xn, true, true, dn); // fresh compaction: not the producer's image
+        const Tensor& yn = values[static_cast<size_t>(l.outputs[0])];
+        std::copy_n(yn.data<int8_t>(), outSize, out.data<int8_t>() + n * outSize);
+        addImage(d, dn, n);
+      }
+      values[static_cast<size_t>(l.outputs[0])] = std::move(out);
+    }
+    setConvStats(d, s);
+    // useful_macs is the operator's own count (ir::nodeMacs, as `info` counts it); the
+    // products of non-zero pairs that land in the output are the effectual ones.
+    s.usefulMacs = ir::nodeMacs(qm.graph, l.node);
+    s.effectualMacs = d.losses.useful;
+  }
+
+  /// Adds image \p n's detail \p b to the batch's \p a (densities are averaged).
+  static void addImage(LayerDetail& a, const LayerDetail& b, int64_t n) {
+    if (n == 0) {
+      a = b;
+      return;
+    }
+    const auto mean = [&](double x, double y) { return (x * static_cast<double>(n) + y) / (n + 1.0); };
+    a.cycles += b.cycles;
+    a.denseCycles += b.denseCycles;
+    a.oracleCycles += b.oracleCycles;
+    a.activationDensity = mean(a.activationDensity, b.activationDensity);
+    a.outputDensity = mean(a.outputDensity, b.outputDensity);
+    a.products += b.products;
+    a.losses += b.losses;
+    a.access += b.access;
+    a.denseAccess += b.denseAccess;
+    a.energyPj += b.energyPj;
+    a.denseEnergyPj += b.denseEnergyPj;
+    a.accumulatorOverflows += b.accumulatorOverflows;
+    a.inputFromDram = a.inputFromDram || b.inputFromDram;
+    a.outputToDram = a.outputToDram || b.outputToDram;
+  }
+
+  /// One image of Conv layer \p l on input \p x; \p outputToDram forces its output to DRAM.
+  void convImage(const Layer& l, const SimOptions& options, const Tensor& x, bool isSynthetic,
+                 bool outputToDram, LayerDetail& d) {
     const ConvLayer& c = l.conv;
     const bool inPlace = c.phasesX * c.phasesY == 1 && !c.matrixLayout && c.planeW == c.inW;
     const std::shared_ptr<const LayerInput> inHeld = convInput(l, x, isSynthetic, inPlace);
@@ -241,18 +315,13 @@ struct Simulator::Impl {
     const bool iaSpill = maxIaBytes > config.iaRamBytes;
     if (iaSpill)
       dramSide.dramReadBytes += iaBytes * static_cast<int64_t>(c.groups.size());
-    const OutputSize os = storeConvOutput(l, sparse.output, d, dramSide);
+    const OutputSize os = storeConvOutput(l, sparse.output, d, dramSide, outputToDram);
     boundByDram(c, loadBytes, loadCycles, dramSide, d);
     if (options.denseBaseline)
       runDenseBaseline(c, in, os, fromDram, d);
     const int64_t mults1 = config.peCount() * config.multipliersPerPe();
     d.oracleCycles = ceilDiv(d.losses.useful, mults1);
     d.energyPj = energyPj(d.access, config.energy);
-    setConvStats(d, s);
-    // useful_macs is the operator's own count (ir::nodeMacs, as `info` counts it); the
-    // products of non-zero pairs that land in the output are the effectual ones.
-    s.usefulMacs = ir::nodeMacs(qm.graph, l.node);
-    s.effectualMacs = d.losses.useful;
   }
 
   /// The compacted input of Conv layer \p l: the producer's compaction when it is read in place
@@ -270,16 +339,20 @@ struct Simulator::Impl {
   /// Conv layer \p l's output: stored as a value, its compressed size and residency (on chip
   /// when every PE's share fits its output RAM, else written to DRAM, counted in \p dramSide).
   OutputSize storeConvOutput(const Layer& l, const std::vector<int8_t>& output, LayerDetail& d,
-                             AccessCounts& dramSide) {
+                             AccessCounts& dramSide, bool toDram) {
     const ConvLayer& c = l.conv;
-    Tensor out(DType::I8, qm.graph.value(l.outputs[0]).shape);
+    Dims shape = qm.graph.value(l.outputs[0]).shape;
+    if (!c.matrixLayout)
+      shape[0] = 1; // one image (runConv assembles a batch)
+    Tensor out(DType::I8, shape);
+    NNACCEL_ASSERT(static_cast<int64_t>(output.size()) == out.numElements()) << "conv output size";
     std::copy(output.begin(), output.end(), out.data<int8_t>());
     const OutputSize os = outputSize(c, out.data<int8_t>());
     d.outputDensity =
         os.elements > 0 ? static_cast<double>(os.nonZeros) / static_cast<double>(os.elements) : 1.0;
     d.access.oaWriteBytes = os.bytes;
     Residency& r = residency[static_cast<size_t>(l.outputs[0])];
-    r.onChip = os.maxPeBytes <= config.oaRamBytes;
+    r.onChip = !toDram && os.maxPeBytes <= config.oaRamBytes;
     r.tiling = c.outTiling;
     r.compressedBytes = os.bytes;
     r.inDram = false;
@@ -437,7 +510,8 @@ struct Simulator::Impl {
     int64_t maxOps = 0;
     for (int64_t py = 0; py < t.y.parts; ++py)
       for (int64_t px = 0; px < t.x.parts; ++px)
-        maxOps = std::max(maxOps, t.x.length(px) * t.y.length(py) * window * p.channels);
+        maxOps =
+            std::max(maxOps, t.x.length(px) * t.y.length(py) * window * p.channels * p.batch);
     AccessCounts a;
     bool fromDram = false;
     const int64_t inBytes = x.numElements() * config.valueBits / 8;

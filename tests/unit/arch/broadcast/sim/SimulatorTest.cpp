@@ -621,3 +621,32 @@ TEST(BroadcastSimulatorTest, PoolingAndElementwiseRunOnThePeArray) {
 
 } // namespace
 } // namespace nnaccel::arch::broadcast
+
+namespace nnaccel::arch::broadcast {
+namespace {
+
+TEST(BroadcastSimulatorTest, ABatchRunsImageAfterImage) {
+  // LeNet-5 at batch 2: every layer on the array, bit-exact; each convolution's timing does not
+  // depend on the activations, so it takes exactly twice its batch-1 cycles and MACs.
+  driver::LoadOptions two;
+  two.import.defaultSymbolicDim = 2;
+  const ir::Graph g1 = driver::loadModel("lenet5");
+  const ir::Graph g2 = driver::loadModel("lenet5", two);
+  const BroadcastConfig c = broadcastPreset("npu");
+  const SessionResult r1 = simulateModel(g1, c, SessionOptions{});
+  const SessionResult r2 = simulateModel(g2, c, SessionOptions{});
+  EXPECT_TRUE(r2.report.verdict.passed) << r2.report.verdict.detail;
+  ASSERT_EQ(r1.program.layers.size(), r2.program.layers.size());
+  for (size_t i = 0; i < r2.program.layers.size(); ++i) {
+    SCOPED_TRACE(r2.program.layers[i].name);
+    EXPECT_FALSE(r2.report.layers[i].hostFallback);
+    if (r2.program.layers[i].kind != LayerKind::Conv || r2.program.layers[i].conv.matrixLayout)
+      continue;
+    EXPECT_EQ(r2.report.layers[i].cycles, 2 * r1.report.layers[i].cycles);
+    EXPECT_EQ(r2.report.layers[i].issuedMacs, 2 * r1.report.layers[i].issuedMacs);
+    EXPECT_EQ(r2.report.layers[i].usefulMacs, 2 * r1.report.layers[i].usefulMacs);
+  }
+}
+
+} // namespace
+} // namespace nnaccel::arch::broadcast
