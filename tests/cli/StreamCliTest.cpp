@@ -2,7 +2,8 @@
 /// End-to-end tests of the stream engine on the command line (seed 002): `nnaccel simulate
 /// --arch stream` on LeNet-5 chained over two fig44 chips (the int8 verdict and the pipeline
 /// summary), `nnaccel map` (the placement table, with P/T/H for the Fig. 54 model), and the
-/// error paths: a model that does not fit (what it needs, the --chips that fits it), `map` on
+/// error paths: a model that does not fit the chips --chips fixes (what it needs, the --chips
+/// that fits it; without --chips the smallest chain that fits is chosen), `map` on
 /// another engine, --chips out of range, an op without a unit, a row out of bypass tiles.
 #include "CliSupport.h"
 
@@ -26,6 +27,13 @@ TEST_F(StreamCli, SimulateLeNetOnTwoChipsVerifies) {
         "\nmultiplies at positions a Sample discards: ", "\nbaseline: output-centric order"})
     EXPECT_NE(r.out.find(text), std::string::npos) << text << "\n" << r.out;
   EXPECT_EQ(run("simulate lenet5 --arch stream --chips 2").out, r.out); // deterministic
+  // Without --chips the run takes the smallest chain that fits, and says so.
+  const Result chosen = run("simulate lenet5 --arch stream");
+  ASSERT_EQ(chosen.exitCode, 0) << chosen.err;
+  EXPECT_NE(chosen.out.find("in 7 rows on 2 chip(s) of 4 rows x 24 kernel + 8 aux tiles (chosen: "
+                            "the smallest chain that fits; --chips fixes it)"),
+            std::string::npos)
+      << chosen.out;
 }
 
 TEST_F(StreamCli, MapPrintsThePlacement) {
@@ -48,7 +56,7 @@ TEST_F(StreamCli, MapShowsTheRatesOfTheFig54Model) {
 }
 
 TEST_F(StreamCli, Errors) {
-  expectError("simulate lenet5 --arch stream", 1,
+  expectError("simulate lenet5 --arch stream --chips 1", 1,
               "'chips': model 'lenet5' does not fit: it needs 14 kernel tiles and 10 aux tiles "
               "in 7 rows, 2 chip(s) of 4 rows (24 kernel + 8 aux tiles each); the run has 1 "
               "chip(s) (use --chips 2 to chain them)");

@@ -127,17 +127,27 @@ TEST_F(SweepCli, TheFrontCanTradeCyclesAgainstArea) {
 }
 
 TEST_F(SweepCli, AModelThatDoesNotFitIsARowWithItsQuotedMessage) {
-  const Result r = run("sweep lenet5 --arch stream --param kernel_tiles.rows=4,8 --csv s.csv");
+  // One weight pair per kernel tile: LeNet-5's c5 needs more rows than the aux tiles can bypass.
+  const Result r =
+      run("sweep lenet5 --arch stream --param kernel_tiles.weight_store_pairs=1,64 --csv s.csv");
   ASSERT_EQ(r.exitCode, 0) << r.err;
   const std::vector<std::string> rows = dataRows(readFile(path("s.csv")));
   ASSERT_EQ(rows.size(), 2u);
-  // The message has commas, so it is quoted.
-  EXPECT_EQ(rows[0].rfind("0,4,error,,,,,,,", 0), 0u) << rows[0];
-  EXPECT_NE(rows[0].find(",0,0,\"'chips': model 'lenet5' does not fit: "), std::string::npos)
+  EXPECT_EQ(rows[0].rfind("0,1,error,,,,,,,", 0), 0u) << rows[0];
+  EXPECT_NE(rows[0].find(",0,0,'aux_tiles.tiles_per_row': layer 'c5': row 5 has no auxiliary "),
+            std::string::npos)
       << rows[0];
-  EXPECT_EQ(rows[0].back(), '"');
   EXPECT_NE(rows[1].find(",ok,"), std::string::npos) << rows[1];
   EXPECT_NE(rows[1].find(",yes,1,1,"), std::string::npos) << rows[1]; // the only point that ran
+  // A message with commas is quoted (DCGAN's 100-channel input on a one-set input bus).
+  const Result q = run("sweep dcgan --arch stream --param external.input_sets=1 --csv q.csv");
+  ASSERT_EQ(q.exitCode, 0) << q.err;
+  const std::vector<std::string> failed = dataRows(readFile(path("q.csv")));
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_NE(failed[0].find(",0,0,\"'external.input_sets': input 'input' has 100 channels: 7 sets "
+                           "of 16 lanes, but the input bus carries 1\""),
+            std::string::npos)
+      << failed[0];
 }
 
 TEST_F(SweepCli, TimingOnlySkipsTheVerification) {

@@ -25,6 +25,7 @@ SessionResult simulateModel(const ir::Graph& g, const StreamConfig& config,
   SessionResult r;
   CompileOptions co;
   co.chips = options.chips;
+  co.chooseChips = options.chips == 0; // no --chips: the smallest chain that fits
   r.program = compile(qm, config, co);
   const common::Int8Run run(g, qm, options, true);
 
@@ -117,9 +118,13 @@ SessionResult simulateModel(const ir::Graph& g, const StreamConfig& config,
   auto& sum = rep.summary;
   sum.emplace_back("tiles used",
                    fmt::format("{} kernel + {} aux ({} bypass) in {} rows on {} "
-                               "chip(s) of {} rows x {} kernel + {} aux tiles",
+                               "chip(s) of {} rows x {} kernel + {} aux tiles{}",
                                t.kernelTiles, t.auxTiles, t.bypassTiles, t.rowsUsed, t.chipsUsed,
-                               config.rows, config.kernelTileCount(), config.auxTileCount()));
+                               config.rows, config.kernelTileCount(), config.auxTileCount(),
+                               options.chips == 0 && t.chipsUsed > config.chips
+                                   ? fmt::format(" (chosen: the smallest chain that fits; "
+                                                 "--chips fixes it)")
+                                   : ""));
   sum.emplace_back("FIFO storage",
                    fmt::format("{:.1f} kbit", static_cast<double>(t.fifoBits) / 1000.0));
   sum.emplace_back("first-output latency",

@@ -20,11 +20,14 @@ namespace nnaccel::arch::stream {
 struct CompileOptions {
   /// Chips chained when the model does not fit on one (0: the config's `chips`).
   int64_t chips = 0;
+  /// The run did not fix the chips (no --chips): a model that outgrows them takes the
+  /// smallest chain that fits (Program::chipsUsed) instead of failing.
+  bool chooseChips = false;
 };
 
 /// Compiles \p qm for \p config. Throws nnaccel::Error: Unsupported for an op the ASIC has no
-/// unit for (naming the node), Config when the model does not fit (what it needs against what
-/// the chip has, and the --chips that would fit it).
+/// unit for (naming the node), Config when the model does not fit the fixed chips (what it
+/// needs against what the chip has, and the --chips that would fit it).
 Program compile(const quant::QuantizedModel& qm, const StreamConfig& config,
                 const CompileOptions& options = {});
 

@@ -15,7 +15,7 @@ namespace nnaccel::arch::stream {
 
 struct SessionOptions : common::RunOptions {
   int64_t frames = 1; ///< frames streamed back to back
-  int64_t chips = 0;  ///< chained ASICs (0: the config's)
+  int64_t chips = 0;  ///< chained ASICs (0: the config's, or the smallest chain that fits)
 };
 
 /// Whole-model figures of a run.

@@ -159,7 +159,7 @@ Program compile(const quant::QuantizedModel& qm, const StreamConfig& config,
   // A model that outgrows the run's chips is placed on as many chained chips as it takes (up to
   // Placer::capacityChips), so that the error can say what it needs.
   Program p = detail::Mapper(qm, config, chips).run();
-  if (p.rowsUsed > chips * config.rows)
+  if (p.rowsUsed > chips * config.rows && !options.chooseChips)
     throw doesNotFit(qm, config, chips, p);
   return p;
 }
