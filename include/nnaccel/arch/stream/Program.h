@@ -209,6 +209,9 @@ struct Program {
   std::string model;
   StreamFormat input; ///< the primary input stream
   ir::ValueId inputValue = ir::kNoValue;
+  /// The input value is NHWC ([1, H, W, C], read through a Transpose to NCHW): its data is
+  /// already the pixel stream's order (each pixel's channels in turn).
+  bool inputPixelMajor = false;
   std::vector<BusRef> inputSets;       ///< slots of the primary input bus
   std::vector<KernelTile> kernelTiles; ///< in placement (and evaluation) order per row
   std::vector<AuxTile> auxTiles;

@@ -59,6 +59,12 @@ Program Mapper::run() {
 void Mapper::lowerNode(ir::NodeId id) {
   const ir::Node& n = g_.node(id);
   const quant::QuantNode& q = qm_.node(id);
+  if (id == inputTranspose_) {
+    lowerView(id);
+    program_.layers.back().note = "NHWC input to NCHW: the input bus already delivers each "
+                                  "pixel's channels in turn, no data moves";
+    return;
+  }
   if (common::isAliasView(qm_, id))
     return lowerView(id);
   switch (q.kind) {

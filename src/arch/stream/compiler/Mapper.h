@@ -289,6 +289,7 @@ private:
   Program program_;
   Placer placer_;
   std::set<ir::NodeId> consumed_;
+  ir::NodeId inputTranspose_ = -1; ///< an NHWC input's Transpose to NCHW: a view
   std::map<ir::ValueId, Placed> placed_;
   std::map<ir::ValueId, ir::ValueId> outputFunctions_;
   std::map<size_t, size_t> auxLayer_; ///< aux tile -> the layer that created it

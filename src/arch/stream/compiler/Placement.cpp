@@ -3,6 +3,7 @@
 /// row by row, and the Mapper's placement helpers: the graph input and outputs on the buses,
 /// stream formats, and bypass tiles carrying a set down to the row that reads it.
 #include "Mapper.h"
+#include "nnaccel/ir/OpParams.h"
 #include "nnaccel/support/Error.h"
 
 #include <algorithm>
@@ -90,16 +91,26 @@ void Mapper::mapInput() {
   const Dims& s = g_.value(v).shape;
   if (s.size() != 4 || s[0] != 1)
     throw Error(ErrorKind::Unsupported, ErrorContext{.node = g_.value(v).name},
-                fmt::format("input '{}' has shape {}; the stream ASIC streams one NCHW image "
-                            "(batch 1) in raster order",
+                fmt::format("input '{}' has shape {}; the stream ASIC streams one image (batch "
+                            "1) in raster order, NCHW or NHWC read through a Transpose to NCHW",
                             g_.value(v).name, dimsToString(s)));
+  // A pixel stream delivers each pixel's channels in turn: an NHWC input (a model converted
+  // from TensorFlow) whose only reader is the Transpose to NCHW is read as it is, and the
+  // Transpose moves no data (lowerNode makes it a view).
+  const std::vector<ir::NodeId> users = g_.users(v);
+  const bool nhwc = users.size() == 1 && g_.node(users[0]).op == ir::OpKind::Transpose &&
+                    ir::transposePerm(g_, users[0]) == std::vector<int64_t>{0, 3, 1, 2};
+  const FrameShape frame = nhwc ? FrameShape{s[1], s[2], s[3]} : FrameShape{s[2], s[3], s[1]};
+  if (nhwc)
+    inputTranspose_ = users[0];
   Placed p;
-  p.format = formatFor(FrameShape{s[2], s[3], s[1]}, 1);
+  p.format = formatFor(frame, 1);
   if (p.format.sets() > c_.inputBusSets)
     throw Error(ErrorKind::Config, ErrorContext{.key = "external.input_sets"},
                 fmt::format("input '{}' has {} channels: {} sets of {} lanes, but the input "
                             "bus carries {}",
-                            g_.value(v).name, s[1], p.format.sets(), c_.lanes, c_.inputBusSets));
+                            g_.value(v).name, frame.channels, p.format.sets(), c_.lanes,
+                            c_.inputBusSets));
   for (int64_t i = 0; i < p.format.sets(); ++i) {
     p.sets.push_back(BusRef{-1, i});
     p.timing.push_back(SetTiming{0});
@@ -110,6 +121,7 @@ void Mapper::mapInput() {
   }
   program_.input = p.format;
   program_.inputValue = v;
+  program_.inputPixelMajor = nhwc;
   program_.inputSets = p.sets;
   placed_[v] = std::move(p);
 }

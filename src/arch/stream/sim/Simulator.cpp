@@ -45,8 +45,8 @@ const quant::CountMultiplier& countMultiplier(const std::vector<quant::CountMult
 std::vector<SetStream> inputSetStreams(const Program& p, const Tensor& input, int64_t frames) {
   const FrameShape f = p.input.frame;
   NNACCEL_ASSERT(input.numElements() == f.values()) << "input size";
-  const std::vector<Value> chw(input.data<int8_t>(), input.data<int8_t>() + f.values());
-  const std::vector<Value> pos = toPositionMajor(chw, f);
+  const std::vector<Value> data(input.data<int8_t>(), input.data<int8_t>() + f.values());
+  const std::vector<Value> pos = p.inputPixelMajor ? data : toPositionMajor(data, f);
   const int64_t perSet = p.input.lanes * p.input.tm;
   std::vector<SetStream> sets;
   for (size_t s = 0; s < p.inputSets.size(); ++s) {

@@ -389,3 +389,38 @@ TEST(StreamEngine, Pooling) {
 
 } // namespace
 } // namespace nnaccel::arch::stream
+
+namespace nnaccel::arch::stream {
+namespace {
+
+TEST(StreamEngine, AnNhwcInputIsThePixelStreamItself) {
+  // A model converted from TensorFlow: NHWC input, Transpose to NCHW, convolution. The input
+  // bus delivers each pixel's channels in turn, so the 3-channel 10x12 image is one set of 3
+  // channels (not 10 "channels" of 12x3) and the Transpose is a view; bit-exact.
+  ir::Graph g;
+  g.name = "nhwc";
+  Rng rng(13);
+  const ir::ValueId x = g.addValue("input", DType::F32, {1, 10, 12, 3});
+  ir::AttrMap perm;
+  perm.set("perm", std::vector<int64_t>{0, 3, 1, 2});
+  const ir::ValueId nchw = testing::detail::addNode(g, ir::OpKind::Transpose, "to_nchw", {x}, perm);
+  ir::AttrMap conv;
+  conv.set("kernel_shape", std::vector<int64_t>{3, 3});
+  conv.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  const ir::ValueId w = g.addConstant("w", testing::detail::sparseWeights(rng, {8, 3, 3, 3}, 1.0));
+  const ir::ValueId y = testing::detail::addNode(g, ir::OpKind::Conv, "c", {nchw, w}, conv);
+  g.inputs = {x};
+  g.outputs = {testing::detail::addNode(g, ir::OpKind::Relu, "r", {y})};
+  driver::prepareGraph(g);
+  const SessionResult r = run(g, streamPreset("fig44"));
+  EXPECT_TRUE(r.report.verdict.passed) << r.report.verdict.detail;
+  EXPECT_TRUE(r.program.inputPixelMajor);
+  EXPECT_EQ(r.program.input.frame.channels, 3);
+  EXPECT_EQ(r.program.input.frame.rows, 10);
+  ASSERT_FALSE(r.program.layers.empty());
+  EXPECT_EQ(r.program.layers[0].kind, LayerKind::View);
+  EXPECT_NE(r.program.layers[0].note.find("NHWC"), std::string::npos);
+}
+
+} // namespace
+} // namespace nnaccel::arch::stream
