@@ -437,6 +437,14 @@ QuantNode classifyNode(const Graph& g, NodeId id) {
     if (!isF32(g, inputAt(n, 0)) || !isF32(g, inputAt(n, 1))) {
       return island("its inputs are not f32");
     }
+    // x op constant (the constant second, so Sub keeps its order): a unary function of x,
+    // tabulated when the constant varies along at most one axis and does not widen x.
+    if (!g.isConstant(n.inputs[0]) && g.isConstant(n.inputs[1])) {
+      QuantNode lookup = classifyLookup(g, id);
+      if (lookup.kind == QuantOpKind::Lookup) {
+        return lookup;
+      }
+    }
     return ofKind(n.op == OpKind::Mul ? QuantOpKind::Mul : QuantOpKind::AddSub);
   case OpKind::Concat:
     for (ValueId v : n.inputs) {

@@ -448,7 +448,8 @@ TEST(Int8Executor, AddSubMulWithBroadcastAndConstants) {
   const auto c = b.floats("c", {4}, {0.5f, -2.0f, 1.0f, 0.25f});
   const auto add = b.op(OpKind::Add, "add", {x, y});
   const auto sub = b.op(OpKind::Sub, "sub", {c, x});
-  const auto mul = b.op(OpKind::Mul, "mul", {add, c});
+  // The constant first: `tensor op constant` is a lookup (QuantizerTest), these stay integer.
+  const auto mul = b.op(OpKind::Mul, "mul", {c, add});
   const ir::Graph g = finish(b, {add, sub, mul});
   const auto sets = randomSets(g, 2, 19);
   const QuantizedModel m = quantize(g, sets);

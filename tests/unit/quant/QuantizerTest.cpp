@@ -115,7 +115,7 @@ TEST(Quantizer, AllZeroChannelsAndTensorsGetUsableScales) {
   const auto c = b.op(OpKind::Conv, "conv",
                       {x, b.floats("w", {2, 2, 3, 3}, w), b.floats("b", {2}, {0.0f, 0.5f})},
                       attrs({{"pads", Dims{1, 1, 1, 1}}}));
-  const auto z = b.op(OpKind::Mul, "zero", {x, b.floats("zeros", {}, {0.0f})});
+  const auto z = b.op(OpKind::Mul, "zero", {b.floats("zeros", {}, {0.0f}), x}); // integer Mul
   const ir::Graph g = finish(b, {c, z});
   const QuantizedModel m = quantize(g, {});
   const QuantNode& q = m.node(0);
@@ -127,7 +127,7 @@ TEST(Quantizer, AllZeroChannelsAndTensorsGetUsableScales) {
   EXPECT_EQ(q.bias[1], quantizeBias(0.5f, m.scale(x), 1.0f / 127.0f));
   // The all-zero product: scale 1, and the all-zero constant too.
   EXPECT_EQ(m.scale(z), 1.0f);
-  EXPECT_EQ(m.constants[static_cast<size_t>(g.node(1).inputs[1])].scale, 1.0f);
+  EXPECT_EQ(m.constants[static_cast<size_t>(g.node(1).inputs[0])].scale, 1.0f);
   Int8Executor ex(m);
   const auto in = makeCalibrationInputs(g, 1, 3)[0];
   const Int8Result r = ex.run(in);
@@ -232,6 +232,31 @@ TEST(Quantizer, LookupTablesTabulateTheFp32FunctionPerChannel) {
   ex.run(in);
   const std::vector<Tensor> f = reference::Executor(g).run(in);
   EXPECT_GT(measureAgreement(f[0], ex.value(half).dequantize()).cosineSimilarity, 0.99);
+}
+
+TEST(Quantizer, TensorOpConstantIsALookup) {
+  // HardSwish as exporters decompose it: x * clip(x + 3, 0, 6) / 6. The constant Add and Div
+  // are tables; the Clip a clamp; the tensor-tensor Mul the integer rule.
+  GraphBuilder b;
+  const auto x = b.input("x", {1, 4, 3, 3});
+  const auto plus3 = b.op(OpKind::Add, "plus3", {x, b.floats("three", {}, {3.0f})});
+  const auto clip = b.op(OpKind::Clip, "clip", {plus3, b.floats("lo", {}, {0.0f}), b.floats("hi", {}, {6.0f})});
+  const auto prod = b.op(OpKind::Mul, "prod", {x, clip});
+  const auto out = b.op(OpKind::Div, "div6", {prod, b.floats("six", {}, {6.0f})});
+  const auto perChannel = b.op(OpKind::Sub, "minus_c", {out, b.floats("c", {4, 1, 1}, {1, 2, 3, 4})});
+  const ir::Graph g = finish(b, {perChannel});
+  const QuantizedModel m = quantize(g, {});
+  EXPECT_EQ(m.node(nodeNamed(g, "plus3")).kind, QuantOpKind::Lookup);
+  EXPECT_EQ(m.node(nodeNamed(g, "clip")).kind, QuantOpKind::Clamp);
+  EXPECT_EQ(m.node(nodeNamed(g, "prod")).kind, QuantOpKind::Mul);
+  EXPECT_EQ(m.node(nodeNamed(g, "div6")).kind, QuantOpKind::Lookup);
+  EXPECT_EQ(m.node(nodeNamed(g, "minus_c")).kind, QuantOpKind::Lookup);
+  EXPECT_EQ(m.node(nodeNamed(g, "minus_c")).lookupAxis, 1);
+  Int8Executor ex(m);
+  const auto in = makeCalibrationInputs(g, 1, 12)[0];
+  const Int8Result r = ex.run(in);
+  const std::vector<Tensor> f = reference::Executor(g).run(in);
+  EXPECT_GT(measureAgreement(f[0], r.dequantized[0]).cosineSimilarity, 0.999);
 }
 
 TEST(Quantizer, LookupNeedsOneVaryingAxisAndNoBroadcast) {

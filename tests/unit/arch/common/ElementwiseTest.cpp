@@ -52,7 +52,7 @@ TEST(Elementwise, BinaryOpsBroadcastWithZeroStrides) {
   const auto gate = b.input("gate", {1, 4, 1, 1});
   const auto sum = b.op(OpKind::Add, "residual", {x, y});
   const auto scaled = b.op(OpKind::Mul, "se_scale", {sum, gate});
-  const auto diff = b.op(OpKind::Sub, "minus_row", {scaled, b.constant("row", randomTensor({5}, rng))});
+  const auto diff = b.op(OpKind::Sub, "row_minus", {b.constant("row", randomTensor({5}, rng)), scaled});
   const auto relu = b.op(OpKind::Relu, "relu", {diff});
   const ir::Graph g = finish(b, {relu});
   const auto layers = expectExact(g);
@@ -61,7 +61,8 @@ TEST(Elementwise, BinaryOpsBroadcastWithZeroStrides) {
   EXPECT_EQ(se.passes[0].b.strides, (Dims{0, 1, 0, 0}));
   EXPECT_EQ(se.elementOps(), 60);
   EXPECT_EQ(se.activationReadBytes(g), 60 + 4); // the gate is read once per channel
-  EXPECT_EQ(layers.at("minus_row").constantBytes(g), 5);
+  EXPECT_EQ(layers.at("row_minus").constantBytes(g), 5);
+  EXPECT_EQ(layers.at("row_minus").passes[0].a.strides, (Dims{0, 0, 0, 1}));
   EXPECT_EQ(layers.at("relu").passes[0].func, ElementwiseFunc::Clamp);
 }
 
