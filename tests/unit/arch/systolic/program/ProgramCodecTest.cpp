@@ -449,8 +449,8 @@ TEST(ProgramCodec, RejectsAnUnknownOpcode) {
   putVarint(payload, 1);
   const std::string offset = fileOffsetOf(payload);
   payload.push_back(static_cast<uint8_t>(std::variant_size_v<Op>));
-  expectIoError(seal(payload),
-                "bad.nnx: offset " + offset + ": unknown opcode 10 in instruction 0");
+  expectIoError(seal(payload), "bad.nnx: offset " + offset + ": unknown opcode " +
+                                   std::to_string(std::variant_size_v<Op>) + " in instruction 0");
 }
 
 TEST(ProgramCodec, RejectsAnUnknownEnumValue) {
@@ -459,9 +459,9 @@ TEST(ProgramCodec, RejectsAnUnknownEnumValue) {
   payload.push_back(0); // DMA_LOAD
   putNoSync(payload);
   const std::string offset = fileOffsetOf(payload);
-  putVarint(payload, 3); // space: one past pool_table
+  putVarint(payload, 4); // space: one past lookup_table
   expectIoError(seal(payload), "bad.nnx: offset " + offset +
-                                   ": invalid memory space value 3 in instruction 0 (DMA_LOAD), "
+                                   ": invalid memory space value 4 in instruction 0 (DMA_LOAD), "
                                    "field 'space'");
 }
 
