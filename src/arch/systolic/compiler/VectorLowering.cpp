@@ -17,6 +17,10 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
 
 namespace nnaccel::arch::systolic {
 
