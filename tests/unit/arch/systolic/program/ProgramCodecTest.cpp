@@ -272,11 +272,26 @@ TEST(ProgramCodec, RoundTripsEveryVectorFunctionAndTheLookupTableLoad) {
                                     .dram = {0x100, 0, 0, 1}},
                             {}});
   for (int f = 0; f < 6; ++f) {
-    Vector v{.func = static_cast<VectorFunc>(f), .partitions = 16, .rows = 2, .rowLen = 7,
-             .a = 0x40, .aRowStride = 7, .b = 0x80, .bRowStride = -1, .bStep = 0, .dst = 0xC0,
-             .dstRowStride = 9, .leftShift = 20, .aMultiplier = 1300000000, .aShift = -30,
-             .bMultiplier = 0, .bShift = 31, .outMultiplier = 2147483647, .outShift = 31,
-             .clampLo = -100 + f, .clampHi = 100};
+    Vector v{.func = static_cast<VectorFunc>(f),
+             .partitions = 16,
+             .rows = 2,
+             .rowLen = 7,
+             .a = 0x40,
+             .aRowStride = 7,
+             .b = 0x80,
+             .bRowStride = -1,
+             .bStep = 0,
+             .dst = 0xC0,
+             .dstRowStride = 9,
+             .leftShift = 20,
+             .aMultiplier = 1300000000,
+             .aShift = -30,
+             .bMultiplier = 0,
+             .bShift = 31,
+             .outMultiplier = 2147483647,
+             .outShift = 31,
+             .clampLo = -100 + f,
+             .clampHi = 100};
     p.instructions.push_back({v, {{SemWait{0, 3}}, 3}});
   }
   const std::vector<uint8_t> bytes = encodeProgram(p);
