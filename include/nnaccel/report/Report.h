@@ -69,7 +69,7 @@ struct LayerStats {
   std::string name;
   std::string op;
   std::string shape;
-  std::string unit;          ///< "array", "pool", "host", "view"
+  std::string unit;          ///< "array", "pool", "vector", "host", "view"
   bool hostFallback = false; ///< ran on the host: counted, never hidden
   /// A host layer's bytes between accelerator and host (its operands and results), which the
   /// host model (engines/HostModel.h) charges; 0 on the engine's own units.

@@ -14,6 +14,8 @@
 ///    multiplier M int32, shift int32, unused; f32: bias f32, three unused). Loaded by DMA.
 ///  - Pool table: kPoolTableEntries records {count int32, M int32, shift int32, unused}, the
 ///    average-pool multiplier for a window of `count` elements. Loaded by DMA.
+///  - Lookup-table memory (vector unit): one kLookupTableBytes int8 table per SBUF partition,
+///    entry q + 128 holding f(q). Loaded by DMA.
 ///  - Semaphores: kNumSemaphores counters, all 0 at start, only ever incremented.
 ///
 /// Every instruction runs on one engine (engineOf) whose queue executes in program order;
@@ -41,6 +43,9 @@ inline constexpr int kActTableSlots = 2;
 inline constexpr int kActRecordBytes = 16;
 inline constexpr int kPoolTableEntries = 256;
 inline constexpr int kPoolRecordBytes = 16;
+inline constexpr int kLookupTableBytes = 256; ///< per partition: one int8 output per int8 input
+/// VECTOR Add/Sub: |q| * 2^leftShift <= 2^31 for every int8 q.
+inline constexpr int kMaxVectorLeftShift = 24;
 
 /// Optional wait/signal carried by every instruction. sem == -1 means "none".
 struct SemWait {
@@ -63,9 +68,10 @@ struct DramPattern {
 
 /// On-chip destination/source of a DMA.
 enum class OnChip : uint8_t {
-  Sbuf,      ///< partitions [partitionStart, +partitionCount), address sbufAddr
-  ActTable,  ///< "partition" = PE column, sbufAddr = byte offset in that column's table
-  PoolTable, ///< partitionStart = 0, partitionCount = 1, sbufAddr = byte offset in the table
+  Sbuf,        ///< partitions [partitionStart, +partitionCount), address sbufAddr
+  ActTable,    ///< "partition" = PE column, sbufAddr = byte offset in that column's table
+  PoolTable,   ///< partitionStart = 0, partitionCount = 1, sbufAddr = byte offset in the table
+  LookupTable, ///< partition p's lookup table (vector unit), sbufAddr = byte offset in it
 };
 
 /// DRAM -> on-chip. partitionCount x outerCount x innerCount elements of elemBytes each; on
@@ -181,6 +187,39 @@ struct Pool {
   bool countIncludePad = false;
 };
 
+/// Function of the vector unit (VECTOR). Every result is finally clamped to [clampLo, clampHi].
+enum class VectorFunc : uint8_t {
+  Clamp,      ///< a
+  Lookup,     ///< the partition's lookup table at a + 128
+  Add,        ///< quant::addSubValue(false, {leftShift, aM, bM, outM}, a, b)
+  Sub,        ///< quant::addSubValue(true, ...)
+  Mul,        ///< quant::mulValue(outM, a, b)
+  Requantize, ///< quant::requantize(a, outM)
+};
+
+/// Vector (element-wise) unit of the pooling engine, SBUF -> SBUF, s8 programs only: the
+/// post-processing of seed 000's pooling engine 418 between layers. Partitions
+/// [partitionStart, +partitions) in parallel; in each, element (y, x) for y < rows, x < rowLen:
+///   A   at a + y * aRowStride + x
+///   B   at b + y * bRowStride + x * bStep   (bStep 0: one value per row, bRowStride 0 too:
+///                                            one scalar per partition; Add/Sub/Mul only)
+///   out at dst + y * dstRowStride + x
+/// dst may equal a (in place). Multipliers are quant::QuantMultiplier {M, shift} pairs.
+struct Vector {
+  VectorFunc func = VectorFunc::Clamp;
+  int64_t partitionStart = 0, partitions = 1;
+  int64_t rows = 1, rowLen = 1;
+  int64_t a = 0, aRowStride = 0;
+  int64_t b = 0, bRowStride = 0, bStep = 1;
+  int64_t dst = 0, dstRowStride = 0;
+  int32_t leftShift = 0;                          ///< Add/Sub: operands scaled by 2^leftShift
+  int32_t aMultiplier = 1 << 30, aShift = -1;     ///< Add/Sub: operand A's rescale
+  int32_t bMultiplier = 1 << 30, bShift = -1;     ///< Add/Sub: operand B's rescale
+  int32_t outMultiplier = 1 << 30, outShift = -1; ///< Add/Sub/Mul/Requantize: output rescale
+  int64_t clampLo = -128, clampHi = 127;
+  bool operator==(const Vector&) const = default;
+};
+
 /// Runs graph node `node` on the host (the layer's DRAM tensors in, DRAM tensors out).
 /// Implicitly waits for every engine to be idle; takes no accelerator cycles.
 struct HostOp {
@@ -191,8 +230,9 @@ struct HostOp {
 /// Waits until every engine has completed every earlier instruction.
 struct Barrier {};
 
+/// Opcode = index in this variant (the file format): new ops are appended.
 using Op = std::variant<DmaLoad, DmaStore, DmaCopy, LoadWeights, Matmul, PsumReset, Activate, Pool,
-                        HostOp, Barrier>;
+                        HostOp, Barrier, Vector>;
 
 struct Instruction {
   Op op;
@@ -203,7 +243,7 @@ enum class Engine : uint8_t { Dma, Pe, Act, Pool, Host, Control };
 Engine engineOf(const Op& op);
 const char* engineName(Engine e);
 /// Mnemonic: DMA_LOAD, DMA_STORE, DMA_COPY, LOAD_WEIGHTS, MATMUL, PSUM_RESET, ACTIVATE, POOL,
-/// HOST, BARRIER.
+/// HOST, BARRIER, VECTOR.
 const char* mnemonic(const Op& op);
 
 bool operator==(const Instruction& a, const Instruction& b);

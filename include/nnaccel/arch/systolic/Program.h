@@ -52,6 +52,7 @@ enum class LayerUnit : uint8_t {
   Pool,    ///< pooling engine
   Host,    ///< host fallback (HostOp), reported per layer
   View,    ///< a reshape of a contiguous DRAM tensor: no instruction, no cost
+  Vector,  ///< element-wise layer on the pooling engine's vector unit (or a pure DMA pattern)
 };
 const char* layerUnitName(LayerUnit u);
 

@@ -194,6 +194,8 @@ private:
     }
     if (ir::isRowMajorView(n.op) && lowerView(id))
       return;
+    if (int8() && isElementwiseKind(ctx_.qm->node(id).kind))
+      return lowerElementwiseNode(id);
     lowerHost(id, common::noUnitNote(g_, id, "systolic"));
   }
 
@@ -539,6 +541,47 @@ private:
     setOutputs(l, {outValue});
     lowerConv(ctx_, d);
     endLayer();
+  }
+
+  /// An int8 element-wise node on the vector unit or as a DMA pattern (VectorLowering.cpp).
+  void lowerElementwiseNode(ir::NodeId id) {
+    const ir::Node& n = node(id);
+    std::variant<ElementwisePlan, std::string> planned = planElementwise(ctx_, id);
+    if (const auto* why = std::get_if<std::string>(&planned))
+      return lowerHost(id, *why);
+    ElementwisePlan& plan = std::get<ElementwisePlan>(planned);
+    std::string opName(ir::opName(n.op));
+    const ir::ValueId out = fuseVectorClamp(id, plan, opName);
+    ElementwiseIo io;
+    for (ir::ValueId v : n.inputs)
+      io.inputs.push_back(g_.isConstant(v) ? -1 : tensorOf(v));
+    io.output = tensorOf(out);
+    Layer& l = beginLayer(id, LayerUnit::Vector, opName, shapeOf(n));
+    setOutputs(l, {out});
+    lowerElementwise(ctx_, id, plan, io);
+    endLayer();
+  }
+
+  /// A Relu/Clip that alone reads an Add/Sub/Mul result folds into the VECTOR's clamp (the
+  /// residual Add + Relu of ResNets); returns the value the layer finally produces.
+  ir::ValueId fuseVectorClamp(ir::NodeId id, ElementwisePlan& plan, std::string& opName) {
+    const ir::ValueId out = node(id).outputs[0];
+    const VectorFunc f = plan.op.func;
+    const bool binary = f == VectorFunc::Add || f == VectorFunc::Sub || f == VectorFunc::Mul;
+    const std::vector<ir::NodeId>& users = g_.users(out);
+    const bool isOutput = std::find(g_.outputs.begin(), g_.outputs.end(), out) != g_.outputs.end();
+    if (plan.kind != ElementwisePlan::Kind::Vector || !binary || users.size() != 1 || isOutput)
+      return out;
+    const ir::NodeId act = users.front();
+    const quant::QuantNode& q = ctx_.qm->node(act);
+    if (q.kind != quant::QuantOpKind::Clamp || node(act).inputs.empty() ||
+        node(act).inputs[0] != out || consumed_.count(act))
+      return out;
+    plan.op.clampLo = std::max<int64_t>(plan.op.clampLo, q.clampMin);
+    plan.op.clampHi = std::min<int64_t>(plan.op.clampHi, q.clampMax);
+    consumed_.insert(act);
+    opName.append("+").append(ir::opName(node(act).op));
+    return node(act).outputs[0];
   }
 
   void lowerPoolNode(ir::NodeId id) {

@@ -1,7 +1,7 @@
 /// \file
 /// State shared by the systolic compiler's lowering passes (Compiler.cpp drives them,
-/// ConvLowering.cpp and PoolLowering.cpp emit instructions): the program being built, DRAM
-/// allocation and the emitter. Private to src/arch/systolic.
+/// ConvLowering.cpp, PoolLowering.cpp and VectorLowering.cpp emit instructions): the program being
+/// built, DRAM allocation and the emitter. Private to src/arch/systolic.
 #pragma once
 #include "Emitter.h"
 #include "nnaccel/arch/systolic/AccessPlan.h"
@@ -11,11 +11,13 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace nnaccel::quant {
 struct QuantizedModel;
-}
+enum class QuantOpKind;
+} // namespace nnaccel::quant
 
 namespace nnaccel::arch::systolic {
 
@@ -91,6 +93,64 @@ struct PoolDesc {
 };
 /// Emits a pooling layer; returns false (nothing emitted) when it cannot fit on chip.
 bool lowerPool(CompilerContext& ctx, const PoolDesc& d);
+
+/// One operand (or the result) of an element-wise layer in DRAM as an [n][c][s] array of int8
+/// elements: element (n, c, s) at addr + n * nStride + c * cStride + s, or, when perRow (operand
+/// B only), one value per (n, c) at addr + n * nStride + c * cStride. A stride of 0 broadcasts.
+struct VectorOperand {
+  int64_t addr = 0;
+  int64_t nStride = 0, cStride = 0;
+  bool perRow = false;
+  Range range; ///< the DRAM it lives in (hazard tracking); empty for an absent operand
+};
+
+/// An element-wise layer on the vector unit (VectorLowering.cpp): out = op(a, b) over batch x
+/// channels x plane elements, channels on SBUF partitions.
+struct VectorDesc {
+  Vector op; ///< func, multipliers and clamp; the lowering fills partitions, counts, addresses
+  int64_t batch = 1, channels = 1, plane = 1;
+  VectorOperand a, b, out; ///< b absent (empty range) for unary functions
+  /// Lookup: DRAM address of the tables, one per channel (perChannelTables) or one for all.
+  int64_t tablesAddr = -1;
+  bool perChannelTables = false;
+};
+/// Emits an element-wise layer in channel blocks and plane chunks that fit the state buffer.
+void lowerVector(CompilerContext& ctx, const VectorDesc& d);
+
+/// An operand's [n][c][s] element strides relative to the output (VectorOperand without the
+/// address), from the numpy broadcast of its shape.
+struct OperandView {
+  int64_t nStride = 0, cStride = 0;
+  bool perRow = false;
+};
+
+/// How an int8 element-wise node runs (planElementwise): on the vector unit, as a channel
+/// Concat (DRAM copies or REQUANTIZE per input), or as a replication DMA pattern (nearest
+/// Resize by integer factors).
+struct ElementwisePlan {
+  enum class Kind : uint8_t { Vector, Concat, Replicate } kind = Kind::Vector;
+  Vector op;                      ///< Vector: func, multipliers, clamp
+  int inputA = 0, inputB = -1;    ///< node inputs read as A and B (-1: unary)
+  OperandView a, b;               ///< their views
+  bool perChannelTables = false;  ///< Lookup: one table per channel
+  int64_t scaleH = 1, scaleW = 1; ///< Replicate: the integer factors
+};
+
+/// The DRAM tensors of an element-wise node: per node input its program tensor (-1 for a graph
+/// constant: its int8 form becomes a constant segment), and the output tensor.
+struct ElementwiseIo {
+  std::vector<int32_t> inputs;
+  int32_t output = -1;
+};
+
+/// True for the int8 node kinds the vector lowering handles.
+bool isElementwiseKind(quant::QuantOpKind k);
+/// The plan of int8 element-wise node \p id, or the one-line reason it stays on the host.
+std::variant<ElementwisePlan, std::string> planElementwise(const CompilerContext& ctx,
+                                                           ir::NodeId id);
+/// Emits node \p id as \p plan says.
+void lowerElementwise(CompilerContext& ctx, ir::NodeId id, const ElementwisePlan& plan,
+                      const ElementwiseIo& io);
 
 /// Software-pipelined emission shared by the lowerings: load(0); then for every step k:
 /// load(k+1), compute(k), drain(k) — so step k+1's DMA overlaps step k's compute. A step whose

@@ -18,10 +18,10 @@
 namespace nnaccel::arch::systolic {
 
 /// Address spaces the emitter tracks.
-enum class Space : uint8_t { Sbuf, Psum, ActTable, PoolTable, Dram };
+enum class Space : uint8_t { Sbuf, Psum, ActTable, PoolTable, Dram, LookupTable };
 
-/// A byte (or entry) interval [lo, hi) of one space; SBUF ranges cover every partition (the
-/// compiler carves SBUF by address, the same range in all partitions).
+/// A byte (or entry) interval [lo, hi) of one space; SBUF and lookup-table ranges cover every
+/// partition (the compiler carves them by address, the same range in all partitions).
 struct Range {
   Space space = Space::Sbuf;
   int64_t lo = 0, hi = 0;
@@ -60,7 +60,7 @@ private:
 
   Program& program_;
   std::array<int64_t, kEngines> issued_{};
-  std::array<std::vector<Record>, 5> records_; ///< per Space
+  std::array<std::vector<Record>, 6> records_; ///< per Space
 };
 
 } // namespace nnaccel::arch::systolic

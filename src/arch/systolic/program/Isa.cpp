@@ -29,6 +29,8 @@ Engine engineOf(const Op& op) {
                         [](const Pool&) { return Engine::Pool; },
                         [](const HostOp&) { return Engine::Host; },
                         [](const Barrier&) { return Engine::Control; },
+                        // The vector unit shares the pooling engine's SBUF lanes (Isa.h).
+                        [](const Vector&) { return Engine::Pool; },
                     },
                     op);
 }
@@ -54,7 +56,7 @@ const char* engineName(Engine e) {
 const char* mnemonic(const Op& op) {
   static constexpr const char* kNames[] = {"DMA_LOAD", "DMA_STORE",  "DMA_COPY", "LOAD_WEIGHTS",
                                            "MATMUL",   "PSUM_RESET", "ACTIVATE", "POOL",
-                                           "HOST",     "BARRIER"};
+                                           "HOST",     "BARRIER",    "VECTOR"};
   static_assert(std::size(kNames) == std::variant_size_v<Op>);
   return kNames[op.index()];
 }
@@ -126,6 +128,9 @@ bool sameOp(const HostOp& a, const HostOp& b) {
 bool sameOp(const Barrier&, const Barrier&) {
   return true;
 }
+bool sameOp(const Vector& a, const Vector& b) {
+  return a == b;
+}
 
 } // namespace
 
@@ -160,6 +165,8 @@ const char* layerUnitName(LayerUnit u) {
     return "host";
   case LayerUnit::View:
     return "view";
+  case LayerUnit::Vector:
+    return "vector";
   }
   return "?";
 }

@@ -56,7 +56,11 @@ constexpr Field nonNeg(const char* name) {
 template <class E> struct EnumInfo;
 template <> struct EnumInfo<OnChip> {
   static constexpr const char* kType = "memory space";
-  static constexpr std::array kNames{"sbuf", "act_table", "pool_table"};
+  static constexpr std::array kNames{"sbuf", "act_table", "pool_table", "lookup_table"};
+};
+template <> struct EnumInfo<VectorFunc> {
+  static constexpr const char* kType = "vector function";
+  static constexpr std::array kNames{"clamp", "lookup", "add", "sub", "mul", "requantize"};
 };
 template <> struct EnumInfo<ActFunc> {
   static constexpr const char* kType = "activation function";
@@ -78,7 +82,7 @@ template <> struct EnumInfo<DramTensor::Role> {
 };
 template <> struct EnumInfo<LayerUnit> {
   static constexpr const char* kType = "layer unit";
-  static constexpr std::array kNames{"array", "pool", "host", "view"}; // = layerUnitName
+  static constexpr std::array kNames{"array", "pool", "host", "view", "vector"}; // = layerUnitName
 };
 template <> struct EnumInfo<PsumZeroMode> {
   static constexpr const char* kType = "psum zero mode";
@@ -235,6 +239,32 @@ void forEachField(O& p, V&& v) {
   v(count("dil.h"), p.dilH);
   v(count("dil.w"), p.dilW);
   v(dec("incl.pad"), p.countIncludePad);
+}
+
+template <class O, class V>
+requires Of<O, Vector>
+void forEachField(O& x, V&& v) {
+  v(dec("func"), x.func);
+  v(nonNeg("part"), x.partitionStart);
+  v(count("part.n"), x.partitions);
+  v(count("rows"), x.rows);
+  v(count("rowlen"), x.rowLen);
+  v(hex("a"), x.a);
+  v(hex("a.rstride"), x.aRowStride);
+  v(hex("b"), x.b);
+  v(hex("b.rstride"), x.bRowStride);
+  v(dec("b.step"), x.bStep);
+  v(hex("dst"), x.dst);
+  v(hex("dst.rstride"), x.dstRowStride);
+  v(dec("lshift"), x.leftShift);
+  v(dec("a.m"), x.aMultiplier);
+  v(dec("a.shift"), x.aShift);
+  v(dec("b.m"), x.bMultiplier);
+  v(dec("b.shift"), x.bShift);
+  v(dec("out.m"), x.outMultiplier);
+  v(dec("out.shift"), x.outShift);
+  v(dec("lo"), x.clampLo);
+  v(dec("hi"), x.clampHi);
 }
 
 template <class O, class V>

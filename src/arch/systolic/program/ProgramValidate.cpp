@@ -10,6 +10,7 @@
 /// `prog.nnx: instruction 12 (MATMUL): field 'rows' = 20 exceeds the array's 16 PE rows`.
 #include "IsaFields.h"
 #include "nnaccel/arch/systolic/Program.h"
+#include "nnaccel/quant/Requantize.h"
 #include "nnaccel/support/Error.h"
 
 #include <algorithm>
@@ -348,6 +349,12 @@ private:
       checkInside("sbuf", patternSpan(d.sbufAddr, onChip, d.elemBytes),
                   kPoolTableEntries * kPoolRecordBytes, Show::Hex, "pool-table bytes");
       break;
+    case OnChip::LookupTable:
+      checkSlots("part.n", d.partitionStart, d.partitionCount, p_.config.peRows,
+                 "lookup-table partitions");
+      checkInside("sbuf", patternSpan(d.sbufAddr, onChip, d.elemBytes), kLookupTableBytes,
+                  Show::Hex, "lookup-table bytes");
+      break;
     }
     checkDram("dram", d.dram, d.partitionCount, d.outerCount, d.innerCount, d.elemBytes);
   }
@@ -442,6 +449,53 @@ private:
                 fmt::format("with src.row0 = {} does not hold input rows {}..{} that output rows "
                             "{}..{} read",
                             p.srcRow0, needFirst, needLast, p.outRow0, *lastOut));
+    }
+  }
+
+  void check(const Vector& v) const {
+    if (p_.dtype != DType::I8) {
+      fieldFail("func", "is not available to f32 programs (the vector unit is int8)");
+    }
+    checkSlots("part.n", v.partitionStart, v.partitions, p_.config.peRows, "SBUF partitions");
+    checkSbuf("a", v.a, {{v.aRowStride, v.rows}, {1, v.rowLen}}, 1);
+    checkSbuf("dst", v.dst, {{v.dstRowStride, v.rows}, {1, v.rowLen}}, 1);
+    const bool binary =
+        v.func == VectorFunc::Add || v.func == VectorFunc::Sub || v.func == VectorFunc::Mul;
+    if (binary) {
+      if (v.bStep != 0 && v.bStep != 1) {
+        fieldFail("b.step", "must be 1 (a block like A) or 0 (one value per row)");
+      }
+      checkSbuf("b", v.b, {{v.bRowStride, v.rows}, {v.bStep, v.rowLen}}, 1);
+    }
+    if (v.func == VectorFunc::Add || v.func == VectorFunc::Sub) {
+      if (v.leftShift < 0 || v.leftShift > kMaxVectorLeftShift) {
+        fieldFail("lshift", fmt::format("lies outside [0, {}] (an int8 operand shifted left must "
+                                        "fit int32)",
+                                        kMaxVectorLeftShift));
+      }
+      checkMultiplier("a.m", v.aMultiplier, v.aShift);
+      checkMultiplier("b.m", v.bMultiplier, v.bShift);
+    }
+    if (binary || v.func == VectorFunc::Requantize) {
+      checkMultiplier("out.m", v.outMultiplier, v.outShift);
+    }
+    if (v.clampLo < -128) {
+      fieldFail("lo", "lies below the int8 range [-128, 127]");
+    }
+    if (v.clampHi > 127) {
+      fieldFail("hi", "lies above the int8 range [-128, 127]");
+    }
+    if (v.clampLo > v.clampHi) {
+      fieldFail("lo", fmt::format("exceeds hi = {}", v.clampHi));
+    }
+  }
+
+  /// A requantization multiplier {M, shift} (quant/Requantize.h); \p name is its M field.
+  void checkMultiplier(const char* name, int32_t multiplier, int32_t shift) const {
+    if (!quant::QuantMultiplier{multiplier, shift}.isValid()) {
+      fieldFail(name, fmt::format("with shift {} is not a requantization multiplier (M in [2^30, "
+                                  "2^31) and shift in [-30, 31], or M = 0 with shift 31)",
+                                  shift));
     }
   }
 

@@ -76,6 +76,10 @@ int64_t poolCycles(const SystolicConfig& c, const Pool& p) {
   return ceilDiv(p.partitions, c.poolLanes) * p.outRows * p.outW * p.kernelH * p.kernelW;
 }
 
+int64_t vectorCycles(const SystolicConfig& c, const Vector& v) {
+  return ceilDiv(v.partitions, c.poolLanes) * v.rows * v.rowLen;
+}
+
 int64_t poolAxisCount(int64_t o, int64_t stride, int64_t kernel, int64_t dilation, int64_t in,
                       int64_t padBegin, int64_t padEnd, bool countIncludePad) {
   const int64_t lo = countIncludePad ? -padBegin : 0;
@@ -240,6 +244,18 @@ void LayerAccounts::addTraffic(Account& a, const Instruction& inst) {
           },
           [&](const HostOp&) {},
           [&](const Barrier&) {},
+          [&](const Vector& v) {
+            // Operand A and the result per element, B per element (or per row when broadcast),
+            // one vector operation per element: priced like a pooling-window element.
+            const int64_t elements = v.rows * v.rowLen * v.partitions;
+            const bool binary =
+                v.func == VectorFunc::Add || v.func == VectorFunc::Sub || v.func == VectorFunc::Mul;
+            const int64_t bReads = !binary ? 0 : (v.bStep == 0 ? v.rows * v.partitions : elements);
+            sbuf.readBytes += elements + bReads;
+            sbuf.writeBytes += elements;
+            extraPj += static_cast<double>(elements) * e.poolOpPj;
+            a.energy.postProcess += static_cast<double>(elements) * e.poolOpPj;
+          },
       },
       inst.op);
   constexpr int64_t kEntryBytes = 4;
@@ -306,6 +322,8 @@ void LayerAccounts::add(size_t index, const Instruction& inst, const Timing& t, 
     a.actBusy += activateCycles(*act);
   } else if (const auto* p = std::get_if<Pool>(&inst.op)) {
     a.poolBusy += poolCycles(c, *p);
+  } else if (const auto* v = std::get_if<Vector>(&inst.op)) {
+    a.vectorBusy += vectorCycles(c, *v);
   } else if (const auto* d = std::get_if<DmaLoad>(&inst.op)) {
     a.dmaBusy +=
         dmaOccupancyCycles(c, d->partitionCount * d->outerCount * d->innerCount * d->elemBytes);
@@ -354,6 +372,8 @@ std::vector<report::LayerStats> LayerAccounts::finish(int64_t& totalCycles) cons
       s.busyCycles = a.peStream;
     } else if (layer.unit == LayerUnit::Pool) {
       s.busyCycles = a.poolBusy + a.actBusy;
+    } else if (layer.unit == LayerUnit::Vector) {
+      s.busyCycles = a.vectorBusy;
     }
     s.stallCycles = std::max<int64_t>(0, s.cycles - s.busyCycles);
     // Causes (docs/report-schema.md), from the PE stream port's intervals inside the layer's
@@ -361,7 +381,7 @@ std::vector<report::LayerStats> LayerAccounts::finish(int64_t& totalCycles) cons
     // (fill/drain); waiting for a semaphore a DMA signalled (memory) or another unit signalled
     // (sync). The rest of the span, the array draining and the activation and store after the
     // last MATMUL, is fill/drain. Pool layers: the pooling engine's busy time, the rest waiting
-    // for its input (memory).
+    // for its input (memory); Vector layers likewise with the vector unit's busy time.
     if (layer.unit == LayerUnit::PeArray) {
       s.causes.compute = a.spanStream;
       s.causes.memory = a.spanWaitDma;
@@ -370,7 +390,7 @@ std::vector<report::LayerStats> LayerAccounts::finish(int64_t& totalCycles) cons
       NNACCEL_ASSERT(s.causes.sum() <= s.cycles)
           << "layer '" << layer.name << "': port intervals exceed the layer's span";
       s.causes.fillDrain += s.cycles - s.causes.sum();
-    } else if (layer.unit == LayerUnit::Pool) {
+    } else if (layer.unit == LayerUnit::Pool || layer.unit == LayerUnit::Vector) {
       s.causes.compute = std::min(s.busyCycles, s.cycles);
       s.causes.memory = s.cycles - s.causes.compute;
     }
@@ -383,6 +403,7 @@ std::vector<report::LayerStats> LayerAccounts::finish(int64_t& totalCycles) cons
         {"dma.busy", a.dmaBusy},
         {"act.busy", a.actBusy},
         {"pool.busy", a.poolBusy},
+        {"vector.busy", a.vectorBusy},
     };
     for (const auto& [key, value] : entries) {
       if (value != 0) {

@@ -70,6 +70,9 @@ int64_t psumResetCycles(const SystolicConfig& c, const PsumReset& r);
 int64_t dmaOccupancyCycles(const SystolicConfig& c, int64_t bytes);
 int64_t activateCycles(const Activate& a);
 int64_t poolCycles(const SystolicConfig& c, const Pool& p);
+/// VECTOR: ceil(partitions / poolLanes) * rows * rowLen (one element per lane per cycle; the
+/// pipeline latency is the pooling engine's poolLatencyCycles).
+int64_t vectorCycles(const SystolicConfig& c, const Vector& v);
 /// Number of in-plane window elements of one partition of \p p (summed over its outputs).
 int64_t poolWindowElements(const Pool& p);
 /// Window count rule of the pooling engine along one axis (the int8 reference's rule): the
@@ -119,7 +122,7 @@ private:
     int64_t end = 0;
     int64_t issuedMacs = 0, streamed = 0, instructions = 0;
     int64_t peStream = 0, peWaitWeights = 0, peWaitSync = 0, peReset = 0, peWeightLoad = 0;
-    int64_t dmaBusy = 0, actBusy = 0, poolBusy = 0;
+    int64_t dmaBusy = 0, actBusy = 0, poolBusy = 0, vectorBusy = 0;
     /// The report's causes: the PE stream port's intervals clipped to the layer's own span
     /// (from the end of the layers before it), so that overlap with the previous layer is not
     /// counted twice. The port is serial, so these never sum to more than the span.

@@ -13,6 +13,7 @@
 
 #include "CycleModel.h"
 #include "ExactArray.h"
+#include "VectorUnit.h"
 #include "nnaccel/ir/OpParams.h"
 #include "nnaccel/quant/Int8Executor.h"
 #include "nnaccel/quant/QuantizedModel.h"
@@ -171,7 +172,7 @@ struct Simulator::Impl {
   const SystolicConfig& config;
   const int64_t rows, cols, sbufPartitionBytes, psumEntries, elemBytes;
 
-  std::vector<uint8_t> dram, sbuf, actTable, poolTable;
+  std::vector<uint8_t> dram, sbuf, actTable, poolTable, lookupTable;
   std::vector<int32_t> psumI;
   std::vector<float> psumF;
   std::vector<uint8_t> written; ///< PSUM written flags, [entry][column]
@@ -262,6 +263,8 @@ struct Simulator::Impl {
               "activation-table bytes per column"};
     case OnChip::PoolTable:
       return {poolTable.data(), kPoolTableEntries * kPoolRecordBytes, 1, "pool-table bytes"};
+    case OnChip::LookupTable:
+      return {lookupTable.data(), kLookupTableBytes, rows, "lookup-table bytes per partition"};
     }
     fail("unknown on-chip space");
   }
@@ -821,6 +824,58 @@ struct Simulator::Impl {
     }
   }
 
+  // --- vector unit ---------------------------------------------------------------------------
+
+  static bool isBinary(VectorFunc f) {
+    return f == VectorFunc::Add || f == VectorFunc::Sub || f == VectorFunc::Mul;
+  }
+
+  void checkMultiplier(const char* field, int32_t m, int32_t shift) const {
+    if (!quant::QuantMultiplier{m, shift}.isValid()) {
+      fail(std::string(field) + " = {" + std::to_string(m) + ", " + std::to_string(shift) +
+           "} is not a requantization multiplier");
+    }
+  }
+
+  void checkVector(const Vector& v) const {
+    if (program.dtype != DType::I8) {
+      fail("the vector unit runs s8 programs only");
+    }
+    checkCount("part.n", v.partitions);
+    checkCount("rows", v.rows);
+    checkCount("rowlen", v.rowLen);
+    checkRange("part", v.partitionStart, v.partitions, rows, "SBUF partitions");
+    checkInside("a", extentOf(v.a, {{v.aRowStride, v.rows}, {1, v.rowLen}}, 1), sbufPartitionBytes,
+                "SBUF bytes per partition");
+    checkInside("dst", extentOf(v.dst, {{v.dstRowStride, v.rows}, {1, v.rowLen}}, 1),
+                sbufPartitionBytes, "SBUF bytes per partition");
+    if (isBinary(v.func)) {
+      if (v.bStep != 0 && v.bStep != 1) {
+        fail("b.step = " + std::to_string(v.bStep) + " must be 0 or 1");
+      }
+      checkInside("b", extentOf(v.b, {{v.bRowStride, v.rows}, {v.bStep, v.rowLen}}, 1),
+                  sbufPartitionBytes, "SBUF bytes per partition");
+    }
+    if (v.leftShift < 0 || v.leftShift > kMaxVectorLeftShift) {
+      fail("lshift = " + std::to_string(v.leftShift) + " lies outside [0, " +
+           std::to_string(kMaxVectorLeftShift) + "]");
+    }
+    checkMultiplier("a.m", v.aMultiplier, v.aShift);
+    checkMultiplier("b.m", v.bMultiplier, v.bShift);
+    checkMultiplier("out.m", v.outMultiplier, v.outShift);
+  }
+
+  void vector(const Vector& v) {
+    for (int64_t part = v.partitionStart; part < v.partitionStart + v.partitions; ++part) {
+      const auto* table =
+          reinterpret_cast<const int8_t*>(lookupTable.data()) + part * kLookupTableBytes;
+      if (!detail::vectorPartition(v, sbuf.data() + part * sbufPartitionBytes, table)) {
+        fail("an add/sub intermediate of partition " + std::to_string(part) +
+             " leaves int32 (the multipliers do not bound it)");
+      }
+    }
+  }
+
   // --- host fallback ---------------------------------------------------------------------------
 
   const DramTensor& tensorAt(int32_t index) const {
@@ -916,6 +971,7 @@ struct Simulator::Impl {
     sbuf.assign(static_cast<size_t>(rows * sbufPartitionBytes), 0);
     actTable.assign(static_cast<size_t>(cols * kActTableSlots * kActRecordBytes), 0);
     poolTable.assign(static_cast<size_t>(kPoolTableEntries * kPoolRecordBytes), 0);
+    lookupTable.assign(static_cast<size_t>(rows * kLookupTableBytes), 0);
     written.assign(static_cast<size_t>(psumEntries * cols), 0);
     const size_t regs = static_cast<size_t>(rows * cols);
     if (program.dtype == DType::F32) {
@@ -1080,6 +1136,7 @@ struct Simulator::Impl {
               r.t = issueFence(m, ready);
             },
             [&](const Barrier&) { r.t = issueFence(m, ready); },
+            [&](const Vector& v) { r.t = issueVector(m, v, ready, data); },
         },
         inst.op);
     if (r.isPe) {
@@ -1106,6 +1163,16 @@ struct Simulator::Impl {
       pool<T>(p);
     }
     return m.pooler.issue(ready, detail::poolCycles(config, p), config.poolLatencyCycles);
+  }
+
+  /// VECTOR on the pooling engine's vector unit (and, with \p data, applied to SBUF).
+  template <class Acc>
+  Timing issueVector(Machine<Acc>& m, const Vector& v, int64_t ready, bool data) {
+    checkVector(v);
+    if (data) {
+      vector(v);
+    }
+    return m.pooler.issue(ready, detail::vectorCycles(config, v), config.poolLatencyCycles);
   }
 
   template <class T> void run(const SimOptions& options) {

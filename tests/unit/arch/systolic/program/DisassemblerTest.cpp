@@ -50,6 +50,29 @@ TEST(Disassembler, FormatsAMatmulWithItsSync) {
   EXPECT_EQ(formatInstruction(inst).substr(formatInstruction(inst).find(" | ")), " | signal s0");
 }
 
+TEST(Disassembler, FormatsAVectorOnThePoolEngine) {
+  const Instruction inst{Vector{.func = VectorFunc::Mul,
+                                .partitionStart = 2,
+                                .partitions = 14,
+                                .rows = 3,
+                                .rowLen = 49,
+                                .a = 0x100,
+                                .aRowStride = 0x31,
+                                .b = 0x800,
+                                .bRowStride = 1,
+                                .bStep = 0,
+                                .dst = 0x100,
+                                .dstRowStride = 0x31,
+                                .outMultiplier = 1518500250,
+                                .outShift = 7,
+                                .clampLo = 0},
+                         {}};
+  EXPECT_EQ(formatInstruction(inst),
+            "POOL VECTOR func=mul part=2 part.n=14 rows=3 rowlen=49 a=0x100 a.rstride=0x31 "
+            "b=0x800 b.rstride=0x1 b.step=0 dst=0x100 dst.rstride=0x31 lshift=0 a.m=1073741824 "
+            "a.shift=-1 b.m=1073741824 b.shift=-1 out.m=1518500250 out.shift=7 lo=0 hi=127");
+}
+
 TEST(Disassembler, FormatsNegativeHexFloatsAndEnums) {
   const Instruction act{Activate{.psum = 7,
                                  .psumRowStride = -3,

@@ -263,6 +263,44 @@ TEST(ProgramCodec, RoundTripsTheSmallProgramThroughAFile) {
   std::filesystem::remove(path);
 }
 
+TEST(ProgramCodec, RoundTripsEveryVectorFunctionAndTheLookupTableLoad) {
+  Program p = smallProgram();
+  p.instructions.push_back({DmaLoad{.space = OnChip::LookupTable,
+                                    .partitionStart = 3,
+                                    .partitionCount = 13,
+                                    .innerCount = kLookupTableBytes,
+                                    .dram = {0x100, 0, 0, 1}},
+                            {}});
+  for (int f = 0; f < 6; ++f) {
+    Vector v{.func = static_cast<VectorFunc>(f),
+             .partitions = 16,
+             .rows = 2,
+             .rowLen = 7,
+             .a = 0x40,
+             .aRowStride = 7,
+             .b = 0x80,
+             .bRowStride = -1,
+             .bStep = 0,
+             .dst = 0xC0,
+             .dstRowStride = 9,
+             .leftShift = 20,
+             .aMultiplier = 1300000000,
+             .aShift = -30,
+             .bMultiplier = 0,
+             .bShift = 31,
+             .outMultiplier = 2147483647,
+             .outShift = 31,
+             .clampLo = -100 + f,
+             .clampHi = 100};
+    p.instructions.push_back({v, {{SemWait{0, 3}}, 3}});
+  }
+  const std::vector<uint8_t> bytes = encodeProgram(p);
+  const Program q = decodeProgram(bytes, "vector.nnx");
+  expectSamePrograms(p, q);
+  EXPECT_EQ(std::get<Vector>(q.instructions.back().op).func, VectorFunc::Requantize);
+  EXPECT_EQ(std::get<DmaLoad>(q.instructions[15].op).space, OnChip::LookupTable);
+}
+
 TEST(ProgramCodec, FileErrorsAreIoErrors) {
   const std::string missing =
       (std::filesystem::path(::testing::TempDir()) / "nnaccel_isa_missing.nnx").string();
@@ -449,8 +487,8 @@ TEST(ProgramCodec, RejectsAnUnknownOpcode) {
   putVarint(payload, 1);
   const std::string offset = fileOffsetOf(payload);
   payload.push_back(static_cast<uint8_t>(std::variant_size_v<Op>));
-  expectIoError(seal(payload),
-                "bad.nnx: offset " + offset + ": unknown opcode 10 in instruction 0");
+  expectIoError(seal(payload), "bad.nnx: offset " + offset + ": unknown opcode " +
+                                   std::to_string(std::variant_size_v<Op>) + " in instruction 0");
 }
 
 TEST(ProgramCodec, RejectsAnUnknownEnumValue) {
@@ -459,9 +497,9 @@ TEST(ProgramCodec, RejectsAnUnknownEnumValue) {
   payload.push_back(0); // DMA_LOAD
   putNoSync(payload);
   const std::string offset = fileOffsetOf(payload);
-  putVarint(payload, 3); // space: one past pool_table
+  putVarint(payload, 4); // space: one past lookup_table
   expectIoError(seal(payload), "bad.nnx: offset " + offset +
-                                   ": invalid memory space value 3 in instruction 0 (DMA_LOAD), "
+                                   ": invalid memory space value 4 in instruction 0 (DMA_LOAD), "
                                    "field 'space'");
 }
 

@@ -1,7 +1,7 @@
 /// \file
 /// Sample systolic programs shared by the codec, validator and disassembler tests: a small
-/// hand-built program that uses every opcode (readable, stable: the disassembler test checks its
-/// listing line by line), and a seeded generator of random *valid* programs whose fields take
+/// hand-built program that uses nearly every opcode (readable, stable: the disassembler test checks
+/// its listing line by line), and a seeded generator of random *valid* programs whose fields take
 /// widely varying values (negative strides, multi-byte varints, every enum value), for the
 /// round-trip and corruption tests.
 #pragma once
@@ -13,13 +13,15 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 namespace nnaccel::arch::systolic::samples {
 
 /// A 1x4x6x6 s8 convolution (two of its weight positions), an average pool, a view and a host
-/// softmax on the "small" preset; 15 instructions, every opcode at least once.
+/// softmax on the "small" preset; 15 instructions, every opcode but VECTOR at least once (the
+/// random programs and tests/unit/arch/systolic/sim/VectorUnitTest.cpp cover VECTOR).
 inline Program smallProgram() {
   Program p;
   p.config = systolicPreset("small");
@@ -361,7 +363,7 @@ private:
     l.op = randomString();
     l.shape = randomString();
     l.node = static_cast<int32_t>(in(-1, 100000));
-    l.unit = anyEnum<LayerUnit>(4);
+    l.unit = anyEnum<LayerUnit>(5);
     l.inputTensors = tensorRefs();
     l.outputTensors = tensorRefs();
     l.outputValues.resize(l.outputTensors.size());
@@ -418,12 +420,15 @@ private:
     d.innerCount = in(1, 16 / d.elemBytes);
     d.sbufOuterStride = pick<int64_t>({0, 16, -16});
     const int64_t tableBytes = space == OnChip::ActTable ? kActTableSlots * kActRecordBytes
-                                                         : kPoolTableEntries * kPoolRecordBytes;
+                               : space == OnChip::LookupTable
+                                   ? kLookupTableBytes
+                                   : kPoolTableEntries * kPoolRecordBytes;
     d.sbufAddr = place(tableBytes, d.elemBytes,
                        {{d.sbufOuterStride, d.outerCount}, {d.elemBytes, d.innerCount}});
-    if (space == OnChip::ActTable) {
-      d.partitionStart = in(0, p_.config.peCols - 1);
-      d.partitionCount = in(1, p_.config.peCols - d.partitionStart);
+    if (space == OnChip::ActTable || space == OnChip::LookupTable) {
+      const int64_t slots = space == OnChip::ActTable ? p_.config.peCols : p_.config.peRows;
+      d.partitionStart = in(0, slots - 1);
+      d.partitionCount = in(1, slots - d.partitionStart);
     }
     d.dram = dramPattern(d.partitionCount, d.outerCount, d.innerCount, d.elemBytes);
     return d;
@@ -432,9 +437,9 @@ private:
   Op randomOp(size_t index) {
     const SystolicConfig& c = p_.config;
     // Cycle through the opcodes first so every program holds each of them.
-    const size_t which = index < std::variant_size_v<Op> + 2
-                             ? index % (std::variant_size_v<Op> + 2)
-                             : static_cast<size_t>(in(0, std::variant_size_v<Op> + 1));
+    const size_t which = index < std::variant_size_v<Op> + 3
+                             ? index % (std::variant_size_v<Op> + 3)
+                             : static_cast<size_t>(in(0, std::variant_size_v<Op> + 2));
     switch (which) {
     case 0: {
       DmaLoad d;
@@ -527,10 +532,48 @@ private:
     case 9:
       return Barrier{};
     case 10:
+      // The vector unit is int8: f32 programs get a BARRIER instead.
+      return p_.dtype == DType::I8 ? Op{randomVector()} : Op{Barrier{}};
+    case 11:
       return tableLoad(OnChip::ActTable);
-    default:
+    case 12:
       return tableLoad(OnChip::PoolTable);
+    default:
+      return tableLoad(OnChip::LookupTable);
     }
+  }
+
+  /// A valid requantization multiplier {M, shift}, now and then the zero multiplier.
+  std::pair<int32_t, int32_t> multiplier() {
+    if (in(0, 7) == 0) {
+      return {0, 31};
+    }
+    return {static_cast<int32_t>(in(int64_t{1} << 30, (int64_t{1} << 31) - 1)),
+            static_cast<int32_t>(in(-30, 31))};
+  }
+
+  Vector randomVector() {
+    const SystolicConfig& c = p_.config;
+    Vector v;
+    v.func = anyEnum<VectorFunc>(6);
+    v.partitionStart = in(0, c.peRows - 1);
+    v.partitions = in(1, c.peRows - v.partitionStart);
+    v.rows = in(1, 6);
+    v.rowLen = in(1, 12);
+    v.aRowStride = stride(256);
+    v.a = place(c.sbufBytesPerPartition, 1, {{v.aRowStride, v.rows}, {1, v.rowLen}});
+    v.bStep = in(0, 1);
+    v.bRowStride = stride(256);
+    v.b = place(c.sbufBytesPerPartition, 1, {{v.bRowStride, v.rows}, {v.bStep, v.rowLen}});
+    v.dstRowStride = stride(256);
+    v.dst = place(c.sbufBytesPerPartition, 1, {{v.dstRowStride, v.rows}, {1, v.rowLen}});
+    v.leftShift = static_cast<int32_t>(in(0, kMaxVectorLeftShift));
+    std::tie(v.aMultiplier, v.aShift) = multiplier();
+    std::tie(v.bMultiplier, v.bShift) = multiplier();
+    std::tie(v.outMultiplier, v.outShift) = multiplier();
+    v.clampLo = in(-128, 127);
+    v.clampHi = in(v.clampLo, 127);
+    return v;
   }
 
   Pool randomPool() {

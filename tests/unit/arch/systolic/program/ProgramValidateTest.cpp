@@ -244,6 +244,102 @@ TEST(ProgramValidate, Pool) {
             at + "field 'out.rows' = 3 makes the input row range overflow 64 bits");
 }
 
+/// The message for smallProgram() plus one valid VECTOR (an Add of 4 x 8 blocks of partitions
+/// 2..5) changed by \p mutate; for another \p dtype, a program of that VECTOR alone.
+std::string vectorMessage(const std::function<void(Vector&)>& mutate, DType dtype = DType::I8) {
+  Program p = smallProgram();
+  if (dtype != p.dtype) { // the VECTOR alone: the sample's other instructions are s8
+    p.dtype = dtype;
+    p.instructions.clear();
+    p.layers.clear();
+  }
+  Vector v{.func = VectorFunc::Add,
+           .partitionStart = 2,
+           .partitions = 4,
+           .rows = 4,
+           .rowLen = 8,
+           .a = 0x100,
+           .aRowStride = 8,
+           .b = 0x200,
+           .bRowStride = 8,
+           .bStep = 1,
+           .dst = 0x100,
+           .dstRowStride = 8,
+           .leftShift = 20};
+  mutate(v);
+  p.instructions.push_back({v, {}});
+  return messageOf(p);
+}
+
+TEST(ProgramValidate, Vector) {
+  auto msg = [](std::function<void(Vector&)> f) { return vectorMessage(f); };
+  const std::string at = "prog.nnx: instruction 15 (VECTOR): ";
+  EXPECT_EQ(msg([](Vector&) {}), "valid");
+  EXPECT_EQ(msg([](Vector& v) { v.partitions = 15; }),
+            at + "field 'part.n' = 15 spans [2, 17), beyond the 16 SBUF partitions");
+  EXPECT_EQ(msg([](Vector& v) { v.a = 0x3FE0; }), "valid"); // ends exactly at 0x4000
+  EXPECT_EQ(msg([](Vector& v) { v.a = 0x3FE8; }),
+            at + "field 'a' = 0x3fe8 touches SBUF bytes [0x3fe8, 0x4008) outside [0, 0x4000)");
+  EXPECT_EQ(msg([](Vector& v) { v.dst = -1; }),
+            at + "field 'dst' = -0x1 touches SBUF bytes [-0x1, 0x1f) outside [0, 0x4000)");
+  EXPECT_EQ(msg([](Vector& v) { v.bStep = 2; }),
+            at + "field 'b.step' = 2 must be 1 (a block like A) or 0 (one value per row)");
+  EXPECT_EQ(msg([](Vector& v) {
+              v.bStep = 0;
+              v.bRowStride = 1;
+              v.b = 0x3FFC; // one value per row: 4 bytes
+            }),
+            "valid");
+  EXPECT_EQ(msg([](Vector& v) { v.b = 0x3FFC; }),
+            at + "field 'b' = 0x3ffc touches SBUF bytes [0x3ffc, 0x401c) outside [0, 0x4000)");
+  EXPECT_EQ(msg([](Vector& v) {
+              v.func = VectorFunc::Clamp; // B is not read
+              v.b = 0x3FFC;
+            }),
+            "valid");
+  EXPECT_EQ(msg([](Vector& v) { v.leftShift = 25; }),
+            at + "field 'lshift' = 25 lies outside [0, 24] (an int8 operand shifted left must "
+                 "fit int32)");
+  EXPECT_EQ(msg([](Vector& v) { v.bMultiplier = 5; }),
+            at + "field 'b.m' = 5 with shift -1 is not a requantization multiplier (M in [2^30, "
+                 "2^31) and shift in [-30, 31], or M = 0 with shift 31)");
+  EXPECT_EQ(msg([](Vector& v) {
+              v.func = VectorFunc::Mul;
+              v.aMultiplier = 5; // Mul reads only out.m
+              v.outShift = 32;
+            }),
+            at + "field 'out.m' = 1073741824 with shift 32 is not a requantization multiplier "
+                 "(M in [2^30, 2^31) and shift in [-30, 31], or M = 0 with shift 31)");
+  EXPECT_EQ(msg([](Vector& v) { v.clampLo = -129; }),
+            at + "field 'lo' = -129 lies below the int8 range [-128, 127]");
+  EXPECT_EQ(msg([](Vector& v) { v.clampHi = 128; }),
+            at + "field 'hi' = 128 lies above the int8 range [-128, 127]");
+  EXPECT_EQ(msg([](Vector& v) { v.clampLo = 5, v.clampHi = 4; }),
+            at + "field 'lo' = 5 exceeds hi = 4");
+  EXPECT_EQ(msg([](Vector& v) { v.rows = 0; }), at + "field 'rows' = 0 must be >= 1");
+  EXPECT_EQ(vectorMessage([](Vector&) {}, DType::F32),
+            "prog.nnx: instruction 0 (VECTOR): field 'func' = add is not available to f32 programs "
+            "(the vector unit is int8)");
+}
+
+TEST(ProgramValidate, LookupTableLoads) {
+  Program p = smallProgram();
+  DmaLoad d{.space = OnChip::LookupTable,
+            .partitionStart = 8,
+            .partitionCount = 8,
+            .innerCount = 256,
+            .dram = {0x0, 0, 0, 1}};
+  p.instructions.push_back({d, {}});
+  EXPECT_EQ(messageOf(p), "valid");
+  std::get<DmaLoad>(p.instructions.back().op).partitionCount = 9;
+  EXPECT_EQ(messageOf(p), "prog.nnx: instruction 15 (DMA_LOAD): field 'part.n' = 9 spans [8, 17), "
+                          "beyond the 16 lookup-table partitions");
+  std::get<DmaLoad>(p.instructions.back().op) = d;
+  std::get<DmaLoad>(p.instructions.back().op).sbufAddr = 1;
+  EXPECT_EQ(messageOf(p), "prog.nnx: instruction 15 (DMA_LOAD): field 'sbuf' = 0x1 touches "
+                          "lookup-table bytes [0x1, 0x101) outside [0, 0x100)");
+}
+
 TEST(ProgramValidate, SyncAndHost) {
   Program p = smallProgram();
   p.instructions[kMatmul].sync.waits[0].sem = kNumSemaphores;

@@ -1,0 +1,80 @@
+/// \file
+/// VECTOR's element rules and per-partition loop (VectorUnit.h).
+#include "VectorUnit.h"
+
+#include "nnaccel/quant/Kernels.h"
+#include "nnaccel/quant/Requantize.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace nnaccel::arch::systolic::detail {
+namespace {
+
+quant::QuantMultiplier multiplier(int32_t m, int32_t shift) {
+  return quant::QuantMultiplier{m, shift};
+}
+
+/// Add/Sub by quant::addSubValue's two stages, with the int32 range of a' +- b' checked here
+/// (addSubRescaled asserts it; a program from a file must fail with an error instead).
+std::optional<int8_t> addSub(const Vector& v, int8_t a, int8_t b) {
+  const int64_t ra = quant::addSubOperand(a, v.leftShift, multiplier(v.aMultiplier, v.aShift));
+  const int64_t rb = quant::addSubOperand(b, v.leftShift, multiplier(v.bMultiplier, v.bShift));
+  const bool subtract = v.func == VectorFunc::Sub;
+  const int64_t sum = subtract ? ra - rb : ra + rb;
+  if (sum < INT32_MIN || sum > INT32_MAX)
+    return std::nullopt;
+  return quant::addSubRescaled(subtract, ra, rb, multiplier(v.outMultiplier, v.outShift));
+}
+
+/// The function before the final clamp.
+std::optional<int8_t> apply(const Vector& v, int8_t a, int8_t b, const int8_t* table) {
+  const quant::QuantMultiplier out = multiplier(v.outMultiplier, v.outShift);
+  switch (v.func) {
+  case VectorFunc::Clamp:
+    return a;
+  case VectorFunc::Lookup:
+    return table[a + 128];
+  case VectorFunc::Add:
+  case VectorFunc::Sub:
+    return addSub(v, a, b);
+  case VectorFunc::Mul:
+    return quant::mulValue(out, a, b);
+  case VectorFunc::Requantize:
+    return static_cast<int8_t>(quant::requantize(a, out));
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+std::optional<int8_t> vectorElement(const Vector& v, int8_t a, int8_t b, const int8_t* table) {
+  const std::optional<int8_t> r = apply(v, a, b, table);
+  if (!r)
+    return r;
+  return static_cast<int8_t>(std::clamp<int64_t>(*r, v.clampLo, v.clampHi));
+}
+
+bool vectorPartition(const Vector& v, uint8_t* part, const int8_t* table) {
+  const bool binary =
+      v.func == VectorFunc::Add || v.func == VectorFunc::Sub || v.func == VectorFunc::Mul;
+  std::vector<int8_t> out(static_cast<size_t>(v.rows * v.rowLen));
+  size_t k = 0;
+  for (int64_t y = 0; y < v.rows; ++y)
+    for (int64_t x = 0; x < v.rowLen; ++x) {
+      const auto a = static_cast<int8_t>(part[v.a + y * v.aRowStride + x]);
+      const auto b =
+          binary ? static_cast<int8_t>(part[v.b + y * v.bRowStride + x * v.bStep]) : int8_t{0};
+      const std::optional<int8_t> r = vectorElement(v, a, b, table);
+      if (!r)
+        return false;
+      out[k++] = *r;
+    }
+  k = 0;
+  for (int64_t y = 0; y < v.rows; ++y)
+    for (int64_t x = 0; x < v.rowLen; ++x)
+      part[v.dst + y * v.dstRowStride + x] = static_cast<uint8_t>(out[k++]);
+  return true;
+}
+
+} // namespace nnaccel::arch::systolic::detail

@@ -1,0 +1,26 @@
+/// \file
+/// The arithmetic of the pooling engine's vector unit (VECTOR, Isa.h), private to the simulator.
+///
+/// Why its own file: every function must reproduce the int8 reference executor bit for bit, so
+/// each element is computed with the quant module's scalar rules (quant::addSubOperand,
+/// addSubRescaled, mulValue, requantize; docs/Quantization.md) and nothing else; keeping that in
+/// one small place makes the correspondence easy to check.
+#pragma once
+#include "nnaccel/arch/systolic/Isa.h"
+
+#include <cstdint>
+#include <optional>
+
+namespace nnaccel::arch::systolic::detail {
+
+/// One element of \p v from operands \p a and \p b and the partition's lookup table \p table
+/// (kLookupTableBytes int8 entries), clamped to [clampLo, clampHi]; nullopt when an Add/Sub
+/// intermediate leaves int32 (only a program whose multipliers the quantizer did not make).
+std::optional<int8_t> vectorElement(const Vector& v, int8_t a, int8_t b, const int8_t* table);
+
+/// Applies \p v to one partition: \p part is the partition's SBUF bytes, \p table its lookup
+/// table. Every operand is read before any result is written (dst may overlap a or b). Returns
+/// false, writing nothing, when an element's intermediate leaves int32.
+bool vectorPartition(const Vector& v, uint8_t* part, const int8_t* table);
+
+} // namespace nnaccel::arch::systolic::detail
