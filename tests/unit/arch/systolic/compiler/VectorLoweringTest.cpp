@@ -172,15 +172,16 @@ TEST(SystolicVectorLowering, BroadcastsPerChannelAndScalarOperands) {
   EXPECT_EQ(v[0].bStep, 0);
   EXPECT_EQ(v[0].bRowStride, 1);
 
-  // A per-channel constant subtracted, then a scalar constant added (operands swapped: the
-  // scalar is A in the graph) and a per-channel constant broadcast over the batch.
+  // A per-channel constant subtracted (a per-channel lookup table: quant tabulates tensor op
+  // constant), then a scalar constant added with the operands swapped (the scalar is A in the
+  // graph: the integer Add with a scalar B operand).
   RawGraph k;
   const ir::ValueId y = k.input("y", {2, 20, 3, 5});
   const ir::ValueId sub = k.node(ir::OpKind::Sub, "sub", {y, k.constant("bias", {20, 1, 1})});
   const ir::ValueId add = k.node(ir::OpKind::Add, "add", {k.constant("one", {1}), sub});
   const SessionResult s = simulate(k.finish(add));
   EXPECT_EQ(hostLayers(s.program), 0);
-  EXPECT_EQ(opsOf<Vector>(s.program, layerNamed(s.program, "sub"))[0].bStep, 0);
+  EXPECT_EQ(opsOf<Vector>(s.program, layerNamed(s.program, "sub"))[0].func, VectorFunc::Lookup);
   const std::vector<Vector> a = opsOf<Vector>(s.program, layerNamed(s.program, "add"));
   EXPECT_EQ(a[0].bStep, 0);
   EXPECT_EQ(a[0].bRowStride, 1);
@@ -193,9 +194,9 @@ TEST(SystolicVectorLowering, BroadcastsThatDoNotFitStayOnTheHostWithTheirReason)
   const ir::ValueId sub = g.node(ir::OpKind::Sub, "rsub", {g.constant("c", {1, 4, 1, 1}), row});
   const SessionResult r = simulate(g.finish(sub));
   EXPECT_EQ(hostLayers(r.program), 2);
+  // x + w[6] is a lookup table per column (quant): the table memory holds one per channel.
   EXPECT_EQ(layerNamed(r.program, "row").note,
-            "broadcast 1x4x6x6 x 6 -> 1x4x6x6 does not fit the vector unit (each operand must be "
-            "the full tensor, one value per channel, or a scalar)");
+            "lookup tables vary along axis 3; the table memory holds one per channel (axis 1)");
   EXPECT_EQ(layerNamed(r.program, "rsub").note,
             "broadcast 1x4x1x1 x 1x4x6x6 -> 1x4x6x6 does not fit the vector unit (each operand "
             "must be the full tensor, one value per channel, or a scalar); Sub's broadcast operand "
