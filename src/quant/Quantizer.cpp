@@ -453,6 +453,31 @@ QuantNode classifyNode(const Graph& g, NodeId id) {
       }
     }
     return ofKind(QuantOpKind::Concat);
+  case OpKind::BatchNormalization: {
+    // A standalone (unfolded) BatchNormalization is a per-channel affine map: one table per
+    // channel (its statistics broadcast along axis 1, not numpy's last axis).
+    const Dims& shape = g.value(n.outputs[0]).shape;
+    if (extraOutputUsed) {
+      return island("its training-mode outputs are used");
+    }
+    if (shape.size() < 2) {
+      return island("its input has no channel axis");
+    }
+    for (size_t i = 1; i < n.inputs.size(); ++i) {
+      if (!g.isConstant(inputAt(n, i)) || !isF32(g, inputAt(n, i))) {
+        return island("its statistics are not f32 constants");
+      }
+    }
+    if (!isF32(g, inputAt(n, 0)) || g.isConstant(n.inputs[0])) {
+      return island("its input is not a computed f32 value");
+    }
+    if (shape[1] > kMaxLookupTables) {
+      return island("it has more than 65536 channels");
+    }
+    QuantNode q = ofKind(QuantOpKind::Lookup);
+    q.lookupAxis = 1;
+    return q;
+  }
   case OpKind::Sigmoid:
   case OpKind::HardSigmoid:
   case OpKind::HardSwish:

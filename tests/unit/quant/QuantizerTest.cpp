@@ -259,6 +259,31 @@ TEST(Quantizer, TensorOpConstantIsALookup) {
   EXPECT_GT(measureAgreement(f[0], r.dequantized[0]).cosineSimilarity, 0.999);
 }
 
+TEST(Quantizer, AStandaloneBatchNormIsAPerChannelLookup) {
+  // A BatchNormalization after an Add (nothing to fold it into): one table per channel, and
+  // its statistics broadcast along the channel axis.
+  GraphBuilder b;
+  const auto x = b.input("x", {1, 3, 2, 5});
+  const auto y = b.input("y", {1, 3, 2, 5});
+  const auto sum = b.op(OpKind::Add, "sum", {x, y});
+  const auto bn = b.op(OpKind::BatchNormalization, "bn",
+                       {sum, b.floats("gamma", {3}, {1.0f, -2.0f, 0.5f}),
+                        b.floats("beta", {3}, {0.0f, 1.0f, -1.0f}),
+                        b.floats("mean", {3}, {0.1f, 0.2f, 0.3f}),
+                        b.floats("var", {3}, {1.0f, 4.0f, 0.25f})});
+  const ir::Graph g = finish(b, {bn});
+  const QuantizedModel m = quantize(g, {});
+  const QuantNode& q = m.node(nodeNamed(g, "bn"));
+  ASSERT_EQ(q.kind, QuantOpKind::Lookup);
+  EXPECT_EQ(q.lookupAxis, 1);
+  EXPECT_EQ(q.lookupTables.size(), 3u * 256u);
+  Int8Executor ex(m);
+  const auto in = makeCalibrationInputs(g, 1, 13)[0];
+  const Int8Result r = ex.run(in);
+  const std::vector<Tensor> f = reference::Executor(g).run(in);
+  EXPECT_GT(measureAgreement(f[0], r.dequantized[0]).cosineSimilarity, 0.999);
+}
+
 TEST(Quantizer, LookupNeedsOneVaryingAxisAndNoBroadcast) {
   GraphBuilder b;
   const auto x = b.input("x", {2, 3});
