@@ -55,6 +55,15 @@ enum class LayerKind : uint8_t {
 };
 std::string_view layerKindName(LayerKind k);
 
+/// Where a convolution's outputs land in the layer's output tensor, in the original (not the
+/// decomposed) frame: output (y, x) goes to (y * stepY + offsetY, x * stepX + offsetX) of an
+/// fullH x fullW plane (0: the convolution's own extent). A transposed convolution's stride
+/// phases each write every stepY-th row and stepX-th column.
+struct OutputPlacement {
+  int64_t stepY = 1, stepX = 1, offsetY = 0, offsetX = 0;
+  int64_t fullH = 0, fullW = 0;
+};
+
 struct ConvLayer {
   /// Geometry in the decomposed frame (x: the axis kernel vectors run along; after a transpose
   /// the original input's height). Batch 1; a Gemm is a 1x1 convolution on a 1 x 1 plane per
@@ -72,6 +81,7 @@ struct ConvLayer {
   std::vector<WeightOperand> weights;
   std::vector<ChannelPost> post; ///< per output channel
   int32_t clampMin = quant::kInt8Min, clampMax = quant::kInt8Max;
+  OutputPlacement placement;
   int64_t usefulMacs = 0;   ///< MACs of the convolution itself (no dummies, no padding)
   int64_t denseWeights = 0; ///< real weights (no dummies)
   int64_t nonZeroWeights = 0;
@@ -94,7 +104,11 @@ struct Layer {
   std::vector<ir::ValueId> inputs;  ///< graph values read
   std::vector<ir::ValueId> outputs; ///< graph values produced (the checked ones)
   std::string note;                 ///< host-fallback reason, decomposition notes
-  ConvLayer conv;                   ///< kind == Conv
+  ConvLayer conv;                   ///< kind == Conv (a transposed one: its first phase)
+  /// A ConvTranspose: one stride-1 convolution per output stride phase (seed 004 decomposes
+  /// kernels; the phases decompose the transposed kernel the same way), each writing its rows
+  /// and columns of the output (ConvLayer::placement). Empty for other layers.
+  std::vector<ConvLayer> phases;
   common::ElementwiseLayer elementwise; ///< kind == Elementwise
   PoolLayer pool;                       ///< kind == Pool
 };

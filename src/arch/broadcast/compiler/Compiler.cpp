@@ -209,8 +209,7 @@ private:
     if (kind != quant::QuantOpKind::Accumulate)
       return lowerElementwise(id);
     if (n.op == ir::OpKind::ConvTranspose)
-      return lowerHost(id, "transposed convolution (the patent decomposes standard and "
-                           "depthwise convolutions)");
+      return lowerConvTranspose(id);
     if (n.op == ir::OpKind::Conv)
       return lowerConv(id);
     lowerGemm(id);
@@ -310,6 +309,113 @@ private:
   void lowerConvLike(ir::NodeId id, const ConvAxes& original, int64_t kh, int64_t kw,
                      int64_t inChannels, int64_t outChannels, int64_t convGroups, bool depthwise,
                      bool matrix, WeightFn weight) {
+    const bool overridden = overrides_.count(g_.node(id).name) > 0;
+    ConvLayer c = buildConv(id, original, kh, kw, inChannels, outChannels, convGroups, depthwise,
+                            matrix, weight);
+    c.usefulMacs =
+        matrix ? original.outW * inChannels * outChannels : ir::convParams(g_, id).macs();
+    Layer& l = beginLayer(id, LayerKind::Conv);
+    l.note = describe(c, kh, kw, overridden);
+    l.conv = std::move(c);
+    finishConvLayer(id, l);
+  }
+
+  /// The output clamp a fused Relu/Clip adds (marked consumed), and the layer's output.
+  void finishConvLayer(ir::NodeId id, Layer& l) {
+    if (const auto f = common::fusedClamp(qm_, id)) {
+      for (ConvLayer* c : convsOf(l)) {
+        c->clampMin = f->clampMin;
+        c->clampMax = f->clampMax;
+      }
+      consumed_.insert(f->node);
+      l.op.append("+").append(f->opName);
+      l.outputs = {f->output};
+    } else {
+      l.outputs = {g_.node(id).outputs[0]};
+    }
+  }
+
+  static std::vector<ConvLayer*> convsOf(Layer& l) {
+    std::vector<ConvLayer*> all{&l.conv};
+    for (ConvLayer& p : l.phases)
+      all.push_back(&p);
+    return all;
+  }
+
+  /// A ConvTranspose as one stride-1 convolution per output stride phase (docs/arch/
+  /// Broadcast.md): along an axis of stride s, pad p and kernel K, outputs o = s*j + r take the
+  /// taps k = rho + s*t (rho = (r + p) mod s) in reverse order, reading input j + c0 - t with
+  /// c0 = (r + p - rho) / s: a correlation of T = ceil((K - rho) / s) taps with pad T - 1 - c0.
+  void lowerConvTranspose(ir::NodeId id) {
+    const ir::ConvParams cp = ir::convParams(g_, id);
+    if (cp.spatialRank > 2)
+      return lowerHost(id, fmt::format("{}-D transposed convolution (kernel vectors run along "
+                                       "1-D and 2-D rows)",
+                                       cp.spatialRank));
+    if (cp.group != 1)
+      return lowerHost(id, "grouped transposed convolution");
+    const bool twoD = cp.spatialRank == 2;
+    if (std::any_of(cp.dilations.begin(), cp.dilations.end(), [](int64_t d) { return d != 1; }))
+      return lowerHost(id, "dilated transposed convolution");
+    struct Axis {
+      int64_t in = 1, out = 1, stride = 1, pad = 0, kernel = 1;
+    };
+    auto axis = [&](size_t a) {
+      return Axis{cp.inSpatial[a], cp.outSpatial[a], cp.strides[a], cp.padsBegin[a], cp.kernel[a]};
+    };
+    const Axis ay = twoD ? axis(0) : Axis{}, ax = axis(twoD ? 1 : 0);
+    for (const Axis& a : {ay, ax})
+      if (a.kernel < a.stride)
+        return lowerHost(id, "a transposed convolution whose kernel is smaller than its stride "
+                             "(some outputs are the bias alone)");
+    const int8_t* w = qm_.node(id).weights.data<int8_t>(); // [C, M, kh, kw]
+    const int64_t kh = ay.kernel, kw = ax.kernel, m = cp.outChannels;
+    Layer& l = beginLayer(id, LayerKind::Conv);
+    for (int64_t ry = 0; ry < ay.stride; ++ry)
+      for (int64_t rx = 0; rx < ax.stride; ++rx) {
+        struct Phase {
+          int64_t rho, taps, c0, out;
+        };
+        auto phase = [](const Axis& a, int64_t r) {
+          const int64_t rho = (r + a.pad) % a.stride;
+          return Phase{rho, ceilDiv(a.kernel - rho, a.stride), (r + a.pad - rho) / a.stride,
+                       ceilDiv(a.out - r, a.stride)};
+        };
+        const Phase py = phase(ay, ry), px = phase(ax, rx);
+        if (py.out <= 0 || px.out <= 0)
+          continue;
+        ConvAxes a;
+        a.inH = ay.in;
+        a.inW = ax.in;
+        a.outH = py.out;
+        a.outW = px.out;
+        a.padTop = py.taps - 1 - py.c0;
+        a.padLeft = px.taps - 1 - px.c0;
+        auto weight = [=](int64_t mo, int64_t c, int64_t uy, int64_t ux) {
+          const int64_t ky = py.rho + ay.stride * (py.taps - 1 - uy);
+          const int64_t kx = px.rho + ax.stride * (px.taps - 1 - ux);
+          return w[((c * m + mo) * kh + ky) * kw + kx];
+        };
+        ConvLayer c = buildConv(id, a, py.taps, px.taps, cp.inChannels, m, 1, false, false,
+                                weight);
+        c.placement = OutputPlacement{ay.stride, ax.stride, ry, rx, ay.out, ax.out};
+        l.phases.push_back(std::move(c));
+      }
+    l.conv = l.phases.front();
+    const int64_t tapsY = ceilDiv(kh, ay.stride), tapsX = ceilDiv(kw, ax.stride);
+    l.note = fmt::format("{}x{} transposed, stride {}x{}: {} stride-phase convolutions of up to "
+                         "{}x{} taps; phase 0 {}",
+                         kh, kw, ay.stride, ax.stride, l.phases.size(), tapsY, tapsX,
+                         describe(l.conv, l.conv.axes.inH > 0 ? tapsY : 0, tapsX, false));
+    finishConvLayer(id, l);
+  }
+
+  /// The ConvLayer of one convolution: N chosen by the cycle estimate (or the config), the
+  /// tilings of the method and its baselines, weight operands and post-processing.
+  template <typename WeightFn>
+  ConvLayer buildConv(ir::NodeId id, const ConvAxes& original, int64_t kh, int64_t kw,
+                      int64_t inChannels, int64_t outChannels, int64_t convGroups, bool depthwise,
+                      bool matrix, WeightFn weight) {
     const ir::Node& node = g_.node(id);
     // Choose N: every candidate's decomposition and tiling, timed by the estimate.
     ConvLayer probe;
@@ -349,9 +455,7 @@ private:
       }
     }
 
-    Layer& l = beginLayer(id, LayerKind::Conv);
-    ConvLayer& c = l.conv;
-    c = probe;
+    ConvLayer c = probe;
     c.axes = best.transposed ? transposedAxes(original) : original;
     c.matrixLayout = matrix;
     c.tiling = chooseTiling(c, best, true, config_);
@@ -360,8 +464,6 @@ private:
     const Decomposition conventional =
         decomposeKernel(best.rows, best.width, 1, NonDivisible::Expand);
     c.baselineConventional = chooseTiling(c, conventional, false, config_);
-    c.usefulMacs =
-        matrix ? original.outW * inChannels * outChannels : ir::convParams(g_, id).macs();
     // Weight operands (the kernel decomposing module's output).
     const int64_t operands = depthwise ? 1 : outChannels;
     const int64_t channels = depthwise ? inChannels : cg;
@@ -376,16 +478,7 @@ private:
     for (int64_t m = 0; m < outChannels; ++m)
       c.post.push_back(ChannelPost{qn.bias.empty() ? 0 : qn.bias[static_cast<size_t>(m)],
                                    qn.multipliers[static_cast<size_t>(m)]});
-    if (const auto f = common::fusedClamp(qm_, id)) {
-      c.clampMin = f->clampMin;
-      c.clampMax = f->clampMax;
-      consumed_.insert(f->node);
-      l.op.append("+").append(f->opName);
-      l.outputs = {f->output};
-    } else {
-      l.outputs = {node.outputs[0]};
-    }
-    l.note = describe(c, kh, kw, overridden);
+    return c;
   }
 
   static ConvAxes transposedAxes(const ConvAxes& a) {

@@ -8,6 +8,7 @@
 #include "nnaccel/arch/broadcast/Schedule.h"
 #include "nnaccel/arch/common/Lowering.h"
 #include "nnaccel/arch/common/Pooling.h"
+#include "nnaccel/ir/OpParams.h"
 #include "nnaccel/quant/Requantize.h"
 #include "nnaccel/support/Error.h"
 #include "nnaccel/support/IntMath.h"
@@ -473,40 +474,53 @@ struct Simulator::Impl {
     const ConvAxes& a = c.axes;
     if (c.matrixLayout)
       return ox * c.outChannels + m;
-    if (c.tiling.decomposition.transposed)
-      return (m * a.outW + ox) * a.outH + oy;
-    return (m * a.outH + oy) * a.outW + ox;
+    // Original-frame coordinates and extents (decomposed (y, x) = original (x, y) when the
+    // decomposition is transposed), then the placement of the convolution's outputs.
+    const bool t = c.tiling.decomposition.transposed;
+    const int64_t y = t ? ox : oy, x = t ? oy : ox;
+    const OutputPlacement& p = c.placement;
+    const int64_t h = p.fullH > 0 ? p.fullH : (t ? a.outW : a.outH);
+    const int64_t w = p.fullW > 0 ? p.fullW : (t ? a.outH : a.outW);
+    return (m * h + y * p.stepY + p.offsetY) * w + x * p.stepX + p.offsetX;
   }
 
   /// A Conv layer. The schedule takes one image; a batch runs image after image (the weights
   /// are loaded again for each), so every variant's figures are the sum over the images. The
   /// timing does not depend on the activation values, so the baselines are timed once.
   void runConv(const Layer& l, const SimOptions& options, report::LayerStats& s, LayerDetail& d) {
-    const ConvLayer& c = l.conv;
-    const int64_t images = c.matrixLayout ? 1 : qm.graph.value(l.inputs[0]).shape.at(0);
+    const ConvLayer& first = l.conv;
+    const int64_t images = first.matrixLayout ? 1 : qm.graph.value(l.inputs[0]).shape.at(0);
     DataPath data;
     Tensor out;
     if (options.functional)
       out = Tensor(DType::I8, qm.graph.value(l.outputs[0]).shape);
-    const Tiling* tilings[kVariants] = {&c.tiling, &c.baselineConventional, &c.baselineNoBroadcast};
+    const std::vector<ConvLayer> single{first};
+    const std::vector<ConvLayer>& convs = l.phases.empty() ? single : l.phases;
     for (size_t v = 0; v < kVariants; ++v) {
       if (v != kMethod && !options.baselines)
         continue;
       const bool functional = v == kMethod && options.functional;
-      for (int64_t n = 0; n < (functional ? images : 1); ++n) {
-        if (functional) {
-          data.x = input(l.inputs[0]).data<int8_t>() + n * (input(l.inputs[0]).numElements() / images);
-          data.out = out.data<int8_t>() + n * (out.numElements() / images);
+      for (const ConvLayer& c : convs) {
+        const Tiling* tilings[kVariants] = {&c.tiling, &c.baselineConventional,
+                                            &c.baselineNoBroadcast};
+        for (int64_t n = 0; n < (functional ? images : 1); ++n) {
+          if (functional) {
+            const Tensor& x = input(l.inputs[0]);
+            data.x = x.data<int8_t>() + n * (x.numElements() / images);
+            data.out = out.data<int8_t>() + n * (out.numElements() / images);
+          }
+          const VariantStats one = runVariant(c, *tilings[v], functional ? &data : nullptr);
+          for (int64_t k = 0; k < (functional ? 1 : images); ++k)
+            d.variants[v] += one;
         }
-        const VariantStats one = runVariant(c, *tilings[v], functional ? &data : nullptr);
-        for (int64_t k = 0; k < (functional ? 1 : images); ++k)
-          d.variants[v] += one;
       }
       d.timed[v] = true;
     }
     if (options.functional)
       values[static_cast<size_t>(l.outputs[0])] = std::move(out);
     fillStats(l, d, s);
+    if (!l.phases.empty()) // the operator's own MACs, not the phases' taps
+      s.usefulMacs = ir::nodeMacs(qm.graph, l.node);
   }
 
   VariantStats runVariant(const ConvLayer& c, const Tiling& t, DataPath* data) {

@@ -407,16 +407,35 @@ TEST(BroadcastCompilerTest, OneByOneKernelsAndGemmAreConventional) {
 
 // --- host fallbacks ---------------------------------------------------------------------------
 
-TEST(BroadcastCompilerTest, ConvTransposeRunsOnTheHostWithItsReason) {
+TEST(BroadcastCompilerTest, ConvTransposeIsDecomposedIntoStridePhases) {
+  // 3x3, stride 2, pad 1 on 5x6 -> 9x11: output row phase 0 takes tap 1 (one tap, pad 0), phase
+  // 1 taps 2 and 0 (two taps, pad 0); 5 and 4 rows, 6 and 5 columns.
   LayerSpec s = conv(3, 4, 5, 6, 3, 1);
   s.kind = LayerSpec::Kind::ConvTranspose;
+  s.sh = s.sw = 2;
   const Compiled cm = compileSpec(s, broadcastPreset("npu"));
   const Layer& l = cm.first();
-  EXPECT_EQ(l.kind, LayerKind::Host);
+  EXPECT_EQ(l.kind, LayerKind::Conv);
   EXPECT_EQ(l.op, "ConvTranspose");
-  EXPECT_NE(l.note.find("transposed convolution"), std::string::npos) << l.note;
-  EXPECT_TRUE(l.conv.weights.empty());
-  EXPECT_EQ(cm.program.weightBytes, 0);
+  ASSERT_EQ(l.phases.size(), 4u);
+  EXPECT_NE(l.note.find("4 stride-phase convolutions"), std::string::npos) << l.note;
+  struct Want {
+    int64_t offY, offX, outH, outW;
+  };
+  const Want want[] = {{0, 0, 5, 6}, {0, 1, 5, 5}, {1, 0, 4, 6}, {1, 1, 4, 5}};
+  for (size_t i = 0; i < 4; ++i) {
+    const ConvLayer& c = l.phases[i];
+    const bool t = c.tiling.decomposition.transposed;
+    EXPECT_EQ(c.placement.offsetY, want[i].offY);
+    EXPECT_EQ(c.placement.offsetX, want[i].offX);
+    EXPECT_EQ(c.placement.stepY, 2);
+    EXPECT_EQ(c.placement.fullH, 9);
+    EXPECT_EQ(c.placement.fullW, 11);
+    EXPECT_EQ(t ? c.axes.outW : c.axes.outH, want[i].outH);
+    EXPECT_EQ(t ? c.axes.outH : c.axes.outW, want[i].outW);
+    EXPECT_EQ(t ? c.axes.padLeft : c.axes.padTop, 0);
+  }
+  EXPECT_GT(cm.program.weightBytes, 0);
 }
 
 /// A 3-D convolution [1, 2, 4, 5, 6] * [3, 2, 2, 2, 2].

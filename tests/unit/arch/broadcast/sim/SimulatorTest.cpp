@@ -650,3 +650,52 @@ TEST(BroadcastSimulatorTest, ABatchRunsImageAfterImage) {
 
 } // namespace
 } // namespace nnaccel::arch::broadcast
+
+namespace nnaccel::arch::broadcast {
+namespace {
+
+TEST(BroadcastSimulatorTest, TransposedConvolutionsRunAsStridePhases) {
+  // Random ConvTranspose layers (1-D and 2-D, strides 1-3, any pads and output padding) on both
+  // presets, bit-exact: one stride-1 convolution per output phase, each writing its rows and
+  // columns of the output.
+  Rng rng(77);
+  int ran = 0;
+  while (ran < 24) {
+    LayerSpec s = testing::randomLayer(rng);
+    if (s.kind != LayerSpec::Kind::ConvTranspose)
+      continue;
+    s.group = 1;
+    s.inChannels = std::max<int64_t>(1, s.inChannels);
+    s.kh = std::max(s.kh, s.sh);
+    s.kw = std::max(s.kw, s.sw);
+    ++ran;
+    SCOPED_TRACE(s.describe());
+    const ir::Graph g = buildLayerGraph(s);
+    for (const char* preset : {"npu", "fig8"}) {
+      const SessionResult r = run(g, broadcastPreset(preset));
+      EXPECT_TRUE(r.report.verdict.passed) << r.report.verdict.detail;
+      const Layer& l = r.program.layers.at(0);
+      ASSERT_EQ(l.kind, LayerKind::Conv) << l.note;
+      EXPECT_EQ(static_cast<int64_t>(l.phases.size()), s.sh * s.sw);
+      EXPECT_EQ(r.report.layers[0].usefulMacs, ir::nodeMacs(g, l.node));
+    }
+  }
+  // What the phases do not cover stays on the host with its reason.
+  LayerSpec grouped;
+  grouped.kind = LayerSpec::Kind::ConvTranspose;
+  grouped.inChannels = grouped.outChannels = 4;
+  grouped.group = 2;
+  grouped.sh = grouped.sw = 2;
+  const SessionResult r = run(buildLayerGraph(grouped), broadcastPreset("npu"));
+  EXPECT_EQ(r.program.layers.at(0).kind, LayerKind::Host);
+  EXPECT_EQ(r.program.layers.at(0).note, "grouped transposed convolution");
+  LayerSpec small = grouped;
+  small.group = 1;
+  small.kh = small.kw = 1;
+  const SessionResult q = run(buildLayerGraph(small), broadcastPreset("npu"));
+  EXPECT_NE(q.program.layers.at(0).note.find("kernel is smaller than its stride"),
+            std::string::npos);
+}
+
+} // namespace
+} // namespace nnaccel::arch::broadcast
