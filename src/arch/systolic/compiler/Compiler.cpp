@@ -196,7 +196,26 @@ private:
       return;
     if (int8() && isElementwiseKind(ctx_.qm->node(id).kind))
       return lowerElementwiseNode(id);
+    if (int8() && ctx_.qm->node(id).kind == quant::QuantOpKind::DataMovement)
+      return lowerDataMovementNode(id);
     lowerHost(id, common::noUnitNote(g_, id, "systolic"));
+  }
+
+  /// Transpose, Slice, zero Pad: DMA address patterns (DataMovementLowering.cpp).
+  void lowerDataMovementNode(ir::NodeId id) {
+    const ir::Node& n = node(id);
+    auto lowered = common::lowerElementwise(*ctx_.qm, id);
+    if (const auto* why = std::get_if<std::string>(&lowered))
+      return lowerHost(id, common::noUnitNote(g_, id, "systolic") + ": " + *why);
+    const auto& l = std::get<common::ElementwiseLayer>(lowered);
+    if (const std::string why = dataMovementObstacle(l); !why.empty())
+      return lowerHost(id, common::noUnitNote(g_, id, "systolic") + ": " + why);
+    const int32_t in = tensorOf(n.inputs[0]);
+    const int32_t out = tensorOf(n.outputs[0]);
+    Layer& layer = beginLayer(id, LayerUnit::Vector, std::string(ir::opName(n.op)), shapeOf(n));
+    setOutputs(layer, {n.outputs[0]});
+    lowerDataMovement(ctx_, l, in, out);
+    endLayer();
   }
 
   /// A row-major view whose output aliases its input's DRAM tensor (no data moves). In int8 the

@@ -4,6 +4,7 @@
 /// built, DRAM allocation and the emitter. Private to src/arch/systolic.
 #pragma once
 #include "Emitter.h"
+#include "nnaccel/arch/common/Elementwise.h"
 #include "nnaccel/arch/systolic/AccessPlan.h"
 #include "nnaccel/arch/systolic/Compiler.h"
 #include "nnaccel/ir/Graph.h"
@@ -151,6 +152,13 @@ std::variant<ElementwisePlan, std::string> planElementwise(const CompilerContext
 /// Emits node \p id as \p plan says.
 void lowerElementwise(CompilerContext& ctx, ir::NodeId id, const ElementwisePlan& plan,
                       const ElementwiseIo& io);
+
+/// Why the passes of \p l cannot be DMA copies (empty when they can): DataMovementLowering.cpp.
+std::string dataMovementObstacle(const common::ElementwiseLayer& l);
+/// Emits the Copy and Fill passes of data-movement layer \p l (one input) as DMA_COPY
+/// instructions from tensor \p inTensor into tensor \p outTensor.
+void lowerDataMovement(CompilerContext& ctx, const common::ElementwiseLayer& l, int32_t inTensor,
+                       int32_t outTensor);
 
 /// Software-pipelined emission shared by the lowerings: load(0); then for every step k:
 /// load(k+1), compute(k), drain(k) — so step k+1's DMA overlaps step k's compute. A step whose
