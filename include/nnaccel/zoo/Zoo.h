@@ -1,12 +1,12 @@
 /// \file
 /// The model zoo: standard CNNs built in C++ with deterministic seeded weights (no downloads).
 ///
-/// Every model is batch 1 unless built for a batch, opset 13, written as a framework exporter would write it (weights as
-/// initializers, BatchNormalization unfused, ReLU6 as Clip with constant bounds); see
-/// GraphBuilder.h for the conventions and docs/Zoo.md for each model's input shape, parameter
-/// and MAC counts. The same seed gives bit-identical weights on every platform (support/Rng.h).
-/// Built graphs carry graph-input and initializer shapes only; run ir::inferShapes (the driver's
-/// loadModel does) before using them.
+/// Every model is batch 1 unless built for a batch, opset 13, written as a framework exporter would
+/// write it (weights as initializers, BatchNormalization unfused, ReLU6 as Clip with constant
+/// bounds); see GraphBuilder.h for the conventions and docs/Zoo.md for each model's input shape,
+/// parameter and MAC counts. The same seed gives bit-identical weights on every platform
+/// (support/Rng.h). Built graphs carry graph-input and initializer shapes only; run ir::inferShapes
+/// (the driver's loadModel does) before using them.
 #pragma once
 
 #include "nnaccel/ir/Graph.h"

@@ -238,8 +238,9 @@ std::vector<int64_t> passGatherTable(const std::vector<ElementwisePass>& passes,
 /// The int8 data of operand \p s: a computed value or a constant's int8 form.
 const int8_t* operandData(const StridedAccess& s, const quant::QuantizedModel& qm,
                           std::span<const Tensor> values) {
-  const Tensor& t = qm.graph.isConstant(s.value) ? qm.constants.at(static_cast<size_t>(s.value)).data
-                                                 : values[static_cast<size_t>(s.value)];
+  const Tensor& t = qm.graph.isConstant(s.value)
+                        ? qm.constants.at(static_cast<size_t>(s.value)).data
+                        : values[static_cast<size_t>(s.value)];
   NNACCEL_ASSERT(t.dtype() == DType::I8) << "element-wise operand is not int8";
   return t.data<int8_t>();
 }

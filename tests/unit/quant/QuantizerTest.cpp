@@ -195,8 +195,8 @@ TEST(Quantizer, LookupTablesTabulateTheFp32FunctionPerChannel) {
     const char* name;
     int64_t axis;
   };
-  for (const Expect& e : {Expect{"prelu", 1}, Expect{"div_last", 3}, Expect{"tanh", -1},
-                          Expect{"half", -1}}) {
+  for (const Expect& e :
+       {Expect{"prelu", 1}, Expect{"div_last", 3}, Expect{"tanh", -1}, Expect{"half", -1}}) {
     SCOPED_TRACE(e.name);
     const ir::NodeId id = nodeNamed(g, e.name);
     const QuantNode& q = m.node(id);
@@ -240,10 +240,12 @@ TEST(Quantizer, TensorOpConstantIsALookup) {
   GraphBuilder b;
   const auto x = b.input("x", {1, 4, 3, 3});
   const auto plus3 = b.op(OpKind::Add, "plus3", {x, b.floats("three", {}, {3.0f})});
-  const auto clip = b.op(OpKind::Clip, "clip", {plus3, b.floats("lo", {}, {0.0f}), b.floats("hi", {}, {6.0f})});
+  const auto clip =
+      b.op(OpKind::Clip, "clip", {plus3, b.floats("lo", {}, {0.0f}), b.floats("hi", {}, {6.0f})});
   const auto prod = b.op(OpKind::Mul, "prod", {x, clip});
   const auto out = b.op(OpKind::Div, "div6", {prod, b.floats("six", {}, {6.0f})});
-  const auto perChannel = b.op(OpKind::Sub, "minus_c", {out, b.floats("c", {4, 1, 1}, {1, 2, 3, 4})});
+  const auto perChannel =
+      b.op(OpKind::Sub, "minus_c", {out, b.floats("c", {4, 1, 1}, {1, 2, 3, 4})});
   const ir::Graph g = finish(b, {perChannel});
   const QuantizedModel m = quantize(g, {});
   EXPECT_EQ(m.node(nodeNamed(g, "plus3")).kind, QuantOpKind::Lookup);
@@ -266,11 +268,10 @@ TEST(Quantizer, AStandaloneBatchNormIsAPerChannelLookup) {
   const auto x = b.input("x", {1, 3, 2, 5});
   const auto y = b.input("y", {1, 3, 2, 5});
   const auto sum = b.op(OpKind::Add, "sum", {x, y});
-  const auto bn = b.op(OpKind::BatchNormalization, "bn",
-                       {sum, b.floats("gamma", {3}, {1.0f, -2.0f, 0.5f}),
-                        b.floats("beta", {3}, {0.0f, 1.0f, -1.0f}),
-                        b.floats("mean", {3}, {0.1f, 0.2f, 0.3f}),
-                        b.floats("var", {3}, {1.0f, 4.0f, 0.25f})});
+  const auto bn = b.op(
+      OpKind::BatchNormalization, "bn",
+      {sum, b.floats("gamma", {3}, {1.0f, -2.0f, 0.5f}), b.floats("beta", {3}, {0.0f, 1.0f, -1.0f}),
+       b.floats("mean", {3}, {0.1f, 0.2f, 0.3f}), b.floats("var", {3}, {1.0f, 4.0f, 0.25f})});
   const ir::Graph g = finish(b, {bn});
   const QuantizedModel m = quantize(g, {});
   const QuantNode& q = m.node(nodeNamed(g, "bn"));
@@ -288,7 +289,8 @@ TEST(Quantizer, LookupNeedsOneVaryingAxisAndNoBroadcast) {
   GraphBuilder b;
   const auto x = b.input("x", {2, 3});
   const auto two = b.op(OpKind::Div, "two_axes", {x, b.floats("d", {2, 3}, {1, 2, 3, 4, 5, 6})});
-  const auto widen = b.op(OpKind::Div, "widen", {x, b.floats("w", {2, 2, 3}, std::vector<float>(12, 2.0f))});
+  const auto widen =
+      b.op(OpKind::Div, "widen", {x, b.floats("w", {2, 2, 3}, std::vector<float>(12, 2.0f))});
   const auto row = b.input("row", {3});
   const auto rank1 = b.op(OpKind::PRelu, "rank1", {row, b.floats("s", {3}, {0.1f, 0.2f, 0.3f})});
   const ir::Graph g = finish(b, {two, widen, rank1});
@@ -327,8 +329,8 @@ TEST(Quantizer, LinearResizeThatOnlyCopiesIsAGather) {
 TEST(Int8Kernels, LookupIndexesTablesAlongTheAxis) {
   std::vector<int8_t> tables(2 * kLookupEntries);
   for (int64_t i = 0; i < kLookupEntries; ++i) {
-    tables[size_t(i)] = static_cast<int8_t>(i - 128);                         // identity
-    tables[size_t(kLookupEntries + i)] = static_cast<int8_t>(127 - i);         // -q - 1
+    tables[size_t(i)] = static_cast<int8_t>(i - 128);                  // identity
+    tables[size_t(kLookupEntries + i)] = static_cast<int8_t>(127 - i); // -q - 1
   }
   const Tensor x = Tensor::fromVector<int8_t>({2, 2}, {5, -7, 5, -7});
   EXPECT_EQ(lookup(x, tables, 0).values<int8_t>()[2], -6);

@@ -47,11 +47,11 @@ struct ChannelPost {
 };
 
 enum class LayerKind : uint8_t {
-  Conv, ///< 1xN decomposed convolution on the PE array (conventional 1x1 when N = 1)
+  Conv,        ///< 1xN decomposed convolution on the PE array (conventional 1x1 when N = 1)
   Pool,        ///< max / average pooling on the PEs' lanes (¶0058)
   Elementwise, ///< element-wise / data-movement passes on the PEs' lanes (¶0058)
-  Host, ///< an operator the engine does not cover, on the host (quant::evalQuantizedNode)
-  View, ///< reshape-like renaming of a value: no data moves
+  Host,        ///< an operator the engine does not cover, on the host (quant::evalQuantizedNode)
+  View,        ///< reshape-like renaming of a value: no data moves
 };
 std::string_view layerKindName(LayerKind k);
 

@@ -58,9 +58,9 @@ struct StridedAccess {
 /// One pass: func applied at every point of `extents`.
 struct ElementwisePass {
   ElementwiseFunc func = ElementwiseFunc::Copy;
-  Dims extents;          ///< the iteration space
-  StridedAccess a, b;    ///< operands (b for binary functions only)
-  StridedAccess out;     ///< destination in the layer's output
+  Dims extents;       ///< the iteration space
+  StridedAccess a, b; ///< operands (b for binary functions only)
+  StridedAccess out;  ///< destination in the layer's output
   int32_t clampLo = quant::kInt8Min, clampHi = quant::kInt8Max;
   int64_t tableAxis = -1; ///< Lookup: iteration axis selecting the table
   quant::AddSubMultipliers addSub;

@@ -9,8 +9,8 @@
 /// groups with their compressed weight tile streams (the DRAM image the sequencer broadcasts),
 /// and the post-processing parameters (bias, requantization, clamp). Pool layers run in the
 /// post-processing units, and so do Elementwise layers (activations, lookup tables, residual adds,
-/// concatenation, nearest upsampling: arch/common/Elementwise.h); Host layers are operators the engine does not cover (counted and
-/// reported, never hidden); View layers only rename a value.
+/// concatenation, nearest upsampling: arch/common/Elementwise.h); Host layers are operators the
+/// engine does not cover (counted and reported, never hidden); View layers only rename a value.
 ///
 /// The mapping of every convolution onto the Cartesian-product dataflow is one rule (see
 /// docs/arch/SparseCompiler.md): input plane p holds pixels u (x) and v (y); a non-zero weight of
@@ -98,11 +98,11 @@ struct ChannelPost {
 };
 
 enum class LayerKind : uint8_t {
-  Conv, ///< PT-IS-CP-sparse on the PE array
-  Pool, ///< max / average pooling in the post-processing units
+  Conv,        ///< PT-IS-CP-sparse on the PE array
+  Pool,        ///< max / average pooling in the post-processing units
   Elementwise, ///< element-wise / data-movement passes in the post-processing units
-  Host, ///< an operator the engine does not cover, on the host (quant::evalQuantizedNode)
-  View, ///< reshape-like renaming of a value: no data moves
+  Host,        ///< an operator the engine does not cover, on the host (quant::evalQuantizedNode)
+  View,        ///< reshape-like renaming of a value: no data moves
 };
 std::string_view layerKindName(LayerKind k);
 
@@ -146,11 +146,11 @@ struct Layer {
   std::string op;   ///< "Conv+Relu", "MaxPool", ...
   LayerKind kind = LayerKind::Host;
   ir::NodeId node = -1;
-  std::vector<ir::ValueId> inputs;  ///< graph values read
-  std::vector<ir::ValueId> outputs; ///< graph values produced (the checked ones)
-  std::string note;                 ///< host-fallback reason, mapping notes
-  ConvLayer conv;                   ///< kind == Conv
-  PoolLayer pool;                   ///< kind == Pool
+  std::vector<ir::ValueId> inputs;      ///< graph values read
+  std::vector<ir::ValueId> outputs;     ///< graph values produced (the checked ones)
+  std::string note;                     ///< host-fallback reason, mapping notes
+  ConvLayer conv;                       ///< kind == Conv
+  PoolLayer pool;                       ///< kind == Pool
   common::ElementwiseLayer elementwise; ///< kind == Elementwise
   Tiling ppuTiling; ///< kind == Elementwise: output tiling over the PE grid (HW of NCHW)
 };

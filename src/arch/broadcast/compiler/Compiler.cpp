@@ -231,8 +231,8 @@ private:
     const ir::PoolParams p = ir::poolParams(g_, id);
     const ir::Node& n = g_.node(id);
     if (p.spatialRank != 2)
-      return lowerHost(id, fmt::format("{}-D pooling (kernel vectors run along 2-D rows)",
-                                       p.spatialRank));
+      return lowerHost(
+          id, fmt::format("{}-D pooling (kernel vectors run along 2-D rows)", p.spatialRank));
     if (std::any_of(p.dilations.begin(), p.dilations.end(), [](int64_t d) { return d != 1; }))
       return lowerHost(id, "dilated pooling");
     if (n.outputs.size() > 1 && n.outputs[1] != ir::kNoValue && !g_.users(n.outputs[1]).empty())
@@ -396,8 +396,7 @@ private:
           const int64_t kx = px.rho + ax.stride * (px.taps - 1 - ux);
           return w[((c * m + mo) * kh + ky) * kw + kx];
         };
-        ConvLayer c = buildConv(id, a, py.taps, px.taps, cp.inChannels, m, 1, false, false,
-                                weight);
+        ConvLayer c = buildConv(id, a, py.taps, px.taps, cp.inChannels, m, 1, false, false, weight);
         c.placement = OutputPlacement{ay.stride, ax.stride, ry, rx, ay.out, ax.out};
         l.phases.push_back(std::move(c));
       }

@@ -399,21 +399,18 @@ struct Simulator::Impl {
       values[static_cast<size_t>(e.output)] = common::runElementwise(e, qm, values);
     laneLayer(e.elementOps(), e.activationReadBytes(qm.graph), e.constantBytes(qm.graph),
               numElements(e.outShape), s, d);
-    s.counts = {{"element_ops", e.elementOps()},
-                {"passes", static_cast<int64_t>(e.passes.size())}};
+    s.counts = {{"element_ops", e.elementOps()}, {"passes", static_cast<int64_t>(e.passes.size())}};
   }
 
   /// A Pool layer: one lane operation per window position of every output.
-  void runPool(const Layer& l, const SimOptions& options, report::LayerStats& s,
-               LayerDetail& d) {
+  void runPool(const Layer& l, const SimOptions& options, report::LayerStats& s, LayerDetail& d) {
     const ir::Value& out = qm.graph.value(l.outputs[0]);
     if (options.functional)
       values[static_cast<size_t>(l.outputs[0])] =
           common::poolInt8(l.pool.params, input(l.inputs[0]), l.pool.countMultipliers)
               .reshaped(out.shape);
     const int64_t ops = common::poolWindowOps(l.pool.params);
-    laneLayer(ops, numElements(qm.graph.value(l.inputs[0]).shape), 0, numElements(out.shape), s,
-              d);
+    laneLayer(ops, numElements(qm.graph.value(l.inputs[0]).shape), 0, numElements(out.shape), s, d);
     s.counts = {{"window_ops", ops}};
   }
 

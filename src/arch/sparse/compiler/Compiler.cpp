@@ -428,8 +428,8 @@ private:
     const ir::PoolParams p = ir::poolParams(g_, id);
     const ir::Node& n = g_.node(id);
     if (p.spatialRank != 2)
-      return lowerHost(id, fmt::format("{}-D pooling (the PE grid tiles 2-D planes)",
-                                       p.spatialRank));
+      return lowerHost(id,
+                       fmt::format("{}-D pooling (the PE grid tiles 2-D planes)", p.spatialRank));
     if (std::any_of(p.dilations.begin(), p.dilations.end(), [](int64_t d) { return d != 1; }))
       return lowerHost(id, "dilated pooling");
     if (n.outputs.size() > 1 && n.outputs[1] != ir::kNoValue && !g_.users(n.outputs[1]).empty())

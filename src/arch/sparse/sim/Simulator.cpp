@@ -14,11 +14,11 @@
 #include "nnaccel/support/Rng.h"
 
 #include <algorithm>
-#include <set>
 #include <cmath>
 #include <fmt/format.h>
 #include <memory>
 #include <optional>
+#include <set>
 
 namespace nnaccel::arch::sparse {
 
@@ -263,7 +263,9 @@ struct Simulator::Impl {
       a = b;
       return;
     }
-    const auto mean = [&](double x, double y) { return (x * static_cast<double>(n) + y) / (n + 1.0); };
+    const auto mean = [&](double x, double y) {
+      return (x * static_cast<double>(n) + y) / (n + 1.0);
+    };
     a.cycles += b.cycles;
     a.denseCycles += b.denseCycles;
     a.oracleCycles += b.oracleCycles;
@@ -502,16 +504,15 @@ struct Simulator::Impl {
   void runPool(const Layer& l, report::LayerStats& s, LayerDetail& d) {
     const ir::PoolParams& p = l.pool.params;
     const Tensor& x = input(l.inputs[0]);
-    Tensor out = common::poolInt8(p, x, l.pool.countMultipliers).reshaped(
-        qm.graph.value(l.outputs[0]).shape);
+    Tensor out = common::poolInt8(p, x, l.pool.countMultipliers)
+                     .reshaped(qm.graph.value(l.outputs[0]).shape);
     // Each PE pools its own output tile; window elements are one post-processing op each.
     const Tiling& t = l.pool.tiling;
     const int64_t window = p.kernel[0] * p.kernel[1];
     int64_t maxOps = 0;
     for (int64_t py = 0; py < t.y.parts; ++py)
       for (int64_t px = 0; px < t.x.parts; ++px)
-        maxOps =
-            std::max(maxOps, t.x.length(px) * t.y.length(py) * window * p.channels * p.batch);
+        maxOps = std::max(maxOps, t.x.length(px) * t.y.length(py) * window * p.channels * p.batch);
     AccessCounts a;
     bool fromDram = false;
     const int64_t inBytes = x.numElements() * config.valueBits / 8;

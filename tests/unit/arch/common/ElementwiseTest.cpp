@@ -52,7 +52,8 @@ TEST(Elementwise, BinaryOpsBroadcastWithZeroStrides) {
   const auto gate = b.input("gate", {1, 4, 1, 1});
   const auto sum = b.op(OpKind::Add, "residual", {x, y});
   const auto scaled = b.op(OpKind::Mul, "se_scale", {sum, gate});
-  const auto diff = b.op(OpKind::Sub, "row_minus", {b.constant("row", randomTensor({5}, rng)), scaled});
+  const auto diff =
+      b.op(OpKind::Sub, "row_minus", {b.constant("row", randomTensor({5}, rng)), scaled});
   const auto relu = b.op(OpKind::Relu, "relu", {diff});
   const ir::Graph g = finish(b, {relu});
   const auto layers = expectExact(g);
@@ -69,7 +70,8 @@ TEST(Elementwise, BinaryOpsBroadcastWithZeroStrides) {
 TEST(Elementwise, LookupTablesFollowTheirAxis) {
   GraphBuilder b;
   const auto x = b.input("x", {1, 3, 2, 2});
-  const auto pr = b.op(OpKind::PRelu, "prelu", {x, b.floats("slope", {3, 1, 1}, {0.1f, -1.0f, 3.0f})});
+  const auto pr =
+      b.op(OpKind::PRelu, "prelu", {x, b.floats("slope", {3, 1, 1}, {0.1f, -1.0f, 3.0f})});
   const auto sig = b.op(OpKind::Sigmoid, "sigmoid", {pr});
   const ir::Graph g = finish(b, {sig});
   const auto layers = expectExact(g);
@@ -99,7 +101,8 @@ TEST(Elementwise, DataMovementAsStridedCopies) {
   const auto up = b.op(OpKind::Resize, "up",
                        {x, ir::kNoValue, b.floats("scales", {4}, {1, 1, 2, 3}), ir::kNoValue},
                        attrs({{"mode", std::string("nearest")}}));
-  const auto t = b.op(OpKind::Transpose, "t", {up}, attrs({{"perm", std::vector<int64_t>{0, 2, 3, 1}}}));
+  const auto t =
+      b.op(OpKind::Transpose, "t", {up}, attrs({{"perm", std::vector<int64_t>{0, 2, 3, 1}}}));
   const auto s = b.op(OpKind::Slice, "slice",
                       {t, b.ints("starts", {1, 2}), b.ints("ends", {7, 17}), b.ints("axes", {1, 2}),
                        b.ints("steps", {2, 5})});

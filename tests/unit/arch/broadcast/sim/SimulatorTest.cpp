@@ -608,12 +608,10 @@ TEST(BroadcastSimulatorTest, PoolingAndElementwiseRunOnThePeArray) {
     EXPECT_EQ(r.details[i].variants[kConventional].cycles, r.details[i].variants[kMethod].cycles);
   }
   // The residual add reads both 4x4x4 operands and writes one.
-  const size_t add = static_cast<size_t>(std::find_if(r.program.layers.begin(),
-                                                      r.program.layers.end(),
-                                                      [](const Layer& l) {
-                                                        return l.name == "residual";
-                                                      }) -
-                                         r.program.layers.begin());
+  const size_t add =
+      static_cast<size_t>(std::find_if(r.program.layers.begin(), r.program.layers.end(),
+                                       [](const Layer& l) { return l.name == "residual"; }) -
+                          r.program.layers.begin());
   EXPECT_EQ(r.report.layers[add].dram.readBytes, 2 * 64);
   EXPECT_EQ(r.report.layers[add].dram.writeBytes, 64);
   EXPECT_EQ(layerKindName(LayerKind::Pool), "array");

@@ -595,13 +595,12 @@ TEST(SparseCompiler, ElementwiseOnThePpuAndOperatorsWithoutAUnitOnTheHost) {
   std::vector<std::pair<std::string, LayerKind>> kinds;
   for (const Layer& l : r.program.layers)
     kinds.emplace_back(l.name, l.kind);
-  EXPECT_EQ(kinds, (std::vector<std::pair<std::string, LayerKind>>{
-                       {"conv", LayerKind::Conv},
-                       {"act", LayerKind::Elementwise},
-                       {"gap", LayerKind::Pool},
-                       {"flat", LayerKind::View},
-                       {"fc", LayerKind::Conv},
-                       {"prob", LayerKind::Host}}));
+  EXPECT_EQ(kinds, (std::vector<std::pair<std::string, LayerKind>>{{"conv", LayerKind::Conv},
+                                                                   {"act", LayerKind::Elementwise},
+                                                                   {"gap", LayerKind::Pool},
+                                                                   {"flat", LayerKind::View},
+                                                                   {"fc", LayerKind::Conv},
+                                                                   {"prob", LayerKind::Host}}));
   EXPECT_EQ(r.program.layers[1].elementwise.passes.at(0).func, common::ElementwiseFunc::Lookup);
   const Layer& prob = r.program.layers[5];
   EXPECT_EQ(prob.note, "no integer form: the quantizer has no int8 rule for Softmax");

@@ -41,13 +41,16 @@ int64_t copiesOf(const Program& p, const Layer& l, bool fill) {
 TEST(SystolicDataMovement, TransposeSliceAndPadAreDmaPatterns) {
   ir::test::GraphBuilder b(13);
   const ir::ValueId x = b.input("x", {1, 6, 7, 5}); // NHWC
-  const ir::ValueId nchw = b.op(OpKind::Transpose, "to_nchw", {x}, attrs({{"perm", Dims{0, 3, 1, 2}}}));
+  const ir::ValueId nchw =
+      b.op(OpKind::Transpose, "to_nchw", {x}, attrs({{"perm", Dims{0, 3, 1, 2}}}));
   const ir::ValueId cut = b.op(OpKind::Slice, "cut",
-                              {nchw, b.ints("st", {1, 0, 1}), b.ints("en", {5, 6, 7}),
-                               b.ints("ax", {1, 2, 3}), b.ints("sp", {2, 2, 3})});
-  const ir::ValueId padded = b.op(OpKind::Pad, "pad", {cut, b.ints("pads", {0, 0, 1, 2, 0, 1, 0, 0})});
+                               {nchw, b.ints("st", {1, 0, 1}), b.ints("en", {5, 6, 7}),
+                                b.ints("ax", {1, 2, 3}), b.ints("sp", {2, 2, 3})});
+  const ir::ValueId padded =
+      b.op(OpKind::Pad, "pad", {cut, b.ints("pads", {0, 0, 1, 2, 0, 1, 0, 0})});
   const ir::ValueId r5 = b.op(OpKind::Reshape, "r5", {padded, b.ints("s5", {1, 3, 2, 2, 4})});
-  const ir::ValueId t5 = b.op(OpKind::Transpose, "t5", {r5}, attrs({{"perm", Dims{0, 4, 3, 2, 1}}}));
+  const ir::ValueId t5 =
+      b.op(OpKind::Transpose, "t5", {r5}, attrs({{"perm", Dims{0, 4, 3, 2, 1}}}));
   const ir::Graph g = prepared(b, t5);
   const SessionResult r = simulateModel(g, systolicPreset("small"), {});
   EXPECT_TRUE(r.report.verdict.passed) << r.report.verdict.detail;
@@ -63,9 +66,9 @@ TEST(SystolicDataMovement, TransposeSliceAndPadAreDmaPatterns) {
 TEST(SystolicDataMovement, ANegativeStepSliceStaysOnTheHost) {
   ir::test::GraphBuilder b(13);
   const ir::ValueId x = b.input("x", {1, 2, 4, 4});
-  const ir::ValueId rev = b.op(OpKind::Slice, "reverse",
-                              {x, b.ints("st", {3}), b.ints("en", {-5}), b.ints("ax", {3}),
-                               b.ints("sp", {-1})});
+  const ir::ValueId rev =
+      b.op(OpKind::Slice, "reverse",
+           {x, b.ints("st", {3}), b.ints("en", {-5}), b.ints("ax", {3}), b.ints("sp", {-1})});
   const ir::Graph g = prepared(b, rev);
   const SessionResult r = simulateModel(g, systolicPreset("small"), {});
   EXPECT_TRUE(r.report.verdict.passed) << r.report.verdict.detail;
