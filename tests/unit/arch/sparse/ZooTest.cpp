@@ -5,10 +5,13 @@
 /// every model but VGG-16, also as built (dense weights); the pruned model has the lower weight
 /// density and the accounting invariants hold on every array layer.
 ///
-/// VGG-16 runs pruned only: its dense-weight run is the longest test of the suite (306 s of
-/// the 1,098 test-seconds of the last CI run, on one core) and reaches no code path that its
-/// pruned run (the same layer shapes, IA RAM overflow and DRAM-bound layers included) and the
-/// other models' dense runs do not. `nnaccel simulate vgg16 --arch sparse` runs it whole.
+/// VGG-16 and ResNet-50 run pruned only: VGG-16's dense-weight run was the longest test of the
+/// suite (306 s of the 1,098 test-seconds of a CI run, on one core), ResNet-50's the second
+/// (71 s), and neither reaches a code path that its pruned run (the same layer shapes, IA RAM
+/// overflow and DRAM-bound layers included) and the other models' dense runs do not. The
+/// dense-weight runs skip the dense baseline (with dense weights it times the same products
+/// again); the pruned runs keep it and check the sparse products against it.
+/// `nnaccel simulate vgg16 --arch sparse` runs a model whole.
 #include "nnaccel/zoo/Zoo.h"
 
 #include "nnaccel/arch/sparse/Session.h"
@@ -27,17 +30,21 @@ std::vector<std::string> modelNames() {
   return names;
 }
 
-/// The models run with dense weights too: all but VGG-16 (see the file comment).
+/// The models run with dense weights too: all but VGG-16 and ResNet-50 (the file comment).
 std::vector<std::string> denseWeightModelNames() {
   std::vector<std::string> names = modelNames();
   std::erase(names, "vgg16");
+  std::erase(names, "resnet50");
   return names;
 }
 
-/// Runs \p g on scnn and checks the verdict and the slot accounting of every array layer.
-SessionResult runChecked(const ir::Graph& g) {
+/// Runs \p g on scnn and checks the verdict and the slot accounting of every array layer
+/// (against the dense baseline when \p denseBaseline).
+SessionResult runChecked(const ir::Graph& g, bool denseBaseline = true) {
   const SparseConfig c = sparsePreset("scnn");
-  const SessionResult r = simulateModel(g, c, SessionOptions{});
+  SessionOptions o;
+  o.denseBaseline = denseBaseline;
+  const SessionResult r = simulateModel(g, c, o);
   EXPECT_TRUE(r.report.verdict.checked);
   EXPECT_TRUE(r.report.verdict.passed) << r.report.verdict.detail;
   EXPECT_GT(r.report.verdict.comparedElements, 0);
@@ -50,7 +57,8 @@ SessionResult runChecked(const ir::Graph& g) {
     const LayerDetail& d = r.details[i];
     EXPECT_EQ(d.losses.total(), d.cycles * slotsPerCycle) << r.program.layers[i].name;
     EXPECT_GE(d.cycles, d.oracleCycles) << r.program.layers[i].name;
-    EXPECT_LE(d.products, d.denseAccess.multiplies) << r.program.layers[i].name;
+    if (denseBaseline)
+      EXPECT_LE(d.products, d.denseAccess.multiplies) << r.program.layers[i].name;
   }
   EXPECT_GT(arrayLayers, 0);
   EXPECT_GT(r.totals.cycles, 0);
@@ -62,11 +70,9 @@ class SparseZooDenseWeights : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(SparseZooDenseWeights, Int8BitExactOnScnn) {
   const ir::Graph g = driver::loadModel(GetParam());
-  const SessionResult r = runChecked(g);
-  std::printf("%s dense weights: %lld cycles, dense baseline %lld, speedup %.2fx, weight "
-              "density %.3f, activation density %.3f\n",
+  const SessionResult r = runChecked(g, false);
+  std::printf("%s dense weights: %lld cycles, weight density %.3f, activation density %.3f\n",
               GetParam().c_str(), static_cast<long long>(r.totals.cycles),
-              static_cast<long long>(r.totals.denseCycles), r.totals.speedup(),
               r.totals.weightDensity, r.totals.activationDensity);
 }
 
