@@ -57,8 +57,9 @@ SessionResult runChecked(const ir::Graph& g, bool denseBaseline = true) {
     const LayerDetail& d = r.details[i];
     EXPECT_EQ(d.losses.total(), d.cycles * slotsPerCycle) << r.program.layers[i].name;
     EXPECT_GE(d.cycles, d.oracleCycles) << r.program.layers[i].name;
-    if (denseBaseline)
+    if (denseBaseline) {
       EXPECT_LE(d.products, d.denseAccess.multiplies) << r.program.layers[i].name;
+    }
   }
   EXPECT_GT(arrayLayers, 0);
   EXPECT_GT(r.totals.cycles, 0);
@@ -72,8 +73,8 @@ TEST_P(SparseZooDenseWeights, Int8BitExactOnScnn) {
   const ir::Graph g = driver::loadModel(GetParam());
   const SessionResult r = runChecked(g, false);
   std::printf("%s dense weights: %lld cycles, weight density %.3f, activation density %.3f\n",
-              GetParam().c_str(), static_cast<long long>(r.totals.cycles),
-              r.totals.weightDensity, r.totals.activationDensity);
+              GetParam().c_str(), static_cast<long long>(r.totals.cycles), r.totals.weightDensity,
+              r.totals.activationDensity);
 }
 
 TEST_P(SparseZoo, PrunedTo35PercentBitExactOnScnn) {
