@@ -104,6 +104,7 @@ private:
 
   int32_t tensorOf(ir::ValueId v, DramTensor::Role role = DramTensor::Role::Activation,
                    int64_t aliasAddr = -1) {
+    NNACCEL_ASSERT(v >= 0 && static_cast<size_t>(v) < tensorOfValue_.size()) << "value " << v;
     if (tensorOfValue_[static_cast<size_t>(v)] >= 0)
       return tensorOfValue_[static_cast<size_t>(v)];
     const ir::Value& val = g_.value(v);
@@ -572,8 +573,8 @@ private:
     std::string opName(ir::opName(n.op));
     const ir::ValueId out = fuseVectorClamp(id, plan, opName);
     ElementwiseIo io;
-    for (ir::ValueId v : n.inputs)
-      io.inputs.push_back(g_.isConstant(v) ? -1 : tensorOf(v));
+    for (ir::ValueId v : n.inputs) // -1: a constant or an absent optional input (Resize's roi)
+      io.inputs.push_back(v == ir::kNoValue || g_.isConstant(v) ? -1 : tensorOf(v));
     io.output = tensorOf(out);
     Layer& l = beginLayer(id, LayerUnit::Vector, opName, shapeOf(n));
     setOutputs(l, {out});
