@@ -4,6 +4,7 @@
 #include "nnaccel/support/Error.h"
 
 #include <algorithm>
+#include <fmt/format.h>
 
 namespace nnaccel::arch::common {
 
@@ -40,6 +41,18 @@ Tensor poolInt8(const ir::PoolParams& p, const Tensor& x,
   Tensor out(DType::I8, {p.batch, p.channels, p.outSpatial[0], p.outSpatial[1]});
   maxPool(p, x.data<int8_t>(), out.data<int8_t>());
   return out;
+}
+
+std::string poolObstacle(const ir::Graph& g, ir::NodeId id, const ir::PoolParams& p,
+                         std::string_view why2D) {
+  const ir::Node& n = g.node(id);
+  if (p.spatialRank != 2)
+    return fmt::format("{}-D pooling ({})", p.spatialRank, why2D);
+  if (std::any_of(p.dilations.begin(), p.dilations.end(), [](int64_t d) { return d != 1; }))
+    return "dilated pooling";
+  if (n.outputs.size() > 1 && n.outputs[1] != ir::kNoValue && !g.users(n.outputs[1]).empty())
+    return "MaxPool indices output";
+  return {};
 }
 
 int64_t poolWindowOps(const ir::PoolParams& p) {

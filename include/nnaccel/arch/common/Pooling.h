@@ -11,12 +11,20 @@
 #include "nnaccel/tensor/Tensor.h"
 
 #include <span>
+#include <string>
+#include <string_view>
 
 namespace nnaccel::arch::common {
 
 /// Pools the s8 tensor \p x ([N, C, H, W], 2-D, undilated) by \p p.
 Tensor poolInt8(const ir::PoolParams& p, const Tensor& x,
                 std::span<const quant::CountMultiplier> countMultipliers);
+
+/// Why a whole-layer pooling unit cannot run pooling node \p id (its parameters \p p): a
+/// spatial rank other than 2 ("N-D pooling (" + \p why2D + ")"), dilation, or a used MaxPool
+/// indices output. Empty when it can.
+std::string poolObstacle(const ir::Graph& g, ir::NodeId id, const ir::PoolParams& p,
+                         std::string_view why2D);
 
 /// Element operations of the pooling: one per window position of every output (all images).
 int64_t poolWindowOps(const ir::PoolParams& p);

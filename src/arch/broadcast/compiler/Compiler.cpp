@@ -7,6 +7,7 @@
 #include "nnaccel/arch/broadcast/Compiler.h"
 
 #include "nnaccel/arch/common/Lowering.h"
+#include "nnaccel/arch/common/Pooling.h"
 #include "nnaccel/ir/OpParams.h"
 #include "nnaccel/support/Error.h"
 #include "nnaccel/support/IntMath.h"
@@ -230,13 +231,10 @@ private:
   void lowerPool(ir::NodeId id) {
     const ir::PoolParams p = ir::poolParams(g_, id);
     const ir::Node& n = g_.node(id);
-    if (p.spatialRank != 2)
-      return lowerHost(
-          id, fmt::format("{}-D pooling (kernel vectors run along 2-D rows)", p.spatialRank));
-    if (std::any_of(p.dilations.begin(), p.dilations.end(), [](int64_t d) { return d != 1; }))
-      return lowerHost(id, "dilated pooling");
-    if (n.outputs.size() > 1 && n.outputs[1] != ir::kNoValue && !g_.users(n.outputs[1]).empty())
-      return lowerHost(id, "MaxPool indices output");
+    if (const std::string why =
+            common::poolObstacle(g_, id, p, "kernel vectors run along 2-D rows");
+        !why.empty())
+      return lowerHost(id, why);
     Layer& l = beginLayer(id, LayerKind::Pool);
     l.outputs = {n.outputs[0]};
     l.pool.params = p;

@@ -6,6 +6,7 @@
 #include "nnaccel/arch/sparse/Compiler.h"
 
 #include "nnaccel/arch/common/Lowering.h"
+#include "nnaccel/arch/common/Pooling.h"
 #include "nnaccel/arch/sparse/Geometry.h"
 #include "nnaccel/ir/OpParams.h"
 #include "nnaccel/support/Error.h"
@@ -427,13 +428,9 @@ private:
   void lowerPool(ir::NodeId id) {
     const ir::PoolParams p = ir::poolParams(g_, id);
     const ir::Node& n = g_.node(id);
-    if (p.spatialRank != 2)
-      return lowerHost(id,
-                       fmt::format("{}-D pooling (the PE grid tiles 2-D planes)", p.spatialRank));
-    if (std::any_of(p.dilations.begin(), p.dilations.end(), [](int64_t d) { return d != 1; }))
-      return lowerHost(id, "dilated pooling");
-    if (n.outputs.size() > 1 && n.outputs[1] != ir::kNoValue && !g_.users(n.outputs[1]).empty())
-      return lowerHost(id, "MaxPool indices output");
+    if (const std::string why = common::poolObstacle(g_, id, p, "the PE grid tiles 2-D planes");
+        !why.empty())
+      return lowerHost(id, why);
     Layer& l = beginLayer(id, LayerKind::Pool);
     l.outputs = {n.outputs[0]};
     l.pool.params = p;
