@@ -5,6 +5,7 @@
 /// every engine fuses, aliases and falls back on exactly the same nodes.
 #pragma once
 
+#include "nnaccel/arch/common/Elementwise.h"
 #include "nnaccel/ir/Graph.h"
 #include "nnaccel/quant/QuantizedModel.h"
 #include "nnaccel/report/Report.h"
@@ -14,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 namespace nnaccel::arch::common {
@@ -101,6 +103,23 @@ bool lowerSharedNode(const quant::QuantizedModel& qm, ir::NodeId id, std::vector
 
 /// The host-fallback note of a node no unit of \p engine ("sparse") runs.
 std::string noUnitNote(const ir::Graph& g, ir::NodeId id, std::string_view engine);
+
+/// Node \p id as an Elementwise layer (kind Elementwise, its `elementwise` passes, one output)
+/// appended to \p layers, or, when the strided passes cannot express it, a host layer whose note
+/// says so for \p engine. Returns the element-wise layer, or nullptr for the host layer.
+template <typename Layer>
+Layer* appendElementwiseLayer(const quant::QuantizedModel& qm, ir::NodeId id,
+                              std::vector<Layer>& layers, std::string_view engine) {
+  auto lowered = lowerElementwise(qm, id);
+  if (const auto* why = std::get_if<std::string>(&lowered)) {
+    appendHostLayer(layers, qm.graph, id, noUnitNote(qm.graph, id, engine) + ": " + *why);
+    return nullptr;
+  }
+  Layer& l = appendLayer(layers, qm.graph, id, decltype(Layer::kind)::Elementwise);
+  l.elementwise = std::move(std::get<ElementwiseLayer>(lowered));
+  l.outputs = {l.elementwise.output};
+  return &l;
+}
 
 /// The host-fallback note of a Gemm with transA (no engine reads A column-major).
 inline constexpr std::string_view kTransANote = "Gemm with transA (A is read column-major)";

@@ -219,12 +219,7 @@ private:
   /// Element-wise and data-movement nodes on the PE array (¶0058: the PEs also run the
   /// network's element-wise work), reading and writing memory 310.
   void lowerElementwise(ir::NodeId id) {
-    auto lowered = common::lowerElementwise(qm_, id);
-    if (const auto* why = std::get_if<std::string>(&lowered))
-      return lowerHost(id, common::noUnitNote(g_, id, "broadcast") + ": " + *why);
-    Layer& l = beginLayer(id, LayerKind::Elementwise);
-    l.elementwise = std::move(std::get<common::ElementwiseLayer>(lowered));
-    l.outputs = {l.elementwise.output};
+    common::appendElementwiseLayer(qm_, id, program_.layers, "broadcast");
   }
 
   /// Pooling on the PE array (¶0058), 2-D and batch 1 like the convolutions.

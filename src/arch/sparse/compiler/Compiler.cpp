@@ -163,13 +163,8 @@ private:
   /// PPU applies non-linear functions and moves its own output tile); each PE takes the
   /// output tile of its position in the planar tiling.
   void lowerElementwise(ir::NodeId id) {
-    auto lowered = common::lowerElementwise(qm_, id);
-    if (const auto* why = std::get_if<std::string>(&lowered))
-      return lowerHost(id, common::noUnitNote(g_, id, "sparse") + ": " + *why);
-    Layer& l = beginLayer(id, LayerKind::Elementwise);
-    l.elementwise = std::move(std::get<common::ElementwiseLayer>(lowered));
-    l.outputs = {l.elementwise.output};
-    l.ppuTiling = planeTiling(l.elementwise.outShape);
+    if (Layer* l = common::appendElementwiseLayer(qm_, id, program_.layers, "sparse"))
+      l->ppuTiling = planeTiling(l->elementwise.outShape);
   }
 
   /// The pooling / post-processing tiling of an output of \p shape: its last two axes over
