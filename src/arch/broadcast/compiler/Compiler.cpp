@@ -398,7 +398,7 @@ private:
     l.note = fmt::format("{}x{} transposed, stride {}x{}: {} stride-phase convolutions of up to "
                          "{}x{} taps; phase 0 {}",
                          kh, kw, ay.stride, ax.stride, l.phases.size(), tapsY, tapsX,
-                         describe(l.conv, l.conv.axes.inH > 0 ? tapsY : 0, tapsX, false));
+                         describe(l.conv, tapsY, tapsX, false));
     finishConvLayer(id, l);
   }
 
