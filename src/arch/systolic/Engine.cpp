@@ -62,6 +62,14 @@ public:
     // The largest PSUM tile keeps the preset's column count and as many rows as fit.
     const int64_t tileCols = std::min(p.psumMaxTileCols, std::max<int64_t>(1, entries));
     const int64_t tileRows = std::max<int64_t>(1, std::min(p.psumMaxTileRows, entries / tileCols));
+    // The resident region keeps the preset's share of each partition, and the on-chip DMA its
+    // bytes per partition per cycle.
+    const int64_t residentPerPartition =
+        static_cast<int64_t>(static_cast<double>(sbufPerPartition) *
+                             static_cast<double>(p.sbufResidentBytesPerPartition) /
+                             static_cast<double>(p.sbufBytesPerPartition));
+    const double onChipDmaBytesPerCycle =
+        p.sbufDmaBytesPerCycle * static_cast<double>(rows) / static_cast<double>(p.peRows);
     using engines::overrideValue;
     return engines::deriveFromPreset(
         *this, b, preset,
@@ -70,6 +78,8 @@ public:
          {"array.cols", overrideValue(cols)},
          {"array.weight_load_cycles", overrideValue(rows)},
          {"sbuf.bytes_per_partition", overrideValue(sbufPerPartition)},
+         {"sbuf.resident_bytes_per_partition", overrideValue(residentPerPartition)},
+         {"sbuf.dma_bytes_per_cycle", overrideValue(onChipDmaBytesPerCycle)},
          {"psum.entries_per_column", overrideValue(entries)},
          {"psum.max_tile_rows", overrideValue(tileRows)},
          {"psum.max_tile_cols", overrideValue(tileCols)},

@@ -162,7 +162,9 @@ SessionResult simulateModel(const ir::Graph& g, const SystolicConfig& config,
       report::BaselineRow row;
       row.layer = base.layers[li].name;
       row.applicable = own;
-      row.what = note.substr(own ? kOwn.size() : kNot.size());
+      const size_t from = own ? kOwn.size() : kNot.size();
+      const size_t spill = note.find(std::string("; ") + std::string(kSpillNote));
+      row.what = note.substr(from, spill == std::string::npos ? std::string::npos : spill - from);
       row.method = sideOf(main.stats[li]);
       row.baseline = sideOf(b.stats[li]);
       r.baseline.push_back(row);

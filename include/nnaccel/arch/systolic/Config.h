@@ -53,9 +53,14 @@ struct SystolicConfig {
 
   // --- on-chip memories --------------------------------------------------------------------
   int64_t sbufBytesPerPartition = 16 * 1024; ///< state buffer, per partition (= per PE row)
-  int64_t psumEntriesPerColumn = 512;        ///< 32-bit accumulators per PE column
-  int64_t psumMaxTileRows = 16;              ///< largest output tile shape (rows x cols) ...
-  int64_t psumMaxTileCols = 32;              ///< ... with rows * cols <= psumEntriesPerColumn
+  /// The top of every partition that holds layer outputs between layers (the resident region,
+  /// seed 000 [0071]); the lowerings tile inside the rest. 0: every activation goes to DRAM.
+  int64_t sbufResidentBytesPerPartition = 0;
+  double sbufDmaBytesPerCycle = 64.0; ///< DMA between the resident region and working tiles
+  int64_t sbufDmaLatencyCycles = 8;   ///< first-byte latency of such an on-chip descriptor
+  int64_t psumEntriesPerColumn = 512; ///< 32-bit accumulators per PE column
+  int64_t psumMaxTileRows = 16;       ///< largest output tile shape (rows x cols) ...
+  int64_t psumMaxTileCols = 32;       ///< ... with rows * cols <= psumEntriesPerColumn
   PsumZeroMode psumZeroMode = PsumZeroMode::Reset;
   /// PSUM_RESET clears this many entries per column per cycle.
   int64_t psumResetEntriesPerCycle = 8;
@@ -77,6 +82,10 @@ struct SystolicConfig {
   EnergyTable energy;
 
   int64_t psumTileEntries() const { return psumMaxTileRows * psumMaxTileCols; }
+  /// SBUF bytes per partition the lowerings may tile in (below the resident region).
+  int64_t sbufWorkingBytesPerPartition() const {
+    return sbufBytesPerPartition - sbufResidentBytesPerPartition;
+  }
   bool supports(DType t) const;
 
   bool operator==(const SystolicConfig&) const = default;

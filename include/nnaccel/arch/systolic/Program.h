@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace nnaccel::arch::systolic {
@@ -27,7 +28,7 @@ struct DramTensor {
   int32_t value = -1; ///< graph ValueId (-1 for compiler-made buffers)
   DType dtype = DType::I8;
   Dims shape;
-  int64_t addr = 0; ///< byte address in DRAM
+  int64_t addr = 0; ///< byte address in DRAM, or in the resident region (isResidentAddr)
   float scale = 0;  ///< int8 scale (0 for f32/raw tensors)
   enum class Role : uint8_t {
     Input,
@@ -79,8 +80,25 @@ struct Layer {
 /// mistaken file must not ask for more than a workstation has.
 inline constexpr int64_t kMaxDramBytes = int64_t{1} << 34;
 
+/// DMA addresses from kResidentBase on name the SBUF resident region instead of DRAM: offset e
+/// (address - kResidentBase) is byte sbufWorkingBytesPerPartition() + e % R of partition e / R,
+/// R = sbufResidentBytesPerPartition. A DMA touches DRAM or the region, never both; one that
+/// touches the region moves data on chip (docs/arch/SystolicCompiler.md, "Activations on chip").
+inline constexpr int64_t kResidentBase = int64_t{1} << 40;
+/// Starts the part of a layer note that names an output DRAM holds because the resident region
+/// could not (after any other note, separated by "; ").
+inline constexpr std::string_view kSpillNote = "spilled to DRAM: ";
+/// Bytes of the resident region (every partition's share).
+inline int64_t residentRegionBytes(const SystolicConfig& c) {
+  return c.sbufResidentBytesPerPartition * c.peRows;
+}
+/// True when \p addr lies in the resident region's address window.
+inline bool isResidentAddr(int64_t addr) {
+  return addr >= kResidentBase;
+}
+
 struct Program {
-  static constexpr uint32_t kVersion = 1;
+  static constexpr uint32_t kVersion = 2;
   SystolicConfig config;   ///< the config it was compiled for (the simulator runs on it)
   DType dtype = DType::I8; ///< I8 or F32
   std::string model;       ///< model name, for reports

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstring>
 #include <fmt/format.h>
+#include <map>
 #include <set>
 
 namespace nnaccel::arch::systolic {
@@ -86,8 +87,10 @@ public:
         continue;
       if (isFolded(id))
         continue;
+      now_ = id;
       lowerNode(id);
     }
+    noteSpills();
   }
 
 private:
@@ -119,8 +122,16 @@ private:
     }
     const bool isOutput = std::find(g_.outputs.begin(), g_.outputs.end(), v) != g_.outputs.end();
     t.role = isOutput && role == DramTensor::Role::Activation ? DramTensor::Role::Output : role;
+    std::string spill;
+    if (aliasAddr >= 0) {
+      ctx_.residency.alias(aliasAddr, v);
+    } else if (t.role == DramTensor::Role::Activation) {
+      aliasAddr = ctx_.residency.place(v, t.bytes(), now_, spill).value_or(-1);
+    }
     const int32_t idx = ctx_.addTensor(std::move(t), aliasAddr);
     tensorOfValue_[static_cast<size_t>(v)] = idx;
+    if (!spill.empty())
+      spillOf_[idx] = std::move(spill);
     return idx;
   }
 
@@ -142,6 +153,15 @@ private:
       l.outputValues.push_back(v);
       l.outputTensors.push_back(v == ir::kNoValue ? -1 : tensorOf(v));
     }
+  }
+  /// Appends to each layer's note which of its outputs DRAM holds because the resident region
+  /// could not (after the lowering's own note, which the baseline rows parse).
+  void noteSpills() {
+    for (Layer& l : ctx_.program.layers)
+      for (size_t j = 0; j < l.outputTensors.size(); ++j)
+        if (auto it = spillOf_.find(l.outputTensors[j]); it != spillOf_.end())
+          l.note += fmt::format("{}{}output '{}' ({})", l.note.empty() ? "" : "; ", kSpillNote,
+                                g_.value(l.outputValues[j]).name, it->second);
   }
   void endLayer() { ctx_.program.layers.back().endInstr = ctx_.emitter.size(); }
 
@@ -471,6 +491,8 @@ private:
     const int64_t cBlocks = (cg + ctx_.config.peRows - 1) / ctx_.config.peRows;
     const int64_t perPartition =
         cBlocks * std::min(mg, ctx_.config.peCols) * c.h.kernel * c.w.kernel * eb;
+    if (2 * perPartition > ctx_.sbufBytes() && ctx_.config.sbufResidentBytesPerPartition > 0)
+      throw WorkingAreaTooSmall{d.node};
     if (2 * perPartition > ctx_.sbufBytes()) {
       ctx_.program.layers.back().note =
           "baseline not applicable: the zero-inserted kernel does not fit the state buffer";
@@ -652,6 +674,8 @@ private:
     if (!lowerPool(ctx_, d)) {
       NNACCEL_ASSERT(ctx_.emitter.size() == first) << "lowerPool emitted before giving up";
       ctx_.program.layers.pop_back();
+      if (ctx_.config.sbufResidentBytesPerPartition > 0)
+        throw WorkingAreaTooSmall{id};
       return lowerHost(id, "pooling window does not fit the state buffer or pool table");
     }
     endLayer();
@@ -661,6 +685,8 @@ private:
   const ir::Graph& g_;
   std::vector<int32_t> tensorOfValue_;
   std::set<ir::NodeId> consumed_;
+  ir::NodeId now_ = 0;                     ///< the node being lowered (Residency's step)
+  std::map<int32_t, std::string> spillOf_; ///< activation tensors DRAM holds, and why
 };
 
 } // namespace
@@ -674,16 +700,35 @@ Program compile(const ir::Graph& g, const quant::QuantizedModel* qm, const Systo
                 fmt::format("config '{}' does not support {}", config.name,
                             options.dtype == DType::I8 ? "int8" : "fp32"));
   NNACCEL_ASSERT(options.dtype != DType::I8 || qm != nullptr) << "int8 compile needs the model";
-  Program p;
-  p.config = config;
-  p.dtype = options.dtype;
-  p.model = g.name;
-  p.baseline = options.baseline;
-  CompilerContext ctx(g, qm, config, options, p);
-  ctx.elemBytes = options.dtype == DType::I8 ? 1 : 4;
-  Driver(ctx).run();
-  validateProgram(p, g.name + ".nnx");
-  return p;
+  // A layer whose tiles need more of the SBUF than the resident region leaves gets it: the
+  // region halves (to 0 at worst) and the layer's note says so.
+  SystolicConfig c = config;
+  ir::NodeId shrunkFor = -1;
+  for (;;) {
+    Program p;
+    p.config = c;
+    p.dtype = options.dtype;
+    p.model = g.name;
+    p.baseline = options.baseline;
+    CompilerContext ctx(g, qm, c, options, p);
+    ctx.elemBytes = options.dtype == DType::I8 ? 1 : 4;
+    try {
+      Driver(ctx).run();
+    } catch (const WorkingAreaTooSmall& e) {
+      shrunkFor = e.node;
+      const int64_t half = c.sbufResidentBytesPerPartition / 2 / kDramAlignBytes * kDramAlignBytes;
+      c.sbufResidentBytesPerPartition = half;
+      continue;
+    }
+    for (Layer& l : p.layers)
+      if (l.node == shrunkFor)
+        l.note += fmt::format("{}the SBUF resident region shrank from {} to {} bytes per "
+                              "partition for this layer's tiles",
+                              l.note.empty() ? "" : "; ", config.sbufResidentBytesPerPartition,
+                              c.sbufResidentBytesPerPartition);
+    validateProgram(p, g.name + ".nnx");
+    return p;
+  }
 }
 
 } // namespace nnaccel::arch::systolic

@@ -5,12 +5,14 @@
 #pragma once
 #include "Emitter.h"
 #include "nnaccel/arch/common/Elementwise.h"
+#include "nnaccel/arch/common/LifetimeAllocator.h"
 #include "nnaccel/arch/systolic/AccessPlan.h"
 #include "nnaccel/arch/systolic/Compiler.h"
 #include "nnaccel/ir/Graph.h"
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -24,10 +26,36 @@ namespace nnaccel::arch::systolic {
 
 inline constexpr int64_t kDramAlignBytes = 64;
 
+/// Thrown by a lowering whose tiles do not fit the SBUF working area while a resident region
+/// takes part of it: compile() retries with a smaller region (never escapes the compiler).
+struct WorkingAreaTooSmall {
+  ir::NodeId node = -1;
+};
+
+/// Where activations live between layers (Residency.cpp): in the SBUF resident region from the
+/// layer that produces them to their last consumer while they fit, else in DRAM. Graph inputs
+/// and outputs, and values a view passes on to one, stay in DRAM (the host reads them there).
+/// Steps are node ids: the driver lowers nodes in id order.
+class Residency {
+public:
+  Residency(const ir::Graph& g, const SystolicConfig& c);
+  /// A resident address for a new tensor of \p bytes holding \p v, produced at step \p now,
+  /// or nullopt (DRAM) with \p spill set to the reason when the region cannot hold it.
+  std::optional<int64_t> place(ir::ValueId v, int64_t bytes, int64_t now, std::string& spill);
+  /// A view \p v aliases the tensor at \p addr: keep its bytes until \p v's last use too.
+  void alias(int64_t addr, ir::ValueId v);
+
+private:
+  std::vector<int64_t> lastUse_; ///< per value: the last node that reads it (or a view of it)
+  std::vector<bool> pinned_;     ///< per value: must live in DRAM
+  common::LifetimeAllocator region_;
+};
+
 struct CompilerContext {
   CompilerContext(const ir::Graph& graph, const quant::QuantizedModel* quantModel,
                   const SystolicConfig& cfg, const CompileOptions& opts, Program& prog)
-      : g(graph), qm(quantModel), config(cfg), options(opts), program(prog), emitter(prog) {}
+      : g(graph), qm(quantModel), config(cfg), options(opts), program(prog), emitter(prog),
+        residency(graph, cfg) {}
 
   const ir::Graph& g;
   const quant::QuantizedModel* qm;
@@ -35,6 +63,7 @@ struct CompilerContext {
   const CompileOptions& options;
   Program& program;
   Emitter emitter;
+  Residency residency;
   int64_t elemBytes = 1; ///< 1 for I8 programs, 4 for F32
 
   /// Allocates \p bytes of DRAM (64-byte aligned) and returns the address.
@@ -44,7 +73,8 @@ struct CompilerContext {
   /// Adds a DRAM tensor (allocating it unless \p aliasAddr >= 0) and returns its index.
   int32_t addTensor(DramTensor t, int64_t aliasAddr = -1);
   Range dramRange(int32_t tensor) const;
-  int64_t sbufBytes() const { return config.sbufBytesPerPartition; }
+  /// SBUF bytes per partition a lowering may tile in (the resident region lies above them).
+  int64_t sbufBytes() const { return config.sbufWorkingBytesPerPartition(); }
 };
 
 /// A convolution as the array sees it (Conv, ConvTranspose, Gemm and MatMul all lower to it).

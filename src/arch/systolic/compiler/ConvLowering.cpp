@@ -11,6 +11,7 @@
 #include "nnaccel/support/IntMath.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <fmt/format.h>
 
@@ -66,6 +67,22 @@ int64_t blockWeightBytes(const ConvDesc& d, int64_t mCount, int64_t elemBytes) {
   return mCount * kernelVolume(d) * elemBytes;
 }
 
+/// Output columns of a block whose weights a partition keeps in DRAM. A block of several packed
+/// groups (depthwise) is block-diagonal: in int8 programs DRAM holds only each partition's own
+/// group (the zeros are written on chip, loadWeights), so depthwise weights cost their own
+/// bytes of DRAM traffic and not peCols times as many. f32 programs keep the zeros (the vector
+/// unit that writes them is s8-only).
+int64_t storedColumns(const CompilerContext& ctx, const ConvDesc& d, int64_t blockCols) {
+  const int64_t mg = d.outChannels / d.groups;
+  return ctx.options.dtype == DType::I8 ? std::min(blockCols, mg) : blockCols;
+}
+
+/// DRAM bytes of one block's packed weights for an input-channel block of \p partitions.
+int64_t storedBlockBytes(const CompilerContext& ctx, const ConvDesc& d, int64_t partitions,
+                         int64_t blockCols) {
+  return partitions * blockWeightBytes(d, storedColumns(ctx, d, blockCols), ctx.elemBytes);
+}
+
 std::optional<IndexRange> inputRange(const ConvDesc& d, const AxisGeometry& g, int64_t first,
                                      int64_t len) {
   return d.transposed ? transposedInputRange(g, first, len) : convInputRange(g, first, len);
@@ -108,7 +125,7 @@ int64_t packedWeightBytes(const CompilerContext& ctx, const ConvDesc& d) {
   int64_t total = 0;
   for (const MBlock& b : makeBlocks(d, ctx.config.peRows, ctx.config.peCols, distinct))
     for (const CBlock& c : b.cBlocks)
-      total += c.count * blockWeightBytes(d, b.count, ctx.elemBytes);
+      total += storedBlockBytes(ctx, d, c.count, b.count);
   return total;
 }
 
@@ -123,9 +140,12 @@ std::vector<uint8_t> packWeights(const CompilerContext& ctx, const ConvDesc& d) 
     for (const CBlock& cb : b.cBlocks)
       for (int64_t p = 0; p < cb.count; ++p) {
         const int64_t c = cb.begin + p;
+        const bool compact = storedColumns(ctx, d, b.count) < b.count;
         for (int64_t m = 0; m < b.count; ++m) {
           const int64_t mGlobal = b.begin + m;
           const bool sameGroup = c / cg == mGlobal / mg;
+          if (compact && !sameGroup)
+            continue;
           for (int64_t k = 0; k < kv; ++k, pos += static_cast<size_t>(ctx.elemBytes))
             if (sameGroup)
               d.weightAt(mGlobal, c, k / d.w.kernel, k % d.w.kernel, bytes.data() + pos);
@@ -218,6 +238,8 @@ private:
 
   void load(int64_t k);
   void loadWeights(const Step& st, const MBlock& b);
+  void loadBlockDiagonal(const MBlock& b, int64_t wbuf);
+  void loadActTable(const Step& st, const MBlock& b);
   void loadInput(int64_t n, int64_t k, const CBlock& cb, int64_t cbIndex, const Window& w);
   void compute(int64_t k);
   std::vector<WeightItem> weightItems(const Step& st, const MBlock& b) const;
@@ -244,7 +266,8 @@ private:
   std::vector<int64_t> blockOrdinal_;
   Range inDram_, outDram_;
   int64_t inBase_ = 0, outBase_ = 0;
-  int64_t blockCounter_ = -1; ///< index of the block whose weights were last loaded
+  int64_t blockCounter_ = -1;    ///< index of the block whose weights were last loaded
+  std::array<bool, 2> zeroed_{}; ///< weight buffer i holds zeros off the block diagonal
 };
 
 // ---- blocks, layout, constants, steps ------------------------------------------------------
@@ -255,7 +278,7 @@ void ConvLowering::planBlocks() {
   for (MBlock& b : blocks_) {
     b.weightOffset = off;
     for (const CBlock& c : b.cBlocks)
-      off += c.count * blockWeightBytes(d_, b.count, eb_);
+      off += storedBlockBytes(ctx_, d_, c.count, b.count);
   }
   maxCBlocks_ = static_cast<int64_t>(
       std::max_element(blocks_.begin(), blocks_.end(), [](const MBlock& a, const MBlock& b) {
@@ -275,6 +298,8 @@ void ConvLowering::planLayout() {
   weightSetBytes_ = maxCBlocks_ * blockWeightBytes(d_, maxMCount_, eb_);
   L_.outChunks = ceilDiv(maxMCount_, cfg_.peRows);
   int64_t inBytes = 0;
+  if (!placeResident(inBytes) && !placeStreamed(inBytes) && cfg_.sbufResidentBytesPerPartition > 0)
+    throw WorkingAreaTooSmall{d_.node};
   if (!placeResident(inBytes) && !placeStreamed(inBytes))
     ctx_.g.fail(d_.node,
                 fmt::format("does not fit the state buffer ({} bytes per partition) even with a "
@@ -425,7 +450,9 @@ void ConvLowering::load(int64_t k) {
 void ConvLowering::loadWeights(const Step& st, const MBlock& b) {
   ++blockCounter_;
   const int64_t wbuf = weightBufOf(blockCounter_);
-  for (size_t j = 0; j < b.cBlocks.size(); ++j) {
+  if (storedColumns(ctx_, d_, b.count) < b.count)
+    loadBlockDiagonal(b, wbuf);
+  for (size_t j = 0; j < b.cBlocks.size() && storedColumns(ctx_, d_, b.count) == b.count; ++j) {
     const CBlock& cb = b.cBlocks[j];
     const int64_t bytesPerPartition = blockWeightBytes(d_, b.count, eb_);
     int64_t off = b.weightOffset;
@@ -444,6 +471,46 @@ void ConvLowering::loadWeights(const Step& st, const MBlock& b) {
     em_.emit(op, {Range{Space::Dram, weightsDram_, weightsDram_ + weightsDramBytes_}},
              {sbufRange(op.sbufAddr, bytesPerPartition)});
   }
+  loadActTable(st, b);
+}
+
+/// A block of packed groups: zeros off the diagonal, written once per weight buffer by the
+/// vector unit (a Clamp to [0, 0]; every block of the layer has the same diagonal), then one
+/// DMA per group of its own columns.
+void ConvLowering::loadBlockDiagonal(const MBlock& b, int64_t wbuf) {
+  NNACCEL_ASSERT(b.cBlocks.size() == 1) << "packed groups form one input-channel block";
+  const CBlock& cb = b.cBlocks[0];
+  const int64_t rowBytes = blockWeightBytes(d_, b.count, eb_);
+  const size_t buf = wbuf == L_.weightAddr[0] ? 0 : 1;
+  if (!zeroed_[buf]) {
+    Vector zero;
+    zero.func = VectorFunc::Clamp;
+    zero.partitions = cfg_.peRows;
+    zero.rowLen = rowBytes;
+    zero.a = zero.dst = wbuf;
+    zero.clampLo = zero.clampHi = 0;
+    em_.emit(zero, {}, {sbufRange(wbuf, rowBytes)});
+    zeroed_[buf] = true;
+  }
+  const int64_t cg = d_.inChannels / d_.groups, mg = d_.outChannels / d_.groups;
+  const int64_t groupBytes = blockWeightBytes(d_, mg, eb_); // per partition
+  for (int64_t g = 0; g * cg < cb.count; ++g) {
+    DmaLoad op;
+    op.elemBytes = eb_;
+    op.partitionStart = g * cg;
+    op.partitionCount = cg;
+    op.innerCount = mg * kernelVolume(d_);
+    op.dram.addr = weightsDram_ + b.weightOffset + g * cg * groupBytes;
+    op.dram.partitionStride = groupBytes;
+    op.dram.innerStep = eb_;
+    op.sbufAddr = wbuf + g * groupBytes;
+    em_.emit(op, {Range{Space::Dram, weightsDram_, weightsDram_ + weightsDramBytes_}},
+             {sbufRange(op.sbufAddr, groupBytes)});
+  }
+}
+
+/// The activation-table records of block \p b's output channels.
+void ConvLowering::loadActTable(const Step& st, const MBlock& b) {
   DmaLoad t;
   t.space = OnChip::ActTable;
   t.elemBytes = 1;

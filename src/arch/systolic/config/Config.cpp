@@ -31,6 +31,8 @@ constexpr std::span<const EnumName<DType>> kDTypes = kDTypeList;
 constexpr int64_t kMaxPeDim = 4096;
 constexpr IntRange kPeDim{1, kMaxPeDim};
 constexpr IntRange kSbufBytes{1024, int64_t{1} << 30};
+constexpr int64_t kMinWorkingBytes = 1024;
+constexpr IntRange kResidentBytes{0, int64_t{1} << 30};
 constexpr IntRange kPsumEntries{1, int64_t{1} << 24};
 constexpr IntRange kPerCycle{1, int64_t{1} << 24};
 constexpr IntRange kCycles{0, 1'000'000'000};
@@ -49,7 +51,12 @@ template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config&
     v.integer("weight_load_cycles", c.weightLoadCycles, kCycles);
     v.boolean("shadow_weights", c.shadowWeights);
   });
-  v.section("sbuf", [&] { v.integer("bytes_per_partition", c.sbufBytesPerPartition, kSbufBytes); });
+  v.section("sbuf", [&] {
+    v.integer("bytes_per_partition", c.sbufBytesPerPartition, kSbufBytes);
+    v.integer("resident_bytes_per_partition", c.sbufResidentBytesPerPartition, kResidentBytes);
+    v.real("dma_bytes_per_cycle", c.sbufDmaBytesPerCycle, kPositive);
+    v.integer("dma_latency_cycles", c.sbufDmaLatencyCycles, kCycles);
+  });
   v.section("psum", [&] {
     v.integer("entries_per_column", c.psumEntriesPerColumn, kPsumEntries);
     v.integer("max_tile_rows", c.psumMaxTileRows, kPsumEntries);
@@ -92,6 +99,13 @@ bool SystolicConfig::supports(DType t) const {
 void validate(const SystolicConfig& c, const std::string& file) {
   config::ConfigChecker checker(file);
   walkSchema(checker, c);
+  // Cross-field: the lowerings need a working area of at least kMinWorkingBytes.
+  if (c.sbufResidentBytesPerPartition > c.sbufBytesPerPartition - kMinWorkingBytes) {
+    checker.fail(
+        "sbuf.resident_bytes_per_partition",
+        fmt::format("{} leaves less than {} of the {} bytes per partition for working tiles",
+                    c.sbufResidentBytesPerPartition, kMinWorkingBytes, c.sbufBytesPerPartition));
+  }
   // Cross-field: one output tile must fit in a PE column's summation buffer. Each side is
   // >= 1 here, so rows * cols <= entries <=> rows <= entries / cols (no overflow).
   if (c.psumMaxTileRows > c.psumEntriesPerColumn / c.psumMaxTileCols) {

@@ -328,6 +328,9 @@ void forEachField(C& c, V&& v) {
   v(dec("weightLoadCycles"), c.weightLoadCycles);
   v(dec("shadowWeights"), c.shadowWeights);
   v(dec("sbufBytesPerPartition"), c.sbufBytesPerPartition);
+  v(dec("sbufResidentBytesPerPartition"), c.sbufResidentBytesPerPartition);
+  v(dec("sbufDmaBytesPerCycle"), c.sbufDmaBytesPerCycle);
+  v(dec("sbufDmaLatencyCycles"), c.sbufDmaLatencyCycles);
   v(dec("psumEntriesPerColumn"), c.psumEntriesPerColumn);
   v(dec("psumMaxTileRows"), c.psumMaxTileRows);
   v(dec("psumMaxTileCols"), c.psumMaxTileCols);

@@ -161,9 +161,21 @@ private:
     elemBytes_ = static_cast<int64_t>(dtypeSizeBytes(p_.dtype));
   }
 
-  /// Fails unless [addr, addr + bytes) lies inside DRAM.
-  void checkDramRange(const std::string& what, int64_t addr, std::optional<int64_t> bytes) const {
+  /// Fails unless [addr, addr + bytes) lies inside DRAM, or inside the resident region when
+  /// \p residentOk and addr is in its window.
+  void checkDramRange(const std::string& what, int64_t addr, std::optional<int64_t> bytes,
+                      bool residentOk = false) const {
     const std::optional<int64_t> end = bytes ? checkedAdd(addr, *bytes) : std::nullopt;
+    if (residentOk && isResidentAddr(addr)) {
+      const int64_t limit = kResidentBase + residentRegionBytes(p_.config);
+      if (!end || *end > limit) {
+        fail(fmt::format("{}: bytes [{}, {}) lie outside the SBUF resident region [{}, {})", what,
+                         showNumber(Show::Hex, addr),
+                         end ? showNumber(Show::Hex, *end) : std::string("overflow"),
+                         showNumber(Show::Hex, kResidentBase), showNumber(Show::Hex, limit)));
+      }
+      return;
+    }
     if (!end || addr < 0 || *end > p_.dramBytes) {
       fail(fmt::format("{}: bytes [{}, {}) lie outside DRAM [0, {})", what,
                        showNumber(Show::Hex, addr),
@@ -183,7 +195,11 @@ private:
         }
         bytes = bytes ? checkedMul(*bytes, t.shape[d]) : std::nullopt;
       }
-      checkDramRange(what, t.addr, bytes);
+      // Only activations between layers may live on chip: the host reads and writes the
+      // model's inputs and outputs in DRAM, and constants are DRAM segments.
+      const bool onChipOk =
+          t.role == DramTensor::Role::Activation || t.role == DramTensor::Role::Scratch;
+      checkDramRange(what, t.addr, bytes, onChipOk);
     }
     for (size_t i = 0; i < p_.segments.size(); ++i) {
       const DramSegment& s = p_.segments[i];
@@ -276,8 +292,8 @@ private:
 
   void checkSbuf(const char* name, int64_t base, std::initializer_list<Level> levels,
                  int64_t unitBytes) const {
-    checkInside(name, patternSpan(base, levels, unitBytes), p_.config.sbufBytesPerPartition,
-                Show::Hex, "SBUF bytes");
+    checkInside(name, patternSpan(base, levels, unitBytes),
+                p_.config.sbufWorkingBytesPerPartition(), Show::Hex, "SBUF working bytes");
   }
 
   void checkPsum(const char* name, int64_t base, std::initializer_list<Level> levels) const {
@@ -287,12 +303,20 @@ private:
 
   void checkDram(const char* name, const DramPattern& d, int64_t partitions, int64_t outer,
                  int64_t inner, int64_t unitBytes) const {
-    checkInside(
-        name,
-        patternSpan(d.addr,
-                    {{d.partitionStride, partitions}, {d.outerStride, outer}, {d.innerStep, inner}},
-                    unitBytes),
-        p_.dramBytes, Show::Hex, "DRAM bytes");
+    const auto span = patternSpan(
+        d.addr, {{d.partitionStride, partitions}, {d.outerStride, outer}, {d.innerStep, inner}},
+        unitBytes);
+    if (isResidentAddr(d.addr)) {
+      // The whole pattern must stay in the resident region (a DMA never straddles it and DRAM).
+      checkInside(name, span, kResidentBase + residentRegionBytes(p_.config), Show::Hex,
+                  "resident-region window");
+      if (span && span->begin < kResidentBase) {
+        fieldFail(name, fmt::format("starts in the resident region but reaches {} below it",
+                                    showNumber(Show::Hex, span->begin)));
+      }
+      return;
+    }
+    checkInside(name, span, p_.dramBytes, Show::Hex, "DRAM bytes");
   }
 
   /// Fails unless [start, start + count) fits in \p limit things called \p what.

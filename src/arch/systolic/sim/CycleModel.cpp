@@ -64,8 +64,34 @@ int64_t psumResetCycles(const SystolicConfig& c, const PsumReset& r) {
   return ceilDiv(r.entries, c.psumResetEntriesPerCycle);
 }
 
-int64_t dmaOccupancyCycles(const SystolicConfig& c, int64_t bytes) {
-  return static_cast<int64_t>(std::ceil(static_cast<double>(bytes) / c.dramBytesPerCycle));
+std::optional<DmaTraffic> dmaTraffic(const Op& op) {
+  auto bytesOf = [](const auto& d) {
+    return d.partitionCount * d.outerCount * d.innerCount * d.elemBytes;
+  };
+  if (const auto* d = std::get_if<DmaLoad>(&op)) {
+    const bool dram = !isResidentAddr(d->dram.addr);
+    return DmaTraffic{bytesOf(*d), dram, false, !dram, true};
+  }
+  if (const auto* d = std::get_if<DmaStore>(&op)) {
+    const bool dram = !isResidentAddr(d->dram.addr);
+    return DmaTraffic{bytesOf(*d), false, dram, true, !dram};
+  }
+  if (const auto* d = std::get_if<DmaCopy>(&op)) {
+    const bool src = !d->fillZero && !isResidentAddr(d->src.addr);
+    const bool srcChip = !d->fillZero && isResidentAddr(d->src.addr);
+    const bool dst = !isResidentAddr(d->dst.addr);
+    return DmaTraffic{bytesOf(*d), src, dst, srcChip, !dst};
+  }
+  return std::nullopt;
+}
+
+int64_t dmaOccupancyCycles(const SystolicConfig& c, const DmaTraffic& t) {
+  const double rate = t.onChip() ? c.sbufDmaBytesPerCycle : c.dramBytesPerCycle;
+  return static_cast<int64_t>(std::ceil(static_cast<double>(t.bytes) / rate));
+}
+
+int64_t dmaLatencyCycles(const SystolicConfig& c, const DmaTraffic& t) {
+  return t.onChip() ? c.sbufDmaLatencyCycles : c.dramLatencyCycles;
 }
 
 int64_t activateCycles(const Activate& a) {
@@ -195,23 +221,16 @@ void LayerAccounts::addTraffic(Account& a, const Instruction& inst) {
   const int64_t elem = static_cast<int64_t>(dtypeSizeBytes(program_.dtype));
   report::Traffic sbuf, psum, dram; // psum in entries here, converted below
   double extraPj = 0;
+  if (const std::optional<DmaTraffic> t = dmaTraffic(inst.op)) {
+    // Each side of a DMA is DRAM or on chip (SBUF, its resident region or a table memory).
+    (t->readsDram ? dram : sbuf).readBytes += t->readsDram || t->readsChip ? t->bytes : 0;
+    (t->writesDram ? dram : sbuf).writeBytes += t->bytes;
+  }
   std::visit(
       Overloaded{
-          [&](const DmaLoad& d) {
-            const int64_t bytes = d.partitionCount * d.outerCount * d.innerCount * d.elemBytes;
-            dram.readBytes += bytes;
-            sbuf.writeBytes += bytes;
-          },
-          [&](const DmaStore& d) {
-            const int64_t bytes = d.partitionCount * d.outerCount * d.innerCount * d.elemBytes;
-            sbuf.readBytes += bytes;
-            dram.writeBytes += bytes;
-          },
-          [&](const DmaCopy& d) {
-            const int64_t bytes = d.partitionCount * d.outerCount * d.innerCount * d.elemBytes;
-            dram.readBytes += d.fillZero ? 0 : bytes;
-            dram.writeBytes += bytes;
-          },
+          [&](const DmaLoad&) {},
+          [&](const DmaStore&) {},
+          [&](const DmaCopy&) {},
           [&](const LoadWeights& w) {
             sbuf.readBytes += w.rows * w.cols * elem;
             const double pj = static_cast<double>(w.rows * w.cols * elem) * e.weightLoadPjPerByte;
@@ -324,15 +343,8 @@ void LayerAccounts::add(size_t index, const Instruction& inst, const Timing& t, 
     a.poolBusy += poolCycles(c, *p);
   } else if (const auto* v = std::get_if<Vector>(&inst.op)) {
     a.vectorBusy += vectorCycles(c, *v);
-  } else if (const auto* d = std::get_if<DmaLoad>(&inst.op)) {
-    a.dmaBusy +=
-        dmaOccupancyCycles(c, d->partitionCount * d->outerCount * d->innerCount * d->elemBytes);
-  } else if (const auto* s = std::get_if<DmaStore>(&inst.op)) {
-    a.dmaBusy +=
-        dmaOccupancyCycles(c, s->partitionCount * s->outerCount * s->innerCount * s->elemBytes);
-  } else if (const auto* cp = std::get_if<DmaCopy>(&inst.op)) {
-    a.dmaBusy +=
-        dmaOccupancyCycles(c, cp->partitionCount * cp->outerCount * cp->innerCount * cp->elemBytes);
+  } else if (const std::optional<DmaTraffic> dma = dmaTraffic(inst.op)) {
+    a.dmaBusy += dmaOccupancyCycles(c, *dma);
   }
 }
 

@@ -15,6 +15,7 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -67,7 +68,21 @@ private:
 
 /// Cycles of the PE array an instruction needs (both models): the formulas of the doc.
 int64_t psumResetCycles(const SystolicConfig& c, const PsumReset& r);
-int64_t dmaOccupancyCycles(const SystolicConfig& c, int64_t bytes);
+/// A DMA instruction's bytes and where its memory side(s) live: DRAM, or the SBUF resident
+/// region (addresses from kResidentBase on). The SBUF side of a DMA_LOAD/STORE is on chip.
+struct DmaTraffic {
+  int64_t bytes = 0;
+  bool readsDram = false, writesDram = false; ///< the memory side it reads / writes is DRAM
+  bool readsChip = false, writesChip = false; ///< SBUF or the resident region
+  /// True when neither side is DRAM: the move runs at the on-chip DMA rate.
+  bool onChip() const { return !readsDram && !writesDram; }
+};
+/// DmaTraffic of a DMA_LOAD, DMA_STORE or DMA_COPY (nullopt for every other op).
+std::optional<DmaTraffic> dmaTraffic(const Op& op);
+/// Cycles the DMA engine is busy with \p t: bytes over the DRAM or on-chip DMA rate.
+int64_t dmaOccupancyCycles(const SystolicConfig& c, const DmaTraffic& t);
+/// First-byte latency of \p t: DRAM's, or the on-chip DMA's when it touches no DRAM.
+int64_t dmaLatencyCycles(const SystolicConfig& c, const DmaTraffic& t);
 int64_t activateCycles(const Activate& a);
 int64_t poolCycles(const SystolicConfig& c, const Pool& p);
 /// VECTOR: ceil(partitions / poolLanes) * rows * rowLen (one element per lane per cycle; the

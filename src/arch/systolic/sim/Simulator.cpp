@@ -172,7 +172,9 @@ struct Simulator::Impl {
   const SystolicConfig& config;
   const int64_t rows, cols, sbufPartitionBytes, psumEntries, elemBytes;
 
-  std::vector<uint8_t> dram, sbuf, actTable, poolTable, lookupTable;
+  /// resident: the SBUF resident region, in its flat address order (Program.h's mapping onto
+  /// partitions is a bijection, so the flat form holds the same bytes).
+  std::vector<uint8_t> dram, resident, sbuf, actTable, poolTable, lookupTable;
   std::vector<int32_t> psumI;
   std::vector<float> psumF;
   std::vector<uint8_t> written; ///< PSUM written flags, [entry][column]
@@ -190,7 +192,7 @@ struct Simulator::Impl {
 
   Impl(const Program& p, HostContext h)
       : program(p), host(h), config(program.config), rows(p.config.peRows), cols(p.config.peCols),
-        sbufPartitionBytes(p.config.sbufBytesPerPartition),
+        sbufPartitionBytes(p.config.sbufWorkingBytesPerPartition()),
         psumEntries(p.config.psumEntriesPerColumn),
         elemBytes(static_cast<int64_t>(dtypeSizeBytes(p.dtype))) {
     if (p.dtype != DType::I8 && p.dtype != DType::F32) {
@@ -271,6 +273,24 @@ struct Simulator::Impl {
 
   // --- DMA -----------------------------------------------------------------------------------
 
+  /// The memory a DMA's non-SBUF address names (DRAM or the resident region), as a base
+  /// pointer for addresses relative to \p addr's space, the space's size and its name.
+  struct Memory {
+    uint8_t* base;
+    int64_t origin, bytes;
+    const char* what;
+  };
+  Memory memoryOf(int64_t addr) {
+    if (isResidentAddr(addr)) {
+      return {resident.data(), kResidentBase, static_cast<int64_t>(resident.size()),
+              "resident-region bytes"};
+    }
+    return {dram.data(), 0, static_cast<int64_t>(dram.size()), "DRAM bytes"};
+  }
+  const uint8_t* memoryAt(int64_t addr) const {
+    return isResidentAddr(addr) ? resident.data() + (addr - kResidentBase) : dram.data() + addr;
+  }
+
   /// DMA_LOAD (toChip) and DMA_STORE: checks both sides, then moves the data when \p move.
   template <class D> void transfer(const D& d, OnChip space, bool toChip, bool move) {
     checkCount("elem", d.elemBytes);
@@ -285,13 +305,14 @@ struct Simulator::Impl {
                          {{d.sbufOuterStride, d.outerCount}, {d.elemBytes, d.innerCount}},
                          d.elemBytes),
                 r.bytes, r.what);
+    const Memory mem = memoryOf(d.dram.addr);
     checkInside("dram",
-                extentOf(d.dram.addr,
+                extentOf(d.dram.addr - mem.origin,
                          {{d.dram.partitionStride, d.partitionCount},
                           {d.dram.outerStride, d.outerCount},
                           {d.dram.innerStep, d.innerCount}},
                          d.elemBytes),
-                static_cast<int64_t>(dram.size()), "DRAM bytes");
+                mem.bytes, mem.what);
     if (!move) {
       return;
     }
@@ -300,16 +321,16 @@ struct Simulator::Impl {
       uint8_t* chipPart = r.base + (d.partitionStart + p) * r.bytes;
       for (int64_t o = 0; o < d.outerCount; ++o) {
         uint8_t* chip = chipPart + d.sbufAddr + o * d.sbufOuterStride;
-        uint8_t* mem =
-            dram.data() + d.dram.addr + p * d.dram.partitionStride + o * d.dram.outerStride;
+        uint8_t* row = mem.base + (d.dram.addr - mem.origin) + p * d.dram.partitionStride +
+                       o * d.dram.outerStride;
         if (d.dram.innerStep == d.elemBytes) {
-          toChip ? std::memmove(chip, mem, eb * static_cast<size_t>(d.innerCount))
-                 : std::memmove(mem, chip, eb * static_cast<size_t>(d.innerCount));
+          toChip ? std::memmove(chip, row, eb * static_cast<size_t>(d.innerCount))
+                 : std::memmove(row, chip, eb * static_cast<size_t>(d.innerCount));
           continue;
         }
         for (int64_t i = 0; i < d.innerCount; ++i) {
           uint8_t* c = chip + i * d.elemBytes;
-          uint8_t* m = mem + i * d.dram.innerStep;
+          uint8_t* m = row + i * d.dram.innerStep;
           toChip ? std::memcpy(c, m, eb) : std::memcpy(m, c, eb);
         }
       }
@@ -328,11 +349,17 @@ struct Simulator::Impl {
                        {p.innerStep, d.innerCount}},
                       d.elemBytes);
     };
-    const int64_t limit = static_cast<int64_t>(dram.size());
+    const Memory src = memoryOf(d.src.addr), dst = memoryOf(d.dst.addr);
     if (!d.fillZero) {
-      checkInside("src", extent(d.src), limit, "DRAM bytes");
+      checkInside("src",
+                  extent(DramPattern{d.src.addr - src.origin, d.src.partitionStride,
+                                     d.src.outerStride, d.src.innerStep}),
+                  src.bytes, src.what);
     }
-    checkInside("dst", extent(d.dst), limit, "DRAM bytes");
+    checkInside("dst",
+                extent(DramPattern{d.dst.addr - dst.origin, d.dst.partitionStride,
+                                   d.dst.outerStride, d.dst.innerStep}),
+                dst.bytes, dst.what);
     if (!move) {
       return;
     }
@@ -343,9 +370,11 @@ struct Simulator::Impl {
       buffer.reserve(eb * static_cast<size_t>(d.partitionCount * d.outerCount * d.innerCount));
     }
     auto each = [&](const DramPattern& pat, auto&& fn) {
+      const Memory mem = memoryOf(pat.addr);
       for (int64_t p = 0; p < d.partitionCount; ++p) {
         for (int64_t o = 0; o < d.outerCount; ++o) {
-          uint8_t* row = dram.data() + pat.addr + p * pat.partitionStride + o * pat.outerStride;
+          uint8_t* row =
+              mem.base + (pat.addr - mem.origin) + p * pat.partitionStride + o * pat.outerStride;
           for (int64_t i = 0; i < d.innerCount; ++i) {
             fn(row + i * pat.innerStep);
           }
@@ -883,15 +912,22 @@ struct Simulator::Impl {
       fail("tensor index " + std::to_string(index) + " is not a program tensor");
     }
     const DramTensor& t = program.tensors[static_cast<size_t>(index)];
-    if (t.addr < 0 || static_cast<Wide>(t.addr) + t.bytes() > static_cast<Wide>(dram.size())) {
-      fail("tensor '" + t.name + "' lies outside DRAM");
+    if (!holds(t)) {
+      fail("tensor '" + t.name + "' lies outside DRAM and the resident region");
     }
     return t;
   }
 
+  /// True when \p t lies inside DRAM or inside the resident region (once the machine is reset).
+  bool holds(const DramTensor& t) const {
+    const int64_t offset = isResidentAddr(t.addr) ? t.addr - kResidentBase : t.addr;
+    const size_t limit = isResidentAddr(t.addr) ? resident.size() : dram.size();
+    return offset >= 0 && static_cast<Wide>(offset) + t.bytes() <= static_cast<Wide>(limit);
+  }
+
   Tensor readDram(const DramTensor& t) const {
     Tensor out(t.dtype, t.shape);
-    std::memcpy(out.rawData(), dram.data() + t.addr, out.sizeBytes());
+    std::memcpy(out.rawData(), memoryAt(t.addr), out.sizeBytes());
     return out;
   }
 
@@ -901,7 +937,7 @@ struct Simulator::Impl {
            dimsToString(value.shape()) + " does not fit tensor '" + t.name + "' (" +
            std::string(dtypeName(t.dtype)) + " " + dimsToString(t.shape) + ")");
     }
-    std::memcpy(dram.data() + t.addr, value.rawData(), value.sizeBytes());
+    std::memcpy(const_cast<uint8_t*>(memoryAt(t.addr)), value.rawData(), value.sizeBytes());
   }
 
   void hostOp(const HostOp& h) {
@@ -969,6 +1005,7 @@ struct Simulator::Impl {
 
   void resetMachine() {
     sbuf.assign(static_cast<size_t>(rows * sbufPartitionBytes), 0);
+    resident.assign(static_cast<size_t>(residentRegionBytes(config)), 0);
     actTable.assign(static_cast<size_t>(cols * kActTableSlots * kActRecordBytes), 0);
     poolTable.assign(static_cast<size_t>(kPoolTableEntries * kPoolRecordBytes), 0);
     lookupTable.assign(static_cast<size_t>(rows * kLookupTableBytes), 0);
@@ -1034,11 +1071,12 @@ struct Simulator::Impl {
     }
   }
 
-  /// Times a DMA of \p elements elements of \p eb bytes on the DMA engine from \p ready.
-  template <class Acc>
-  Timing dmaTiming(Machine<Acc>& m, int64_t ready, int64_t elements, int64_t eb) const {
-    return m.dma.issue(ready, detail::dmaOccupancyCycles(config, elements * eb),
-                       config.dramLatencyCycles);
+  /// Times DMA instruction \p op on the DMA engine from \p ready (DRAM or on-chip rates).
+  template <class Acc> Timing dmaTiming(Machine<Acc>& m, int64_t ready, const Op& op) const {
+    const std::optional<detail::DmaTraffic> t = detail::dmaTraffic(op);
+    NNACCEL_ASSERT(t.has_value()) << "not a DMA";
+    return m.dma.issue(ready, detail::dmaOccupancyCycles(config, *t),
+                       detail::dmaLatencyCycles(config, *t));
   }
 
   /// LOAD_WEIGHTS on the PE array (and, with \p data, into the shadow registers).
@@ -1100,45 +1138,42 @@ struct Simulator::Impl {
       r.isPe = true;
       r.pe = timing;
     };
-    std::visit(
-        Overloaded{
-            [&](const DmaLoad& d) {
-              transfer(d, d.space, true, data);
-              r.t =
-                  dmaTiming(m, ready, d.partitionCount * d.outerCount * d.innerCount, d.elemBytes);
-            },
-            [&](const DmaStore& d) {
-              transfer(d, OnChip::Sbuf, false, data);
-              r.t =
-                  dmaTiming(m, ready, d.partitionCount * d.outerCount * d.innerCount, d.elemBytes);
-            },
-            [&](const DmaCopy& d) {
-              dmaCopy(d, data);
-              r.t =
-                  dmaTiming(m, ready, d.partitionCount * d.outerCount * d.innerCount, d.elemBytes);
-            },
-            [&](const LoadWeights& w) { pe(issueLoadWeights<T>(m, i, w, ready, data)); },
-            [&](const Matmul& mm) { pe(issueMatmul<T>(m, i, mm, ready, data)); },
-            [&](const PsumReset& rs) {
-              psumReset(rs, data);
-              pe(m.exact ? m.exact->psumReset(static_cast<int64_t>(i),
-                                              detail::psumResetCycles(config, rs), ready)
-                         : m.fastPe.psumReset(rs.entries, ready));
-            },
-            [&](const Activate& a) { r.t = issueActivate<T>(m, a, ready, data); },
-            [&](const Pool& p) { r.t = issuePool<T>(m, p, ready, data); },
-            [&](const HostOp& h) {
-              if (data) {
-                hostOp(h);
-              } else if (h.layer < 0 || static_cast<size_t>(h.layer) >= program.layers.size()) {
-                fail("layer " + std::to_string(h.layer) + " is not a program layer");
-              }
-              r.t = issueFence(m, ready);
-            },
-            [&](const Barrier&) { r.t = issueFence(m, ready); },
-            [&](const Vector& v) { r.t = issueVector(m, v, ready, data); },
-        },
-        inst.op);
+    std::visit(Overloaded{
+                   [&](const DmaLoad& d) {
+                     transfer(d, d.space, true, data);
+                     r.t = dmaTiming(m, ready, inst.op);
+                   },
+                   [&](const DmaStore& d) {
+                     transfer(d, OnChip::Sbuf, false, data);
+                     r.t = dmaTiming(m, ready, inst.op);
+                   },
+                   [&](const DmaCopy& d) {
+                     dmaCopy(d, data);
+                     r.t = dmaTiming(m, ready, inst.op);
+                   },
+                   [&](const LoadWeights& w) { pe(issueLoadWeights<T>(m, i, w, ready, data)); },
+                   [&](const Matmul& mm) { pe(issueMatmul<T>(m, i, mm, ready, data)); },
+                   [&](const PsumReset& rs) {
+                     psumReset(rs, data);
+                     pe(m.exact ? m.exact->psumReset(static_cast<int64_t>(i),
+                                                     detail::psumResetCycles(config, rs), ready)
+                                : m.fastPe.psumReset(rs.entries, ready));
+                   },
+                   [&](const Activate& a) { r.t = issueActivate<T>(m, a, ready, data); },
+                   [&](const Pool& p) { r.t = issuePool<T>(m, p, ready, data); },
+                   [&](const HostOp& h) {
+                     if (data) {
+                       hostOp(h);
+                     } else if (h.layer < 0 ||
+                                static_cast<size_t>(h.layer) >= program.layers.size()) {
+                       fail("layer " + std::to_string(h.layer) + " is not a program layer");
+                     }
+                     r.t = issueFence(m, ready);
+                   },
+                   [&](const Barrier&) { r.t = issueFence(m, ready); },
+                   [&](const Vector& v) { r.t = issueVector(m, v, ready, data); },
+               },
+               inst.op);
     if (r.isPe) {
       r.t = {r.pe.start, r.pe.done};
     }
@@ -1269,8 +1304,9 @@ Tensor Simulator::readTensor(int32_t index) const {
                     std::to_string(p.tensors.size()) + " tensors)");
   }
   const DramTensor& t = p.tensors[static_cast<size_t>(index)];
-  if (t.addr < 0 || static_cast<Wide>(t.addr) + t.bytes() > p.dramBytes) {
-    throw Error(ErrorKind::Model, {}, "tensor '" + t.name + "' lies outside DRAM");
+  if (!impl_->holds(t)) {
+    throw Error(ErrorKind::Model, {},
+                "tensor '" + t.name + "' lies outside DRAM and the resident region");
   }
   return impl_->readDram(t);
 }

@@ -169,12 +169,7 @@ TEST(SystolicCompiler, LayerLargerThanTheStateBufferStreamsWindows) {
 }
 
 TEST(SystolicCompiler, WeightsThatCannotFitAreAConfigErrorNamingTheNode) {
-  LayerSpec s;
-  s.inChannels = 64;
-  s.outChannels = 16;
-  s.kh = s.kw = 7;
-  s.h = s.w = 8;
-  s.padTop = s.padLeft = s.padBottom = s.padRight = 3;
+  const LayerSpec s = testing::wideKernelLayer();
   SystolicConfig c = testConfig();
   c.sbufBytesPerPartition = 1024; // 4 input blocks x 16 x 49 bytes of weights > 1 KiB
   try {

@@ -26,6 +26,18 @@ struct LayerSpec {
 /// The prepared graph of \p spec.
 ir::Graph buildLayerGraph(const LayerSpec& spec);
 
+/// A 7x7 convolution, 64 -> 16 channels on 8x8 ("same" padding): its weights of one output
+/// block need 4 input blocks x 16 x 49 = 3,136 bytes per partition of a 16-row array.
+inline LayerSpec wideKernelLayer() {
+  LayerSpec s;
+  s.inChannels = 64;
+  s.outChannels = 16;
+  s.kh = s.kw = 7;
+  s.h = s.w = 8;
+  s.padTop = s.padLeft = s.padBottom = s.padRight = 3;
+  return s;
+}
+
 /// A random small layer covering stride, dilation, padding, transposed, groups and channel /
 /// tile tails; every spec it returns is valid (positive output extents).
 LayerSpec randomLayer(Rng& rng);

@@ -127,7 +127,8 @@ TEST(SystolicConfigParse, EveryKeyIsRead) {
   const SystolicConfig c = parseSystolicConfig(R"(name: mine
 clock_mhz: 250.5
 array: {rows: 4, cols: 8, weight_load_cycles: 0, shadow_weights: no}
-sbuf: {bytes_per_partition: 2048}
+sbuf: {bytes_per_partition: 2048, resident_bytes_per_partition: 512, dma_bytes_per_cycle: 96,
+       dma_latency_cycles: 5}
 psum: {entries_per_column: 100, max_tile_rows: 10, max_tile_cols: 10, zero_mode: written_flags,
        reset_entries_per_cycle: 3}
 dtypes: [fp32]
@@ -146,6 +147,10 @@ energy: {mac_int8_pj: 1, mac_fp32_pj: 2, sbuf_read_pj_per_byte: 3, sbuf_write_pj
   EXPECT_EQ(c.weightLoadCycles, 0);
   EXPECT_FALSE(c.shadowWeights);
   EXPECT_EQ(c.sbufBytesPerPartition, 2048);
+  EXPECT_EQ(c.sbufResidentBytesPerPartition, 512);
+  EXPECT_EQ(c.sbufWorkingBytesPerPartition(), 1536);
+  EXPECT_DOUBLE_EQ(c.sbufDmaBytesPerCycle, 96);
+  EXPECT_EQ(c.sbufDmaLatencyCycles, 5);
   EXPECT_EQ(c.psumEntriesPerColumn, 100);
   EXPECT_EQ(c.psumTileEntries(), 100);
   EXPECT_EQ(c.psumZeroMode, PsumZeroMode::WrittenFlags);
@@ -274,6 +279,21 @@ TEST(SystolicConfigErrors, PsumTileMustFitTheColumn) {
   // Exactly full is fine.
   EXPECT_NO_THROW(parseSystolicConfig("psum: {entries_per_column: 4096, max_tile_rows: 64, "
                                       "max_tile_cols: 64}\n",
+                                      "ok.yaml"));
+}
+
+TEST(SystolicConfigErrors, ResidentRegionLeavesAWorkingArea) {
+  EXPECT_EQ(expectConfigError("sbuf:\n  bytes_per_partition: 4096\n  "
+                              "resident_bytes_per_partition: 3073\n",
+                              "edge.yaml: 'sbuf.resident_bytes_per_partition': 3073 leaves less "
+                              "than 1024 of the 4096 bytes per partition for working tiles"),
+            "sbuf.resident_bytes_per_partition");
+  expectConfigError("sbuf:\n  resident_bytes_per_partition: -1\n",
+                    "edge.yaml: 'sbuf.resident_bytes_per_partition': must be >= 0 (got -1)");
+  expectConfigError("sbuf:\n  dma_bytes_per_cycle: 0\n",
+                    "edge.yaml: 'sbuf.dma_bytes_per_cycle': must be > 0 (got 0)");
+  EXPECT_NO_THROW(parseSystolicConfig("sbuf: {bytes_per_partition: 4096, "
+                                      "resident_bytes_per_partition: 3072}\n",
                                       "ok.yaml"));
 }
 

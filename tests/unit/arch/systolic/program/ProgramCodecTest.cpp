@@ -30,9 +30,11 @@ using samples::smallProgram;
 std::string configFingerprint(const SystolicConfig& c) {
   std::ostringstream os;
   os << std::hexfloat << c.name << '|' << c.peRows << '|' << c.peCols << '|' << c.weightLoadCycles
-     << '|' << c.shadowWeights << '|' << c.sbufBytesPerPartition << '|' << c.psumEntriesPerColumn
-     << '|' << c.psumMaxTileRows << '|' << c.psumMaxTileCols << '|'
-     << static_cast<int>(c.psumZeroMode) << '|' << c.psumResetEntriesPerCycle << '|';
+     << '|' << c.shadowWeights << '|' << c.sbufBytesPerPartition << '|'
+     << c.sbufResidentBytesPerPartition << '|' << c.sbufDmaBytesPerCycle << '|'
+     << c.sbufDmaLatencyCycles << '|' << c.psumEntriesPerColumn << '|' << c.psumMaxTileRows << '|'
+     << c.psumMaxTileCols << '|' << static_cast<int>(c.psumZeroMode) << '|'
+     << c.psumResetEntriesPerCycle << '|';
   for (DType t : c.dtypes) {
     os << static_cast<int>(t) << ',';
   }
@@ -404,9 +406,9 @@ TEST(ProgramCodec, RejectsAShortHeader) {
 
 TEST(ProgramCodec, RejectsAnUnknownVersion) {
   std::vector<uint8_t> file = encodeProgram(smallProgram());
-  file[format::kVersionOffset] = 2;
-  expectIoError(file, "bad.nnx: offset 8: unsupported program format version 2 (this build "
-                      "reads version 1)");
+  file[format::kVersionOffset] = 1; // version 1 had no SBUF resident region
+  expectIoError(file, "bad.nnx: offset 8: unsupported program format version 1 (this build "
+                      "reads version 2)");
 }
 
 TEST(ProgramCodec, RejectsACrcMismatch) {

@@ -25,6 +25,7 @@ namespace nnaccel::arch::systolic::samples {
 inline Program smallProgram() {
   Program p;
   p.config = systolicPreset("small");
+  p.config.sbufResidentBytesPerPartition = 0; // the whole SBUF is working area (16 KiB)
   p.dtype = DType::I8;
   p.model = "tiny";
   p.dramBytes = 0x600;
@@ -313,6 +314,9 @@ private:
     c.weightLoadCycles = in(0, 64);
     c.shadowWeights = flip();
     c.sbufBytesPerPartition = in(4096, 1 << 20);
+    c.sbufResidentBytesPerPartition = flip() ? 0 : in(0, c.sbufBytesPerPartition / 2);
+    c.sbufDmaBytesPerCycle = anyDouble(0.5, 1024);
+    c.sbufDmaLatencyCycles = in(0, 100);
     c.psumEntriesPerColumn = in(256, 1 << 14);
     c.psumMaxTileRows = in(1, 16);
     c.psumMaxTileCols = in(1, 16);
@@ -345,7 +349,11 @@ private:
     }
     t.scale = anyFloat();
     t.role = anyEnum<DramTensor::Role>(6);
-    t.addr = place(p_.dramBytes, t.bytes(), {});
+    const bool onChip =
+        (t.role == DramTensor::Role::Activation || t.role == DramTensor::Role::Scratch) &&
+        residentRegionBytes(p_.config) > t.bytes() && flip();
+    t.addr = onChip ? kResidentBase + place(residentRegionBytes(p_.config), t.bytes(), {})
+                    : place(p_.dramBytes, t.bytes(), {});
     return t;
   }
 
@@ -388,14 +396,19 @@ private:
 
   int64_t stride(int64_t magnitude) { return in(-magnitude, magnitude); }
 
+  /// A pattern in DRAM or, sometimes when the config has one, in the SBUF resident region.
   DramPattern dramPattern(int64_t partitions, int64_t outer, int64_t inner, int64_t elem) {
+    const int64_t region = residentRegionBytes(p_.config);
+    const bool onChip = region >= 8 * 64 * elem && flip();
+    const int64_t bytes = onChip ? region : p_.dramBytes;
     DramPattern d;
-    // Each level spans at most an eighth of DRAM, so the pattern always fits.
-    d.partitionStride = stride(p_.dramBytes / 8 / partitions);
-    d.outerStride = stride(p_.dramBytes / 8 / outer);
-    d.innerStep = stride(std::min<int64_t>(64, p_.dramBytes / 8 / inner));
-    d.addr = place(p_.dramBytes, elem,
+    // Each level spans at most an eighth of the memory, so the pattern always fits.
+    d.partitionStride = stride(bytes / 8 / partitions);
+    d.outerStride = stride(bytes / 8 / outer);
+    d.innerStep = stride(std::min<int64_t>(64, bytes / 8 / inner));
+    d.addr = place(bytes, elem,
                    {{d.partitionStride, partitions}, {d.outerStride, outer}, {d.innerStep, inner}});
+    d.addr += onChip ? kResidentBase : 0;
     return d;
   }
 
@@ -407,7 +420,7 @@ private:
     d.outerCount = in(1, 6);
     d.innerCount = in(1, 12);
     d.sbufOuterStride = stride(512);
-    d.sbufAddr = place(p_.config.sbufBytesPerPartition, d.elemBytes,
+    d.sbufAddr = place(p_.config.sbufWorkingBytesPerPartition(), d.elemBytes,
                        {{d.sbufOuterStride, d.outerCount}, {d.elemBytes, d.innerCount}});
     d.dram = dramPattern(d.partitionCount, d.outerCount, d.innerCount, d.elemBytes);
   }
@@ -467,7 +480,7 @@ private:
       w.rows = in(1, c.peRows);
       w.cols = in(1, c.peCols);
       w.colStride = stride(64);
-      w.addr = place(c.sbufBytesPerPartition, elemBytes_, {{w.colStride, w.cols}});
+      w.addr = place(c.sbufWorkingBytesPerPartition(), elemBytes_, {{w.colStride, w.cols}});
       return w;
     }
     case 4: {
@@ -478,7 +491,7 @@ private:
       m.srcOuterCount = m.dstOuterCount = in(1, 4);
       m.srcInnerStep = stride(8);
       m.srcOuterStride = stride(256);
-      m.src = place(c.sbufBytesPerPartition, elemBytes_,
+      m.src = place(c.sbufWorkingBytesPerPartition(), elemBytes_,
                     {{m.srcInnerStep, m.srcInnerCount}, {m.srcOuterStride, m.srcOuterCount}});
       m.dstInnerStep = stride(3);
       m.dstOuterStride = stride(40);
@@ -505,7 +518,7 @@ private:
       a.dstPartition = in(0, c.peRows - a.cols);
       a.elemBytes = elemBytes_;
       a.dstRowStride = stride(256);
-      a.dst = place(c.sbufBytesPerPartition, a.elemBytes,
+      a.dst = place(c.sbufWorkingBytesPerPartition(), a.elemBytes,
                     {{a.dstRowStride, a.rows}, {a.elemBytes, a.rowLen}});
       a.tableSlot = in(0, kActTableSlots - 1);
       if (p_.dtype == DType::I8) {
@@ -561,12 +574,12 @@ private:
     v.rows = in(1, 6);
     v.rowLen = in(1, 12);
     v.aRowStride = stride(256);
-    v.a = place(c.sbufBytesPerPartition, 1, {{v.aRowStride, v.rows}, {1, v.rowLen}});
+    v.a = place(c.sbufWorkingBytesPerPartition(), 1, {{v.aRowStride, v.rows}, {1, v.rowLen}});
     v.bStep = in(0, 1);
     v.bRowStride = stride(256);
-    v.b = place(c.sbufBytesPerPartition, 1, {{v.bRowStride, v.rows}, {v.bStep, v.rowLen}});
+    v.b = place(c.sbufWorkingBytesPerPartition(), 1, {{v.bRowStride, v.rows}, {v.bStep, v.rowLen}});
     v.dstRowStride = stride(256);
-    v.dst = place(c.sbufBytesPerPartition, 1, {{v.dstRowStride, v.rows}, {1, v.rowLen}});
+    v.dst = place(c.sbufWorkingBytesPerPartition(), 1, {{v.dstRowStride, v.rows}, {1, v.rowLen}});
     v.leftShift = static_cast<int32_t>(in(0, kMaxVectorLeftShift));
     std::tie(v.aMultiplier, v.aShift) = multiplier();
     std::tie(v.bMultiplier, v.bShift) = multiplier();
@@ -610,10 +623,10 @@ private:
       p.srcRows = in(1, p.inH - p.srcRow0);
     }
     p.srcRowStride = stride(128);
-    p.src = place(c.sbufBytesPerPartition, p.elemBytes,
+    p.src = place(c.sbufWorkingBytesPerPartition(), p.elemBytes,
                   {{p.srcRowStride, p.srcRows}, {p.elemBytes, p.inW}});
     p.dstRowStride = stride(128);
-    p.dst = place(c.sbufBytesPerPartition, p.elemBytes,
+    p.dst = place(c.sbufWorkingBytesPerPartition(), p.elemBytes,
                   {{p.dstRowStride, p.outRows}, {p.elemBytes, p.outW}});
     return p;
   }

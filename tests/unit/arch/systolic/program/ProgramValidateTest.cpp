@@ -75,12 +75,13 @@ TEST(ProgramValidate, Matmul) {
   EXPECT_EQ(msg([](Matmul& m) { m.rows = 0; }), at + "field 'rows' = 0 must be >= 1");
   // Last byte touched: src + 3 * 1 + 3 * 6 must stay below the 0x4000-byte partition.
   EXPECT_EQ(msg([](Matmul& m) { m.src = 0x3FEA; }), "valid");
-  EXPECT_EQ(msg([](Matmul& m) { m.src = 0x3FEB; }),
-            at + "field 'src' = 0x3feb touches SBUF bytes [0x3feb, 0x4001) outside [0, 0x4000)");
+  EXPECT_EQ(
+      msg([](Matmul& m) { m.src = 0x3FEB; }),
+      at + "field 'src' = 0x3feb touches SBUF working bytes [0x3feb, 0x4001) outside [0, 0x4000)");
   EXPECT_EQ(msg([](Matmul& m) { m.srcInnerStep = -1; }),
-            at + "field 'src' = 0x0 touches SBUF bytes [-0x3, 0x13) outside [0, 0x4000)");
+            at + "field 'src' = 0x0 touches SBUF working bytes [-0x3, 0x13) outside [0, 0x4000)");
   EXPECT_EQ(msg([](Matmul& m) { m.srcOuterStride = int64_t{1} << 62; }),
-            at + "field 'src' = 0x0 makes the SBUF bytes address range overflow 64 bits");
+            at + "field 'src' = 0x0 makes the SBUF working bytes address range overflow 64 bits");
   EXPECT_EQ(msg([](Matmul& m) { m.dst = 500; }),
             at + "field 'dst' = 500 touches PSUM entries [500, 516) outside [0, 512)");
   EXPECT_EQ(msg([](Matmul& m) { m.dstOuterStride = -4; }),
@@ -98,7 +99,7 @@ TEST(ProgramValidate, F32ProgramsTouchFourBytesPerElement) {
   };
   EXPECT_EQ(f32(0x3FE7), "valid");
   EXPECT_EQ(f32(0x3FE8), "prog.nnx: instruction 5 (MATMUL): field 'src' = 0x3fe8 touches SBUF "
-                         "bytes [0x3fe8, 0x4001) outside [0, 0x4000)");
+                         "working bytes [0x3fe8, 0x4001) outside [0, 0x4000)");
 }
 
 TEST(ProgramValidate, LoadWeightsAndPsumReset) {
@@ -110,8 +111,9 @@ TEST(ProgramValidate, LoadWeightsAndPsumReset) {
             at + "field 'rows' = 17 exceeds the array's 16 PE rows");
   EXPECT_EQ(lw([](LoadWeights& w) { w.cols = 17; }),
             at + "field 'cols' = 17 exceeds the array's 16 PE columns");
-  EXPECT_EQ(lw([](LoadWeights& w) { w.addr = 0x3FF9; }),
-            at + "field 'addr' = 0x3ff9 touches SBUF bytes [0x3ff9, 0x4001) outside [0, 0x4000)");
+  EXPECT_EQ(
+      lw([](LoadWeights& w) { w.addr = 0x3FF9; }),
+      at + "field 'addr' = 0x3ff9 touches SBUF working bytes [0x3ff9, 0x4001) outside [0, 0x4000)");
 
   auto reset = [](std::function<void(PsumReset&)> f) { return instrMessage<PsumReset>(kReset, f); };
   EXPECT_EQ(reset([](PsumReset& r) { r.entries = 600; }),
@@ -148,8 +150,9 @@ TEST(ProgramValidate, Activate) {
             at + "field 'lo' = 10 exceeds hi = 5");
   EXPECT_EQ(msg([](Activate& a) { a.psumRowStride = 200; }),
             at + "field 'psum' = 0 touches PSUM entries [0, 604) outside [0, 512)");
-  EXPECT_EQ(msg([](Activate& a) { a.dst = 0x3FF4; }),
-            at + "field 'dst' = 0x3ff4 touches SBUF bytes [0x3ff4, 0x4004) outside [0, 0x4000)");
+  EXPECT_EQ(
+      msg([](Activate& a) { a.dst = 0x3FF4; }),
+      at + "field 'dst' = 0x3ff4 touches SBUF working bytes [0x3ff4, 0x4004) outside [0, 0x4000)");
   EXPECT_EQ(msg([](Activate& a) { a.rowLen = 0; }), at + "field 'rowlen' = 0 must be >= 1");
 }
 
@@ -160,8 +163,9 @@ TEST(ProgramValidate, DmaLoadStoreCopy) {
   const std::string at = "prog.nnx: instruction 0 (DMA_LOAD): ";
   EXPECT_EQ(load(kLoadInput, [](DmaLoad& d) { d.partitionCount = 17; }),
             at + "field 'part.n' = 17 spans [0, 17), beyond the 16 SBUF partitions");
-  EXPECT_EQ(load(kLoadInput, [](DmaLoad& d) { d.sbufAddr = 0x3FE0; }),
-            at + "field 'sbuf' = 0x3fe0 touches SBUF bytes [0x3fe0, 0x4004) outside [0, 0x4000)");
+  EXPECT_EQ(
+      load(kLoadInput, [](DmaLoad& d) { d.sbufAddr = 0x3FE0; }),
+      at + "field 'sbuf' = 0x3fe0 touches SBUF working bytes [0x3fe0, 0x4004) outside [0, 0x4000)");
   EXPECT_EQ(load(kLoadInput, [](DmaLoad& d) { d.dram.addr = 0x5F6; }),
             at + "field 'dram' = 0x5f6 touches DRAM bytes [0x5f6, 0x686) outside [0, 0x600)");
   EXPECT_EQ(load(kLoadInput, [](DmaLoad& d) { d.dram.innerStep = -1; }),
@@ -231,10 +235,12 @@ TEST(ProgramValidate, Pool) {
               p.srcRows = 2;
             }),
             "valid");
-  EXPECT_EQ(msg([](Pool& p) { p.src = 0x3FF8; }),
-            at + "field 'src' = 0x3ff8 touches SBUF bytes [0x3ff8, 0x4008) outside [0, 0x4000)");
-  EXPECT_EQ(msg([](Pool& p) { p.dst = 0x3FFE; }),
-            at + "field 'dst' = 0x3ffe touches SBUF bytes [0x3ffe, 0x4002) outside [0, 0x4000)");
+  EXPECT_EQ(
+      msg([](Pool& p) { p.src = 0x3FF8; }),
+      at + "field 'src' = 0x3ff8 touches SBUF working bytes [0x3ff8, 0x4008) outside [0, 0x4000)");
+  EXPECT_EQ(
+      msg([](Pool& p) { p.dst = 0x3FFE; }),
+      at + "field 'dst' = 0x3ffe touches SBUF working bytes [0x3ffe, 0x4002) outside [0, 0x4000)");
   EXPECT_EQ(msg([](Pool& p) { p.kernelH = 0; }), at + "field 'k.h' = 0 must be >= 1");
   EXPECT_EQ(msg([](Pool& p) { p.padTop = -1; }), at + "field 'pad.t' = -1 must be >= 0");
   EXPECT_EQ(msg([](Pool& p) {
@@ -278,10 +284,11 @@ TEST(ProgramValidate, Vector) {
   EXPECT_EQ(msg([](Vector& v) { v.partitions = 15; }),
             at + "field 'part.n' = 15 spans [2, 17), beyond the 16 SBUF partitions");
   EXPECT_EQ(msg([](Vector& v) { v.a = 0x3FE0; }), "valid"); // ends exactly at 0x4000
-  EXPECT_EQ(msg([](Vector& v) { v.a = 0x3FE8; }),
-            at + "field 'a' = 0x3fe8 touches SBUF bytes [0x3fe8, 0x4008) outside [0, 0x4000)");
+  EXPECT_EQ(
+      msg([](Vector& v) { v.a = 0x3FE8; }),
+      at + "field 'a' = 0x3fe8 touches SBUF working bytes [0x3fe8, 0x4008) outside [0, 0x4000)");
   EXPECT_EQ(msg([](Vector& v) { v.dst = -1; }),
-            at + "field 'dst' = -0x1 touches SBUF bytes [-0x1, 0x1f) outside [0, 0x4000)");
+            at + "field 'dst' = -0x1 touches SBUF working bytes [-0x1, 0x1f) outside [0, 0x4000)");
   EXPECT_EQ(msg([](Vector& v) { v.bStep = 2; }),
             at + "field 'b.step' = 2 must be 1 (a block like A) or 0 (one value per row)");
   EXPECT_EQ(msg([](Vector& v) {
@@ -290,8 +297,9 @@ TEST(ProgramValidate, Vector) {
               v.b = 0x3FFC; // one value per row: 4 bytes
             }),
             "valid");
-  EXPECT_EQ(msg([](Vector& v) { v.b = 0x3FFC; }),
-            at + "field 'b' = 0x3ffc touches SBUF bytes [0x3ffc, 0x401c) outside [0, 0x4000)");
+  EXPECT_EQ(
+      msg([](Vector& v) { v.b = 0x3FFC; }),
+      at + "field 'b' = 0x3ffc touches SBUF working bytes [0x3ffc, 0x401c) outside [0, 0x4000)");
   EXPECT_EQ(msg([](Vector& v) {
               v.func = VectorFunc::Clamp; // B is not read
               v.b = 0x3FFC;
