@@ -97,11 +97,16 @@ constexpr const char* kCaveat =
     "DRAM bytes each engine's own data width (a preset's value bits); host layers are charged "
     "by one host model (link and host, the same for every engine)";
 
-/// "3/40": the layers that ran on the host, of all layers.
+/// "3/40 (12.5% of cycles)": the layers that ran on the host, of all layers, and the share of
+/// the total cycles the host model charged them ("0/40" when none did).
 std::string hostLayers(const report::RunReport& r) {
   const auto host = std::count_if(r.layers.begin(), r.layers.end(),
                                   [](const report::LayerStats& l) { return l.hostFallback; });
-  return fmt::format("{}/{}", host, r.layers.size());
+  if (host == 0 || r.total.cycles <= 0)
+    return fmt::format("{}/{}", host, r.layers.size());
+  return fmt::format("{}/{} ({:.1f}% of cycles)", host, r.layers.size(),
+                     100.0 * static_cast<double>(r.total.causes.host) /
+                         static_cast<double>(r.total.cycles));
 }
 
 std::string verdictText(const report::RunReport& r) {

@@ -6,7 +6,11 @@
 #include "nnaccel/support/Error.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <iterator>
 
 namespace nnaccel::engines {
 
@@ -64,6 +68,52 @@ void chargeHostLayers(report::RunReport& r, const HostModel& host) {
     l.utilization = r.utilizationOf(l);
     r.total.utilization = r.utilizationOf(r.total);
   }
+}
+
+namespace {
+
+/// One settable field: its key, its member, and whether 0 is allowed (rates must be > 0).
+struct HostKey {
+  const char* key;
+  double HostModel::*field;
+  bool zeroAllowed;
+};
+constexpr HostKey kHostKeys[] = {
+    {"link_bytes_per_second", &HostModel::linkBytesPerSecond, false},
+    {"link_latency_ns", &HostModel::linkLatencyNs, true},
+    {"link_pj_per_byte", &HostModel::linkPjPerByte, true},
+    {"host_macs_per_second", &HostModel::hostMacsPerSecond, false},
+    {"host_memory_bytes_per_second", &HostModel::hostMemoryBytesPerSecond, false},
+    {"host_dram_pj_per_byte", &HostModel::hostDramPjPerByte, true},
+    {"host_pj_per_mac", &HostModel::hostPjPerMac, true},
+};
+
+} // namespace
+
+std::vector<std::string> hostModelKeys() {
+  std::vector<std::string> keys;
+  for (const HostKey& k : kHostKeys)
+    keys.emplace_back(k.key);
+  return keys;
+}
+
+void setHostModelKey(HostModel& m, const std::string& key, const std::string& value) {
+  const auto* k = std::find_if(std::begin(kHostKeys), std::end(kHostKeys),
+                               [&](const HostKey& h) { return key == h.key; });
+  auto fail = [&](const std::string& why) {
+    throw Error(ErrorKind::Usage, ErrorContext{.key = "host." + key}, why);
+  };
+  if (k == std::end(kHostKeys))
+    fail(fmt::format("unknown host-model key (expected one of {})",
+                     fmt::join(hostModelKeys(), ", ")));
+  double v = 0;
+  const char* end = value.data() + value.size();
+  const auto [ptr, ec] = std::from_chars(value.data(), end, v);
+  if (ec != std::errc{} || ptr != end || value.empty())
+    fail(fmt::format("expected a number, got '{}'", value));
+  if (!std::isfinite(v) || v < 0 || (v == 0 && !k->zeroAllowed))
+    fail(fmt::format("must be {} and finite (got {})", k->zeroAllowed ? ">= 0" : "> 0", value));
+  m.*(k->field) = v;
 }
 
 } // namespace nnaccel::engines

@@ -146,6 +146,10 @@ TEST_F(Cli, UsageErrorsExitWithTwo) {
               "--seed: expected an integer from 0 to 18446744073709551615, got 'x' (see "
               "'nnaccel zoo export --help')");
   EXPECT_FALSE(fs::exists(path("out.onnx")));
+  expectError("simulate lenet5 --host link_latency_ns", 2,
+              "'--host': expected KEY=VALUE, got 'link_latency_ns'");
+  expectError("compare lenet5 --host link_bytes_per_second=0", 2,
+              "'host.link_bytes_per_second': must be > 0 and finite (got 0)");
 }
 
 TEST_F(Cli, VersionFlag) {

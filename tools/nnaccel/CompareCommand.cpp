@@ -3,6 +3,7 @@
 /// under one equal-resource budget (compare::compareModel), printed as side-by-side tables, and
 /// written as JSON (--report), CSV (--csv) and HTML (--html, --screenshot) on request.
 #include "Command.h"
+#include "HostOptions.h"
 #include "ModelOptions.h"
 #include "ReportOutput.h"
 #include "nnaccel/compare/Compare.h"
@@ -31,6 +32,7 @@ public:
                  "skip the verification against the reference executor");
     app.add_flag("--show-budget", showBudget_, "print the effective budget as YAML and exit");
     output_.configure(app);
+    hostOptions_.configure(app);
   }
 
   void run() override {
@@ -48,6 +50,7 @@ public:
     output_.check(*app_);
     engines::RunOptions options;
     options.verify = !timingOnly_;
+    options.host = hostOptions_.model();
     const compare::Comparison c =
         compare::compareModel(g, budget, engines_, options, [](const std::string& engine) {
           fmt::print(stderr, "[nnaccel] {}\n", engine);
@@ -76,6 +79,7 @@ private:
   std::string budgetFile_, report_;
   bool timingOnly_ = false, showBudget_ = false;
   ReportOutput output_;
+  HostOptions hostOptions_;
 };
 
 } // namespace

@@ -8,6 +8,7 @@
 #include "ArchOptions.h"
 #include "Command.h"
 #include "EngineOptions.h"
+#include "HostOptions.h"
 #include "ModelOptions.h"
 #include "ReportOutput.h"
 #include "nnaccel/driver/Inputs.h"
@@ -100,6 +101,7 @@ public:
                              "({})",
                              fmt::join(baselines, "; ")));
     engineOptions_.configure(app);
+    hostOptions_.configure(app);
     app.add_flag("--timing-only", timingOnly_,
                  "skip the verification against the reference executor (an engine whose timing "
                  "does not depend on the data runs its cycle model only)");
@@ -109,6 +111,7 @@ public:
     const engines::Engine& engine = arch_.implementation();
     engines::RunOptions ro;
     ro.engineOptions = engineOptions_.collect(*app_, engine.name());
+    ro.host = hostOptions_.model();
     if (timingOnly_)
       engineOptions_.checkTimingOnly(*app_, ro.engineOptions);
     checkEngineTakes(engine);
@@ -174,6 +177,7 @@ private:
   ModelOptions modelOptions_;
   ArchOptions arch_;
   EngineOptions engineOptions_;
+  HostOptions hostOptions_;
   std::string dtype_ = "int8";
   std::vector<std::string> inputs_;
   std::string report_, program_;

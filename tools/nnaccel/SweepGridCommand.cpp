@@ -12,6 +12,7 @@
 #include "SweepGridCommand.h"
 
 #include "ArchOptions.h"
+#include "HostOptions.h"
 #include "ModelOptions.h"
 #include "ReportOutput.h"
 #include "TextTable.h"
@@ -215,6 +216,7 @@ public:
     // MODEL is optional on the `sweep` app so that `sweep density ...` parses; run() needs it.
     app.get_option("MODEL")->required(false);
     arch_.configure(app);
+    hostOptions_.configure(app);
     app.add_option("--param", params_,
                    "a config key and the values to sweep it over, KEY=V1,V2,... (the keys of "
                    "'nnaccel arch show ENGINE', e.g. array.rows=32,64,128); repeatable: the "
@@ -289,6 +291,7 @@ public:
                        {}};
     engines::RunOptions options;
     options.verify = !timingOnly_;
+    options.host = hostOptions_.model();
     options.threads = 1; // the sweep's threads are the parallelism
     const auto evaluate = [&](size_t index) {
       return explore::evaluatePoint(model, base, grid, index, options);
@@ -327,6 +330,7 @@ private:
   CLI::App* app_ = nullptr;
   ModelOptions modelOptions_;
   ArchOptions arch_;
+  HostOptions hostOptions_;
   std::vector<std::string> params_;
   std::string objective_ = "cycles";
   std::string pareto_ = "cycles,energy_pj";

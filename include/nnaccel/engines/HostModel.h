@@ -12,6 +12,8 @@
 #include "nnaccel/report/Report.h"
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace nnaccel::engines {
 
@@ -43,6 +45,15 @@ struct HostModel {
 
   bool operator==(const HostModel&) const = default;
 };
+
+/// The keys `--host KEY=VALUE` sets, in the order of HostModel's fields: link_bytes_per_second,
+/// link_latency_ns, link_pj_per_byte, host_macs_per_second, host_memory_bytes_per_second,
+/// host_dram_pj_per_byte, host_pj_per_mac.
+std::vector<std::string> hostModelKeys();
+/// Sets \p key of \p m from \p value (a finite number; rates > 0, latency and energies >= 0).
+/// Throws nnaccel::Error (Usage) naming the key: unknown key (with the list), not a number, or
+/// out of range.
+void setHostModelKey(HostModel& m, const std::string& key, const std::string& value);
 
 /// What one host layer costs, in accelerator cycles and picojoules.
 struct HostCost {

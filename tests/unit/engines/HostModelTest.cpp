@@ -4,6 +4,8 @@
 /// `host` cause and energy part, and the totals follow.
 #include "nnaccel/engines/HostModel.h"
 
+#include "nnaccel/support/Error.h"
+
 #include <gtest/gtest.h>
 
 namespace nnaccel::engines {
@@ -94,6 +96,53 @@ TEST(HostModel, AReportWithoutHostLayersIsUnchanged) {
   const std::string before = r.toJson();
   chargeHostLayers(r, HostModel{});
   EXPECT_EQ(r.toJson(), before);
+}
+
+} // namespace
+} // namespace nnaccel::engines
+
+namespace nnaccel::engines {
+namespace {
+
+TEST(HostModel, KeysSetTheirFields) {
+  HostModel m;
+  setHostModelKey(m, "link_bytes_per_second", "1e9");
+  setHostModelKey(m, "link_latency_ns", "0");
+  setHostModelKey(m, "host_pj_per_mac", "0.5");
+  EXPECT_DOUBLE_EQ(m.linkBytesPerSecond, 1e9);
+  EXPECT_DOUBLE_EQ(m.linkLatencyNs, 0);
+  EXPECT_DOUBLE_EQ(m.hostPjPerMac, 0.5);
+  EXPECT_EQ(hostModelKeys().size(), 7u);
+  for (const std::string& k : hostModelKeys())
+    EXPECT_NO_THROW(setHostModelKey(m, k, "2")) << k;
+}
+
+TEST(HostModel, BadKeysAndValuesAreUsageErrorsNamingTheKey) {
+  HostModel m;
+  auto message = [&](const std::string& key, const std::string& value) {
+    try {
+      setHostModelKey(m, key, value);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Usage);
+      EXPECT_EQ(e.context().key, "host." + key);
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(message("link_gbps", "1")
+                .find("unknown host-model key (expected one of "
+                      "link_bytes_per_second, "),
+            std::string::npos);
+  EXPECT_NE(message("link_bytes_per_second", "0").find("must be > 0 and finite (got 0)"),
+            std::string::npos);
+  EXPECT_NE(message("host_dram_pj_per_byte", "-1").find("must be >= 0 and finite (got -1)"),
+            std::string::npos);
+  EXPECT_NE(message("host_macs_per_second", "inf").find("must be > 0 and finite"),
+            std::string::npos);
+  EXPECT_NE(message("link_latency_ns", "12ns").find("expected a number, got '12ns'"),
+            std::string::npos);
+  EXPECT_NE(message("link_latency_ns", "").find("expected a number, got ''"), std::string::npos);
+  EXPECT_EQ(m, HostModel{}); // nothing was set
 }
 
 } // namespace
