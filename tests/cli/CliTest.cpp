@@ -722,17 +722,18 @@ TEST_F(Cli, ArchListShowsTheBroadcastPresets) {
   EXPECT_EQ(r.err, "");
   // npu: 8 columns x 8 PEs in broadcast groups of 4, 16 MAC lanes per PE, 256 B / 1 KiB / 256 B
   // register files, the patent's 4 x 16-byte lanes per column, 2 reads per cycle per group, N
-  // picked per layer, 1 GHz, 256 memory bytes per cycle; peak 2 x 1024 MACs x 1 GHz = 2.048.
-  EXPECT_EQ(
-      words(lineWith(r.out, "broadcast  npu")),
-      (std::vector<std::string>{"broadcast", "npu", "8x8", "4", "PEs", "16", "256", "B/1",
-                                "KiB/256", "B", "4x16", "B", "2", "auto", "1000", "256", "2.048"}))
+  // picked per layer, a 4 MiB global buffer, 1 GHz, 32 DRAM bytes per cycle; peak 2 x 1024 MACs
+  // x 1 GHz = 2.048.
+  EXPECT_EQ(words(lineWith(r.out, "broadcast  npu")),
+            (std::vector<std::string>{"broadcast", "npu", "8x8", "4", "PEs", "16", "256", "B/1",
+                                      "KiB/256", "B", "4x16", "B", "2", "auto", "4", "MiB", "1000",
+                                      "32", "2.048"}))
       << r.out;
   // fig8: the seed's one column of 4 PEs with N = 3 and one read per slot: 2 x 64 x 1 GHz.
-  EXPECT_EQ(
-      words(lineWith(r.out, "broadcast  fig8")),
-      (std::vector<std::string>{"broadcast", "fig8", "1x4", "4", "PEs", "16", "256", "B/1",
-                                "KiB/256", "B", "4x16", "B", "1", "3", "1000", "256", "0.128"}))
+  EXPECT_EQ(words(lineWith(r.out, "broadcast  fig8")),
+            (std::vector<std::string>{"broadcast", "fig8", "1x4", "4", "PEs", "16", "256", "B/1",
+                                      "KiB/256", "B", "4x16", "B", "1", "3", "4", "MiB", "1000",
+                                      "32", "0.128"}))
       << r.out;
   EXPECT_NE(r.out.find("\nbroadcast: 1xN kernel decomposition with activation broadcasting "
                        "(default preset: npu); see 'nnaccel arch show broadcast --preset NAME'\n"),

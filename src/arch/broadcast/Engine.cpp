@@ -6,6 +6,7 @@
 #include "nnaccel/engines/TypedEngine.h"
 #include "nnaccel/quant/QuantizedModel.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 namespace nnaccel::arch::broadcast {
@@ -27,28 +28,31 @@ public:
   int listOrder() const override { return 30; }
 
   engines::PresetSummary presetSummary() const override {
-    return summarize({"PE columns x PEs", "group", "MACs/PE", "RF in/weight/out", "lanes/column",
-                      "reads/cycle", "N", "clock MHz", "memory B/cycle", "peak int8 TOPS"},
-                     [](const std::string&, const BroadcastConfig& c) {
-                       return std::vector<std::string>{
-                           fmt::format("{}x{}", c.columns, c.pesPerColumn),
-                           fmt::format("{} PEs", c.groupSize),
-                           std::to_string(c.macLanesPerPe),
-                           fmt::format("{}/{}/{}", engines::bytesText(c.inputRfBytes),
-                                       engines::bytesText(c.weightRfBytes),
-                                       engines::bytesText(c.outputRfBytes)),
-                           fmt::format("{}x{} B", c.lanesPerColumn, c.laneBytes),
-                           std::to_string(c.readsPerCycle),
-                           c.vectorWidth == 0 ? std::string("auto") : std::to_string(c.vectorWidth),
-                           report::numberText(c.clockMhz),
-                           report::numberText(c.memoryBytesPerCycle),
-                           engines::peakTopsText(c.macsPerCycle(), c.clockMhz)};
-                     });
+    return summarize(
+        {"PE columns x PEs", "group", "MACs/PE", "RF in/weight/out", "lanes/column", "reads/cycle",
+         "N", "global buffer", "clock MHz", "DRAM B/cycle", "peak int8 TOPS"},
+        [](const std::string&, const BroadcastConfig& c) {
+          return std::vector<std::string>{
+              fmt::format("{}x{}", c.columns, c.pesPerColumn),
+              fmt::format("{} PEs", c.groupSize),
+              std::to_string(c.macLanesPerPe),
+              fmt::format("{}/{}/{}", engines::bytesText(c.inputRfBytes),
+                          engines::bytesText(c.weightRfBytes), engines::bytesText(c.outputRfBytes)),
+              fmt::format("{}x{} B", c.lanesPerColumn, c.laneBytes),
+              std::to_string(c.readsPerCycle),
+              c.vectorWidth == 0 ? std::string("auto") : std::to_string(c.vectorWidth),
+              engines::bytesText(c.globalBufferCapacityBytes),
+              report::numberText(c.clockMhz),
+              report::numberText(c.memoryBytesPerCycle),
+              engines::peakTopsText(c.macsPerCycle(), c.clockMhz)};
+        });
   }
 
   std::vector<BudgetKnob> budgetKnobs() const override {
     return {{"preset", BudgetKnob::Kind::Preset, "npu", 0,
-             "PEs per column and MAC lanes from the preset; columns from the budget"}};
+             "PEs per column, MAC lanes and register files from the preset; columns from the "
+             "budget; the global buffer takes the SRAM the register files and column buffers "
+             "leave"}};
   }
 
   engines::EngineConfig deriveFromBudget(const engines::BudgetFigures& b,
@@ -63,20 +67,24 @@ public:
                                         b.multipliers, preset, p.pesPerColumn, p.macLanesPerPe));
     const int64_t columns = b.multipliers / perColumn;
     const int64_t pes = columns * p.pesPerColumn;
-    // The weight RFs take what the input/output RFs and column buffers leave.
-    const int64_t weightRf =
-        (b.sramBytes - columns * p.columnBufferBytes) / pes - p.inputRfBytes - p.outputRfBytes;
-    if (weightRf < 1)
-      engines::refuseBudget(
-          b, name(),
-          fmt::format("{} SRAM bytes leave no weight register file for {} PEs", b.sramBytes, pes));
+    // The global buffer takes what the register files and column buffers leave.
+    const int64_t arrayBytes =
+        pes * (p.inputRfBytes + p.weightRfBytes + p.outputRfBytes) + columns * p.columnBufferBytes;
     using engines::overrideValue;
-    return engines::deriveFromPreset(
-        *this, b, preset,
-        {{"clock_mhz", overrideValue(b.clockMhz)},
-         {"pe_array.columns", overrideValue(columns)},
-         {"register_files.weight_bytes", overrideValue(weightRf)},
-         {"memory.bytes_per_cycle", overrideValue(b.dramBytesPerCycle)}});
+    // Through the schema first: it names an impossible column count.
+    engines::EngineConfig derived =
+        engines::deriveFromPreset(*this, b, preset,
+                                  {{"clock_mhz", overrideValue(b.clockMhz)},
+                                   {"pe_array.columns", overrideValue(columns)},
+                                   {"global_buffer.capacity_bytes",
+                                    overrideValue(std::max<int64_t>(0, b.sramBytes - arrayBytes))},
+                                   {"memory.bytes_per_cycle", overrideValue(b.dramBytesPerCycle)}});
+    if (b.sramBytes < arrayBytes)
+      engines::refuseBudget(b, name(),
+                            fmt::format("{} SRAM bytes do not hold the register files and column "
+                                        "buffers of {} PEs ({} bytes)",
+                                        b.sramBytes, pes, arrayBytes));
+    return derived;
   }
 
   std::vector<engines::Study> studies() const override { return {vectorWidthStudy()}; }
@@ -108,7 +116,7 @@ protected:
   engines::Resources resourcesOf(const BroadcastConfig& c) const override {
     return {.multipliers = c.macsPerCycle(),
             .sramBytes = c.peCount() * (c.inputRfBytes + c.weightRfBytes + c.outputRfBytes) +
-                         c.columns * c.columnBufferBytes,
+                         c.columns * c.columnBufferBytes + c.globalBufferCapacityBytes,
             .clockMhz = c.clockMhz,
             .dramBytesPerCycle = c.memoryBytesPerCycle};
   }

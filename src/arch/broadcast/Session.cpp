@@ -17,6 +17,34 @@ double ratio(double a, double b) {
   return b > 0 ? a / b : 0.0;
 }
 
+/// The memory plan's summary lines: the global buffer's use and which layer outputs went to
+/// memory 310, with the reasons (the first few; each layer's note has its own).
+void summarizeMemory(const Program& p, report::RunReport& rep) {
+  constexpr size_t kListed = 8;
+  int64_t outputs = 0, onChip = 0;
+  std::vector<std::string> spilled;
+  for (const Layer& l : p.layers) {
+    if (l.kind == LayerKind::View || l.kind == LayerKind::Host || l.outputs.empty())
+      continue;
+    ++outputs;
+    onChip += l.memory.outputInBuffer ? 1 : 0;
+    if (!l.memory.outputInBuffer)
+      spilled.push_back(fmt::format("{} ({})", l.name, l.memory.spill));
+  }
+  rep.summary.emplace_back(
+      "global buffer",
+      fmt::format("{} B, peak use {} B; {} of {} array-layer outputs stay on chip",
+                  p.config.globalBufferCapacityBytes, p.bufferPeakBytes, onChip, outputs));
+  if (spilled.empty())
+    return;
+  std::string list;
+  for (size_t i = 0; i < spilled.size() && i < kListed; ++i)
+    list.append(i > 0 ? "; " : "").append(spilled[i]);
+  if (spilled.size() > kListed)
+    list.append(fmt::format("; and {} more (see each layer's note)", spilled.size() - kListed));
+  rep.summary.emplace_back("outputs written to memory 310", list);
+}
+
 } // namespace
 
 double Totals::readReduction(Variant baseline) const {
@@ -91,8 +119,8 @@ SessionResult simulateModel(const ir::Graph& g, const BroadcastConfig& config,
           x.issuedMacs = s.macs;
           x.cycles = s.cycles;
           x.memoryOps = s.inputRfWrites;
-          x.dram = report::Traffic{s.memoryReadBytes(), s.outputBytes};
-          x.sbuf = report::Traffic{s.macs * 2, s.inputRfWriteBytes + s.weightRfWriteBytes};
+          x.dram = s.dram;
+          x.sbuf = s.buffer;
           x.energyPj = s.energyPj;
           return x;
         };
@@ -106,7 +134,7 @@ SessionResult simulateModel(const ir::Graph& g, const BroadcastConfig& config,
   rep.total.metrics = {{"reads", static_cast<double>(m.activationReads)},
                        {"wr/read", m.writesPerRead()}};
   rep.summary.emplace_back(
-      "activation reads (memory 310)",
+      "activation reads (data read module)",
       fmt::format("{} reads ({} bytes), {} register-file writes ({:.3f} writes per read), {} "
                   "broadcasts",
                   m.activationReads, m.activationReadBytes, m.inputRfWrites, m.writesPerRead(),
@@ -133,6 +161,7 @@ SessionResult simulateModel(const ir::Graph& g, const BroadcastConfig& config,
                                        100.0 - 100.0 * ratio(static_cast<double>(m.peBusyCycles),
                                                              static_cast<double>(m.peCycles)),
                                        m.peCycles));
+  summarizeMemory(r.program, rep);
   for (ir::ValueId v : g.outputs)
     r.outputs.push_back(quant::QuantTensor{sim.value(v), qm.scale(v)}.dequantize());
   return r;

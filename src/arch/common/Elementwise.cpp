@@ -309,6 +309,10 @@ int64_t ElementwiseLayer::constantBytes(const ir::Graph& g) const {
          static_cast<int64_t>(tables.size());
 }
 
+int64_t ElementwiseLayer::readBytesOf(ir::ValueId v) const {
+  return readBytes(passes, [v](ir::ValueId read) { return read == v; });
+}
+
 std::variant<ElementwiseLayer, std::string> lowerElementwise(const quant::QuantizedModel& qm,
                                                              ir::NodeId id) {
   const ir::Graph& g = qm.graph;

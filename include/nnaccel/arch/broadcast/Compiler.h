@@ -20,7 +20,7 @@ namespace nnaccel::arch::broadcast {
 /// The compiler's closed-form estimate of one layer under \p t, used to choose N: the cycles
 /// are the larger of the MAC time (operand MACs over the PEs' lanes, weight sparsity included)
 /// and the read time (activation and weight reads over the groups' lanes) per pass; the bytes
-/// are the activation and weight reads from memory 310. Not the simulator's counts.
+/// are the activation and weight reads of the data read module. Not the simulator's counts.
 struct Estimate {
   int64_t cycles = 0;
   int64_t memoryReadBytes = 0;

@@ -2,8 +2,9 @@
 /// The broadcast engine's architecture description (seed 004, Intel: 1xN kernel decomposition
 /// with activation broadcasting between PEs): the PE array (columns of PEs, split into broadcast
 /// groups), each PE's MAC lanes and input / weight / output register files, the data read
-/// module's loading lanes, the PE-to-PE broadcast links, the column buffers, memory 310, the
-/// numerics, the compiler's decomposition choice and the per-access energy table.
+/// module's loading lanes, the PE-to-PE broadcast links, the column buffers, the global buffer
+/// (on-chip SRAM), memory 310 (the DRAM behind it), the numerics, the compiler's decomposition
+/// choice and the per-access energy table.
 ///
 /// Why a plain struct: the compiler, the simulator and the report read the same numbers, so a
 /// config is loaded and validated once (loadBroadcastConfigFile / broadcastPreset; schema in
@@ -51,8 +52,10 @@ struct EnergyTable {
   double outputRfAccessPjPerByte = 0.05;    ///< partial sum read or written (4 bytes each)
   double broadcastPjPerByte = 0.1;          ///< one PE-to-PE link transfer
   double columnBufferAccessPjPerByte = 0.3; ///< column buffer write or read
-  double memoryReadPjPerByte = 10.0;        ///< memory 310 read through the data read module
-  double memoryWritePjPerByte = 10.0;       ///< memory 310 write (drain)
+  double globalBufferReadPjPerByte = 1.5;   ///< global buffer read (data read module, staging)
+  double globalBufferWritePjPerByte = 1.5;  ///< global buffer write (drain, staging)
+  double memoryReadPjPerByte = 40.0;        ///< memory 310 (DRAM) read
+  double memoryWritePjPerByte = 40.0;       ///< memory 310 (DRAM) write
 
   bool operator==(const EnergyTable&) const = default;
 };
@@ -84,7 +87,7 @@ struct BroadcastConfig {
 
   // --- column buffers (FIG. 9) ---------------------------------------------------------------
   int64_t columnBufferBytes = 2048; ///< per column: outputs on their way out, partial sums
-  int64_t drainBytesPerCycle = 16;  ///< column buffer -> memory 310
+  int64_t drainBytesPerCycle = 16;  ///< column buffer -> global buffer or memory 310
   Accumulation accumulation = Accumulation::Pe;
 
   // --- numerics and sparsity (¶0095-0102) -----------------------------------------------------
@@ -93,9 +96,15 @@ struct BroadcastConfig {
   /// their sparsity-bitmap bit. Off: every non-dummy weight takes a MAC slot.
   bool skipZeroWeights = true;
 
-  // --- memory 310 (¶0058) ----------------------------------------------------------------------
-  double memoryBytesPerCycle = 256.0; ///< all columns together
-  int64_t memoryLatencyCycles = 20;   ///< first access of a layer
+  // --- global buffer: on-chip SRAM between memory 310 and the data read module --------------
+  /// Activations live here between layers when they fit; weights are staged here per layer.
+  int64_t globalBufferCapacityBytes = int64_t{4} << 20;
+  double globalBufferBytesPerCycle = 512.0; ///< all columns together
+  int64_t globalBufferLatencyCycles = 2;    ///< first access of a layer that touches no DRAM
+
+  // --- memory 310: the DRAM behind the global buffer (¶0058) ----------------------------------
+  double memoryBytesPerCycle = 32.0; ///< all columns together
+  int64_t memoryLatencyCycles = 100; ///< first access of a layer that touches DRAM
 
   // --- kernel decomposition: the compiler's choice (¶0060-0064) ------------------------------
   /// N for every layer with a kernel at least N wide (narrower kernels use their width); 0 picks

@@ -11,6 +11,8 @@
 /// carries the two baselines' decompositions and tilings (conventional 1x1, and 1xN without
 /// broadcasting), which the simulator times on the same machine. Host layers are operators the
 /// engine does not cover (counted and reported, never hidden); View layers only rename a value.
+/// Every layer also carries its place in the memory hierarchy (LayerMemory, MemoryPlan.h):
+/// where it reads each operand from and whether its output stays in the global buffer.
 #pragma once
 
 #include "nnaccel/arch/broadcast/Config.h"
@@ -88,12 +90,35 @@ struct ConvLayer {
   int64_t dummyWeights = 0; ///< dummy positions of all weight operands
   int64_t channelsPerGroup() const { return inChannels / convGroups; }
   int64_t filtersPerGroup() const { return outChannels / convGroups; }
+  /// Bytes of the weight operands as stored in memory 310: values plus bitmap bits.
+  int64_t weightBytes() const;
 };
 
 /// A pooling layer (2-D, batch 1, undilated).
 struct PoolLayer {
   ir::PoolParams params;
   std::vector<quant::CountMultiplier> countMultipliers; ///< average pooling (quant)
+};
+
+/// Where a layer reads an operand from (docs/arch/BroadcastCompiler.md, "Memory hierarchy").
+enum class OperandSource : uint8_t {
+  Buffer, ///< resident in the global buffer: every read the schedule makes hits the buffer
+  Staged, ///< in memory 310, copied into the global buffer once before the layer; reads hit it
+  Dram,   ///< in memory 310: every read the schedule makes crosses memory 310
+};
+std::string_view operandSourceName(OperandSource s);
+
+/// A layer's place in the memory hierarchy, decided by the compiler (planMemory, MemoryPlan.h).
+struct LayerMemory {
+  std::vector<OperandSource> inputs; ///< per Layer::inputs entry
+  /// Conv: the weight operands (staged when they fit beside the live activations); lane
+  /// layers: constants and lookup tables, read once straight from memory 310.
+  OperandSource weights = OperandSource::Dram;
+  int64_t stagedBytes = 0;       ///< copied memory 310 -> global buffer before the layer runs
+  bool outputInBuffer = false;   ///< the output stays on chip (else it is written to memory 310)
+  int64_t outputOffsetBytes = 0; ///< its global-buffer address when it stays on chip
+  std::string spill;             ///< why the output goes to memory 310 (empty when it stays)
+  std::string note; ///< what the report's layer note adds: spills, staged or streamed operands
 };
 
 struct Layer {
@@ -111,13 +136,17 @@ struct Layer {
   std::vector<ConvLayer> phases;
   common::ElementwiseLayer elementwise; ///< kind == Elementwise
   PoolLayer pool;                       ///< kind == Pool
+  LayerMemory memory;                   ///< the memory plan (Views: empty, nothing moves)
+  /// The weight operands' bytes (every phase of a ConvTranspose); 0 for other kinds.
+  int64_t weightBytes() const;
 };
 
 struct Program {
   BroadcastConfig config;
   std::string model;
   std::vector<Layer> layers;
-  int64_t weightBytes = 0; ///< weight operands in memory 310 (values + bitmaps), bytes
+  int64_t weightBytes = 0;     ///< weight operands in memory 310 (values + bitmaps), bytes
+  int64_t bufferPeakBytes = 0; ///< the global buffer's largest allocated extent (MemoryPlan.h)
 };
 
 } // namespace nnaccel::arch::broadcast

@@ -13,7 +13,9 @@
 /// cycle) into its output RF, the input RF policy stalling reads that would overwrite an
 /// operand still in use. After the last pass the outputs drain through the column buffer with
 /// bias, requantization and the clamp. The baselines (conventional 1x1 decomposition; 1xN
-/// without broadcasting) are timed on the same machine by the same model.
+/// without broadcasting) are timed on the same machine by the same model. The program's memory
+/// plan (LayerMemory) then splits each layer's reads and writes between the global buffer and
+/// memory 310 (DRAM), whose bandwidths bound the layer and whose energies are charged apart.
 #pragma once
 
 #include "nnaccel/arch/broadcast/Program.h"
@@ -32,7 +34,7 @@ namespace nnaccel::arch::broadcast {
 /// What one variant (method or a baseline) of one Conv layer did.
 struct VariantStats {
   int64_t cycles = 0;
-  int64_t activationReads = 0; ///< memory reads of one activation (a channel chunk)
+  int64_t activationReads = 0; ///< data-read-module reads of one activation (a channel chunk)
   int64_t activationReadBytes = 0;
   int64_t weightReadBytes = 0; ///< weight segments (values + bitmap bits) into weight RFs
   int64_t inputRfWrites = 0;   ///< activations written into input RFs
@@ -47,18 +49,21 @@ struct VariantStats {
   int64_t memoryWaitCycles = 0;    ///< first-access latency + bandwidth beyond the PEs' end
   int64_t peWaitOperandCycles = 0; ///< summed over PEs: idle, waiting for an operand's reads
   int64_t peWaitWeightsOutputCycles = 0; ///< summed over PEs: idle, waiting for weights/output RF
-  int64_t outputBytes = 0;               ///< drained to memory 310
+  int64_t outputBytes = 0;               ///< drained from the column buffers
   int64_t columnBufferBytes = 0;         ///< written into and read from the column buffers
   int64_t outputRfBytes = 0;             ///< partial sums read and written in output RFs
   std::vector<int64_t> reuseHistogram;   ///< [r]: reads delivered to r PEs
+  /// The reads and writes above (and staging copies) by level: what crosses memory 310 (DRAM)
+  /// and what the global buffer serves (LayerMemory decides which).
+  report::Traffic dram, buffer;
   double energyPj = 0;
   double writesPerRead() const;
-  int64_t memoryReadBytes() const { return activationReadBytes + weightReadBytes; }
   VariantStats& operator+=(const VariantStats& o);
 };
 
 enum Variant : size_t { kMethod = 0, kConventional = 1, kNoBroadcast = 2, kVariants = 3 };
-/// energyPj's terms by component (RF reads with each MAC are on-chip, memory 310 is DRAM).
+/// energyPj's terms by component (RF reads with each MAC and the global buffer are on-chip,
+/// memory 310 is DRAM).
 report::EnergyParts energyParts(const VariantStats& s, const EnergyTable& e);
 std::string_view variantName(Variant v);
 

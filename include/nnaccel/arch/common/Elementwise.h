@@ -83,6 +83,8 @@ struct ElementwiseLayer {
   int64_t activationReadBytes(const ir::Graph& g) const;
   /// Bytes of int8 constants and tables the passes read.
   int64_t constantBytes(const ir::Graph& g) const;
+  /// Distinct bytes the passes read from value \p v (its share of activationReadBytes).
+  int64_t readBytesOf(ir::ValueId v) const;
 };
 
 /// The element-wise layer of node \p id, or why an element-wise unit cannot run it.

@@ -2,10 +2,11 @@
 /// The broadcast engine's compiler (Compiler.h): walks the quantized graph in order, maps every
 /// convolution-like node onto 1xN kernel vectors (the kernel decomposing module: N, dummy
 /// columns or transpose, weight operands with bitmaps; the tensor decomposing module's geometry
-/// and tiling), views onto aliases and the rest onto the host. docs/arch/BroadcastCompiler.md
-/// describes each choice.
+/// and tiling), views onto aliases and the rest onto the host, then plans the memory hierarchy
+/// (MemoryPlan.h). docs/arch/BroadcastCompiler.md describes each choice.
 #include "nnaccel/arch/broadcast/Compiler.h"
 
+#include "nnaccel/arch/broadcast/MemoryPlan.h"
 #include "nnaccel/arch/common/Lowering.h"
 #include "nnaccel/arch/common/Pooling.h"
 #include "nnaccel/ir/OpParams.h"
@@ -33,6 +34,25 @@ std::string_view layerKindName(LayerKind k) {
     return "view";
   }
   return "?";
+}
+
+int64_t ConvLayer::weightBytes() const {
+  int64_t bytes = 0;
+  for (const WeightOperand& w : weights)
+    bytes +=
+        static_cast<int64_t>(w.values.size()) + ceilDiv(static_cast<int64_t>(w.bitmap.size()), 8);
+  return bytes;
+}
+
+int64_t Layer::weightBytes() const {
+  if (kind != LayerKind::Conv)
+    return 0;
+  if (phases.empty())
+    return conv.weightBytes();
+  int64_t bytes = 0;
+  for (const ConvLayer& p : phases)
+    bytes += p.weightBytes();
+  return bytes;
 }
 
 namespace {
@@ -185,8 +205,8 @@ public:
         throw Error(ErrorKind::Config, ErrorContext{.key = "decomposition.layers." + name},
                     fmt::format("no layer named '{}' in model '{}'", name, g_.name));
     for (const Layer& l : program_.layers)
-      for (const WeightOperand& w : l.conv.weights)
-        program_.weightBytes += static_cast<int64_t>(w.values.size() + (w.bitmap.size() + 7) / 8);
+      program_.weightBytes += l.weightBytes();
+    planMemory(program_, g_);
     return std::move(program_);
   }
 
@@ -217,7 +237,7 @@ private:
   }
 
   /// Element-wise and data-movement nodes on the PE array (¶0058: the PEs also run the
-  /// network's element-wise work), reading and writing memory 310.
+  /// network's element-wise work), reading and writing the global buffer or memory 310.
   void lowerElementwise(ir::NodeId id) {
     common::appendElementwiseLayer(qm_, id, program_.layers, "broadcast");
   }
@@ -437,7 +457,7 @@ private:
                                 n, kw, kh, kh, kw));
       }
       probe.axes = d.transposed ? transposedAxes(original) : original;
-      // Fewest cycles; on a tie (a MAC-bound layer) the fewest bytes read from memory 310.
+      // Fewest cycles; on a tie (a MAC-bound layer) the fewest bytes the data read module reads.
       const Estimate e = estimate(probe, chooseTiling(probe, d, true, config_), config_);
       if (bestEstimate.cycles < 0 ||
           std::tie(e.cycles, e.memoryReadBytes) <

@@ -59,6 +59,7 @@ constexpr IntRange kLanes{1, 1024};
 constexpr IntRange kLaneBytes{1, 4096};
 constexpr IntRange kPerCycle{1, 1024};
 constexpr IntRange kBufferBytes{1, int64_t{1} << 30};
+constexpr IntRange kGlobalBufferBytes{0, int64_t{1} << 40}; // 0: no buffer, everything in DRAM
 constexpr IntRange kBytesPerCycle{1, int64_t{1} << 20};
 constexpr IntRange kCycles{0, 1'000'000'000};
 constexpr IntRange kVectorWidth{0, 1024}; // 0 = the compiler picks N per layer
@@ -101,6 +102,11 @@ template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config&
     v.choice("data_type", c.dataType, kDataTypes, kUnmodelledDataTypes);
     v.boolean("skip_zero_weights", c.skipZeroWeights);
   });
+  v.section("global_buffer", [&] {
+    v.integer("capacity_bytes", c.globalBufferCapacityBytes, kGlobalBufferBytes);
+    v.real("bytes_per_cycle", c.globalBufferBytesPerCycle, kPositive);
+    v.integer("latency_cycles", c.globalBufferLatencyCycles, kCycles);
+  });
   v.section("memory", [&] {
     v.real("bytes_per_cycle", c.memoryBytesPerCycle, kPositive);
     v.integer("latency_cycles", c.memoryLatencyCycles, kCycles);
@@ -120,6 +126,8 @@ template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config&
     v.real("output_rf_access_pj_per_byte", e.outputRfAccessPjPerByte, kNonNegative);
     v.real("broadcast_pj_per_byte", e.broadcastPjPerByte, kNonNegative);
     v.real("column_buffer_access_pj_per_byte", e.columnBufferAccessPjPerByte, kNonNegative);
+    v.real("global_buffer_read_pj_per_byte", e.globalBufferReadPjPerByte, kNonNegative);
+    v.real("global_buffer_write_pj_per_byte", e.globalBufferWritePjPerByte, kNonNegative);
     v.real("memory_read_pj_per_byte", e.memoryReadPjPerByte, kNonNegative);
     v.real("memory_write_pj_per_byte", e.memoryWritePjPerByte, kNonNegative);
   });

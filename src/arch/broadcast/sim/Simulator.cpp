@@ -1,8 +1,9 @@
 /// \file
 /// The broadcast machine model (Simulator.h): the layer loop, the work-item distribution over
 /// broadcast groups, the per-pass slot schedule with lanes, broadcast links, register-file
-/// buffers and MAC timing, the column-buffer drain, the functional data path, and the counts
-/// behind the report. docs/arch/BroadcastCycleModel.md states every rule implemented here.
+/// buffers and MAC timing, the column-buffer drain, the functional data path, the split of each
+/// layer's traffic between the global buffer and memory 310 (DRAM), and the counts behind the
+/// report. docs/arch/BroadcastCycleModel.md states every rule implemented here.
 #include "nnaccel/arch/broadcast/Simulator.h"
 
 #include "nnaccel/arch/broadcast/Schedule.h"
@@ -48,6 +49,8 @@ VariantStats& VariantStats::operator+=(const VariantStats& o) {
   outputBytes += o.outputBytes;
   columnBufferBytes += o.columnBufferBytes;
   outputRfBytes += o.outputRfBytes;
+  dram += o.dram;
+  buffer += o.buffer;
   if (reuseHistogram.size() < o.reuseHistogram.size())
     reuseHistogram.resize(o.reuseHistogram.size(), 0);
   for (size_t i = 0; i < o.reuseHistogram.size(); ++i)
@@ -75,9 +78,10 @@ double energyPj(const VariantStats& s, const EnergyTable& e) {
   // Every MAC reads one activation byte and one weight byte from the register files.
   return d(s.macs) * (e.macPj + e.inputRfReadPjPerByte + e.weightRfReadPjPerByte) +
          d(s.inputRfWriteBytes) * e.inputRfWritePjPerByte +
-         d(s.broadcastBytes) * e.broadcastPjPerByte +
-         d(s.activationReadBytes) * e.memoryReadPjPerByte +
-         d(s.weightReadBytes) * e.memoryReadPjPerByte + d(s.outputBytes) * e.memoryWritePjPerByte +
+         d(s.broadcastBytes) * e.broadcastPjPerByte + d(s.dram.readBytes) * e.memoryReadPjPerByte +
+         d(s.dram.writeBytes) * e.memoryWritePjPerByte +
+         d(s.buffer.readBytes) * e.globalBufferReadPjPerByte +
+         d(s.buffer.writeBytes) * e.globalBufferWritePjPerByte +
          d(s.weightRfWriteBytes) * e.weightRfWritePjPerByte +
          d(s.outputRfBytes) * e.outputRfAccessPjPerByte +
          d(s.columnBufferBytes) * e.columnBufferAccessPjPerByte;
@@ -91,10 +95,12 @@ report::EnergyParts energyParts(const VariantStats& s, const EnergyTable& e) {
              d(s.inputRfWriteBytes) * e.inputRfWritePjPerByte +
              d(s.weightRfWriteBytes) * e.weightRfWritePjPerByte +
              d(s.outputRfBytes) * e.outputRfAccessPjPerByte +
-             d(s.columnBufferBytes) * e.columnBufferAccessPjPerByte;
+             d(s.columnBufferBytes) * e.columnBufferAccessPjPerByte +
+             d(s.buffer.readBytes) * e.globalBufferReadPjPerByte +
+             d(s.buffer.writeBytes) * e.globalBufferWritePjPerByte;
   p.interconnect = d(s.broadcastBytes) * e.broadcastPjPerByte;
   p.dram =
-      d(s.memoryReadBytes()) * e.memoryReadPjPerByte + d(s.outputBytes) * e.memoryWritePjPerByte;
+      d(s.dram.readBytes) * e.memoryReadPjPerByte + d(s.dram.writeBytes) * e.memoryWritePjPerByte;
   return p;
 }
 
@@ -104,6 +110,14 @@ namespace {
 int64_t segmentBytes(int64_t taps, int64_t channels, int64_t filters) {
   return filters * (taps * channels + ceilDiv(taps * channels, 8));
 }
+
+/// The bytes one variant of a layer moves through the data read module and the drain, by
+/// operand, before the memory plan splits them between the levels.
+struct OperandTraffic {
+  std::vector<int64_t> inputReadBytes; ///< per Layer::inputs entry: what the schedule reads
+  int64_t weightReadBytes = 0;         ///< weight segments, constants, lookup tables
+  int64_t outputBytes = 0;             ///< drained from the column buffers
+};
 
 /// The timing state of one broadcast group (docs/arch/BroadcastCycleModel.md §state).
 struct GroupClock {
@@ -351,6 +365,8 @@ struct Simulator::Impl {
       s.op = l.op;
       s.unit = std::string(layerKindName(l.kind));
       s.note = l.note;
+      if (!l.memory.note.empty())
+        s.note.append(s.note.empty() ? "" : "; ").append(l.memory.note);
       LayerDetail d;
       switch (l.kind) {
       case LayerKind::Conv:
@@ -391,15 +407,22 @@ struct Simulator::Impl {
 
   // --- Pool and Elementwise layers ------------------------------------------------------------
 
-  /// An Elementwise layer: its passes on the PEs' lanes (laneLayer).
+  /// An Elementwise layer: its passes on the PEs' lanes (laneLayer). An input listed twice
+  /// (x + x) is read once.
   void runElementwise(const Layer& l, const SimOptions& options, report::LayerStats& s,
                       LayerDetail& d) {
     const common::ElementwiseLayer& e = l.elementwise;
     if (options.functional)
       values[static_cast<size_t>(e.output)] = common::runElementwise(e, qm, values);
-    laneLayer(e.elementOps(), e.activationReadBytes(qm.graph), e.constantBytes(qm.graph),
-              numElements(e.outShape), s, d);
-    s.counts = {{"element_ops", e.elementOps()}, {"passes", static_cast<int64_t>(e.passes.size())}};
+    OperandTraffic t{{}, e.constantBytes(qm.graph), numElements(e.outShape)};
+    for (size_t i = 0; i < l.inputs.size(); ++i) {
+      const auto first = l.inputs.begin() + static_cast<std::ptrdiff_t>(i);
+      const bool repeated = std::find(l.inputs.begin(), first, l.inputs[i]) != first;
+      t.inputReadBytes.push_back(repeated ? 0 : e.readBytesOf(l.inputs[i]));
+    }
+    laneLayer(l, e.elementOps(), t, s, d);
+    s.counts.emplace_back("element_ops", e.elementOps());
+    s.counts.emplace_back("passes", static_cast<int64_t>(e.passes.size()));
   }
 
   /// A Pool layer: one lane operation per window position of every output.
@@ -410,30 +433,31 @@ struct Simulator::Impl {
           common::poolInt8(l.pool.params, input(l.inputs[0]), l.pool.countMultipliers)
               .reshaped(out.shape);
     const int64_t ops = common::poolWindowOps(l.pool.params);
-    laneLayer(ops, numElements(qm.graph.value(l.inputs[0]).shape), 0, numElements(out.shape), s, d);
-    s.counts = {{"window_ops", ops}};
+    laneLayer(
+        l, ops,
+        OperandTraffic{{numElements(qm.graph.value(l.inputs[0]).shape)}, 0, numElements(out.shape)},
+        s, d);
+    s.counts.emplace_back("window_ops", ops);
   }
 
   /// The cost of \p ops lane operations on the PE array (each lane one element operation per
-  /// cycle, priced as one MAC slot: the ALU op and two register-file reads), \p readBytes of
-  /// activations and \p constantBytes of constants / lookup tables read from memory 310 and
-  /// \p outBytes drained back. The span is memory 310's first-access latency plus the longer
-  /// of the lanes' work and the traffic at its bandwidth; the same in every variant.
-  void laneLayer(int64_t ops, int64_t readBytes, int64_t constantBytes, int64_t outBytes,
-                 report::LayerStats& s, LayerDetail& d) const {
+  /// cycle, priced as one MAC slot: the ALU op and two register-file reads) and the traffic
+  /// \p t: activations read, constants / lookup tables read from memory 310, the output drained.
+  /// The span is finishLayer's: first-access latency plus the longer of the lanes' work and the
+  /// traffic at each level's bandwidth; the same in every variant.
+  void laneLayer(const Layer& l, int64_t ops, const OperandTraffic& t, report::LayerStats& s,
+                 LayerDetail& d) const {
     VariantStats m;
     m.macs = ops;
-    m.activationReadBytes = readBytes;
-    m.weightReadBytes = constantBytes;
-    m.inputRfWriteBytes = readBytes + constantBytes;
-    m.outputBytes = outBytes;
+    for (int64_t bytes : t.inputReadBytes)
+      m.activationReadBytes += bytes;
+    m.weightReadBytes = t.weightReadBytes;
+    m.inputRfWriteBytes = m.activationReadBytes + t.weightReadBytes;
+    m.outputBytes = t.outputBytes;
     const int64_t computeCycles = ceilDiv(ops, config.macsPerCycle());
-    const auto memoryCycles = static_cast<int64_t>(std::ceil(
-        static_cast<double>(m.memoryReadBytes() + m.outputBytes) / config.memoryBytesPerCycle));
-    m.cycles = config.memoryLatencyCycles + std::max(computeCycles, memoryCycles);
     m.peBusyCycles = computeCycles * config.peCount();
-    m.memoryWaitCycles = m.cycles - computeCycles;
-    m.energyPj = energyPj(m, config.energy);
+    chargeHierarchy(l.memory, t, m);
+    finishLayer(computeCycles, m);
     for (size_t v = 0; v < kVariants; ++v)
       d.variants[v] = m;
     s.cycles = m.cycles;
@@ -441,10 +465,47 @@ struct Simulator::Impl {
     s.stallCycles = m.cycles - computeCycles;
     s.causes.compute = computeCycles;
     s.causes.memory = m.memoryWaitCycles;
-    s.dram = report::Traffic{m.memoryReadBytes(), m.outputBytes};
-    s.sbuf = report::Traffic{m.macs * 2, m.inputRfWriteBytes};
+    s.dram = m.dram;
+    s.sbuf = m.buffer;
     s.energyPj = m.energyPj;
     s.energy = energyParts(m, config.energy);
+    s.counts = {{"rf_read_bytes", m.macs * 2}, {"rf_write_bytes", m.inputRfWriteBytes}};
+  }
+
+  // --- the memory hierarchy -------------------------------------------------------------------
+
+  /// Splits \p t by \p m: reads of resident or staged operands hit the global buffer, the
+  /// others cross memory 310; staging copies cross memory 310 into the buffer once; the output
+  /// is written where it lives.
+  static void chargeHierarchy(const LayerMemory& m, const OperandTraffic& t, VariantStats& st) {
+    const auto read = [&](OperandSource src, int64_t bytes) {
+      (src == OperandSource::Dram ? st.dram : st.buffer).readBytes += bytes;
+    };
+    for (size_t i = 0; i < t.inputReadBytes.size() && i < m.inputs.size(); ++i)
+      read(m.inputs[i], t.inputReadBytes[i]);
+    read(m.weights, t.weightReadBytes);
+    st.dram.readBytes += m.stagedBytes;
+    st.buffer.writeBytes += m.stagedBytes;
+    (m.outputInBuffer ? st.buffer : st.dram).writeBytes += t.outputBytes;
+  }
+
+  /// A layer's span once its array work took \p arrayCycles: the first-access latency of the
+  /// farthest level it touches (memory 310, else the global buffer) plus the longer of the
+  /// array's work and each level's traffic at its bandwidth; PE-cycles and energy.
+  void finishLayer(int64_t arrayCycles, VariantStats& st) const {
+    const auto atRate = [](const report::Traffic& t, double bytesPerCycle) {
+      return static_cast<int64_t>(
+          std::ceil(static_cast<double>(t.readBytes + t.writeBytes) / bytesPerCycle));
+    };
+    const bool touchesDram = st.dram.readBytes + st.dram.writeBytes > 0;
+    const int64_t latency =
+        touchesDram ? config.memoryLatencyCycles : config.globalBufferLatencyCycles;
+    const int64_t bound = std::max(atRate(st.dram, config.memoryBytesPerCycle),
+                                   atRate(st.buffer, config.globalBufferBytesPerCycle));
+    st.cycles = latency + std::max(arrayCycles, bound);
+    st.memoryWaitCycles = latency + std::max<int64_t>(0, bound - arrayCycles);
+    st.peCycles = st.cycles * config.peCount();
+    st.energyPj = energyPj(st, config.energy);
   }
 
   // --- one Conv layer ------------------------------------------------------------------------
@@ -483,7 +544,8 @@ struct Simulator::Impl {
 
   /// A Conv layer. The schedule takes one image; a batch runs image after image (the weights
   /// are loaded again for each), so every variant's figures are the sum over the images. The
-  /// timing does not depend on the activation values, so the baselines are timed once.
+  /// timing does not depend on the activation values, so the baselines are timed once. The
+  /// memory plan's split, latency and bandwidth bound apply once to the layer's sums.
   void runConv(const Layer& l, const SimOptions& options, report::LayerStats& s, LayerDetail& d) {
     const ConvLayer& first = l.conv;
     const int64_t images = first.matrixLayout ? 1 : qm.graph.value(l.inputs[0]).shape.at(0);
@@ -511,6 +573,9 @@ struct Simulator::Impl {
             d.variants[v] += one;
         }
       }
+      VariantStats& st = d.variants[v];
+      chargeHierarchy(l.memory, {{st.activationReadBytes}, st.weightReadBytes, st.outputBytes}, st);
+      finishLayer(st.cycles, st); // st.cycles: the array's cycles, summed over phases and images
       d.timed[v] = true;
     }
     if (options.functional)
@@ -543,7 +608,7 @@ struct Simulator::Impl {
       if (data)
         drainOutputs(c, t, it, *data);
     }
-    finishVariant(clocks.endCycle(), st);
+    st.cycles = clocks.endCycle(); // the array's; finishLayer adds the memory levels
     return st;
   }
 
@@ -562,18 +627,6 @@ struct Simulator::Impl {
       clocks.group(unit, g).outputFree = drainStart;
     st.outputBytes += outBytes;
     st.columnBufferBytes += 2 * (outBytes + psumBytes);
-  }
-
-  /// A variant's totals once its items ran until \p endCycle: memory bound, latency, PE-cycles
-  /// and energy.
-  void finishVariant(int64_t endCycle, VariantStats& st) const {
-    const int64_t memoryBytes = st.memoryReadBytes() + st.outputBytes;
-    const auto memoryBound = static_cast<int64_t>(
-        std::ceil(static_cast<double>(memoryBytes) / config.memoryBytesPerCycle));
-    st.cycles = config.memoryLatencyCycles + std::max(endCycle, memoryBound);
-    st.memoryWaitCycles = config.memoryLatencyCycles + std::max<int64_t>(0, memoryBound - endCycle);
-    st.peCycles = st.cycles * config.peCount();
-    st.energyPj = energyPj(st, config.energy);
   }
 
   /// Times (and, with \p data, computes) one pass on one group; returns its last MAC end.
@@ -789,10 +842,10 @@ struct Simulator::Impl {
     s.addBreakdown("pe.mac", s.busyCycles);
     s.addBreakdown("read.stall", m.readStallCycles);
     // Causes (docs/report-schema.md), averaged over the PEs: MAC cycles (compute); waiting for
-    // an operand's activations over the loading lanes, plus memory 310's first-access latency
-    // and the cycles its bandwidth adds beyond the PEs' end (memory); waiting for the weight
-    // slice or the output RF's drain (fill/drain). The rest of the span is the average PE's
-    // time with no work left while other PEs and the drain finish (idle).
+    // an operand's activations over the loading lanes, plus the first-access latency and the
+    // cycles the global buffer's or memory 310's bandwidth adds beyond the PEs' end (memory);
+    // waiting for the weight slice or the output RF's drain (fill/drain). The rest of the span is
+    // the average PE's time with no work left while other PEs and the drain finish (idle).
     const auto perPe = [&](int64_t peCycles) { return peCycles / config.peCount(); };
     s.causes.compute = s.busyCycles;
     s.causes.memory =
@@ -800,8 +853,8 @@ struct Simulator::Impl {
     s.causes.fillDrain =
         std::min(perPe(m.peWaitWeightsOutputCycles), s.cycles - s.causes.compute - s.causes.memory);
     s.causes.idle = s.cycles - s.causes.compute - s.causes.memory - s.causes.fillDrain;
-    s.dram = report::Traffic{m.memoryReadBytes(), m.outputBytes};
-    s.sbuf = report::Traffic{m.macs * 2, m.inputRfWriteBytes + m.weightRfWriteBytes};
+    s.dram = m.dram;
+    s.sbuf = m.buffer;
     s.psum = report::Traffic{m.columnBufferBytes / 2, m.columnBufferBytes / 2};
     s.energyPj = m.energyPj;
     s.energy = energyParts(m, config.energy);
@@ -825,7 +878,9 @@ struct Simulator::Impl {
                 {"broadcasts", m.broadcasts},
                 {"weight_read_bytes", m.weightReadBytes},
                 {"macs", m.macs},
-                {"read_stall_cycles", m.readStallCycles}};
+                {"read_stall_cycles", m.readStallCycles},
+                {"rf_read_bytes", m.macs * 2},
+                {"rf_write_bytes", m.inputRfWriteBytes + m.weightRfWriteBytes}};
     for (size_t k = 1; k < m.reuseHistogram.size(); ++k) // reads delivered to k PEs
       s.counts.emplace_back(fmt::format("reads_reuse_{}", k), m.reuseHistogram[k]);
   }

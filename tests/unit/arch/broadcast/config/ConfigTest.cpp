@@ -76,15 +76,20 @@ TEST(BroadcastPresets, NpuValuesArePinned) {
   EXPECT_EQ(c.accumulation, Accumulation::Pe);
   EXPECT_EQ(c.dataType, DataType::Int8);
   EXPECT_TRUE(c.skipZeroWeights);
-  EXPECT_DOUBLE_EQ(c.memoryBytesPerCycle, 256.0);
-  EXPECT_EQ(c.memoryLatencyCycles, 20);
+  // The global buffer feeds every column's lanes; memory 310 is an LPDDR4X-class DRAM.
+  EXPECT_EQ(c.globalBufferCapacityBytes, 4 << 20);
+  EXPECT_DOUBLE_EQ(c.globalBufferBytesPerCycle, 512.0);
+  EXPECT_EQ(c.globalBufferLatencyCycles, 2);
+  EXPECT_DOUBLE_EQ(c.memoryBytesPerCycle, 32.0);
+  EXPECT_EQ(c.memoryLatencyCycles, 100);
   EXPECT_EQ(c.vectorWidth, 0); // the compiler picks N per layer
   EXPECT_EQ(c.nonDivisible, NonDivisible::Expand);
   EXPECT_TRUE(c.layerVectorWidths.empty());
   // The energy table is the struct's documented default table (docs/arch/Broadcast.md).
   EXPECT_EQ(c.energy, EnergyTable{});
   EXPECT_DOUBLE_EQ(c.energy.macPj, 0.2);
-  EXPECT_DOUBLE_EQ(c.energy.memoryReadPjPerByte, 10.0);
+  EXPECT_DOUBLE_EQ(c.energy.globalBufferReadPjPerByte, 1.5);
+  EXPECT_DOUBLE_EQ(c.energy.memoryReadPjPerByte, 40.0);
 }
 
 TEST(BroadcastPresets, Fig8IsTheSeedsFourPeExampleOtherwiseNpu) {
@@ -99,6 +104,7 @@ TEST(BroadcastPresets, Fig8IsTheSeedsFourPeExampleOtherwiseNpu) {
   expected.vectorWidth = 3;
   expected.readsPerCycle = 1;
   expected.broadcastFanOut = 3;
+  expected.globalBufferBytesPerCycle = 64; // the one column's 4 lanes x 16 B
   EXPECT_EQ(c, expected);
   EXPECT_EQ(c.peCount(), 4);
   EXPECT_EQ(c.groups(), 1);
@@ -146,13 +152,16 @@ TEST(BroadcastConfigYaml, ToYamlUsesTheNestedLayout) {
         "\nbroadcast:\n  latency_cycles: 0\n  fan_out: 4\n",
         "\ncolumn_buffer:\n  bytes: 2048\n  drain_bytes_per_cycle: 16\n  accumulation: pe\n",
         "\nnumerics:\n  data_type: int8\n  skip_zero_weights: true\n",
-        "\nmemory:\n  bytes_per_cycle: 256\n  latency_cycles: 20\n",
+        "\nglobal_buffer:\n  capacity_bytes: 4194304\n  bytes_per_cycle: 512\n  latency_cycles: "
+        "2\n",
+        "\nmemory:\n  bytes_per_cycle: 32\n  latency_cycles: 100\n",
         "\ndecomposition:\n  vector_width: 0\n  non_divisible: expand\n  layers: {}\n",
         "\nenergy:\n  mac_pj: 0.2\n  input_rf_write_pj_per_byte: 0.05\n  "
         "input_rf_read_pj_per_byte: 0.05\n  weight_rf_write_pj_per_byte: 0.05\n  "
         "weight_rf_read_pj_per_byte: 0.05\n  output_rf_access_pj_per_byte: 0.05\n  "
         "broadcast_pj_per_byte: 0.1\n  column_buffer_access_pj_per_byte: 0.3\n  "
-        "memory_read_pj_per_byte: 10\n  memory_write_pj_per_byte: 10\n"}) {
+        "global_buffer_read_pj_per_byte: 1.5\n  global_buffer_write_pj_per_byte: 1.5\n  "
+        "memory_read_pj_per_byte: 40\n  memory_write_pj_per_byte: 40\n"}) {
     EXPECT_NE(yaml.find(text), std::string::npos) << text << "\n" << yaml;
   }
 }
@@ -319,12 +328,14 @@ data_read: {lanes_per_column: 6, lane_bytes: 8, reads_per_cycle: 3}
 broadcast: {latency_cycles: 2, fan_out: 2}
 column_buffer: {bytes: 4096, drain_bytes_per_cycle: 32, accumulation: column}
 numerics: {data_type: int8, skip_zero_weights: no}
+global_buffer: {capacity_bytes: 0, bytes_per_cycle: 96.5, latency_cycles: 3}
 memory: {bytes_per_cycle: 64.5, latency_cycles: 7}
 decomposition: {vector_width: 2, non_divisible: transpose, layers: {a: 1, b: 3}}
 energy: {mac_pj: 1, input_rf_write_pj_per_byte: 2, input_rf_read_pj_per_byte: 3,
          weight_rf_write_pj_per_byte: 4, weight_rf_read_pj_per_byte: 5,
          output_rf_access_pj_per_byte: 6, broadcast_pj_per_byte: 7,
-         column_buffer_access_pj_per_byte: 8, memory_read_pj_per_byte: 9,
+         column_buffer_access_pj_per_byte: 8, global_buffer_read_pj_per_byte: 10,
+         global_buffer_write_pj_per_byte: 11, memory_read_pj_per_byte: 9,
          memory_write_pj_per_byte: 0}
 )",
                                                  "all.yaml");
@@ -350,6 +361,9 @@ energy: {mac_pj: 1, input_rf_write_pj_per_byte: 2, input_rf_read_pj_per_byte: 3,
   EXPECT_EQ(c.accumulation, Accumulation::Column);
   EXPECT_EQ(c.dataType, DataType::Int8);
   EXPECT_FALSE(c.skipZeroWeights);
+  EXPECT_EQ(c.globalBufferCapacityBytes, 0); // no global buffer: everything in memory 310
+  EXPECT_DOUBLE_EQ(c.globalBufferBytesPerCycle, 96.5);
+  EXPECT_EQ(c.globalBufferLatencyCycles, 3);
   EXPECT_DOUBLE_EQ(c.memoryBytesPerCycle, 64.5);
   EXPECT_EQ(c.memoryLatencyCycles, 7);
   EXPECT_EQ(c.vectorWidth, 2);
@@ -360,8 +374,9 @@ energy: {mac_pj: 1, input_rf_write_pj_per_byte: 2, input_rf_read_pj_per_byte: 3,
   EXPECT_EQ((std::vector<double>{
                 e.macPj, e.inputRfWritePjPerByte, e.inputRfReadPjPerByte, e.weightRfWritePjPerByte,
                 e.weightRfReadPjPerByte, e.outputRfAccessPjPerByte, e.broadcastPjPerByte,
-                e.columnBufferAccessPjPerByte, e.memoryReadPjPerByte, e.memoryWritePjPerByte}),
-            (std::vector<double>{1, 2, 3, 4, 5, 6, 7, 8, 9, 0}));
+                e.columnBufferAccessPjPerByte, e.globalBufferReadPjPerByte,
+                e.globalBufferWritePjPerByte, e.memoryReadPjPerByte, e.memoryWritePjPerByte}),
+            (std::vector<double>{1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 9, 0}));
 }
 
 // --- rejections ---------------------------------------------------------------------------------
@@ -373,8 +388,8 @@ TEST(BroadcastConfigErrors, UnknownKeysAreNamedWithTheirPath) {
             "pe_array.rows");
   expectConfigError("array:\n  rows: 5\n",
                     "chip.yaml: 'array': unknown key (expected one of: name, clock_mhz, pe_array, "
-                    "register_files, data_read, broadcast, column_buffer, numerics, memory, "
-                    "decomposition, energy)");
+                    "register_files, data_read, broadcast, column_buffer, numerics, "
+                    "global_buffer, memory, decomposition, energy)");
   expectConfigError("register_files: {input: 2}\n",
                     "chip.yaml: 'register_files.input': unknown key (expected one of: "
                     "input_bytes, weight_bytes, output_bytes, input_policy)");
@@ -390,6 +405,9 @@ TEST(BroadcastConfigErrors, UnknownKeysAreNamedWithTheirPath) {
   expectConfigError("numerics: {dtype: int8}\n",
                     "chip.yaml: 'numerics.dtype': unknown key (expected one of: data_type, "
                     "skip_zero_weights)");
+  expectConfigError("global_buffer: {bytes: 2}\n",
+                    "chip.yaml: 'global_buffer.bytes': unknown key (expected one of: "
+                    "capacity_bytes, bytes_per_cycle, latency_cycles)");
   expectConfigError("memory: {bandwidth: 2}\n",
                     "chip.yaml: 'memory.bandwidth': unknown key (expected one of: "
                     "bytes_per_cycle, latency_cycles)");
@@ -401,7 +419,8 @@ TEST(BroadcastConfigErrors, UnknownKeysAreNamedWithTheirPath) {
                     "input_rf_write_pj_per_byte, input_rf_read_pj_per_byte, "
                     "weight_rf_write_pj_per_byte, weight_rf_read_pj_per_byte, "
                     "output_rf_access_pj_per_byte, broadcast_pj_per_byte, "
-                    "column_buffer_access_pj_per_byte, memory_read_pj_per_byte, "
+                    "column_buffer_access_pj_per_byte, global_buffer_read_pj_per_byte, "
+                    "global_buffer_write_pj_per_byte, memory_read_pj_per_byte, "
                     "memory_write_pj_per_byte)");
   expectConfigError("pe_array: {columns: 4, columns: 8}\n",
                     "chip.yaml: 'pe_array.columns': written twice (lines 1 and 1)");
@@ -478,6 +497,12 @@ TEST(BroadcastConfigErrors, IntegerRanges) {
       {"column_buffer: {bytes: 0}", "'column_buffer.bytes': must be >= 1 (got 0)"},
       {"column_buffer: {drain_bytes_per_cycle: 0}",
        "'column_buffer.drain_bytes_per_cycle': must be >= 1 (got 0)"},
+      {"global_buffer: {capacity_bytes: -1}",
+       "'global_buffer.capacity_bytes': must be >= 0 (got -1)"},
+      {"global_buffer: {capacity_bytes: 1099511627777}",
+       "'global_buffer.capacity_bytes': must be <= 1099511627776 (got 1099511627777)"},
+      {"global_buffer: {latency_cycles: -2}",
+       "'global_buffer.latency_cycles': must be >= 0 (got -2)"},
       {"memory: {latency_cycles: 1000000001}",
        "'memory.latency_cycles': must be <= 1000000000 (got 1000000001)"},
       {"decomposition: {vector_width: -1}", "'decomposition.vector_width': must be >= 0 (got -1)"},
@@ -492,10 +517,14 @@ TEST(BroadcastConfigErrors, IntegerRanges) {
 TEST(BroadcastConfigErrors, RealRanges) {
   expectConfigError("clock_mhz: 0\n", "chip.yaml: 'clock_mhz': must be > 0 (got 0)");
   expectConfigError("clock_mhz: .nan\n", "chip.yaml: 'clock_mhz': must be finite (got nan)");
+  expectConfigError("global_buffer: {bytes_per_cycle: 0}\n",
+                    "chip.yaml: 'global_buffer.bytes_per_cycle': must be > 0 (got 0)");
   expectConfigError("memory: {bytes_per_cycle: -1}\n",
                     "chip.yaml: 'memory.bytes_per_cycle': must be > 0 (got -1)");
   expectConfigError("energy: {mac_pj: -0.5}\n",
                     "chip.yaml: 'energy.mac_pj': must be >= 0 (got -0.5)");
+  expectConfigError("energy: {global_buffer_read_pj_per_byte: -1}\n",
+                    "chip.yaml: 'energy.global_buffer_read_pj_per_byte': must be >= 0 (got -1)");
   expectConfigError("energy: {memory_write_pj_per_byte: .inf}\n",
                     "chip.yaml: 'energy.memory_write_pj_per_byte': must be finite (got inf)");
 }

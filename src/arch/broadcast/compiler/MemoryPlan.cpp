@@ -1,0 +1,214 @@
+/// \file
+/// The broadcast engine's memory plan (MemoryPlan.h): the first-fit lifetime allocator of the
+/// global buffer, and the walk over the program that traces each value's lifetime, keeps layer
+/// outputs on chip when they fit, stages each Conv layer's weights and memory-310 input, and
+/// notes every spill with its reason.
+#include "nnaccel/arch/broadcast/MemoryPlan.h"
+
+#include "nnaccel/support/Error.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <numeric>
+#include <string>
+
+namespace nnaccel::arch::broadcast {
+
+std::string_view operandSourceName(OperandSource s) {
+  switch (s) {
+  case OperandSource::Buffer:
+    return "global buffer";
+  case OperandSource::Staged:
+    return "staged";
+  case OperandSource::Dram:
+    return "memory 310";
+  }
+  return "?";
+}
+
+std::vector<std::pair<int64_t, int64_t>> BufferAllocator::freeExtents(int64_t first,
+                                                                      int64_t last) const {
+  std::vector<std::pair<int64_t, int64_t>> used;
+  for (const Placed& p : placed_)
+    if (p.request.firstLayer <= last && first <= p.request.lastLayer)
+      used.emplace_back(p.offsetBytes, p.offsetBytes + p.request.bytes);
+  std::sort(used.begin(), used.end());
+  std::vector<std::pair<int64_t, int64_t>> free;
+  int64_t at = 0;
+  for (const auto& [begin, end] : used) {
+    if (begin > at)
+      free.emplace_back(at, begin);
+    at = std::max(at, end);
+  }
+  if (at < capacityBytes_)
+    free.emplace_back(at, capacityBytes_);
+  return free;
+}
+
+std::optional<int64_t> BufferAllocator::place(const BufferRequest& r, End end) {
+  NNACCEL_ASSERT(r.bytes >= 0 && r.firstLayer <= r.lastLayer)
+      << "BufferAllocator: " << r.bytes << " bytes over layers " << r.firstLayer << ".."
+      << r.lastLayer;
+  if (r.bytes == 0)
+    return 0; // takes no space
+  auto free = freeExtents(r.firstLayer, r.lastLayer);
+  if (end == End::Top)
+    std::reverse(free.begin(), free.end());
+  for (const auto& [first, last] : free)
+    if (last - first >= r.bytes) {
+      const int64_t offset = end == End::Top ? last - r.bytes : first;
+      placed_.push_back(Placed{r, offset});
+      return offset;
+    }
+  return std::nullopt;
+}
+
+int64_t BufferAllocator::largestFreeBytes(int64_t firstLayer, int64_t lastLayer) const {
+  int64_t largest = 0;
+  for (const auto& [begin, end] : freeExtents(firstLayer, lastLayer))
+    largest = std::max(largest, end - begin);
+  return largest;
+}
+
+int64_t BufferAllocator::peakBytes() const {
+  int64_t peak = 0;
+  for (const Placed& p : placed_)
+    peak = std::max(peak, p.offsetBytes + p.request.bytes);
+  return peak;
+}
+
+namespace {
+
+/// An int8 value's bytes (host-produced values of other types live in memory 310 anyway).
+int64_t valueBytes(const ir::Graph& g, ir::ValueId v) {
+  return numElements(g.value(v).shape);
+}
+
+/// What the plan knows of one value (of its root, when Views rename it).
+struct ValueLife {
+  int64_t lastUse = -1;   ///< the last program layer reading it (or a View of it)
+  std::string dramReason; ///< non-empty: it lives in memory 310 whatever the capacity
+  bool inBuffer = false;  ///< placed in the global buffer
+};
+
+class Planner {
+public:
+  Planner(Program& p, const ir::Graph& g)
+      : p_(p), g_(g), alloc_(p.config.globalBufferCapacityBytes), root_(g.numValues()),
+        life_(g.numValues()) {
+    std::iota(root_.begin(), root_.end(), ir::ValueId{0});
+  }
+
+  void run() {
+    traceLifetimes();
+    for (size_t i = 0; i < p_.layers.size(); ++i)
+      planLayer(static_cast<int64_t>(i));
+    p_.bufferPeakBytes = alloc_.peakBytes();
+  }
+
+private:
+  ValueLife& lifeOf(ir::ValueId v) {
+    return life_[static_cast<size_t>(root_[static_cast<size_t>(v)])];
+  }
+
+  /// Roots (a View's output is its input's root), last uses and the values fixed in memory 310:
+  /// what a host layer reads or writes (the host exchanges data through memory 310) and the
+  /// model outputs.
+  void traceLifetimes() {
+    for (size_t i = 0; i < p_.layers.size(); ++i) {
+      const Layer& l = p_.layers[i];
+      const bool host = l.kind == LayerKind::Host;
+      for (ir::ValueId v : l.inputs) {
+        ValueLife& life = lifeOf(v);
+        life.lastUse = static_cast<int64_t>(i);
+        if (host && life.dramReason.empty())
+          life.dramReason = fmt::format("read by the host layer {}", l.name);
+      }
+      if (l.kind == LayerKind::View) {
+        root_[static_cast<size_t>(l.outputs[0])] = root_[static_cast<size_t>(l.inputs[0])];
+        continue;
+      }
+      if (host)
+        for (ir::ValueId v : l.outputs)
+          lifeOf(v).dramReason = "produced on the host";
+    }
+    for (ir::ValueId v : g_.outputs)
+      if (lifeOf(v).dramReason.empty())
+        lifeOf(v).dramReason = "model output";
+  }
+
+  void planLayer(int64_t i) {
+    Layer& l = p_.layers[static_cast<size_t>(i)];
+    if (l.kind == LayerKind::View)
+      return; // no data moves
+    LayerMemory& m = l.memory;
+    for (ir::ValueId v : l.inputs)
+      m.inputs.push_back(lifeOf(v).inBuffer ? OperandSource::Buffer : OperandSource::Dram);
+    std::vector<std::string> notes;
+    if (l.kind == LayerKind::Conv) {
+      m.weights = stage(l.weightBytes(), i, m);
+      if (m.weights == OperandSource::Dram)
+        notes.push_back(fmt::format("weights ({} B) read from memory 310 by every tile: they do "
+                                    "not fit beside the live values",
+                                    l.weightBytes()));
+      if (m.inputs[0] == OperandSource::Dram) {
+        m.inputs[0] = stage(valueBytes(g_, l.inputs[0]), i, m);
+        notes.push_back(m.inputs[0] == OperandSource::Staged
+                            ? "input staged from memory 310 into the global buffer"
+                            : "input read from memory 310 by every tile (it does not fit)");
+      }
+    }
+    placeOutputs(i, l);
+    if (!m.outputInBuffer && !m.spill.empty())
+      notes.push_back("output to memory 310: " + m.spill);
+    if (l.kind != LayerKind::Host) // a host layer's note is its reason
+      for (const std::string& n : notes)
+        m.note.append(m.note.empty() ? "" : "; ").append(n);
+  }
+
+  /// A one-layer buffer, from the top, for the \p bytes of an operand the schedule reads
+  /// (possibly many times): Staged when it fits, else Dram.
+  OperandSource stage(int64_t bytes, int64_t layer, LayerMemory& m) {
+    if (!alloc_.place(BufferRequest{bytes, layer, layer}, BufferAllocator::End::Top))
+      return OperandSource::Dram;
+    m.stagedBytes += bytes;
+    return OperandSource::Staged;
+  }
+
+  void placeOutputs(int64_t i, Layer& l) {
+    LayerMemory& m = l.memory;
+    m.outputInBuffer = !l.outputs.empty();
+    for (ir::ValueId v : l.outputs) {
+      ValueLife& life = lifeOf(v);
+      std::string why = life.dramReason;
+      if (why.empty()) {
+        const BufferRequest r{valueBytes(g_, v), i, std::max(i, life.lastUse)};
+        if (const auto offset = alloc_.place(r)) {
+          life.inBuffer = true;
+          m.outputOffsetBytes = *offset;
+          continue;
+        }
+        why = fmt::format("{} B live until layer {} do not fit the {} B global buffer (at most "
+                          "{} B free over that span)",
+                          r.bytes, p_.layers[static_cast<size_t>(r.lastLayer)].name,
+                          alloc_.capacityBytes(), alloc_.largestFreeBytes(i, r.lastLayer));
+      }
+      m.outputInBuffer = false;
+      m.spill = why;
+    }
+  }
+
+  Program& p_;
+  const ir::Graph& g_;
+  BufferAllocator alloc_;
+  std::vector<ir::ValueId> root_;
+  std::vector<ValueLife> life_;
+};
+
+} // namespace
+
+void planMemory(Program& program, const ir::Graph& g) {
+  Planner(program, g).run();
+}
+
+} // namespace nnaccel::arch::broadcast
