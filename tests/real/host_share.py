@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""Real-model test set (docs/Testing.md, "Real models"): trained CNNs that ship as ONNX in npm
+packages (scripts/fetch-real-models) run on the systolic, sparse and broadcast engines with at
+most 5 % of their layers on the host, verified bit-exact against the int8 reference.
+
+usage: host_share.py NNACCEL MODELS_DIR WORK_DIR
+
+Exits 77 (ctest's skip code) when MODELS_DIR lacks the models, unless NNACCEL_REQUIRE_REAL_MODELS
+is set (scripts/bootstrap test sets it after fetching them): then a missing model fails.
+"""
+import json
+import os
+import subprocess
+import sys
+
+# model file, the --dim bindings of its symbolic input dimensions (PaddleOCR exports [N,3,H,W])
+MODELS = [
+    ("ch_PP-OCRv4_det_infer.onnx",
+     ["p2o.DynamicDimension.0=1", "p2o.DynamicDimension.1=96", "p2o.DynamicDimension.2=128"]),
+    ("ch_ppocr_mobile_v2.0_cls_infer.onnx",
+     ["p2o.DynamicDimension.0=1", "p2o.DynamicDimension.1=48", "p2o.DynamicDimension.2=192"]),
+    ("face_detection_front_128x128_barracuda.onnx", []),  # NHWC, converted from TensorFlow
+    ("face_detection_back_256x256_barracuda.onnx", []),
+]
+ENGINES = [("systolic", []), ("sparse", ["--threads", "1"]), ("broadcast", [])]
+MAX_HOST_SHARE = 0.05
+
+
+def main():
+    nnaccel, models_dir, work = sys.argv[1:4]
+    missing = [m for m, _ in MODELS if not os.path.isfile(os.path.join(models_dir, m))]
+    if missing:
+        print(f"real models missing in {models_dir}: {', '.join(missing)} "
+              f"(run scripts/fetch-real-models {models_dir})")
+        return 1 if os.environ.get("NNACCEL_REQUIRE_REAL_MODELS") else 77
+    os.makedirs(work, exist_ok=True)
+    failures = []
+    for model, dims in MODELS:
+        for engine, extra in ENGINES:
+            report = os.path.join(work, f"{model}.{engine}.json")
+            cmd = [nnaccel, "simulate", os.path.join(models_dir, model), "--arch", engine,
+                   "--report", report] + [a for d in dims for a in ("--dim", d)] + extra
+            run = subprocess.run(cmd, capture_output=True, text=True)
+            if run.returncode != 0:
+                failures.append(f"{model} on {engine}: exit {run.returncode}: {run.stderr.strip()}")
+                continue
+            r = json.load(open(report))
+            host = sum(1 for l in r["layers"] if l["host_fallback"])
+            share = host / len(r["layers"])
+            line = (f"{model} on {engine}: {host}/{len(r['layers'])} layers on the host "
+                    f"({100 * share:.1f} %), {r['total']['cycles']} cycles, "
+                    f"verified: {r['verdict']['passed']}")
+            print(line)
+            if share > MAX_HOST_SHARE or not r["verdict"]["checked"] or not r["verdict"]["passed"]:
+                failures.append(line)
+    for f in failures:
+        print("FAIL:", f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
