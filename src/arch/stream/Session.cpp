@@ -26,15 +26,19 @@ SessionResult simulateModel(const ir::Graph& g, const StreamConfig& config,
   CompileOptions co;
   co.chips = options.chips;
   co.chooseChips = options.chips == 0; // no --chips: the smallest chain that fits
-  r.program = compile(qm, config, co);
+  // A batch streams as frames through one configuration compiled for one image.
+  quant::QuantizedModel batchOfOne;
+  const int64_t batch = perFrameModel(qm, batchOfOne);
+  const quant::QuantizedModel& frameModel = batch > 1 ? batchOfOne : qm;
+  r.program = compile(frameModel, config, co);
   const common::Int8Run run(g, qm, options, true);
 
-  Simulator sim(r.program, qm);
+  Simulator sim(r.program, frameModel);
   const ir::ValueId in = r.program.inputValue;
   sim.setInput(quant::quantizeTensor(run.inputs.at(0), qm.scale(in)).data);
   common::LayerVerifier verifier(g, r.report.verdict, options.verify);
   SimOptions so;
-  so.frames = options.frames;
+  so.frames = std::max(options.frames, batch);
   so.onLayerDone = [&](size_t li) {
     options.reportProgress("simulating", li + 1, r.program.layers.size());
     const Layer& l = r.program.layers[li];
@@ -72,6 +76,7 @@ SessionResult simulateModel(const ir::Graph& g, const StreamConfig& config,
     const quant::QuantTensor x{sim.value(n.inputs[0]), qm.scale(n.inputs[0])};
     std::vector<const quant::QuantTensor*> ins(n.inputs.size(), nullptr);
     ins[0] = &x;
+    // The batch-N model: the output circuit applies its rule to every image alike.
     r.outputs.push_back(quant::evalQuantizedNode(qm, producer, ins).at(0).dequantize());
   }
 
@@ -97,17 +102,18 @@ SessionResult simulateModel(const ir::Graph& g, const StreamConfig& config,
   for (const LayerDetail& d : r.details) {
     t.bypassTiles += d.bypassTiles;
     t.fifoBits += d.fifoBits;
-    t.issuedMacs += d.issuedMacs;
-    t.discardedMacs += d.discardedMacs;
+    t.issuedMacs += d.issuedMacs * sim.frames();
+    t.discardedMacs += d.discardedMacs * sim.frames();
   }
   const int64_t macsPerCycle = std::max<int64_t>(1, rep.peCount);
+  const int64_t frames = sim.frames();
   for (const Layer& l : r.program.layers) {
-    t.usefulMacs += l.usefulMacs;
-    t.baselineCycles += (l.usefulMacs + macsPerCycle - 1) / macsPerCycle;
+    t.usefulMacs += l.usefulMacs * frames;
+    t.baselineCycles += (l.usefulMacs * frames + macsPerCycle - 1) / macsPerCycle;
     if (l.usefulMacs > 0) {
       // Output-centric: every MAC reads its input operand; the stream reads each input once.
-      t.baselineInputReads += l.usefulMacs;
-      t.streamInputReads += l.in.frame.values();
+      t.baselineInputReads += l.usefulMacs * frames;
+      t.streamInputReads += l.in.frame.values() * frames;
     }
   }
   t.firstOutputCycles = sim.firstOutputCycle();
@@ -133,6 +139,10 @@ SessionResult simulateModel(const ir::Graph& g, const StreamConfig& config,
   sum.emplace_back("frame rate (back to back)",
                    fmt::format("{:.1f} frames/s (one frame every {} cycles)", t.framesPerSecond,
                                t.framePeriodCycles));
+  sum.emplace_back("frames streamed",
+                   fmt::format("{}{}: {} cycles = first-output latency {} + {} x frame period {}",
+                               frames, batch > 1 ? fmt::format(" (the batch of {})", batch) : "",
+                               sim.runCycles(), t.firstOutputCycles, frames, t.framePeriodCycles));
   sum.emplace_back(
       "multiplies at positions a Sample discards",
       fmt::format("{} of {} ({:.1f}%)", t.discardedMacs, t.issuedMacs, 100.0 * t.discardedShare()));

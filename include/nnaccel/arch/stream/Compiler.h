@@ -31,6 +31,14 @@ struct CompileOptions {
 Program compile(const quant::QuantizedModel& qm, const StreamConfig& config,
                 const CompileOptions& options = {});
 
+/// The stream ASIC compiles one frame and streams a batch's images back to back through the
+/// same tiles. For a model whose graph input has batch N > 1, returns N and sets \p perFrame to
+/// the batch-1 form of \p qm (same nodes, values, scales and int8 weights; every shape
+/// re-inferred with a leading 1); returns 1 and leaves \p perFrame alone for batch 1. Throws
+/// nnaccel::Error (Unsupported, naming the value) when some value's shape does not carry the
+/// batch as its leading dimension (e.g. a Reshape to a constant shape that folds it away).
+int64_t perFrameModel(const quant::QuantizedModel& qm, quant::QuantizedModel& perFrame);
+
 /// The row split of a K-long kernel axis into blocks of at most 3 (5: 3+2, 7: 3+2+2,
 /// 9: 3+3+3), as (first index, length) pairs.
 std::vector<std::pair<int64_t, int64_t>> kernelBlocks(int64_t k);

@@ -56,7 +56,9 @@ struct LayerDetail {
 };
 
 struct SimOptions {
-  int64_t frames = 1; ///< frames streamed back to back (the same input each time)
+  /// Frames streamed back to back: at least the input's images (frame k is image k, and again
+  /// cyclically when more frames are asked for).
+  int64_t frames = 1;
   /// Called after each program layer's outputs are complete (verification hooks).
   std::function<void(size_t layerIndex)> onLayerDone;
 };
@@ -64,11 +66,13 @@ struct SimOptions {
 class Simulator {
 public:
   Simulator(const Program& program, const quant::QuantizedModel& qm);
-  /// The int8 input image (NCHW, batch 1) streamed on the primary input bus.
+  /// The int8 input images (one frame each: NCHW, or NHWC for a pixel-major program) streamed
+  /// on the primary input bus.
   void setInput(const Tensor& int8Input);
   void run(const SimOptions& options = {});
 
-  /// Frame 0 of value \p v (int8 NCHW) as its layer left it on the buses.
+  /// Value \p v (int8 NCHW) of every input image as its layer left it on the buses: the
+  /// per-frame shape with the images as its leading dimension.
   Tensor value(ir::ValueId v) const;
   bool hasValue(ir::ValueId v) const;
   const std::vector<LayerDetail>& layerDetails() const { return details_; }
@@ -78,6 +82,10 @@ public:
   int64_t firstOutputCycle() const { return firstOutputCycle_; }
   /// Cycles between the same position of consecutive frames at the primary output.
   int64_t framePeriodCycles() const { return framePeriodCycles_; }
+  /// Frames the last run streamed.
+  int64_t frames() const { return frames_; }
+  /// The run: the first output's latency, then one frame period per frame.
+  int64_t runCycles() const { return firstOutputCycle_ + frames_ * framePeriodCycles_; }
   /// Adder operands that did not meet where the configured FIFOs put them, and tiles whose
   /// measured start differs from the compiler's plan (empty when the configuration is
   /// consistent).
@@ -101,7 +109,7 @@ private:
   const Program& program_;
   const quant::QuantizedModel& qm_;
   Tensor input_;
-  int64_t frames_ = 1;
+  int64_t frames_ = 1, images_ = 1;
   std::map<std::pair<int64_t, int64_t>, SetStream> sets_;
   /// Per driven set: tiles still to read it. A set no tile will read again and that is not a
   /// layer's output is released (partial-sum streams would otherwise hold gigabytes).

@@ -91,8 +91,8 @@ void Mapper::mapInput() {
   const Dims& s = g_.value(v).shape;
   if (s.size() != 4 || s[0] != 1)
     throw Error(ErrorKind::Unsupported, ErrorContext{.node = g_.value(v).name},
-                fmt::format("input '{}' has shape {}; the stream ASIC streams one image (batch "
-                            "1) in raster order, NCHW or NHWC read through a Transpose to NCHW",
+                fmt::format("input '{}' has shape {}; the stream ASIC streams one image per "
+                            "frame in raster order, NCHW or NHWC read through a Transpose to NCHW",
                             g_.value(v).name, dimsToString(s)));
   // A pixel stream delivers each pixel's channels in turn: an NHWC input (a model converted
   // from TensorFlow) whose only reader is the Transpose to NCHW is read as it is, and the

@@ -40,13 +40,19 @@ const quant::CountMultiplier& countMultiplier(const std::vector<quant::CountMult
   return ms.front();
 }
 
-/// The primary input bus's sets: each carries 16 T channels of the image, raster order,
-/// \p frames times.
+/// The primary input bus's sets: each carries 16 T channels of the images, raster order,
+/// \p frames frames: frame k is image k of the input's batch (cyclically when \p frames is
+/// larger).
 std::vector<SetStream> inputSetStreams(const Program& p, const Tensor& input, int64_t frames) {
   const FrameShape f = p.input.frame;
-  NNACCEL_ASSERT(input.numElements() == f.values()) << "input size";
-  const std::vector<Value> data(input.data<int8_t>(), input.data<int8_t>() + f.values());
-  const std::vector<Value> pos = p.inputPixelMajor ? data : toPositionMajor(data, f);
+  const int64_t images = input.numElements() / f.values();
+  NNACCEL_ASSERT(images >= 1 && images * f.values() == input.numElements()) << "input size";
+  std::vector<std::vector<Value>> pos;
+  for (int64_t i = 0; i < images; ++i) {
+    const int8_t* first = input.data<int8_t>() + i * f.values();
+    const std::vector<Value> data(first, first + f.values());
+    pos.push_back(p.inputPixelMajor ? data : toPositionMajor(data, f));
+  }
   const int64_t perSet = p.input.lanes * p.input.tm;
   std::vector<SetStream> sets;
   for (size_t s = 0; s < p.inputSets.size(); ++s) {
@@ -59,7 +65,8 @@ std::vector<SetStream> inputSetStreams(const Program& p, const Tensor& input, in
     for (int64_t fr = 0; fr < frames; ++fr)
       for (int64_t q = 0; q < f.positions(); ++q)
         for (int64_t ch = c0; ch < c1; ++ch)
-          st.values.push_back(pos[static_cast<size_t>(q * f.channels + ch)]);
+          st.values.push_back(
+              pos[static_cast<size_t>(fr % images)][static_cast<size_t>(q * f.channels + ch)]);
     sets.push_back(std::move(st));
   }
   return sets;
@@ -471,7 +478,8 @@ void Simulator::released(const BusRef& b) {
 void Simulator::run(const SimOptions& options) {
   const Program& p = program_;
   const StreamConfig& c = p.config;
-  frames_ = std::max<int64_t>(1, options.frames);
+  images_ = std::max<int64_t>(1, input_.numElements() / p.input.frame.values());
+  frames_ = std::max<int64_t>(images_, options.frames);
   sets_.clear();
   violations_.clear();
   kernelStart_.assign(p.kernelTiles.size(), 0);
@@ -623,26 +631,31 @@ Tensor Simulator::value(ir::ValueId v) const {
     if (l.outSets.empty() || std::find(l.outputs.begin(), l.outputs.end(), v) == l.outputs.end())
       continue;
     const FrameShape f = l.out.frame;
-    std::vector<Value> pos(static_cast<size_t>(f.values()));
-    int64_t c0 = 0;
-    for (const BusRef& b : l.outSets) {
-      const SetStream& s = set(b);
-      const int64_t ch = s.frame.channels;
-      for (int64_t q = 0; q < f.positions(); ++q)
-        for (int64_t k = 0; k < ch; ++k)
-          pos[static_cast<size_t>(q * f.channels + c0 + k)] =
-              s.values[static_cast<size_t>(q * ch + k)];
-      c0 += ch;
+    std::vector<int8_t> bytes;
+    for (int64_t fr = 0; fr < images_; ++fr) {
+      std::vector<Value> pos(static_cast<size_t>(f.values()));
+      int64_t c0 = 0;
+      for (const BusRef& b : l.outSets) {
+        const SetStream& s = set(b);
+        const int64_t ch = s.frame.channels;
+        const int64_t base = fr * f.positions() * ch;
+        for (int64_t q = 0; q < f.positions(); ++q)
+          for (int64_t k = 0; k < ch; ++k)
+            pos[static_cast<size_t>(q * f.channels + c0 + k)] =
+                s.values[static_cast<size_t>(base + q * ch + k)];
+        c0 += ch;
+      }
+      NNACCEL_ASSERT(c0 == f.channels)
+          << "layer " << l.name << ": sets carry " << c0 << " of " << f.channels << " channels";
+      for (Value x : toChannelMajor(pos, f)) {
+        NNACCEL_ASSERT(x >= -128 && x <= 127) << "layer " << l.name << " is not int8";
+        bytes.push_back(static_cast<int8_t>(x));
+      }
     }
-    NNACCEL_ASSERT(c0 == f.channels)
-        << "layer " << l.name << ": sets carry " << c0 << " of " << f.channels << " channels";
-    const std::vector<Value> chw = toChannelMajor(pos, f);
-    std::vector<int8_t> bytes(chw.size());
-    for (size_t q = 0; q < chw.size(); ++q) {
-      NNACCEL_ASSERT(chw[q] >= -128 && chw[q] <= 127) << "layer " << l.name << " is not int8";
-      bytes[q] = static_cast<int8_t>(chw[q]);
-    }
-    return Tensor::fromVector<int8_t>(qm_.graph.value(v).shape, bytes);
+    Dims shape = qm_.graph.value(v).shape;
+    if (!shape.empty())
+      shape[0] *= images_; // the batch's images, one per frame
+    return Tensor::fromVector<int8_t>(shape, bytes);
   }
   NNACCEL_ASSERT(false) << "value " << v << " is not on the chip";
   return {};
@@ -665,15 +678,18 @@ std::vector<report::LayerStats> Simulator::layerStats() const {
              : d.kernelTiles > 0                  ? "tiles"
                                                   : "aux";
     s.note = l.note;
-    s.usefulMacs = l.usefulMacs;
-    s.issuedMacs = d.issuedMacs;
-    // Every layer streams concurrently: each is busy for the whole frame period (the pipeline's
-    // cycles are not a sum over layers). The total row reports the frame period.
-    s.cycles = li + 1 == p.layers.size() ? period : 0;
+    // Per-frame figures times the frames streamed.
+    s.usefulMacs = l.usefulMacs * frames_;
+    s.issuedMacs = d.issuedMacs * frames_;
+    // Every layer streams concurrently: each is busy for the whole run (the pipeline's cycles
+    // are not a sum over layers). The total row carries the run: the first output's latency,
+    // then one frame period per frame, back to back.
+    s.cycles = li + 1 == p.layers.size() ? runCycles() : 0;
     s.busyCycles = s.cycles;
     s.causes.compute = s.cycles; // the pipeline takes a position every cycle it is fed
     const int64_t slots = d.kernelTiles * 9 * c.lanes * c.lanes * period;
     s.utilization = slots > 0 ? static_cast<double>(l.usefulMacs) / static_cast<double>(slots) : 0;
+    const auto frames = static_cast<double>(frames_);
     s.metrics.emplace_back("kernel_tiles", static_cast<double>(d.kernelTiles));
     s.metrics.emplace_back("aux_tiles", static_cast<double>(d.auxTiles));
     s.metrics.emplace_back("fifo_kbit", static_cast<double>(d.fifoBits) / 1000.0);
@@ -681,11 +697,11 @@ std::vector<report::LayerStats> Simulator::layerStats() const {
     s.counts.emplace_back("discarded_macs", d.discardedMacs);
     s.counts.emplace_back("fifo_bits", d.fifoBits);
     s.counts.emplace_back("bypass_tiles", d.bypassTiles);
-    s.energyPj = d.energy.totalPj();
-    s.energy.compute = d.energy.cellsPj + d.energy.massMultipliersPj;
-    s.energy.onChip = d.energy.fifosPj;
-    s.energy.postProcess = d.energy.auxPj;
-    s.energy.interconnect = d.energy.busesPj;
+    s.energyPj = d.energy.totalPj() * frames;
+    s.energy.compute = (d.energy.cellsPj + d.energy.massMultipliersPj) * frames;
+    s.energy.onChip = d.energy.fifosPj * frames;
+    s.energy.postProcess = d.energy.auxPj * frames;
+    s.energy.interconnect = d.energy.busesPj * frames;
     out.push_back(std::move(s));
   }
   return out;

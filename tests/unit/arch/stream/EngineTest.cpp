@@ -424,3 +424,43 @@ TEST(StreamEngine, AnNhwcInputIsThePixelStreamItself) {
 
 } // namespace
 } // namespace nnaccel::arch::stream
+
+namespace nnaccel::arch::stream {
+namespace {
+
+/// conv -> relu -> max pool on an input of \p batch images.
+ir::Graph batchGraph(int64_t batch) {
+  zoo::GraphBuilder b("batch", 5);
+  const ir::ValueId x = b.input("x", {batch, 3, 12, 12});
+  const ir::ValueId c =
+      b.relu("r", b.conv("c", x, zoo::ConvSpec{.outChannels = 8, .kernel = 3, .pad = 1}));
+  b.output(b.maxPool("p", c, zoo::PoolSpec{.kernel = 2, .stride = 2}), "y");
+  return prepared(b);
+}
+
+TEST(StreamEngine, ABatchStreamsAsFramesBackToBack) {
+  const StreamConfig c = streamPreset("fig44");
+  const SessionResult one = run(batchGraph(1), c), three = run(batchGraph(3), c);
+  ASSERT_TRUE(three.report.verdict.passed) << three.report.verdict.detail;
+  EXPECT_TRUE(one.report.verdict.passed) << one.report.verdict.detail;
+  const Totals& t = three.totals;
+  EXPECT_EQ(t.framePeriodCycles, one.totals.framePeriodCycles); // one configuration
+  EXPECT_EQ(three.report.total.cycles, t.firstOutputCycles + 3 * t.framePeriodCycles);
+  EXPECT_EQ(one.report.total.cycles, t.firstOutputCycles + t.framePeriodCycles);
+  EXPECT_EQ(three.report.total.usefulMacs, 3 * one.report.total.usefulMacs);
+  EXPECT_DOUBLE_EQ(three.report.total.energyPj, 3 * one.report.total.energyPj);
+  ASSERT_EQ(three.outputs.size(), 1u);
+  EXPECT_EQ(three.outputs[0].shape(), (Dims{3, 8, 6, 6}));
+}
+
+TEST(StreamEngine, ABatchThatIsNotTheLeadingDimensionIsRefused) {
+  zoo::GraphBuilder b("flat_batch", 5);
+  const ir::ValueId x = b.input("x", {2, 3, 8, 8});
+  const ir::ValueId c = b.conv("c", x, zoo::ConvSpec{.outChannels = 4, .kernel = 3, .pad = 1});
+  b.output(b.flatten("f", c, 0), "y"); // 1 x (2*4*8*8): the batch is folded away
+  expectRefused(prepared(b),
+                {"batch 2: value 'y' has shape 1x512 (1x256 for one image)", "leading dimension"});
+}
+
+} // namespace
+} // namespace nnaccel::arch::stream
