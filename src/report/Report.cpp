@@ -506,7 +506,7 @@ namespace {
 
 /// The columns after engine, config, model, dtype and the layer's name (csvHeader's order).
 constexpr const char* kLayerColumns =
-    "op,unit,host_fallback,useful_macs,issued_macs,cycles,busy_cycles,stall_cycles,"
+    "op,unit,host_fallback,useful_macs,effectual_macs,issued_macs,cycles,busy_cycles,stall_cycles,"
     "cause_compute,cause_memory,cause_fill_drain,cause_conflict,cause_sync,cause_idle,"
     "cause_host,cause_other,utilization,sbuf_read_bytes,sbuf_write_bytes,psum_read_bytes,psum_"
     "write_bytes,"
@@ -540,10 +540,10 @@ std::string RunReport::toCsvRows() const {
     out +=
         fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},"
                     "{},{},{},{},{},{},"
-                    "{},{},{},{},{},{},{}\n",
+                    "{},{},{},{},{},{},{},{}\n",
                     kSchemaVersion, csvField(engine), csvField(config), csvField(model), dtype,
                     csvField(l.name), csvField(l.op), csvField(l.unit), l.hostFallback ? 1 : 0,
-                    l.usefulMacs, l.issuedMacs, l.cycles, l.busyCycles, l.stallCycles, c.compute,
+                    l.usefulMacs, l.effectualMacs, l.issuedMacs, l.cycles, l.busyCycles, l.stallCycles, c.compute,
                     c.memory, c.fillDrain, c.conflict, c.sync, c.idle, c.host, c.other,
                     l.utilization, l.sbuf.readBytes, l.sbuf.writeBytes, l.psum.readBytes,
                     l.psum.writeBytes, l.dram.readBytes, l.dram.writeBytes, l.energyPj, e.compute,

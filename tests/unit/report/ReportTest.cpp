@@ -390,6 +390,7 @@ std::vector<std::string> csvFields(const std::string& line) {
 TEST(Report, CsvHasOneRowPerLayerPlusTotalWithTheHeaderColumns) {
   RunReport r = sample();
   r.layers[2].name = "soft,max \"x\""; // a model's name with a comma and quotes
+  r.layers[0].effectualMacs = 77;
   r.finalize();
   const std::string header = RunReport::csvHeader();
   ASSERT_EQ(header.back(), '\n');
@@ -409,6 +410,8 @@ TEST(Report, CsvHasOneRowPerLayerPlusTotalWithTheHeaderColumns) {
   EXPECT_EQ(lines[0][col("layer")], "conv1");
   EXPECT_EQ(lines[0][col("cycles")], "200");
   EXPECT_EQ(lines[0][col("cause_other")], "50");
+  EXPECT_EQ(lines[0][col("effectual_macs")], "77");
+  EXPECT_EQ(lines[3][col("effectual_macs")], "77"); // the total sums it
   EXPECT_EQ(lines[2][col("layer")], "soft,max \"x\"");
   EXPECT_EQ(lines[3][col("layer")], "total");
   EXPECT_EQ(lines[3][col("cycles")], "600");
