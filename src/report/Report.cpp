@@ -537,17 +537,17 @@ std::string RunReport::toCsvRows() const {
   const auto row = [&](const LayerStats& l) {
     const CycleCauses& c = l.causes;
     const EnergyParts& e = l.energy;
-    out +=
-        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},"
-                    "{},{},{},{},{},{},"
-                    "{},{},{},{},{},{},{},{}\n",
-                    kSchemaVersion, csvField(engine), csvField(config), csvField(model), dtype,
-                    csvField(l.name), csvField(l.op), csvField(l.unit), l.hostFallback ? 1 : 0,
-                    l.usefulMacs, l.effectualMacs, l.issuedMacs, l.cycles, l.busyCycles, l.stallCycles, c.compute,
-                    c.memory, c.fillDrain, c.conflict, c.sync, c.idle, c.host, c.other,
-                    l.utilization, l.sbuf.readBytes, l.sbuf.writeBytes, l.psum.readBytes,
-                    l.psum.writeBytes, l.dram.readBytes, l.dram.writeBytes, l.energyPj, e.compute,
-                    e.onChip, e.interconnect, e.dram, e.postProcess, e.host, e.other, verified);
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},"
+                       "{},{},{},{},{},{},"
+                       "{},{},{},{},{},{},{},{}\n",
+                       kSchemaVersion, csvField(engine), csvField(config), csvField(model), dtype,
+                       csvField(l.name), csvField(l.op), csvField(l.unit), l.hostFallback ? 1 : 0,
+                       l.usefulMacs, l.effectualMacs, l.issuedMacs, l.cycles, l.busyCycles,
+                       l.stallCycles, c.compute, c.memory, c.fillDrain, c.conflict, c.sync, c.idle,
+                       c.host, c.other, l.utilization, l.sbuf.readBytes, l.sbuf.writeBytes,
+                       l.psum.readBytes, l.psum.writeBytes, l.dram.readBytes, l.dram.writeBytes,
+                       l.energyPj, e.compute, e.onChip, e.interconnect, e.dram, e.postProcess,
+                       e.host, e.other, verified);
   };
   for (const LayerStats& l : layers)
     row(l);
