@@ -38,6 +38,9 @@ void Mapper::lowerConcat(ir::NodeId id) {
   std::vector<Placed> parts = concatInputs(id, T);
   Layer& l = addLayer(id, "bus arrangement (5411: no tile)");
   const size_t li = program_.layers.size() - 1;
+  for (size_t i = 0; i < parts.size(); ++i)
+    if (parts[i].sets.empty()) // a constant zero operand: padded channels
+      parts[i] = zeroChannels(li, parts, parts[i].format.frame.channels, T);
   int64_t channels = 0;
   bool packed = false; // T1: some output set needs concat muxes
   // T > 1: mux 4912 packs the lanes of one time slot, so an input that ends inside a set cannot
@@ -80,6 +83,12 @@ std::vector<Placed> Mapper::concatInputs(ir::NodeId id, int64_t& T) {
   const ir::Node& n = g_.node(id);
   std::vector<Placed> parts;
   for (size_t i = 0; i < n.inputs.size(); ++i) {
+    if (const std::optional<int64_t> zeros = zeroOperandChannels(n.inputs[i])) {
+      Placed z; // placed by zeroChannels once a streamed input fixes the format
+      z.format.frame.channels = *zeros;
+      parts.push_back(std::move(z));
+      continue;
+    }
     parts.push_back(at(n.inputs[i], n.outputs[0]));
     const Placed& p = parts.back();
     if (p.format.frame.rows != parts[0].format.frame.rows ||
@@ -89,7 +98,59 @@ std::vector<Placed> Mapper::concatInputs(ir::NodeId id, int64_t& T) {
                   fmt::format("inputs differ in frame size or position rate"));
     T = std::max(T, p.format.tm);
   }
+  const auto streamed =
+      std::find_if(parts.begin(), parts.end(), [](const Placed& p) { return !p.sets.empty(); });
+  if (streamed == parts.end())
+    throw Error(ErrorKind::Unsupported, ErrorContext{.node = n.name},
+                "every input is a constant: nothing streams");
+  for (Placed& p : parts)
+    if (p.sets.empty()) {
+      const int64_t zeros = p.format.frame.channels;
+      p.format = streamed->format;
+      p.format.frame.channels = zeros;
+    }
   return parts;
+}
+
+/// The channels of \p v when it is a graph constant of zeros shaped [1, C, H, W] (an exporter's
+/// channel padding: Pad, or Concat with zeros), else nullopt.
+std::optional<int64_t> Mapper::zeroOperandChannels(ir::ValueId v) const {
+  const ir::Value& val = g_.value(v);
+  if (!val.constant || val.shape.size() != 4 || val.shape[0] != 1)
+    return std::nullopt;
+  const std::span<const float> x = val.constant->values<float>();
+  if (val.constant->dtype() != DType::F32 ||
+      !std::all_of(x.begin(), x.end(), [](float f) { return f == 0.0f; }))
+    return std::nullopt;
+  return val.shape[1];
+}
+
+/// \p channels zero channels in step with the streamed inputs of a concatenation (layer \p li;
+/// sets of up to 16 T channels at its time multiplexing \p T): aux tiles that keep the lowest lanes
+/// of the first streamed input's first set (a channel Subset) and map every value to 0 through LUT
+/// 4906 — a constant operand as padded channels, with the tiles it costs.
+Placed Mapper::zeroChannels(size_t li, const std::vector<Placed>& parts, int64_t channels,
+                            int64_t T) {
+  const Placed& src =
+      *std::find_if(parts.begin(), parts.end(), [](const Placed& p) { return !p.sets.empty(); });
+  Placed z;
+  z.format = src.format;
+  z.format.frame.channels = channels;
+  const BusRef from = src.sets.front();
+  const int64_t perSet = std::min(c_.lanes * T, channelsOfSet(from));
+  for (int64_t c0 = 0; c0 < channels; c0 += perSet) {
+    const size_t ti = newAuxFor(li, from.bus, from, nullptr);
+    AuxTile& t = aux(ti);
+    t.function = AuxFunction::Subset;
+    t.laneOffset = 0;
+    t.channels = std::min(perSet, channels - c0);
+    t.window.outRows = src.format.frame.rows;
+    t.window.outCols = src.format.frame.cols;
+    t.lutEnabled = true;
+    t.lut = makeLut([](int32_t) { return 0; });
+    appendAuxSet(z, ti, planAux(ti, src.format.cyclesPerPosition), false);
+  }
+  return z;
 }
 
 /// The pieces of each output set, in channel order: each input set whole when \p ragged, else

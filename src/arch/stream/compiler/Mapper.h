@@ -272,6 +272,8 @@ private:
   // ---- concatenation (ConcatLowering.cpp) ----------------------------------------------------
   void lowerConcat(ir::NodeId id);
   std::vector<Placed> concatInputs(ir::NodeId id, int64_t& T);
+  std::optional<int64_t> zeroOperandChannels(ir::ValueId v) const;
+  Placed zeroChannels(size_t li, const std::vector<Placed>& parts, int64_t channels, int64_t T);
   std::vector<std::vector<ConcatPiece>> concatPieces(const std::vector<Placed>& parts,
                                                      int64_t outSets, int64_t perSet,
                                                      bool ragged) const;

@@ -464,3 +464,41 @@ TEST(StreamEngine, ABatchThatIsNotTheLeadingDimensionIsRefused) {
 
 } // namespace
 } // namespace nnaccel::arch::stream
+
+namespace nnaccel::arch::stream {
+namespace {
+
+/// conv (3 -> \p c), then a Concat with \p c constant zero channels (an exporter's channel
+/// padding), then a 1x1 conv, on 12x12 frames.
+ir::Graph zeroPaddedGraph(int64_t c) {
+  zoo::GraphBuilder b("zero_pad", 9);
+  const ir::ValueId x = b.input("x", {1, 3, 12, 12});
+  const ir::ValueId y = b.conv("c", x, zoo::ConvSpec{.outChannels = c, .kernel = 3, .pad = 1});
+  const ir::ValueId cat = b.concat("cat", {y, y}, 1);
+  b.output(b.conv("d", cat, zoo::ConvSpec{.outChannels = 8, .kernel = 1}), "out");
+  ir::Graph g = b.finish();
+  // The concatenation's second operand becomes a constant of zeros.
+  const ir::ValueId zeros = g.addConstant("pad_zeros", Tensor(DType::F32, Dims{1, c, 12, 12}));
+  for (ir::NodeId id = 0; id < static_cast<ir::NodeId>(g.numNodes()); ++id)
+    if (g.node(id).op == ir::OpKind::Concat)
+      g.node(id).inputs[1] = zeros;
+  driver::prepareGraph(g);
+  return g;
+}
+
+TEST(StreamEngine, AConstantZeroOperandIsPaddedChannels) {
+  for (int64_t c : {8, 16, 5}) {
+    SCOPED_TRACE(fmt::format("{} channels + {} zeros", c, c));
+    const SessionResult r = run(zeroPaddedGraph(c), big());
+    EXPECT_TRUE(r.report.verdict.passed) << r.report.verdict.detail;
+    // The zero channels come from aux tiles (a Subset whose LUT maps every value to 0).
+    int64_t zeroTiles = 0;
+    for (const AuxTile& t : r.program.auxTiles)
+      zeroTiles += t.function == AuxFunction::Subset && t.lutEnabled &&
+                   std::all_of(t.lut.begin(), t.lut.end(), [](int8_t v) { return v == 0; });
+    EXPECT_GE(zeroTiles, 1);
+  }
+}
+
+} // namespace
+} // namespace nnaccel::arch::stream
