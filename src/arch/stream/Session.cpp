@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <functional>
 #include <map>
 
 namespace nnaccel::arch::stream {
@@ -64,21 +65,21 @@ SessionResult simulateModel(const ir::Graph& g, const StreamConfig& config,
     verdict.detail = fmt::format("{} timing inconsistencies; first: {}",
                                  sim.timingViolations().size(), sim.timingViolations().front());
   }
-  // Graph outputs: the values the primary output mux selects, through the output circuit
-  // (e.g. a final Softmax) evaluated by the int8 rule as they leave the chip.
-  for (ir::ValueId v : g.outputs) {
-    if (sim.hasValue(v)) {
-      r.outputs.push_back(quant::QuantTensor{sim.value(v), qm.scale(v)}.dequantize());
-      continue;
-    }
+  // Graph outputs: the values the primary output mux selects, read in the order the stream
+  // delivers them (views after the last layer, e.g. a Transpose to NHWC and a Reshape, are that
+  // order), through the output circuit (e.g. a final Softmax) by the int8 rule as they leave.
+  const std::function<quant::QuantTensor(ir::ValueId)> leaving = [&](ir::ValueId v) {
+    if (sim.hasValue(v))
+      return quant::QuantTensor{sim.value(v), qm.scale(v)};
     const ir::NodeId producer = g.value(v).producer;
     const ir::Node& n = g.node(producer);
-    const quant::QuantTensor x{sim.value(n.inputs[0]), qm.scale(n.inputs[0])};
+    const quant::QuantTensor x = leaving(n.inputs[0]);
     std::vector<const quant::QuantTensor*> ins(n.inputs.size(), nullptr);
     ins[0] = &x;
-    // The batch-N model: the output circuit applies its rule to every image alike.
-    r.outputs.push_back(quant::evalQuantizedNode(qm, producer, ins).at(0).dequantize());
-  }
+    return quant::evalQuantizedNode(qm, producer, ins).at(0);
+  };
+  for (ir::ValueId v : g.outputs)
+    r.outputs.push_back(leaving(v).dequantize());
 
   report::RunReport& rep = r.report;
   rep.engine = "stream";

@@ -256,47 +256,110 @@ void Mapper::lowerOutputFunction(ir::NodeId id) {
 
 // ---- residual adds and set merging -------------------------------------------------------------
 
+/// A residual Add on adders 4904, set by set. An operand that is channel padding (a Concat
+/// with zeros fused into this Add, fusePaddingIntoAdd) is the auxiliary input with fewer
+/// channels: the adder adds 0 on the lanes it does not drive, and a set of the other operand
+/// beyond it passes a LUT that applies the add with 0 (the int8 rule of a zero operand).
 void Mapper::lowerAdd(ir::NodeId id) {
   const ir::Node& n = g_.node(id);
-  Placed a = at(n.inputs[0], n.outputs[0]);
-  Placed b = at(n.inputs[1], n.outputs[0]);
-  if (!(a.format.frame == b.format.frame) ||
-      a.format.cyclesPerPosition != b.format.cyclesPerPosition)
+  const bool padA = paddedOf_.contains(n.inputs[0]), padB = paddedOf_.contains(n.inputs[1]);
+  if (padA && padB)
     throw Error(ErrorKind::Unsupported, ErrorContext{.node = n.name},
-                fmt::format("Add of streams {}x{}x{} and {}x{}x{} (broadcasting is "
-                            "not a stream function)",
-                            a.format.frame.rows, a.format.frame.cols, a.format.frame.channels,
-                            b.format.frame.rows, b.format.frame.cols, b.format.frame.channels));
-  addLayer(id, "");
+                "both operands are channel padding");
+  Placed a = at(padA ? paddedOf_.at(n.inputs[0]) : n.inputs[0], n.outputs[0]);
+  Placed b = at(padB ? paddedOf_.at(n.inputs[1]) : n.inputs[1], n.outputs[0]);
+  quant::AddSubMultipliers scales = qm_.node(id).addSub;
+  if (padA) { // the padded operand is the auxiliary input (addition commutes with its scale)
+    std::swap(a, b);
+    std::swap(scales.a, scales.b);
+  }
+  const bool padded = padA || padB;
+  checkAddFrames(n, a, b, padded);
+  addLayer(id, padded ? "one operand is channel padding: its missing lanes add 0" : "");
   const size_t li = program_.layers.size() - 1;
   // Operands on different time multiplexing (a shortcut from a pool keeps its producer's T; a
   // convolution's output takes the canonical one) meet at the larger T.
   const int64_t T = std::max(a.format.tm, b.format.tm);
   a = mergeSets(li, std::move(a), T);
   b = mergeSets(li, std::move(b), T);
-  bool sameSets = a.sets.size() == b.sets.size();
-  for (size_t si = 0; sameSets && si < a.sets.size(); ++si)
-    sameSets = channelsOfSet(a.sets[si]) == channelsOfSet(b.sets[si]);
-  if (!sameSets)
+  checkAddSets(n, a, b, padded, T);
+  program_.layers[li].in = program_.layers[li].out = a.format;
+  Placed out;
+  out.format = a.format;
+  const int64_t P = a.format.cyclesPerPosition;
+  for (size_t si = 0; si < a.sets.size(); ++si) {
+    if (si >= b.sets.size()) {
+      const size_t ti = newAuxFor(li, a.sets[si].bus, a.sets[si], nullptr);
+      AuxTile& t = aux(ti);
+      t.lutEnabled = true;
+      t.lut = makeLut([&](int32_t v) { return quant::addSubValue(false, scales, v, 0); });
+      appendAuxSet(out, ti, planAux(ti, P), true);
+      continue;
+    }
+    const int64_t row = std::max(a.sets[si].bus, b.sets[si].bus);
+    const size_t ti = newAuxFor(li, row, a.sets[si], &b.sets[si]);
+    AuxTile& t = aux(ti);
+    t.add = AuxAdd::Scaled;
+    t.addScales = scales;
+    alignOperands(li, t, P);
+    appendAuxSet(out, ti, planAux(ti, P), true);
+  }
+  program_.layers[li].outSets = out.sets;
+  placed_[n.outputs[0]] = std::move(out);
+}
+
+/// Throws unless Add \p n's operands stream the same frame at the same rate (with \p padded,
+/// the auxiliary \p b may carry fewer channels).
+void Mapper::checkAddFrames(const ir::Node& n, const Placed& a, const Placed& b,
+                            bool padded) const {
+  const FrameShape fa = a.format.frame, fb = b.format.frame;
+  const bool channelsFit = padded ? fb.channels < fa.channels : fb.channels == fa.channels;
+  if (fa.rows != fb.rows || fa.cols != fb.cols || !channelsFit ||
+      a.format.cyclesPerPosition != b.format.cyclesPerPosition)
+    throw Error(ErrorKind::Unsupported, ErrorContext{.node = n.name},
+                fmt::format("Add of streams {}x{}x{} and {}x{}x{} (broadcasting is "
+                            "not a stream function)",
+                            fa.rows, fa.cols, fa.channels, fb.rows, fb.cols, fb.channels));
+}
+
+/// Throws unless the sets of \p a and \p b pair up for adders 4904: the same channels set by
+/// set, or, with \p padded, \p b's sets those of \p a but its last one narrower or missing.
+void Mapper::checkAddSets(const ir::Node& n, const Placed& a, const Placed& b, bool padded,
+                          int64_t T) const {
+  bool pairs = padded ? b.sets.size() <= a.sets.size() : b.sets.size() == a.sets.size();
+  for (size_t si = 0; pairs && si < b.sets.size(); ++si) {
+    const int64_t ca = channelsOfSet(a.sets[si]), cb = channelsOfSet(b.sets[si]);
+    pairs = si + 1 == b.sets.size() && padded ? cb <= ca : cb == ca;
+  }
+  if (!pairs)
     throw Error(ErrorKind::Unsupported, ErrorContext{.node = n.name},
                 fmt::format("its operands' sets split the channels differently (one is a "
                             "concatenation of inputs that are not whole sets at T{}); adder "
                             "4904 adds set by set",
                             T));
-  program_.layers[li].in = program_.layers[li].out = a.format;
-  Placed out;
-  out.format = a.format;
-  for (size_t si = 0; si < a.sets.size(); ++si) {
-    const int64_t row = std::max(a.sets[si].bus, b.sets[si].bus);
-    const size_t ti = newAuxFor(li, row, a.sets[si], &b.sets[si]);
-    AuxTile& t = aux(ti);
-    t.add = AuxAdd::Scaled;
-    t.addScales = qm_.node(id).addSub;
-    alignOperands(li, t, a.format.cyclesPerPosition);
-    appendAuxSet(out, ti, planAux(ti, a.format.cyclesPerPosition), true);
-  }
-  program_.layers[li].outSets = out.sets;
-  placed_[n.outputs[0]] = std::move(out);
+}
+
+/// Fuses channel padding \p id (Concat of a stream and constant zeros, on the stream's scale)
+/// into the residual Add that is its only reader: the Add takes the unpadded stream as its
+/// narrower operand. Returns false (nothing done) when \p id is not such a Concat.
+bool Mapper::fusePaddingIntoAdd(ir::NodeId id) {
+  const ir::Node& n = g_.node(id);
+  if (n.inputs.size() != 2 || g_.value(n.inputs[0]).constant || !zeroOperandChannels(n.inputs[1]) ||
+      ir::concatAxis(g_, id) != 1 || concatRescale(id, 0).has_value())
+    return false;
+  const std::optional<ir::NodeId> reader = soleConsumer(n.outputs[0]);
+  if (!reader || g_.node(*reader).op != ir::OpKind::Add ||
+      qm_.node(*reader).kind != quant::QuantOpKind::AddSub)
+    return false;
+  paddedOf_[n.outputs[0]] = n.inputs[0];
+  Layer& l = addLayer(id, "channel padding with zeros, fused into the residual Add that reads "
+                          "it (adder 4904 adds 0 on the lanes the unpadded stream does not "
+                          "drive): no tile");
+  l.kind = LayerKind::View;
+  l.in = at(n.inputs[0], n.outputs[0]).format;
+  l.out = l.in;
+  l.out.frame.channels = g_.value(n.outputs[0]).shape[1];
+  return true;
 }
 
 /// True when a set of \p p other than the last carries fewer than 16 T channels (the sets of a

@@ -67,6 +67,8 @@ void Mapper::lowerNode(ir::NodeId id) {
   }
   if (common::isAliasView(qm_, id))
     return lowerView(id);
+  if (isPixelMajorTranspose(id))
+    return lowerView(id);
   switch (q.kind) {
   case quant::QuantOpKind::Accumulate:
     if (n.op == ir::OpKind::Conv)
@@ -84,6 +86,8 @@ void Mapper::lowerNode(ir::NodeId id) {
       return lowerAdd(id);
     break;
   case quant::QuantOpKind::Concat:
+    if (fusePaddingIntoAdd(id))
+      return;
     return lowerConcat(id);
   case quant::QuantOpKind::Gather:
     if (n.op == ir::OpKind::Resize || n.op == ir::OpKind::Upsample)
@@ -116,9 +120,26 @@ void Mapper::lowerView(ir::NodeId id) {
   // as its kernel. Other views keep the stream as it is when the shape is NCHW-alike.
   if (s.size() == 2 && src.format.frame.positions() > 1)
     p.flattenedFrame = true;
+  const bool transposed = isPixelMajorTranspose(id);
+  p.pixelMajor = src.pixelMajor || transposed;
   p.producerAux.assign(p.sets.size(), -1);
   placed_[n.outputs[0]] = std::move(p);
-  addLayer(id, "view of its input: no data moves").kind = LayerKind::View;
+  addLayer(id, transposed ? "the frame as NHWC: the stream's own order (each position's "
+                            "channels in turn), no data moves"
+                          : "view of its input: no data moves")
+      .kind = LayerKind::View;
+}
+
+/// True for a Transpose of a placed NCHW frame to NHWC (perm 0, 2, 3, 1): the order in which
+/// the stream already carries it.
+bool Mapper::isPixelMajorTranspose(ir::NodeId id) const {
+  const ir::Node& n = g_.node(id);
+  if (n.op != ir::OpKind::Transpose || n.inputs.empty() || !placed_.contains(n.inputs[0]) ||
+      g_.value(n.inputs[0]).shape.size() != 4)
+    return false;
+  const Placed& src = placed_.at(n.inputs[0]);
+  return !src.pixelMajor && !src.flattenedFrame &&
+         ir::transposePerm(g_, id) == std::vector<int64_t>{0, 2, 3, 1};
 }
 
 Layer& Mapper::addLayer(ir::NodeId id, std::string note) {

@@ -50,6 +50,9 @@ struct Placed {
   /// A Flatten/Reshape of a frame into a vector: consumers see the frame (a Dense is a
   /// convolution with the whole frame as its kernel, Fig. 27B).
   bool flattenedFrame = false;
+  /// A Transpose of the frame to NHWC, and Reshapes of it: the stream's own order (positions,
+  /// each with its channels). Only views and the graph outputs may read it.
+  bool pixelMajor = false;
 };
 
 /// Who drives a bus slot.
@@ -229,6 +232,7 @@ private:
   // ---- dispatch and views (Compiler.cpp) -----------------------------------------------------
   void lowerNode(ir::NodeId id);
   void lowerView(ir::NodeId id);
+  bool isPixelMajorTranspose(ir::NodeId id) const;
   Layer& addLayer(ir::NodeId id, std::string note);
   std::optional<ir::NodeId> soleConsumer(ir::ValueId v) const;
 
@@ -268,6 +272,10 @@ private:
   bool isOutputFunction(ir::NodeId id) const;
   void lowerOutputFunction(ir::NodeId id);
   void lowerAdd(ir::NodeId id);
+  void checkAddFrames(const ir::Node& n, const Placed& a, const Placed& b, bool padded) const;
+  void checkAddSets(const ir::Node& n, const Placed& a, const Placed& b, bool padded,
+                    int64_t T) const;
+  bool fusePaddingIntoAdd(ir::NodeId id);
 
   // ---- concatenation (ConcatLowering.cpp) ----------------------------------------------------
   void lowerConcat(ir::NodeId id);
@@ -293,6 +301,8 @@ private:
   std::set<ir::NodeId> consumed_;
   ir::NodeId inputTranspose_ = -1; ///< an NHWC input's Transpose to NCHW: a view
   std::map<ir::ValueId, Placed> placed_;
+  /// Channel padding fused into its Add (fusePaddingIntoAdd): padded value -> unpadded stream.
+  std::map<ir::ValueId, ir::ValueId> paddedOf_;
   std::map<ir::ValueId, ir::ValueId> outputFunctions_;
   std::map<size_t, size_t> auxLayer_; ///< aux tile -> the layer that created it
   std::map<std::tuple<int64_t, int64_t, int64_t>, BusRef> bypasses_;

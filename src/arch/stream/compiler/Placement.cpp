@@ -3,6 +3,7 @@
 /// row by row, and the Mapper's placement helpers: the graph input and outputs on the buses,
 /// stream formats, and bypass tiles carrying a set down to the row that reads it.
 #include "Mapper.h"
+#include "nnaccel/arch/common/Lowering.h"
 #include "nnaccel/ir/OpParams.h"
 #include "nnaccel/support/Error.h"
 
@@ -177,6 +178,14 @@ const Placed& Mapper::at(ir::ValueId v, ir::ValueId forWhat) const {
     throw Error(ErrorKind::Unsupported, ErrorContext{.node = g_.value(forWhat).name},
                 fmt::format("value '{}' is not a stream on the chip (a graph constant or an "
                             "unsupported producer)",
+                            g_.value(v).name));
+  const ir::NodeId reader = g_.value(forWhat).producer;
+  const bool outputOrView = reader < 0 || forWhat == v || common::isAliasView(qm_, reader) ||
+                            g_.node(reader).op == ir::OpKind::Transpose;
+  if (it->second.pixelMajor && !outputOrView)
+    throw Error(ErrorKind::Unsupported, ErrorContext{.node = g_.value(forWhat).name},
+                fmt::format("value '{}' is the frame transposed to NHWC; only the graph's "
+                            "outputs and views may read it",
                             g_.value(v).name));
   return it->second;
 }

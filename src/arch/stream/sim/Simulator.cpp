@@ -258,9 +258,12 @@ void concatSets(const AuxTile& t, int64_t lanes, const SetStream& pin, const Set
 }
 
 /// Adder 4904: \p ain added to \p out (a copy of the primary), as partial sums or as the int8
-/// residual add.
+/// residual add. For the residual add the auxiliary set may carry fewer channels than the
+/// primary (padded channels: Mapper::lowerAdd): the lanes it does not drive add 0.
 void addSets(const AuxTile& t, const SetStream* ain, const std::string& where, SetStream& out) {
-  NNACCEL_ASSERT(ain && ain->values.size() == out.values.size())
+  NNACCEL_ASSERT(ain && (ain->values.size() == out.values.size() ||
+                         (t.add == AuxAdd::Scaled && ain->frame.channels < out.frame.channels &&
+                          ain->frame.positions() == out.frame.positions())))
       << where << ": operands of " << out.values.size() << " values";
   if (t.add == AuxAdd::Partial) {
     // Block rows of one kernel (adder 4904): the sum is as late as the lower rows.
@@ -271,9 +274,13 @@ void addSets(const AuxTile& t, const SetStream* ain, const std::string& where, S
   }
   // The int8 residual add (quant::addSub's rule): each operand scaled, summed, requantized.
   const quant::AddSubMultipliers& m = t.addScales;
+  const auto ca = static_cast<size_t>(out.frame.channels);
+  const auto cb = static_cast<size_t>(ain->frame.channels);
   for (size_t q = 0; q < out.values.size(); ++q) {
+    const size_t position = q / ca, lane = q % ca;
+    const Value bq = lane < cb ? ain->values[position * cb + lane] : 0;
     const int64_t va = quant::multiplyRounded(out.values[q] * (int32_t{1} << m.leftShift), m.a);
-    const int64_t vb = quant::multiplyRounded(ain->values[q] * (int32_t{1} << m.leftShift), m.b);
+    const int64_t vb = quant::multiplyRounded(bq * (int32_t{1} << m.leftShift), m.b);
     out.values[q] = quant::requantize(static_cast<int32_t>(va + vb), m.output);
   }
 }

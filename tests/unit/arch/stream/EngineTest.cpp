@@ -502,3 +502,78 @@ TEST(StreamEngine, AConstantZeroOperandIsPaddedChannels) {
 
 } // namespace
 } // namespace nnaccel::arch::stream
+
+namespace nnaccel::arch::stream {
+namespace {
+
+/// A BlazeBlock with a channel increase, as TensorFlow exports it: x (c channels, from a conv)
+/// -> [conv 3x3 to 2c] + [Concat(x, c zeros)] -> Relu -> Transpose to NHWC, on 32x32 frames
+/// (16x16 after a 2x2 max pool when \p pooled).
+ir::Graph paddedBlockGraph(int64_t c, bool pooled) {
+  zoo::GraphBuilder b("padded_block", 11);
+  const ir::ValueId in = b.input("in", {1, 3, 32, 32});
+  ir::ValueId x = b.conv("c0", in, zoo::ConvSpec{.outChannels = c, .kernel = 3, .pad = 1});
+  if (pooled)
+    x = b.maxPool("pool", x, zoo::PoolSpec{.kernel = 2, .stride = 2});
+  const ir::ValueId branch =
+      b.conv("c1", x, zoo::ConvSpec{.outChannels = 2 * c, .kernel = 3, .pad = 1});
+  const ir::ValueId padded = b.concat("pad", {x, x}, 1);
+  const ir::ValueId sum = b.relu("relu", b.add("add", branch, padded));
+  b.output(sum, "y");
+  ir::Graph g = b.finish();
+  const int64_t side = pooled ? 16 : 32;
+  const ir::ValueId zeros = g.addConstant("pad_zeros", Tensor(DType::F32, Dims{1, c, side, side}));
+  for (ir::NodeId id = 0; id < static_cast<ir::NodeId>(g.numNodes()); ++id)
+    if (g.node(id).op == ir::OpKind::Concat)
+      g.node(id).inputs[1] = zeros;
+  // The head of a converted detector: the frame as NHWC.
+  ir::Node t;
+  t.op = ir::OpKind::Transpose;
+  t.name = "to_nhwc";
+  t.inputs = {g.outputs[0]};
+  t.outputs = {g.addValue("nhwc", DType::F32)};
+  t.attrs.set("perm", std::vector<int64_t>{0, 2, 3, 1});
+  g.addNode(std::move(t));
+  g.outputs[0] = g.node(static_cast<ir::NodeId>(g.numNodes()) - 1).outputs[0];
+  driver::prepareGraph(g);
+  return g;
+}
+
+TEST(StreamEngine, ChannelPaddingIsFusedIntoTheResidualAdd) {
+  for (const auto& [c, pooled] : {std::pair<int64_t, bool>{8, false}, {24, false}, {12, true}}) {
+    SCOPED_TRACE(fmt::format("{} channels{}", c, pooled ? " after a pool" : ""));
+    const SessionResult r = run(paddedBlockGraph(c, pooled), big());
+    EXPECT_TRUE(r.report.verdict.passed) << r.report.verdict.detail;
+    EXPECT_EQ(layerNamed(r.program, "pad").kind, LayerKind::View);
+    EXPECT_EQ(layerNamed(r.program, "to_nhwc").kind, LayerKind::View);
+    const int64_t side = pooled ? 16 : 32;
+    ASSERT_EQ(r.outputs.size(), 1u);
+    EXPECT_EQ(r.outputs[0].shape(), (Dims{1, side, side, 2 * c}));
+  }
+}
+
+TEST(StreamEngine, AnNhwcViewFeedsOnlyViewsAndOutputs) {
+  zoo::GraphBuilder b("nhwc_then_conv", 3);
+  const ir::ValueId x = b.input("x", {1, 3, 8, 8});
+  b.output(b.conv("c", x, zoo::ConvSpec{.outChannels = 4, .kernel = 1}), "y");
+  ir::Graph g = b.finish();
+  ir::Node t;
+  t.op = ir::OpKind::Transpose;
+  t.name = "to_nhwc";
+  t.inputs = {g.outputs[0]};
+  t.outputs = {g.addValue("nhwc", DType::F32)};
+  t.attrs.set("perm", std::vector<int64_t>{0, 2, 3, 1});
+  g.addNode(std::move(t));
+  ir::Node r;
+  r.op = ir::OpKind::Relu;
+  r.name = "relu_nhwc";
+  r.inputs = {g.node(static_cast<ir::NodeId>(g.numNodes()) - 1).outputs[0]};
+  r.outputs = {g.addValue("out", DType::F32)};
+  g.addNode(std::move(r));
+  g.outputs[0] = g.node(static_cast<ir::NodeId>(g.numNodes()) - 1).outputs[0];
+  driver::prepareGraph(g);
+  expectRefused(g, {"value 'nhwc' is the frame transposed to NHWC"});
+}
+
+} // namespace
+} // namespace nnaccel::arch::stream
