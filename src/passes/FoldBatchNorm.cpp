@@ -1,4 +1,5 @@
-// BatchNormalization folding into Conv/ConvTranspose/Gemm weights and bias (see FoldBatchNorm.h).
+// Per-channel affine folding into Conv/ConvTranspose/Gemm weights and bias (see FoldBatchNorm.h):
+// BatchNormalization, and Mul/Div/Add/Sub by a per-channel constant.
 #include "nnaccel/passes/FoldBatchNorm.h"
 
 #include "GraphQueries.h"
@@ -145,6 +146,105 @@ bool foldIntoGemm(Graph& g, NodeId id, const Affine& a) {
   return true;
 }
 
+/// The input of affine node \p id that a Conv/ConvTranspose/Gemm writes (as its output 0, read
+/// by nothing else), or kNoValue.
+ValueId foldableInput(const Graph& g, NodeId id, size_t index) {
+  const ValueId x = index < g.node(id).inputs.size() ? g.node(id).inputs[index] : ir::kNoValue;
+  if (x == ir::kNoValue || g.value(x).producer < 0 || !detail::hasSingleUse(g, x)) {
+    return ir::kNoValue;
+  }
+  const Node& prod = g.node(g.value(x).producer);
+  const bool layer =
+      prod.op == OpKind::Conv || prod.op == OpKind::ConvTranspose || prod.op == OpKind::Gemm;
+  return layer && prod.outputs[0] == x && !prod.fusedActivation ? x : ir::kNoValue;
+}
+
+/// Per output channel of \p x (axis 1 of a Conv/ConvTranspose output, the last of a Gemm's),
+/// the values of constant \p c when it broadcasts onto \p x varying along that axis only.
+std::optional<std::vector<double>> perChannel(const Graph& g, ValueId x, ValueId c) {
+  const Tensor* t = f32Constant(g, c);
+  const Dims& xs = g.value(x).shape;
+  if (!t || !g.value(x).shapeKnown || xs.size() < 2 ||
+      t->rank() > static_cast<int64_t>(xs.size())) {
+    return std::nullopt;
+  }
+  const bool gemm = g.node(g.value(x).producer).op == OpKind::Gemm;
+  const size_t axis = gemm ? xs.size() - 1 : 1;
+  const int64_t channels = xs[axis];
+  // Right-align the constant's shape with x's: every axis but `axis` must be 1.
+  const size_t offset = xs.size() - static_cast<size_t>(t->rank());
+  int64_t along = 1;
+  for (size_t d = 0; d < static_cast<size_t>(t->rank()); ++d) {
+    const int64_t extent = t->dim(static_cast<int64_t>(d));
+    if (d + offset == axis) {
+      along = extent;
+    } else if (extent != 1) {
+      return std::nullopt;
+    }
+  }
+  if (along != 1 && along != channels) {
+    return std::nullopt;
+  }
+  std::vector<double> v(static_cast<size_t>(channels));
+  for (int64_t m = 0; m < channels; ++m) {
+    v[static_cast<size_t>(m)] = static_cast<double>(t->data<float>()[along == 1 ? 0 : m]);
+  }
+  return v;
+}
+
+/// The per-channel affine map of Mul/Div/Add/Sub node \p id by a constant, applied to its
+/// input \p x (written by a foldable layer), or nullopt.
+std::optional<Affine> constantAffine(const Graph& g, NodeId id, ValueId& x) {
+  const Node& n = g.node(id);
+  if (n.inputs.size() != 2 ||
+      (n.op != OpKind::Mul && n.op != OpKind::Div && n.op != OpKind::Add && n.op != OpKind::Sub)) {
+    return std::nullopt;
+  }
+  // x op c, or c op x for the commutative Mul and Add.
+  const bool commutes = n.op == OpKind::Mul || n.op == OpKind::Add;
+  size_t xi = foldableInput(g, id, 0) != ir::kNoValue ? 0 : 1;
+  if (xi == 1 && (!commutes || foldableInput(g, id, 1) == ir::kNoValue)) {
+    return std::nullopt;
+  }
+  x = n.inputs[xi];
+  if (g.value(x).dtype != DType::F32 || g.value(n.outputs[0]).shape != g.value(x).shape) {
+    return std::nullopt; // the constant must not broadcast x to a larger shape
+  }
+  const std::optional<std::vector<double>> c = perChannel(g, x, n.inputs[1 - xi]);
+  if (!c) {
+    return std::nullopt;
+  }
+  Affine a;
+  for (double v : *c) {
+    if (n.op == OpKind::Div && v == 0.0) {
+      return std::nullopt;
+    }
+    const bool scales = n.op == OpKind::Mul || n.op == OpKind::Div;
+    a.s.push_back(n.op == OpKind::Mul ? v : n.op == OpKind::Div ? 1.0 / v : 1.0);
+    a.t.push_back(scales ? 0.0 : n.op == OpKind::Add ? v : -v);
+  }
+  return a;
+}
+
+/// Folds \p affine (node \p id's map of \p x) into the layer writing \p x, which then writes
+/// node \p id's output directly; true when done.
+bool foldInto(Graph& g, NodeId id, ValueId x, const Affine& affine) {
+  const NodeId producer = g.value(x).producer;
+  const bool done = g.node(producer).op == OpKind::Gemm ? foldIntoGemm(g, producer, affine)
+                                                        : foldIntoConv(g, producer, affine);
+  if (!done) {
+    return false;
+  }
+  const ValueId y = g.node(id).outputs[0];
+  g.node(producer).outputs[0] = y;
+  g.value(y).producer = producer;
+  g.value(x).producer = -1;
+  for (ValueId& in : g.node(id).inputs) {
+    in = ir::kNoValue;
+  }
+  return true;
+}
+
 } // namespace
 
 std::size_t foldBatchNorm(Graph& g) {
@@ -153,32 +253,27 @@ std::size_t foldBatchNorm(Graph& g) {
     if (g.node(bn).op != OpKind::BatchNormalization) {
       continue;
     }
-    const ValueId x = g.node(bn).inputs[0];
-    const NodeId producer = g.value(x).producer;
-    if (producer < 0 || !detail::hasSingleUse(g, x)) {
-      continue;
-    }
-    const Node& prod = g.node(producer);
-    if ((prod.op != OpKind::Conv && prod.op != OpKind::ConvTranspose && prod.op != OpKind::Gemm) ||
-        prod.outputs[0] != x || prod.fusedActivation) {
+    const ValueId x = foldableInput(g, bn, 0);
+    if (x == ir::kNoValue) {
       continue;
     }
     const std::optional<Affine> affine = bnAffine(g, bn);
-    if (!affine) {
-      continue;
+    if (affine && foldInto(g, bn, x, *affine)) {
+      removed.push_back(bn);
     }
-    const bool done = prod.op == OpKind::Gemm ? foldIntoGemm(g, producer, *affine)
-                                              : foldIntoConv(g, producer, *affine);
-    if (!done) {
-      continue;
+  }
+  g.removeNodes(removed);
+  return removed.size();
+}
+
+std::size_t foldConstantAffine(Graph& g) {
+  std::vector<NodeId> removed;
+  for (NodeId id = 0; id < static_cast<NodeId>(g.numNodes()); ++id) {
+    ValueId x = ir::kNoValue;
+    const std::optional<Affine> affine = constantAffine(g, id, x);
+    if (affine && foldInto(g, id, x, *affine)) {
+      removed.push_back(id);
     }
-    // The producer now writes the BatchNormalization's output directly.
-    const ValueId y = g.node(bn).outputs[0];
-    g.node(producer).outputs[0] = y;
-    g.value(y).producer = producer;
-    g.value(x).producer = -1;
-    g.node(bn).inputs[0] = ir::kNoValue;
-    removed.push_back(bn);
   }
   g.removeNodes(removed);
   return removed.size();

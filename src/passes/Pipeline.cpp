@@ -14,6 +14,7 @@ void runDefaultPipeline(ir::Graph& g) {
   ir::inferShapes(g);
   foldConstants(g);
   foldBatchNorm(g);
+  foldConstantAffine(g);
   eliminateIdentity(g);
   g.removeDeadNodes();
   fuseActivations(g);

@@ -1,5 +1,6 @@
 /// \file
-/// BatchNormalization folding into the preceding Conv, ConvTranspose or Gemm.
+/// BatchNormalization, and Mul/Div/Add/Sub by per-channel constants, folded into the preceding
+/// Conv, ConvTranspose or Gemm.
 ///
 /// Why: inference-mode BatchNormalization is a per-channel affine map y = s * x + t with
 /// s = scale / sqrt(var + epsilon) and t = B - mean * s, so it can be absorbed into the weights
@@ -33,5 +34,14 @@ namespace nnaccel::passes {
 
 /// Folds every matching BatchNormalization; returns the number folded.
 std::size_t foldBatchNorm(ir::Graph& g);
+
+/// The same folding for Mul, Div, Add and Sub of a Conv/ConvTranspose/Gemm output (read by
+/// nothing else) by a constant that varies along the output channels only (or is a scalar):
+/// s = c, 1/c or 1 and t = 0, c or -c per channel (x - c only; c - x is not an affine map of
+/// this form with s = 1). Exporters write per-channel scale-and-shift this way (PaddleOCR's
+/// learnable affine blocks, TensorFlow's BiasAdd after a converted Conv). Chains fold one
+/// node after another in the same pass (the layer then writes the folded node's output).
+/// Same numerics as foldBatchNorm. Returns the number folded.
+std::size_t foldConstantAffine(ir::Graph& g);
 
 } // namespace nnaccel::passes

@@ -6,6 +6,7 @@
 #include "PassTestUtil.h"
 #include "nnaccel/ir/OpParams.h"
 
+#include <functional>
 #include <gtest/gtest.h>
 
 using namespace nnaccel;
@@ -181,4 +182,75 @@ TEST(FoldBatchNorm, LeavesUnfoldablePatternsAlone) {
   inferShapes(b.g);
   EXPECT_EQ(foldBatchNorm(b.g), 0u);
   EXPECT_EQ(countOps(b.g, OpKind::BatchNormalization), 4u);
+}
+
+namespace {
+
+/// conv (4 -> 6 channels, 3x3) on a 1x4x5x5 input, then \p tail applied to its output.
+GraphBuilder convThen(const std::function<ValueId(GraphBuilder&, ValueId)>& tail) {
+  GraphBuilder b(13);
+  const ValueId x = b.input("x", {1, 4, 5, 5});
+  const ValueId conv = b.op(OpKind::Conv, "conv",
+                            {x, b.floats("w", {6, 4, 3, 3}, pseudoRandom(6 * 4 * 9, 5)),
+                             b.floats("bias", pseudoRandom(6, 6))},
+                            attrs({{"pads", Dims{1, 1, 1, 1}}}));
+  b.g.outputs = {tail(b, conv)};
+  return b;
+}
+
+/// Folds the constant affine nodes of \p b; checks the count, that only the conv is left, and
+/// that the output matches the unfolded graph on the reference executor.
+void expectAffineFolded(GraphBuilder& b, size_t expectedFolds) {
+  inferShapes(b.g);
+  Graph before = b.g;
+  const Tensor input = randomTensor({1, 4, 5, 5}, 99);
+  const std::vector<Tensor> ref = runGraph(before, {input});
+  EXPECT_EQ(foldConstantAffine(b.g), expectedFolds);
+  EXPECT_EQ(b.g.numNodes(), 1u);
+  const std::vector<Tensor> got = runGraph(b.g, {input});
+  float scale = 1.0f;
+  for (float v : ref[0].values<float>())
+    scale = std::max(scale, std::fabs(v));
+  EXPECT_LE(maxAbsDiff(got[0], ref[0]), 2e-5f * scale);
+}
+
+} // namespace
+
+TEST(FoldConstantAffine, PerChannelScaleThenShiftFoldIntoTheConv) {
+  GraphBuilder b = convThen([](GraphBuilder& g, ValueId y) {
+    const ValueId scaled =
+        g.op(OpKind::Mul, "scale", {y, g.floats("s", {1, 6, 1, 1}, pseudoRandom(6, 7))});
+    const ValueId shifted =
+        g.op(OpKind::Add, "shift", {g.floats("t", {6, 1, 1}, pseudoRandom(6, 8)), scaled});
+    const ValueId divided = g.op(OpKind::Div, "div", {shifted, g.floats("d", {}, {4.0f})});
+    return g.op(OpKind::Sub, "sub", {divided, g.floats("c", {1}, {0.25f})});
+  });
+  expectAffineFolded(b, 4);
+}
+
+TEST(FoldConstantAffine, WhatIsNotAPerChannelAffineMapStays) {
+  const auto count = [](const std::function<ValueId(GraphBuilder&, ValueId)>& tail) {
+    GraphBuilder b = convThen(tail);
+    inferShapes(b.g);
+    return foldConstantAffine(b.g);
+  };
+  // c - x, x / 0, a constant varying along the rows, and a conv output read twice.
+  EXPECT_EQ(count([](GraphBuilder& g, ValueId y) {
+              return g.op(OpKind::Sub, "rsub", {g.floats("c", {}, {1.0f}), y});
+            }),
+            0u);
+  EXPECT_EQ(
+      count([](GraphBuilder& g, ValueId y) {
+        return g.op(OpKind::Div, "div0", {y, g.floats("z", {6, 1, 1}, std::vector<float>(6))});
+      }),
+      0u);
+  EXPECT_EQ(count([](GraphBuilder& g, ValueId y) {
+              return g.op(OpKind::Mul, "rows", {y, g.floats("r", {5, 1}, pseudoRandom(5, 3))});
+            }),
+            0u);
+  EXPECT_EQ(count([](GraphBuilder& g, ValueId y) {
+              const ValueId m = g.op(OpKind::Mul, "m", {y, g.floats("s", {}, {2.0f})});
+              return g.op(OpKind::Add, "twice", {m, y});
+            }),
+            0u);
 }
