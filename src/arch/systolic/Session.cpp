@@ -77,6 +77,42 @@ RunOutcome runProgram(const ir::Graph& g, const Program& program, const quant::Q
   return out;
 }
 
+/// The SBUF resident region's summary line: how many layer outputs stay on chip, and which
+/// went to DRAM (the first few; each layer's note says why).
+void summarizeResidency(const Program& p, report::RunReport& rep) {
+  constexpr size_t kListed = 8;
+  int64_t onChip = 0, activations = 0;
+  for (const Layer& l : p.layers) {
+    if (l.unit == LayerUnit::View) // a view shares its input's bytes
+      continue;
+    for (int32_t ti : l.outputTensors) {
+      const DramTensor* t = ti >= 0 ? &p.tensors[static_cast<size_t>(ti)] : nullptr;
+      if (t && t->role == DramTensor::Role::Activation) {
+        ++activations;
+        onChip += isResidentAddr(t->addr) ? 1 : 0;
+      }
+    }
+  }
+  std::vector<std::string> spilled;
+  for (const Layer& l : p.layers)
+    if (const size_t at = l.note.find(kSpillNote); at != std::string::npos)
+      spilled.push_back(fmt::format("{}: {}", l.name, l.note.substr(at + kSpillNote.size())));
+  rep.summary.emplace_back(
+      "SBUF resident region",
+      fmt::format("{} B per partition ({} B in all); {} of {} intermediate layer outputs stay on "
+                  "chip",
+                  p.config.sbufResidentBytesPerPartition, residentRegionBytes(p.config), onChip,
+                  activations));
+  if (spilled.empty())
+    return;
+  std::string list;
+  for (size_t i = 0; i < spilled.size() && i < kListed; ++i)
+    list.append(i > 0 ? "; " : "").append(spilled[i]);
+  if (spilled.size() > kListed)
+    list.append(fmt::format("; and {} more (see each layer's note)", spilled.size() - kListed));
+  rep.summary.emplace_back("outputs spilled to DRAM", list);
+}
+
 report::BaselineRow::Side sideOf(const report::LayerStats& s) {
   report::BaselineRow::Side side;
   side.streamedElements = s.streamedElements;
@@ -142,6 +178,7 @@ SessionResult simulateModel(const ir::Graph& g, const SystolicConfig& config,
   r.layers = main.stats;
   r.verdict = main.verdict;
   result.outputs = std::move(main.outputs);
+  summarizeResidency(result.program, r);
 
   if (options.baselineRows) {
     co.baseline = true;

@@ -8,7 +8,9 @@
 #include "nnaccel/arch/systolic/Session.h"
 #include "nnaccel/driver/ModelLoader.h"
 
+#include <algorithm>
 #include <gtest/gtest.h>
+#include <map>
 #include <set>
 
 namespace nnaccel::arch::systolic {
@@ -68,6 +70,17 @@ TEST(SystolicResidency, WhatDoesNotFitSpillsAndTheNoteSaysSo) {
       EXPECT_NE(l.note.find("of the 1024 B resident region live"), std::string::npos) << l.note;
     }
   EXPECT_EQ(noted, spilled);
+  // The summary names the region and the spills.
+  std::map<std::string, std::string> summary(r.report.summary.begin(), r.report.summary.end());
+  EXPECT_NE(summary["SBUF resident region"].find("1024 B in all"), std::string::npos);
+  EXPECT_NE(summary["SBUF resident region"].find("intermediate layer outputs stay on chip"),
+            std::string::npos);
+  const std::string& list = summary["outputs spilled to DRAM"];
+  int listed = 0;
+  for (size_t at = list.find("output '"); at != std::string::npos;
+       at = list.find("output '", at + 1))
+    ++listed;
+  EXPECT_EQ(listed, std::min(noted, 8)) << list;
 }
 
 TEST(SystolicResidency, ALayerThatNeedsTheWholeBufferShrinksTheRegion) {
