@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numbers>
 #include <set>
 #include <sstream>
 
@@ -477,6 +478,14 @@ ActivationParams activationParams(const Graph& g, NodeId id) {
       p.alpha = n.attrs.getFloat("alpha", 0.2f);
       p.beta = n.attrs.getFloat("beta", 0.5f);
       break;
+    case OpKind::Gelu: {
+      const std::string approximate = n.attrs.getString("approximate", "none");
+      if (approximate != "none" && approximate != "tanh") {
+        g.fail(id, "approximate must be \"none\" or \"tanh\", got " + quoted(approximate));
+      }
+      p.tanhApproximation = approximate == "tanh";
+      break;
+    }
     case OpKind::Clip:
       if (n.opset < 11) {
         if (n.inputs.size() > 1) {
@@ -502,6 +511,21 @@ ActivationParams activationParams(const Graph& g, NodeId id) {
   });
 }
 
+namespace {
+
+/// ONNX Gelu (opset 20): 0.5 x (1 + erf(x / sqrt 2)), or with approximate = "tanh"
+/// 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))); evaluated in double, rounded once.
+float geluOf(float x, bool tanhApproximation) {
+  const auto v = static_cast<double>(x);
+  if (tanhApproximation) {
+    const double k = std::sqrt(2.0 / std::numbers::pi);
+    return static_cast<float>(0.5 * v * (1.0 + std::tanh(k * (v + 0.044715 * v * v * v))));
+  }
+  return static_cast<float>(0.5 * v * (1.0 + std::erf(v / std::numbers::sqrt2)));
+}
+
+} // namespace
+
 float applyActivation(const ActivationParams& p, float x) {
   switch (p.kind) {
   case OpKind::Relu:
@@ -525,6 +549,12 @@ float applyActivation(const ActivationParams& p, float x) {
   case OpKind::Softplus:
     // log(1 + exp(x)) without overflow for large x.
     return x > 0.0f ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
+  case OpKind::Exp:
+    return std::exp(x);
+  case OpKind::Erf:
+    return std::erf(x);
+  case OpKind::Gelu:
+    return geluOf(x, p.tanhApproximation);
   default:
     break;
   }

@@ -487,6 +487,9 @@ QuantNode classifyNode(const Graph& g, NodeId id) {
   case OpKind::Softplus:
   case OpKind::LeakyRelu:
   case OpKind::PRelu:
+  case OpKind::Exp:
+  case OpKind::Erf:
+  case OpKind::Gelu:
     return classifyLookup(g, id);
   case OpKind::Div:
     if (!g.isConstant(inputAt(n, 1))) {

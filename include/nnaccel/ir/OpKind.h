@@ -44,4 +44,7 @@ bool isRowMajorView(OpKind kind);
   case ::nnaccel::ir::OpKind::Tanh:                                                                \
   case ::nnaccel::ir::OpKind::Elu:                                                                 \
   case ::nnaccel::ir::OpKind::Selu:                                                                \
-  case ::nnaccel::ir::OpKind::Softplus
+  case ::nnaccel::ir::OpKind::Softplus:                                                            \
+  case ::nnaccel::ir::OpKind::Exp:                                                                 \
+  case ::nnaccel::ir::OpKind::Erf:                                                                 \
+  case ::nnaccel::ir::OpKind::Gelu

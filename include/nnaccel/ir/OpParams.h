@@ -79,9 +79,10 @@ BatchNormParams batchNormParams(const Graph& g, NodeId id);
 /// (from attributes for opset < 11, from constant inputs otherwise; +-inf when absent).
 struct ActivationParams {
   OpKind kind = OpKind::Relu;
-  float alpha = 0.0f; ///< LeakyRelu/Elu/HardSigmoid/Selu alpha; Clip min
-  float beta = 0.0f;  ///< HardSigmoid beta; Clip max
-  float gamma = 0.0f; ///< Selu gamma
+  float alpha = 0.0f;             ///< LeakyRelu/Elu/HardSigmoid/Selu alpha; Clip min
+  float beta = 0.0f;              ///< HardSigmoid beta; Clip max
+  float gamma = 0.0f;             ///< Selu gamma
+  bool tanhApproximation = false; ///< Gelu approximate = "tanh"
 };
 ActivationParams activationParams(const Graph& g, NodeId id);
 /// Applies the activation to one fp32 value: the scalar formula, used by the reference executor

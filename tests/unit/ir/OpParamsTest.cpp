@@ -574,6 +574,17 @@ TEST(ActivationParams, ClipAttributesBeforeOpset11AndInputsAfter) {
             "input in opset 11");
 }
 
+TEST(ActivationParams, GeluApproximationIsNoneOrTanh) {
+  EXPECT_FALSE(activation(OpKind::Gelu, {}, 20).tanhApproximation);
+  EXPECT_TRUE(activation(OpKind::Gelu, attrs({{"approximate", std::string("tanh")}}), 20)
+                  .tanhApproximation);
+  EXPECT_EQ(errorOf([] {
+              activation(OpKind::Gelu, attrs({{"approximate", std::string("fast")}}), 20);
+            }),
+            "model.onnx: node 'act' (Gelu, opset 20): approximate must be \"none\" or \"tanh\", "
+            "got 'fast'");
+}
+
 TEST(ApplyActivation, ReferenceValues) {
   // Expected values computed in float32 with numpy.
   const auto f = [](OpKind k, float x, AttrMap a = {}) {
@@ -601,6 +612,14 @@ TEST(ApplyActivation, ReferenceValues) {
   EXPECT_FLOAT_EQ(f(OpKind::Softplus, -3.0f), 0.04858735f);
   EXPECT_FLOAT_EQ(f(OpKind::Softplus, 3.0f), 3.0485873f);
   EXPECT_EQ(f(OpKind::Softplus, 100.0f), 100.0f); // no overflow
+  EXPECT_FLOAT_EQ(f(OpKind::Exp, 1.0f), 2.7182818f);
+  EXPECT_FLOAT_EQ(f(OpKind::Erf, 0.5f), 0.52049988f);
+  EXPECT_FLOAT_EQ(f(OpKind::Gelu, 1.0f), 0.84134475f);
+  EXPECT_FLOAT_EQ(f(OpKind::Gelu, -1.0f), -0.15865525f);
+  EXPECT_FLOAT_EQ(f(OpKind::Gelu, 1.0f, attrs({{"approximate", std::string("tanh")}})),
+                  0.84119199f);
+  EXPECT_FLOAT_EQ(f(OpKind::Gelu, -2.0f, attrs({{"approximate", std::string("tanh")}})),
+                  -0.045402306f);
   ActivationParams clip{OpKind::Clip, 0.0f, 6.0f, 0.0f};
   EXPECT_EQ(applyActivation(clip, -1.0f), 0.0f);
   EXPECT_EQ(applyActivation(clip, 5.0f), 5.0f);

@@ -261,6 +261,29 @@ TEST(Quantizer, TensorOpConstantIsALookup) {
   EXPECT_GT(measureAgreement(f[0], r.dequantized[0]).cosineSimilarity, 0.999);
 }
 
+TEST(Quantizer, ExpErfAndGeluAreLookups) {
+  // GELU as an op (opset 20) and as exporters decompose it with Erf; Exp of a small input.
+  GraphBuilder b(20);
+  const auto x = b.input("x", {1, 4, 3, 3});
+  const auto gelu = b.op(OpKind::Gelu, "gelu", {x});
+  const auto erf = b.op(OpKind::Erf, "erf",
+                        {b.op(OpKind::Div, "scaled", {x, b.floats("r2", {}, {1.41421356f})})});
+  const auto gate = b.op(OpKind::Mul, "gate",
+                         {x, b.op(OpKind::Add, "one_plus", {erf, b.floats("one", {}, {1.0f})})});
+  const auto exp =
+      b.op(OpKind::Exp, "exp", {b.op(OpKind::Mul, "small", {x, b.floats("tenth", {}, {0.1f})})});
+  const ir::Graph g = finish(b, {gelu, gate, exp});
+  const QuantizedModel m = quantize(g, {});
+  for (const char* name : {"gelu", "erf", "exp"})
+    EXPECT_EQ(m.node(nodeNamed(g, name)).kind, QuantOpKind::Lookup) << name;
+  Int8Executor ex(m);
+  const auto in = makeCalibrationInputs(g, 1, 12)[0];
+  const Int8Result r = ex.run(in);
+  const std::vector<Tensor> f = reference::Executor(g).run(in);
+  for (size_t i = 0; i < 3; ++i)
+    EXPECT_GT(measureAgreement(f[i], r.dequantized[i]).cosineSimilarity, 0.99) << i;
+}
+
 TEST(Quantizer, AStandaloneBatchNormIsAPerChannelLookup) {
   // A BatchNormalization after an Add (nothing to fold it into): one table per channel, and
   // its statistics broadcast along the channel axis.
