@@ -46,7 +46,8 @@ bool isUnaryActivation(OpKind kind) {
 }
 
 bool isBinaryElementwise(OpKind kind) {
-  return kind == OpKind::Add || kind == OpKind::Sub || kind == OpKind::Mul || kind == OpKind::Div;
+  return kind == OpKind::Add || kind == OpKind::Sub || kind == OpKind::Mul || kind == OpKind::Div ||
+         kind == OpKind::Min || kind == OpKind::Max;
 }
 
 bool isRowMajorView(OpKind k) {

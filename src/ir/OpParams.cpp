@@ -562,6 +562,13 @@ float applyActivation(const ActivationParams& p, float x) {
   return x;
 }
 
+float minMaxOf(bool max, float a, float b) {
+  if (std::isnan(a) || std::isnan(b)) {
+    return std::numeric_limits<float>::quiet_NaN();
+  }
+  return max ? std::max(a, b) : std::min(a, b);
+}
+
 // --- broadcasting, Gemm, Softmax
 // ------------------------------------------------------------------
 

@@ -135,6 +135,10 @@ Tensor foldBinary(const Graph& g, NodeId id, OpKind op, const Tensor& a, const T
       case OpKind::Mul:
         r = x * y;
         break;
+      case OpKind::Min:
+      case OpKind::Max:
+        r = minMaxOf(op == OpKind::Max, x, y);
+        break;
       default:
         r = x / y;
         break;
@@ -157,6 +161,12 @@ Tensor foldBinary(const Graph& g, NodeId id, OpKind op, const Tensor& a, const T
       break;
     case OpKind::Mul:
       r = static_cast<int64_t>(ux * uy);
+      break;
+    case OpKind::Min:
+      r = std::min(x, y);
+      break;
+    case OpKind::Max:
+      r = std::max(x, y);
       break;
     default:
       if (y == 0) {
@@ -441,6 +451,16 @@ std::vector<OutInfo> computeOutputs(const Graph& g, NodeId id) {
   case OpKind::Sub:
   case OpKind::Mul:
   case OpKind::Div:
+    return inferBinary(g, id);
+  case OpKind::Min:
+  case OpKind::Max:
+    if (g.node(id).inputs.size() != 2) {
+      const auto count = static_cast<int64_t>(g.node(id).inputs.size());
+      g.fail(id,
+             "has " + str(count) + (count == 1 ? " input" : " inputs") +
+                 "; nnaccel takes Min and Max of exactly two",
+             ErrorKind::Unsupported);
+    }
     return inferBinary(g, id);
   case OpKind::Gemm: {
     requireF32(g, id, in0());

@@ -446,6 +446,14 @@ QuantNode classifyNode(const Graph& g, NodeId id) {
       }
     }
     return ofKind(n.op == OpKind::Mul ? QuantOpKind::Mul : QuantOpKind::AddSub);
+  case OpKind::Min:
+  case OpKind::Max:
+    // With a constant (second) operand, a unary function of x: a table. Two tensors would need
+    // both requantized onto the output scale before comparing: not an int8 rule yet.
+    if (!g.isConstant(inputAt(n, 0)) && g.isConstant(inputAt(n, 1))) {
+      return classifyLookup(g, id);
+    }
+    return island("a Min or Max of two computed tensors has no int8 rule yet");
   case OpKind::Concat:
     for (ValueId v : n.inputs) {
       if (!isF32(g, v)) {

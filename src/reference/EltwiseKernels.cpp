@@ -96,6 +96,13 @@ template <typename T> T wrapMul(T a, T b) {
 }
 
 template <typename T> T applyBinary(OpKind op, T a, T b) {
+  if (op == OpKind::Min || op == OpKind::Max) {
+    if constexpr (std::is_floating_point_v<T>) {
+      return ir::minMaxOf(op == OpKind::Max, a, b);
+    } else {
+      return op == OpKind::Max ? std::max(a, b) : std::min(a, b);
+    }
+  }
   if constexpr (std::is_floating_point_v<T>) {
     switch (op) {
     case OpKind::Add:
@@ -265,7 +272,9 @@ Tensor binary(OpKind op, const Tensor& a, const Tensor& b, KernelCache& cache) {
   switch (a.dtype()) {
   case DType::F32: {
     const bool commutes = op == OpKind::Add || op == OpKind::Mul;
-    if (numElements(out) > 0 && !out.empty() && out.size() <= DNNL_MAX_NDIMS) {
+    // Min/Max run as loops: their NaN rule is ours (ir::minMaxOf), not oneDNN's.
+    const bool dnnlOp = op != OpKind::Min && op != OpKind::Max;
+    if (dnnlOp && numElements(out) > 0 && !out.empty() && out.size() <= DNNL_MAX_NDIMS) {
       if (out == a.shape()) {
         return binaryDnnl(op, a, b, cache);
       }

@@ -124,6 +124,8 @@ std::vector<Tensor> evalUnchecked(const ir::Graph& g, ir::NodeId id, const NodeI
   case OpKind::Sub:
   case OpKind::Mul:
   case OpKind::Div:
+  case OpKind::Min:
+  case OpKind::Max:
     return one(binary(n.op, in.at(0), in.at(1), cache));
   case OpKind::Gemm:
     return one(gemm(ir::gemmParams(g, id), in.at(0), in.at(1), in.optional(2), cache));

@@ -23,7 +23,7 @@ const std::vector<OpKind>& allOps();
 /// Element-wise unary activation (Relu, LeakyRelu, Clip, Sigmoid, ...; not PRelu, which has a
 /// slope tensor): exactly the ops of NNACCEL_UNARY_ACTIVATION_CASES.
 bool isUnaryActivation(OpKind kind);
-/// Add/Sub/Mul/Div.
+/// Add/Sub/Mul/Div, and Min/Max of two inputs (ONNX's are variadic; nnaccel takes two).
 bool isBinaryElementwise(OpKind kind);
 /// Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout: the output is the input's elements
 /// in the same row-major order (an engine can alias the value instead of moving data).

@@ -89,6 +89,10 @@ ActivationParams activationParams(const Graph& g, NodeId id);
 /// for the kinds oneDNN lacks (reference::activation() is the reference's tensor-level result).
 float applyActivation(const ActivationParams& p, float x);
 
+/// Min (\p max false) or Max of two fp32 values, NaN if either is NaN (numpy's minimum and
+/// maximum; ONNX leaves NaN unspecified). The scalar rule of the reference and of folding.
+float minMaxOf(bool max, float a, float b);
+
 /// Numpy-style broadcast of two shapes; throws (Model) with the node context when impossible.
 Dims broadcastShapes(const Graph& g, NodeId id, const Dims& a, const Dims& b);
 

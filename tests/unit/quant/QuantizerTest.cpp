@@ -284,6 +284,27 @@ TEST(Quantizer, ExpErfAndGeluAreLookups) {
     EXPECT_GT(measureAgreement(f[i], r.dequantized[i]).cosineSimilarity, 0.99) << i;
 }
 
+TEST(Quantizer, MinMaxWithAConstantAreLookupsAndOfTwoTensorsIslands) {
+  GraphBuilder b;
+  const auto x = b.input("x", {1, 4, 3, 3});
+  const auto y = b.input("y", {1, 4, 3, 3});
+  const auto floor = b.op(OpKind::Max, "floor", {x, b.floats("lo", {4, 1, 1}, {0, -1, 1, 0.5f})});
+  const auto cap = b.op(OpKind::Min, "cap", {floor, b.floats("hi", {}, {2.0f})});
+  const auto both = b.op(OpKind::Max, "both", {cap, y});
+  const ir::Graph g = finish(b, {both});
+  const QuantizedModel m = quantize(g, {});
+  EXPECT_EQ(m.node(nodeNamed(g, "floor")).kind, QuantOpKind::Lookup);
+  EXPECT_EQ(m.node(nodeNamed(g, "floor")).lookupAxis, 1);
+  EXPECT_EQ(m.node(nodeNamed(g, "cap")).kind, QuantOpKind::Lookup);
+  EXPECT_EQ(m.node(nodeNamed(g, "both")).kind, QuantOpKind::FloatIsland);
+  EXPECT_EQ(m.node(nodeNamed(g, "both")).islandReason,
+            "a Min or Max of two computed tensors has no int8 rule yet");
+  Int8Executor ex(m);
+  const auto in = makeCalibrationInputs(g, 1, 12)[0];
+  const std::vector<Tensor> f = reference::Executor(g).run(in);
+  EXPECT_GT(measureAgreement(f[0], ex.run(in).dequantized[0]).cosineSimilarity, 0.99);
+}
+
 TEST(Quantizer, AStandaloneBatchNormIsAPerChannelLookup) {
   // A BatchNormalization after an Add (nothing to fold it into): one table per channel, and
   // its statistics broadcast along the channel axis.
