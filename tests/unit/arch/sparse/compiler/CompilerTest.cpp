@@ -10,6 +10,7 @@
 #include "nnaccel/arch/sparse/Compiler.h"
 
 #include "LayerSpecGraphs.h"
+#include "nnaccel/driver/ModelLoader.h"
 #include "nnaccel/quant/QuantizedModel.h"
 #include "nnaccel/support/Error.h"
 #include "nnaccel/zoo/GraphBuilder.h"
@@ -363,6 +364,18 @@ TEST(SparseCompiler, AsppDilationsFitTheAccumulators) {
     EXPECT_EQ(l.inTiling.pes(), 64) << rate;
     EXPECT_GE(l.kc, 4) << rate;
   }
+}
+
+TEST(SparseCompiler, ZooAsppRunsEveryConvolutionOnTheArray) {
+  // Its dilated branches (rates 6, 12, 18) included: no layer of the ASPP head is left to the
+  // host.
+  const Compiled r = compileGraph(driver::loadModel("aspp"), sparsePreset("scnn"));
+  int dilated = 0;
+  for (const Layer& l : r.program.layers) {
+    EXPECT_NE(l.kind, LayerKind::Host) << l.name << ": " << l.note;
+    dilated += l.kind == LayerKind::Conv && l.conv.phaseDecomposed() ? 1 : 0;
+  }
+  EXPECT_EQ(dilated, 3);
 }
 
 TEST(SparseCompiler, GroupedAndDepthwise) {
