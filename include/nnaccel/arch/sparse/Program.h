@@ -15,9 +15,12 @@
 /// The mapping of every convolution onto the Cartesian-product dataflow is one rule (see
 /// docs/arch/SparseCompiler.md): input plane p holds pixels u (x) and v (y); a non-zero weight of
 /// output channel k on plane p carries a displacement (dx, dy); the product lands on output
-/// (u * coordScale + dx, v * coordScale + dy). Stride > 1 splits each input channel into
-/// stride^2 phase planes; dilation and padding only change the displacements; a transposed
-/// convolution scales the input coordinate (coordScale = stride).
+/// (u * coordScale + dx, v * coordScale + dy) of the accumulator plane the PEs tile. Stride > 1
+/// splits each input channel into stride^2 phase planes; padding only changes the displacements;
+/// a transposed convolution scales the input coordinate (coordScale = stride). A dilated axis is
+/// split into output phases, undilated convolutions laid side by side in the accumulator plane
+/// with gaps for their halos; per-axis coordinate maps say which input pixel a plane position
+/// holds and which output pixel an accumulator cell is.
 #pragma once
 
 #include "nnaccel/arch/common/Elementwise.h"
@@ -110,9 +113,19 @@ struct ConvLayer {
   // Input planes: plane p = (c * phasesY + phaseY) * phasesX + phaseX holds input pixel
   // (phaseY + v * phasesY, phaseX + u * phasesX) of channel c (phases = the stride; 1 for a
   // transposed convolution, whose coordinate is scaled instead).
+  // A dilated axis (SparseCompiler.md §2.3) splits its output into outPhases undilated
+  // convolutions: the planes then hold, per channel, one tap class (k mod phases) of every output
+  // phase side by side, and the PEs tile the accumulator plane accH x accW of the output phases
+  // separated by gaps. Elsewhere outPhases is 1 and the accumulator plane is the output.
   int64_t inChannels = 0, inH = 0, inW = 0;
   int64_t phasesX = 1, phasesY = 1;
   int64_t planeH = 0, planeW = 0;
+  int64_t outPhasesX = 1, outPhasesY = 1;
+  int64_t accH = 0, accW = 0;
+  /// Plane position [phase * planeW + u] -> input x (-1: no pixel, a zero); likewise y.
+  std::vector<int32_t> inputXOf, inputYOf;
+  /// Accumulator-plane x -> output x (-1: a gap cell between output phases); likewise y.
+  std::vector<int32_t> outputXOf, outputYOf;
   int64_t coordScaleX = 1, coordScaleY = 1; ///< transposed convolution: input coordinate * stride
   int64_t convGroups = 1;                   ///< grouped / depthwise convolution
   /// Gemm/MatMul: the input is [rows, C] and the output [rows, K] (pixel-major); a convolution's
@@ -132,6 +145,8 @@ struct ConvLayer {
   /// Dense taps per plane for one output channel (the dense baseline's weight vectors).
   std::vector<int64_t> denseTapsPerPlane;
   int64_t planes() const { return inChannels * phasesX * phasesY; }
+  /// True when a dilated axis lays output phases side by side: the layout is not the tensor's.
+  bool phaseDecomposed() const { return outPhasesX * outPhasesY > 1; }
 };
 
 struct PoolLayer {

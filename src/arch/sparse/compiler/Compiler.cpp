@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <numeric>
 #include <set>
+#include <utility>
 
 namespace nnaccel::arch::sparse {
 
@@ -95,17 +96,53 @@ std::string_view layerKindName(LayerKind k) {
 namespace {
 
 /// One axis of a convolution in the displacement form (Program.h).
+///
+/// A dilated axis (dilation D, stride st, g = gcd(st, D)) is split into R = D / g output phases
+/// (docs/arch/SparseCompiler.md §2.3): output o = r + q * R reads input
+/// o * st - pB + k * D = (r * st - pB + j * D) + (q + k / s) * R * st for tap k = j + s * (k / s),
+/// s = st / g. So output phase r is an undilated convolution with taps k / s over a plane whose
+/// pixel t is input (r * st - pB + j * D) + t * R * st; the accumulator plane lays the R phases
+/// side by side with gap() cells between them (their halos), the input plane of tap class j
+/// holds phase r's pixels t in [0, outputs(r) + gap()) at the same offset. R = 1 (no dilation,
+/// or D dividing st) keeps the plain stride phases.
 struct AxisConv {
   int64_t in = 1, out = 1, kernel = 1, stride = 1, dilation = 1, padBegin = 0;
   bool transposed = false;
 
-  int64_t phases() const { return transposed ? 1 : stride; }
-  int64_t planeSize() const { return transposed ? in : (in + stride - 1) / stride; }
+  int64_t outPhases() const { return transposed ? 1 : dilation / std::gcd(stride, dilation); }
+  bool phased() const { return outPhases() > 1; }
+  /// Input planes per channel: the stride phases, or on a phased axis the tap classes.
+  int64_t phases() const {
+    if (transposed)
+      return 1;
+    return phased() ? stride / std::gcd(stride, dilation) : stride;
+  }
+  /// Cells between output phases: the reach of an output phase's undilated kernel.
+  int64_t gap() const { return phased() ? ceilDiv(kernel, phases()) - 1 : 0; }
+  /// Outputs o = r + q * outPhases() of output phase \p r.
+  int64_t outputs(int64_t r) const { return r < out ? ceilDiv(out - r, outPhases()) : 0; }
+  /// Calls f(r, first accumulator cell) for every non-empty output phase.
+  template <typename F> void forEachOutputPhase(F f) const {
+    int64_t at = 0;
+    for (int64_t r = 0; r < outPhases() && outputs(r) > 0; ++r) {
+      f(r, at);
+      at += outputs(r) + gap();
+    }
+  }
+  /// The accumulator plane's extent: the output, or the output phases with gaps between them.
+  int64_t accSize() const { return out + (std::min(out, outPhases()) - 1) * gap(); }
+  int64_t planeSize() const {
+    if (transposed)
+      return in;
+    return phased() ? accSize() + gap() : (in + stride - 1) / stride;
+  }
   int64_t scale() const { return transposed ? stride : 1; }
   /// The phase plane tap \p k reads.
   int64_t phaseOf(int64_t k) const {
     if (transposed)
       return 0;
+    if (phased())
+      return k % phases();
     const int64_t m = (k * dilation - padBegin) % stride;
     return m < 0 ? m + stride : m;
   }
@@ -113,7 +150,40 @@ struct AxisConv {
   int64_t displacement(int64_t k) const {
     if (transposed)
       return k * dilation - padBegin;
+    if (phased())
+      return -(k / phases());
     return (phaseOf(k) + padBegin - k * dilation) / stride;
+  }
+  /// Accumulator-plane coordinate -> output coordinate (-1: a gap).
+  std::vector<int32_t> outputMap() const {
+    std::vector<int32_t> m(static_cast<size_t>(accSize()), -1);
+    forEachOutputPhase([&](int64_t r, int64_t first) {
+      for (int64_t q = 0; q < outputs(r); ++q)
+        m[static_cast<size_t>(first + q)] = static_cast<int32_t>(r + q * outPhases());
+    });
+    return m;
+  }
+  /// Plane position [phase * planeSize() + u] -> input coordinate (-1: none).
+  std::vector<int32_t> inputMap() const {
+    const int64_t size = planeSize();
+    std::vector<int32_t> m(static_cast<size_t>(phases() * size), -1);
+    auto set = [&](int64_t at, int64_t i) {
+      if (i >= 0 && i < in)
+        m[static_cast<size_t>(at)] = static_cast<int32_t>(i);
+    };
+    for (int64_t j = 0; j < phases(); ++j) {
+      if (!phased()) {
+        for (int64_t u = 0; u < size; ++u)
+          set(j * size + u, j + u * phases());
+        continue;
+      }
+      forEachOutputPhase([&](int64_t r, int64_t first) {
+        for (int64_t t = 0; t < outputs(r) + gap(); ++t)
+          set(j * size + first + t,
+              r * stride - padBegin + j * dilation + t * outPhases() * stride);
+      });
+    }
+    return m;
   }
 };
 
@@ -221,22 +291,61 @@ private:
     lowerConvLike(id, ax, AxisConv{}, fc->reduction, fc->columns, 1, weight, true);
   }
 
+  /// The smallest and largest displacement of \p a's taps (structural: zero weights included,
+  /// so frames follow the geometry, not the data).
+  static std::pair<int64_t, int64_t> displacementRange(const AxisConv& a) {
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (int64_t k = 0; k < a.kernel; ++k) {
+      lo = std::min(lo, a.displacement(k));
+      hi = std::max(hi, a.displacement(k));
+    }
+    return {lo, hi};
+  }
+
+  /// The plane, accumulator-plane and output geometry of \p c with its coordinate maps.
+  static void setPlanes(ConvLayer& c, const AxisConv& ax, const AxisConv& ay) {
+    c.inH = ay.in;
+    c.inW = ax.in;
+    c.phasesX = ax.phases();
+    c.phasesY = ay.phases();
+    c.planeW = ax.planeSize();
+    c.planeH = ay.planeSize();
+    c.coordScaleX = ax.scale();
+    c.coordScaleY = ay.scale();
+    c.outW = ax.out;
+    c.outH = ay.out;
+    c.outPhasesX = ax.outPhases();
+    c.outPhasesY = ay.outPhases();
+    c.accW = ax.accSize();
+    c.accH = ay.accSize();
+    c.inputXOf = ax.inputMap();
+    c.inputYOf = ay.inputMap();
+    c.outputXOf = ax.outputMap();
+    c.outputYOf = ay.outputMap();
+  }
+
+  /// The layer note of a mapped convolution: its planes and output phases.
+  static std::string mappingNote(const ConvLayer& c) {
+    if (c.matrixLayout)
+      return "fully connected: a 1x1 convolution on a 1 x rows plane";
+    std::string note;
+    if (c.phasesX * c.phasesY > 1)
+      note = fmt::format("{} {}x{}: {} phase planes per channel",
+                         c.phaseDecomposed() ? "tap classes" : "stride", c.phasesY, c.phasesX,
+                         c.phasesX * c.phasesY);
+    if (c.phaseDecomposed())
+      note += fmt::format("{}dilation: {}x{} output phases in a {}x{} accumulator plane",
+                          note.empty() ? "" : "; ", c.outPhasesY, c.outPhasesX, c.accH, c.accW);
+    return note;
+  }
+
   template <typename WeightFn>
   void lowerConvLike(ir::NodeId id, const AxisConv& ax, const AxisConv& ay, int64_t inChannels,
                      int64_t outChannels, int64_t convGroups, WeightFn weight, bool matrix) {
-    // Displacements of every tap (structural: zero weights included, so frames follow the
-    // geometry, not the data).
-    int64_t dxMin = INT64_MAX, dxMax = INT64_MIN, dyMin = INT64_MAX, dyMax = INT64_MIN;
-    for (int64_t k = 0; k < ax.kernel; ++k) {
-      dxMin = std::min(dxMin, ax.displacement(k));
-      dxMax = std::max(dxMax, ax.displacement(k));
-    }
-    for (int64_t k = 0; k < ay.kernel; ++k) {
-      dyMin = std::min(dyMin, ay.displacement(k));
-      dyMax = std::max(dyMax, ay.displacement(k));
-    }
-    const AxisMap mx{ax.planeSize(), ax.out, ax.scale(), dxMin, dxMax};
-    const AxisMap my{ay.planeSize(), ay.out, ay.scale(), dyMin, dyMax};
+    const auto [dxMin, dxMax] = displacementRange(ax);
+    const auto [dyMin, dyMax] = displacementRange(ay);
+    const AxisMap mx{ax.planeSize(), ax.accSize(), ax.scale(), dxMin, dxMax};
+    const AxisMap my{ay.planeSize(), ay.accSize(), ay.scale(), dyMin, dyMax};
     const AxisTiles tx = chooseAxisTiles(mx, config_.peCols);
     const AxisTiles ty = chooseAxisTiles(my, config_.peRows);
     std::vector<PeFrame> frames = makeFrames(tx, ty);
@@ -251,18 +360,9 @@ private:
 
     Layer& l = beginLayer(id, LayerKind::Conv);
     ConvLayer& c = l.conv;
+    setPlanes(c, ax, ay);
     c.inChannels = inChannels;
-    c.inH = ay.in;
-    c.inW = ax.in;
-    c.phasesX = ax.phases();
-    c.phasesY = ay.phases();
-    c.planeW = ax.planeSize();
-    c.planeH = ay.planeSize();
-    c.coordScaleX = ax.scale();
-    c.coordScaleY = ay.scale();
     c.outChannels = outChannels;
-    c.outW = ax.out;
-    c.outH = ay.out;
     c.dxMin = dxMin;
     c.dyMin = dyMin;
     c.extentX = dxMax - dxMin + 1;
@@ -279,11 +379,7 @@ private:
                                    qn.multipliers[static_cast<size_t>(m)]});
     const ir::ValueId out = fuseActivation(id, l);
     l.outputs = {out};
-    if (c.phasesX * c.phasesY > 1)
-      l.note = fmt::format("stride {}x{}: {} phase planes per channel", c.phasesY, c.phasesX,
-                           c.phasesX * c.phasesY);
-    if (matrix)
-      l.note = "fully connected: a 1x1 convolution on a 1 x rows plane";
+    l.note = mappingNote(c);
 
     // Dense taps per plane (the dense baseline) and the compressed weight streams.
     c.denseTapsPerPlane.assign(static_cast<size_t>(c.phasesX * c.phasesY), 0);

@@ -21,16 +21,18 @@ namespace sp = formats;
 
 namespace {
 
-/// Input pixel (x, y) of plane \p plane, or 0 outside the input.
-int8_t planePixel(const ConvLayer& l, const int8_t* in, int64_t plane, int64_t u, int64_t v) {
+/// Input pixel (u, v) of plane \p plane, or nullptr where the plane holds no pixel.
+const int8_t* planePixel(const ConvLayer& l, const int8_t* in, int64_t plane, int64_t u,
+                         int64_t v) {
   const int64_t px = plane % l.phasesX, py = (plane / l.phasesX) % l.phasesY;
   const int64_t c = plane / (l.phasesX * l.phasesY);
-  const int64_t x = px + u * l.phasesX, y = py + v * l.phasesY;
-  if (x >= l.inW || y >= l.inH)
-    return 0;
+  const int32_t x = l.inputXOf[static_cast<size_t>(px * l.planeW + u)];
+  const int32_t y = l.inputYOf[static_cast<size_t>(py * l.planeH + v)];
+  if (x < 0 || y < 0)
+    return nullptr;
   if (l.matrixLayout)
-    return in[x * l.inChannels + c];
-  return in[(c * l.inH + y) * l.inW + x];
+    return &in[x * l.inChannels + c];
+  return &in[(c * l.inH + y) * l.inW + x];
 }
 
 } // namespace
@@ -41,6 +43,7 @@ LayerInput compactInput(const ConvLayer& l, const SparseConfig& config, const in
   LayerInput r;
   r.planes = planes;
   r.begin.reserve(static_cast<size_t>(pes * planes + 1));
+  r.pixels.reserve(static_cast<size_t>(pes * planes));
   r.bitsPerPe.assign(static_cast<size_t>(pes), 0);
   std::vector<sp::Position> pos;
   std::vector<int32_t> val;
@@ -51,16 +54,19 @@ LayerInput compactInput(const ConvLayer& l, const SparseConfig& config, const in
       r.begin.push_back(static_cast<int64_t>(r.entries.size()));
       pos.clear();
       val.clear();
+      int64_t pixels = 0;
       for (int64_t y = 0; y < f.inH; ++y)
         for (int64_t x = 0; x < f.inW; ++x) {
-          const int8_t v = planePixel(l, in, c, f.inX0 + x, f.inY0 + y);
-          if (v != 0) {
+          const int8_t* v = planePixel(l, in, c, f.inX0 + x, f.inY0 + y);
+          pixels += v != nullptr ? 1 : 0;
+          if (v != nullptr && *v != 0) {
             pos.push_back(sp::Position{x, y, 0});
-            val.push_back(v);
+            val.push_back(*v);
           }
         }
+      r.pixels.push_back(pixels);
       r.nonZeros += static_cast<int64_t>(val.size());
-      r.denseElements += f.inW * f.inH;
+      r.denseElements += pixels;
       if (val.empty())
         continue;
       const std::vector<sp::CodedEntry> coded = sp::encodePositions(pos, val, table, frame);
@@ -124,6 +130,7 @@ public:
         I_(c.activationsPerVector), P_(F_ * I_) {}
 
   ArrayResult run() {
+    mapFrames();
     buildWork();
     initTimeline();
     simulate();
@@ -133,6 +140,32 @@ public:
   }
 
 private:
+  // --- frames: which accumulator cells are output pixels ------------------------------------
+  /// Per cell of a frame axis of \p cells starting at accumulator-plane coordinate \p origin:
+  /// 1 when it is an output pixel (inside the plane, not a gap between output phases).
+  static std::vector<uint8_t> outputCells(const std::vector<int32_t>& outputOf, int64_t origin,
+                                          int64_t cells) {
+    std::vector<uint8_t> m(static_cast<size_t>(cells), 0);
+    const auto size = static_cast<int64_t>(outputOf.size());
+    for (int64_t i = 0; i < cells; ++i)
+      m[static_cast<size_t>(i)] =
+          origin + i >= 0 && origin + i < size && outputOf[static_cast<size_t>(origin + i)] >= 0;
+    return m;
+  }
+
+  /// The output-pixel masks of every frame and the output pixels of every home region.
+  void mapFrames() {
+    for (const PeFrame& f : l_.frames) {
+      outputX_.push_back(outputCells(l_.outputXOf, f.outX0 - f.haloLeft, f.width()));
+      outputY_.push_back(outputCells(l_.outputYOf, f.outY0 - f.haloTop, f.height()));
+      const auto home = [](const std::vector<uint8_t>& m, int64_t lo, int64_t n) {
+        return std::count(m.begin() + lo, m.begin() + lo + n, 1);
+      };
+      homeOutputs_.push_back(home(outputX_.back(), f.haloLeft, f.outW) *
+                             home(outputY_.back(), f.haloTop, f.outH));
+    }
+  }
+
   // --- weights: the broadcast sequence ----------------------------------------------------
   void buildWork() {
     const sp::CodeTable table = weightCodeTable(c_);
@@ -185,12 +218,8 @@ private:
   }
 
   int64_t iaCount(int64_t pe, int64_t plane) const {
-    if (dense_) {
-      const PeFrame& f = l_.frames[static_cast<size_t>(pe)];
-      return f.inW * f.inH;
-    }
     const auto i = static_cast<size_t>(pe * in_.planes + plane);
-    return in_.begin[i + 1] - in_.begin[i];
+    return dense_ ? in_.pixels[i] : in_.begin[i + 1] - in_.begin[i];
   }
 
   // --- the post-processing timeline (Tables 7, 9, 10) --------------------------------------
@@ -259,8 +288,8 @@ private:
             start = known ? std::max(start, haloEnd_[at(q, g)]) : start;
           }
           if (known) {
-            const PeFrame& f = l_.frames[static_cast<size_t>(p)];
-            ppuEnd_[i] = start + ops(f.outW * f.outH * kc); // bias + requantize + compact
+            // bias + requantize + compact of the home region's output pixels
+            ppuEnd_[i] = start + ops(homeOutputs_[static_cast<size_t>(p)] * kc);
             changed = true;
           }
         }
@@ -587,8 +616,8 @@ private:
     const int64_t fw = f.width(), fh = f.height();
     const int64_t offX = f.inX0 * l_.coordScaleX + l_.dxMin - f.outX0 + f.haloLeft;
     const int64_t offY = f.inY0 * l_.coordScaleY + l_.dyMin - f.outY0 + f.haloTop;
-    const int64_t loX = f.haloLeft - f.outX0, hiX = loX + l_.outW;
-    const int64_t loY = f.haloTop - f.outY0, hiY = loY + l_.outH;
+    const std::vector<uint8_t>& outX = outputX_[static_cast<size_t>(p)];
+    const std::vector<uint8_t>& outY = outputY_[static_cast<size_t>(p)];
     const auto iaBase =
         static_cast<size_t>(in_.begin[static_cast<size_t>(p * in_.planes + w.plane)]);
     const int64_t i0 = pe.iaVec * I_, nI = std::min(I_, ias - i0);
@@ -609,7 +638,7 @@ private:
         acc[addr] += a.value * wt.value;
         pe.xbar->push(static_cast<int>(j + i * F_), static_cast<uint32_t>(addr));
         ++valid;
-        if (fx >= loX && fx < hiX && fy >= loY && fy < hiY)
+        if (outX[static_cast<size_t>(fx)] != 0 && outY[static_cast<size_t>(fy)] != 0)
           ++pe.useful;
       }
     }
@@ -651,7 +680,11 @@ private:
         const int64_t m = wg.firstChannel + k;
         const ChannelPost& post = l_.post[static_cast<size_t>(m)];
         for (int64_t y = 0; y < f.outH; ++y) {
+          const int64_t oy = l_.outputYOf[static_cast<size_t>(f.outY0 + y)];
           for (int64_t x = 0; x < f.outW; ++x) {
+            const int64_t ox = l_.outputXOf[static_cast<size_t>(f.outX0 + x)];
+            if (ox < 0 || oy < 0)
+              continue; // a gap between output phases
             int64_t v = a[static_cast<size_t>(x + f.haloLeft +
                                               f.width() * (y + f.haloTop + f.height() * k))];
             if (v < accMin || v > accMax) {
@@ -664,7 +697,6 @@ private:
             }
             const int32_t q = quant::requantize(static_cast<int32_t>(v) + post.bias,
                                                 post.multiplier, l_.clampMin, l_.clampMax);
-            const int64_t ox = f.outX0 + x, oy = f.outY0 + y;
             const size_t o = l_.matrixLayout
                                  ? static_cast<size_t>(ox * l_.outChannels + m)
                                  : static_cast<size_t>((m * l_.outH + oy) * l_.outW + ox);
@@ -726,10 +758,9 @@ private:
       r.output = std::move(output_);
     }
     for (int64_t p = 0; p < pes_; ++p) {
-      const PeFrame& f = l_.frames[static_cast<size_t>(p)];
       const int64_t msgs = haloCells_[static_cast<size_t>(p)] * l_.outChannels;
       a.haloMessages += msgs;
-      a.ppuOps += msgs + f.outW * f.outH * l_.outChannels;
+      a.ppuOps += msgs + homeOutputs_[static_cast<size_t>(p)] * l_.outChannels;
     }
     d.groups = groups_;
     d.kc = l_.kc;
@@ -753,6 +784,8 @@ private:
   std::vector<std::vector<int64_t>> neighbours_; ///< PEs this PE sends halos to
   std::vector<std::vector<int64_t>> senders_;    ///< PEs that send halos to this PE
   std::vector<int64_t> haloCells_;
+  std::vector<std::vector<uint8_t>> outputX_, outputY_; ///< per PE: frame cells that are outputs
+  std::vector<int64_t> homeOutputs_;                    ///< per PE: output pixels it owns
   int64_t cycles_ = 0;
   int64_t haloMessages_ = 0, overflows_ = 0;
   int64_t maxGroup_ = 0;

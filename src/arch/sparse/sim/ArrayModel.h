@@ -28,7 +28,10 @@ struct LayerInput {
   std::vector<IaEntry> entries;
   std::vector<int64_t> begin;
   std::vector<int64_t> bitsPerPe; ///< compressed size (values + codes) per PE
-  int64_t nonZeros = 0, denseElements = 0;
+  /// Per (pe, plane) as `begin`: the input pixels of the PE's tile (what a dense machine reads;
+  /// plane positions that hold no pixel, as the gaps of a dilated layer, are not counted).
+  std::vector<int64_t> pixels;
+  int64_t nonZeros = 0, denseElements = 0; ///< denseElements: the sum of `pixels`
 };
 
 /// Compacts the dense int8 input of \p layer into every PE's activation buffer (the memory

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <memory>
+#include <numeric>
 #include <optional>
 #include <set>
 
@@ -93,6 +94,8 @@ struct Residency {
   std::shared_ptr<const LayerInput> compacted;
   Tiling tiling;
   int64_t compressedBytes = 0;
+  /// On chip in a dilated layer's phase order (output phases side by side): no reader's tiling.
+  bool phaseOrder = false;
 };
 
 } // namespace
@@ -181,7 +184,7 @@ struct Simulator::Impl {
   int64_t loadInput(ir::ValueId v, const Tiling& tiling, bool inPlacePossible,
                     int64_t compressedBytes, AccessCounts& a, bool& fromDram) {
     Residency& r = residency[static_cast<size_t>(v)];
-    if (r.onChip && inPlacePossible && r.tiling == tiling) {
+    if (r.onChip && inPlacePossible && !r.phaseOrder && r.tiling == tiling) {
       fromDram = false;
       return 0;
     }
@@ -286,7 +289,8 @@ struct Simulator::Impl {
   void convImage(const Layer& l, const SimOptions& options, const Tensor& x, bool isSynthetic,
                  bool outputToDram, LayerDetail& d) {
     const ConvLayer& c = l.conv;
-    const bool inPlace = c.phasesX * c.phasesY == 1 && !c.matrixLayout && c.planeW == c.inW;
+    const bool inPlace =
+        c.phasesX * c.phasesY == 1 && !c.phaseDecomposed() && !c.matrixLayout && c.planeW == c.inW;
     const std::shared_ptr<const LayerInput> inHeld = convInput(l, x, isSynthetic, inPlace);
     const LayerInput& in = *inHeld;
     int64_t iaBytes = 0, maxIaBytes = 0;
@@ -332,8 +336,8 @@ struct Simulator::Impl {
                                               bool inPlace) const {
     const ConvLayer& c = l.conv;
     const Residency& src = residency[static_cast<size_t>(l.inputs[0])];
-    const bool reuse =
-        !isSynthetic && inPlace && src.onChip && src.compacted && src.tiling == c.inTiling;
+    const bool reuse = !isSynthetic && inPlace && src.onChip && !src.phaseOrder && src.compacted &&
+                       src.tiling == c.inTiling;
     return reuse ? src.compacted
                  : std::make_shared<const LayerInput>(compactInput(c, config, x.data<int8_t>()));
   }
@@ -359,6 +363,7 @@ struct Simulator::Impl {
     r.compressedBytes = os.bytes;
     r.inDram = false;
     r.compacted = os.compacted;
+    r.phaseOrder = c.phaseDecomposed();
     d.outputToDram = !r.onChip;
     if (!r.onChip)
       dramSide.dramWriteBytes += os.bytes;
@@ -394,8 +399,11 @@ struct Simulator::Impl {
     const int64_t denseOutBytes = os.elements * config.valueBits / 8;
     d.denseAccess.dramReadBytes = denseWeightBytes + (fromDram ? denseIaBytes : 0);
     int64_t denseMaxIa = 0;
-    for (const PeFrame& f : c.frames)
-      denseMaxIa = std::max(denseMaxIa, f.inW * f.inH * c.planes() * config.valueBits / 8);
+    for (size_t pe = 0; pe < c.frames.size(); ++pe) {
+      const auto first = in.pixels.begin() + static_cast<ptrdiff_t>(pe) * in.planes;
+      const int64_t pixels = std::accumulate(first, first + in.planes, int64_t{0});
+      denseMaxIa = std::max(denseMaxIa, pixels * config.valueBits / 8);
+    }
     if (denseMaxIa > config.iaRamBytes)
       d.denseAccess.dramReadBytes += denseIaBytes * static_cast<int64_t>(c.groups.size());
     d.denseAccess.oaWriteBytes = denseOutBytes;
@@ -474,10 +482,14 @@ struct Simulator::Impl {
   /// The compacted size of a Conv layer's output, tile by tile, as its post-processing units
   /// write it (the next layer's input code table and frames).
   OutputSize outputSize(const ConvLayer& c, const int8_t* out) const {
-    ConvLayer view;
+    ConvLayer view; // the output as a layer input: accumulator-plane positions, output pixels
     view.inChannels = c.outChannels;
-    view.inH = view.planeH = c.outH;
-    view.inW = view.planeW = c.outW;
+    view.inH = c.outH;
+    view.inW = c.outW;
+    view.planeH = c.accH;
+    view.planeW = c.accW;
+    view.inputXOf = c.outputXOf;
+    view.inputYOf = c.outputYOf;
     view.matrixLayout = c.matrixLayout;
     view.inTiling = c.outTiling;
     for (const PeFrame& f : c.frames) {

@@ -10,6 +10,7 @@
 #include "nnaccel/arch/sparse/Compiler.h"
 
 #include "LayerSpecGraphs.h"
+#include "nnaccel/driver/ModelLoader.h"
 #include "nnaccel/quant/QuantizedModel.h"
 #include "nnaccel/support/Error.h"
 #include "nnaccel/zoo/GraphBuilder.h"
@@ -17,6 +18,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <map>
+#include <numeric>
 #include <set>
 #include <tuple>
 
@@ -108,6 +110,11 @@ void checkWeightsRoundTrip(const LayerSpec& s, const quant::QuantNode& qn, const
   /// The tap of displacement \p d on phase \p phase, or -1.
   auto tapOf = [&](int64_t d, int64_t phase, int64_t stride, int64_t dilation, int64_t pad,
                    int64_t kernel) -> int64_t {
+    // A dilated axis with output phases (§2.3): tap k = phase + (k / classes) * classes sits on
+    // tap-class plane `phase` with displacement -(k / classes), classes = stride / gcd.
+    const int64_t classes = stride / std::gcd(stride, dilation);
+    if (!tr && dilation / std::gcd(stride, dilation) > 1)
+      return phase - d * classes < kernel ? phase - d * classes : -1;
     // Conv: output o = u + d reads input phase + u * stride = o * stride - pad + k * dilation.
     // ConvTranspose: output o = u * stride + d = u * stride - pad + k * dilation.
     const int64_t num = tr ? d + pad : phase - d * stride + pad;
@@ -293,22 +300,82 @@ TEST(SparseCompiler, StrideTwoSplitsChannelsIntoPhasePlanes) {
   EXPECT_EQ(l3.denseTapsPerPlane, (std::vector<int64_t>{1, 1, 0, 1, 1, 0, 0, 0, 0}));
 }
 
-TEST(SparseCompiler, DilationOnlyChangesDisplacements) {
+TEST(SparseCompiler, DilationSplitsTheOutputIntoPhasesSideBySide) {
+  // 12 x 12, 3x3, dilation 2, pad 2: output phases r = 0, 1 of 6 outputs each per axis, laid
+  // side by side with a gap of 2 (the undilated kernel's halo): a 14-wide accumulator plane.
   LayerSpec s = conv(2, 2, 12, 12, 3, 2);
   s.dh = s.dw = 2;
   const Compiled r = compileAndCheck(s, sparsePreset("scnn"));
-  const ConvLayer& l = convLayer(r.program).conv;
+  const Layer& layer = convLayer(r.program);
+  const ConvLayer& l = layer.conv;
   EXPECT_EQ(l.planes(), 2);
+  EXPECT_EQ(l.outPhasesX, 2);
+  EXPECT_EQ(l.outPhasesY, 2);
   EXPECT_EQ(l.outW, 12);
-  EXPECT_EQ(l.dxMin, -2); // {2, 0, -2}
-  EXPECT_EQ(l.extentX, 5);
+  EXPECT_EQ(l.accW, 14);
+  EXPECT_EQ(l.planeW, 16);
+  EXPECT_EQ(l.dxMin, -2); // the undilated taps: {0, -1, -2}
+  EXPECT_EQ(l.extentX, 3);
   EXPECT_EQ(l.denseTapsPerPlane, (std::vector<int64_t>{9}));
-  // 12 pixels over 8 PEs: tiles of 1-2 pixels cannot hold a halo of 2 -> fewer PEs.
-  EXPECT_EQ(l.inTiling.x.parts, 6);
-  for (const PeFrame& f : l.frames) {
-    EXPECT_EQ(f.haloLeft, 2);
-    EXPECT_EQ(f.haloRight, 2);
+  EXPECT_EQ(l.outputXOf, (std::vector<int32_t>{0, 2, 4, 6, 8, 10, -1, -1, 1, 3, 5, 7, 9, 11}));
+  // Phase r's pixel t is input r - 2 + 2t, for t in [0, 6 + 2).
+  EXPECT_EQ(l.inputXOf, (std::vector<int32_t>{-1, 0, 2, 4, 6, 8, 10, -1, //
+                                              -1, 1, 3, 5, 7, 9, 11, -1}));
+  EXPECT_EQ(layer.note, "dilation: 2x2 output phases in a 14x14 accumulator plane");
+  // Halos are the undilated kernel's (2 cells in all), not (3 - 1) x 2 on each side.
+  EXPECT_EQ(l.inTiling.x.parts, 8);
+  for (const PeFrame& f : l.frames)
+    EXPECT_LE(f.haloLeft + f.haloRight, 3);
+}
+
+TEST(SparseCompiler, DilationWithStride) {
+  // Dilation 2 at stride 2 reads one stride phase per tap: the plain stride planes (R = 1).
+  LayerSpec s = conv(2, 3, 11, 11, 3, 2);
+  s.sh = s.sw = s.dh = s.dw = 2;
+  Compiled r = compileAndCheck(s, sparsePreset("scnn"));
+  EXPECT_FALSE(convLayer(r.program).conv.phaseDecomposed());
+  // Dilation 4 at stride 2: 2 output phases per axis, one tap class.
+  s.dh = s.dw = 4;
+  s.padTop = s.padLeft = s.padBottom = s.padRight = 4;
+  r = compileAndCheck(s, sparsePreset("scnn"));
+  EXPECT_EQ(convLayer(r.program).conv.outPhasesX, 2);
+  EXPECT_EQ(convLayer(r.program).conv.phasesX, 1);
+  // Dilation 3 at stride 2 (coprime), pad 4: 7 outputs in 3 output phases (3, 2, 2) with gaps
+  // of 1; the taps split into 2 classes (k mod 2).
+  s.dh = s.dw = 3;
+  r = compileAndCheck(s, sparsePreset("scnn"));
+  const Layer& layer = convLayer(r.program);
+  EXPECT_EQ(layer.conv.outPhasesX, 3);
+  EXPECT_EQ(layer.conv.phasesX, 2);
+  EXPECT_EQ(layer.conv.denseTapsPerPlane, (std::vector<int64_t>{4, 2, 2, 1}));
+  EXPECT_EQ(layer.note, "tap classes 2x2: 4 phase planes per channel; dilation: 3x3 output "
+                        "phases in a 9x9 accumulator plane");
+}
+
+TEST(SparseCompiler, AsppDilationsFitTheAccumulators) {
+  // The zoo's ASPP branches (33 x 33, 3x3, rates 6 / 12 / 18) went to the host in the
+  // displacement form (a frame of 41 x 41 cells and more): in phases they run on all 64 PEs.
+  for (const int64_t rate : {6, 12, 18}) {
+    LayerSpec s = conv(8, 8, 33, 33, 3, rate);
+    s.dh = s.dw = rate;
+    const Compiled r = compileAndCheck(s, sparsePreset("scnn"));
+    const ConvLayer& l = convLayer(r.program).conv;
+    EXPECT_EQ(l.accW, 33 + (rate - 1) * 2) << rate;
+    EXPECT_EQ(l.inTiling.pes(), 64) << rate;
+    EXPECT_GE(l.kc, 4) << rate;
   }
+}
+
+TEST(SparseCompiler, ZooAsppRunsEveryConvolutionOnTheArray) {
+  // Its dilated branches (rates 6, 12, 18) included: no layer of the ASPP head is left to the
+  // host.
+  const Compiled r = compileGraph(driver::loadModel("aspp"), sparsePreset("scnn"));
+  int dilated = 0;
+  for (const Layer& l : r.program.layers) {
+    EXPECT_NE(l.kind, LayerKind::Host) << l.name << ": " << l.note;
+    dilated += l.kind == LayerKind::Conv && l.conv.phaseDecomposed() ? 1 : 0;
+  }
+  EXPECT_EQ(dilated, 3);
 }
 
 TEST(SparseCompiler, GroupedAndDepthwise) {
