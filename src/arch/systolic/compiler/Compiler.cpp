@@ -123,9 +123,9 @@ private:
     const bool isOutput = std::find(g_.outputs.begin(), g_.outputs.end(), v) != g_.outputs.end();
     t.role = isOutput && role == DramTensor::Role::Activation ? DramTensor::Role::Output : role;
     std::string spill;
-    if (aliasAddr >= 0) {
-      ctx_.residency.alias(aliasAddr, v);
-    } else if (t.role == DramTensor::Role::Activation) {
+    // A view's tensor aliases its input's bytes, whose lifetime already covers the view's
+    // readers (Residency).
+    if (aliasAddr < 0 && t.role == DramTensor::Role::Activation) {
       aliasAddr = ctx_.residency.place(v, t.bytes(), now_, spill).value_or(-1);
     }
     const int32_t idx = ctx_.addTensor(std::move(t), aliasAddr);

@@ -4,8 +4,8 @@
 /// built, DRAM allocation and the emitter. Private to src/arch/systolic.
 #pragma once
 #include "Emitter.h"
+#include "nnaccel/arch/common/BufferAllocator.h"
 #include "nnaccel/arch/common/Elementwise.h"
-#include "nnaccel/arch/common/LifetimeAllocator.h"
 #include "nnaccel/arch/systolic/AccessPlan.h"
 #include "nnaccel/arch/systolic/Compiler.h"
 #include "nnaccel/ir/Graph.h"
@@ -42,13 +42,11 @@ public:
   /// A resident address for a new tensor of \p bytes holding \p v, produced at step \p now,
   /// or nullopt (DRAM) with \p spill set to the reason when the region cannot hold it.
   std::optional<int64_t> place(ir::ValueId v, int64_t bytes, int64_t now, std::string& spill);
-  /// A view \p v aliases the tensor at \p addr: keep its bytes until \p v's last use too.
-  void alias(int64_t addr, ir::ValueId v);
 
 private:
   std::vector<int64_t> lastUse_; ///< per value: the last node that reads it (or a view of it)
   std::vector<bool> pinned_;     ///< per value: must live in DRAM
-  common::LifetimeAllocator region_;
+  common::BufferAllocator region_;
 };
 
 struct CompilerContext {

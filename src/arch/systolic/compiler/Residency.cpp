@@ -13,8 +13,7 @@
 namespace nnaccel::arch::systolic {
 
 Residency::Residency(const ir::Graph& g, const SystolicConfig& c)
-    : lastUse_(g.numValues(), -1), pinned_(g.numValues(), false),
-      region_(residentRegionBytes(c), kDramAlignBytes) {
+    : lastUse_(g.numValues(), -1), pinned_(g.numValues(), false), region_(residentRegionBytes(c)) {
   const auto nodes = static_cast<ir::NodeId>(g.numNodes());
   for (ir::NodeId id = 0; id < nodes; ++id)
     for (ir::ValueId v : g.node(id).inputs)
@@ -47,18 +46,13 @@ std::optional<int64_t> Residency::place(ir::ValueId v, int64_t bytes, int64_t no
   const auto i = static_cast<size_t>(v);
   if (region_.capacityBytes() == 0 || pinned_[i])
     return std::nullopt;
-  region_.retire(now);
-  if (const std::optional<int64_t> offset =
-          region_.allocate(bytes, std::max<int64_t>(lastUse_[i], now)))
+  const int64_t last = std::max<int64_t>(lastUse_[i], now);
+  if (const std::optional<int64_t> offset = region_.place({bytes, now, last}))
     return kResidentBase + *offset;
-  spill = fmt::format("{} B with {} B of the {} B resident region live", bytes, region_.liveBytes(),
-                      region_.capacityBytes());
+  spill = fmt::format("{} B; the largest extent of the {} B resident region free over its "
+                      "lifetime is {} B",
+                      bytes, region_.capacityBytes(), region_.largestFreeBytes(now, last));
   return std::nullopt;
-}
-
-void Residency::alias(int64_t addr, ir::ValueId v) {
-  if (isResidentAddr(addr))
-    region_.extend(addr - kResidentBase, lastUse_[static_cast<size_t>(v)]);
 }
 
 } // namespace nnaccel::arch::systolic

@@ -1,7 +1,6 @@
 /// \file
 /// Tests of the broadcast engine's memory plan (MemoryPlan.h) and of the simulator's traffic
-/// split: the first-fit lifetime allocator (fits, spills, reuse of a dead buffer's bytes,
-/// staging from the top), the plan on small graphs (model inputs and outputs in memory 310,
+/// split: the plan on small graphs (model inputs and outputs in memory 310,
 /// spills with their reasons, staged weights and inputs), and the split of every layer's reads
 /// and writes between the global buffer and memory 310, bit-exact at every capacity.
 #include "nnaccel/arch/broadcast/MemoryPlan.h"
@@ -16,34 +15,6 @@
 
 namespace nnaccel::arch::broadcast {
 namespace {
-
-// --- the allocator ------------------------------------------------------------------------------
-
-TEST(BufferAllocatorTest, PlacesFirstFitAndReusesTheBytesOfDeadBuffers) {
-  BufferAllocator a(256);
-  EXPECT_EQ(a.place({100, 0, 2}), 0);
-  EXPECT_EQ(a.place({100, 1, 3}), 100);
-  // Layer 2 has 56 bytes left: a third buffer live there does not fit, and nothing is placed.
-  EXPECT_EQ(a.largestFreeBytes(2, 2), 56);
-  EXPECT_EQ(a.place({100, 2, 2}), std::nullopt);
-  // From layer 3 the first buffer is dead: its bytes are free again.
-  EXPECT_EQ(a.largestFreeBytes(3, 4), 100);
-  EXPECT_EQ(a.place({100, 3, 4}), 0);
-  EXPECT_EQ(a.largestFreeBytes(4, 4), 156);
-  EXPECT_EQ(a.peakBytes(), 200);
-}
-
-TEST(BufferAllocatorTest, StagesFromTheTopAndTakesZeroBytesAnywhere) {
-  BufferAllocator a(256);
-  EXPECT_EQ(a.place({50, 0, 0}, BufferAllocator::End::Top), 206);
-  EXPECT_EQ(a.place({200, 0, 0}), 0); // the bottom is untouched
-  EXPECT_EQ(a.place({10, 0, 0}), std::nullopt);
-  EXPECT_EQ(a.place({0, 0, 0}), 0);
-  EXPECT_EQ(a.peakBytes(), 256);
-  BufferAllocator none(0); // no global buffer: every non-empty buffer spills
-  EXPECT_EQ(none.place({1, 0, 0}), std::nullopt);
-  EXPECT_EQ(none.largestFreeBytes(0, 0), 0);
-}
 
 // --- the plan and the traffic split
 // ---------------------------------------------------------------

@@ -67,7 +67,9 @@ TEST(SystolicResidency, WhatDoesNotFitSpillsAndTheNoteSaysSo) {
   for (const report::LayerStats& l : r.report.layers)
     if (l.note.find("spilled to DRAM: output '") != std::string::npos) {
       ++noted;
-      EXPECT_NE(l.note.find("of the 1024 B resident region live"), std::string::npos) << l.note;
+      EXPECT_NE(l.note.find("of the 1024 B resident region free over its lifetime is"),
+                std::string::npos)
+          << l.note;
     }
   EXPECT_EQ(noted, spilled);
   // The summary names the region and the spills.
