@@ -555,4 +555,13 @@ std::string RunReport::toCsvRows() const {
   return out;
 }
 
+std::string listWithNotes(const std::vector<std::string>& items, size_t limit) {
+  std::string list;
+  for (size_t i = 0; i < items.size() && i < limit; ++i)
+    list.append(i > 0 ? "; " : "").append(items[i]);
+  if (items.size() > limit)
+    list.append(fmt::format("; and {} more (see each layer's note)", items.size() - limit));
+  return list;
+}
+
 } // namespace nnaccel::report

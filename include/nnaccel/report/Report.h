@@ -170,4 +170,8 @@ struct RunReport {
                                   const std::string& model, const std::string& reason);
 };
 
+/// A summary line's list: the first \p limit of \p items joined by "; ", then "; and N more
+/// (see each layer's note)" when there are more.
+std::string listWithNotes(const std::vector<std::string>& items, size_t limit);
+
 } // namespace nnaccel::report

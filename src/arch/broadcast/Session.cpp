@@ -37,11 +37,7 @@ void summarizeMemory(const Program& p, report::RunReport& rep) {
                   p.config.globalBufferCapacityBytes, p.bufferPeakBytes, onChip, outputs));
   if (spilled.empty())
     return;
-  std::string list;
-  for (size_t i = 0; i < spilled.size() && i < kListed; ++i)
-    list.append(i > 0 ? "; " : "").append(spilled[i]);
-  if (spilled.size() > kListed)
-    list.append(fmt::format("; and {} more (see each layer's note)", spilled.size() - kListed));
+  const std::string list = report::listWithNotes(spilled, kListed);
   rep.summary.emplace_back("outputs written to memory 310", list);
 }
 

@@ -105,11 +105,7 @@ void summarizeResidency(const Program& p, report::RunReport& rep) {
                   activations));
   if (spilled.empty())
     return;
-  std::string list;
-  for (size_t i = 0; i < spilled.size() && i < kListed; ++i)
-    list.append(i > 0 ? "; " : "").append(spilled[i]);
-  if (spilled.size() > kListed)
-    list.append(fmt::format("; and {} more (see each layer's note)", spilled.size() - kListed));
+  const std::string list = report::listWithNotes(spilled, kListed);
   rep.summary.emplace_back("outputs spilled to DRAM", list);
 }
 

@@ -506,6 +506,21 @@ TEST(StreamEngine, AConstantZeroOperandIsPaddedChannels) {
 namespace nnaccel::arch::stream {
 namespace {
 
+/// Appends node \p op (a Transpose to NHWC when \p toNhwc) reading \p in to \p g; returns its
+/// output value, named \p out.
+ir::ValueId appendNode(ir::Graph& g, ir::OpKind op, const std::string& name, ir::ValueId in,
+                       const std::string& out, bool toNhwc) {
+  ir::Node n;
+  n.op = op;
+  n.name = name;
+  n.inputs = {in};
+  n.outputs = {g.addValue(out, DType::F32)};
+  if (toNhwc)
+    n.attrs.set("perm", std::vector<int64_t>{0, 2, 3, 1});
+  g.addNode(std::move(n));
+  return g.node(static_cast<ir::NodeId>(g.numNodes()) - 1).outputs[0];
+}
+
 /// A BlazeBlock with a channel increase, as TensorFlow exports it: x (c channels, from a conv)
 /// -> [conv 3x3 to 2c] + [Concat(x, c zeros)] -> Relu -> Transpose to NHWC, on 32x32 frames
 /// (16x16 after a 2x2 max pool when \p pooled).
@@ -527,14 +542,7 @@ ir::Graph paddedBlockGraph(int64_t c, bool pooled) {
     if (g.node(id).op == ir::OpKind::Concat)
       g.node(id).inputs[1] = zeros;
   // The head of a converted detector: the frame as NHWC.
-  ir::Node t;
-  t.op = ir::OpKind::Transpose;
-  t.name = "to_nhwc";
-  t.inputs = {g.outputs[0]};
-  t.outputs = {g.addValue("nhwc", DType::F32)};
-  t.attrs.set("perm", std::vector<int64_t>{0, 2, 3, 1});
-  g.addNode(std::move(t));
-  g.outputs[0] = g.node(static_cast<ir::NodeId>(g.numNodes()) - 1).outputs[0];
+  g.outputs[0] = appendNode(g, ir::OpKind::Transpose, "to_nhwc", g.outputs[0], "nhwc", true);
   driver::prepareGraph(g);
   return g;
 }
@@ -557,20 +565,9 @@ TEST(StreamEngine, AnNhwcViewFeedsOnlyViewsAndOutputs) {
   const ir::ValueId x = b.input("x", {1, 3, 8, 8});
   b.output(b.conv("c", x, zoo::ConvSpec{.outChannels = 4, .kernel = 1}), "y");
   ir::Graph g = b.finish();
-  ir::Node t;
-  t.op = ir::OpKind::Transpose;
-  t.name = "to_nhwc";
-  t.inputs = {g.outputs[0]};
-  t.outputs = {g.addValue("nhwc", DType::F32)};
-  t.attrs.set("perm", std::vector<int64_t>{0, 2, 3, 1});
-  g.addNode(std::move(t));
-  ir::Node r;
-  r.op = ir::OpKind::Relu;
-  r.name = "relu_nhwc";
-  r.inputs = {g.node(static_cast<ir::NodeId>(g.numNodes()) - 1).outputs[0]};
-  r.outputs = {g.addValue("out", DType::F32)};
-  g.addNode(std::move(r));
-  g.outputs[0] = g.node(static_cast<ir::NodeId>(g.numNodes()) - 1).outputs[0];
+  const ir::ValueId nhwc =
+      appendNode(g, ir::OpKind::Transpose, "to_nhwc", g.outputs[0], "nhwc", true);
+  g.outputs[0] = appendNode(g, ir::OpKind::Relu, "relu_nhwc", nhwc, "out", false);
   driver::prepareGraph(g);
   expectRefused(g, {"value 'nhwc' is the frame transposed to NHWC"});
 }
