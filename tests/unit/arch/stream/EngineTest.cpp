@@ -387,11 +387,6 @@ TEST(StreamEngine, Pooling) {
   expectExact(p, c);
 }
 
-} // namespace
-} // namespace nnaccel::arch::stream
-
-namespace nnaccel::arch::stream {
-namespace {
 
 TEST(StreamEngine, AnNhwcInputIsThePixelStreamItself) {
   // A model converted from TensorFlow: NHWC input, Transpose to NCHW, convolution. The input
@@ -422,11 +417,6 @@ TEST(StreamEngine, AnNhwcInputIsThePixelStreamItself) {
   EXPECT_NE(r.program.layers[0].note.find("NHWC"), std::string::npos);
 }
 
-} // namespace
-} // namespace nnaccel::arch::stream
-
-namespace nnaccel::arch::stream {
-namespace {
 
 /// conv -> relu -> max pool on an input of \p batch images.
 ir::Graph batchGraph(int64_t batch) {
@@ -462,11 +452,6 @@ TEST(StreamEngine, ABatchThatIsNotTheLeadingDimensionIsRefused) {
                 {"batch 2: value 'y' has shape 1x512 (1x256 for one image)", "leading dimension"});
 }
 
-} // namespace
-} // namespace nnaccel::arch::stream
-
-namespace nnaccel::arch::stream {
-namespace {
 
 /// conv (3 -> \p c), then a Concat with \p c constant zero channels (an exporter's channel
 /// padding), then a 1x1 conv, on 12x12 frames.
@@ -500,11 +485,6 @@ TEST(StreamEngine, AConstantZeroOperandIsPaddedChannels) {
   }
 }
 
-} // namespace
-} // namespace nnaccel::arch::stream
-
-namespace nnaccel::arch::stream {
-namespace {
 
 /// Appends node \p op (a Transpose to NHWC when \p toNhwc) reading \p in to \p g; returns its
 /// output value, named \p out.
