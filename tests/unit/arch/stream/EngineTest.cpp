@@ -387,7 +387,6 @@ TEST(StreamEngine, Pooling) {
   expectExact(p, c);
 }
 
-
 TEST(StreamEngine, AnNhwcInputIsThePixelStreamItself) {
   // A model converted from TensorFlow: NHWC input, Transpose to NCHW, convolution. The input
   // bus delivers each pixel's channels in turn, so the 3-channel 10x12 image is one set of 3
@@ -416,7 +415,6 @@ TEST(StreamEngine, AnNhwcInputIsThePixelStreamItself) {
   EXPECT_EQ(r.program.layers[0].kind, LayerKind::View);
   EXPECT_NE(r.program.layers[0].note.find("NHWC"), std::string::npos);
 }
-
 
 /// conv -> relu -> max pool on an input of \p batch images.
 ir::Graph batchGraph(int64_t batch) {
@@ -452,7 +450,6 @@ TEST(StreamEngine, ABatchThatIsNotTheLeadingDimensionIsRefused) {
                 {"batch 2: value 'y' has shape 1x512 (1x256 for one image)", "leading dimension"});
 }
 
-
 /// conv (3 -> \p c), then a Concat with \p c constant zero channels (an exporter's channel
 /// padding), then a 1x1 conv, on 12x12 frames.
 ir::Graph zeroPaddedGraph(int64_t c) {
@@ -484,7 +481,6 @@ TEST(StreamEngine, AConstantZeroOperandIsPaddedChannels) {
     EXPECT_GE(zeroTiles, 1);
   }
 }
-
 
 /// Appends node \p op (a Transpose to NHWC when \p toNhwc) reading \p in to \p g; returns its
 /// output value, named \p out.
