@@ -68,20 +68,13 @@ std::optional<DmaTraffic> dmaTraffic(const Op& op) {
   auto bytesOf = [](const auto& d) {
     return d.partitionCount * d.outerCount * d.innerCount * d.elemBytes;
   };
-  if (const auto* d = std::get_if<DmaLoad>(&op)) {
-    const bool dram = !isResidentAddr(d->dram.addr);
-    return DmaTraffic{bytesOf(*d), dram, false, !dram, true};
-  }
-  if (const auto* d = std::get_if<DmaStore>(&op)) {
-    const bool dram = !isResidentAddr(d->dram.addr);
-    return DmaTraffic{bytesOf(*d), false, dram, true, !dram};
-  }
-  if (const auto* d = std::get_if<DmaCopy>(&op)) {
-    const bool src = !d->fillZero && !isResidentAddr(d->src.addr);
-    const bool srcChip = !d->fillZero && isResidentAddr(d->src.addr);
-    const bool dst = !isResidentAddr(d->dst.addr);
-    return DmaTraffic{bytesOf(*d), src, dst, srcChip, !dst};
-  }
+  if (const auto* d = std::get_if<DmaLoad>(&op))
+    return DmaTraffic{bytesOf(*d), bytesOf(*d), !isResidentAddr(d->dram.addr), false};
+  if (const auto* d = std::get_if<DmaStore>(&op))
+    return DmaTraffic{bytesOf(*d), bytesOf(*d), false, !isResidentAddr(d->dram.addr)};
+  if (const auto* d = std::get_if<DmaCopy>(&op))
+    return DmaTraffic{bytesOf(*d), d->fillZero ? 0 : bytesOf(*d),
+                      !d->fillZero && !isResidentAddr(d->src.addr), !isResidentAddr(d->dst.addr)};
   return std::nullopt;
 }
 
@@ -223,7 +216,7 @@ void LayerAccounts::addTraffic(Account& a, const Instruction& inst) {
   double extraPj = 0;
   if (const std::optional<DmaTraffic> t = dmaTraffic(inst.op)) {
     // Each side of a DMA is DRAM or on chip (SBUF, its resident region or a table memory).
-    (t->readsDram ? dram : sbuf).readBytes += t->readsDram || t->readsChip ? t->bytes : 0;
+    (t->readsDram ? dram : sbuf).readBytes += t->readBytes;
     (t->writesDram ? dram : sbuf).writeBytes += t->bytes;
   }
   std::visit(

@@ -71,9 +71,9 @@ int64_t psumResetCycles(const SystolicConfig& c, const PsumReset& r);
 /// A DMA instruction's bytes and where its memory side(s) live: DRAM, or the SBUF resident
 /// region (addresses from kResidentBase on). The SBUF side of a DMA_LOAD/STORE is on chip.
 struct DmaTraffic {
-  int64_t bytes = 0;
-  bool readsDram = false, writesDram = false; ///< the memory side it reads / writes is DRAM
-  bool readsChip = false, writesChip = false; ///< SBUF or the resident region
+  int64_t bytes = 0;                          ///< bytes written (and read, but for a zero fill)
+  int64_t readBytes = 0;                      ///< 0 for a DMA_COPY zero fill
+  bool readsDram = false, writesDram = false; ///< else that side is on chip
   /// True when neither side is DRAM: the move runs at the on-chip DMA rate.
   bool onChip() const { return !readsDram && !writesDram; }
 };

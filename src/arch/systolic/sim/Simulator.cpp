@@ -290,6 +290,9 @@ struct Simulator::Impl {
   const uint8_t* memoryAt(int64_t addr) const {
     return isResidentAddr(addr) ? resident.data() + (addr - kResidentBase) : dram.data() + addr;
   }
+  uint8_t* memoryAt(int64_t addr) {
+    return isResidentAddr(addr) ? resident.data() + (addr - kResidentBase) : dram.data() + addr;
+  }
 
   /// DMA_LOAD (toChip) and DMA_STORE: checks both sides, then moves the data when \p move.
   template <class D> void transfer(const D& d, OnChip space, bool toChip, bool move) {
@@ -937,7 +940,7 @@ struct Simulator::Impl {
            dimsToString(value.shape()) + " does not fit tensor '" + t.name + "' (" +
            std::string(dtypeName(t.dtype)) + " " + dimsToString(t.shape) + ")");
     }
-    std::memcpy(const_cast<uint8_t*>(memoryAt(t.addr)), value.rawData(), value.sizeBytes());
+    std::memcpy(memoryAt(t.addr), value.rawData(), value.sizeBytes());
   }
 
   void hostOp(const HostOp& h) {
