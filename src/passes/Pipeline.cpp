@@ -3,6 +3,7 @@
 
 #include "nnaccel/ir/ShapeInference.h"
 #include "nnaccel/ir/Verifier.h"
+#include "nnaccel/passes/CanonicalizeOperands.h"
 #include "nnaccel/passes/ConstantFolding.h"
 #include "nnaccel/passes/EliminateIdentity.h"
 #include "nnaccel/passes/FoldBatchNorm.h"
@@ -13,6 +14,7 @@ namespace nnaccel::passes {
 void runDefaultPipeline(ir::Graph& g) {
   ir::inferShapes(g);
   foldConstants(g);
+  canonicalizeOperands(g);
   foldBatchNorm(g);
   foldConstantAffine(g);
   eliminateIdentity(g);

@@ -148,11 +148,15 @@ std::vector<QuantTensor> evalNodeImpl(const QuantizedModel& m, ir::NodeId id,
   case QuantOpKind::Lookup:
     y = lookup(operand(0), q.lookupTables, q.lookupAxis);
     break;
+  case QuantOpKind::MinMax:
+    y = minMax(n.op == ir::OpKind::Max, q.inputMultipliers.at(0), q.inputMultipliers.at(1),
+               operand(0), operand(1), outShape);
+    break;
   case QuantOpKind::Concat: {
     std::vector<Tensor> parts;
     parts.reserve(n.inputs.size());
     for (size_t i = 0; i < n.inputs.size(); ++i) {
-      parts.push_back(requantizeTensor(operand(i), q.concatMultipliers.at(i)));
+      parts.push_back(requantizeTensor(operand(i), q.inputMultipliers.at(i)));
     }
     std::vector<const Tensor*> ptrs;
     for (const Tensor& t : parts) {

@@ -292,6 +292,20 @@ Tensor mul(QuantMultiplier output, const Tensor& a, const Tensor& b, const Dims&
   return out;
 }
 
+Tensor minMax(bool max, QuantMultiplier ma, QuantMultiplier mb, const Tensor& a, const Tensor& b,
+              const Dims& outShape) {
+  requireS8(a, "minMax");
+  requireS8(b, "minMax");
+  Tensor out(DType::I8, outShape);
+  const int8_t* pa = a.data<int8_t>();
+  const int8_t* pb = b.data<int8_t>();
+  int8_t* dst = out.data<int8_t>();
+  forEachBroadcast(outShape, a.shape(), b.shape(), [&](int64_t i, int64_t ia, int64_t ib) {
+    dst[i] = minMaxValue(max, ma, mb, pa[ia], pb[ib]);
+  });
+  return out;
+}
+
 Tensor gather(const Tensor& x, std::span<const int32_t> index, const Dims& outShape) {
   requireS8(x, "gather");
   NNACCEL_ASSERT(static_cast<int64_t>(index.size()) == numElements(outShape)) << "gather size";

@@ -74,6 +74,8 @@ std::string_view quantOpKindName(QuantOpKind kind) {
     return "mul";
   case QuantOpKind::Concat:
     return "concat";
+  case QuantOpKind::MinMax:
+    return "min-max";
   case QuantOpKind::Lookup:
     return "lookup";
   case QuantOpKind::FloatIsland:
@@ -448,12 +450,15 @@ QuantNode classifyNode(const Graph& g, NodeId id) {
     return ofKind(n.op == OpKind::Mul ? QuantOpKind::Mul : QuantOpKind::AddSub);
   case OpKind::Min:
   case OpKind::Max:
-    // With a constant (second) operand, a unary function of x: a table. Two tensors would need
-    // both requantized onto the output scale before comparing: not an int8 rule yet.
+    // With a constant (second) operand, a unary function of x: a table. Two tensors are both
+    // requantized onto the output scale, then compared.
     if (!g.isConstant(inputAt(n, 0)) && g.isConstant(inputAt(n, 1))) {
       return classifyLookup(g, id);
     }
-    return island("a Min or Max of two computed tensors has no int8 rule yet");
+    if (n.inputs.size() != 2 || !isF32(g, inputAt(n, 0)) || !isF32(g, inputAt(n, 1))) {
+      return island("its inputs are not two f32 tensors");
+    }
+    return ofKind(QuantOpKind::MinMax);
   case OpKind::Concat:
     for (ValueId v : n.inputs) {
       if (!isF32(g, v)) {
@@ -689,7 +694,7 @@ private:
     std::vector<float> inScales(n.inputs.size(), 0.0f);
     if (q.kind != QuantOpKind::FloatIsland) {
       const bool allData = q.kind == QuantOpKind::AddSub || q.kind == QuantOpKind::Mul ||
-                           q.kind == QuantOpKind::Concat;
+                           q.kind == QuantOpKind::Concat || q.kind == QuantOpKind::MinMax;
       const size_t numData = allData ? n.inputs.size() : 1;
       for (size_t i = 0; i < numData; ++i) {
         inScales[i] = operandScale(n.inputs[i]);
@@ -744,8 +749,9 @@ private:
                                    "output");
       break;
     case QuantOpKind::Concat:
+    case QuantOpKind::MinMax:
       for (size_t i = 0; i < n.inputs.size(); ++i) {
-        q.concatMultipliers.push_back(
+        q.inputMultipliers.push_back(
             multiplier(id, static_cast<double>(inScales[i]) / static_cast<double>(sOut),
                        "input " + std::to_string(i)));
       }

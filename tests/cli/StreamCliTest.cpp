@@ -67,11 +67,11 @@ TEST_F(StreamCli, Errors) {
   expectError("simulate unet --arch stream --preset large --chips 8", 1,
               "node 'up1.up' (ConvTranspose): the stream ASIC has no unit for it (kernel tiles: "
               "convolution and dense; aux tiles: activation LUT, pooling, sampling, residual add, "
-              "concatenation)");
+              "channel scale, concatenation)");
   expectError("map fig54 --arch stream", 1,
               "'aux_tiles.tiles_per_row': layer 'n5404': row 2 has no auxiliary tile left to "
-              "carry a set down to row 3 (bypass); the chip has 2 per row: more aux tiles per "
-              "row (e.g. the 'large' preset's 8) would carry it");
+              "carry a set down to row 3 (bypass); the chip has 2 per row: more "
+              "(aux_tiles.tiles_per_row above 2) would carry it");
 }
 
 } // namespace

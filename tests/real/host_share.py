@@ -15,17 +15,17 @@ import subprocess
 import sys
 
 # model file, the --dim bindings of its symbolic input dimensions (PaddleOCR exports
-# [N,3,H,W]), and whether the stream engine takes it. It does not take the PaddleOCR networks:
-# they scale channels by per-channel constants (an aux tile has one LUT per set) and multiply
-# tensors (decomposed HardSwish, squeeze-excite), and the aux tiles have no multiplier; the
-# stream run refuses them naming the node (docs/arch/Stream.md).
+# [N,3,H,W]), and whether the stream engine takes it. The text classifier streams (its written-out
+# HardSwish chains are one LUT each, its squeeze-excite products run on channel-scale aux tiles).
+# The text detector does not: it upsamples with ConvTranspose, which the stream engine does not
+# lower (issue 25), and the run refuses it naming the node (docs/arch/Stream.md).
 MODELS = [
     ("ch_PP-OCRv4_det_infer.onnx",
      ["p2o.DynamicDimension.0=1", "p2o.DynamicDimension.1=96", "p2o.DynamicDimension.2=128"],
      False),
     ("ch_ppocr_mobile_v2.0_cls_infer.onnx",
      ["p2o.DynamicDimension.0=1", "p2o.DynamicDimension.1=48", "p2o.DynamicDimension.2=192"],
-     False),
+     True),
     ("face_detection_front_128x128_barracuda.onnx", [], True),  # NHWC, from TensorFlow
     ("face_detection_back_256x256_barracuda.onnx", [], True),
 ]

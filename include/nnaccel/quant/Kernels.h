@@ -15,6 +15,7 @@
 #include "nnaccel/quant/Requantize.h"
 #include "nnaccel/tensor/Tensor.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -101,11 +102,22 @@ inline int8_t mulValue(QuantMultiplier output, int32_t qa, int32_t qb) {
   return static_cast<int8_t>(requantize(qa * qb, output));
 }
 
+/// One element of minMax(): the larger (\p max) or smaller of the operands, each requantized to
+/// the output scale by its multiplier (\p ma: s_a / s_out, \p mb: s_b / s_out).
+inline int8_t minMaxValue(bool max, QuantMultiplier ma, QuantMultiplier mb, int32_t qa,
+                          int32_t qb) {
+  const int32_t a = requantize(qa, ma), b = requantize(qb, mb);
+  return static_cast<int8_t>(max ? std::max(a, b) : std::min(a, b));
+}
+
 /// Add (or Sub when \p subtract) of two s8 tensors with numpy broadcasting to \p outShape.
 Tensor addSub(bool subtract, const AddSubMultipliers& m, const Tensor& a, const Tensor& b,
               const Dims& outShape);
 /// Mul of two s8 tensors with numpy broadcasting: out = requantize(qa * qb, output).
 Tensor mul(QuantMultiplier output, const Tensor& a, const Tensor& b, const Dims& outShape);
+/// Max (\p max) or Min of two s8 tensors with numpy broadcasting (minMaxValue).
+Tensor minMax(bool max, QuantMultiplier ma, QuantMultiplier mb, const Tensor& a, const Tensor& b,
+              const Dims& outShape);
 
 /// Entries of one int8 lookup table: one per int8 input value.
 inline constexpr int64_t kLookupEntries = 256;

@@ -53,6 +53,7 @@ enum class QuantOpKind {
   AddSub,       ///< Add, Sub: two-stage rescale (AddSubMultipliers)
   Mul,          ///< Mul: requantize(qa * qb)
   Concat,       ///< inputs requantized to the output scale, then concatenated
+  MinMax,       ///< Min, Max of two tensors: both requantized to the output scale, compared
   Lookup,       ///< unary element-wise function as 256-entry int8 tables (lookupTable())
   FloatIsland,  ///< dequantize, reference::evalNode in fp32, quantize the outputs
 };
@@ -83,10 +84,10 @@ struct QuantNode {
   // --- AveragePool --------------------------------------------------------------------------
   std::vector<CountMultiplier> countMultipliers; ///< s_in / (s_out * count), ascending count
 
-  // --- AddSub / Mul / Concat ----------------------------------------------------------------
-  AddSubMultipliers addSub;                       ///< AddSub
-  QuantMultiplier mulMultiplier;                  ///< Mul: s_a * s_b / s_out
-  std::vector<QuantMultiplier> concatMultipliers; ///< Concat: s_in[i] / s_out per input
+  // --- AddSub / Mul / Concat / MinMax -------------------------------------------------------
+  AddSubMultipliers addSub;                      ///< AddSub
+  QuantMultiplier mulMultiplier;                 ///< Mul: s_a * s_b / s_out
+  std::vector<QuantMultiplier> inputMultipliers; ///< Concat, MinMax: s_in[i] / s_out per input
 
   // --- Gather -------------------------------------------------------------------------------
   std::vector<int32_t> gatherIndex; ///< flat input index of every output element

@@ -24,6 +24,10 @@ std::string_view elementwiseFuncName(ElementwiseFunc f) {
     return "sub";
   case ElementwiseFunc::Mul:
     return "mul";
+  case ElementwiseFunc::Min:
+    return "min";
+  case ElementwiseFunc::Max:
+    return "max";
   case ElementwiseFunc::Requantize:
     return "requantize";
   case ElementwiseFunc::Copy:
@@ -42,6 +46,8 @@ int elementwiseArity(ElementwiseFunc f) {
   case ElementwiseFunc::Add:
   case ElementwiseFunc::Sub:
   case ElementwiseFunc::Mul:
+  case ElementwiseFunc::Min:
+  case ElementwiseFunc::Max:
     return 2;
   default:
     return 1;
@@ -80,11 +86,17 @@ Lowered lowerBinary(const quant::QuantizedModel& qm, ir::NodeId id, ElementwiseL
   const quant::QuantNode& q = qm.node(id);
   const ElementwiseFunc func = n.op == ir::OpKind::Mul   ? ElementwiseFunc::Mul
                                : n.op == ir::OpKind::Sub ? ElementwiseFunc::Sub
+                               : n.op == ir::OpKind::Min ? ElementwiseFunc::Min
+                               : n.op == ir::OpKind::Max ? ElementwiseFunc::Max
                                                          : ElementwiseFunc::Add;
   ElementwisePass p = wholePass(g, func, l.output, n.inputs[0]);
   p.b = {n.inputs[1], 0, broadcastStrides(g.value(n.inputs[1]).shape, l.outShape)};
   p.addSub = q.addSub;
   p.multiplier = q.mulMultiplier;
+  if (q.kind == quant::QuantOpKind::MinMax) {
+    p.multiplier = q.inputMultipliers.at(0);
+    p.multiplierB = q.inputMultipliers.at(1);
+  }
   l.passes.push_back(std::move(p));
   return l;
 }
@@ -98,7 +110,7 @@ Lowered lowerConcat(const quant::QuantizedModel& qm, ir::NodeId id, ElementwiseL
   int64_t at = 0;
   for (size_t i = 0; i < n.inputs.size(); ++i) {
     const Dims& shape = g.value(n.inputs[i]).shape;
-    const quant::QuantMultiplier m = qm.node(id).concatMultipliers.at(i);
+    const quant::QuantMultiplier m = qm.node(id).inputMultipliers.at(i);
     ElementwisePass p;
     p.func = m == quant::QuantMultiplier{} ? ElementwiseFunc::Copy : ElementwiseFunc::Requantize;
     p.multiplier = m;
@@ -257,6 +269,9 @@ int8_t applyFunc(const ElementwisePass& p, const std::vector<int8_t>& tables, in
     return quant::addSubValue(p.func == ElementwiseFunc::Sub, p.addSub, a, b);
   case ElementwiseFunc::Mul:
     return quant::mulValue(p.multiplier, a, b);
+  case ElementwiseFunc::Min:
+  case ElementwiseFunc::Max:
+    return quant::minMaxValue(p.func == ElementwiseFunc::Max, p.multiplier, p.multiplierB, a, b);
   case ElementwiseFunc::Requantize:
     return static_cast<int8_t>(quant::requantize(a, p.multiplier));
   case ElementwiseFunc::Copy:
@@ -338,6 +353,7 @@ std::variant<ElementwiseLayer, std::string> lowerElementwise(const quant::Quanti
   }
   case QuantOpKind::AddSub:
   case QuantOpKind::Mul:
+  case QuantOpKind::MinMax:
     return lowerBinary(qm, id, std::move(l));
   case QuantOpKind::Concat:
     return lowerConcat(qm, id, std::move(l));

@@ -223,6 +223,7 @@ std::string placementTable(const Program& p) {
   for (const AuxTile& t : p.auxTiles) {
     const char* add = t.add == AuxAdd::None      ? "-"
                       : t.add == AuxAdd::Partial ? "partial sums"
+                      : t.add == AuxAdd::Scale   ? "channel scale (int8 multiply)"
                                                  : "scaled int8 add";
     out += fmt::format("  r{}.a{}: {} <- {}{} (mux 4407), FIFO 4902 {} / aux FIFO {} positions; "
                        "add {}; requantize {}; LUT {}; {}\n",

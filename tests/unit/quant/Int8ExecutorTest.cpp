@@ -1,7 +1,7 @@
 // Tests of the int8 executor (quant/Int8Executor.cpp), one op class at a time: accumulating
 // layers against an independent integer pipeline built from the model's fields, scale-
 // preserving ops against the fp32 op on the dequantized input (exact), average pooling,
-// Add/Sub/Mul/Concat against 128-bit references, float islands, and a small CNN's agreement
+// Add/Sub/Mul/Min/Max/Concat against 128-bit references, float islands, and a small CNN's agreement
 // with fp32.
 #include "nnaccel/quant/Int8Executor.h"
 
@@ -507,19 +507,58 @@ TEST(Int8Executor, ConcatRequantizesInputsToTheOutputScale) {
   const QuantNode& q = m.node(0);
   ASSERT_EQ(q.kind, QuantOpKind::Concat);
   EXPECT_EQ(m.scale(y), m.scale(x2));
-  EXPECT_EQ(q.concatMultipliers[1], QuantMultiplier{}); // exactly 1.0
-  EXPECT_EQ(q.concatMultipliers[0],
+  EXPECT_EQ(q.inputMultipliers[1], QuantMultiplier{}); // exactly 1.0
+  EXPECT_EQ(q.inputMultipliers[0],
             quantizeMultiplier(static_cast<double>(m.scale(x1)) / m.scale(y)));
   Int8Executor ex(m);
   const Int8Result r = ex.run(sets[0]);
   const Tensor q1 = ex.value(x1).data, q2 = ex.value(x2).data;
   for (int64_t i = 0; i < 6; ++i) {
     ASSERT_EQ(r.outputs[0].data.data<int8_t>()[i],
-              referenceRequantize(q1.data<int8_t>()[i], q.concatMultipliers[0]));
+              referenceRequantize(q1.data<int8_t>()[i], q.inputMultipliers[0]));
   }
   for (int64_t i = 0; i < 9; ++i) {
     ASSERT_EQ(r.outputs[0].data.data<int8_t>()[6 + i], q2.data<int8_t>()[i]);
   }
+}
+
+TEST(Int8Executor, MinMaxOfTwoTensorsCompareOnTheOutputScale) {
+  GraphBuilder b;
+  const auto x = b.input("x", {2, 3, 4});
+  const auto y = b.input("y", {3, 1});
+  const auto hi = b.op(OpKind::Max, "hi", {x, y});
+  const auto lo = b.op(OpKind::Min, "lo", {y, x});
+  const ir::Graph g = finish(b, {hi, lo});
+  std::mt19937_64 rng(22);
+  std::vector<std::vector<Tensor>> sets(2);
+  for (auto& s : sets) // y's range is 3x x's: the two scales differ
+    s = {randomTensor({2, 3, 4}, rng, -1.0f, 1.0f), randomTensor({3, 1}, rng, -3.0f, 3.0f)};
+  const QuantizedModel m = quantize(g, sets);
+  for (ir::NodeId id : {0, 1}) {
+    const QuantNode& q = m.node(id);
+    ASSERT_EQ(q.kind, QuantOpKind::MinMax);
+    const ir::Node& n = g.node(id);
+    for (size_t i = 0; i < 2; ++i)
+      EXPECT_EQ(
+          q.inputMultipliers.at(i),
+          quantizeMultiplier(static_cast<double>(m.scale(n.inputs[i])) / m.scale(n.outputs[0])));
+  }
+  Int8Executor ex(m);
+  const Int8Result r = ex.run(sets[0]);
+  const Tensor qx = ex.value(x).data, qy = ex.value(y).data;
+  for (int64_t i = 0; i < 24; ++i) {
+    const int64_t a = qx.data<int8_t>()[i], c = qy.data<int8_t>()[(i / 4) % 3];
+    const QuantNode &qh = m.node(0), &ql = m.node(1);
+    ASSERT_EQ(r.outputs[0].data.data<int8_t>()[i],
+              std::max(referenceRequantize(a, qh.inputMultipliers[0]),
+                       referenceRequantize(c, qh.inputMultipliers[1])));
+    ASSERT_EQ(r.outputs[1].data.data<int8_t>()[i],
+              std::min(referenceRequantize(c, ql.inputMultipliers[0]),
+                       referenceRequantize(a, ql.inputMultipliers[1])));
+  }
+  const std::vector<Tensor> f = reference::Executor(g).run(sets[0]);
+  for (size_t o = 0; o < 2; ++o)
+    EXPECT_GT(measureAgreement(f[o], r.dequantized[o]).cosineSimilarity, 0.999) << o;
 }
 
 // --- float islands

@@ -284,7 +284,7 @@ TEST(Quantizer, ExpErfAndGeluAreLookups) {
     EXPECT_GT(measureAgreement(f[i], r.dequantized[i]).cosineSimilarity, 0.99) << i;
 }
 
-TEST(Quantizer, MinMaxWithAConstantAreLookupsAndOfTwoTensorsIslands) {
+TEST(Quantizer, MinMaxWithAConstantAreLookupsAndOfTwoTensorsCompareRequantized) {
   GraphBuilder b;
   const auto x = b.input("x", {1, 4, 3, 3});
   const auto y = b.input("y", {1, 4, 3, 3});
@@ -296,9 +296,12 @@ TEST(Quantizer, MinMaxWithAConstantAreLookupsAndOfTwoTensorsIslands) {
   EXPECT_EQ(m.node(nodeNamed(g, "floor")).kind, QuantOpKind::Lookup);
   EXPECT_EQ(m.node(nodeNamed(g, "floor")).lookupAxis, 1);
   EXPECT_EQ(m.node(nodeNamed(g, "cap")).kind, QuantOpKind::Lookup);
-  EXPECT_EQ(m.node(nodeNamed(g, "both")).kind, QuantOpKind::FloatIsland);
-  EXPECT_EQ(m.node(nodeNamed(g, "both")).islandReason,
-            "a Min or Max of two computed tensors has no int8 rule yet");
+  // Two computed tensors: both onto the output scale, then compared.
+  const QuantNode& qb = m.node(nodeNamed(g, "both"));
+  EXPECT_EQ(qb.kind, QuantOpKind::MinMax);
+  ASSERT_EQ(qb.inputMultipliers.size(), 2u);
+  EXPECT_EQ(qb.inputMultipliers[1],
+            quantizeMultiplier(static_cast<double>(m.scale(y)) / m.scale(both)));
   Int8Executor ex(m);
   const auto in = makeCalibrationInputs(g, 1, 12)[0];
   const std::vector<Tensor> f = reference::Executor(g).run(in);

@@ -1,9 +1,9 @@
 /// \file
 /// Element-wise layers in the form an engine's vector / post-processing unit runs them: a list
 /// of strided passes, each applying one int8 rule (clamp, lookup table, add, sub, mul,
-/// requantize, copy, fill) to every point of an iteration space, reading at most two operands
-/// through address generators (offset + per-axis strides, stride 0 where numpy broadcasting
-/// repeats a value) and writing the output through another.
+/// requantize, min, max, copy, fill) to every point of an iteration space, reading at most two
+/// operands through address generators (offset + per-axis strides, stride 0 where numpy
+/// broadcasting repeats a value) and writing the output through another.
 ///
 /// One lowering for every engine (the nodes an element-wise unit can take, and how), and one
 /// exact execution of the passes: the result is computed from the passes and the int8 scalar
@@ -13,7 +13,8 @@
 /// counts their cycle models need.
 ///
 /// Covered: standalone Relu/Clip (Clamp), every quant Lookup node (one table, or one per index
-/// along an axis), Add/Sub/Mul of tensors or constants with numpy broadcasting, Concat (one
+/// along an axis), Add/Sub/Mul of tensors or constants and Min/Max of two tensors with numpy
+/// broadcasting, Concat (one
 /// requantizing pass per input into its slice of the output), Resize that repeats each input
 /// element an integer number of times (one copy pass with stride-0 repeat axes), Transpose,
 /// Slice and constant-zero Pad.
@@ -39,12 +40,14 @@ enum class ElementwiseFunc : uint8_t {
   Add,        ///< quant::addSubValue(false, addSub, a, b)
   Sub,        ///< quant::addSubValue(true, addSub, a, b)
   Mul,        ///< quant::mulValue(multiplier, a, b)
+  Min,        ///< quant::minMaxValue(false, multiplier, multiplierB, a, b)
+  Max,        ///< quant::minMaxValue(true, multiplier, multiplierB, a, b)
   Requantize, ///< quant::requantize(a, multiplier)
   Copy,       ///< a
   Fill,       ///< 0 (the int8 zero of a constant-zero Pad); reads nothing
 };
 std::string_view elementwiseFuncName(ElementwiseFunc f);
-/// Operands the function reads: 0 (Fill), 1 or 2 (Add, Sub, Mul).
+/// Operands the function reads: 0 (Fill), 1 or 2 (Add, Sub, Mul, Min, Max).
 int elementwiseArity(ElementwiseFunc f);
 
 /// An address generator over the pass's iteration space: point i reads (or writes) element
@@ -65,6 +68,7 @@ struct ElementwisePass {
   int64_t tableAxis = -1; ///< Lookup: iteration axis selecting the table
   quant::AddSubMultipliers addSub;
   quant::QuantMultiplier multiplier;
+  quant::QuantMultiplier multiplierB; ///< Min/Max: operand b's rescale (multiplier: a's)
 
   int64_t points() const { return numElements(extents); }
 };

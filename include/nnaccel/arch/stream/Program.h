@@ -104,6 +104,11 @@ enum class AuxAdd {
   None,    ///< bypassed (mux 4905)
   Partial, ///< int32 partial sums of one kernel (vertical block sums, §8.5)
   Scaled,  ///< int8 residual add: each operand rescaled, then requantized (quant::addSub rule)
+  /// A multiplier beside the adder (nnaccel's addition, docs/arch/Stream.md, "Channel scale"):
+  /// each primary value times its channel's entry of the auxiliary set, a 1x1 frame (one
+  /// vector per frame, latched as the primary's frame begins), requantized by the int8 Mul
+  /// rule (quant::mulValue). Squeeze-and-excitation's x * s.
+  Scale,
 };
 
 /// A window for the patch functions (pooling, sampling, expanding).
@@ -127,6 +132,8 @@ struct AuxTile {
   int64_t auxDelayPositions = 0;     ///< alignment FIFO on the auxiliary input
   AuxAdd add = AuxAdd::None;
   quant::AddSubMultipliers addScales; ///< AuxAdd::Scaled
+  quant::QuantMultiplier mulScale;    ///< AuxAdd::Scale: s_a * s_b / s_out
+  int64_t auxFirstChannel = 0;        ///< AuxAdd::Scale: the aux channel of primary lane 0
   /// Requantizer before the LUT: int32 sums -> int8 with a per-channel multiplier (empty: the
   /// input is already int8). One entry per channel of the set.
   std::vector<quant::QuantMultiplier> requantize;

@@ -105,6 +105,9 @@ private:
   bool crossesChip(const BusRef& src, int64_t readerRow) const;
   void checkMeet(const std::string& where, int64_t primaryArrival, int64_t auxArrival,
                  int64_t cyclesPerPosition);
+  /// A channel scale's frame must begin while its vector (held \p vectorHoldCycles) is there.
+  void checkLatch(const std::string& where, int64_t primaryArrival, int64_t vectorArrival,
+                  int64_t vectorHoldCycles);
 
   const Program& program_;
   const quant::QuantizedModel& qm_;

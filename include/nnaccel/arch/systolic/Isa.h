@@ -195,14 +195,22 @@ enum class VectorFunc : uint8_t {
   Sub,        ///< quant::addSubValue(true, ...)
   Mul,        ///< quant::mulValue(outM, a, b)
   Requantize, ///< quant::requantize(a, outM)
+  Min,        ///< quant::minMaxValue(false, aM, bM, a, b): both onto the output scale, smaller
+  Max,        ///< quant::minMaxValue(true, aM, bM, a, b)
 };
+
+/// True for the functions that read operand B.
+constexpr bool isBinary(VectorFunc f) {
+  return f == VectorFunc::Add || f == VectorFunc::Sub || f == VectorFunc::Mul ||
+         f == VectorFunc::Min || f == VectorFunc::Max;
+}
 
 /// Vector (element-wise) unit of the pooling engine, SBUF -> SBUF, s8 programs only: the
 /// post-processing of seed 000's pooling engine 418 between layers. Partitions
 /// [partitionStart, +partitions) in parallel; in each, element (y, x) for y < rows, x < rowLen:
 ///   A   at a + y * aRowStride + x
 ///   B   at b + y * bRowStride + x * bStep   (bStep 0: one value per row, bRowStride 0 too:
-///                                            one scalar per partition; Add/Sub/Mul only)
+///                                            one scalar per partition; binary functions)
 ///   out at dst + y * dstRowStride + x
 /// dst may equal a (in place). Multipliers are quant::QuantMultiplier {M, shift} pairs.
 struct Vector {
@@ -213,8 +221,8 @@ struct Vector {
   int64_t b = 0, bRowStride = 0, bStep = 1;
   int64_t dst = 0, dstRowStride = 0;
   int32_t leftShift = 0;                          ///< Add/Sub: operands scaled by 2^leftShift
-  int32_t aMultiplier = 1 << 30, aShift = -1;     ///< Add/Sub: operand A's rescale
-  int32_t bMultiplier = 1 << 30, bShift = -1;     ///< Add/Sub: operand B's rescale
+  int32_t aMultiplier = 1 << 30, aShift = -1;     ///< Add/Sub/Min/Max: operand A's rescale
+  int32_t bMultiplier = 1 << 30, bShift = -1;     ///< Add/Sub/Min/Max: operand B's rescale
   int32_t outMultiplier = 1 << 30, outShift = -1; ///< Add/Sub/Mul/Requantize: output rescale
   int64_t clampLo = -128, clampHi = 127;
   bool operator==(const Vector&) const = default;

@@ -180,20 +180,22 @@ void Mapper::lowerExpand(ir::NodeId id) {
 
 // ---- lookup tables and the output circuit ----------------------------------------------------
 
-void Mapper::lowerLut(ir::NodeId id, const std::array<int8_t, 256>& lut) {
+/// \p lut applied to stream \p source as node \p id's output; \p alone: the node is the
+/// source's only reader (directly or through an element-wise chain).
+void Mapper::lowerLut(ir::NodeId id, const std::array<int8_t, 256>& lut, ir::ValueId source,
+                      bool alone) {
   const ir::Node& n = g_.node(id);
-  const Placed in = at(n.inputs[0], n.outputs[0]);
+  const Placed in = at(source, n.outputs[0]);
   Layer& l = addLayer(id, "");
   const size_t li = program_.layers.size() - 1;
   l.in = in.format;
   l.out = in.format;
   Placed out = in;
-  const bool sole = soleConsumer(n.inputs[0]) == id;
   for (size_t si = 0; si < in.sets.size(); ++si) {
     const int64_t producer = si < in.producerAux.size() ? in.producerAux[si] : -1;
     // Fold into the producing aux tile when this is its value's only reader and its output mux
     // still bypasses (the LUT sits before the patch function, Fig. 49).
-    if (sole && producer >= 0 &&
+    if (alone && producer >= 0 &&
         aux(static_cast<size_t>(producer)).function == AuxFunction::Bypass) {
       foldLut(li, id, static_cast<size_t>(producer), lut, in, out, si);
       continue;

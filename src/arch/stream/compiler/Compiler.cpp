@@ -48,6 +48,7 @@ Mapper::Mapper(const quant::QuantizedModel& qm, const StreamConfig& config, int6
 }
 
 Program Mapper::run() {
+  planElementChains();
   mapInput();
   common::forEachLoweredNode(qm_, consumed_, [&](ir::NodeId id) { lowerNode(id); });
   mapOutputs();
@@ -69,6 +70,8 @@ void Mapper::lowerNode(ir::NodeId id) {
     return lowerView(id);
   if (isPixelMajorTranspose(id))
     return lowerView(id);
+  if (lowerElementChain(id)) // Clamp, single-table Lookup, and Add/Sub/Mul within a chain
+    return;
   switch (q.kind) {
   case quant::QuantOpKind::Accumulate:
     if (n.op == ir::OpKind::Conv)
@@ -76,14 +79,16 @@ void Mapper::lowerNode(ir::NodeId id) {
     if (n.op == ir::OpKind::Gemm || n.op == ir::OpKind::MatMul)
       return lowerDense(id);
     break;
-  case quant::QuantOpKind::Clamp:
-    return lowerLut(id, makeLut([&](int32_t v) { return std::clamp(v, q.clampMin, q.clampMax); }));
   case quant::QuantOpKind::MaxPool:
   case quant::QuantOpKind::AveragePool:
     return lowerPool(id);
   case quant::QuantOpKind::AddSub:
     if (n.op == ir::OpKind::Add)
       return lowerAdd(id);
+    break;
+  case quant::QuantOpKind::Mul:
+    if (const std::optional<size_t> xi = channelScaleFrame(id))
+      return lowerScale(id, *xi);
     break;
   case quant::QuantOpKind::Concat:
     if (fusePaddingIntoAdd(id))
@@ -97,10 +102,6 @@ void Mapper::lowerNode(ir::NodeId id) {
     if (isOutputFunction(id))
       return lowerOutputFunction(id);
     break;
-  case quant::QuantOpKind::Lookup:
-    if (q.lookupAxis < 0) // one table for every lane; per-channel tables have no aux unit
-      return lowerLut(id, makeLut([&](int32_t v) { return q.lookupTables[size_t(v + 128)]; }));
-    break;
   default:
     break;
   }
@@ -108,7 +109,7 @@ void Mapper::lowerNode(ir::NodeId id) {
               ErrorContext{.node = n.name, .op = std::string(ir::opName(n.op))},
               fmt::format("the stream ASIC has no unit for it (kernel tiles: "
                           "convolution and dense; aux tiles: activation LUT, pooling, "
-                          "sampling, residual add, concatenation)"));
+                          "sampling, residual add, channel scale, concatenation)"));
 }
 
 void Mapper::lowerView(ir::NodeId id) {

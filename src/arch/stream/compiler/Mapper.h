@@ -11,6 +11,7 @@
 #include "nnaccel/arch/stream/Compiler.h"
 #include "nnaccel/arch/stream/Patch.h"
 #include "nnaccel/ir/OpParams.h"
+#include "nnaccel/quant/ElementFunction.h"
 #include "nnaccel/quant/Int8Executor.h"
 #include "nnaccel/support/IntMath.h"
 
@@ -266,7 +267,7 @@ private:
   void lowerPool(ir::NodeId id);
   PatchWindow poolWindow(ir::NodeId id, const ir::PoolParams& pp, const FrameShape& f) const;
   void lowerExpand(ir::NodeId id);
-  void lowerLut(ir::NodeId id, const std::array<int8_t, 256>& lut);
+  void lowerLut(ir::NodeId id, const std::array<int8_t, 256>& lut, ir::ValueId source, bool alone);
   void foldLut(size_t li, ir::NodeId id, size_t producer, const std::array<int8_t, 256>& lut,
                const Placed& in, Placed& out, size_t si);
   bool isOutputFunction(ir::NodeId id) const;
@@ -276,6 +277,17 @@ private:
   void checkAddSets(const ir::Node& n, const Placed& a, const Placed& b, bool padded,
                     int64_t T) const;
   bool fusePaddingIntoAdd(ir::NodeId id);
+
+  // ---- channel scale (ScaleLowering.cpp) -----------------------------------------------------
+  std::optional<size_t> channelScaleFrame(ir::NodeId id) const;
+  void lowerScale(ir::NodeId id, size_t xi);
+  std::pair<size_t, int64_t> vectorSetOf(const ir::Node& n, const Placed& s, int64_t c0,
+                                         int64_t channels) const;
+  void latchVector(size_t li, AuxTile& t, int64_t P, int64_t period);
+
+  // ---- element-wise chains as one LUT (ChainLowering.cpp) ------------------------------------
+  void planElementChains();
+  bool lowerElementChain(ir::NodeId id);
 
   // ---- concatenation (ConcatLowering.cpp) ----------------------------------------------------
   void lowerConcat(ir::NodeId id);
@@ -304,6 +316,10 @@ private:
   /// Channel padding fused into its Add (fusePaddingIntoAdd): padded value -> unpadded stream.
   std::map<ir::ValueId, ir::ValueId> paddedOf_;
   std::map<ir::ValueId, ir::ValueId> outputFunctions_;
+  /// Per ValueId: its int8 function of an upstream stream (quant/ElementFunction.h).
+  std::vector<std::optional<quant::ElementFunction>> functions_;
+  std::set<ir::NodeId> chainInterior_;                       ///< nodes inside a chain
+  std::map<ir::ValueId, std::vector<ir::NodeId>> chainEnds_; ///< by source: chains' last nodes
   std::map<size_t, size_t> auxLayer_; ///< aux tile -> the layer that created it
   std::map<std::tuple<int64_t, int64_t, int64_t>, BusRef> bypasses_;
   std::map<std::pair<int64_t, int64_t>, int64_t> setChannels_;

@@ -211,9 +211,9 @@ BusRef Mapper::bringTo(BusRef src, int64_t row, int64_t kernelIndex, const std::
     if (t.row != r)
       throw Error(ErrorKind::Config, ErrorContext{.key = "aux_tiles.tiles_per_row"},
                   fmt::format("layer '{}': row {} has no auxiliary tile left to carry a set "
-                              "down to row {} (bypass); the chip has {} per row: more aux "
-                              "tiles per row (e.g. the 'large' preset's 8) would carry it",
-                              layer, r, row, placer_.rowAux(r)));
+                              "down to row {} (bypass); the chip has {} per row: more "
+                              "(aux_tiles.tiles_per_row above {}) would carry it",
+                              layer, r, row, placer_.rowAux(r), placer_.rowAux(r)));
     t.primary = cur;
     t.function = AuxFunction::Bypass;
     t.channels = channelsOfSet(src);

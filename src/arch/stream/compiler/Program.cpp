@@ -79,7 +79,9 @@ int64_t auxTileStartCycle(const AuxTile& t, const StreamConfig& c, int64_t prima
                           int64_t auxStartCycle, int64_t cyclesPerPosition,
                           int64_t patchDelayCycles) {
   int64_t at = primaryStartCycle + t.primaryDelayPositions * cyclesPerPosition;
-  if (t.hasAux)
+  // A channel scale's vector is latched when the primary's frame begins: it is there by then
+  // (the aux FIFO counts whole frames), so the primary alone sets the pace.
+  if (t.hasAux && t.add != AuxAdd::Scale)
     at = std::max(at, auxStartCycle + t.auxDelayPositions * cyclesPerPosition);
   bool staged = false;
   if (t.add != AuxAdd::None) {

@@ -136,6 +136,7 @@ template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config&
     v.real("lut_lookup_pj", e.lutLookupPj, kNonNegative);
     v.real("bus_set_transfer_pj", e.busSetTransferPj, kNonNegative);
     v.real("aux_op_pj", e.auxOpPj, kNonNegative);
+    v.real("aux_multiply_pj", e.auxMultiplyPj, kNonNegative);
     v.real("chip_link_set_pj", e.chipLinkSetPj, kNonNegative);
   });
 }

@@ -285,8 +285,25 @@ void addSets(const AuxTile& t, const SetStream* ain, const std::string& where, S
   }
 }
 
+/// The channel-scale multiplier (AuxAdd::Scale): every value of \p out (a copy of the primary)
+/// times its channel's entry of \p ain's vector for the same frame, by the int8 Mul rule.
+void scaleSets(const AuxTile& t, const SetStream& ain, const std::string& where, SetStream& out) {
+  const int64_t ca = out.frame.channels, cb = ain.frame.channels;
+  NNACCEL_ASSERT(ain.frame.positions() == 1 && ain.frames == out.frames && t.auxFirstChannel >= 0 &&
+                 t.auxFirstChannel + ca <= cb)
+      << where << ": channel scale of " << ca << " lanes from a vector of " << cb;
+  const int64_t positions = out.frame.positions();
+  for (int64_t f = 0; f < out.frames; ++f)
+    for (int64_t q = 0; q < positions; ++q)
+      for (int64_t k = 0; k < ca; ++k) {
+        Value& v = out.values[static_cast<size_t>((f * positions + q) * ca + k)];
+        v = quant::mulValue(t.mulScale, v,
+                            ain.values[static_cast<size_t>(f * cb + t.auxFirstChannel + k)]);
+      }
+}
+
 /// Aux tile \p t's two-input stage on \p out (a copy of the primary \p pin): the alternating
-/// mux, the concat mux or the adder, when the tile has one.
+/// mux, the concat mux, the channel-scale multiplier or the adder, when the tile has one.
 void combineOperands(const AuxTile& t, int64_t lanes, const SetStream& pin, const SetStream* ain,
                      const std::string& where, SetStream& out) {
   if (t.function == AuxFunction::Alternate && ain) {
@@ -294,6 +311,9 @@ void combineOperands(const AuxTile& t, int64_t lanes, const SetStream& pin, cons
   } else if (t.function == AuxFunction::Concat) {
     NNACCEL_ASSERT(ain) << where << ": concat mux without a second input";
     concatSets(t, lanes, pin, *ain, where, out);
+  } else if (t.add == AuxAdd::Scale) {
+    NNACCEL_ASSERT(ain) << where << ": channel scale without a vector";
+    scaleSets(t, *ain, where, out);
   } else if (t.add != AuxAdd::None) {
     addSets(t, ain, where, out);
   }
@@ -324,11 +344,14 @@ void chargeAuxTile(const AuxTile& t, const StreamConfig& c, const SetStream& pin
   const EnergyTable& e = c.energy;
   const auto positions = static_cast<double>(pin.frame.positions());
   const auto inValues = positions * static_cast<double>(pin.frame.channels);
-  const double auxValues = ain ? positions * static_cast<double>(ain->frame.channels) : 0.0;
+  const double auxValues =
+      ain ? static_cast<double>(ain->frame.positions() * ain->frame.channels) : 0.0;
   en.fifosPj += ((t.primaryDelayPositions > 0 ? inValues : 0.0) +
                  (t.auxDelayPositions > 0 ? auxValues : 0.0)) *
                 e.fifoValuePj;
-  if (t.add != AuxAdd::None || (ain && t.function != AuxFunction::Bypass))
+  if (t.add == AuxAdd::Scale)
+    en.auxPj += positions * static_cast<double>(out.frame.channels) * e.auxMultiplyPj;
+  else if (t.add != AuxAdd::None || (ain && t.function != AuxFunction::Bypass))
     en.auxPj += positions * static_cast<double>(out.frame.channels) * e.auxOpPj;
   if (!t.requantize.empty() || t.lutEnabled)
     en.auxPj += positions * static_cast<double>(out.frame.channels) * e.lutLookupPj;
@@ -454,6 +477,16 @@ void Simulator::checkMeet(const std::string& where, int64_t primaryArrival, int6
     violations_.push_back(fmt::format("{}: operands arrive {} cycles apart after their FIFOs "
                                       "(one position is {} cycles)",
                                       where, skew, cyclesPerPosition));
+}
+
+void Simulator::checkLatch(const std::string& where, int64_t primaryArrival, int64_t vectorArrival,
+                           int64_t vectorHoldCycles) {
+  // The vector of a frame is held for one frame period: the primary's frame must begin while
+  // it is there, so that the latch takes that frame's vector.
+  if (primaryArrival < vectorArrival || primaryArrival >= vectorArrival + vectorHoldCycles)
+    violations_.push_back(fmt::format("{}: the frame begins at cycle {}, its scale vector is "
+                                      "held from cycle {} for {} cycles",
+                                      where, primaryArrival, vectorArrival, vectorHoldCycles));
 }
 
 LayerDetail::Energy& Simulator::energyOf(const std::string& name) {
@@ -604,7 +637,11 @@ void Simulator::runAuxTile(size_t i) {
   out.latencyPositions = pin.latencyPositions; // a bypass carries a partial's latency along
   const std::string where = fmt::format("aux tile r{}.a{} (layer '{}')", t.row, t.index, t.layer);
   const SetStream* ain = t.hasAux ? &set(t.aux) : nullptr;
-  if (ain) {
+  if (ain && t.add == AuxAdd::Scale) {
+    checkLatch(where, pin.startCycle + t.primaryDelayPositions * P,
+               ain->startCycle + t.auxDelayPositions * ain->cyclesPerPosition,
+               ain->cyclesPerPosition);
+  } else if (ain) {
     // Both inputs of a position must be present together (each value is held a position).
     NNACCEL_ASSERT(ain->frame.positions() == pin.frame.positions() && ain->frames == pin.frames)
         << where << ": sets of different frames";

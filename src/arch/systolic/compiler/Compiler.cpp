@@ -609,7 +609,7 @@ private:
   ir::ValueId fuseVectorClamp(ir::NodeId id, ElementwisePlan& plan, std::string& opName) {
     const ir::ValueId out = node(id).outputs[0];
     const VectorFunc f = plan.op.func;
-    const bool binary = f == VectorFunc::Add || f == VectorFunc::Sub || f == VectorFunc::Mul;
+    const bool binary = isBinary(f);
     const std::vector<ir::NodeId>& users = g_.users(out);
     const bool isOutput = std::find(g_.outputs.begin(), g_.outputs.end(), out) != g_.outputs.end();
     if (plan.kind != ElementwisePlan::Kind::Vector || !binary || users.size() != 1 || isOutput)

@@ -94,7 +94,7 @@ Vector withMultiplier(Vector op, quant::QuantMultiplier m) {
   return op;
 }
 
-/// Add/Sub/Mul: operand views, swapping the operands of a commutative op when only A is a
+/// Add/Sub/Mul/Min/Max: operand views, swapping the operands of a commutative op when only A is a
 /// per-row broadcast.
 std::variant<ElementwisePlan, std::string> planBinary(const ir::Graph& g, ir::NodeId id,
                                                       const quant::QuantNode& qn) {
@@ -103,9 +103,13 @@ std::variant<ElementwisePlan, std::string> planBinary(const ir::Graph& g, ir::No
   ElementwisePlan p;
   p.inputB = 1;
   const bool add = qn.kind == quant::QuantOpKind::AddSub;
+  const bool minMax = qn.kind == quant::QuantOpKind::MinMax;
   const bool subtract = n.op == ir::OpKind::Sub;
-  p.op.func = add ? (subtract ? VectorFunc::Sub : VectorFunc::Add) : VectorFunc::Mul;
-  quant::QuantMultiplier ma = qn.addSub.a, mb = qn.addSub.b;
+  p.op.func = add      ? (subtract ? VectorFunc::Sub : VectorFunc::Add)
+              : minMax ? (n.op == ir::OpKind::Max ? VectorFunc::Max : VectorFunc::Min)
+                       : VectorFunc::Mul;
+  quant::QuantMultiplier ma = minMax ? qn.inputMultipliers.at(0) : qn.addSub.a;
+  quant::QuantMultiplier mb = minMax ? qn.inputMultipliers.at(1) : qn.addSub.b;
   std::optional<OperandView> a = operandView(g.value(n.inputs[0]).shape, out);
   std::optional<OperandView> b = operandView(g.value(n.inputs[1]).shape, out);
   if (!a || !b)
@@ -119,14 +123,15 @@ std::variant<ElementwisePlan, std::string> planBinary(const ir::Graph& g, ir::No
     return broadcastNote(g, n) + (subtract ? "; Sub's broadcast operand must be the second" : "");
   p.a = *a;
   p.b = *b;
-  if (add) {
-    p.op.leftShift = qn.addSub.leftShift;
+  if (add || minMax) {
+    p.op.leftShift = add ? qn.addSub.leftShift : 0;
     p.op.aMultiplier = ma.multiplier;
     p.op.aShift = ma.shift;
     p.op.bMultiplier = mb.multiplier;
     p.op.bShift = mb.shift;
   }
-  p.op = withMultiplier(p.op, add ? qn.addSub.output : qn.mulMultiplier);
+  if (!minMax)
+    p.op = withMultiplier(p.op, add ? qn.addSub.output : qn.mulMultiplier);
   return p;
 }
 
@@ -398,7 +403,7 @@ private:
   /// Each input into its channel range of the output: a DRAM copy when its multiplier is
   /// exactly 1, else a REQUANTIZE through the vector unit.
   void concat() {
-    const std::vector<quant::QuantMultiplier>& m = ctx_.qm->node(id_).concatMultipliers;
+    const std::vector<quant::QuantMultiplier>& m = ctx_.qm->node(id_).inputMultipliers;
     int64_t offset = 0;
     for (size_t i = 0; i < n_.inputs.size(); ++i) {
       const Ncs in = ncsOf(ctx_.g.value(n_.inputs[i]).shape);
@@ -456,8 +461,8 @@ private:
 
 bool isElementwiseKind(quant::QuantOpKind k) {
   using K = quant::QuantOpKind;
-  return k == K::Clamp || k == K::Lookup || k == K::AddSub || k == K::Mul || k == K::Concat ||
-         k == K::Gather;
+  return k == K::Clamp || k == K::Lookup || k == K::AddSub || k == K::Mul || k == K::MinMax ||
+         k == K::Concat || k == K::Gather;
 }
 
 std::variant<ElementwisePlan, std::string> planElementwise(const CompilerContext& ctx,
@@ -466,7 +471,7 @@ std::variant<ElementwisePlan, std::string> planElementwise(const CompilerContext
   const quant::QuantNode& qn = ctx.qm->node(id);
   using K = quant::QuantOpKind;
   if (g.isConstant(g.node(id).inputs[0]) && qn.kind != K::Concat && qn.kind != K::AddSub &&
-      qn.kind != K::Mul)
+      qn.kind != K::Mul && qn.kind != K::MinMax)
     return std::string("its input is a constant");
   switch (qn.kind) {
   case K::Clamp: {
@@ -479,6 +484,7 @@ std::variant<ElementwisePlan, std::string> planElementwise(const CompilerContext
     return planLookup(g, id, qn);
   case K::AddSub:
   case K::Mul:
+  case K::MinMax:
     return planBinary(g, id, qn);
   case K::Concat:
     return planConcat(g, id);

@@ -60,7 +60,8 @@ template <> struct EnumInfo<OnChip> {
 };
 template <> struct EnumInfo<VectorFunc> {
   static constexpr const char* kType = "vector function";
-  static constexpr std::array kNames{"clamp", "lookup", "add", "sub", "mul", "requantize"};
+  static constexpr std::array kNames{"clamp", "lookup",     "add", "sub",
+                                     "mul",   "requantize", "min", "max"};
 };
 template <> struct EnumInfo<ActFunc> {
   static constexpr const char* kType = "activation function";

@@ -483,8 +483,7 @@ private:
     checkSlots("part.n", v.partitionStart, v.partitions, p_.config.peRows, "SBUF partitions");
     checkSbuf("a", v.a, {{v.aRowStride, v.rows}, {1, v.rowLen}}, 1);
     checkSbuf("dst", v.dst, {{v.dstRowStride, v.rows}, {1, v.rowLen}}, 1);
-    const bool binary =
-        v.func == VectorFunc::Add || v.func == VectorFunc::Sub || v.func == VectorFunc::Mul;
+    const bool binary = isBinary(v.func);
     if (binary) {
       if (v.bStep != 0 && v.bStep != 1) {
         fieldFail("b.step", "must be 1 (a block like A) or 0 (one value per row)");
@@ -497,6 +496,9 @@ private:
                                         "fit int32)",
                                         kMaxVectorLeftShift));
       }
+    }
+    if (v.func == VectorFunc::Add || v.func == VectorFunc::Sub || v.func == VectorFunc::Min ||
+        v.func == VectorFunc::Max) {
       checkMultiplier("a.m", v.aMultiplier, v.aShift);
       checkMultiplier("b.m", v.bMultiplier, v.bShift);
     }

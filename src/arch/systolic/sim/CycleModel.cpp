@@ -219,57 +219,58 @@ void LayerAccounts::addTraffic(Account& a, const Instruction& inst) {
     (t->readsDram ? dram : sbuf).readBytes += t->readBytes;
     (t->writesDram ? dram : sbuf).writeBytes += t->bytes;
   }
-  std::visit(
-      Overloaded{
-          [&](const DmaLoad&) {},
-          [&](const DmaStore&) {},
-          [&](const DmaCopy&) {},
-          [&](const LoadWeights& w) {
-            sbuf.readBytes += w.rows * w.cols * elem;
-            const double pj = static_cast<double>(w.rows * w.cols * elem) * e.weightLoadPjPerByte;
-            extraPj += pj;
-            a.energy.onChip += pj;
-          },
-          [&](const Matmul& m) {
-            const int64_t n = m.srcOuterCount * m.srcInnerCount;
-            sbuf.readBytes += n * m.rows * elem;
-            psum.writeBytes += n * m.cols;
-            psum.readBytes += m.accumulate ? n * m.cols : 0;
-            const double mac = program_.dtype == DType::F32 ? e.macFp32Pj : e.macInt8Pj;
-            extraPj += static_cast<double>(n * m.rows * m.cols) * mac;
-            a.energy.compute += static_cast<double>(n * m.rows * m.cols) * mac;
-          },
-          [&](const PsumReset& r) { psum.writeBytes += r.entries * r.cols; },
-          [&](const Activate& act) {
-            const int64_t elements = act.rows * act.rowLen * act.cols;
-            psum.readBytes += elements;
-            sbuf.writeBytes += elements * act.elemBytes;
-            extraPj += static_cast<double>(elements) * e.actOpPj;
-            a.energy.postProcess += static_cast<double>(elements) * e.actOpPj;
-          },
-          [&](const Pool& p) {
-            const int64_t window = poolWindowElements(p) * p.partitions;
-            sbuf.readBytes += window * p.elemBytes;
-            sbuf.writeBytes += p.outRows * p.outW * p.partitions * p.elemBytes;
-            extraPj += static_cast<double>(window) * e.poolOpPj;
-            a.energy.postProcess += static_cast<double>(window) * e.poolOpPj;
-          },
-          [&](const HostOp&) {},
-          [&](const Barrier&) {},
-          [&](const Vector& v) {
-            // Operand A and the result per element, B per element (or per row when broadcast),
-            // one vector operation per element: priced like a pooling-window element.
-            const int64_t elements = v.rows * v.rowLen * v.partitions;
-            const bool binary =
-                v.func == VectorFunc::Add || v.func == VectorFunc::Sub || v.func == VectorFunc::Mul;
-            const int64_t bReads = !binary ? 0 : (v.bStep == 0 ? v.rows * v.partitions : elements);
-            sbuf.readBytes += elements + bReads;
-            sbuf.writeBytes += elements;
-            extraPj += static_cast<double>(elements) * e.poolOpPj;
-            a.energy.postProcess += static_cast<double>(elements) * e.poolOpPj;
-          },
-      },
-      inst.op);
+  std::visit(Overloaded{
+                 [&](const DmaLoad&) {},
+                 [&](const DmaStore&) {},
+                 [&](const DmaCopy&) {},
+                 [&](const LoadWeights& w) {
+                   sbuf.readBytes += w.rows * w.cols * elem;
+                   const double pj =
+                       static_cast<double>(w.rows * w.cols * elem) * e.weightLoadPjPerByte;
+                   extraPj += pj;
+                   a.energy.onChip += pj;
+                 },
+                 [&](const Matmul& m) {
+                   const int64_t n = m.srcOuterCount * m.srcInnerCount;
+                   sbuf.readBytes += n * m.rows * elem;
+                   psum.writeBytes += n * m.cols;
+                   psum.readBytes += m.accumulate ? n * m.cols : 0;
+                   const double mac = program_.dtype == DType::F32 ? e.macFp32Pj : e.macInt8Pj;
+                   extraPj += static_cast<double>(n * m.rows * m.cols) * mac;
+                   a.energy.compute += static_cast<double>(n * m.rows * m.cols) * mac;
+                 },
+                 [&](const PsumReset& r) { psum.writeBytes += r.entries * r.cols; },
+                 [&](const Activate& act) {
+                   const int64_t elements = act.rows * act.rowLen * act.cols;
+                   psum.readBytes += elements;
+                   sbuf.writeBytes += elements * act.elemBytes;
+                   extraPj += static_cast<double>(elements) * e.actOpPj;
+                   a.energy.postProcess += static_cast<double>(elements) * e.actOpPj;
+                 },
+                 [&](const Pool& p) {
+                   const int64_t window = poolWindowElements(p) * p.partitions;
+                   sbuf.readBytes += window * p.elemBytes;
+                   sbuf.writeBytes += p.outRows * p.outW * p.partitions * p.elemBytes;
+                   extraPj += static_cast<double>(window) * e.poolOpPj;
+                   a.energy.postProcess += static_cast<double>(window) * e.poolOpPj;
+                 },
+                 [&](const HostOp&) {},
+                 [&](const Barrier&) {},
+                 [&](const Vector& v) {
+                   // Operand A and the result per element, B per element (or per row when
+                   // broadcast), one vector operation per element: priced like a pooling-window
+                   // element.
+                   const int64_t elements = v.rows * v.rowLen * v.partitions;
+                   const bool binary = isBinary(v.func);
+                   const int64_t bReads =
+                       !binary ? 0 : (v.bStep == 0 ? v.rows * v.partitions : elements);
+                   sbuf.readBytes += elements + bReads;
+                   sbuf.writeBytes += elements;
+                   extraPj += static_cast<double>(elements) * e.poolOpPj;
+                   a.energy.postProcess += static_cast<double>(elements) * e.poolOpPj;
+                 },
+             },
+             inst.op);
   constexpr int64_t kEntryBytes = 4;
   a.sbuf += sbuf;
   a.dram += dram;

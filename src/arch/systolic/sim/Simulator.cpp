@@ -858,10 +858,6 @@ struct Simulator::Impl {
 
   // --- vector unit ---------------------------------------------------------------------------
 
-  static bool isBinary(VectorFunc f) {
-    return f == VectorFunc::Add || f == VectorFunc::Sub || f == VectorFunc::Mul;
-  }
-
   void checkMultiplier(const char* field, int32_t m, int32_t shift) const {
     if (!quant::QuantMultiplier{m, shift}.isValid()) {
       fail(std::string(field) + " = {" + std::to_string(m) + ", " + std::to_string(shift) +

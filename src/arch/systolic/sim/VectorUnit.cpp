@@ -42,6 +42,10 @@ std::optional<int8_t> apply(const Vector& v, int8_t a, int8_t b, const int8_t* t
     return quant::mulValue(out, a, b);
   case VectorFunc::Requantize:
     return static_cast<int8_t>(quant::requantize(a, out));
+  case VectorFunc::Min:
+  case VectorFunc::Max:
+    return quant::minMaxValue(v.func == VectorFunc::Max, multiplier(v.aMultiplier, v.aShift),
+                              multiplier(v.bMultiplier, v.bShift), a, b);
   }
   return std::nullopt;
 }
@@ -56,8 +60,7 @@ std::optional<int8_t> vectorElement(const Vector& v, int8_t a, int8_t b, const i
 }
 
 bool vectorPartition(const Vector& v, uint8_t* part, const int8_t* table) {
-  const bool binary =
-      v.func == VectorFunc::Add || v.func == VectorFunc::Sub || v.func == VectorFunc::Mul;
+  const bool binary = isBinary(v.func);
   std::vector<int8_t> out(static_cast<size_t>(v.rows * v.rowLen));
   size_t k = 0;
   for (int64_t y = 0; y < v.rows; ++y)

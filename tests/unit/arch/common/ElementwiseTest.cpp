@@ -67,6 +67,20 @@ TEST(Elementwise, BinaryOpsBroadcastWithZeroStrides) {
   EXPECT_EQ(layers.at("relu").passes[0].func, ElementwiseFunc::Clamp);
 }
 
+TEST(Elementwise, MinMaxOfTwoTensorsRescaleEachOperand) {
+  GraphBuilder b;
+  const auto x = b.input("x", {1, 4, 3, 5});
+  const auto gate = b.input("gate", {1, 4, 1, 1});
+  const auto hi = b.op(OpKind::Max, "hi", {x, gate});
+  const auto lo = b.op(OpKind::Min, "lo", {gate, hi}); // the broadcast operand first
+  const ir::Graph g = finish(b, {lo});
+  const auto layers = expectExact(g);
+  const ElementwisePass& p = layers.at("lo").passes.at(0);
+  EXPECT_EQ(p.func, ElementwiseFunc::Min);
+  EXPECT_EQ(p.a.strides, (Dims{0, 1, 0, 0}));
+  EXPECT_EQ(layers.at("hi").passes.at(0).func, ElementwiseFunc::Max);
+}
+
 TEST(Elementwise, LookupTablesFollowTheirAxis) {
   GraphBuilder b;
   const auto x = b.input("x", {1, 3, 2, 2});

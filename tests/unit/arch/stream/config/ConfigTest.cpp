@@ -192,6 +192,7 @@ TEST(StreamConfigYaml, ToYamlUsesTheNestedLayout) {
         "\nchips:\n  count: 1\n  link_latency_cycles: 16\n",
         "\nenergy:\n  cell_select_add_pj: 0.15\n  mass_multiplier_add_pj: 0.05\n"
         "  fifo_value_pj: 5\n  lut_lookup_pj: 0.5\n  bus_set_transfer_pj: 10\n  aux_op_pj: 0.1\n"
+        "  aux_multiply_pj: 0.2\n"
         "  chip_link_set_pj: 640\n"}) {
     EXPECT_NE(yaml.find(text), std::string::npos) << text << "\n" << yaml;
   }
@@ -411,7 +412,7 @@ latency: {adder_tree_cycles: 3, summation_cell_cycles: 4, unit_adder_cycles: 5,
           aux_adder_cycles: 6, lut_cycles: 7, patch_cycles: 8, bus_hop_cycles: 0}
 chips: {count: 2, link_latency_cycles: 33}
 energy: {cell_select_add_pj: 1, mass_multiplier_add_pj: 2, fifo_value_pj: 3, lut_lookup_pj: 4,
-         bus_set_transfer_pj: 5, aux_op_pj: 6, chip_link_set_pj: 0}
+         bus_set_transfer_pj: 5, aux_op_pj: 6, aux_multiply_pj: 7, chip_link_set_pj: 0}
 )",
                                            "all.yaml");
   EXPECT_EQ(c.name, "mine");
@@ -446,9 +447,10 @@ energy: {cell_select_add_pj: 1, mass_multiplier_add_pj: 2, fifo_value_pj: 3, lut
   EXPECT_EQ(c.chips, 2);
   EXPECT_EQ(c.chipLinkLatencyCycles, 33);
   const EnergyTable& e = c.energy;
-  EXPECT_EQ((std::vector<double>{e.cellSelectAddPj, e.massMultiplierAddPj, e.fifoValuePj,
-                                 e.lutLookupPj, e.busSetTransferPj, e.auxOpPj, e.chipLinkSetPj}),
-            (std::vector<double>{1, 2, 3, 4, 5, 6, 0}));
+  EXPECT_EQ(
+      (std::vector<double>{e.cellSelectAddPj, e.massMultiplierAddPj, e.fifoValuePj, e.lutLookupPj,
+                           e.busSetTransferPj, e.auxOpPj, e.auxMultiplyPj, e.chipLinkSetPj}),
+      (std::vector<double>{1, 2, 3, 4, 5, 6, 7, 0}));
   // The accessors over these values.
   EXPECT_EQ(c.kernelTileCount(), 4 * 7 + 2);
   EXPECT_EQ(c.auxTileCount(), 1 + 4 * 3);
@@ -497,7 +499,7 @@ TEST(StreamConfigErrors, UnknownKeysAreNamedWithTheirPath) {
   expectConfigError("energy:\n  mac_pj: 1\n",
                     "asic.yaml: 'energy.mac_pj': unknown key (expected one of: "
                     "cell_select_add_pj, mass_multiplier_add_pj, fifo_value_pj, lut_lookup_pj, "
-                    "bus_set_transfer_pj, aux_op_pj, chip_link_set_pj)");
+                    "bus_set_transfer_pj, aux_op_pj, aux_multiply_pj, chip_link_set_pj)");
   expectConfigError("kernel_tiles: {rows: 4, rows: 5}\n",
                     "asic.yaml: 'kernel_tiles.rows': written twice (lines 1 and 1)");
 }

@@ -173,8 +173,8 @@ TEST(SystolicVectorLowering, BroadcastsPerChannelAndScalarOperands) {
   EXPECT_EQ(v[0].bRowStride, 1);
 
   // A per-channel constant subtracted (a per-channel lookup table: quant tabulates tensor op
-  // constant), then a scalar constant added with the operands swapped (the scalar is A in the
-  // graph: the integer Add with a scalar B operand).
+  // constant), then a scalar constant added with the constant first: the pipeline moves it
+  // second (passes::canonicalizeOperands), so it is a lookup table too.
   RawGraph k;
   const ir::ValueId y = k.input("y", {2, 20, 3, 5});
   const ir::ValueId sub = k.node(ir::OpKind::Sub, "sub", {y, k.constant("bias", {20, 1, 1})});
@@ -182,9 +182,25 @@ TEST(SystolicVectorLowering, BroadcastsPerChannelAndScalarOperands) {
   const SessionResult s = simulate(k.finish(add));
   EXPECT_EQ(hostLayers(s.program), 0);
   EXPECT_EQ(opsOf<Vector>(s.program, layerNamed(s.program, "sub"))[0].func, VectorFunc::Lookup);
-  const std::vector<Vector> a = opsOf<Vector>(s.program, layerNamed(s.program, "add"));
-  EXPECT_EQ(a[0].bStep, 0);
-  EXPECT_EQ(a[0].bRowStride, 1);
+  EXPECT_EQ(opsOf<Vector>(s.program, layerNamed(s.program, "add"))[0].func, VectorFunc::Lookup);
+}
+
+TEST(SystolicVectorLowering, MinMaxOfTwoTensorsRescaleBothOperands) {
+  RawGraph g;
+  const ir::ValueId x = g.input("x", {1, 20, 6, 6});
+  const ir::ValueId y = g.input("y", {1, 20, 6, 6});
+  const ir::ValueId gate = g.node(ir::OpKind::GlobalAveragePool, "gap", {y});
+  const ir::ValueId hi = g.node(ir::OpKind::Max, "hi", {x, y});
+  // The per-channel operand first: the commutative Min swaps it into B.
+  const SessionResult r = simulate(g.finish(g.node(ir::OpKind::Min, "lo", {gate, hi})));
+  EXPECT_EQ(hostLayers(r.program), 0);
+  const std::vector<Vector> h = opsOf<Vector>(r.program, layerNamed(r.program, "hi"));
+  ASSERT_FALSE(h.empty());
+  EXPECT_EQ(h[0].func, VectorFunc::Max);
+  const std::vector<Vector> l = opsOf<Vector>(r.program, layerNamed(r.program, "lo"));
+  ASSERT_FALSE(l.empty());
+  EXPECT_EQ(l[0].func, VectorFunc::Min);
+  EXPECT_EQ(l[0].bStep, 0); // one value per channel
 }
 
 TEST(SystolicVectorLowering, BroadcastsThatDoNotFitStayOnTheHostWithTheirReason) {

@@ -1,0 +1,28 @@
+/// \file
+/// Canonical operand forms: constant operands of commutative element-wise ops moved second, and
+/// a dense MatMul written as Gemm.
+///
+/// Why: exporters write both `Mul(x, c)` and `Mul(c, x)` (PaddleOCR's learnable affine blocks
+/// scale by `Mul(c, x)`), and the quantizer tabulates `x op c` as a unary function of x (a
+/// Lookup) only with the constant second. Add and Mul commute exactly in IEEE arithmetic (and
+/// ONNX broadcasting is symmetric), so swapping their two operands changes no result bit. Min
+/// and Max are left alone: with a NaN operand their result depends on the order.
+///
+/// Exporters also write a dense layer as MatMul(x, W) + Add(b) (PaddleOCR's classifier head).
+/// A MatMul of a computed [M, K] matrix by a constant [K, N] one is exactly Gemm(x, W) (alpha
+/// 1, beta 1, no C), which foldConstantAffine then gives its bias, so that every engine sees
+/// one dense layer with a bias instead of a product and a per-channel Add.
+#pragma once
+
+#include "nnaccel/ir/Graph.h"
+
+#include <cstddef>
+
+namespace nnaccel::passes {
+
+/// Swaps the operands of every two-input Add and Mul whose first operand is a constant and
+/// whose second is not, and turns every such MatMul into Gemm; returns the number of nodes
+/// changed. Needs inferred shapes.
+std::size_t canonicalizeOperands(ir::Graph& g);
+
+} // namespace nnaccel::passes

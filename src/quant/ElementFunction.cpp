@@ -1,0 +1,96 @@
+// Element-wise chains as one lookup table (quant/ElementFunction.h): a forward walk in node
+// order composing each element-wise node's int8 rule onto its operands' tables.
+#include "nnaccel/quant/ElementFunction.h"
+
+#include "nnaccel/quant/Kernels.h"
+
+#include <algorithm>
+
+namespace nnaccel::quant {
+
+namespace {
+
+using Table = std::array<int8_t, 256>;
+using Functions = std::vector<std::optional<ElementFunction>>;
+
+/// The function of computed value \p v: its own when it has one, else the identity of \p v.
+ElementFunction functionOf(const Functions& fs, ir::ValueId v) {
+  if (fs[static_cast<size_t>(v)])
+    return *fs[static_cast<size_t>(v)];
+  ElementFunction f{.source = v};
+  for (int32_t q = kInt8Min; q <= kInt8Max; ++q)
+    f.table[static_cast<size_t>(q + 128)] = static_cast<int8_t>(q);
+  return f;
+}
+
+/// \p f followed by the unary rule \p rule (int8 code -> int8 code).
+template <typename Rule> ElementFunction then(ElementFunction f, Rule rule) {
+  for (int8_t& q : f.table)
+    q = static_cast<int8_t>(rule(int32_t{q}));
+  return f;
+}
+
+bool isComputed(const ir::Graph& g, ir::ValueId v) {
+  return v != ir::kNoValue && !g.isConstant(v);
+}
+
+/// The element function of node \p id's output, if its rule is one of a single source.
+std::optional<ElementFunction> nodeFunction(const QuantizedModel& qm, const Functions& fs,
+                                            ir::NodeId id) {
+  const ir::Graph& g = qm.graph;
+  const ir::Node& n = g.node(id);
+  const QuantNode& q = qm.node(id);
+  if (n.outputs.size() != 1 || n.inputs.empty() || !isComputed(g, n.inputs[0]))
+    return std::nullopt;
+  switch (q.kind) {
+  case QuantOpKind::Clamp:
+    return then(functionOf(fs, n.inputs[0]),
+                [&](int32_t v) { return std::clamp(v, q.clampMin, q.clampMax); });
+  case QuantOpKind::Lookup:
+    if (q.lookupAxis >= 0)
+      return std::nullopt;
+    return then(functionOf(fs, n.inputs[0]),
+                [&](int32_t v) { return q.lookupTables[static_cast<size_t>(v + 128)]; });
+  case QuantOpKind::AddSub:
+  case QuantOpKind::Mul:
+  case QuantOpKind::MinMax: {
+    if (n.inputs.size() != 2 || !isComputed(g, n.inputs[1]))
+      return std::nullopt;
+    const Dims& shape = g.value(n.outputs[0]).shape;
+    if (g.value(n.inputs[0]).shape != shape || g.value(n.inputs[1]).shape != shape)
+      return std::nullopt; // broadcasting pairs different elements
+    const ElementFunction a = functionOf(fs, n.inputs[0]);
+    const ElementFunction b = functionOf(fs, n.inputs[1]);
+    if (a.source != b.source)
+      return std::nullopt;
+    ElementFunction f{.source = a.source};
+    const bool subtract = n.op == ir::OpKind::Sub;
+    for (size_t i = 0; i < f.table.size(); ++i)
+      f.table[i] = q.kind == QuantOpKind::Mul ? mulValue(q.mulMultiplier, a.table[i], b.table[i])
+                   : q.kind == QuantOpKind::MinMax
+                       ? minMaxValue(n.op == ir::OpKind::Max, q.inputMultipliers.at(0),
+                                     q.inputMultipliers.at(1), a.table[i], b.table[i])
+                       : addSubValue(subtract, q.addSub, a.table[i], b.table[i]);
+    return f;
+  }
+  default:
+    return std::nullopt;
+  }
+}
+
+} // namespace
+
+std::vector<std::optional<ElementFunction>>
+elementFunctions(const QuantizedModel& qm, const std::set<ir::NodeId>& sourceNodes) {
+  const ir::Graph& g = qm.graph;
+  Functions fs(g.numValues());
+  for (ir::NodeId id = 0; id < static_cast<ir::NodeId>(g.numNodes()); ++id) { // topological
+    if (qm.node(id).kind == QuantOpKind::Folded || sourceNodes.contains(id))
+      continue;
+    if (std::optional<ElementFunction> f = nodeFunction(qm, fs, id))
+      fs[static_cast<size_t>(g.node(id).outputs[0])] = std::move(f);
+  }
+  return fs;
+}
+
+} // namespace nnaccel::quant
