@@ -4,12 +4,14 @@
 // types against the ONNX schema, tensor sizes, names) so that a corrupted or hostile file ends
 // in one nnaccel::Error naming the file and node, never in a crash or an out-of-bounds read.
 // Shapes of intermediate values are left to ir::inferShapes.
+#include "DimBinding.h"
 #include "FileBytes.h"
 #include "LegacyOpsetUpgrade.h"
 #include "OnnxTensor.h"
 #include "nnaccel/frontend/Onnx.h"
 #include "nnaccel/ir/ShapeOps.h"
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <onnx/checker.h>
@@ -203,7 +205,9 @@ private:
 
   void importInputs() {
     std::set<std::string> seen;
-    std::set<std::string> usedDimParams;
+    detail::DimBinder binder(options_, file_);
+    observeSymbolicDims(binder);
+    size_t runtimeIndex = 0;
     for (int i = 0; i < graph_.input_size(); ++i) {
       const onnx::ValueInfoProto& in = graph_.input(i);
       const std::string what = "graph input " + quotedName(in.name());
@@ -247,9 +251,10 @@ private:
       }
       Dims dims;
       int64_t count = 1;
+      const auto rank = static_cast<size_t>(tt.shape().dim_size());
       for (int d = 0; d < tt.shape().dim_size(); ++d) {
         const auto& dim = tt.shape().dim(d);
-        int64_t extent = options_.defaultSymbolicDim;
+        int64_t extent = 0;
         if (dim.has_dim_value()) {
           extent = dim.dim_value();
           if (extent <= 0) {
@@ -260,27 +265,39 @@ private:
                      (extent == 0 ? "; zero-sized dimensions are not supported"
                                   : "; input dimensions must be positive"));
           }
-        } else if (dim.has_dim_param()) {
-          auto bound = options_.dimParams.find(dim.dim_param());
-          if (bound != options_.dimParams.end()) {
-            extent = bound->second;
-            usedDimParams.insert(dim.dim_param());
-          }
+        } else {
+          extent = binder.bind(in.name(), runtimeIndex, static_cast<size_t>(d), rank,
+                               dim.has_dim_param() ? dim.dim_param() : std::string());
         }
-        if (__builtin_mul_overflow(count, extent, &count) || count > kMaxInputElements) {
+        if (__builtin_mul_overflow(count, std::max<int64_t>(extent, 1), &count) ||
+            count > kMaxInputElements) {
           fail(ErrorKind::Model, what + " has more than 2^40 elements");
         }
         dims.push_back(extent);
       }
       claimName(in.name(), "a graph input", -1);
       g_.inputs.push_back(g_.addValue(in.name(), *dtype, std::move(dims)));
+      ++runtimeIndex;
     }
-    // A binding for a dim_param no input has is a user mistake (a typo), never silently unused.
-    for (const auto& [name, value] : options_.dimParams) {
-      if (!usedDimParams.count(name)) {
-        throw Error(ErrorKind::Usage, ErrorContext{.file = file_},
-                    "no graph input has the symbolic dimension (dim_param) '" + name + "'");
-      }
+    // A --dim no input has (a typo), an unbound dimension or disagreeing files: an error.
+    binder.finish();
+    g_.dimBindings = binder.bindings();
+  }
+
+  /// The binder's first pass: the extent each runtime input's data file gives its symbolic
+  /// dimensions (inputs are validated in the second pass, in importInputs).
+  void observeSymbolicDims(detail::DimBinder& binder) const {
+    size_t runtimeIndex = 0;
+    for (const onnx::ValueInfoProto& in : graph_.input()) {
+      if (g_.findValue(in.name()) || !in.type().has_tensor_type() ||
+          !in.type().tensor_type().has_shape())
+        continue; // an initializer's declaration, or an input the second pass rejects
+      const auto& shape = in.type().tensor_type().shape();
+      for (int d = 0; d < shape.dim_size(); ++d)
+        if (!shape.dim(d).has_dim_value())
+          binder.observe(runtimeIndex, static_cast<size_t>(d),
+                         static_cast<size_t>(shape.dim_size()), shape.dim(d).dim_param());
+      ++runtimeIndex;
     }
   }
 

@@ -254,28 +254,38 @@ TEST_F(Cli, InfoShowsConvTransposePadsAndOutputPadding) {
   EXPECT_EQ(up, expected) << r.out;
 }
 
-TEST_F(Cli, SymbolicDimensionsAreBoundByDimAndBatch) {
-  writeSymbolicModel(path("sym.onnx"));
-  // Unbound symbolic dimensions are 1, and no bindings line is printed.
-  const Result plain = run("info sym.onnx");
-  ASSERT_EQ(plain.exitCode, 0) << plain.err;
-  EXPECT_NE(plain.out.find("inputs:  x f32 1x3x1x4\n"), std::string::npos) << plain.out;
-  EXPECT_EQ(lineWith(plain.out, "symbolic dims"), "");
+TEST_F(Cli, SymbolicDimensionsAreBoundByDimInputAndBatch) {
+  writeSymbolicModel(path("sym.onnx")); // x: [N, 3, H, 4]
+  // Nothing binds H: an error naming it and how to bind it, never a silent 1.
+  expectError("info sym.onnx", 2,
+              "sym.onnx: 1 symbolic input dimension nothing binds: 'H' (axis 2 of 'x'); bind it "
+              "with --dim NAME=VALUE or give --input files whose shapes have it");
 
   const Result bound = run("info sym.onnx --dim H=5 --batch 2");
   ASSERT_EQ(bound.exitCode, 0) << bound.err;
-  EXPECT_EQ(lineWith(bound.out, "symbolic dims"), "symbolic dims: H=5, any other 2");
+  EXPECT_EQ(lineWith(bound.out, "symbolic dims"), "symbolic dims: N=2 (--batch), H=5 (--dim)");
   EXPECT_NE(bound.out.find("inputs:  x f32 2x3x5x4\n"), std::string::npos) << bound.out;
 
-  // --batch binds every symbolic dimension --dim does not name (here N and H).
-  const Result ran = run("run sym.onnx --batch 3 --output y.npy");
+  // --batch binds the leading dimension N only.
+  const Result ran = run("run sym.onnx --batch 3 --dim H=3 --output y.npy");
   ASSERT_EQ(ran.exitCode, 0) << ran.err;
-  EXPECT_EQ(ran.out.rfind("symbolic dims: any 3\ninput 'x': f32 3x3x3x4 (random, seed 0)\n", 0), 0u)
+  EXPECT_EQ(ran.out.rfind("symbolic dims: N=3 (--batch), H=3 (--dim)\ninput 'x': f32 3x3x3x4 "
+                          "(random, seed 0)\n",
+                          0),
+            0u)
       << ran.out;
   EXPECT_EQ(readNpy(path("y.npy")).shape(), (Dims{3, 3, 3, 4}));
-  const Result both = run("run sym.onnx --dim N=2 --dim H=1");
-  ASSERT_EQ(both.exitCode, 0) << both.err;
-  EXPECT_NE(both.out.find("input 'x': f32 2x3x1x4 "), std::string::npos) << both.out;
+
+  // An input file's shape binds both; --dim still wins (and the file then does not fit).
+  writeNpy(path("x.npy"), Tensor(DType::F32, Dims{2, 3, 6, 4}));
+  const Result fromFile = run("run sym.onnx --input x.npy");
+  ASSERT_EQ(fromFile.exitCode, 0) << fromFile.err;
+  EXPECT_EQ(lineWith(fromFile.out, "symbolic dims"),
+            "symbolic dims: N=2 (from x.npy), H=6 (from x.npy)");
+  EXPECT_NE(fromFile.out.find("input 'x': f32 2x3x6x4 (x.npy)"), std::string::npos) << fromFile.out;
+  const Result wins = run("run sym.onnx --input x.npy --dim H=5");
+  EXPECT_EQ(wins.exitCode, 1);
+  EXPECT_EQ(wins.err, "error: x.npy: holds f32 2x3x6x4 but model input 'x' is f32 2x3x5x4\n");
 }
 
 TEST_F(Cli, SymbolicDimensionErrors) {

@@ -131,7 +131,7 @@ public:
                g.name.empty() ? modelOptions_.model() : g.name, g.opsetVersion, raw_ ? ", raw" : "",
                summary.layers.size(), humanCount(summary.totalParams),
                humanCount(summary.totalMacs));
-    if (const std::string bindings = modelOptions_.bindingsText(); !bindings.empty()) {
+    if (const std::string bindings = ModelOptions::bindingsText(g); !bindings.empty()) {
       fmt::print("{}\n", bindings);
     }
     fmt::print("inputs:  {}\n", valuesText(g, g.inputs));

@@ -3,9 +3,11 @@
 #include "ModelOptions.h"
 
 #include "Command.h"
+#include "nnaccel/tensor/Npy.h"
 
 #include <charconv>
-#include <fmt/core.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <optional>
 #include <utility>
 
@@ -57,9 +59,13 @@ void ModelOptions::configure(CLI::App& app) {
                      ->capture_default_str();
 }
 
-driver::LoadOptions ModelOptions::loadOptions() const {
+driver::LoadOptions ModelOptions::loadOptions(const std::vector<std::string>& inputFiles) const {
   driver::LoadOptions options;
   options.import.defaultSymbolicDim = batch_;
+  options.import.batchGiven = batchOption_->count() > 0;
+  if (driver::modelSource(model_) == driver::ModelSource::File)
+    for (const std::string& file : inputFiles)
+      options.import.inputData.push_back({file, readNpy(file).shape()});
   for (const std::string& text : dims_) {
     const auto binding = parseBinding(text);
     NNACCEL_ASSERT(binding.has_value()) << "--dim '" << text << "' passed the validator";
@@ -75,15 +81,10 @@ driver::LoadOptions ModelOptions::loadOptions() const {
   return options;
 }
 
-std::string ModelOptions::bindingsText() const {
-  if (dims_.empty() && batchOption_->count() == 0) {
+std::string ModelOptions::bindingsText(const ir::Graph& g) {
+  if (g.dimBindings.empty())
     return {};
-  }
-  std::string text = "symbolic dims: ";
-  for (const std::string& binding : dims_) {
-    text += binding + ", ";
-  }
-  return text + fmt::format("{} {}", dims_.empty() ? "any" : "any other", batch_);
+  return fmt::format("symbolic dims: {}", fmt::join(g.dimBindings, ", "));
 }
 
 } // namespace nnaccel::cli

@@ -1,9 +1,10 @@
 /// \file
 /// The MODEL argument and the options that say how to load it, shared by every command that
 /// loads a model (`info`, `run`): `--dim NAME=VALUE` (repeatable) binds a named symbolic ONNX
-/// dimension (dim_param), `--batch N` binds every other symbolic dimension (default 1). They go
-/// to the importer through driver::LoadOptions; a zoo model has fixed shapes, so they are a
-/// usage error there.
+/// dimension (dim_param), the command's `--input` files bind the dimensions of their inputs
+/// by their shapes, and `--batch N` binds a leading (batch) dimension (default 1); any other
+/// symbolic dimension is an error naming it (frontend::ImportOptions). They go to the importer
+/// through driver::LoadOptions; a zoo model has fixed shapes, so --dim is a usage error there.
 #pragma once
 
 #include "nnaccel/driver/ModelLoader.h"
@@ -25,13 +26,15 @@ public:
 
   const std::string& model() const { return model_; }
 
-  /// The load options for MODEL. Throws Error(Usage) with the pointer to the command's --help
-  /// when a --dim name is given twice or --dim/--batch are given for a zoo model.
-  driver::LoadOptions loadOptions() const;
+  /// The load options for MODEL, with the shapes of \p inputFiles (.npy, one per runtime input
+  /// in order) binding symbolic dimensions. Throws Error(Usage) with the pointer to the
+  /// command's --help when a --dim name is given twice or --dim is given for a zoo model, and
+  /// Error(Io) naming an input file that cannot be read.
+  driver::LoadOptions loadOptions(const std::vector<std::string>& inputFiles = {}) const;
 
-  /// The bindings the user gave, for the command's header: "symbolic dims: N=4, seq=16, any
-  /// other 2" or "symbolic dims: any 4"; empty when neither --dim nor --batch was given.
-  std::string bindingsText() const;
+  /// How the symbolic dimensions of \p g were bound, for the command's header: "symbolic dims:
+  /// H=96 (--dim), W=128 (from x.npy), N=1 (batch, default 1 ...)"; empty when it has none.
+  static std::string bindingsText(const ir::Graph& g);
 
 private:
   CLI::App* app_ = nullptr;

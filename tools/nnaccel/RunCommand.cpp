@@ -121,12 +121,13 @@ public:
 
   void run() override {
     checkOptions();
-    const ir::Graph g = driver::loadModel(modelOptions_.model(), modelOptions_.loadOptions());
+    const ir::Graph g =
+        driver::loadModel(modelOptions_.model(), modelOptions_.loadOptions(inputs_));
     checkCounts(g);
     for (const std::string& path : outputs_) {
       driver::checkWritable(path); // before the run, not after it
     }
-    if (const std::string bindings = modelOptions_.bindingsText(); !bindings.empty()) {
+    if (const std::string bindings = ModelOptions::bindingsText(g); !bindings.empty()) {
       fmt::print("{}\n", bindings);
     }
     const std::vector<Tensor> inputs = readOrMakeInputs(g);

@@ -115,7 +115,8 @@ public:
     if (timingOnly_)
       engineOptions_.checkTimingOnly(*app_, ro.engineOptions);
     checkEngineTakes(engine);
-    const ir::Graph g = driver::loadModel(modelOptions_.model(), modelOptions_.loadOptions());
+    const ir::Graph g =
+        driver::loadModel(modelOptions_.model(), modelOptions_.loadOptions(inputs_));
     if (!inputs_.empty() && inputs_.size() != g.inputs.size())
       throw usageError(*app_,
                        fmt::format("model '{}' has {} input(s) but {} --input file(s) were given",

@@ -277,7 +277,7 @@ public:
     output_.check(*app_);
 
     std::string modelText = modelOptions_.model();
-    if (const std::string bindings = modelOptions_.bindingsText(); !bindings.empty())
+    if (const std::string bindings = ModelOptions::bindingsText(model); !bindings.empty())
       modelText += fmt::format(" ({})", bindings);
     SweepResult result{explore::SweepSpec{.model = modelText,
                                           .engine = base.engine(),

@@ -14,14 +14,30 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace nnaccel::frontend {
 
+/// The data given for one graph input (a --input file): it binds the input's symbolic
+/// dimensions.
+struct InputData {
+  std::string file; ///< for messages and `info`
+  Dims shape;
+};
+
+/// How symbolic input dimensions (dim_param, or no value at all) are bound, first rule first:
+/// dimParams by name (--dim); the extent of the input's data file (inputData, --input) when
+/// its rank matches; defaultSymbolicDim for a leading (batch) dimension (--batch). Any other
+/// dimension is unbound, and the import fails naming every unbound one (never a silent 1). A
+/// dim_param shared by several inputs takes one value. ir::Graph::dimBindings records them.
 struct ImportOptions {
-  /// Value bound to a symbolic dimension not listed in dimParams (typically the batch size).
+  /// Value bound to a leading symbolic dimension that nothing else binds (the batch size).
   int64_t defaultSymbolicDim = 1;
+  bool batchGiven = false; ///< defaultSymbolicDim came from the user (--batch), for `info`
   /// Explicit bindings for named symbolic dimensions (dim_param).
   std::map<std::string, int64_t> dimParams;
+  /// Per runtime graph input, in order: its data (may be shorter than the inputs).
+  std::vector<InputData> inputData;
 };
 
 /// Lowest and highest default-domain opset accepted. The product targets opsets 7-17; older

@@ -72,6 +72,9 @@ public:
   /// opsetVersion; 0 otherwise. Error messages (contextOf) show it instead of Node::opset, so
   /// users see the opset their file states.
   int64_t sourceOpset = 0;
+  /// How the importer bound the symbolic input dimensions: "NAME=VALUE (how)" each
+  /// (frontend::ImportOptions); empty when the inputs have none.
+  std::vector<std::string> dimBindings;
 
   // --- values -------------------------------------------------------------------------------
   /// Adds a value with unknown shape; asserts the name is new.

@@ -217,15 +217,57 @@ TEST(OnnxImporter, ConstantNodesBecomeConstants) {
 TEST(OnnxImporter, SymbolicDimensionsAreBound) {
   ModelBuilder b;
   b.input("x", {std::string("batch"), std::string("height"), DimSpec{}, int64_t{5}});
+  b.input("z", {std::string("height"), int64_t{3}});
   b.node("Relu", {"x"}, {"y"});
   b.output("y");
   ImportOptions options;
   options.defaultSymbolicDim = 2;
   options.dimParams["batch"] = 8;
+  options.inputData = {{"x.npy", {7, 6, 4, 5}}};
   ir::Graph g = b.import(options);
-  // batch: explicit binding; height: unbound name -> default; unset dim -> default.
-  EXPECT_EQ(g.value(g.inputs[0]).shape, (Dims{8, 2, 2, 5}));
-  EXPECT_EQ(b.import().value(0).shape, (Dims{1, 1, 1, 5}));
+  // batch: --dim wins over the file; height and the unnamed axis: from x's file; z shares
+  // height.
+  EXPECT_EQ(g.value(g.inputs[0]).shape, (Dims{8, 6, 4, 5}));
+  EXPECT_EQ(g.value(g.inputs[1]).shape, (Dims{6, 3}));
+  EXPECT_EQ(g.dimBindings, (std::vector<std::string>{"batch=8 (--dim)", "height=6 (from x.npy)",
+                                                     "x[2]=4 (from x.npy)"}));
+  // Without data, a leading dimension is the batch (defaultSymbolicDim).
+  options.inputData.clear();
+  options.dimParams = {{"height", 9}};
+  ImportOptions unnamed = options;
+  b.input("w", {std::string("n"), int64_t{2}});
+  EXPECT_STREQ(
+      importError(b, unnamed).what(),
+      "m.onnx: 1 symbolic input dimension nothing binds: x[2] (axis 2 of 'x'); bind it with "
+      "--dim NAME=VALUE or give --input files whose shapes have it");
+}
+
+TEST(OnnxImporter, UnboundAndConflictingDimensionsAreErrors) {
+  ModelBuilder b;
+  b.input("x", {std::string("n"), std::string("h"), std::string("w")});
+  b.input("y", {std::string("h")});
+  b.node("Relu", {"x"}, {"r"});
+  b.output("r");
+  EXPECT_STREQ(
+      importError(b).what(),
+      "m.onnx: 3 symbolic input dimensions nothing binds: 'h' (axis 1 of 'x'), 'w' (axis 2 "
+      "of 'x'), 'h' (axis 0 of 'y'); bind them with --dim NAME=VALUE or give --input files "
+      "whose shapes have them");
+  ImportOptions options;
+  options.inputData = {{"x.npy", {1, 4, 5}}, {"y.npy", {6}}};
+  EXPECT_STREQ(
+      importError(b, options).what(),
+      "m.onnx: the input files disagree on a symbolic dimension: 'h' is 6 in y.npy but 4 in "
+      "x.npy");
+  options.inputData[1].shape = {4};
+  options.batchGiven = true;
+  options.defaultSymbolicDim = 3;
+  options.inputData[0].shape = {1, 4}; // wrong rank: binds nothing; n is the batch
+  options.dimParams = {{"w", 2}};
+  const ir::Graph g = b.import(options);
+  EXPECT_EQ(g.value(g.inputs[0]).shape, (Dims{3, 4, 2}));
+  EXPECT_EQ(g.dimBindings,
+            (std::vector<std::string>{"n=3 (--batch)", "h=4 (from y.npy)", "w=2 (--dim)"}));
 }
 
 TEST(OnnxImporter, OmittedInputsAndOutputs) {
