@@ -17,6 +17,7 @@
 #include <onnx/checker.h>
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
+#include <map>
 #include <set>
 #include <unordered_map>
 
@@ -141,6 +142,7 @@ public:
     }
     importInitializers();
     importInputs();
+    checkSupportedOps();
     declareNodes();
     connectNodes();
     importOutputs();
@@ -299,6 +301,45 @@ private:
                          static_cast<size_t>(shape.dim_size()), shape.dim(d).dim_param());
       ++runtimeIndex;
     }
+  }
+
+  /// Throws one error listing every node whose op nnaccel does not have when there are several
+  /// (a single one gets declareNodes' message naming its node): a user learns the whole list
+  /// at once. First the count and the ops, then up to kListedPerOp node names per op.
+  void checkSupportedOps() const {
+    std::map<std::string, std::vector<std::string>> byOp; // op (domain-qualified) -> nodes
+    size_t count = 0;
+    for (int i = 0; i < graph_.node_size(); ++i) {
+      const onnx::NodeProto& proto = graph_.node(i);
+      const bool known = isDefaultDomain(proto.domain()) && ir::opFromName(proto.op_type());
+      if (known || proto.op_type().empty())
+        continue;
+      const std::string op = isDefaultDomain(proto.domain())
+                                 ? proto.op_type()
+                                 : proto.domain() + "." + proto.op_type();
+      byOp[op].push_back(quotedName(nodeName(i)));
+      ++count;
+    }
+    if (count < 2)
+      return;
+    constexpr size_t kListedPerOp = 3;
+    std::vector<std::string> ops, nodes;
+    for (const auto& [op, names] : byOp) {
+      ops.push_back(names.size() > 1 ? op + " x" + std::to_string(names.size()) : op);
+      std::string listed;
+      for (size_t k = 0; k < std::min(names.size(), kListedPerOp); ++k)
+        listed += (k > 0 ? ", " : "") + names[k];
+      if (names.size() > kListedPerOp)
+        listed += " and " + std::to_string(names.size() - kListedPerOp) + " more";
+      nodes.push_back(op + ": " + listed);
+    }
+    std::string reason = std::to_string(count) + " nodes use ops nnaccel does not support (";
+    for (size_t k = 0; k < ops.size(); ++k)
+      reason += (k > 0 ? ", " : "") + ops[k];
+    reason += "): ";
+    for (size_t k = 0; k < nodes.size(); ++k)
+      reason += (k > 0 ? "; " : "") + nodes[k];
+    fail(ErrorKind::Unsupported, reason);
   }
 
   /// Validates each node, converts its attributes and creates its output values (Constant

@@ -613,6 +613,21 @@ TEST(OnnxImporterErrors, BadOptions) {
 
 // --- rejections: nodes ------------------------------------------------------------------------
 
+TEST(OnnxImporterErrors, EveryUnsupportedNodeIsListedInOneError) {
+  ModelBuilder b;
+  b.input("x", {int64_t{1}, int64_t{8}});
+  for (int k = 0; k < 5; ++k)
+    b.node("LSTM", {"x"}, {"l" + std::to_string(k)}, "lstm_" + std::to_string(k));
+  b.node("Relu", {"x"}, {"r"});
+  b.node("NonMaxSuppression", {"x"}, {"n"});
+  b.output("r");
+  Error e = importError(b);
+  EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
+  EXPECT_STREQ(e.what(), "m.onnx: 6 nodes use ops nnaccel does not support (LSTM x5, "
+                         "NonMaxSuppression): LSTM: 'lstm_0', 'lstm_1', 'lstm_2' and 2 more; "
+                         "NonMaxSuppression: 'NonMaxSuppression_6'");
+}
+
 TEST(OnnxImporterErrors, UnsupportedOpAndDomain) {
   ModelBuilder b;
   b.input("x", {int64_t{1}, int64_t{2}, int64_t{3}});
