@@ -13,6 +13,7 @@ bool isParameterInput(OpKind op, size_t index) {
   case OpKind::Resize:  // roi, scales, sizes
   case OpKind::Pad:     // pads, constant_value, axes
   case OpKind::Slice:   // starts, ends, axes, steps
+  case OpKind::Split:   // split
   case OpKind::Clip:    // min, max
   case OpKind::Dropout: // ratio, training_mode
     return index >= 1;

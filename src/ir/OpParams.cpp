@@ -1110,6 +1110,40 @@ DepthToSpaceParams depthToSpaceParams(const Graph& g, NodeId id) {
   });
 }
 
+SplitParams splitParams(const Graph& g, NodeId id) {
+  return withNodeContext(g, id, [&] {
+    const Node& n = g.node(id);
+    const Value& x = requiredInput(g, id, 0, "input");
+    const int64_t rank = sizeOf(x.shape);
+    SplitParams p;
+    p.axis = normalizeAxis(g, id, n.attrs.getInt("axis", 0), rank, "axis");
+    const int64_t extent = x.shape[static_cast<size_t>(p.axis)];
+    const auto outputs = static_cast<int64_t>(n.outputs.size());
+    if (n.opset < 13) {
+      if (const auto* a = n.attrs.find<std::vector<int64_t>>("split"))
+        p.sizes = *a;
+    } else if (const Tensor* t = constantInput(g, id, 1, "split")) {
+      p.sizes = intValues(g, id, *t, "split");
+    }
+    if (p.sizes.empty()) {
+      if (outputs == 0 || extent % outputs != 0)
+        g.fail(id, "axis " + str(p.axis) + " of extent " + str(extent) + " does not split into " +
+                       str(outputs) + " equal parts");
+      p.sizes.assign(static_cast<size_t>(outputs), extent / outputs);
+    }
+    int64_t total = 0;
+    for (int64_t s : p.sizes) {
+      if (s < 0)
+        g.fail(id, "split " + listToString(p.sizes) + " has a negative size");
+      total += s;
+    }
+    if (sizeOf(p.sizes) != outputs || total != extent)
+      g.fail(id, "split " + listToString(p.sizes) + " does not give " + str(outputs) +
+                     " outputs summing to the extent " + str(extent) + " of axis " + str(p.axis));
+    return p;
+  });
+}
+
 SliceParams sliceParams(const Graph& g, NodeId id) {
   return withNodeContext(g, id, [&] {
     const Node& n = g.node(id);

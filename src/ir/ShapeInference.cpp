@@ -380,6 +380,26 @@ std::vector<OutInfo> inferSlice(const Graph& g, NodeId id) {
   return {info};
 }
 
+/// Split: one slice of the axis per output (constant inputs fold).
+std::vector<OutInfo> inferSplit(const Graph& g, NodeId id) {
+  const Value& data = requiredInput(g, id, 0, "input");
+  const SplitParams p = splitParams(g, id);
+  std::vector<OutInfo> outs;
+  SliceParams s{Dims(data.shape.size(), 0), data.shape, Dims(data.shape.size(), 1)};
+  const auto axis = static_cast<size_t>(p.axis);
+  for (int64_t size : p.sizes) {
+    s.ends[axis] = s.starts[axis] + size;
+    Dims out = data.shape;
+    out[axis] = size;
+    OutInfo info{data.dtype, out, std::nullopt};
+    if (data.constant && foldable(out))
+      info.folded = foldSlice(*data.constant, s, out);
+    outs.push_back(std::move(info));
+    s.starts[axis] = s.ends[axis];
+  }
+  return outs;
+}
+
 /// Reshape, Squeeze, Unsqueeze and Identity: same data, new shape.
 std::vector<OutInfo> inferView(const Graph& g, NodeId id, Dims out) {
   const Value& data = requiredInput(g, id, 0, "data");
@@ -531,6 +551,8 @@ std::vector<OutInfo> computeOutputs(const Graph& g, NodeId id) {
     return inferGather(g, id);
   case OpKind::Slice:
     return inferSlice(g, id);
+  case OpKind::Split:
+    return inferSplit(g, id);
   case OpKind::Cast: {
     const Value& x = in0();
     const DType to = castTarget(g, id);

@@ -86,6 +86,8 @@ Arity arityOf(OpKind op, int64_t opset) {
     return {0, 0, 1, 1};
   case OpKind::Slice:
     return opset >= 10 ? Arity{3, 5, 1, 1} : Arity{1, 1, 1, 1};
+  case OpKind::Split:
+    return opset >= 13 ? Arity{1, 2, 1, kVariadic} : Arity{1, 1, 1, kVariadic};
   }
   NNACCEL_UNREACHABLE("bad op kind");
   return {};

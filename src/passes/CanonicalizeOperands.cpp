@@ -2,7 +2,10 @@
 // Mul, and a dense MatMul as the Gemm it is.
 #include "nnaccel/passes/CanonicalizeOperands.h"
 
+#include "nnaccel/ir/OpParams.h"
+
 #include <algorithm>
+#include <string>
 #include <utility>
 
 namespace nnaccel::passes {
@@ -11,6 +14,8 @@ namespace {
 
 /// The first opset whose Gemm takes no C input.
 constexpr int64_t kGemmOptionalCOpset = 11;
+/// The first opset whose Slice takes starts/ends/axes as inputs.
+constexpr int64_t kSliceInputsOpset = 10;
 
 /// Moves a constant first operand of a two-input Add or Mul second; true when swapped.
 bool constantSecond(ir::Graph& g, ir::Node& n) {
@@ -40,16 +45,57 @@ bool matMulAsGemm(const ir::Graph& g, ir::Node& n) {
   return true;
 }
 
+/// A 1-D int64 constant for a Slice parameter.
+ir::ValueId int64Constant(ir::Graph& g, const std::string& name, int64_t v) {
+  return g.addConstant(g.uniqueName(name), Tensor::fromVector<int64_t>({1}, {v}));
+}
+
+/// Split node \p id of a computed tensor as one Slice per output (each output keeps its value);
+/// true when done. The Split node is left without outputs, for removal.
+bool splitAsSlices(ir::Graph& g, ir::NodeId id) {
+  if (g.node(id).op != ir::OpKind::Split || g.isConstant(g.node(id).inputs.at(0)))
+    return false;
+  const ir::SplitParams p = ir::splitParams(g, id);
+  const ir::Node split = g.node(id); // a copy: adding nodes reallocates
+  int64_t start = 0;
+  for (size_t k = 0; k < split.outputs.size(); ++k) {
+    const int64_t size = p.sizes[k];
+    if (split.outputs[k] != ir::kNoValue) {
+      ir::Node s;
+      s.op = ir::OpKind::Slice;
+      s.name = g.uniqueName(split.name + "/slice" + std::to_string(k));
+      s.opset = std::max<int64_t>(split.opset, kSliceInputsOpset);
+      s.inputs = {split.inputs[0], int64Constant(g, s.name + "/starts", start),
+                  int64Constant(g, s.name + "/ends", start + size),
+                  int64Constant(g, s.name + "/axes", p.axis)};
+      s.outputs = {split.outputs[k]};
+      g.addNode(std::move(s));
+    }
+    start += size;
+  }
+  g.node(id).outputs.clear();
+  g.node(id).inputs.clear();
+  return true;
+}
+
 } // namespace
 
 std::size_t canonicalizeOperands(ir::Graph& g) {
   std::size_t changed = 0;
-  for (ir::NodeId id = 0; id < static_cast<ir::NodeId>(g.numNodes()); ++id) {
+  std::vector<ir::NodeId> splits;
+  const auto count = static_cast<ir::NodeId>(g.numNodes());
+  for (ir::NodeId id = 0; id < count; ++id) {
     ir::Node& n = g.node(id);
     if (constantSecond(g, n) || matMulAsGemm(g, n))
       ++changed;
+    else if (splitAsSlices(g, id))
+      splits.push_back(id);
   }
-  return changed;
+  if (!splits.empty()) {
+    g.removeNodes(splits);
+    g.topoSort();
+  }
+  return changed + splits.size();
 }
 
 } // namespace nnaccel::passes

@@ -177,6 +177,19 @@ std::vector<Tensor> evalUnchecked(const ir::Graph& g, ir::NodeId id, const NodeI
     return one(gather(in.at(0), in.at(1), ir::gatherAxis(g, id)));
   case OpKind::Slice:
     return one(slice(ir::sliceParams(g, id), in.at(0)));
+  case OpKind::Split: {
+    const ir::SplitParams p = ir::splitParams(g, id);
+    const Dims& shape = in.at(0).shape();
+    ir::SliceParams s{Dims(shape.size(), 0), shape, Dims(shape.size(), 1)};
+    const auto axis = static_cast<size_t>(p.axis);
+    std::vector<Tensor> out;
+    for (int64_t size : p.sizes) {
+      s.ends[axis] = s.starts[axis] + size;
+      out.push_back(slice(s, in.at(0)));
+      s.starts[axis] = s.ends[axis];
+    }
+    return out;
+  }
   case OpKind::Cast:
     return one(in.at(0).castTo(ir::castTarget(g, id)));
   case OpKind::ConstantOfShape:

@@ -190,6 +190,14 @@ struct SliceParams {
 };
 SliceParams sliceParams(const Graph& g, NodeId id);
 
+/// Split: the axis and each output's extent along it (the `split` attribute before opset 13,
+/// the optional constant `split` input from 13 on, else equal parts, which must divide it).
+struct SplitParams {
+  int64_t axis = 0;
+  std::vector<int64_t> sizes; ///< one per output
+};
+SplitParams splitParams(const Graph& g, NodeId id);
+
 /// Cast target dtype; throws Unsupported for ONNX types nnaccel does not hold (e.g. f16).
 DType castTarget(const Graph& g, NodeId id);
 

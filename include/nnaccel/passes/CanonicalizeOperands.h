@@ -1,6 +1,6 @@
 /// \file
-/// Canonical operand forms: constant operands of commutative element-wise ops moved second, and
-/// a dense MatMul written as Gemm.
+/// Canonical operand forms: constant operands of commutative element-wise ops moved second, a
+/// dense MatMul written as Gemm, and a Split written as Slices.
 ///
 /// Why: exporters write both `Mul(x, c)` and `Mul(c, x)` (PaddleOCR's learnable affine blocks
 /// scale by `Mul(c, x)`), and the quantizer tabulates `x op c` as a unary function of x (a
@@ -12,6 +12,10 @@
 /// A MatMul of a computed [M, K] matrix by a constant [K, N] one is exactly Gemm(x, W) (alpha
 /// 1, beta 1, no C), which foldConstantAffine then gives its bias, so that every engine sees
 /// one dense layer with a bias instead of a product and a per-channel Add.
+///
+/// A Split of a computed tensor becomes one Slice per output (each output value kept, node
+/// order re-sorted): every engine already moves a Slice as address generation, and single-
+/// output nodes are what their layers are built from (M-LSD line detectors split a tensor).
 #pragma once
 
 #include "nnaccel/ir/Graph.h"
@@ -21,8 +25,8 @@
 namespace nnaccel::passes {
 
 /// Swaps the operands of every two-input Add and Mul whose first operand is a constant and
-/// whose second is not, and turns every such MatMul into Gemm; returns the number of nodes
-/// changed. Needs inferred shapes.
+/// whose second is not, turns every such MatMul into Gemm and every Split of a computed tensor
+/// into Slices; returns the number of nodes changed. Needs inferred shapes.
 std::size_t canonicalizeOperands(ir::Graph& g);
 
 } // namespace nnaccel::passes

@@ -68,3 +68,52 @@ TEST(CanonicalizeOperands, KeepsBatchedAndConstantLeftMatMul) {
   EXPECT_EQ(canonicalizeOperands(b.g), 0u);
   EXPECT_EQ(countOps(b.g, OpKind::MatMul), 2u);
 }
+
+TEST(CanonicalizeOperands, SplitBecomesSlicesKeepingItsOutputs) {
+  for (const int64_t opset : {int64_t{11}, int64_t{13}}) {
+    SCOPED_TRACE(opset);
+    GraphBuilder b(opset);
+    const ValueId x = b.input("x", {1, 7, 4});
+    const ValueId r = b.op(OpKind::Relu, "relu", {x});
+    AttrMap a = attrs({{"axis", int64_t{-2}}});
+    std::vector<ValueId> ins{r};
+    if (opset < 13)
+      a.set("split", std::vector<int64_t>{2, 0, 5});
+    else
+      ins.push_back(b.ints("sizes", {2, 0, 5}));
+    const NodeId split = b.node(OpKind::Split, "split", ins, {"p", "", "q"}, a);
+    const ValueId p = b.g.node(split).outputs[0], q = b.g.node(split).outputs[2];
+    const ValueId s = b.op(OpKind::Sigmoid, "sig", {q});
+    b.g.outputs = {p, s};
+    inferShapes(b.g);
+    EXPECT_EQ(b.g.value(q).shape, (Dims{1, 5, 4}));
+    Graph before = b.g;
+    const Tensor in = randomTensor({1, 7, 4}, 3);
+    const std::vector<Tensor> ref = runGraph(before, {in});
+
+    EXPECT_EQ(canonicalizeOperands(b.g), 1u);
+    EXPECT_EQ(countOps(b.g, OpKind::Split), 0u);
+    EXPECT_EQ(countOps(b.g, OpKind::Slice), 2u); // the omitted output needs none
+    EXPECT_EQ(b.g.node(b.g.value(q).producer).op, OpKind::Slice);
+    EXPECT_EQ(b.g.outputs, (std::vector<ValueId>{p, s})); // the same values
+    const std::vector<Tensor> got = runGraph(b.g, {in});
+    for (size_t o = 0; o < 2; ++o)
+      EXPECT_EQ(maxAbsDiff(got[o], ref[o]), 0.0f) << o;
+  }
+}
+
+TEST(CanonicalizeOperands, SplitSizesThatDoNotFitAreModelErrors) {
+  GraphBuilder b(13);
+  const ValueId x = b.input("x", {5, 2});
+  b.node(OpKind::Split, "halves", {x}, {"a", "b"});
+  EXPECT_EQ(
+      errorOf([&] { inferShapes(b.g); }),
+      "model.onnx: node 'halves' (Split, opset 13): axis 0 of extent 5 does not split into 2 equal "
+      "parts");
+  GraphBuilder c(13);
+  const ValueId y = c.input("y", {5, 2});
+  c.node(OpKind::Split, "bad", {y, c.ints("sizes", {2, 2})}, {"a", "b"});
+  EXPECT_EQ(errorOf([&] { inferShapes(c.g); }), "model.onnx: node 'bad' (Split, opset 13): split "
+                                                "[2, 2] does not give 2 outputs summing to the "
+                                                "extent 5 of axis 0");
+}
