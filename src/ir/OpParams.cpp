@@ -671,6 +671,49 @@ SoftmaxParams softmaxParams(const Graph& g, NodeId id) {
   });
 }
 
+ReduceParams reduceParams(const Graph& g, NodeId id) {
+  return withNodeContext(g, id, [&] {
+    const Node& n = g.node(id);
+    const Value& x = requiredInput(g, id, 0, "data");
+    const int64_t rank = sizeOf(x.shape);
+    std::vector<int64_t> given;
+    bool haveAxes = false;
+    if (n.op == OpKind::ReduceSum && n.opset >= 13) {
+      if (const Tensor* t = constantInput(g, id, 1, "axes")) {
+        given = intValues(g, id, *t, "axes");
+        haveAxes = true;
+      }
+    } else if (const auto* a = n.attrs.find<std::vector<int64_t>>("axes")) {
+      given = *a;
+      haveAxes = true;
+    }
+    ReduceParams p;
+    p.keepDims = n.attrs.getInt("keepdims", 1) != 0;
+    const bool noop = n.op == OpKind::ReduceSum && n.attrs.getInt("noop_with_empty_axes", 0) != 0;
+    if (!haveAxes || given.empty()) {
+      if (!noop)
+        for (int64_t a = 0; a < rank; ++a)
+          p.axes.push_back(a);
+    } else {
+      std::set<int64_t> seen;
+      for (int64_t a : given) {
+        const int64_t axis = normalizeAxis(g, id, a, rank, "axis");
+        if (!seen.insert(axis).second)
+          g.fail(id, "axes " + listToString(given) + " contain a duplicate");
+      }
+      p.axes.assign(seen.begin(), seen.end());
+    }
+    for (int64_t a = 0; a < rank; ++a) {
+      const bool reduced = std::find(p.axes.begin(), p.axes.end(), a) != p.axes.end();
+      if (!reduced)
+        p.outShape.push_back(x.shape[static_cast<size_t>(a)]);
+      else if (p.keepDims)
+        p.outShape.push_back(1);
+    }
+    return p;
+  });
+}
+
 // --- axes and permutations -----------------------------------------------------------------------
 
 int64_t concatAxis(const Graph& g, NodeId id) {

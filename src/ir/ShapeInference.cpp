@@ -493,6 +493,12 @@ std::vector<OutInfo> computeOutputs(const Graph& g, NodeId id) {
     requireF32(g, id, in0());
     softmaxParams(g, id);
     return {same(in0())};
+  case OpKind::ReduceMean:
+  case OpKind::ReduceSum:
+  case OpKind::ReduceMax:
+  case OpKind::ReduceMin:
+    requireF32(g, id, in0());
+    return {OutInfo{DType::F32, reduceParams(g, id).outShape, std::nullopt}};
   case OpKind::Concat:
     return inferConcat(g, id);
   case OpKind::Flatten: {

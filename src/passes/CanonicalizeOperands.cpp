@@ -16,6 +16,8 @@ namespace {
 constexpr int64_t kGemmOptionalCOpset = 11;
 /// The first opset whose Slice takes starts/ends/axes as inputs.
 constexpr int64_t kSliceInputsOpset = 10;
+/// The first opset whose Reshape takes its shape as an input.
+constexpr int64_t kReshapeInputOpset = 5;
 
 /// Moves a constant first operand of a two-input Add or Mul second; true when swapped.
 bool constantSecond(ir::Graph& g, ir::Node& n) {
@@ -78,23 +80,66 @@ bool splitAsSlices(ir::Graph& g, ir::NodeId id) {
   return true;
 }
 
+/// A ReduceMean or ReduceMax of a computed [N, C, H, W] tensor over H and W as the global
+/// pool it is (followed by a Reshape when keepdims is 0); true when rewritten in place.
+bool reduceAsGlobalPool(ir::Graph& g, ir::NodeId id) {
+  const ir::Node& n = g.node(id);
+  if ((n.op != ir::OpKind::ReduceMean && n.op != ir::OpKind::ReduceMax) ||
+      g.isConstant(n.inputs.at(0)) || g.value(n.inputs[0]).shape.size() != 4)
+    return false;
+  const ir::ReduceParams p = ir::reduceParams(g, id);
+  if (p.axes != std::vector<int64_t>{2, 3})
+    return false;
+  const ir::OpKind pool =
+      n.op == ir::OpKind::ReduceMean ? ir::OpKind::GlobalAveragePool : ir::OpKind::GlobalMaxPool;
+  const ir::ValueId out = n.outputs.at(0);
+  if (p.keepDims) {
+    ir::Node& m = g.node(id);
+    m.op = pool;
+    m.attrs = ir::AttrMap{};
+    return true;
+  }
+  // [N, C, 1, 1] from the pool, then the Reshape to [N, C].
+  const Dims x = g.value(n.inputs[0]).shape; // a copy: adding values reallocates
+  const ir::ValueId pooled =
+      g.addValue(g.uniqueName(g.value(out).name + "/pooled"), DType::F32, Dims{x[0], x[1], 1, 1});
+  const ir::ValueId shape = g.addConstant(g.uniqueName(n.name + "/shape"),
+                                          Tensor::fromVector<int64_t>({2}, {x[0], x[1]}));
+  ir::Node reshape;
+  reshape.op = ir::OpKind::Reshape;
+  reshape.name = g.uniqueName(n.name + "/reshape");
+  reshape.opset = std::max<int64_t>(n.opset, kReshapeInputOpset);
+  reshape.inputs = {pooled, shape};
+  reshape.outputs = {out};
+  ir::Node& m = g.node(id);
+  m.op = pool;
+  m.attrs = ir::AttrMap{};
+  m.outputs = {pooled};
+  g.value(pooled).producer = id;
+  g.addNode(std::move(reshape));
+  return true;
+}
+
 } // namespace
 
 std::size_t canonicalizeOperands(ir::Graph& g) {
   std::size_t changed = 0;
   std::vector<ir::NodeId> splits;
+  bool resort = false;
   const auto count = static_cast<ir::NodeId>(g.numNodes());
   for (ir::NodeId id = 0; id < count; ++id) {
     ir::Node& n = g.node(id);
     if (constantSecond(g, n) || matMulAsGemm(g, n))
       ++changed;
+    else if (reduceAsGlobalPool(g, id))
+      ++changed, resort = true;
     else if (splitAsSlices(g, id))
       splits.push_back(id);
   }
-  if (!splits.empty()) {
+  if (!splits.empty())
     g.removeNodes(splits);
+  if (!splits.empty() || resort)
     g.topoSort();
-  }
   return changed + splits.size();
 }
 

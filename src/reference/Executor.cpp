@@ -177,6 +177,11 @@ std::vector<Tensor> evalUnchecked(const ir::Graph& g, ir::NodeId id, const NodeI
     return one(gather(in.at(0), in.at(1), ir::gatherAxis(g, id)));
   case OpKind::Slice:
     return one(slice(ir::sliceParams(g, id), in.at(0)));
+  case OpKind::ReduceMean:
+  case OpKind::ReduceSum:
+  case OpKind::ReduceMax:
+  case OpKind::ReduceMin:
+    return one(reduce(n.op, ir::reduceParams(g, id), in.at(0)));
   case OpKind::Split: {
     const ir::SplitParams p = ir::splitParams(g, id);
     const Dims& shape = in.at(0).shape();

@@ -119,6 +119,16 @@ struct SoftmaxParams {
 };
 SoftmaxParams softmaxParams(const Graph& g, NodeId id);
 
+/// ReduceMean/Sum/Max/Min: the reduced axes (sorted, normalized; the `axes` attribute, or
+/// ReduceSum's input from opset 13; none given: every axis, or none for ReduceSum with
+/// noop_with_empty_axes) and the output shape (`keepdims`, default 1, keeps them as 1).
+struct ReduceParams {
+  std::vector<int64_t> axes;
+  bool keepDims = true;
+  Dims outShape;
+};
+ReduceParams reduceParams(const Graph& g, NodeId id);
+
 /// Concat axis, Flatten axis, Gather axis: normalized to [0, rank) (Flatten: [0, rank]).
 int64_t concatAxis(const Graph& g, NodeId id);
 int64_t flattenAxis(const Graph& g, NodeId id);

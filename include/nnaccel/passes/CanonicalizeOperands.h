@@ -16,6 +16,11 @@
 /// A Split of a computed tensor becomes one Slice per output (each output value kept, node
 /// order re-sorted): every engine already moves a Slice as address generation, and single-
 /// output nodes are what their layers are built from (M-LSD line detectors split a tensor).
+///
+/// A ReduceMean (ReduceMax) of a computed [N, C, H, W] tensor over axes {2, 3} is the global
+/// average (max) pool every engine runs; keepdims 0 adds a Reshape to [N, C]. The fp32 result
+/// may differ from the reduction's in the last bit (the pool sums in another order), as with
+/// BatchNorm folding.
 #pragma once
 
 #include "nnaccel/ir/Graph.h"
@@ -25,8 +30,9 @@
 namespace nnaccel::passes {
 
 /// Swaps the operands of every two-input Add and Mul whose first operand is a constant and
-/// whose second is not, turns every such MatMul into Gemm and every Split of a computed tensor
-/// into Slices; returns the number of nodes changed. Needs inferred shapes.
+/// whose second is not, turns every such MatMul into Gemm, every Split of a computed tensor
+/// into Slices and every spatial ReduceMean/ReduceMax into a global pool; returns the number of
+/// nodes changed. Needs inferred shapes.
 std::size_t canonicalizeOperands(ir::Graph& g);
 
 } // namespace nnaccel::passes

@@ -63,6 +63,11 @@ Tensor matmul(const Tensor& a, const Tensor& b);
 /// Softmax along p.axis (opset >= 13) or over the 2-D coercion at p.axis (p.coerce2d).
 Tensor softmax(const ir::SoftmaxParams& p, const Tensor& x);
 
+/// ReduceMean/Sum/Max/Min (\p op) of an f32 tensor over p.axes: each output accumulates its
+/// inputs in double in row-major order (Mean divides the sum by their count), then rounds to
+/// f32 once. Max/Min propagate NaN.
+Tensor reduce(ir::OpKind op, const ir::ReduceParams& p, const Tensor& x);
+
 // --- DataMovementKernels.cpp (any dtype) -------------------------------------------------------
 /// Concatenation along \p axis (normalized); all inputs have the same dtype and rank.
 Tensor concat(const std::vector<const Tensor*>& inputs, int64_t axis);

@@ -117,3 +117,30 @@ TEST(CanonicalizeOperands, SplitSizesThatDoNotFitAreModelErrors) {
                                                 "[2, 2] does not give 2 outputs summing to the "
                                                 "extent 5 of axis 0");
 }
+
+TEST(CanonicalizeOperands, SpatialReduceMeanAndMaxAreGlobalPools) {
+  GraphBuilder b(13);
+  const ValueId x = b.input("x", {2, 3, 4, 5});
+  const ValueId r = b.op(OpKind::Relu, "relu", {x});
+  const ValueId mean = b.op(OpKind::ReduceMean, "mean", {r}, attrs({{"axes", Dims{-1, 2}}}));
+  const ValueId flat =
+      b.op(OpKind::ReduceMax, "max", {r}, attrs({{"axes", Dims{2, 3}}, {"keepdims", int64_t{0}}}));
+  const ValueId chan = b.op(OpKind::ReduceMean, "chan", {r}, attrs({{"axes", Dims{1}}}));
+  b.g.outputs = {mean, flat, chan};
+  inferShapes(b.g);
+  EXPECT_EQ(b.g.value(flat).shape, (Dims{2, 3}));
+  EXPECT_EQ(b.g.value(chan).shape, (Dims{2, 1, 4, 5}));
+  Graph before = b.g;
+  const Tensor in = randomTensor({2, 3, 4, 5}, 9);
+  const std::vector<Tensor> ref = runGraph(before, {in});
+
+  EXPECT_EQ(canonicalizeOperands(b.g), 2u);
+  EXPECT_EQ(countOps(b.g, OpKind::GlobalAveragePool), 1u);
+  EXPECT_EQ(countOps(b.g, OpKind::GlobalMaxPool), 1u);
+  EXPECT_EQ(countOps(b.g, OpKind::Reshape), 1u);    // keepdims 0
+  EXPECT_EQ(countOps(b.g, OpKind::ReduceMean), 1u); // over channels: kept
+  EXPECT_EQ(b.g.outputs, (std::vector<ValueId>{mean, flat, chan}));
+  const std::vector<Tensor> got = runGraph(b.g, {in});
+  for (size_t o = 0; o < 3; ++o)
+    EXPECT_LE(maxAbsDiff(got[o], ref[o]), 1e-6f) << o;
+}

@@ -1,0 +1,65 @@
+// ReduceMean/Sum/Max/Min in plain loops (Kernels.h): each output element accumulates in double
+// over its reduced inputs in row-major order, so the result is the same on every machine.
+#include "nnaccel/ir/OpParams.h"
+#include "nnaccel/reference/Kernels.h"
+#include "nnaccel/support/Error.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace nnaccel::reference {
+
+Tensor reduce(ir::OpKind op, const ir::ReduceParams& p, const Tensor& x) {
+  NNACCEL_ASSERT(x.dtype() == DType::F32) << "reduce of a non-f32 tensor";
+  const Dims& shape = x.shape();
+  const auto rank = shape.size();
+  std::vector<bool> reduced(rank, false);
+  for (int64_t a : p.axes)
+    reduced[static_cast<size_t>(a)] = true;
+  // The output index of every input element: its kept coordinates, row-major.
+  Dims kept(rank, 1);
+  for (size_t a = 0; a < rank; ++a)
+    kept[a] = reduced[a] ? 1 : shape[a];
+  const Dims keptStrides = rowMajorStrides(kept);
+  const int64_t outCount = numElements(kept);
+  const bool isMax = op == ir::OpKind::ReduceMax, isMin = op == ir::OpKind::ReduceMin;
+  const double init = isMax   ? -std::numeric_limits<double>::infinity()
+                      : isMin ? std::numeric_limits<double>::infinity()
+                              : 0.0;
+  std::vector<double> acc(static_cast<size_t>(outCount), init);
+  std::vector<int64_t> index(rank, 0);
+  const float* in = x.data<float>();
+  for (int64_t i = 0; i < x.numElements(); ++i) {
+    int64_t o = 0;
+    for (size_t a = 0; a < rank; ++a)
+      o += reduced[a] ? 0 : index[a] * keptStrides[a];
+    double& r = acc[static_cast<size_t>(o)];
+    const double v = in[i];
+    if (isMax)
+      r = std::isnan(v) || std::isnan(r) ? std::numeric_limits<double>::quiet_NaN()
+                                         : std::max(r, v);
+    else if (isMin)
+      r = std::isnan(v) || std::isnan(r) ? std::numeric_limits<double>::quiet_NaN()
+                                         : std::min(r, v);
+    else
+      r += v;
+    for (size_t a = rank; a-- > 0;) { // next row-major index
+      if (++index[a] < shape[a])
+        break;
+      index[a] = 0;
+    }
+  }
+  const double count =
+      static_cast<double>(std::max<int64_t>(1, x.numElements() / std::max<int64_t>(1, outCount)));
+  Tensor out(DType::F32, p.outShape);
+  NNACCEL_ASSERT(out.numElements() == outCount) << "reduce output size";
+  float* dst = out.data<float>();
+  for (int64_t o = 0; o < outCount; ++o)
+    dst[o] = static_cast<float>(op == ir::OpKind::ReduceMean ? acc[static_cast<size_t>(o)] / count
+                                                             : acc[static_cast<size_t>(o)]);
+  return out;
+}
+
+} // namespace nnaccel::reference
