@@ -555,6 +555,20 @@ float applyActivation(const ActivationParams& p, float x) {
     return std::erf(x);
   case OpKind::Gelu:
     return geluOf(x, p.tanhApproximation);
+  case OpKind::Sqrt:
+    return std::sqrt(x);
+  case OpKind::Reciprocal:
+    return 1.0f / x;
+  case OpKind::Log:
+    return std::log(x);
+  case OpKind::Neg:
+    return -x;
+  case OpKind::Abs:
+    return std::fabs(x);
+  case OpKind::Floor:
+    return std::floor(x);
+  case OpKind::Ceil:
+    return std::ceil(x);
   default:
     break;
   }

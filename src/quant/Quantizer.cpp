@@ -503,6 +503,13 @@ QuantNode classifyNode(const Graph& g, NodeId id) {
   case OpKind::Exp:
   case OpKind::Erf:
   case OpKind::Gelu:
+  case OpKind::Sqrt:
+  case OpKind::Reciprocal:
+  case OpKind::Log:
+  case OpKind::Neg:
+  case OpKind::Abs:
+  case OpKind::Floor:
+  case OpKind::Ceil:
     return classifyLookup(g, id);
   case OpKind::Div:
     if (!g.isConstant(inputAt(n, 1))) {

@@ -47,4 +47,11 @@ bool isRowMajorView(OpKind kind);
   case ::nnaccel::ir::OpKind::Softplus:                                                            \
   case ::nnaccel::ir::OpKind::Exp:                                                                 \
   case ::nnaccel::ir::OpKind::Erf:                                                                 \
-  case ::nnaccel::ir::OpKind::Gelu
+  case ::nnaccel::ir::OpKind::Gelu:                                                                \
+  case ::nnaccel::ir::OpKind::Sqrt:                                                                \
+  case ::nnaccel::ir::OpKind::Reciprocal:                                                          \
+  case ::nnaccel::ir::OpKind::Log:                                                                 \
+  case ::nnaccel::ir::OpKind::Neg:                                                                 \
+  case ::nnaccel::ir::OpKind::Abs:                                                                 \
+  case ::nnaccel::ir::OpKind::Floor:                                                               \
+  case ::nnaccel::ir::OpKind::Ceil
