@@ -472,6 +472,15 @@ std::vector<OutInfo> computeOutputs(const Graph& g, NodeId id) {
   case OpKind::Mul:
   case OpKind::Div:
     return inferBinary(g, id);
+  case OpKind::Pow: {
+    // An f32 base; the exponent any numeric type (read as f32), broadcast both ways.
+    const Value& x = in0();
+    const Value& y = requiredInput(g, id, 1, "exponent");
+    requireF32(g, id, x);
+    if (y.dtype == DType::Bool)
+      g.fail(id, "exponent " + quoted(y.name) + " is bool", ErrorKind::Unsupported);
+    return {OutInfo{DType::F32, broadcastShapes(g, id, x.shape, y.shape), std::nullopt}};
+  }
   case OpKind::Min:
   case OpKind::Max:
     if (g.node(id).inputs.size() != 2) {

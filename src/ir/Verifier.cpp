@@ -63,6 +63,7 @@ Arity arityOf(OpKind op, int64_t opset) {
   case OpKind::Sub:
   case OpKind::Mul:
   case OpKind::Div:
+  case OpKind::Pow:
   case OpKind::Min: // variadic in ONNX; shape inference refuses other than two inputs
   case OpKind::Max:
   case OpKind::MatMul:

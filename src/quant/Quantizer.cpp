@@ -516,6 +516,11 @@ QuantNode classifyNode(const Graph& g, NodeId id) {
       return island("its divisor is not a constant");
     }
     return classifyLookup(g, id);
+  case OpKind::Pow:
+    if (!g.isConstant(inputAt(n, 1))) {
+      return island("its exponent is not a constant");
+    }
+    return classifyLookup(g, id);
   default:
     return island("the quantizer has no int8 rule for " + std::string(ir::opName(n.op)));
   }

@@ -127,6 +127,8 @@ std::vector<Tensor> evalUnchecked(const ir::Graph& g, ir::NodeId id, const NodeI
   case OpKind::Min:
   case OpKind::Max:
     return one(binary(n.op, in.at(0), in.at(1), cache));
+  case OpKind::Pow:
+    return one(pow(in.at(0), in.at(1)));
   case OpKind::Gemm:
     return one(gemm(ir::gemmParams(g, id), in.at(0), in.at(1), in.optional(2), cache));
   case OpKind::MatMul:

@@ -1,5 +1,5 @@
-// ReduceMean/Sum/Max/Min in plain loops (Kernels.h): each output element accumulates in double
-// over its reduced inputs in row-major order, so the result is the same on every machine.
+// ReduceMean/Sum/Max/Min and Pow in plain loops (Kernels.h): each reduced output accumulates in
+// double over its inputs in row-major order, so the result is the same on every machine.
 #include "nnaccel/ir/OpParams.h"
 #include "nnaccel/reference/Kernels.h"
 #include "nnaccel/support/Error.h"
@@ -10,6 +10,42 @@
 #include <vector>
 
 namespace nnaccel::reference {
+
+Tensor pow(const Tensor& x, const Tensor& y) {
+  NNACCEL_ASSERT(x.dtype() == DType::F32) << "pow of a non-f32 base";
+  const Tensor e = y.dtype() == DType::F32 ? y : y.castTo(DType::F32);
+  const size_t rank = std::max(x.shape().size(), e.shape().size());
+  Dims out(rank, 1);
+  auto at = [rank](const Dims& s, size_t a) {
+    return a < rank - s.size() ? int64_t{1} : s[a - (rank - s.size())];
+  };
+  for (size_t a = 0; a < rank; ++a)
+    out[a] = std::max(at(x.shape(), a), at(e.shape(), a));
+  // Strides of each operand over the output (0 where it broadcasts).
+  auto strides = [&](const Dims& s) {
+    Dims own = rowMajorStrides(s), st(rank, 0);
+    for (size_t a = rank - s.size(); a < rank; ++a)
+      st[a] = s[a - (rank - s.size())] == 1 ? 0 : own[a - (rank - s.size())];
+    return st;
+  };
+  const Dims sx = strides(x.shape()), se = strides(e.shape());
+  Tensor r(DType::F32, out);
+  std::vector<int64_t> index(rank, 0);
+  for (int64_t i = 0; i < r.numElements(); ++i) {
+    int64_t ix = 0, ie = 0;
+    for (size_t a = 0; a < rank; ++a) {
+      ix += index[a] * sx[a];
+      ie += index[a] * se[a];
+    }
+    r.data<float>()[i] = std::pow(x.data<float>()[ix], e.data<float>()[ie]);
+    for (size_t a = rank; a-- > 0;) {
+      if (++index[a] < out[a])
+        break;
+      index[a] = 0;
+    }
+  }
+  return r;
+}
 
 Tensor reduce(ir::OpKind op, const ir::ReduceParams& p, const Tensor& x) {
   NNACCEL_ASSERT(x.dtype() == DType::F32) << "reduce of a non-f32 tensor";

@@ -63,6 +63,10 @@ Tensor matmul(const Tensor& a, const Tensor& b);
 /// Softmax along p.axis (opset >= 13) or over the 2-D coercion at p.axis (p.coerce2d).
 Tensor softmax(const ir::SoftmaxParams& p, const Tensor& x);
 
+/// Pow: f32 base \p x to the exponent \p y (any numeric dtype, read as f32), numpy
+/// broadcasting; std::pow per element.
+Tensor pow(const Tensor& x, const Tensor& y);
+
 /// ReduceMean/Sum/Max/Min (\p op) of an f32 tensor over p.axes: each output accumulates its
 /// inputs in double in row-major order (Mean divides the sum by their count), then rounds to
 /// f32 once. Max/Min propagate NaN.

@@ -284,6 +284,21 @@ TEST(Quantizer, ExpErfAndGeluAreLookups) {
     EXPECT_GT(measureAgreement(f[i], r.dequantized[i]).cosineSimilarity, 0.99) << i;
 }
 
+TEST(Quantizer, PowByAConstantIsALookupByATensorAnIsland) {
+  GraphBuilder b;
+  const auto x = b.input("x", {1, 4, 3, 3});
+  const auto y = b.input("y", {1, 4, 3, 3});
+  const auto sq = b.op(OpKind::Pow, "square", {x, b.floats("two", {}, {2.0f})});
+  const auto both = b.op(OpKind::Pow, "both", {sq, y});
+  const ir::Graph g = finish(b, {both});
+  std::mt19937_64 rng(3);
+  const QuantizedModel m =
+      quantize(g, {{randomTensor({1, 4, 3, 3}, rng), randomTensor({1, 4, 3, 3}, rng)}});
+  EXPECT_EQ(m.node(nodeNamed(g, "square")).kind, QuantOpKind::Lookup);
+  EXPECT_EQ(m.node(nodeNamed(g, "both")).kind, QuantOpKind::FloatIsland);
+  EXPECT_EQ(m.node(nodeNamed(g, "both")).islandReason, "its exponent is not a constant");
+}
+
 TEST(Quantizer, MinMaxWithAConstantAreLookupsAndOfTwoTensorsCompareRequantized) {
   GraphBuilder b;
   const auto x = b.input("x", {1, 4, 3, 3});
