@@ -14,10 +14,10 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <map>
 #include <onnx/checker.h>
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
-#include <map>
 #include <set>
 #include <unordered_map>
 
