@@ -8,6 +8,7 @@
 #include "nnaccel/passes/EliminateIdentity.h"
 #include "nnaccel/passes/FoldBatchNorm.h"
 #include "nnaccel/passes/FuseActivation.h"
+#include "nnaccel/passes/FuseHardActivations.h"
 
 namespace nnaccel::passes {
 
@@ -15,6 +16,7 @@ void runDefaultPipeline(ir::Graph& g) {
   ir::inferShapes(g);
   foldConstants(g);
   canonicalizeOperands(g);
+  fuseHardActivations(g);
   foldBatchNorm(g);
   foldConstantAffine(g);
   eliminateIdentity(g);

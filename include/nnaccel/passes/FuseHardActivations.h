@@ -1,0 +1,30 @@
+/// \file
+/// Written-out HardSigmoid and HardSwish fused back into single nodes.
+///
+/// Why: exporters without those ops (PaddlePaddle, PyTorch before opset 14, TensorFlow
+/// converters) write them out: HardSigmoid as `Clip(x + a, 0, b) / d` (or `* m`), HardSwish
+/// as `x * Clip(x + 3, 0, 6) / 6` in either order of the product and the division. Each is one
+/// function; as one node every engine runs it as one lookup table (one layer, one pass over
+/// the data) instead of three or four element-wise layers, and in int8 it is quantized once,
+/// from the fp32 function, instead of rounding every intermediate.
+///
+/// Rules (constants scalar, every intermediate value read only inside the pattern and not a
+/// graph output; run after canonicalizeOperands, so constants are second):
+///  - `Div(Clip(Add(x, a), 0, b), d)` with b == d, or `Mul(Clip(Add(x, a), 0, b), m)` with
+///    b * m == 1, becomes `HardSigmoid(x)` with alpha = 1/b, beta = a/b;
+///  - `Div(Mul(x, Clip(Add(x, a), 0, b)), d)` with b == d becomes `Mul(x, HardSigmoid(x))`;
+///  - `Mul(x, HardSigmoid(x))` with alpha 1/6 and beta 1/2 (HardSwish's) becomes `HardSwish(x)`.
+/// The fp32 results differ from the written-out form by rounding only (one formula instead of
+/// three roundings).
+#pragma once
+
+#include "nnaccel/ir/Graph.h"
+
+#include <cstddef>
+
+namespace nnaccel::passes {
+
+/// Applies the rules to a fixpoint; returns the number of nodes created. Needs inferred shapes.
+std::size_t fuseHardActivations(ir::Graph& g);
+
+} // namespace nnaccel::passes

@@ -1,0 +1,98 @@
+// Tests for the fusion of written-out HardSigmoid and HardSwish: the exporters' forms become one
+// node with the same fp32 results (to rounding), and near-misses are left alone.
+#include "nnaccel/passes/FuseHardActivations.h"
+
+#include "PassTestUtil.h"
+#include "nnaccel/ir/OpParams.h"
+#include "nnaccel/passes/CanonicalizeOperands.h"
+
+#include <gtest/gtest.h>
+
+using namespace nnaccel;
+using namespace nnaccel::ir;
+using namespace nnaccel::ir::test;
+using namespace nnaccel::passes;
+using namespace nnaccel::passes::test;
+
+namespace {
+
+ValueId scalarConst(GraphBuilder& b, const std::string& name, float v) {
+  return b.floats(name, {1}, {v});
+}
+
+/// Clip(x + a, 0, hi) at opset 13 (bounds as inputs).
+ValueId shiftedClip(GraphBuilder& b, const std::string& p, ValueId x, float a, float hi) {
+  const ValueId s = b.op(OpKind::Add, p + "add", {x, scalarConst(b, p + "a", a)});
+  return b.op(
+      OpKind::Clip, p + "clip",
+      {s, b.constant(p + "lo", Tensor::scalar(0.0f)), b.constant(p + "hi", Tensor::scalar(hi))});
+}
+
+/// Runs the pass on \p b's graph with outputs \p outs; expects \p created nodes and the same
+/// outputs within 1e-6.
+void expectFused(GraphBuilder& b, const std::vector<ValueId>& outs, size_t created) {
+  b.g.outputs = outs;
+  inferShapes(b.g);
+  Graph before = b.g;
+  const Tensor in = randomTensor(b.g.value(b.g.inputs[0]).shape, 5);
+  Tensor wide(DType::F32, in.shape()); // inputs across [-5, 5): every branch of the functions
+  for (int64_t i = 0; i < in.numElements(); ++i)
+    wide.data<float>()[i] = 5.0f * in.data<float>()[i];
+  const std::vector<Tensor> ref = runGraph(before, {wide});
+  canonicalizeOperands(b.g);
+  EXPECT_EQ(fuseHardActivations(b.g), created);
+  const std::vector<Tensor> got = runGraph(b.g, {wide});
+  for (size_t o = 0; o < outs.size(); ++o)
+    EXPECT_LE(maxAbsDiff(got[o], ref[o]), 1e-6f) << o;
+}
+
+} // namespace
+
+TEST(FuseHardActivations, PaddleAndTorchHardSwishBecomeOneNode) {
+  GraphBuilder b(13);
+  const ValueId x = b.input("x", {2, 3, 4, 4});
+  // PaddleOCR: (x * clip(x + 3, 0, 6)) / 6.
+  const ValueId paddle = b.op(
+      OpKind::Div, "p_div",
+      {b.op(OpKind::Mul, "p_mul", {x, shiftedClip(b, "p_", x, 3, 6)}), scalarConst(b, "p_six", 6)});
+  // PyTorch: x * (clip(x + 3, 0, 6) * (1/6)), the constant first as exporters write it.
+  const ValueId torch =
+      b.op(OpKind::Mul, "t_mul",
+           {b.op(OpKind::Mul, "t_scale",
+                 {scalarConst(b, "t_sixth", 1.0f / 6), shiftedClip(b, "t_", x, 3, 6)}),
+            x});
+  expectFused(b, {paddle, torch}, 4); // each: a HardSigmoid, then the HardSwish
+  EXPECT_EQ(countOps(b.g, OpKind::HardSwish), 2u);
+  EXPECT_EQ(b.g.numNodes(), 2u);
+  EXPECT_EQ(b.g.node(b.g.value(paddle).producer).op, OpKind::HardSwish);
+}
+
+TEST(FuseHardActivations, ScaledClipsAreHardSigmoids) {
+  GraphBuilder b(13);
+  const ValueId x = b.input("x", {1, 8});
+  const ValueId sixth =
+      b.op(OpKind::Div, "div", {shiftedClip(b, "a_", x, 3, 6), scalarConst(b, "six", 6)});
+  const ValueId third = b.op(OpKind::Mul, "mul",
+                             {shiftedClip(b, "b_", x, 1.5f, 3), scalarConst(b, "third", 1.0f / 3)});
+  expectFused(b, {sixth, third}, 2);
+  const ir::ActivationParams p = ir::activationParams(b.g, b.g.value(third).producer);
+  EXPECT_EQ(p.kind, OpKind::HardSigmoid);
+  EXPECT_FLOAT_EQ(p.alpha, 1.0f / 3);
+  EXPECT_FLOAT_EQ(p.beta, 0.5f);
+}
+
+TEST(FuseHardActivations, NearMissesAreLeftAlone) {
+  GraphBuilder b(13);
+  const ValueId x = b.input("x", {1, 8});
+  // The divisor is not the clip's upper bound: not a HardSigmoid.
+  const ValueId off =
+      b.op(OpKind::Div, "off", {shiftedClip(b, "a_", x, 3, 6), scalarConst(b, "five", 5)});
+  // The shifted value is also a graph output: the Add must stay.
+  const ValueId shared = b.op(OpKind::Add, "shared", {x, scalarConst(b, "three", 3)});
+  const ValueId clip = b.op(
+      OpKind::Clip, "clip",
+      {shared, b.constant("lo", Tensor::scalar(0.0f)), b.constant("hi", Tensor::scalar(6.0f))});
+  const ValueId kept = b.op(OpKind::Div, "kept", {clip, scalarConst(b, "six", 6)});
+  expectFused(b, {off, shared, kept}, 0);
+  EXPECT_EQ(countOps(b.g, OpKind::HardSigmoid), 0u);
+}
