@@ -298,6 +298,23 @@ std::vector<OutInfo> inferBinary(const Graph& g, NodeId id) {
   return {out};
 }
 
+/// Min, Max, Sum, Mean of any number of inputs of one dtype (Mean: f32), broadcast together.
+std::vector<OutInfo> inferVariadic(const Graph& g, NodeId id) {
+  const Node& n = g.node(id);
+  const Value& first = requiredInput(g, id, 0, "data_0");
+  if (n.op == OpKind::Mean)
+    requireF32(g, id, first);
+  Dims shape = first.shape;
+  for (size_t i = 1; i < n.inputs.size(); ++i) {
+    const Value& v = requiredInput(g, id, i, "data_" + std::to_string(i));
+    if (v.dtype != first.dtype)
+      g.fail(id, "input dtypes differ: " + std::string(dtypeName(first.dtype)) + " and " +
+                     std::string(dtypeName(v.dtype)));
+    shape = broadcastShapes(g, id, shape, v.shape);
+  }
+  return {OutInfo{first.dtype, shape, std::nullopt}};
+}
+
 std::vector<OutInfo> inferConcat(const Graph& g, NodeId id) {
   const Node& n = g.node(id);
   if (n.inputs.empty()) {
@@ -483,14 +500,10 @@ std::vector<OutInfo> computeOutputs(const Graph& g, NodeId id) {
   }
   case OpKind::Min:
   case OpKind::Max:
-    if (g.node(id).inputs.size() != 2) {
-      const auto count = static_cast<int64_t>(g.node(id).inputs.size());
-      g.fail(id,
-             "has " + str(count) + (count == 1 ? " input" : " inputs") +
-                 "; nnaccel takes Min and Max of exactly two",
-             ErrorKind::Unsupported);
-    }
-    return inferBinary(g, id);
+    return g.node(id).inputs.size() == 2 ? inferBinary(g, id) : inferVariadic(g, id);
+  case OpKind::Sum:
+  case OpKind::Mean:
+    return inferVariadic(g, id);
   case OpKind::Gemm: {
     requireF32(g, id, in0());
     const GemmParams p = gemmParams(g, id);

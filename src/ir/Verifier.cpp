@@ -64,8 +64,6 @@ Arity arityOf(OpKind op, int64_t opset) {
   case OpKind::Mul:
   case OpKind::Div:
   case OpKind::Pow:
-  case OpKind::Min: // variadic in ONNX; shape inference refuses other than two inputs
-  case OpKind::Max:
   case OpKind::MatMul:
   case OpKind::Reshape:
   case OpKind::Gather:
@@ -73,6 +71,10 @@ Arity arityOf(OpKind op, int64_t opset) {
   case OpKind::Gemm:
     return {opset >= 11 ? 2u : 3u, 3, 1, 1};
   case OpKind::Concat:
+  case OpKind::Min: // variadic, as in ONNX; the pipeline writes them as chains of two inputs
+  case OpKind::Max:
+  case OpKind::Sum:
+  case OpKind::Mean:
     return {1, kVariadic, 1, 1};
   case OpKind::Squeeze:
     return {1, opset >= 13 ? 2u : 1u, 1, 1};

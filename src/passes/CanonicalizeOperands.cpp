@@ -120,11 +120,68 @@ bool reduceAsGlobalPool(ir::Graph& g, ir::NodeId id) {
   return true;
 }
 
+/// A node \p op of inputs \p a and \p b writing \p out (a new value when kNoValue), named
+/// after \p like (node \p at, for errors); returns its output.
+ir::ValueId addBinary(ir::Graph& g, ir::NodeId at, const ir::Node& like, ir::OpKind op,
+                      ir::ValueId a, ir::ValueId b, ir::ValueId out, size_t step) {
+  if (out == ir::kNoValue) {
+    const DType dtype = g.value(a).dtype;
+    const Dims shape = ir::broadcastShapes(g, at, g.value(a).shape, g.value(b).shape);
+    out = g.addValue(g.uniqueName(like.name + "/partial" + std::to_string(step)), dtype, shape);
+  }
+  ir::Node n;
+  n.op = op;
+  n.name = g.uniqueName(like.name + "/" + std::string(ir::opName(op)) + std::to_string(step));
+  n.opset = like.opset;
+  n.inputs = {a, b};
+  n.outputs = {out};
+  g.addNode(std::move(n));
+  return out;
+}
+
+/// Min/Max of other than two inputs, Sum and Mean as a left-to-right chain of two-input nodes
+/// (Mean: Adds, then one Div by the count; one input: Identity), the reference's own order;
+/// true when done. The node is left without outputs, for removal.
+bool variadicAsChain(ir::Graph& g, ir::NodeId id) {
+  const ir::Node n = g.node(id); // a copy: adding nodes reallocates
+  const bool minMax = n.op == ir::OpKind::Min || n.op == ir::OpKind::Max;
+  if (!(minMax && n.inputs.size() != 2) && n.op != ir::OpKind::Sum && n.op != ir::OpKind::Mean)
+    return false;
+  const ir::OpKind step = minMax ? n.op : ir::OpKind::Add;
+  const ir::ValueId out = n.outputs.at(0);
+  const size_t count = n.inputs.size();
+  const bool divide = n.op == ir::OpKind::Mean && count > 1;
+  g.node(id).outputs.clear();
+  g.node(id).inputs.clear();
+  if (count == 1) {
+    ir::Node copy;
+    copy.op = ir::OpKind::Identity;
+    copy.name = g.uniqueName(n.name + "/Identity");
+    copy.opset = n.opset;
+    copy.inputs = {n.inputs[0]};
+    copy.outputs = {out};
+    g.addNode(std::move(copy));
+    return true;
+  }
+  g.value(out).producer = -1;
+  ir::ValueId acc = n.inputs[0];
+  for (size_t i = 1; i < count; ++i) {
+    const bool last = i + 1 == count && !divide;
+    acc = addBinary(g, id, n, step, acc, n.inputs[i], last ? out : ir::kNoValue, i);
+  }
+  if (divide) {
+    const ir::ValueId c = g.addConstant(g.uniqueName(n.name + "/count"),
+                                        Tensor::fromVector<float>({}, {static_cast<float>(count)}));
+    addBinary(g, id, n, ir::OpKind::Div, acc, c, out, count);
+  }
+  return true;
+}
+
 } // namespace
 
 std::size_t canonicalizeOperands(ir::Graph& g) {
   std::size_t changed = 0;
-  std::vector<ir::NodeId> splits;
+  std::vector<ir::NodeId> replaced; // Splits and variadic nodes, rewritten
   bool resort = false;
   const auto count = static_cast<ir::NodeId>(g.numNodes());
   for (ir::NodeId id = 0; id < count; ++id) {
@@ -133,14 +190,14 @@ std::size_t canonicalizeOperands(ir::Graph& g) {
       ++changed;
     else if (reduceAsGlobalPool(g, id))
       ++changed, resort = true;
-    else if (splitAsSlices(g, id))
-      splits.push_back(id);
+    else if (splitAsSlices(g, id) || variadicAsChain(g, id))
+      replaced.push_back(id);
   }
-  if (!splits.empty())
-    g.removeNodes(splits);
-  if (!splits.empty() || resort)
+  if (!replaced.empty())
+    g.removeNodes(replaced);
+  if (!replaced.empty() || resort)
     g.topoSort();
-  return changed + splits.size();
+  return changed + replaced.size();
 }
 
 } // namespace nnaccel::passes

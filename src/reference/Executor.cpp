@@ -126,7 +126,22 @@ std::vector<Tensor> evalUnchecked(const ir::Graph& g, ir::NodeId id, const NodeI
   case OpKind::Div:
   case OpKind::Min:
   case OpKind::Max:
-    return one(binary(n.op, in.at(0), in.at(1), cache));
+    if (n.inputs.size() == 2)
+      return one(binary(n.op, in.at(0), in.at(1), cache));
+    [[fallthrough]];
+  case OpKind::Sum:
+  case OpKind::Mean: {
+    // Left to right, as the pipeline's chain of two-input nodes computes it; Mean divides the
+    // sum by the count once.
+    const OpKind step = n.op == OpKind::Min || n.op == OpKind::Max ? n.op : OpKind::Add;
+    Tensor acc = in.at(0);
+    for (size_t i = 1; i < n.inputs.size(); ++i)
+      acc = binary(step, acc, in.at(i));
+    if (n.op == OpKind::Mean && n.inputs.size() > 1)
+      acc = binary(OpKind::Div, acc,
+                   Tensor::fromVector<float>({}, {static_cast<float>(n.inputs.size())}));
+    return one(std::move(acc));
+  }
   case OpKind::Pow:
     return one(pow(in.at(0), in.at(1)));
   case OpKind::Gemm:

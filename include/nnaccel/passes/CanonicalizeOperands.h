@@ -17,6 +17,11 @@
 /// order re-sorted): every engine already moves a Slice as address generation, and single-
 /// output nodes are what their layers are built from (M-LSD line detectors split a tensor).
 ///
+/// Min and Max of other than two inputs, Sum and Mean become left-to-right chains of two-input
+/// nodes (Mean: Adds, then one Div by the count; one input: Identity), which is the order the
+/// reference evaluates them in, so the fp32 results are the same bits; engines and the
+/// quantizer then see only two-input element-wise nodes.
+///
 /// A ReduceMean (ReduceMax) of a computed [N, C, H, W] tensor over axes {2, 3} is the global
 /// average (max) pool every engine runs; keepdims 0 adds a Reshape to [N, C]. The fp32 result
 /// may differ from the reduction's in the last bit (the pool sums in another order), as with
@@ -31,8 +36,9 @@ namespace nnaccel::passes {
 
 /// Swaps the operands of every two-input Add and Mul whose first operand is a constant and
 /// whose second is not, turns every such MatMul into Gemm, every Split of a computed tensor
-/// into Slices and every spatial ReduceMean/ReduceMax into a global pool; returns the number of
-/// nodes changed. Needs inferred shapes.
+/// into Slices, every variadic Min/Max/Sum/Mean into a chain and every spatial
+/// ReduceMean/ReduceMax into a global pool; returns the number of nodes changed. Needs inferred
+/// shapes.
 std::size_t canonicalizeOperands(ir::Graph& g);
 
 } // namespace nnaccel::passes

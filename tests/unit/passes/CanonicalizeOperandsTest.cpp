@@ -144,3 +144,33 @@ TEST(CanonicalizeOperands, SpatialReduceMeanAndMaxAreGlobalPools) {
   for (size_t o = 0; o < 3; ++o)
     EXPECT_LE(maxAbsDiff(got[o], ref[o]), 1e-6f) << o;
 }
+
+TEST(CanonicalizeOperands, VariadicOpsBecomeChainsWithTheSameBits) {
+  GraphBuilder b(13);
+  const ValueId x = b.input("x", {2, 3});
+  const ValueId y = b.input("y", {3});
+  const ValueId z = b.input("z", {2, 1});
+  const ValueId sum = b.op(OpKind::Sum, "sum", {x, y, z});
+  const ValueId mean = b.op(OpKind::Mean, "mean", {x, y, z});
+  const ValueId hi = b.op(OpKind::Max, "hi", {x, y, z});
+  const ValueId one = b.op(OpKind::Min, "one", {x});
+  b.g.outputs = {sum, mean, hi, one};
+  inferShapes(b.g);
+  EXPECT_EQ(b.g.value(sum).shape, (Dims{2, 3}));
+  Graph before = b.g;
+  const std::vector<Tensor> in{randomTensor({2, 3}, 1), randomTensor({3}, 2),
+                               randomTensor({2, 1}, 3)};
+  const std::vector<Tensor> ref = runGraph(before, in);
+
+  EXPECT_EQ(canonicalizeOperands(b.g), 4u);
+  for (OpKind op : {OpKind::Sum, OpKind::Mean})
+    EXPECT_EQ(countOps(b.g, op), 0u);
+  EXPECT_EQ(countOps(b.g, OpKind::Add), 4u); // two for Sum, two for Mean
+  EXPECT_EQ(countOps(b.g, OpKind::Div), 1u);
+  EXPECT_EQ(countOps(b.g, OpKind::Max), 2u);
+  EXPECT_EQ(countOps(b.g, OpKind::Identity), 1u);
+  EXPECT_EQ(b.g.outputs, (std::vector<ValueId>{sum, mean, hi, one}));
+  const std::vector<Tensor> got = runGraph(b.g, in);
+  for (size_t o = 0; o < ref.size(); ++o)
+    EXPECT_EQ(maxAbsDiff(got[o], ref[o]), 0.0f) << o;
+}
