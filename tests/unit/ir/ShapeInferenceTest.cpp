@@ -752,3 +752,27 @@ TEST(ShapeInference, DeclaredOutputTypesMustAgree) {
   EXPECT_EQ(errorOf([&] { inferShapes(passThrough.g); }),
             "model.onnx: output 'x' is declared 3x2 but infers to 2x3");
 }
+
+TEST(ShapeInference, ReductionsPowAndVariadicOpsRejectBadOperands) {
+  GraphBuilder a(13);
+  const ValueId x = a.input("x", {2, 3, 4});
+  a.op(OpKind::ReduceMean, "dup", {x}, attrs({{"axes", Dims{1, -2}}}));
+  EXPECT_EQ(errorOf([&] { inferShapes(a.g); }),
+            "model.onnx: node 'dup' (ReduceMean, opset 13): axes [1, -2] contain a duplicate");
+
+  GraphBuilder b(13);
+  const ValueId y = b.input("y", {2, 3});
+  b.op(OpKind::Pow, "pow", {y, b.input("e", {3}, DType::Bool)});
+  EXPECT_EQ(errorOf([&] { inferShapes(b.g); }),
+            "model.onnx: node 'pow' (Pow, opset 13): exponent 'e' is bool");
+
+  GraphBuilder c(13);
+  c.op(OpKind::Sum, "mixed", {c.input("f", {2}), c.input("i", {2}, DType::I64)});
+  EXPECT_EQ(errorOf([&] { inferShapes(c.g); }),
+            "model.onnx: node 'mixed' (Sum, opset 13): input dtypes differ: f32 and s64");
+
+  GraphBuilder d(13);
+  d.op(OpKind::Mean, "ints", {d.input("j", {2}, DType::I64), d.input("k", {2}, DType::I64)});
+  EXPECT_NE(errorOf([&] { inferShapes(d.g); }).find("node 'ints' (Mean, opset 13)"),
+            std::string::npos);
+}
