@@ -9,6 +9,8 @@ bool isParameterInput(OpKind op, size_t index) {
   case OpKind::Upsample:
   case OpKind::Squeeze:
   case OpKind::Unsqueeze:
+  case OpKind::Expand: // shape
+  case OpKind::Tile:   // repeats
     return index == 1;
   case OpKind::Resize:    // roi, scales, sizes
   case OpKind::Pad:       // pads, constant_value, axes

@@ -5,6 +5,7 @@
 #include "nnaccel/ir/OpParams.h"
 
 #include "NodeInputs.h"
+#include "nnaccel/ir/LogicOps.h"
 #include "nnaccel/ir/ShapeOps.h"
 #include "nnaccel/support/IntMath.h"
 
@@ -725,6 +726,59 @@ ReduceParams reduceParams(const Graph& g, NodeId id) {
         p.outShape.push_back(1);
     }
     return p;
+  });
+}
+
+ArgReduceParams argReduceParams(const Graph& g, NodeId id) {
+  return withNodeContext(g, id, [&] {
+    const Node& n = g.node(id);
+    const Value& x = requiredInput(g, id, 0, "data");
+    ArgReduceParams p;
+    p.axis = normalizeAxis(g, id, n.attrs.getInt("axis", 0), sizeOf(x.shape), "axis");
+    p.keepDims = n.attrs.getInt("keepdims", 1) != 0;
+    p.selectLastIndex = n.attrs.getInt("select_last_index", 0) != 0;
+    for (size_t a = 0; a < x.shape.size(); ++a) {
+      if (static_cast<int64_t>(a) != p.axis)
+        p.outShape.push_back(x.shape[a]);
+      else if (p.keepDims)
+        p.outShape.push_back(1);
+    }
+    return p;
+  });
+}
+
+Dims expandShape(const Graph& g, NodeId id) {
+  return withNodeContext(g, id, [&] {
+    const Value& x = requiredInput(g, id, 0, "input");
+    const std::vector<int64_t> shape =
+        intValues(g, id, requiredConstantInput(g, id, 1, "shape"), "shape");
+    requireExtents(g, id, shape, "shape");
+    for (int64_t d : shape)
+      if (d < 0)
+        g.fail(id, "shape " + listToString(shape) + " has the negative entry " + str(d));
+    std::optional<Dims> out = broadcastAll({x.shape, Dims(shape.begin(), shape.end())});
+    if (!out)
+      g.fail(id, "cannot expand " + dimsToString(x.shape) + " to " + listToString(shape) +
+                     " (extents differ and neither is 1)");
+    return *out;
+  });
+}
+
+std::vector<int64_t> tileRepeats(const Graph& g, NodeId id) {
+  return withNodeContext(g, id, [&] {
+    const Value& x = requiredInput(g, id, 0, "input");
+    const std::vector<int64_t> repeats =
+        intValues(g, id, requiredConstantInput(g, id, 1, "repeats"), "repeats");
+    if (repeats.size() != x.shape.size())
+      g.fail(id, "repeats " + listToString(repeats) + " has " + str(sizeOf(repeats)) +
+                     " entries for an input of rank " + str(sizeOf(x.shape)));
+    for (int64_t r : repeats)
+      if (r < 1)
+        g.fail(id,
+               "repeats " + listToString(repeats) + " has the entry " + str(r) +
+                   "; every count must be at least 1",
+               ErrorKind::Unsupported);
+    return repeats;
   });
 }
 

@@ -5,6 +5,7 @@
 #include "nnaccel/ir/ShapeInference.h"
 
 #include "NodeInputs.h"
+#include "nnaccel/ir/LogicOps.h"
 #include "nnaccel/ir/OpParams.h"
 #include "nnaccel/ir/ShapeOps.h"
 
@@ -298,6 +299,53 @@ std::vector<OutInfo> inferBinary(const Graph& g, NodeId id) {
   return {out};
 }
 
+/// Equal/Greater/Less/GreaterOrEqual/LessOrEqual (one numeric dtype) and Not/And/Or/Xor (bool):
+/// a bool output, broadcast; folded when every input is a small constant.
+std::vector<OutInfo> inferLogic(const Graph& g, NodeId id) {
+  const Node& n = g.node(id);
+  const Value& a = requiredInput(g, id, 0, "A");
+  const Value* b = n.op == OpKind::Not ? nullptr : &requiredInput(g, id, 1, "B");
+  if (isLogical(n.op)) {
+    for (const Value* v : {&a, b})
+      if (v && v->dtype != DType::Bool)
+        g.fail(id,
+               "input " + quoted(v->name) + " has dtype " + std::string(dtypeName(v->dtype)) +
+                   "; logical ops take bool",
+               ErrorKind::Model);
+  } else if (a.dtype != b->dtype || a.dtype == DType::Bool) {
+    g.fail(id,
+           "inputs must share one numeric dtype, found " + std::string(dtypeName(a.dtype)) +
+               " and " + std::string(dtypeName(b->dtype)),
+           a.dtype == b->dtype ? ErrorKind::Unsupported : ErrorKind::Model);
+  }
+  OutInfo out{DType::Bool, b ? broadcastShapes(g, id, a.shape, b->shape) : a.shape, std::nullopt};
+  if (a.constant && (!b || b->constant) && foldable(out.shape))
+    out.folded = isLogical(n.op) ? logicalValues(n.op, *a.constant, b ? b->constant.get() : nullptr)
+                                 : compareValues(n.op, *a.constant, *b->constant);
+  return {out};
+}
+
+/// Where(cond, X, Y): X and Y of one dtype, all three broadcast together.
+std::vector<OutInfo> inferWhere(const Graph& g, NodeId id) {
+  const Value& c = requiredInput(g, id, 0, "condition");
+  const Value& x = requiredInput(g, id, 1, "X");
+  const Value& y = requiredInput(g, id, 2, "Y");
+  if (c.dtype != DType::Bool)
+    g.fail(id, "condition " + quoted(c.name) + " has dtype " + std::string(dtypeName(c.dtype)) +
+                   "; it must be bool");
+  if (x.dtype != y.dtype)
+    g.fail(id, "X and Y dtypes differ: " + std::string(dtypeName(x.dtype)) + " and " +
+                   std::string(dtypeName(y.dtype)));
+  const std::optional<Dims> shape = broadcastAll({c.shape, x.shape, y.shape});
+  if (!shape)
+    g.fail(id, "shapes " + dimsToString(c.shape) + ", " + dimsToString(x.shape) + " and " +
+                   dimsToString(y.shape) + " do not broadcast together");
+  OutInfo out{x.dtype, *shape, std::nullopt};
+  if (c.constant && x.constant && y.constant && foldable(out.shape))
+    out.folded = whereValues(*c.constant, *x.constant, *y.constant);
+  return {out};
+}
+
 /// Min, Max, Sum, Mean of any number of inputs of one dtype (Mean: f32), broadcast together.
 std::vector<OutInfo> inferVariadic(const Graph& g, NodeId id) {
   const Node& n = g.node(id);
@@ -504,6 +552,41 @@ std::vector<OutInfo> computeOutputs(const Graph& g, NodeId id) {
   case OpKind::Sum:
   case OpKind::Mean:
     return inferVariadic(g, id);
+  case OpKind::Equal:
+  case OpKind::Greater:
+  case OpKind::Less:
+  case OpKind::GreaterOrEqual:
+  case OpKind::LessOrEqual:
+  case OpKind::Not:
+  case OpKind::And:
+  case OpKind::Or:
+  case OpKind::Xor:
+    return inferLogic(g, id);
+  case OpKind::Where:
+    return inferWhere(g, id);
+  case OpKind::Expand: {
+    const Value& x = in0();
+    OutInfo out{x.dtype, expandShape(g, id), std::nullopt};
+    if (x.constant && foldable(out.shape))
+      out.folded = expandValues(*x.constant, out.shape);
+    return {out};
+  }
+  case OpKind::Tile: {
+    const Value& x = in0();
+    const std::vector<int64_t> repeats = tileRepeats(g, id);
+    Dims shape = x.shape;
+    for (size_t a = 0; a < shape.size(); ++a)
+      shape[a] = checkedProduct(std::vector<int64_t>{shape[a], repeats[a]}, kMaxTensorElements)
+                     .value_or(kMaxTensorElements + 1);
+    OutInfo out{x.dtype, shape, std::nullopt};
+    if (x.constant && foldable(out.shape))
+      out.folded = tileValues(*x.constant, repeats);
+    return {out};
+  }
+  case OpKind::ArgMax:
+  case OpKind::ArgMin:
+    requireF32(g, id, in0());
+    return {OutInfo{DType::I64, argReduceParams(g, id).outShape, std::nullopt}};
   case OpKind::Gemm: {
     requireF32(g, id, in0());
     const GemmParams p = gemmParams(g, id);

@@ -57,7 +57,12 @@ Arity arityOf(OpKind op, int64_t opset) {
   case OpKind::Shape:
   case OpKind::Cast:
   case OpKind::ConstantOfShape:
+  case OpKind::Not:
+  case OpKind::ArgMax:
+  case OpKind::ArgMin:
     return {1, 1, 1, 1};
+  case OpKind::Where:
+    return {3, 3, 1, 1};
   case OpKind::PRelu:
   case OpKind::Add:
   case OpKind::Sub:
@@ -67,6 +72,16 @@ Arity arityOf(OpKind op, int64_t opset) {
   case OpKind::MatMul:
   case OpKind::Reshape:
   case OpKind::Gather:
+  case OpKind::Equal:
+  case OpKind::Greater:
+  case OpKind::Less:
+  case OpKind::GreaterOrEqual:
+  case OpKind::LessOrEqual:
+  case OpKind::And:
+  case OpKind::Or:
+  case OpKind::Xor:
+  case OpKind::Expand:
+  case OpKind::Tile:
     return {2, 2, 1, 1};
   case OpKind::Gemm:
     return {opset >= 11 ? 2u : 3u, 3, 1, 1};

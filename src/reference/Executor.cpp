@@ -6,6 +6,7 @@
 #include "nnaccel/reference/Executor.h"
 
 #include "CachedKernels.h"
+#include "nnaccel/ir/LogicOps.h"
 #include "nnaccel/ir/OpParams.h"
 #include "nnaccel/ir/ShapeOps.h"
 
@@ -214,6 +215,26 @@ std::vector<Tensor> evalUnchecked(const ir::Graph& g, ir::NodeId id, const NodeI
   }
   case OpKind::Cast:
     return one(in.at(0).castTo(ir::castTarget(g, id)));
+  case OpKind::Equal:
+  case OpKind::Greater:
+  case OpKind::Less:
+  case OpKind::GreaterOrEqual:
+  case OpKind::LessOrEqual:
+    return one(ir::compareValues(n.op, in.at(0), in.at(1)));
+  case OpKind::Not:
+  case OpKind::And:
+  case OpKind::Or:
+  case OpKind::Xor:
+    return one(ir::logicalValues(n.op, in.at(0), n.op == OpKind::Not ? nullptr : &in.at(1)));
+  case OpKind::Where:
+    return one(ir::whereValues(in.at(0), in.at(1), in.at(2)));
+  case OpKind::Expand:
+    return one(ir::expandValues(in.at(0), ir::expandShape(g, id)));
+  case OpKind::Tile:
+    return one(ir::tileValues(in.at(0), ir::tileRepeats(g, id)));
+  case OpKind::ArgMax:
+  case OpKind::ArgMin:
+    return one(argReduce(n.op == OpKind::ArgMax, ir::argReduceParams(g, id), in.at(0)));
   case OpKind::ConstantOfShape:
     return one(ir::constantOfShapeValue(g, id, in.at(0)));
   }

@@ -98,4 +98,30 @@ Tensor reduce(ir::OpKind op, const ir::ReduceParams& p, const Tensor& x) {
   return out;
 }
 
+Tensor argReduce(bool max, const ir::ArgReduceParams& p, const Tensor& x) {
+  NNACCEL_ASSERT(x.dtype() == DType::F32) << "arg-reduce of a non-f32 tensor";
+  const Dims& shape = x.shape();
+  const auto axis = static_cast<size_t>(p.axis);
+  const int64_t outer = numElements(Dims(shape.begin(), shape.begin() + p.axis));
+  const int64_t extent = shape[axis];
+  const int64_t inner = numElements(Dims(shape.begin() + p.axis + 1, shape.end()));
+  Tensor r(DType::I64, p.outShape);
+  const float* src = x.data<float>();
+  int64_t* dst = r.data<int64_t>();
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t i = 0; i < inner; ++i) {
+      const float* line = src + o * extent * inner + i;
+      int64_t best = 0;
+      for (int64_t k = 1; k < extent; ++k) {
+        const float v = line[k * inner], b = line[best * inner];
+        const bool better =
+            max ? (p.selectLastIndex ? v >= b : v > b) : (p.selectLastIndex ? v <= b : v < b);
+        best = better ? k : best;
+      }
+      dst[o * inner + i] = best;
+    }
+  }
+  return r;
+}
+
 } // namespace nnaccel::reference

@@ -129,6 +129,23 @@ struct ReduceParams {
 };
 ReduceParams reduceParams(const Graph& g, NodeId id);
 
+/// ArgMax/ArgMin: the normalized `axis` (default 0), `keepdims` (default 1),
+/// `select_last_index` (opset 12, default 0: the first extremum wins a tie) and the s64 output
+/// shape.
+struct ArgReduceParams {
+  int64_t axis = 0;
+  bool keepDims = true;
+  bool selectLastIndex = false;
+  Dims outShape;
+};
+ArgReduceParams argReduceParams(const Graph& g, NodeId id);
+
+/// Expand's output shape: the input broadcast with the constant `shape` input (both ways, as
+/// numpy does; a 1 in `shape` keeps the input's extent).
+Dims expandShape(const Graph& g, NodeId id);
+/// Tile's constant `repeats` input: one count >= 1 per input axis.
+std::vector<int64_t> tileRepeats(const Graph& g, NodeId id);
+
 /// Concat axis, Flatten axis, Gather axis: normalized to [0, rank) (Flatten: [0, rank]).
 int64_t concatAxis(const Graph& g, NodeId id);
 int64_t flattenAxis(const Graph& g, NodeId id);

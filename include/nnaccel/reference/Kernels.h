@@ -72,6 +72,11 @@ Tensor pow(const Tensor& x, const Tensor& y);
 /// f32 once. Max/Min propagate NaN.
 Tensor reduce(ir::OpKind op, const ir::ReduceParams& p, const Tensor& x);
 
+/// ArgMax (\p max) / ArgMin of an f32 tensor along p.axis: s64 positions; the first extremum
+/// wins a tie unless p.selectLastIndex; comparisons with NaN are false, so a NaN is chosen only
+/// where it comes first along the axis.
+Tensor argReduce(bool max, const ir::ArgReduceParams& p, const Tensor& x);
+
 // --- DataMovementKernels.cpp (any dtype) -------------------------------------------------------
 /// Concatenation along \p axis (normalized); all inputs have the same dtype and rank.
 Tensor concat(const std::vector<const Tensor*>& inputs, int64_t axis);
