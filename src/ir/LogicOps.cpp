@@ -73,15 +73,6 @@ Dims broadcastOrAssert(const std::vector<Dims>& shapes) {
 
 } // namespace
 
-bool isComparison(OpKind op) {
-  return op == OpKind::Equal || op == OpKind::Greater || op == OpKind::Less ||
-         op == OpKind::GreaterOrEqual || op == OpKind::LessOrEqual;
-}
-
-bool isLogical(OpKind op) {
-  return op == OpKind::Not || op == OpKind::And || op == OpKind::Or || op == OpKind::Xor;
-}
-
 std::optional<Dims> broadcastAll(const std::vector<Dims>& shapes) {
   size_t rank = 0;
   for (const Dims& s : shapes)

@@ -50,6 +50,15 @@ bool isBinaryElementwise(OpKind kind) {
          kind == OpKind::Min || kind == OpKind::Max;
 }
 
+bool isComparison(OpKind kind) {
+  return kind == OpKind::Equal || kind == OpKind::Greater || kind == OpKind::Less ||
+         kind == OpKind::GreaterOrEqual || kind == OpKind::LessOrEqual;
+}
+
+bool isLogical(OpKind kind) {
+  return kind == OpKind::Not || kind == OpKind::And || kind == OpKind::Or || kind == OpKind::Xor;
+}
+
 bool isRowMajorView(OpKind k) {
   return k == OpKind::Reshape || k == OpKind::Flatten || k == OpKind::Squeeze ||
          k == OpKind::Unsqueeze || k == OpKind::Identity || k == OpKind::Dropout;

@@ -16,6 +16,13 @@ QuantTensor constantOperand(const QuantizedModel& m, ir::ValueId v) {
   return q.isQuantized() ? q : QuantTensor{*m.graph.value(v).constant, 0.0f};
 }
 
+/// The value \p t stands for, in the graph's dtype: the dequantized f32 tensor, or for a bool
+/// held in int8 (0/1 at scale 1) the bool tensor.
+Tensor asGraphValue(const QuantTensor& t, DType graphDType) {
+  Tensor x = t.dequantize();
+  return t.isQuantized() && graphDType == DType::Bool ? x.castTo(DType::Bool) : x;
+}
+
 /// Dequantize the inputs, evaluate in fp32, quantize f32 outputs with their scales.
 std::vector<QuantTensor> evalFloatIsland(const QuantizedModel& m, ir::NodeId id,
                                          const std::vector<const QuantTensor*>& inputs) {
@@ -34,7 +41,7 @@ std::vector<QuantTensor> evalFloatIsland(const QuantizedModel& m, ir::NodeId id,
     }
     NNACCEL_ASSERT(inputs[i] != nullptr) << "missing input " << i << " of " << n.name;
     if (inputs[i]->isQuantized()) {
-      owned[i] = inputs[i]->dequantize();
+      owned[i] = asGraphValue(*inputs[i], g.value(v).dtype);
       args[i] = &owned[i];
     } else {
       args[i] = &inputs[i]->data;
@@ -152,6 +159,10 @@ std::vector<QuantTensor> evalNodeImpl(const QuantizedModel& m, ir::NodeId id,
     y = minMax(n.op == ir::OpKind::Max, q.inputMultipliers.at(0), q.inputMultipliers.at(1),
                operand(0), operand(1), outShape);
     break;
+  case QuantOpKind::Compare:
+    y = compare(comparisonOf(n.op), q.inputMultipliers.at(0), q.inputMultipliers.at(1), operand(0),
+                operand(1), outShape);
+    break;
   case QuantOpKind::Concat: {
     std::vector<Tensor> parts;
     parts.reserve(n.inputs.size());
@@ -245,7 +256,7 @@ Int8Result Int8Executor::run(const std::vector<Tensor>& inputs) {
   Int8Result result;
   for (ir::ValueId v : g.outputs) {
     result.outputs.push_back(value(v));
-    result.dequantized.push_back(result.outputs.back().dequantize());
+    result.dequantized.push_back(asGraphValue(result.outputs.back(), g.value(v).dtype));
   }
   return result;
 }

@@ -306,6 +306,38 @@ Tensor minMax(bool max, QuantMultiplier ma, QuantMultiplier mb, const Tensor& a,
   return out;
 }
 
+Comparison comparisonOf(ir::OpKind op) {
+  switch (op) {
+  case ir::OpKind::Equal:
+    return Comparison::Equal;
+  case ir::OpKind::Greater:
+    return Comparison::Greater;
+  case ir::OpKind::Less:
+    return Comparison::Less;
+  case ir::OpKind::GreaterOrEqual:
+    return Comparison::GreaterOrEqual;
+  case ir::OpKind::LessOrEqual:
+    return Comparison::LessOrEqual;
+  default:
+    NNACCEL_UNREACHABLE("not a comparison");
+    return Comparison::Equal;
+  }
+}
+
+Tensor compare(Comparison c, QuantMultiplier ma, QuantMultiplier mb, const Tensor& a,
+               const Tensor& b, const Dims& outShape) {
+  requireS8(a, "compare");
+  requireS8(b, "compare");
+  Tensor out(DType::I8, outShape);
+  const int8_t* pa = a.data<int8_t>();
+  const int8_t* pb = b.data<int8_t>();
+  int8_t* dst = out.data<int8_t>();
+  forEachBroadcast(outShape, a.shape(), b.shape(), [&](int64_t i, int64_t ia, int64_t ib) {
+    dst[i] = compareValue(c, ma, mb, pa[ia], pb[ib]);
+  });
+  return out;
+}
+
 Tensor gather(const Tensor& x, std::span<const int32_t> index, const Dims& outShape) {
   requireS8(x, "gather");
   NNACCEL_ASSERT(static_cast<int64_t>(index.size()) == numElements(outShape)) << "gather size";

@@ -78,6 +78,8 @@ std::string_view quantOpKindName(QuantOpKind kind) {
     return "min-max";
   case QuantOpKind::Lookup:
     return "lookup";
+  case QuantOpKind::Compare:
+    return "compare";
   case QuantOpKind::FloatIsland:
     return "float-island";
   }
@@ -191,6 +193,17 @@ bool isUsed(const Graph& g, ValueId v) {
 
 ValueId inputAt(const ir::Node& n, size_t i) {
   return i < n.inputs.size() ? n.inputs[i] : kNoValue;
+}
+
+/// A bool computed in int8: the output of a comparison of two f32 operands (QuantOpKind::Compare),
+/// held as s8 0/1 at scale 1.
+bool isInt8Bool(const Graph& g, ValueId v) {
+  if (v == kNoValue || g.isConstant(v) || g.value(v).dtype != DType::Bool ||
+      g.value(v).producer < 0) {
+    return false;
+  }
+  const ir::Node& p = g.node(g.value(v).producer);
+  return ir::isComparison(p.op) && isF32(g, inputAt(p, 0)) && isF32(g, inputAt(p, 1));
 }
 
 /// The gather table of a Resize whose every output is a copy of one input element: the
@@ -318,6 +331,20 @@ QuantNode classifyNode(const Graph& g, NodeId id) {
                                   [&](ValueId v) { return v == kNoValue || g.isConstant(v); });
   if (folded) {
     return ofKind(QuantOpKind::Folded);
+  }
+  if (ir::isComparison(n.op)) {
+    // Two f32 operands (tensors or constants) compared in int8; the bool result as s8 0/1.
+    if (!isF32(g, inputAt(n, 0)) || !isF32(g, inputAt(n, 1))) {
+      return island("its operands are not f32");
+    }
+    return ofKind(QuantOpKind::Compare);
+  }
+  if (n.op == OpKind::Cast && isInt8Bool(g, inputAt(n, 0)) && !n.outputs.empty() &&
+      isF32(g, n.outputs[0])) {
+    // A comparison's 0/1 read as f32: a table on the two codes.
+    QuantNode q = ofKind(QuantOpKind::Lookup);
+    q.lookupAxis = -1;
+    return q;
   }
   if (n.outputs.empty() || !isF32(g, n.outputs[0])) {
     return island("its output is not f32");
@@ -706,7 +733,8 @@ private:
     std::vector<float> inScales(n.inputs.size(), 0.0f);
     if (q.kind != QuantOpKind::FloatIsland) {
       const bool allData = q.kind == QuantOpKind::AddSub || q.kind == QuantOpKind::Mul ||
-                           q.kind == QuantOpKind::Concat || q.kind == QuantOpKind::MinMax;
+                           q.kind == QuantOpKind::Concat || q.kind == QuantOpKind::MinMax ||
+                           q.kind == QuantOpKind::Compare;
       const size_t numData = allData ? n.inputs.size() : 1;
       for (size_t i = 0; i < numData; ++i) {
         inScales[i] = operandScale(n.inputs[i]);
@@ -714,6 +742,10 @@ private:
     }
     for (size_t i = 0; i < n.outputs.size(); ++i) {
       const ValueId v = n.outputs[i];
+      if (q.kind == QuantOpKind::Compare && i == 0) {
+        m_.scales[static_cast<size_t>(v)] = 1.0f; // s8 0/1
+        continue;
+      }
       if (!isF32(g_, v)) {
         continue;
       }
@@ -768,6 +800,13 @@ private:
                        "input " + std::to_string(i)));
       }
       break;
+    case QuantOpKind::Compare: {
+      const double common = std::max(inScales[0], inScales[1]);
+      for (size_t i = 0; i < 2; ++i)
+        q.inputMultipliers.push_back(multiplier(id, static_cast<double>(inScales[i]) / common,
+                                                "operand " + std::to_string(i)));
+      break;
+    }
     case QuantOpKind::Lookup:
       fillLookupTables(id, q, inScales[0], sOut);
       break;

@@ -17,11 +17,6 @@
 
 namespace nnaccel::ir {
 
-/// True for Equal, Greater, Less, GreaterOrEqual, LessOrEqual.
-bool isComparison(OpKind op);
-/// True for Not, And, Or, Xor.
-bool isLogical(OpKind op);
-
 /// Numpy broadcast of \p shapes (right-aligned); nullopt when two extents differ and neither is
 /// 1.
 std::optional<Dims> broadcastAll(const std::vector<Dims>& shapes);

@@ -25,6 +25,10 @@ const std::vector<OpKind>& allOps();
 bool isUnaryActivation(OpKind kind);
 /// Add/Sub/Mul/Div, and Min/Max of two inputs (ONNX's are variadic; nnaccel takes two).
 bool isBinaryElementwise(OpKind kind);
+/// True for Equal, Greater, Less, GreaterOrEqual, LessOrEqual (bool-valued comparisons).
+bool isComparison(OpKind kind);
+/// True for Not, And, Or, Xor (ops on bool tensors).
+bool isLogical(OpKind kind);
 /// Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout: the output is the input's elements
 /// in the same row-major order (an engine can alias the value instead of moving data).
 bool isRowMajorView(OpKind kind);

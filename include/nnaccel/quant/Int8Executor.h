@@ -20,7 +20,7 @@ namespace nnaccel::quant {
 /// The outputs of one int8 run, in Graph::outputs order.
 struct Int8Result {
   std::vector<QuantTensor> outputs; ///< int8 tensors with their scales (raw for non-f32)
-  std::vector<Tensor> dequantized;  ///< outputs[i].dequantize()
+  std::vector<Tensor> dequantized;  ///< outputs[i].dequantize() (a bool output: as bool)
 };
 
 class Int8Executor {

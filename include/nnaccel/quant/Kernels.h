@@ -119,6 +119,35 @@ Tensor mul(QuantMultiplier output, const Tensor& a, const Tensor& b, const Dims&
 Tensor minMax(bool max, QuantMultiplier ma, QuantMultiplier mb, const Tensor& a, const Tensor& b,
               const Dims& outShape);
 
+/// The predicate of an int8 comparison (ONNX Equal, Greater, Less, GreaterOrEqual, LessOrEqual).
+enum class Comparison : uint8_t { Equal, Greater, Less, GreaterOrEqual, LessOrEqual };
+/// The comparison of ONNX op \p op (asserts it is one).
+Comparison comparisonOf(ir::OpKind op);
+
+/// One element of compare(): 1 when \p c holds between the operands, each requantized onto the
+/// coarser of the two scales (\p ma: s_a / s_c, \p mb: s_b / s_c, both <= 1), else 0. A bool
+/// held in int8 is 0 or 1 at scale 1.
+inline int8_t compareValue(Comparison c, QuantMultiplier ma, QuantMultiplier mb, int32_t qa,
+                           int32_t qb) {
+  const int32_t a = requantize(qa, ma), b = requantize(qb, mb);
+  switch (c) {
+  case Comparison::Equal:
+    return a == b;
+  case Comparison::Greater:
+    return a > b;
+  case Comparison::Less:
+    return a < b;
+  case Comparison::GreaterOrEqual:
+    return a >= b;
+  case Comparison::LessOrEqual:
+    return a <= b;
+  }
+  return 0;
+}
+/// Comparison \p c of two s8 tensors with numpy broadcasting (compareValue): an s8 0/1 tensor.
+Tensor compare(Comparison c, QuantMultiplier ma, QuantMultiplier mb, const Tensor& a,
+               const Tensor& b, const Dims& outShape);
+
 /// Entries of one int8 lookup table: one per int8 input value.
 inline constexpr int64_t kLookupEntries = 256;
 

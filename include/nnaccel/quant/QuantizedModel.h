@@ -7,6 +7,7 @@
 ///    (an all-zero channel gets scale 1/127);
 ///  - activations: symmetric per-tensor int8 in [-128, 127], zero point 0,
 ///    scale = max|x| / 127 over the calibration runs (1 when the tensor is always 0);
+///    a bool computed by a comparison is held as s8 0 or 1 at scale 1;
 ///    scale-preserving ops (Relu, Clip, MaxPool, data movement, Resize nearest) give their
 ///    output the input's scale;
 ///  - biases: int32 at scale s_in * scale_w[oc]; accumulation in int32;
@@ -54,6 +55,8 @@ enum class QuantOpKind {
   Mul,          ///< Mul: requantize(qa * qb)
   Concat,       ///< inputs requantized to the output scale, then concatenated
   MinMax,       ///< Min, Max of two tensors: both requantized to the output scale, compared
+  Compare,      ///< Equal, Greater, Less, GreaterOrEqual, LessOrEqual: both operands onto the
+                ///< coarser scale, compared; the bool output is held as s8 0/1 at scale 1
   Lookup,       ///< unary element-wise function as 256-entry int8 tables (lookupTable())
   FloatIsland,  ///< dequantize, reference::evalNode in fp32, quantize the outputs
 };
@@ -85,9 +88,10 @@ struct QuantNode {
   std::vector<CountMultiplier> countMultipliers; ///< s_in / (s_out * count), ascending count
 
   // --- AddSub / Mul / Concat / MinMax -------------------------------------------------------
-  AddSubMultipliers addSub;                      ///< AddSub
-  QuantMultiplier mulMultiplier;                 ///< Mul: s_a * s_b / s_out
-  std::vector<QuantMultiplier> inputMultipliers; ///< Concat, MinMax: s_in[i] / s_out per input
+  AddSubMultipliers addSub;      ///< AddSub
+  QuantMultiplier mulMultiplier; ///< Mul: s_a * s_b / s_out
+  /// Concat, MinMax: s_in[i] / s_out per input; Compare: s_in[i] / max(s_in[0], s_in[1])
+  std::vector<QuantMultiplier> inputMultipliers;
 
   // --- Gather -------------------------------------------------------------------------------
   std::vector<int32_t> gatherIndex; ///< flat input index of every output element
@@ -105,7 +109,8 @@ struct QuantNode {
 struct QuantizedModel {
   ir::Graph graph; ///< the fp32 graph (a copy); node and value ids as in it
   /// Per ValueId: the scale (> 0) of every f32 value that is computed or a graph input, and of
-  /// every f32 constant read as an int8 operand; 0 for other values.
+  /// every f32 constant read as an int8 operand; 1 for the bool output of a Compare node (held
+  /// as s8 0/1); 0 for other values.
   std::vector<float> scales;
   /// Per ValueId: calibrated max|x| over all calibration runs (0 when never computed).
   std::vector<float> calibratedMaxAbs;

@@ -34,6 +34,8 @@ std::string_view elementwiseFuncName(ElementwiseFunc f) {
     return "copy";
   case ElementwiseFunc::Fill:
     return "fill";
+  case ElementwiseFunc::Compare:
+    return "compare";
   }
   NNACCEL_UNREACHABLE("bad ElementwiseFunc");
   return "";
@@ -48,6 +50,7 @@ int elementwiseArity(ElementwiseFunc f) {
   case ElementwiseFunc::Mul:
   case ElementwiseFunc::Min:
   case ElementwiseFunc::Max:
+  case ElementwiseFunc::Compare:
     return 2;
   default:
     return 1;
@@ -84,7 +87,8 @@ Lowered lowerBinary(const quant::QuantizedModel& qm, ir::NodeId id, ElementwiseL
   const ir::Graph& g = qm.graph;
   const ir::Node& n = g.node(id);
   const quant::QuantNode& q = qm.node(id);
-  const ElementwiseFunc func = n.op == ir::OpKind::Mul   ? ElementwiseFunc::Mul
+  const ElementwiseFunc func = ir::isComparison(n.op)    ? ElementwiseFunc::Compare
+                               : n.op == ir::OpKind::Mul ? ElementwiseFunc::Mul
                                : n.op == ir::OpKind::Sub ? ElementwiseFunc::Sub
                                : n.op == ir::OpKind::Min ? ElementwiseFunc::Min
                                : n.op == ir::OpKind::Max ? ElementwiseFunc::Max
@@ -93,10 +97,12 @@ Lowered lowerBinary(const quant::QuantizedModel& qm, ir::NodeId id, ElementwiseL
   p.b = {n.inputs[1], 0, broadcastStrides(g.value(n.inputs[1]).shape, l.outShape)};
   p.addSub = q.addSub;
   p.multiplier = q.mulMultiplier;
-  if (q.kind == quant::QuantOpKind::MinMax) {
+  if (q.kind == quant::QuantOpKind::MinMax || q.kind == quant::QuantOpKind::Compare) {
     p.multiplier = q.inputMultipliers.at(0);
     p.multiplierB = q.inputMultipliers.at(1);
   }
+  if (q.kind == quant::QuantOpKind::Compare)
+    p.comparison = quant::comparisonOf(n.op);
   l.passes.push_back(std::move(p));
   return l;
 }
@@ -278,6 +284,8 @@ int8_t applyFunc(const ElementwisePass& p, const std::vector<int8_t>& tables, in
     return static_cast<int8_t>(a);
   case ElementwiseFunc::Fill:
     return 0;
+  case ElementwiseFunc::Compare:
+    return quant::compareValue(p.comparison, p.multiplier, p.multiplierB, a, b);
   }
   NNACCEL_UNREACHABLE("bad ElementwiseFunc");
   return 0;
@@ -354,6 +362,7 @@ std::variant<ElementwiseLayer, std::string> lowerElementwise(const quant::Quanti
   case QuantOpKind::AddSub:
   case QuantOpKind::Mul:
   case QuantOpKind::MinMax:
+  case QuantOpKind::Compare:
     return lowerBinary(qm, id, std::move(l));
   case QuantOpKind::Concat:
     return lowerConcat(qm, id, std::move(l));

@@ -695,5 +695,56 @@ TEST(Int8Executor, RejectsWrongInputs) {
             "model.onnx: input 'x': expected f32 1x4, got s32 1x4");
 }
 
+TEST(Int8Executor, ComparisonsRescaleOntoTheCoarserScaleAndHoldBoolsAsZeroOne) {
+  // M-LSD's peak mask: x * float(x == maxpool3x3(x)), and a comparison of two scales.
+  GraphBuilder b;
+  const auto x = b.input("x", {1, 2, 6, 6});
+  const auto y = b.input("y", {1, 2, 1, 1});
+  const auto pooled = b.op(OpKind::MaxPool, "pool", {x},
+                           attrs({{"kernel_shape", Dims{3, 3}}, {"pads", Dims{1, 1, 1, 1}}}));
+  const auto peak = b.op(OpKind::Equal, "peak", {x, pooled});
+  const auto mask = b.op(OpKind::Cast, "mask", {peak}, attrs({{"to", int64_t{1}}}));
+  const auto scores = b.op(OpKind::Mul, "scores", {x, mask});
+  const auto above = b.op(OpKind::Greater, "above", {x, y});
+  const ir::Graph g = finish(b, {scores, above});
+  std::mt19937_64 rng(31);
+  std::vector<std::vector<Tensor>> sets(2);
+  for (auto& s : sets) // y's range is 3x x's: the two scales differ
+    s = {randomTensor({1, 2, 6, 6}, rng, -1.0f, 1.0f),
+         randomTensor({1, 2, 1, 1}, rng, -3.0f, 3.0f)};
+  const QuantizedModel m = quantize(g, sets);
+  const ir::NodeId peakNode = g.value(peak).producer, aboveNode = g.value(above).producer;
+  EXPECT_EQ(m.node(peakNode).kind, QuantOpKind::Compare);
+  EXPECT_EQ(m.node(g.value(mask).producer).kind, QuantOpKind::Lookup);
+  EXPECT_EQ(m.scale(peak), 1.0f);
+  EXPECT_EQ(m.scale(pooled), m.scale(x)); // max pooling keeps the scale: codes compare exactly
+  const double coarse = std::max(m.scale(x), m.scale(y));
+  EXPECT_EQ(m.node(aboveNode).inputMultipliers.at(0),
+            quantizeMultiplier(static_cast<double>(m.scale(x)) / coarse));
+  EXPECT_EQ(m.node(aboveNode).inputMultipliers.at(1),
+            quantizeMultiplier(static_cast<double>(m.scale(y)) / coarse));
+
+  Int8Executor ex(m);
+  const Int8Result r = ex.run(sets[0]);
+  const Tensor qx = ex.value(x).data, qp = ex.value(pooled).data, qy = ex.value(y).data;
+  const Tensor qpeak = ex.value(peak).data;
+  ASSERT_EQ(qpeak.dtype(), DType::I8);
+  const QuantNode& qa = m.node(aboveNode);
+  for (int64_t i = 0; i < 72; ++i) {
+    ASSERT_EQ(qpeak.data<int8_t>()[i], qx.data<int8_t>()[i] == qp.data<int8_t>()[i] ? 1 : 0);
+    const int32_t a = referenceRequantize(qx.data<int8_t>()[i], qa.inputMultipliers[0]);
+    const int32_t c = referenceRequantize(qy.data<int8_t>()[i / 36], qa.inputMultipliers[1]);
+    ASSERT_EQ(r.outputs[1].data.data<int8_t>()[i], a > c ? 1 : 0);
+  }
+  // The bool output is a bool again when dequantized, and agrees with fp32 but near ties.
+  ASSERT_EQ(r.dequantized[1].dtype(), DType::Bool);
+  const std::vector<Tensor> f = reference::Executor(g).run(sets[0]);
+  int64_t agree = 0;
+  for (int64_t i = 0; i < 72; ++i)
+    agree += f[1].data<bool>()[i] == r.dequantized[1].data<bool>()[i];
+  EXPECT_GE(agree, 70);
+  EXPECT_GT(measureAgreement(f[0], r.dequantized[0]).cosineSimilarity, 0.99);
+}
+
 } // namespace
 } // namespace nnaccel::quant

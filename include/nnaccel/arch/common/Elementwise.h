@@ -14,7 +14,7 @@
 ///
 /// Covered: standalone Relu/Clip (Clamp), every quant Lookup node (one table, or one per index
 /// along an axis), Add/Sub/Mul of tensors or constants and Min/Max of two tensors with numpy
-/// broadcasting, Concat (one
+/// broadcasting, comparisons of two tensors (a 0/1 result), Concat (one
 /// requantizing pass per input into its slice of the output), Resize that repeats each input
 /// element an integer number of times (one copy pass with stride-0 repeat axes), Transpose,
 /// Slice and constant-zero Pad.
@@ -45,9 +45,10 @@ enum class ElementwiseFunc : uint8_t {
   Requantize, ///< quant::requantize(a, multiplier)
   Copy,       ///< a
   Fill,       ///< 0 (the int8 zero of a constant-zero Pad); reads nothing
+  Compare,    ///< quant::compareValue(comparison, multiplier, multiplierB, a, b): 0 or 1
 };
 std::string_view elementwiseFuncName(ElementwiseFunc f);
-/// Operands the function reads: 0 (Fill), 1 or 2 (Add, Sub, Mul, Min, Max).
+/// Operands the function reads: 0 (Fill), 1 or 2 (Add, Sub, Mul, Min, Max, Compare).
 int elementwiseArity(ElementwiseFunc f);
 
 /// An address generator over the pass's iteration space: point i reads (or writes) element
@@ -68,7 +69,8 @@ struct ElementwisePass {
   int64_t tableAxis = -1; ///< Lookup: iteration axis selecting the table
   quant::AddSubMultipliers addSub;
   quant::QuantMultiplier multiplier;
-  quant::QuantMultiplier multiplierB; ///< Min/Max: operand b's rescale (multiplier: a's)
+  quant::QuantMultiplier multiplierB; ///< Min/Max/Compare: operand b's rescale (multiplier: a's)
+  quant::Comparison comparison = quant::Comparison::Equal; ///< Compare
 
   int64_t points() const { return numElements(extents); }
 };

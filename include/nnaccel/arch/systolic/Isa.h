@@ -189,20 +189,30 @@ struct Pool {
 
 /// Function of the vector unit (VECTOR). Every result is finally clamped to [clampLo, clampHi].
 enum class VectorFunc : uint8_t {
-  Clamp,      ///< a
-  Lookup,     ///< the partition's lookup table at a + 128
-  Add,        ///< quant::addSubValue(false, {leftShift, aM, bM, outM}, a, b)
-  Sub,        ///< quant::addSubValue(true, ...)
-  Mul,        ///< quant::mulValue(outM, a, b)
-  Requantize, ///< quant::requantize(a, outM)
-  Min,        ///< quant::minMaxValue(false, aM, bM, a, b): both onto the output scale, smaller
-  Max,        ///< quant::minMaxValue(true, aM, bM, a, b)
+  Clamp,          ///< a
+  Lookup,         ///< the partition's lookup table at a + 128
+  Add,            ///< quant::addSubValue(false, {leftShift, aM, bM, outM}, a, b)
+  Sub,            ///< quant::addSubValue(true, ...)
+  Mul,            ///< quant::mulValue(outM, a, b)
+  Requantize,     ///< quant::requantize(a, outM)
+  Min,            ///< quant::minMaxValue(false, aM, bM, a, b): both onto the output scale, smaller
+  Max,            ///< quant::minMaxValue(true, aM, bM, a, b)
+  Equal,          ///< quant::compareValue(Equal, aM, bM, a, b): both onto the coarser scale; 0 or 1
+  Greater,        ///< quant::compareValue(Greater, ...)
+  Less,           ///< quant::compareValue(Less, ...)
+  GreaterOrEqual, ///< quant::compareValue(GreaterOrEqual, ...)
+  LessOrEqual,    ///< quant::compareValue(LessOrEqual, ...)
 };
+
+/// True for the comparisons (Equal ... LessOrEqual), which rescale both operands by aM, bM.
+constexpr bool isComparison(VectorFunc f) {
+  return f >= VectorFunc::Equal && f <= VectorFunc::LessOrEqual;
+}
 
 /// True for the functions that read operand B.
 constexpr bool isBinary(VectorFunc f) {
   return f == VectorFunc::Add || f == VectorFunc::Sub || f == VectorFunc::Mul ||
-         f == VectorFunc::Min || f == VectorFunc::Max;
+         f == VectorFunc::Min || f == VectorFunc::Max || isComparison(f);
 }
 
 /// Vector (element-wise) unit of the pooling engine, SBUF -> SBUF, s8 programs only: the
@@ -221,8 +231,8 @@ struct Vector {
   int64_t b = 0, bRowStride = 0, bStep = 1;
   int64_t dst = 0, dstRowStride = 0;
   int32_t leftShift = 0;                          ///< Add/Sub: operands scaled by 2^leftShift
-  int32_t aMultiplier = 1 << 30, aShift = -1;     ///< Add/Sub/Min/Max: operand A's rescale
-  int32_t bMultiplier = 1 << 30, bShift = -1;     ///< Add/Sub/Min/Max: operand B's rescale
+  int32_t aMultiplier = 1 << 30, aShift = -1;     ///< Add/Sub/Min/Max/comparisons: A's rescale
+  int32_t bMultiplier = 1 << 30, bShift = -1;     ///< Add/Sub/Min/Max/comparisons: B's rescale
   int32_t outMultiplier = 1 << 30, outShift = -1; ///< Add/Sub/Mul/Requantize: output rescale
   int64_t clampLo = -128, clampHi = 127;
   bool operator==(const Vector&) const = default;

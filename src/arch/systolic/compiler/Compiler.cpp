@@ -116,7 +116,8 @@ private:
     t.value = v;
     t.shape = val.shape;
     t.dtype = val.dtype;
-    if (int8() && val.dtype == DType::F32) {
+    // int8 programs hold f32 values, and the bools comparisons compute (0/1), as s8.
+    if (int8() && (val.dtype == DType::F32 || ctx_.qm->scale(v) > 0)) {
       t.dtype = DType::I8;
       t.scale = ctx_.qm->scale(v);
     }

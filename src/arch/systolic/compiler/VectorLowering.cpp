@@ -94,8 +94,30 @@ Vector withMultiplier(Vector op, quant::QuantMultiplier m) {
   return op;
 }
 
-/// Add/Sub/Mul/Min/Max: operand views, swapping the operands of a commutative op when only A is a
-/// per-row broadcast.
+/// The vector function of comparison \p c (VectorFunc lists them in quant::Comparison order).
+VectorFunc comparisonFunc(quant::Comparison c) {
+  return static_cast<VectorFunc>(static_cast<int>(VectorFunc::Equal) + static_cast<int>(c));
+}
+
+/// The comparison that holds for (b, a) when \p c holds for (a, b).
+quant::Comparison swappedComparison(quant::Comparison c) {
+  using C = quant::Comparison;
+  switch (c) {
+  case C::Greater:
+    return C::Less;
+  case C::Less:
+    return C::Greater;
+  case C::GreaterOrEqual:
+    return C::LessOrEqual;
+  case C::LessOrEqual:
+    return C::GreaterOrEqual;
+  default:
+    return c;
+  }
+}
+
+/// Add/Sub/Mul/Min/Max/comparisons: operand views, swapping the operands of a commutative op when
+/// only A is a per-row broadcast.
 std::variant<ElementwisePlan, std::string> planBinary(const ir::Graph& g, ir::NodeId id,
                                                       const quant::QuantNode& qn) {
   const ir::Node& n = g.node(id);
@@ -103,11 +125,14 @@ std::variant<ElementwisePlan, std::string> planBinary(const ir::Graph& g, ir::No
   ElementwisePlan p;
   p.inputB = 1;
   const bool add = qn.kind == quant::QuantOpKind::AddSub;
-  const bool minMax = qn.kind == quant::QuantOpKind::MinMax;
+  const bool compare = qn.kind == quant::QuantOpKind::Compare;
+  // Min/Max and the comparisons rescale both operands and have no output multiplier.
+  const bool minMax = qn.kind == quant::QuantOpKind::MinMax || compare;
   const bool subtract = n.op == ir::OpKind::Sub;
-  p.op.func = add      ? (subtract ? VectorFunc::Sub : VectorFunc::Add)
-              : minMax ? (n.op == ir::OpKind::Max ? VectorFunc::Max : VectorFunc::Min)
-                       : VectorFunc::Mul;
+  p.op.func = add       ? (subtract ? VectorFunc::Sub : VectorFunc::Add)
+              : compare ? comparisonFunc(quant::comparisonOf(n.op))
+              : minMax  ? (n.op == ir::OpKind::Max ? VectorFunc::Max : VectorFunc::Min)
+                        : VectorFunc::Mul;
   quant::QuantMultiplier ma = minMax ? qn.inputMultipliers.at(0) : qn.addSub.a;
   quant::QuantMultiplier mb = minMax ? qn.inputMultipliers.at(1) : qn.addSub.b;
   std::optional<OperandView> a = operandView(g.value(n.inputs[0]).shape, out);
@@ -118,6 +143,8 @@ std::variant<ElementwisePlan, std::string> planBinary(const ir::Graph& g, ir::No
     std::swap(a, b);
     std::swap(ma, mb);
     std::swap(p.inputA, p.inputB);
+    if (compare) // a > b is b < a
+      p.op.func = comparisonFunc(swappedComparison(quant::comparisonOf(n.op)));
   }
   if (a->perRow)
     return broadcastNote(g, n) + (subtract ? "; Sub's broadcast operand must be the second" : "");
@@ -462,7 +489,7 @@ private:
 bool isElementwiseKind(quant::QuantOpKind k) {
   using K = quant::QuantOpKind;
   return k == K::Clamp || k == K::Lookup || k == K::AddSub || k == K::Mul || k == K::MinMax ||
-         k == K::Concat || k == K::Gather;
+         k == K::Compare || k == K::Concat || k == K::Gather;
 }
 
 std::variant<ElementwisePlan, std::string> planElementwise(const CompilerContext& ctx,
@@ -485,6 +512,7 @@ std::variant<ElementwisePlan, std::string> planElementwise(const CompilerContext
   case K::AddSub:
   case K::Mul:
   case K::MinMax:
+  case K::Compare:
     return planBinary(g, id, qn);
   case K::Concat:
     return planConcat(g, id);

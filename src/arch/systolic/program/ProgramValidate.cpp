@@ -498,7 +498,7 @@ private:
       }
     }
     if (v.func == VectorFunc::Add || v.func == VectorFunc::Sub || v.func == VectorFunc::Min ||
-        v.func == VectorFunc::Max) {
+        v.func == VectorFunc::Max || isComparison(v.func)) {
       checkMultiplier("a.m", v.aMultiplier, v.aShift);
       checkMultiplier("b.m", v.bMultiplier, v.bShift);
     }

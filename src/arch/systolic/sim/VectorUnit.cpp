@@ -46,6 +46,17 @@ std::optional<int8_t> apply(const Vector& v, int8_t a, int8_t b, const int8_t* t
   case VectorFunc::Max:
     return quant::minMaxValue(v.func == VectorFunc::Max, multiplier(v.aMultiplier, v.aShift),
                               multiplier(v.bMultiplier, v.bShift), a, b);
+  case VectorFunc::Equal:
+  case VectorFunc::Greater:
+  case VectorFunc::Less:
+  case VectorFunc::GreaterOrEqual:
+  case VectorFunc::LessOrEqual: {
+    // The comparisons in VectorFunc order, which is quant::Comparison's.
+    const auto c = static_cast<quant::Comparison>(static_cast<int>(v.func) -
+                                                  static_cast<int>(VectorFunc::Equal));
+    return quant::compareValue(c, multiplier(v.aMultiplier, v.aShift),
+                               multiplier(v.bMultiplier, v.bShift), a, b);
+  }
   }
   return std::nullopt;
 }

@@ -81,6 +81,21 @@ TEST(Elementwise, MinMaxOfTwoTensorsRescaleEachOperand) {
   EXPECT_EQ(layers.at("hi").passes.at(0).func, ElementwiseFunc::Max);
 }
 
+TEST(Elementwise, ComparisonsOfTwoTensorsGiveZeroOrOne) {
+  GraphBuilder b;
+  const auto x = b.input("x", {1, 4, 3, 5});
+  const auto gate = b.input("gate", {1, 4, 1, 1});
+  const auto gt = b.op(OpKind::Greater, "gt", {gate, x}); // the broadcast operand first
+  const auto eq = b.op(OpKind::Equal, "eq", {x, b.op(OpKind::Relu, "relu", {x})});
+  const ir::Graph g = finish(b, {gt, eq});
+  const auto layers = expectExact(g);
+  const ElementwisePass& p = layers.at("gt").passes.at(0);
+  EXPECT_EQ(p.func, ElementwiseFunc::Compare);
+  EXPECT_EQ(p.comparison, quant::Comparison::Greater);
+  EXPECT_EQ(p.a.strides, (Dims{0, 1, 0, 0}));
+  EXPECT_EQ(layers.at("eq").passes.at(0).comparison, quant::Comparison::Equal);
+}
+
 TEST(Elementwise, LookupTablesFollowTheirAxis) {
   GraphBuilder b;
   const auto x = b.input("x", {1, 3, 2, 2});

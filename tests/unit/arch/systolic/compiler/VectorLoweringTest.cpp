@@ -203,6 +203,19 @@ TEST(SystolicVectorLowering, MinMaxOfTwoTensorsRescaleBothOperands) {
   EXPECT_EQ(l[0].bStep, 0); // one value per channel
 }
 
+TEST(SystolicVectorLowering, ComparisonsSwapTheirPredicateWithTheirOperands) {
+  RawGraph g;
+  const ir::ValueId x = g.input("x", {1, 20, 6, 6});
+  const ir::ValueId gate = g.node(ir::OpKind::GlobalAveragePool, "gap", {x});
+  // gap < x: the per-channel operand is swapped into B, so the unit computes x > gap.
+  const SessionResult r = simulate(g.finish(g.node(ir::OpKind::Less, "lt", {gate, x})));
+  EXPECT_EQ(hostLayers(r.program), 0);
+  const std::vector<Vector> v = opsOf<Vector>(r.program, layerNamed(r.program, "lt"));
+  ASSERT_FALSE(v.empty());
+  EXPECT_EQ(v[0].func, VectorFunc::Greater);
+  EXPECT_EQ(v[0].bStep, 0);
+}
+
 TEST(SystolicVectorLowering, BroadcastsThatDoNotFitStayOnTheHostWithTheirReason) {
   RawGraph g;
   const ir::ValueId x = g.input("x", {1, 4, 6, 6});
