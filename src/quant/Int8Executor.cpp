@@ -143,6 +143,9 @@ std::vector<QuantTensor> evalNodeImpl(const QuantizedModel& m, ir::NodeId id,
   case QuantOpKind::Gather:
     y = gather(operand(0), q.gatherIndex, outShape);
     break;
+  case QuantOpKind::Interpolate:
+    y = interpolate(operand(0), q.interpolation, outShape);
+    break;
   case QuantOpKind::AveragePool:
     y = averagePool(ir::poolParams(g, id), operand(0), q.countMultipliers);
     break;

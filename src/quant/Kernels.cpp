@@ -372,4 +372,62 @@ Tensor lookup(const Tensor& x, std::span<const int8_t> tables, int64_t axis) {
   return out;
 }
 
+int8_t interpolateAt(const int8_t* x, const Dims& inStrides,
+                     std::span<const InterpolationAxis> axes, const Dims& outIndex) {
+  // Interpolating axes contribute two taps each; the combinations are the bits of `combo`.
+  std::array<size_t, kMaxInterpolatedAxes> active{};
+  int k = 0;
+  int64_t base = 0;
+  for (size_t a = 0; a < axes.size(); ++a) {
+    const InterpolationAxis& ax = axes[a];
+    const auto o = static_cast<size_t>(outIndex[a]);
+    if (ax.interpolates) {
+      NNACCEL_ASSERT(k < kMaxInterpolatedAxes) << "too many interpolating axes";
+      active[static_cast<size_t>(k++)] = a;
+    } else {
+      base += ax.index0[o] * inStrides[a];
+    }
+  }
+  constexpr int64_t one = int64_t{1} << kInterpolationWeightBits;
+  int64_t acc = 0;
+  for (int combo = 0; combo < (1 << k); ++combo) {
+    int64_t at = base, weight = 1;
+    for (int j = 0; j < k; ++j) {
+      const size_t a = active[static_cast<size_t>(j)];
+      const InterpolationAxis& ax = axes[a];
+      const auto o = static_cast<size_t>(outIndex[a]);
+      const bool second = (combo >> j) & 1;
+      at += (second ? ax.index1[o] : ax.index0[o]) * inStrides[a];
+      weight *= second ? ax.weight1[o] : one - ax.weight1[o];
+    }
+    acc += weight * x[at];
+  }
+  const int shift = kInterpolationWeightBits * k;
+  if (shift == 0)
+    return static_cast<int8_t>(acc);
+  const int64_t half = int64_t{1} << (shift - 1);
+  const int64_t q = acc >= 0 ? (acc + half) >> shift : -((-acc + half) >> shift);
+  return static_cast<int8_t>(std::clamp<int64_t>(q, kInt8Min, kInt8Max));
+}
+
+Tensor interpolate(const Tensor& x, std::span<const InterpolationAxis> axes, const Dims& outShape) {
+  requireS8(x, "interpolate");
+  NNACCEL_ASSERT(axes.size() == outShape.size() && x.shape().size() == outShape.size())
+      << "interpolation rank";
+  Tensor out(DType::I8, outShape);
+  const Dims inStrides = rowMajorStrides(x.shape());
+  const int8_t* src = x.data<int8_t>();
+  int8_t* dst = out.data<int8_t>();
+  Dims index(outShape.size(), 0);
+  for (int64_t i = 0; i < out.numElements(); ++i) {
+    dst[i] = interpolateAt(src, inStrides, axes, index);
+    for (size_t a = index.size(); a-- > 0;) {
+      if (++index[a] < outShape[a])
+        break;
+      index[a] = 0;
+    }
+  }
+  return out;
+}
+
 } // namespace nnaccel::quant

@@ -80,6 +80,8 @@ std::string_view quantOpKindName(QuantOpKind kind) {
     return "lookup";
   case QuantOpKind::Compare:
     return "compare";
+  case QuantOpKind::Interpolate:
+    return "interpolate";
   case QuantOpKind::FloatIsland:
     return "float-island";
   }
@@ -89,7 +91,8 @@ std::string_view quantOpKindName(QuantOpKind kind) {
 
 bool isScalePreserving(QuantOpKind kind) {
   return kind == QuantOpKind::Clamp || kind == QuantOpKind::MaxPool ||
-         kind == QuantOpKind::DataMovement || kind == QuantOpKind::Gather;
+         kind == QuantOpKind::DataMovement || kind == QuantOpKind::Gather ||
+         kind == QuantOpKind::Interpolate;
 }
 
 // --- calibration inputs ------------------------------------------------------------------------
@@ -263,6 +266,38 @@ QuantNode island(std::string reason) {
 QuantNode ofKind(QuantOpKind kind) {
   QuantNode q;
   q.kind = kind;
+  return q;
+}
+
+/// A linear Resize as integer interpolation: per axis and output index, the reference's taps
+/// (reference::resizeTaps) with the second tap's weight rounded to 2^-kInterpolationWeightBits
+/// (the first takes the rest, so the weights sum to one exactly). An axis whose every output
+/// has a single tap is a gather along it.
+QuantNode classifyInterpolation(const Graph& g, NodeId id) {
+  const Dims& inShape = g.value(g.node(id).inputs[0]).shape;
+  const auto taps = reference::resizeTaps(ir::resizeParams(g, id), inShape);
+  QuantNode q = ofKind(QuantOpKind::Interpolate);
+  int interpolating = 0;
+  for (const auto& positions : taps) {
+    InterpolationAxis ax;
+    for (const reference::ResizeTaps& t : positions) {
+      NNACCEL_ASSERT(!t.extrapolate && !t.taps.empty() && t.taps.size() <= 2)
+          << "linear resize taps";
+      const int64_t i1 = t.taps.back().first;
+      const double w1 = t.taps.size() == 2 ? t.taps[1].second : 0.0;
+      ax.index0.push_back(static_cast<int32_t>(t.taps.front().first));
+      ax.index1.push_back(static_cast<int32_t>(i1));
+      ax.weight1.push_back(
+          static_cast<int32_t>(std::lround(std::ldexp(w1, kInterpolationWeightBits))));
+      ax.interpolates = ax.interpolates || t.taps.size() == 2;
+    }
+    interpolating += ax.interpolates ? 1 : 0;
+    q.interpolation.push_back(std::move(ax));
+  }
+  if (interpolating > kMaxInterpolatedAxes) {
+    return island(std::to_string(interpolating) + " axes interpolate (at most " +
+                  std::to_string(kMaxInterpolatedAxes) + " have an integer form)");
+  }
   return q;
 }
 
@@ -448,15 +483,17 @@ QuantNode classifyNode(const Graph& g, NodeId id) {
       return island("its input is not f32");
     }
     const int64_t inElements = numElements(g.value(inputAt(n, 0)).shape);
-    if (inElements > (linear ? kMaxLinearCopyElements : kMaxGatherElements)) {
-      return island(linear ? "a linear resize of more than 4096 elements (it interpolates)"
-                           : "its input has more than 2^24 elements (gather table limit)");
+    if (linear && inElements > kMaxLinearCopyElements) {
+      return classifyInterpolation(g, id);
+    }
+    if (inElements > kMaxGatherElements) {
+      return island("its input has more than 2^24 elements (gather table limit)");
     }
     QuantNode q = ofKind(QuantOpKind::Gather);
     q.gatherIndex = copyGatherTable(g, id);
     if (q.gatherIndex.empty() && numElements(g.value(n.outputs[0]).shape) > 0) {
-      return island(linear ? "its linear interpolation mixes input elements"
-                           : "some outputs are not copies of input elements");
+      return linear ? classifyInterpolation(g, id)
+                    : island("some outputs are not copies of input elements");
     }
     return q;
   }
@@ -813,6 +850,7 @@ private:
     case QuantOpKind::MaxPool:
     case QuantOpKind::DataMovement:
     case QuantOpKind::Gather:
+    case QuantOpKind::Interpolate:
     case QuantOpKind::FloatIsland:
     case QuantOpKind::Folded:
       break;

@@ -149,33 +149,39 @@ Position position(const ir::ResizeParams& p, int64_t x, double scale, double out
   return pos;
 }
 
+/// The positions of every output index along axis \p a (taps at index * \p stride).
+std::vector<Position> axisPositions(const ir::ResizeParams& p, const Dims& inShape, size_t a,
+                                    int64_t stride) {
+  const size_t rank = inShape.size();
+  const int64_t inLen = inShape[a];
+  const int64_t outLen = p.outShape[a];
+  const float scaleF = p.scales[a];
+  // Scales derived from sizes are out/in; use that ratio in double, as the reference does.
+  // A given scale is used as the fp32 value it is, with out width = scale * in in fp32.
+  const bool fromSizes = p.scalesFromSizes;
+  const double scale = fromSizes ? static_cast<double>(outLen) / static_cast<double>(inLen)
+                                 : static_cast<double>(scaleF);
+  const double outWidth = fromSizes ? static_cast<double>(outLen)
+                                    : static_cast<double>(scaleF * static_cast<float>(inLen));
+  double roiStart = 0, roiEnd = 1;
+  if (p.coordinateTransform == "tf_crop_and_resize") {
+    NNACCEL_ASSERT(p.roi.size() == 2 * rank) << "tf_crop_and_resize needs a roi per axis";
+    roiStart = p.roi[a];
+    roiEnd = p.roi[a + rank];
+  }
+  std::vector<Position> positions;
+  positions.reserve(static_cast<size_t>(outLen));
+  for (int64_t o = 0; o < outLen; ++o)
+    positions.push_back(position(p, o, scale, outWidth, inLen, stride, roiStart, roiEnd));
+  return positions;
+}
+
 class Interpolator {
 public:
   Interpolator(const ir::ResizeParams& p, const Tensor& x) : x_(x.data<float>()), p_(p) {
-    const size_t rank = x.shape().size();
     const Dims strides = rowMajorStrides(x.shape());
-    axes_.resize(rank);
-    for (size_t a = 0; a < rank; ++a) {
-      const int64_t inLen = x.shape()[a];
-      const int64_t outLen = p.outShape[a];
-      const float scaleF = p.scales[a];
-      // Scales derived from sizes are out/in; use that ratio in double, as the reference does.
-      // A given scale is used as the fp32 value it is, with out width = scale * in in fp32.
-      const bool fromSizes = p.scalesFromSizes;
-      const double scale = fromSizes ? static_cast<double>(outLen) / static_cast<double>(inLen)
-                                     : static_cast<double>(scaleF);
-      const double outWidth = fromSizes ? static_cast<double>(outLen)
-                                        : static_cast<double>(scaleF * static_cast<float>(inLen));
-      double roiStart = 0, roiEnd = 1;
-      if (p.coordinateTransform == "tf_crop_and_resize") {
-        NNACCEL_ASSERT(p.roi.size() == 2 * rank) << "tf_crop_and_resize needs a roi per axis";
-        roiStart = p.roi[a];
-        roiEnd = p.roi[a + rank];
-      }
-      for (int64_t o = 0; o < outLen; ++o) {
-        axes_[a].push_back(position(p, o, scale, outWidth, inLen, strides[a], roiStart, roiEnd));
-      }
-    }
+    for (size_t a = 0; a < x.shape().size(); ++a)
+      axes_.push_back(axisPositions(p, x.shape(), a, strides[a]));
   }
 
   /// Value at output index \p idx: nested interpolation from axis \p axis inward.
@@ -200,6 +206,20 @@ private:
   std::vector<std::vector<Position>> axes_;
 };
 } // namespace
+
+std::vector<std::vector<ResizeTaps>> resizeTaps(const ir::ResizeParams& p, const Dims& inShape) {
+  std::vector<std::vector<ResizeTaps>> axes(inShape.size());
+  for (size_t a = 0; a < inShape.size(); ++a) {
+    for (const Position& pos : axisPositions(p, inShape, a, 1)) {
+      ResizeTaps t;
+      t.extrapolate = pos.extrapolate;
+      for (const Tap& tap : pos.taps)
+        t.taps.emplace_back(tap.offset, tap.weight);
+      axes[a].push_back(std::move(t));
+    }
+  }
+  return axes;
+}
 
 Tensor resize(const ir::ResizeParams& p, const Tensor& x) {
   requireDType(x, DType::F32, "Resize");

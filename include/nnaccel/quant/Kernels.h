@@ -158,4 +158,29 @@ Tensor lookup(const Tensor& x, std::span<const int8_t> tables, int64_t axis);
 /// out[i] = x[index[i]] with the s8 output of shape \p outShape (Resize/Upsample nearest).
 Tensor gather(const Tensor& x, std::span<const int32_t> index, const Dims& outShape);
 
+/// Linear Resize weights are integers in units of 2^-kInterpolationWeightBits.
+inline constexpr int kInterpolationWeightBits = 10;
+/// Most axes one int8 linear Resize interpolates on (the int64 accumulator has room for more;
+/// ONNX's bilinear is 2).
+inline constexpr int kMaxInterpolatedAxes = 3;
+
+/// One axis of an int8 linear Resize: per output index, two input indices and the weight of the
+/// second, w1 in [0, 2^kInterpolationWeightBits] (the first weighs 2^bits - w1). An axis with
+/// `interpolates` false takes index0 with weight 1 (a gather along it; index1/weight1 unused).
+struct InterpolationAxis {
+  bool interpolates = false;
+  std::vector<int32_t> index0, index1, weight1;
+  bool operator==(const InterpolationAxis&) const = default;
+};
+
+/// One element of interpolate() at output multi-index \p outIndex of the row-major s8 input
+/// \p x with element strides \p inStrides: the sum over every combination of taps of the
+/// product of their weights times the input element, in int64, divided by 2^(bits * k) for k
+/// interpolating axes with rounding half away from zero. The weights of each axis sum to
+/// 2^bits, so the result is a convex combination and stays in [-128, 127].
+int8_t interpolateAt(const int8_t* x, const Dims& inStrides,
+                     std::span<const InterpolationAxis> axes, const Dims& outIndex);
+/// The int8 linear Resize of \p x (scale preserving) to \p outShape: interpolateAt everywhere.
+Tensor interpolate(const Tensor& x, std::span<const InterpolationAxis> axes, const Dims& outShape);
+
 } // namespace nnaccel::quant

@@ -8,8 +8,8 @@
 ///  - activations: symmetric per-tensor int8 in [-128, 127], zero point 0,
 ///    scale = max|x| / 127 over the calibration runs (1 when the tensor is always 0);
 ///    a bool computed by a comparison is held as s8 0 or 1 at scale 1;
-///    scale-preserving ops (Relu, Clip, MaxPool, data movement, Resize nearest) give their
-///    output the input's scale;
+///    scale-preserving ops (Relu, Clip, MaxPool, data movement, Resize) give their output the
+///    input's scale;
 ///  - biases: int32 at scale s_in * scale_w[oc]; accumulation in int32;
 ///  - requantization: quant/Requantize.h (round half away from zero).
 /// quantize() runs the fp32 reference executor on the calibration inputs, records every
@@ -50,6 +50,8 @@ enum class QuantOpKind {
   DataMovement, ///< Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout, Transpose,
                 ///< Pad (constant 0), DepthToSpace, Slice; scale preserving
   Gather,       ///< Resize/Upsample nearest as a gather table; scale preserving
+  Interpolate,  ///< Resize/Upsample linear: integer weights per axis (interpolateAt); scale
+                ///< preserving
   AveragePool,  ///< AveragePool, GlobalAveragePool: int32 sum, per-count multiplier
   AddSub,       ///< Add, Sub: two-stage rescale (AddSubMultipliers)
   Mul,          ///< Mul: requantize(qa * qb)
@@ -61,7 +63,8 @@ enum class QuantOpKind {
   FloatIsland,  ///< dequantize, reference::evalNode in fp32, quantize the outputs
 };
 std::string_view quantOpKindName(QuantOpKind kind);
-/// Clamp, MaxPool, DataMovement and Gather: output scale == input scale by construction.
+/// Clamp, MaxPool, DataMovement, Gather and Interpolate: output scale == input scale by
+/// construction.
 bool isScalePreserving(QuantOpKind kind);
 
 /// Everything needed to evaluate one node in int8. Fields not used by the node's kind are empty.
@@ -95,6 +98,9 @@ struct QuantNode {
 
   // --- Gather -------------------------------------------------------------------------------
   std::vector<int32_t> gatherIndex; ///< flat input index of every output element
+
+  // --- Interpolate --------------------------------------------------------------------------
+  std::vector<InterpolationAxis> interpolation; ///< one per axis of the input
 
   // --- Lookup -------------------------------------------------------------------------------
   /// kLookupEntries int8 outputs per table, indexed by q + 128: table t maps the input q to

@@ -96,4 +96,15 @@ Tensor slice(const ir::SliceParams& p, const Tensor& x);
 /// transformation, fp32.
 Tensor resize(const ir::ResizeParams& p, const Tensor& x);
 
+/// The taps of one output index along one axis of a Resize: (input index, weight) pairs with
+/// non-zero weights (clamped to the edge), or `extrapolate` for a tf_crop_and_resize position
+/// outside the crop box.
+struct ResizeTaps {
+  std::vector<std::pair<int64_t, double>> taps;
+  bool extrapolate = false;
+};
+/// Per axis of an input of shape \p inShape, per output index: the taps resize() interpolates
+/// with (the N-D result is their nested product), so integer forms can use the same rules.
+std::vector<std::vector<ResizeTaps>> resizeTaps(const ir::ResizeParams& p, const Dims& inShape);
+
 } // namespace nnaccel::reference

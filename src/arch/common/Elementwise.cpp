@@ -36,6 +36,8 @@ std::string_view elementwiseFuncName(ElementwiseFunc f) {
     return "fill";
   case ElementwiseFunc::Compare:
     return "compare";
+  case ElementwiseFunc::Interpolate:
+    return "interpolate";
   }
   NNACCEL_UNREACHABLE("bad ElementwiseFunc");
   return "";
@@ -163,6 +165,28 @@ Lowered lowerRepeatResize(const quant::QuantizedModel& qm, ir::NodeId id, Elemen
   return l;
 }
 
+/// A linear Resize: one pass over the output that reads the input through the quantizer's
+/// per-axis tap tables (the address generator walks index tables instead of strides).
+Lowered lowerInterpolation(const quant::QuantizedModel& qm, ir::NodeId id, ElementwiseLayer l) {
+  const ir::ValueId in = qm.graph.node(id).inputs[0];
+  ElementwisePass p;
+  p.func = ElementwiseFunc::Interpolate;
+  p.extents = l.outShape;
+  p.a = {in, 0, rowMajorStrides(qm.graph.value(in).shape)};
+  p.out = {l.output, 0, rowMajorStrides(l.outShape)};
+  l.interpolation = qm.node(id).interpolation;
+  p.gatheredElements = 1;
+  for (const quant::InterpolationAxis& ax : l.interpolation) {
+    std::vector<int32_t> used = ax.index0;
+    if (ax.interpolates)
+      used.insert(used.end(), ax.index1.begin(), ax.index1.end());
+    std::sort(used.begin(), used.end());
+    p.gatheredElements *= std::unique(used.begin(), used.end()) - used.begin();
+  }
+  l.passes.push_back(std::move(p));
+  return l;
+}
+
 /// Transpose, Slice and constant-zero Pad as strided copies (Pad: a zero fill first).
 Lowered lowerDataMovement(const quant::QuantizedModel& qm, ir::NodeId id, ElementwiseLayer l) {
   const ir::Graph& g = qm.graph;
@@ -286,6 +310,8 @@ int8_t applyFunc(const ElementwisePass& p, const std::vector<int8_t>& tables, in
     return 0;
   case ElementwiseFunc::Compare:
     return quant::compareValue(p.comparison, p.multiplier, p.multiplierB, a, b);
+  case ElementwiseFunc::Interpolate:
+    NNACCEL_UNREACHABLE("interpolation reads several elements per point");
   }
   NNACCEL_UNREACHABLE("bad ElementwiseFunc");
   return 0;
@@ -294,15 +320,27 @@ int8_t applyFunc(const ElementwisePass& p, const std::vector<int8_t>& tables, in
 } // namespace
 
 int64_t ElementwiseLayer::elementOps() const {
+  int64_t taps = 1;
+  for (const quant::InterpolationAxis& ax : interpolation)
+    taps *= ax.interpolates ? 2 : 1;
   int64_t ops = 0;
   for (const ElementwisePass& p : passes)
-    ops += p.points();
+    ops += p.points() * (p.func == ElementwiseFunc::Interpolate ? taps : 1);
   return ops;
+}
+
+int64_t ElementwiseLayer::interpolationTableBytes() const {
+  int64_t entries = 0;
+  for (const quant::InterpolationAxis& ax : interpolation)
+    entries += static_cast<int64_t>(ax.index0.size() + ax.index1.size() + ax.weight1.size());
+  return entries * 4;
 }
 
 namespace {
 /// Elements of \p s a pass reads: the product of the extents along which it moves.
 int64_t footprint(const ElementwisePass& p, const StridedAccess& s) {
+  if (p.func == ElementwiseFunc::Interpolate && &s == &p.a)
+    return p.gatheredElements;
   int64_t n = 1;
   for (size_t k = 0; k < p.extents.size(); ++k)
     if (k < s.strides.size() && s.strides[k] != 0)
@@ -329,7 +367,7 @@ int64_t ElementwiseLayer::activationReadBytes(const ir::Graph& g) const {
 
 int64_t ElementwiseLayer::constantBytes(const ir::Graph& g) const {
   return readBytes(passes, [&](ir::ValueId v) { return g.isConstant(v); }) +
-         static_cast<int64_t>(tables.size());
+         static_cast<int64_t>(tables.size()) + interpolationTableBytes();
 }
 
 int64_t ElementwiseLayer::readBytesOf(ir::ValueId v) const {
@@ -368,6 +406,8 @@ std::variant<ElementwiseLayer, std::string> lowerElementwise(const quant::Quanti
     return lowerConcat(qm, id, std::move(l));
   case QuantOpKind::Gather:
     return lowerRepeatResize(qm, id, std::move(l));
+  case QuantOpKind::Interpolate:
+    return lowerInterpolation(qm, id, std::move(l));
   case QuantOpKind::DataMovement:
     return lowerDataMovement(qm, id, std::move(l));
   default:
@@ -384,6 +424,12 @@ Tensor runElementwise(const ElementwiseLayer& layer, const quant::QuantizedModel
     const int8_t* a = arity >= 1 ? operandData(p.a, qm, values) : nullptr;
     const int8_t* b = arity >= 2 ? operandData(p.b, qm, values) : nullptr;
     const auto tableAxis = static_cast<size_t>(p.tableAxis);
+    if (p.func == ElementwiseFunc::Interpolate) {
+      forEachPoint(p, [&](int64_t, int64_t, int64_t io, const std::vector<int64_t>& index) {
+        dst[io] = quant::interpolateAt(a + p.a.offset, p.a.strides, layer.interpolation, index);
+      });
+      continue;
+    }
     forEachPoint(p, [&](int64_t ia, int64_t ib, int64_t io, const std::vector<int64_t>& index) {
       const int64_t table = p.tableAxis < 0 ? 0 : index[tableAxis];
       dst[io] = applyFunc(p, layer.tables, a ? a[ia] : 0, b ? b[ib] : 0, table);

@@ -384,8 +384,47 @@ TEST(Quantizer, LinearResizeThatOnlyCopiesIsAGather) {
   EXPECT_EQ(q.gatherIndex[0], 0);
   EXPECT_EQ(q.gatherIndex[20], 1);
   EXPECT_EQ(q.gatherIndex[59], 2);
-  EXPECT_EQ(m.node(nodeNamed(g, "interp")).islandReason,
-            "its linear interpolation mixes input elements");
+  // 2 -> 4 with align_corners: coordinates 0, 1/3, 2/3, 1 on each spatial axis; the second
+  // tap weighs round(1024/3) = 341 and round(2048/3) = 683; the ends copy one element.
+  const QuantNode& i = m.node(nodeNamed(g, "interp"));
+  ASSERT_EQ(i.kind, QuantOpKind::Interpolate);
+  ASSERT_EQ(i.interpolation.size(), 4u);
+  EXPECT_FALSE(i.interpolation[0].interpolates);
+  EXPECT_FALSE(i.interpolation[1].interpolates);
+  for (size_t a : {2, 3}) {
+    const InterpolationAxis& ax = i.interpolation[a];
+    EXPECT_TRUE(ax.interpolates);
+    EXPECT_EQ(ax.index0, (std::vector<int32_t>{0, 0, 0, 1}));
+    EXPECT_EQ(ax.index1, (std::vector<int32_t>{0, 1, 1, 1}));
+    EXPECT_EQ(ax.weight1, (std::vector<int32_t>{0, 341, 683, 0}));
+  }
+  EXPECT_EQ(m.scale(interp), m.scale(y)); // scale preserving
+}
+
+TEST(Int8Kernels, InterpolationRoundsTheWeightedSumHalfAwayFromZero) {
+  // One axis, 2 -> 3: output 1 is (x0 + x1) / 2 with weights 512/512; output 2 copies x1.
+  InterpolationAxis ax;
+  ax.interpolates = true;
+  ax.index0 = {0, 0, 1};
+  ax.index1 = {0, 1, 1};
+  ax.weight1 = {0, 512, 0};
+  const std::vector<InterpolationAxis> axes{ax};
+  auto run = [&](int8_t a, int8_t b) {
+    return interpolate(Tensor::fromVector<int8_t>({2}, {a, b}), axes, {3}).toInt64Vector();
+  };
+  EXPECT_EQ(run(10, 21), (std::vector<int64_t>{10, 16, 21}));       // 15.5 -> 16
+  EXPECT_EQ(run(-10, -21), (std::vector<int64_t>{-10, -16, -21}));  // -15.5 -> -16
+  EXPECT_EQ(run(-128, 127), (std::vector<int64_t>{-128, -1, 127})); // -0.5 -> -1
+  // Two axes: 2x2 -> 1x1 at the centre, each tap weighing 1/4: (1 + 2 + 3 + 5) / 4 = 2.75 -> 3.
+  InterpolationAxis mid;
+  mid.interpolates = true;
+  mid.index0 = {0};
+  mid.index1 = {1};
+  mid.weight1 = {512};
+  const std::vector<InterpolationAxis> both{mid, mid};
+  EXPECT_EQ(
+      interpolate(Tensor::fromVector<int8_t>({2, 2}, {1, 2, 3, 5}), both, {1, 1}).toInt64Vector(),
+      (std::vector<int64_t>{3}));
 }
 
 TEST(Int8Kernels, LookupIndexesTablesAlongTheAxis) {

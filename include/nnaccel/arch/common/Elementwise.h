@@ -14,7 +14,8 @@
 ///
 /// Covered: standalone Relu/Clip (Clamp), every quant Lookup node (one table, or one per index
 /// along an axis), Add/Sub/Mul of tensors or constants and Min/Max of two tensors with numpy
-/// broadcasting, comparisons of two tensors (a 0/1 result), Concat (one
+/// broadcasting, comparisons of two tensors (a 0/1 result), linear Resize (one interpolating
+/// pass through per-axis tap tables), Concat (one
 /// requantizing pass per input into its slice of the output), Resize that repeats each input
 /// element an integer number of times (one copy pass with stride-0 repeat axes), Transpose,
 /// Slice and constant-zero Pad.
@@ -46,6 +47,9 @@ enum class ElementwiseFunc : uint8_t {
   Copy,       ///< a
   Fill,       ///< 0 (the int8 zero of a constant-zero Pad); reads nothing
   Compare,    ///< quant::compareValue(comparison, multiplier, multiplierB, a, b): 0 or 1
+  /// quant::interpolateAt over the layer's interpolation tables: a is read through per-axis
+  /// index tables (two taps per interpolating axis), not through its strides alone
+  Interpolate,
 };
 std::string_view elementwiseFuncName(ElementwiseFunc f);
 /// Operands the function reads: 0 (Fill), 1 or 2 (Add, Sub, Mul, Min, Max, Compare).
@@ -71,6 +75,9 @@ struct ElementwisePass {
   quant::QuantMultiplier multiplier;
   quant::QuantMultiplier multiplierB; ///< Min/Max/Compare: operand b's rescale (multiplier: a's)
   quant::Comparison comparison = quant::Comparison::Equal; ///< Compare
+  /// Interpolate: distinct elements of a the index tables reach (a.strides are a's row-major
+  /// strides, which the table indices multiply)
+  int64_t gatheredElements = 0;
 
   int64_t points() const { return numElements(extents); }
 };
@@ -82,9 +89,14 @@ struct ElementwiseLayer {
   Dims outShape;
   std::vector<ElementwisePass> passes;
   std::vector<int8_t> tables; ///< Lookup tables (quant::kLookupEntries per table)
+  /// Interpolate: one per output axis (quant::InterpolationAxis)
+  std::vector<quant::InterpolationAxis> interpolation;
 
-  /// Operations the unit performs: one per point of every pass.
+  /// Operations the unit performs: one per point of every pass; an Interpolate point is one
+  /// multiply-accumulate per tap (2^k for k interpolating axes).
   int64_t elementOps() const;
+  /// Bytes of the interpolation index and weight tables (4 bytes per entry).
+  int64_t interpolationTableBytes() const;
   /// Distinct bytes the passes read from computed (non-constant) values, one byte per element.
   int64_t activationReadBytes(const ir::Graph& g) const;
   /// Bytes of int8 constants and tables the passes read.

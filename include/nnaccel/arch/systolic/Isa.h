@@ -13,7 +13,9 @@
 ///  - Activation table: per PE column, kActTableSlots records of 16 bytes (s8: bias int32,
 ///    multiplier M int32, shift int32, unused; f32: bias f32, three unused). Loaded by DMA.
 ///  - Pool table: kPoolTableEntries records {count int32, M int32, shift int32, unused}, the
-///    average-pool multiplier for a window of `count` elements. Loaded by DMA.
+///    average-pool multiplier for a window of `count` elements; for an interpolating POOL,
+///    records {index0 int32, index1 int32, weight1 int32, unused} (one per output column, then
+///    one per output row). Loaded by DMA.
 ///  - Lookup-table memory (vector unit): one kLookupTableBytes int8 table per SBUF partition,
 ///    entry q + 128 holding f(q). Loaded by DMA.
 ///  - Semaphores: kNumSemaphores counters, all 0 at start, only ever incremented.
@@ -176,8 +178,16 @@ struct Activate {
 /// kernel, skipping positions outside the plane. Average divides by the window's in-plane
 /// count, or by kernelH*kernelW when countIncludePad (positions in the pads are counted; the
 /// ONNX rule: not beyond the padded extent, see quant/Kernels.h), s8 via the pool table.
+///
+/// Interpolate (s8 only; the linear Resize of quant::interpolateAt): pool-table record ox
+/// (0 <= ox < outW) gives output column ox's input columns index0, index1 and the weight w1 of
+/// the second in 2^-quant::kInterpolationWeightBits (the first weighs the rest); record
+/// tableRow0 + r gives output row outRow0 + r's input rows the same way. Output (oy, ox) is
+/// the sum of the four products wy * wx * x, divided by 2^(2 * bits) with rounding half away
+/// from zero (an axis that only gathers has index1 = index0, w1 = 0, which gives the same
+/// value). Kernel, stride, padding and dilation fields must keep their defaults.
 struct Pool {
-  enum class Kind : uint8_t { Max, Average } kind = Kind::Max;
+  enum class Kind : uint8_t { Max, Average, Interpolate } kind = Kind::Max;
   int64_t elemBytes = 1;
   int64_t partitionStart = 0, partitions = 1;
   int64_t src = 0, srcRowStride = 0, srcRow0 = 0, srcRows = 1, inH = 1, inW = 1;
@@ -185,6 +195,7 @@ struct Pool {
   int64_t kernelH = 1, kernelW = 1, strideH = 1, strideW = 1, padTop = 0, padLeft = 0;
   int64_t padBottom = 0, padRight = 0, dilH = 1, dilW = 1;
   bool countIncludePad = false;
+  int64_t tableRow0 = 0; ///< Interpolate: the pool-table record of output row outRow0
 };
 
 /// Function of the vector unit (VECTOR). Every result is finally clamped to [clampLo, clampHi].

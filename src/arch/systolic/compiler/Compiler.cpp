@@ -216,6 +216,8 @@ private:
     }
     if (ir::isRowMajorView(n.op) && lowerView(id))
       return;
+    if (int8() && ctx_.qm->node(id).kind == quant::QuantOpKind::Interpolate)
+      return lowerInterpolateNode(id);
     if (int8() && isElementwiseKind(ctx_.qm->node(id).kind))
       return lowerElementwiseNode(id);
     if (int8() && ctx_.qm->node(id).kind == quant::QuantOpKind::DataMovement)
@@ -667,6 +669,51 @@ private:
             {static_cast<int32_t>(cm.count), cm.multiplier.multiplier, cm.multiplier.shift});
       }
     }
+    emitPool(id, d);
+  }
+
+  /// A linear Resize of an NCHW plane on the pooling engine (an interpolating POOL per band of
+  /// output rows, the tap tables in the pool table); other shapes stay on the host.
+  void lowerInterpolateNode(ir::NodeId id) {
+    const ir::Node& n = node(id);
+    const std::vector<quant::InterpolationAxis>& axes = ctx_.qm->node(id).interpolation;
+    const Dims& in = g_.value(n.inputs[0]).shape;
+    const Dims& out = g_.value(n.outputs[0]).shape;
+    auto identity = [&](size_t a) {
+      if (axes[a].interpolates || in[a] != out[a])
+        return false;
+      for (int64_t o = 0; o < out[a]; ++o)
+        if (axes[a].index0[static_cast<size_t>(o)] != o)
+          return false;
+      return true;
+    };
+    if (in.size() != 4 || !identity(0) || !identity(1))
+      return lowerHost(id, "the pooling engine interpolates the last two axes of an NCHW tensor");
+    auto taps = [](const quant::InterpolationAxis& ax) {
+      std::vector<std::array<int32_t, 3>> t;
+      for (size_t o = 0; o < ax.index0.size(); ++o)
+        t.push_back(ax.interpolates ? std::array{ax.index0[o], ax.index1[o], ax.weight1[o]}
+                                    : std::array{ax.index0[o], ax.index0[o], 0});
+      return t;
+    };
+    PoolDesc d;
+    d.node = id;
+    d.kind = Pool::Kind::Interpolate;
+    d.batch = in[0];
+    d.channels = in[1];
+    d.inH = in[2];
+    d.inW = in[3];
+    d.outH = out[2];
+    d.outW = out[3];
+    d.rowTaps = taps(axes[2]);
+    d.columnTaps = taps(axes[3]);
+    emitPool(id, d);
+  }
+
+  /// Emits pooling layer \p d of node \p id, or sends the node to the host when it does not
+  /// fit the state buffer or the pool table.
+  void emitPool(ir::NodeId id, PoolDesc& d) {
+    const ir::Node& n = node(id);
     d.inTensor = tensorOf(n.inputs[0]);
     d.outTensor = tensorOf(n.outputs[0]);
     const int64_t first = ctx_.emitter.size();

@@ -119,6 +119,8 @@ struct PoolDesc {
   int32_t inTensor = -1, outTensor = -1;
   /// I8 average: (count, M, shift) per distinct window count.
   std::vector<std::array<int32_t, 3>> countTable;
+  /// Interpolate: (index0, index1, weight1) per output column and per output row.
+  std::vector<std::array<int32_t, 3>> columnTaps, rowTaps;
 };
 /// Emits a pooling layer; returns false (nothing emitted) when it cannot fit on chip.
 bool lowerPool(CompilerContext& ctx, const PoolDesc& d);

@@ -2,7 +2,9 @@
 /// Lowering of MaxPool / AveragePool / global pooling onto the pooling engine (seed 000 §1.5:
 /// one execution channel per column; here one lane per partition, poolLanes at a time). Each
 /// channel block of peRows partitions is processed in bands of output rows whose input rows
-/// fit the state buffer, double-buffered like the convolutions.
+/// fit the state buffer, double-buffered like the convolutions. A linear Resize runs the same
+/// way as an interpolating POOL: the column taps stay in the pool table, each band's row taps
+/// are loaded into one of two table slots beside them (double-buffered like the data).
 #include "CompilerContext.h"
 #include "nnaccel/support/Error.h"
 
@@ -30,6 +32,8 @@ public:
   bool run() {
     if (static_cast<int64_t>(d_.countTable.size()) > kPoolTableEntries)
       return false;
+    if (interpolates() && d_.outW + 2 > kPoolTableEntries)
+      return false;
     if (!planBand())
       return false;
     planLayout();
@@ -38,6 +42,7 @@ public:
     inBase_ = ctx_.program.tensors[static_cast<size_t>(d_.inTensor)].addr;
     outBase_ = ctx_.program.tensors[static_cast<size_t>(d_.outTensor)].addr;
     loadCountTable();
+    loadColumnTaps();
     makeSteps();
     emitPipelined(
         static_cast<int64_t>(steps_.size()), [&](int64_t k) { load(k); },
@@ -52,6 +57,14 @@ private:
   bool planBand();
   void planLayout();
   void loadCountTable();
+  void loadColumnTaps();
+  int64_t rowSlot(int64_t k) const { return d_.outW + (k % 2) * band_; }
+  bool interpolates() const { return d_.kind == Pool::Kind::Interpolate; }
+  bool fitsTable(int64_t band) const {
+    return !interpolates() || d_.outW + 2 * band <= kPoolTableEntries;
+  }
+  int64_t tableDma(const std::vector<std::array<int32_t, 3>>& records, int64_t firstRecord,
+                   int64_t dramAddr);
   void makeSteps();
   static Range sbufRange(int64_t addr, int64_t bytes) {
     return Range{Space::Sbuf, addr, addr + bytes};
@@ -70,11 +83,22 @@ private:
   int64_t inAddr_[2] = {0, 0}, outAddr_[2] = {0, 0};
   Range inDram_, outDram_;
   int64_t inBase_ = 0, outBase_ = 0;
+  int64_t rowTapsAddr_ = -1; ///< DRAM segment of every output row's tap record
   std::vector<PoolStep> steps_;
 };
 
 /// Input rows a band of \p band output rows starting at \p oy0 reads; \p first gets the first.
 int64_t PoolLowering::inRows(int64_t oy0, int64_t band, int64_t& first) const {
+  if (interpolates()) {
+    int64_t lo = d_.inH, hi = -1;
+    for (int64_t r = oy0; r < oy0 + band; ++r) {
+      const std::array<int32_t, 3>& t = d_.rowTaps[static_cast<size_t>(r)];
+      lo = std::min<int64_t>({lo, t[0], t[1]});
+      hi = std::max<int64_t>({hi, t[0], t[1]});
+    }
+    first = lo;
+    return hi - lo + 1;
+  }
   const int64_t lo = std::max<int64_t>(0, oy0 * d_.strideH - d_.padTop);
   const int64_t hi =
       std::min(d_.inH - 1, (oy0 + band - 1) * d_.strideH - d_.padTop + (d_.kernelH - 1) * d_.dilH);
@@ -98,9 +122,9 @@ int64_t PoolLowering::bandBytes(int64_t band) const {
 /// Halves the band from all output rows until it fits SBUF; false when one row does not.
 bool PoolLowering::planBand() {
   band_ = d_.outH;
-  while (band_ > 1 && bandBytes(band_) > ctx_.sbufBytes())
+  while (band_ > 1 && (bandBytes(band_) > ctx_.sbufBytes() || !fitsTable(band_)))
     band_ = (band_ + 1) / 2;
-  return bandBytes(band_) <= ctx_.sbufBytes();
+  return bandBytes(band_) <= ctx_.sbufBytes() && fitsTable(band_);
 }
 
 /// Two input buffers, then two output buffers, from SBUF address 0.
@@ -113,23 +137,47 @@ void PoolLowering::planLayout() {
   outAddr_[1] = 2 * inBufBytes_ + outBufBytes_;
 }
 
-/// Average pools: the window-count table into DRAM and a DMA of it into the pool table.
-void PoolLowering::loadCountTable() {
-  if (d_.countTable.empty())
-    return;
-  std::vector<uint8_t> table(d_.countTable.size() * kPoolRecordBytes, 0);
-  for (size_t i = 0; i < d_.countTable.size(); ++i)
-    std::memcpy(table.data() + i * kPoolRecordBytes, d_.countTable[i].data(), 3 * sizeof(int32_t));
-  const int64_t bytes = static_cast<int64_t>(table.size());
-  const int64_t addr = ctx_.addSegment(std::move(table));
+/// \p records as pool-table records in a DRAM segment (at \p dramAddr, or a new segment when
+/// it is negative), DMA'd into the table from record \p firstRecord. Table ranges are tracked
+/// per record. Returns the segment's address.
+int64_t PoolLowering::tableDma(const std::vector<std::array<int32_t, 3>>& records,
+                               int64_t firstRecord, int64_t dramAddr) {
+  const auto count = static_cast<int64_t>(records.size());
+  if (dramAddr < 0) {
+    std::vector<uint8_t> table(records.size() * kPoolRecordBytes, 0);
+    for (size_t i = 0; i < records.size(); ++i)
+      std::memcpy(table.data() + i * kPoolRecordBytes, records[i].data(), 3 * sizeof(int32_t));
+    dramAddr = ctx_.addSegment(std::move(table));
+  }
   DmaLoad t;
   t.space = OnChip::PoolTable;
   t.elemBytes = 1;
   t.partitionCount = 1;
-  t.innerCount = bytes;
-  t.dram.addr = addr;
+  t.innerCount = count * kPoolRecordBytes;
+  t.sbufAddr = firstRecord * kPoolRecordBytes;
+  t.dram.addr = dramAddr;
   t.dram.innerStep = 1;
-  em_.emit(t, {Range{Space::Dram, addr, addr + bytes}}, {Range{Space::PoolTable, 0, 1}});
+  em_.emit(t, {Range{Space::Dram, dramAddr, dramAddr + t.innerCount}},
+           {Range{Space::PoolTable, firstRecord, firstRecord + count}});
+  return dramAddr;
+}
+
+/// Average pools: the window-count table into DRAM and a DMA of it into the pool table.
+void PoolLowering::loadCountTable() {
+  if (!d_.countTable.empty())
+    tableDma(d_.countTable, 0, -1);
+}
+
+/// Interpolation: the column taps into records [0, outW) once; the row taps into DRAM, from
+/// where each band loads its own (load()).
+void PoolLowering::loadColumnTaps() {
+  if (!interpolates())
+    return;
+  tableDma(d_.columnTaps, 0, -1);
+  std::vector<uint8_t> rows(d_.rowTaps.size() * kPoolRecordBytes, 0);
+  for (size_t i = 0; i < d_.rowTaps.size(); ++i)
+    std::memcpy(rows.data() + i * kPoolRecordBytes, d_.rowTaps[i].data(), 3 * sizeof(int32_t));
+  rowTapsAddr_ = ctx_.addSegment(std::move(rows));
 }
 
 /// The steps, in (image, channel block, band) order.
@@ -148,6 +196,10 @@ void PoolLowering::makeSteps() {
 /// Step \p k's input rows from DRAM into its input buffer (none for an all-padding band).
 void PoolLowering::load(int64_t k) {
   const PoolStep& s = steps_[static_cast<size_t>(k)];
+  if (interpolates()) {
+    const auto first = d_.rowTaps.begin() + s.oy0;
+    tableDma({first, first + s.rows}, rowSlot(k), rowTapsAddr_ + s.oy0 * kPoolRecordBytes);
+  }
   if (s.inRows == 0)
     return;
   const int64_t plane = d_.inH * d_.inW;
@@ -196,7 +248,12 @@ void PoolLowering::compute(int64_t k) {
   p.countIncludePad = d_.countIncludePad;
   std::vector<Range> reads{sbufRange(p.src, inBufBytes_)};
   if (!d_.countTable.empty())
-    reads.push_back(Range{Space::PoolTable, 0, 1});
+    reads.push_back(Range{Space::PoolTable, 0, static_cast<int64_t>(d_.countTable.size())});
+  if (interpolates()) {
+    p.tableRow0 = rowSlot(k);
+    reads.push_back(Range{Space::PoolTable, 0, d_.outW});
+    reads.push_back(Range{Space::PoolTable, p.tableRow0, p.tableRow0 + s.rows});
+  }
   em_.emit(p, reads, {sbufRange(p.dst, outBufBytes_)});
 }
 

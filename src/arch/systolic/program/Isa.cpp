@@ -120,7 +120,7 @@ bool sameOp(const Pool& a, const Pool& b) {
          a.kernelW == b.kernelW && a.strideH == b.strideH && a.strideW == b.strideW &&
          a.padTop == b.padTop && a.padLeft == b.padLeft && a.padBottom == b.padBottom &&
          a.padRight == b.padRight && a.dilH == b.dilH && a.dilW == b.dilW &&
-         a.countIncludePad == b.countIncludePad;
+         a.countIncludePad == b.countIncludePad && a.tableRow0 == b.tableRow0;
 }
 bool sameOp(const HostOp& a, const HostOp& b) {
   return a.node == b.node && a.layer == b.layer;

@@ -71,7 +71,7 @@ template <> struct EnumInfo<ActFunc> {
 };
 template <> struct EnumInfo<Pool::Kind> {
   static constexpr const char* kType = "pool kind";
-  static constexpr std::array kNames{"max", "avg"};
+  static constexpr std::array kNames{"max", "avg", "interp"};
 };
 template <> struct EnumInfo<DType> {
   static constexpr const char* kType = "dtype";
@@ -240,6 +240,7 @@ void forEachField(O& p, V&& v) {
   v(count("dil.h"), p.dilH);
   v(count("dil.w"), p.dilW);
   v(dec("incl.pad"), p.countIncludePad);
+  v(nonNeg("table.row0"), p.tableRow0);
 }
 
 template <class O, class V>

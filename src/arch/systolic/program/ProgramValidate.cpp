@@ -449,12 +449,32 @@ private:
     }
   }
 
+  /// An interpolating POOL: s8, window fields at their defaults, its records inside the table
+  /// (the rows it reads are table data, checked by the simulator).
+  void checkInterpolation(const Pool& p) const {
+    if (p_.dtype != DType::I8 || p.elemBytes != 1) {
+      fieldFail("kind", "runs on s8 data only");
+    }
+    if (p.kernelH != 1 || p.kernelW != 1 || p.strideH != 1 || p.strideW != 1 || p.dilH != 1 ||
+        p.dilW != 1 || p.padTop != 0 || p.padLeft != 0 || p.padBottom != 0 || p.padRight != 0 ||
+        p.countIncludePad) {
+      fieldFail("kind", "takes no window (kernel, stride, dilation 1; no padding)");
+    }
+    checkSlots("out.w", 0, p.outW, kPoolTableEntries, "pool-table records (one per column)");
+    checkSlots("table.row0", p.tableRow0, p.outRows, kPoolTableEntries,
+               "pool-table records (one per output row)");
+  }
+
   void check(const Pool& p) const {
     checkSlots("part.n", p.partitionStart, p.partitions, p_.config.peRows, "SBUF partitions");
     checkElemBytes("elem", p.elemBytes);
     checkSlots("src.rows", p.srcRow0, p.srcRows, p.inH, "rows of the input plane (in.h)");
     checkSbuf("src", p.src, {{p.srcRowStride, p.srcRows}, {p.elemBytes, p.inW}}, p.elemBytes);
     checkSbuf("dst", p.dst, {{p.dstRowStride, p.outRows}, {p.elemBytes, p.outW}}, p.elemBytes);
+    if (p.kind == Pool::Kind::Interpolate) {
+      checkInterpolation(p);
+      return;
+    }
     // The source must hold every in-plane input row the output rows' windows reach: the rows
     // from the first window's top to the last window's bottom, clipped to the plane.
     const std::optional<int64_t> firstTop = checkedMul(p.outRow0, p.strideH);

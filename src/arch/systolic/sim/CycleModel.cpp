@@ -91,8 +91,13 @@ int64_t activateCycles(const Activate& a) {
   return a.rows * a.rowLen;
 }
 
+/// Taps an interpolating POOL reads per output: two per axis.
+constexpr int64_t kInterpolationTaps = 4;
+
 int64_t poolCycles(const SystolicConfig& c, const Pool& p) {
-  return ceilDiv(p.partitions, c.poolLanes) * p.outRows * p.outW * p.kernelH * p.kernelW;
+  const int64_t window =
+      p.kind == Pool::Kind::Interpolate ? kInterpolationTaps : p.kernelH * p.kernelW;
+  return ceilDiv(p.partitions, c.poolLanes) * p.outRows * p.outW * window;
 }
 
 int64_t vectorCycles(const SystolicConfig& c, const Vector& v) {
@@ -112,6 +117,8 @@ int64_t poolAxisCount(int64_t o, int64_t stride, int64_t kernel, int64_t dilatio
 }
 
 int64_t poolWindowElements(const Pool& p) {
+  if (p.kind == Pool::Kind::Interpolate)
+    return p.outRows * p.outW * kInterpolationTaps;
   // Separable: the in-plane elements of window (oy, ox) are rowsIn(oy) * colsIn(ox).
   int64_t rows = 0, cols = 0;
   for (int64_t oy = p.outRow0; oy < p.outRow0 + p.outRows; ++oy) {

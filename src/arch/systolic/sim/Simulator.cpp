@@ -840,7 +840,63 @@ struct Simulator::Impl {
     }
   }
 
+  /// The interpolation axis of pool-table records [first, first + count), row indices made
+  /// relative to \p indexBase; fails on an index outside [0, extent) or a weight outside
+  /// [0, 2^bits].
+  quant::InterpolationAxis interpolationAxis(int64_t first, int64_t count, int64_t indexBase,
+                                             int64_t extent, const char* what) const {
+    if (first < 0 || first + count > kPoolTableEntries) {
+      fail(std::string(what) + " records " + std::to_string(first) + ".." +
+           std::to_string(first + count - 1) + " lie outside the " +
+           std::to_string(kPoolTableEntries) + "-record pool table");
+    }
+    quant::InterpolationAxis ax;
+    ax.interpolates = true; // a gathering axis has index1 = index0 and w1 = 0: the same value
+    for (int64_t r = first; r < first + count; ++r) {
+      const uint8_t* rec = poolTable.data() + r * kPoolRecordBytes;
+      const int64_t i0 = loadElem<int32_t>(rec) - indexBase;
+      const int64_t i1 = loadElem<int32_t>(rec + 4) - indexBase;
+      const int32_t w1 = loadElem<int32_t>(rec + 8);
+      if (i0 < 0 || i0 >= extent || i1 < 0 || i1 >= extent) {
+        fail(std::string(what) + " record " + std::to_string(r) + " reads outside the " +
+             std::to_string(extent) + " source " + what + "s");
+      }
+      if (w1 < 0 || w1 > (1 << quant::kInterpolationWeightBits)) {
+        fail(std::string(what) + " record " + std::to_string(r) + " has weight " +
+             std::to_string(w1) + " outside [0, " +
+             std::to_string(1 << quant::kInterpolationWeightBits) + "]");
+      }
+      ax.index0.push_back(static_cast<int32_t>(i0));
+      ax.index1.push_back(static_cast<int32_t>(i1));
+      ax.weight1.push_back(w1);
+    }
+    return ax;
+  }
+
+  /// An interpolating POOL: quant::interpolateAt over the table's row and column records.
+  void interpolatePool(const Pool& p) {
+    if (program.dtype != DType::I8 || p.elemBytes != 1) {
+      fail("an interpolating pool runs on s8 data only");
+    }
+    const std::array<quant::InterpolationAxis, 2> axes{
+        interpolationAxis(p.tableRow0, p.outRows, p.srcRow0, p.srcRows, "row"),
+        interpolationAxis(0, p.outW, 0, p.inW, "column")};
+    const Dims inStrides{p.srcRowStride, 1};
+    for (int64_t part = p.partitionStart; part < p.partitionStart + p.partitions; ++part) {
+      uint8_t* base = sbuf.data() + part * sbufPartitionBytes;
+      const auto* src = reinterpret_cast<const int8_t*>(base + p.src);
+      for (int64_t r = 0; r < p.outRows; ++r)
+        for (int64_t c = 0; c < p.outW; ++c)
+          storeElem<int8_t>(base + p.dst + r * p.dstRowStride + c,
+                            quant::interpolateAt(src, inStrides, axes, Dims{r, c}));
+    }
+  }
+
   template <class T> void pool(const Pool& p) {
+    if (p.kind == Pool::Kind::Interpolate) {
+      interpolatePool(p);
+      return;
+    }
     const PoolAxis ay = poolAxis(p.outRow0, p.outRows, p.strideH, p.kernelH, p.dilH, p.inH,
                                  p.padTop, p.padBottom, p.countIncludePad);
     const PoolAxis ax = poolAxis(0, p.outW, p.strideW, p.kernelW, p.dilW, p.inW, p.padLeft,

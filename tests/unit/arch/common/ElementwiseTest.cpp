@@ -96,6 +96,22 @@ TEST(Elementwise, ComparisonsOfTwoTensorsGiveZeroOrOne) {
   EXPECT_EQ(layers.at("eq").passes.at(0).comparison, quant::Comparison::Equal);
 }
 
+TEST(Elementwise, LinearResizeInterpolatesThroughTapTables) {
+  GraphBuilder b;
+  const auto x = b.input("x", {1, 3, 5, 6});
+  const auto up = b.op(OpKind::Resize, "up",
+                       {x, ir::kNoValue, b.floats("scales", {1, 1, 2, 1.5f}), ir::kNoValue},
+                       attrs({{"mode", std::string("linear")}}));
+  const ir::Graph g = finish(b, {up});
+  const auto layers = expectExact(g);
+  const ElementwiseLayer& l = layers.at("up");
+  ASSERT_EQ(l.passes.size(), 1u);
+  EXPECT_EQ(l.passes[0].func, ElementwiseFunc::Interpolate);
+  EXPECT_EQ(l.elementOps(), 1 * 3 * 10 * 9 * 4); // four taps per output
+  EXPECT_EQ(l.activationReadBytes(g), 90);       // every input element once
+  EXPECT_EQ(l.interpolationTableBytes(), 4 * 3 * (1 + 3 + 10 + 9));
+}
+
 TEST(Elementwise, LookupTablesFollowTheirAxis) {
   GraphBuilder b;
   const auto x = b.input("x", {1, 3, 2, 2});

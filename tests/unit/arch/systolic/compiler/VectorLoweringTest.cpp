@@ -44,12 +44,17 @@ public:
       x = rng_.uniform(-1.0f, 1.0f);
     return g_.addConstant(name, std::move(t));
   }
-  ir::ValueId node(ir::OpKind op, const std::string& name, std::vector<ir::ValueId> inputs) {
+  ir::ValueId constant(const std::string& name, Tensor t) {
+    return g_.addConstant(name, std::move(t));
+  }
+  ir::ValueId node(ir::OpKind op, const std::string& name, std::vector<ir::ValueId> inputs,
+                   ir::AttrMap attrs = {}) {
     ir::Node n;
     n.name = name;
     n.op = op;
     n.opset = 13;
     n.inputs = std::move(inputs);
+    n.attrs = std::move(attrs);
     const ir::ValueId out = g_.addValue(name + ".out", DType::F32);
     n.outputs = {out};
     g_.addNode(std::move(n));
@@ -214,6 +219,22 @@ TEST(SystolicVectorLowering, ComparisonsSwapTheirPredicateWithTheirOperands) {
   ASSERT_FALSE(v.empty());
   EXPECT_EQ(v[0].func, VectorFunc::Greater);
   EXPECT_EQ(v[0].bStep, 0);
+}
+
+TEST(SystolicVectorLowering, LinearResizeIsAnInterpolatingPoolPerBand) {
+  RawGraph g;
+  const ir::ValueId x = g.input("x", {1, 20, 12, 12});
+  const ir::ValueId scales =
+      g.constant("scales", Tensor::fromVector<float>({4}, {1.0f, 1.0f, 2.0f, 1.5f}));
+  ir::AttrMap linear;
+  linear.set("mode", std::string("linear"));
+  const SessionResult r = simulate(
+      g.finish(g.node(ir::OpKind::Resize, "up", {x, ir::kNoValue, scales, ir::kNoValue}, linear)));
+  EXPECT_EQ(hostLayers(r.program), 0);
+  const std::vector<Pool> p = opsOf<Pool>(r.program, layerNamed(r.program, "up"));
+  ASSERT_FALSE(p.empty());
+  EXPECT_EQ(p[0].kind, Pool::Kind::Interpolate);
+  EXPECT_EQ(p[0].tableRow0, p[0].outW); // the rows' taps follow the columns'
 }
 
 TEST(SystolicVectorLowering, BroadcastsThatDoNotFitStayOnTheHostWithTheirReason) {

@@ -158,7 +158,8 @@ TEST(Disassembler, ListsTheSmallProgramLineByLine) {
       "dram.pstride=0x0 dram.ostride=0x0 dram.step=1 sbuf=0x40 sbuf.ostride=0x0 | signal s4",
       "   10 POOL POOL kind=avg elem=1 part=4 part.n=8 src=0x200 src.rstride=0x4 src.row0=0 "
       "src.rows=4 in.h=4 in.w=4 dst=0x300 dst.rstride=0x2 out.row0=0 out.rows=2 out.w=2 k.h=2 "
-      "k.w=2 s.h=2 s.w=2 pad.t=0 pad.l=0 pad.b=0 pad.r=0 dil.h=1 dil.w=1 incl.pad=0 | wait s3>=1 "
+      "k.w=2 s.h=2 s.w=2 pad.t=0 pad.l=0 pad.b=0 pad.r=0 dil.h=1 dil.w=1 incl.pad=0 table.row0=0 | "
+      "wait s3>=1 "
       "s4>=1 signal s5",
       "   11 DMA  DMA_STORE elem=1 part=4 part.n=8 outer.n=2 inner.n=2 dram=0x500 dram.pstride=0x4 "
       "dram.ostride=0x2 dram.step=1 sbuf=0x300 sbuf.ostride=0x2 | wait s5>=1 signal s6",

@@ -628,6 +628,18 @@ private:
     p.dstRowStride = stride(128);
     p.dst = place(c.sbufWorkingBytesPerPartition(), p.elemBytes,
                   {{p.dstRowStride, p.outRows}, {p.elemBytes, p.outW}});
+    if (elemBytes_ == 1 && in(0, 3) == 0)
+      return asInterpolation(p);
+    return p;
+  }
+
+  /// \p p as an interpolating pool (s8): no window, its rows' taps at a random table record.
+  Pool asInterpolation(Pool p) {
+    p.kind = Pool::Kind::Interpolate;
+    p.kernelH = p.kernelW = p.strideH = p.strideW = p.dilH = p.dilW = 1;
+    p.padTop = p.padLeft = p.padBottom = p.padRight = 0;
+    p.countIncludePad = false;
+    p.tableRow0 = in(0, kPoolTableEntries - p.outRows);
     return p;
   }
 

@@ -213,6 +213,27 @@ TEST(ProgramValidate, DmaLoadStoreCopy) {
             "0x5e0) outside [0, 0x600)");
 }
 
+TEST(ProgramValidate, InterpolatingPool) {
+  auto msg = [](std::function<void(Pool&)> f) { return instrMessage<Pool>(kPool, f); };
+  const std::string at = "prog.nnx: instruction 10 (POOL): ";
+  auto interp = [](Pool& p) {
+    p.kind = Pool::Kind::Interpolate;
+    p.kernelH = p.kernelW = p.strideH = p.strideW = 1;
+  };
+  EXPECT_EQ(msg(interp), "valid");
+  EXPECT_EQ(msg([&](Pool& p) {
+              interp(p);
+              p.strideW = 2;
+            }),
+            at + "field 'kind' = interp takes no window (kernel, stride, dilation 1; no padding)");
+  EXPECT_EQ(msg([&](Pool& p) {
+              interp(p);
+              p.tableRow0 = 255;
+            }),
+            at + "field 'table.row0' = 255 spans [255, 257), beyond the 256 pool-table records "
+                 "(one per output row)");
+}
+
 TEST(ProgramValidate, Pool) {
   auto msg = [](std::function<void(Pool&)> f) { return instrMessage<Pool>(kPool, f); };
   const std::string at = "prog.nnx: instruction 10 (POOL): ";

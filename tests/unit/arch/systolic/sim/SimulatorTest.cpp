@@ -396,6 +396,46 @@ TEST(SystolicSimulator, AveragePoolWithoutTableRecordIsAnError) {
   }
 }
 
+TEST(SystolicSimulator, InterpolatingPoolChecksItsTableRecords) {
+  // An empty pool table: every record is {0, 0, 0}, so a table row slot past the plane's
+  // source rows, or a record holding an out-of-range weight, is an error naming the record.
+  auto errorOf = [](const std::vector<uint8_t>& table, int64_t srcRow0) {
+    ProgramBuilder b;
+    if (!table.empty()) {
+      DmaLoad t;
+      t.space = OnChip::PoolTable;
+      t.partitionCount = 1;
+      t.innerCount = static_cast<int64_t>(table.size());
+      t.dram = {b.segment(table), 0, 0, 1};
+      b.add(t);
+    }
+    Pool pool;
+    pool.kind = Pool::Kind::Interpolate;
+    pool.inH = 3;
+    pool.inW = pool.outW = 2;
+    pool.srcRow0 = srcRow0;
+    pool.srcRows = 2;
+    pool.srcRowStride = 2;
+    pool.dst = 64;
+    b.add(pool);
+    Simulator sim(b.finish(), {});
+    try {
+      sim.run();
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Model);
+      return std::string(e.what());
+    }
+    return std::string("<no error>");
+  };
+  EXPECT_EQ(errorOf({}, 0), "<no error>"); // every output copies row 0, column 0
+  EXPECT_NE(errorOf({}, 1).find("row record 0 reads outside the 2 source rows"), std::string::npos);
+  std::vector<uint8_t> heavy(16, 0);
+  heavy[8] = 0x01; // weight1 = 1025 (0x401) > 1024
+  heavy[9] = 0x04;
+  EXPECT_NE(errorOf(heavy, 0).find("row record 0 has weight 1025 outside [0, 1024]"),
+            std::string::npos);
+}
+
 TEST(SystolicSimulator, DmaThreeLevelPatternsNegativeStridesCopyAndFill) {
   ProgramBuilder b;
   std::vector<uint8_t> src(64);
