@@ -29,8 +29,8 @@ MODELS = [
     ("face_detection_front_128x128_barracuda.onnx", [], True),  # NHWC, from TensorFlow
     ("face_detection_back_256x256_barracuda.onnx", [], True),
     # M-LSD line detector (TensorFlow, NHWC RGBA input): its peak mask x == maxpool(x) is an
-    # int8 comparison; its three bilinear Resizes have no integer form yet and run on the
-    # (charged) host: 3 of 70 layers. The stream engine does not take it (bilinear Resize).
+    # int8 comparison and its three bilinear Resizes integer interpolations, all on the engines.
+    # The stream engine does not take it (no bilinear Resize on the pixel pipeline, issue 25).
     ("mlsd_320x320_tiny.onnx", [], False),
 ]
 ENGINES = [("systolic", []), ("sparse", ["--threads", "1"]), ("broadcast", []),
