@@ -146,6 +146,10 @@ std::vector<QuantTensor> evalNodeImpl(const QuantizedModel& m, ir::NodeId id,
   case QuantOpKind::Interpolate:
     y = interpolate(operand(0), q.interpolation, outShape);
     break;
+  case QuantOpKind::Softmax:
+    y = softmax(operand(0), softmaxGeometry(ir::softmaxParams(g, id), outShape), q.softmaxExp,
+                q.softmaxOutput);
+    break;
   case QuantOpKind::AveragePool:
     y = averagePool(ir::poolParams(g, id), operand(0), q.countMultipliers);
     break;

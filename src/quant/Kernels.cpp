@@ -430,4 +430,48 @@ Tensor interpolate(const Tensor& x, std::span<const InterpolationAxis> axes, con
   return out;
 }
 
+SoftmaxGeometry softmaxGeometry(const ir::SoftmaxParams& p, const Dims& shape) {
+  SoftmaxGeometry geo;
+  const auto axis = static_cast<size_t>(p.axis);
+  for (size_t a = 0; a < shape.size(); ++a) {
+    if (a < axis)
+      geo.outer *= shape[a];
+    else if (a == axis || p.coerce2d)
+      geo.length *= shape[a];
+    else
+      geo.inner *= shape[a];
+  }
+  return geo;
+}
+
+void softmaxLine(const int8_t* x, int64_t stride, int64_t length, std::span<const int32_t> expTable,
+                 QuantMultiplier output, int8_t* out) {
+  int32_t max = kInt8Min;
+  for (int64_t k = 0; k < length; ++k)
+    max = std::max<int32_t>(max, x[k * stride]);
+  int64_t sum = 0;
+  for (int64_t k = 0; k < length; ++k)
+    sum += expTable[static_cast<size_t>(max - x[k * stride])];
+  // sum >= expTable[0] = 2^15 > 0: the maximum contributes exp(0).
+  for (int64_t k = 0; k < length; ++k) {
+    const int64_t e = expTable[static_cast<size_t>(max - x[k * stride])];
+    const auto p = static_cast<int32_t>(((e << kSoftmaxProbBits) + sum / 2) / sum);
+    out[k * stride] = static_cast<int8_t>(requantize(p, output));
+  }
+}
+
+Tensor softmax(const Tensor& x, const SoftmaxGeometry& geo, std::span<const int32_t> expTable,
+               QuantMultiplier output) {
+  requireS8(x, "softmax");
+  NNACCEL_ASSERT(geo.outer * geo.length * geo.inner == x.numElements()) << "softmax lines";
+  Tensor out(DType::I8, x.shape());
+  for (int64_t o = 0; o < geo.outer; ++o)
+    for (int64_t i = 0; i < geo.inner; ++i) {
+      const int64_t at = o * geo.length * geo.inner + i;
+      softmaxLine(x.data<int8_t>() + at, geo.inner, geo.length, expTable, output,
+                  out.data<int8_t>() + at);
+    }
+  return out;
+}
+
 } // namespace nnaccel::quant

@@ -82,6 +82,8 @@ std::string_view quantOpKindName(QuantOpKind kind) {
     return "compare";
   case QuantOpKind::Interpolate:
     return "interpolate";
+  case QuantOpKind::Softmax:
+    return "softmax";
   case QuantOpKind::FloatIsland:
     return "float-island";
   }
@@ -473,8 +475,7 @@ QuantNode classifyNode(const Graph& g, NodeId id) {
     const ir::ResizeParams p = ir::resizeParams(g, id);
     const bool linear = p.mode == ir::ResizeParams::Mode::Linear;
     if (p.mode != ir::ResizeParams::Mode::Nearest && !linear) {
-      return island("only nearest resizing, and linear resizing that only copies, have an "
-                    "integer form");
+      return island("cubic resizing has no integer form (nearest and linear have)");
     }
     if (p.coordinateTransform == "tf_crop_and_resize") {
       return island("tf_crop_and_resize may extrapolate");
@@ -575,6 +576,14 @@ QuantNode classifyNode(const Graph& g, NodeId id) {
   case OpKind::Floor:
   case OpKind::Ceil:
     return classifyLookup(g, id);
+  case OpKind::Softmax: {
+    const quant::SoftmaxGeometry geo =
+        softmaxGeometry(ir::softmaxParams(g, id), g.value(n.outputs[0]).shape);
+    if (geo.length > kMaxSoftmaxLength) {
+      return island("its lines are longer than 2^24 elements");
+    }
+    return unary(QuantOpKind::Softmax);
+  }
   case OpKind::Div:
     if (!g.isConstant(inputAt(n, 1))) {
       return island("its divisor is not a constant");
@@ -846,6 +855,14 @@ private:
     }
     case QuantOpKind::Lookup:
       fillLookupTables(id, q, inScales[0], sOut);
+      break;
+    case QuantOpKind::Softmax:
+      for (int64_t d = 0; d < kLookupEntries; ++d)
+        q.softmaxExp.push_back(static_cast<int32_t>(std::lround(
+            std::ldexp(std::exp(-static_cast<double>(d) * inScales[0]), kSoftmaxExpBits))));
+      q.softmaxOutput =
+          multiplier(id, std::ldexp(1.0, -kSoftmaxProbBits) / static_cast<double>(sOut), "output",
+                     int64_t{1} << kSoftmaxProbBits);
       break;
     case QuantOpKind::MaxPool:
     case QuantOpKind::DataMovement:

@@ -350,7 +350,9 @@ ir::ValueId GraphBuilder::resize(const std::string& name, ir::ValueId x, int64_t
     attrs.set("nearest_mode", std::string("floor"));
   } else {
     attrs.set("coordinate_transformation_mode", std::string("pytorch_half_pixel"));
-    attrs.set("mode", std::string("linear"));
+    attrs.set("mode", std::string(mode == ResizeMode::Bicubic ? "cubic" : "linear"));
+    if (mode == ResizeMode::Bicubic)
+      attrs.set("cubic_coeff_a", -0.75f);
   }
   return addNode(ir::OpKind::Resize, node, {x, ir::kNoValue, ir::kNoValue, sizes}, std::move(attrs),
                  std::move(out));

@@ -158,6 +158,30 @@ Tensor lookup(const Tensor& x, std::span<const int8_t> tables, int64_t axis);
 /// out[i] = x[index[i]] with the s8 output of shape \p outShape (Resize/Upsample nearest).
 Tensor gather(const Tensor& x, std::span<const int32_t> index, const Dims& outShape);
 
+/// Softmax in int8: e = expTable[max - q] holds round(exp(-(max - q) * s_in) * 2^kSoftmaxExpBits)
+/// for the 256 possible differences; each output is p = round(e * 2^kSoftmaxProbBits / sum e)
+/// (an int32 probability in [0, 2^16]), requantized to the output scale.
+inline constexpr int kSoftmaxExpBits = 15;
+inline constexpr int kSoftmaxProbBits = 16;
+/// Longest softmax line: sum e <= length * 2^15 and e * 2^16 stay far inside int64.
+inline constexpr int64_t kMaxSoftmaxLength = int64_t{1} << 24;
+
+/// A softmax as lines: `outer` blocks of `length` x `inner` elements, each of the `inner`
+/// columns of a block one line (element k of a line at k * inner).
+struct SoftmaxGeometry {
+  int64_t outer = 1, length = 1, inner = 1;
+};
+/// The lines of Softmax \p p over a tensor of \p shape: along p.axis (opset >= 13), or over the
+/// 2-D coercion at p.axis (every trailing axis in one line).
+SoftmaxGeometry softmaxGeometry(const ir::SoftmaxParams& p, const Dims& shape);
+
+/// One softmax line of \p length int8 values at x[k * stride] into out[k * stride].
+void softmaxLine(const int8_t* x, int64_t stride, int64_t length, std::span<const int32_t> expTable,
+                 QuantMultiplier output, int8_t* out);
+/// Softmax of an s8 tensor of \p shape by \p geo: softmaxLine on every line.
+Tensor softmax(const Tensor& x, const SoftmaxGeometry& geo, std::span<const int32_t> expTable,
+               QuantMultiplier output);
+
 /// Linear Resize weights are integers in units of 2^-kInterpolationWeightBits.
 inline constexpr int kInterpolationWeightBits = 10;
 /// Most axes one int8 linear Resize interpolates on (the int64 accumulator has room for more;

@@ -52,6 +52,7 @@ enum class QuantOpKind {
   Gather,       ///< Resize/Upsample nearest as a gather table; scale preserving
   Interpolate,  ///< Resize/Upsample linear: integer weights per axis (interpolateAt); scale
                 ///< preserving
+  Softmax,      ///< Softmax: exp table on max - q, integer division by the sum (softmaxLine)
   AveragePool,  ///< AveragePool, GlobalAveragePool: int32 sum, per-count multiplier
   AddSub,       ///< Add, Sub: two-stage rescale (AddSubMultipliers)
   Mul,          ///< Mul: requantize(qa * qb)
@@ -98,6 +99,10 @@ struct QuantNode {
 
   // --- Gather -------------------------------------------------------------------------------
   std::vector<int32_t> gatherIndex; ///< flat input index of every output element
+
+  // --- Softmax ------------------------------------------------------------------------------
+  std::vector<int32_t> softmaxExp; ///< kLookupEntries entries: round(exp(-d * s_in) * 2^15)
+  QuantMultiplier softmaxOutput;   ///< 2^-16 / s_out
 
   // --- Interpolate --------------------------------------------------------------------------
   std::vector<InterpolationAxis> interpolation; ///< one per axis of the input

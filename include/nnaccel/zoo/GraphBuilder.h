@@ -82,6 +82,7 @@ struct PoolSpec {
 enum class ResizeMode {
   Nearest,  ///< torch `nearest`: mode=nearest, asymmetric, nearest_mode=floor
   Bilinear, ///< torch `bilinear`, align_corners=False: mode=linear, pytorch_half_pixel
+  Bicubic,  ///< torch `bicubic`, align_corners=False: mode=cubic, pytorch_half_pixel, a = -0.75
 };
 
 class GraphBuilder {

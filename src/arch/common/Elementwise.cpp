@@ -38,6 +38,8 @@ std::string_view elementwiseFuncName(ElementwiseFunc f) {
     return "compare";
   case ElementwiseFunc::Interpolate:
     return "interpolate";
+  case ElementwiseFunc::Softmax:
+    return "softmax";
   }
   NNACCEL_UNREACHABLE("bad ElementwiseFunc");
   return "";
@@ -187,6 +189,25 @@ Lowered lowerInterpolation(const quant::QuantizedModel& qm, ir::NodeId id, Eleme
   return l;
 }
 
+/// A Softmax: one pass whose points are its lines (outer x inner), each reading and writing
+/// lineLength elements inner apart.
+Lowered lowerSoftmax(const quant::QuantizedModel& qm, ir::NodeId id, ElementwiseLayer l) {
+  const ir::ValueId in = qm.graph.node(id).inputs[0];
+  const quant::SoftmaxGeometry geo =
+      quant::softmaxGeometry(ir::softmaxParams(qm.graph, id), l.outShape);
+  ElementwisePass p;
+  p.func = ElementwiseFunc::Softmax;
+  p.extents = {geo.outer, geo.inner};
+  p.a = {in, 0, {geo.length * geo.inner, 1}};
+  p.out = {l.output, 0, {geo.length * geo.inner, 1}};
+  p.lineLength = geo.length;
+  p.lineStride = geo.inner;
+  p.multiplier = qm.node(id).softmaxOutput;
+  l.expTable = qm.node(id).softmaxExp;
+  l.passes.push_back(std::move(p));
+  return l;
+}
+
 /// Transpose, Slice and constant-zero Pad as strided copies (Pad: a zero fill first).
 Lowered lowerDataMovement(const quant::QuantizedModel& qm, ir::NodeId id, ElementwiseLayer l) {
   const ir::Graph& g = qm.graph;
@@ -311,7 +332,8 @@ int8_t applyFunc(const ElementwisePass& p, const std::vector<int8_t>& tables, in
   case ElementwiseFunc::Compare:
     return quant::compareValue(p.comparison, p.multiplier, p.multiplierB, a, b);
   case ElementwiseFunc::Interpolate:
-    NNACCEL_UNREACHABLE("interpolation reads several elements per point");
+  case ElementwiseFunc::Softmax:
+    NNACCEL_UNREACHABLE("interpolation and softmax read several elements per point");
   }
   NNACCEL_UNREACHABLE("bad ElementwiseFunc");
   return 0;
@@ -325,7 +347,9 @@ int64_t ElementwiseLayer::elementOps() const {
     taps *= ax.interpolates ? 2 : 1;
   int64_t ops = 0;
   for (const ElementwisePass& p : passes)
-    ops += p.points() * (p.func == ElementwiseFunc::Interpolate ? taps : 1);
+    ops += p.points() * (p.func == ElementwiseFunc::Interpolate ? taps
+                         : p.func == ElementwiseFunc::Softmax   ? 3 * p.lineLength
+                                                                : 1);
   return ops;
 }
 
@@ -341,7 +365,7 @@ namespace {
 int64_t footprint(const ElementwisePass& p, const StridedAccess& s) {
   if (p.func == ElementwiseFunc::Interpolate && &s == &p.a)
     return p.gatheredElements;
-  int64_t n = 1;
+  int64_t n = p.func == ElementwiseFunc::Softmax ? p.lineLength : 1;
   for (size_t k = 0; k < p.extents.size(); ++k)
     if (k < s.strides.size() && s.strides[k] != 0)
       n *= p.extents[k];
@@ -367,7 +391,8 @@ int64_t ElementwiseLayer::activationReadBytes(const ir::Graph& g) const {
 
 int64_t ElementwiseLayer::constantBytes(const ir::Graph& g) const {
   return readBytes(passes, [&](ir::ValueId v) { return g.isConstant(v); }) +
-         static_cast<int64_t>(tables.size()) + interpolationTableBytes();
+         static_cast<int64_t>(tables.size()) + interpolationTableBytes() +
+         static_cast<int64_t>(expTable.size() * sizeof(int32_t));
 }
 
 int64_t ElementwiseLayer::readBytesOf(ir::ValueId v) const {
@@ -408,6 +433,8 @@ std::variant<ElementwiseLayer, std::string> lowerElementwise(const quant::Quanti
     return lowerRepeatResize(qm, id, std::move(l));
   case QuantOpKind::Interpolate:
     return lowerInterpolation(qm, id, std::move(l));
+  case QuantOpKind::Softmax:
+    return lowerSoftmax(qm, id, std::move(l));
   case QuantOpKind::DataMovement:
     return lowerDataMovement(qm, id, std::move(l));
   default:
@@ -424,6 +451,13 @@ Tensor runElementwise(const ElementwiseLayer& layer, const quant::QuantizedModel
     const int8_t* a = arity >= 1 ? operandData(p.a, qm, values) : nullptr;
     const int8_t* b = arity >= 2 ? operandData(p.b, qm, values) : nullptr;
     const auto tableAxis = static_cast<size_t>(p.tableAxis);
+    if (p.func == ElementwiseFunc::Softmax) {
+      forEachPoint(p, [&](int64_t ia, int64_t, int64_t io, const std::vector<int64_t>&) {
+        quant::softmaxLine(a + ia, p.lineStride, p.lineLength, layer.expTable, p.multiplier,
+                           dst + io);
+      });
+      continue;
+    }
     if (p.func == ElementwiseFunc::Interpolate) {
       forEachPoint(p, [&](int64_t, int64_t, int64_t io, const std::vector<int64_t>& index) {
         dst[io] = quant::interpolateAt(a + p.a.offset, p.a.strides, layer.interpolation, index);

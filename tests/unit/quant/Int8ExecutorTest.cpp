@@ -580,12 +580,11 @@ TEST(Int8Executor, LookupsAndFloatIslandsDequantizeEvaluateAndQuantize) {
   const QuantizedModel m = quantize(g, randomSets(g, 2, 22, -4.0f, 4.0f));
   EXPECT_EQ(m.node(nodeNamed(g, "sigmoid")).kind, QuantOpKind::Lookup);
   EXPECT_EQ(m.node(nodeNamed(g, "leaky")).kind, QuantOpKind::Lookup);
-  EXPECT_EQ(m.node(nodeNamed(g, "softmax")).islandReason,
-            "the quantizer has no int8 rule for Softmax");
+  EXPECT_EQ(m.node(nodeNamed(g, "softmax")).kind, QuantOpKind::Softmax);
   EXPECT_EQ(m.node(nodeNamed(g, "linear")).kind, QuantOpKind::Interpolate);
   Int8Executor ex(m);
   ex.run(randomSets(g, 1, 23, -4.0f, 4.0f)[0]);
-  for (const char* name : {"sigmoid", "softmax", "leaky"}) {
+  for (const char* name : {"sigmoid", "leaky"}) {
     SCOPED_TRACE(name);
     const ir::NodeId id = nodeNamed(g, name);
     const ir::Node& n = g.node(id);
@@ -743,6 +742,26 @@ TEST(Int8Executor, ComparisonsRescaleOntoTheCoarserScaleAndHoldBoolsAsZeroOne) {
     agree += f[1].data<bool>()[i] == r.dequantized[1].data<bool>()[i];
   EXPECT_GE(agree, 70);
   EXPECT_GT(measureAgreement(f[0], r.dequantized[0]).cosineSimilarity, 0.99);
+}
+
+TEST(Int8Executor, SoftmaxAgreesWithFp32OnEveryAxis) {
+  GraphBuilder b;
+  const auto x = b.input("x", {2, 4, 3, 3});
+  const auto channels = b.op(OpKind::Softmax, "channels", {x}, attrs({{"axis", int64_t{1}}}));
+  const auto rows = b.op(OpKind::Softmax, "rows", {x}, attrs({{"axis", int64_t{-1}}}));
+  const ir::Graph g = finish(b, {channels, rows});
+  const auto sets = randomSets(g, 2, 41, -3.0f, 3.0f);
+  const QuantizedModel m = quantize(g, sets);
+  EXPECT_EQ(m.node(nodeNamed(g, "channels")).kind, QuantOpKind::Softmax);
+  Int8Executor ex(m);
+  const Int8Result r = ex.run(sets[1]);
+  const std::vector<Tensor> f = reference::Executor(g).run(sets[1]);
+  for (size_t o = 0; o < 2; ++o) {
+    const Agreement a = measureAgreement(f[o], r.dequantized[o]);
+    EXPECT_GT(a.cosineSimilarity, 0.999) << o;
+    // Probabilities within about two output steps (a calibrated set: no saturation).
+    EXPECT_LT(a.maxAbsError, 2.5 * m.scale(g.outputs[o])) << o;
+  }
 }
 
 } // namespace

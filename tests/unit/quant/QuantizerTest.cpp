@@ -401,6 +401,31 @@ TEST(Quantizer, LinearResizeThatOnlyCopiesIsAGather) {
   EXPECT_EQ(m.scale(interp), m.scale(y)); // scale preserving
 }
 
+TEST(Int8Kernels, SoftmaxDividesTableExponentialsByTheirSum) {
+  // s_in = ln(2) / 4: a difference of 4 codes halves the exponential. Table entries
+  // round(2^15 * 2^(-d/4)); the line {8, 4, 0} has e = {32768, 16384, 8192}, sum 57344, so
+  // p16 = {37449, 18725, 9362} (round(e * 65536 / sum)); with s_out = 1/127 the multiplier is
+  // 127 / 65536 and the outputs round(p16 * 127 / 65536) = {73, 36, 18}.
+  const double sIn = std::log(2.0) / 4;
+  std::vector<int32_t> table;
+  for (int d = 0; d < 256; ++d)
+    table.push_back(static_cast<int32_t>(std::lround(std::ldexp(std::exp(-d * sIn), 15))));
+  EXPECT_EQ(table[0], 32768);
+  EXPECT_EQ(table[4], 16384);
+  const QuantMultiplier m = quantizeMultiplier(127.0 / 65536.0, 65536);
+  const Tensor x = Tensor::fromVector<int8_t>({2, 3}, {8, 4, 0, -128, -128, -128});
+  const Tensor y = softmax(x, SoftmaxGeometry{2, 3, 1}, table, m);
+  EXPECT_EQ(y.toInt64Vector(), (std::vector<int64_t>{73, 36, 18, 42, 42, 42}));
+  // Lines along axis 1 of [2, 3, 2]: elements k * 2 apart.
+  const SoftmaxGeometry geo = softmaxGeometry(ir::SoftmaxParams{1, false}, {2, 3, 2});
+  EXPECT_EQ(geo.outer, 2);
+  EXPECT_EQ(geo.length, 3);
+  EXPECT_EQ(geo.inner, 2);
+  const SoftmaxGeometry flat = softmaxGeometry(ir::SoftmaxParams{1, true}, {2, 3, 2});
+  EXPECT_EQ(flat.length, 6);
+  EXPECT_EQ(flat.inner, 1);
+}
+
 TEST(Int8Kernels, InterpolationRoundsTheWeightedSumHalfAwayFromZero) {
   // One axis, 2 -> 3: output 1 is (x0 + x1) / 2 with weights 512/512; output 2 copies x1.
   InterpolationAxis ax;

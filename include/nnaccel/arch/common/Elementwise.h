@@ -15,7 +15,7 @@
 /// Covered: standalone Relu/Clip (Clamp), every quant Lookup node (one table, or one per index
 /// along an axis), Add/Sub/Mul of tensors or constants and Min/Max of two tensors with numpy
 /// broadcasting, comparisons of two tensors (a 0/1 result), linear Resize (one interpolating
-/// pass through per-axis tap tables), Concat (one
+/// pass through per-axis tap tables), Softmax (one pass over its lines), Concat (one
 /// requantizing pass per input into its slice of the output), Resize that repeats each input
 /// element an integer number of times (one copy pass with stride-0 repeat axes), Transpose,
 /// Slice and constant-zero Pad.
@@ -50,6 +50,9 @@ enum class ElementwiseFunc : uint8_t {
   /// quant::interpolateAt over the layer's interpolation tables: a is read through per-axis
   /// index tables (two taps per interpolating axis), not through its strides alone
   Interpolate,
+  /// quant::softmaxLine: each point is a line of lineLength elements, lineStride apart, from
+  /// its a and out offsets (max, exponential table and sum, divide and requantize)
+  Softmax,
 };
 std::string_view elementwiseFuncName(ElementwiseFunc f);
 /// Operands the function reads: 0 (Fill), 1 or 2 (Add, Sub, Mul, Min, Max, Compare).
@@ -78,6 +81,7 @@ struct ElementwisePass {
   /// Interpolate: distinct elements of a the index tables reach (a.strides are a's row-major
   /// strides, which the table indices multiply)
   int64_t gatheredElements = 0;
+  int64_t lineLength = 1, lineStride = 1; ///< Softmax: elements per line and their spacing
 
   int64_t points() const { return numElements(extents); }
 };
@@ -91,9 +95,11 @@ struct ElementwiseLayer {
   std::vector<int8_t> tables; ///< Lookup tables (quant::kLookupEntries per table)
   /// Interpolate: one per output axis (quant::InterpolationAxis)
   std::vector<quant::InterpolationAxis> interpolation;
+  std::vector<int32_t> expTable; ///< Softmax: quant::QuantNode::softmaxExp
 
   /// Operations the unit performs: one per point of every pass; an Interpolate point is one
-  /// multiply-accumulate per tap (2^k for k interpolating axes).
+  /// multiply-accumulate per tap (2^k for k interpolating axes); a Softmax point three per
+  /// element of its line (compare for the maximum, table read and add, divide and requantize).
   int64_t elementOps() const;
   /// Bytes of the interpolation index and weight tables (4 bytes per entry).
   int64_t interpolationTableBytes() const;

@@ -98,6 +98,7 @@ void Mapper::lowerNode(ir::NodeId id) {
     if (n.op == ir::OpKind::Resize || n.op == ir::OpKind::Upsample)
       return lowerExpand(id);
     break;
+  case quant::QuantOpKind::Softmax:
   case quant::QuantOpKind::FloatIsland:
     if (isOutputFunction(id))
       return lowerOutputFunction(id);

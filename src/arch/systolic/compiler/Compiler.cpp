@@ -218,6 +218,11 @@ private:
       return;
     if (int8() && ctx_.qm->node(id).kind == quant::QuantOpKind::Interpolate)
       return lowerInterpolateNode(id);
+    if (int8() && ctx_.qm->node(id).kind == quant::QuantOpKind::Softmax)
+      return lowerHost(id, common::noUnitNote(g_, id, "systolic") +
+                               ": its sum runs across SBUF partitions, and the pooling and "
+                               "vector units reduce within one (000 para [0067]); the host "
+                               "runs the int8 rule");
     if (int8() && isElementwiseKind(ctx_.qm->node(id).kind))
       return lowerElementwiseNode(id);
     if (int8() && ctx_.qm->node(id).kind == quant::QuantOpKind::DataMovement)

@@ -112,6 +112,21 @@ TEST(Elementwise, LinearResizeInterpolatesThroughTapTables) {
   EXPECT_EQ(l.interpolationTableBytes(), 4 * 3 * (1 + 3 + 10 + 9));
 }
 
+TEST(Elementwise, SoftmaxLinesRunOnePointPerLine) {
+  GraphBuilder b;
+  const auto x = b.input("x", {2, 4, 3, 5});
+  const auto sm = b.op(OpKind::Softmax, "sm", {x}, attrs({{"axis", int64_t{1}}}));
+  const ir::Graph g = finish(b, {sm});
+  const auto layers = expectExact(g);
+  const ElementwisePass& p = layers.at("sm").passes.at(0);
+  EXPECT_EQ(p.func, ElementwiseFunc::Softmax);
+  EXPECT_EQ(p.extents, (Dims{2, 15}));
+  EXPECT_EQ(p.lineLength, 4);
+  EXPECT_EQ(p.lineStride, 15);
+  EXPECT_EQ(layers.at("sm").elementOps(), 3 * 120);
+  EXPECT_EQ(layers.at("sm").activationReadBytes(g), 120);
+}
+
 TEST(Elementwise, LookupTablesFollowTheirAxis) {
   GraphBuilder b;
   const auto x = b.input("x", {1, 3, 2, 2});

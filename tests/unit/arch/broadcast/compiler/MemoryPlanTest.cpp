@@ -199,9 +199,9 @@ TEST(MemoryPlanTest, ASmallBufferStillRunsBitExact) {
 
 TEST(MemoryPlanTest, HostLayersExchangeTheirValuesThroughMemory310) {
   zoo::GraphBuilder b("host", 3);
-  const ir::ValueId x = b.input("input", {1, 10});
-  const ir::ValueId s = b.sigmoid("s", b.gemm("fc", x, 10));
-  b.output(b.sigmoid("t", b.softmax("prob", s)), "output");
+  const ir::ValueId x = b.input("input", {1, 2, 4, 4});
+  const ir::ValueId s = b.sigmoid("s", b.conv("fc", x, zoo::ConvSpec{4, 3, 1, 1}));
+  b.output(b.sigmoid("t", b.resize("prob", s, 6, 6, zoo::ResizeMode::Bicubic)), "output");
   const SessionResult r = runPlanned(b.finish(), broadcastPreset("npu"));
   EXPECT_TRUE(r.report.verdict.passed) << r.report.verdict.detail;
   EXPECT_EQ(planLayer(r.program, "s").memory.spill, "read by the host layer prob");

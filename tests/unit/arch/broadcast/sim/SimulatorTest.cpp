@@ -581,8 +581,9 @@ TEST(BroadcastSimulatorTest, PoolingAndElementwiseRunOnThePeArray) {
   x = b.sigmoid("gate", x);
   x = b.add("residual", x, skip);
   x = b.globalAvgPool("gap", x);
+  x = b.resize("prob", x, 2, 2, zoo::ResizeMode::Bicubic); // cubic: a host layer
   x = b.flatten("flat", x);
-  x = b.softmax("prob", x);
+  x = b.softmax("softmax", x);
   b.output(x, "output");
   ir::Graph g = b.finish();
   driver::prepareGraph(g);
@@ -597,6 +598,7 @@ TEST(BroadcastSimulatorTest, PoolingAndElementwiseRunOnThePeArray) {
   EXPECT_EQ(kinds.at("residual"), LayerKind::Elementwise);
   EXPECT_EQ(kinds.at("gap"), LayerKind::Pool);
   EXPECT_EQ(kinds.at("prob"), LayerKind::Host);
+  EXPECT_EQ(kinds.at("softmax"), LayerKind::Elementwise);
   for (size_t i = 0; i < r.program.layers.size(); ++i) {
     const Layer& l = r.program.layers[i];
     if (l.kind != LayerKind::Pool && l.kind != LayerKind::Elementwise)
@@ -618,8 +620,8 @@ TEST(BroadcastSimulatorTest, PoolingAndElementwiseRunOnThePeArray) {
   EXPECT_EQ(r.report.layers[add].sbuf.readBytes, 2 * 64);
   EXPECT_EQ(r.report.layers[add].sbuf.writeBytes, 64);
   EXPECT_EQ(r.report.layers[add].dram.readBytes + r.report.layers[add].dram.writeBytes, 0);
-  // The global average pool's 4 outputs reach the host's Softmax (through the view) in memory
-  // 310: written there, with the reason in the layer's note.
+  // The global average pool's 4 outputs reach the host's cubic Resize in memory 310: written
+  // there, with the reason in the layer's note.
   const report::LayerStats& gap = r.report.layers[add + 1];
   EXPECT_EQ(gap.name, "gap");
   EXPECT_EQ(gap.dram.writeBytes, 4);

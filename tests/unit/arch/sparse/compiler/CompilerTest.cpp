@@ -651,6 +651,7 @@ TEST(SparseCompiler, ElementwiseOnThePpuAndOperatorsWithoutAUnitOnTheHost) {
   ir::ValueId x = b.input("input", {1, 2, 6, 6});
   x = b.conv("conv", x, zoo::ConvSpec{4, 3, 1, 1});
   x = b.sigmoid("act", x);
+  x = b.resize("cubic", x, 8, 8, zoo::ResizeMode::Bicubic);
   x = b.globalAvgPool("gap", x);
   x = b.flatten("flat", x);
   x = b.gemm("fc", x, 3);
@@ -662,15 +663,18 @@ TEST(SparseCompiler, ElementwiseOnThePpuAndOperatorsWithoutAUnitOnTheHost) {
   std::vector<std::pair<std::string, LayerKind>> kinds;
   for (const Layer& l : r.program.layers)
     kinds.emplace_back(l.name, l.kind);
-  EXPECT_EQ(kinds, (std::vector<std::pair<std::string, LayerKind>>{{"conv", LayerKind::Conv},
-                                                                   {"act", LayerKind::Elementwise},
-                                                                   {"gap", LayerKind::Pool},
-                                                                   {"flat", LayerKind::View},
-                                                                   {"fc", LayerKind::Conv},
-                                                                   {"prob", LayerKind::Host}}));
+  EXPECT_EQ(kinds,
+            (std::vector<std::pair<std::string, LayerKind>>{{"conv", LayerKind::Conv},
+                                                            {"act", LayerKind::Elementwise},
+                                                            {"cubic", LayerKind::Host},
+                                                            {"gap", LayerKind::Pool},
+                                                            {"flat", LayerKind::View},
+                                                            {"fc", LayerKind::Conv},
+                                                            {"prob", LayerKind::Elementwise}}));
   EXPECT_EQ(r.program.layers[1].elementwise.passes.at(0).func, common::ElementwiseFunc::Lookup);
-  const Layer& prob = r.program.layers[5];
-  EXPECT_EQ(prob.note, "no integer form: the quantizer has no int8 rule for Softmax");
+  EXPECT_EQ(r.program.layers[2].note,
+            "no integer form: cubic resizing has no integer form (nearest and linear have)");
+  EXPECT_EQ(r.program.layers[6].elementwise.passes.at(0).func, common::ElementwiseFunc::Softmax);
   EXPECT_EQ(layerKindName(LayerKind::Conv), "array");
   EXPECT_EQ(layerKindName(LayerKind::Pool), "ppu");
   EXPECT_EQ(layerKindName(LayerKind::Elementwise), "ppu");

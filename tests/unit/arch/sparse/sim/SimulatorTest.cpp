@@ -512,6 +512,7 @@ TEST(SparseSimulator, PoolingAndHostLayersAreExact) {
   x = b.maxPool("pool", x, zoo::PoolSpec{});
   x = b.conv("conv2", x, zoo::ConvSpec{8, 3, 2, 1});
   x = b.sigmoid("act", x);
+  x = b.resize("cubic", x, 4, 4, zoo::ResizeMode::Bicubic);
   x = b.globalAvgPool("gap", x);
   x = b.flatten("flat", x);
   x = b.gemm("fc", x, 5);
@@ -534,7 +535,7 @@ TEST(SparseSimulator, PoolingAndHostLayersAreExact) {
         EXPECT_GT(l.energyPj, 0);
       }
     }
-    EXPECT_EQ(host, 1) << "only the Softmax";
+    EXPECT_EQ(host, 1) << "only the cubic Resize";
     ASSERT_EQ(r.outputs.size(), 1u);
     EXPECT_EQ(r.outputs[0].shape(), (Dims{1, 5}));
   }

@@ -257,8 +257,9 @@ TEST(SystolicCompiler, AveragePoolRunsOnThePoolingEngine) {
 }
 
 TEST(SystolicCompiler, HostFallbackIsAReportedLayer) {
-  // Softmax has no integer form (a float island): it is a host layer with its reason, its
-  // output is still verified, and the report marks it a host fallback.
+  // Softmax has no unit on this machine (its sum runs across SBUF partitions): it is a host
+  // layer with its reason, its output is still verified, and the report marks it a host
+  // fallback.
   zoo::GraphBuilder b("softmax_tail", 1);
   const ir::ValueId x = b.input("x", {1, 6, 5, 5});
   const ir::ValueId y = b.conv("conv", x, zoo::ConvSpec{.outChannels = 8, .kernel = 3, .pad = 1});
@@ -273,7 +274,8 @@ TEST(SystolicCompiler, HostFallbackIsAReportedLayer) {
       continue;
     ++hosts;
     EXPECT_EQ(r.program.layers[i].op, "Softmax");
-    EXPECT_EQ(r.program.layers[i].note.rfind("no integer form", 0), 0u) << r.program.layers[i].note;
+    EXPECT_EQ(r.program.layers[i].note.rfind("Softmax has no unit on the systolic engine", 0), 0u)
+        << r.program.layers[i].note;
     EXPECT_TRUE(r.report.layers[i].hostFallback);
     EXPECT_TRUE(std::holds_alternative<HostOp>(
         r.program.instructions[static_cast<size_t>(r.program.layers[i].firstInstr)].op));
