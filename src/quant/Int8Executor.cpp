@@ -146,6 +146,11 @@ std::vector<QuantTensor> evalNodeImpl(const QuantizedModel& m, ir::NodeId id,
   case QuantOpKind::Interpolate:
     y = interpolate(operand(0), q.interpolation, outShape);
     break;
+  case QuantOpKind::Reduce:
+    y = reduce(reductionOf(n.op), operand(0),
+               *reduceGeometry(ir::reduceParams(g, id).axes, g.value(n.inputs[0]).shape),
+               q.reduceMultiplier, outShape);
+    break;
   case QuantOpKind::Softmax:
     y = softmax(operand(0), softmaxGeometry(ir::softmaxParams(g, id), outShape), q.softmaxExp,
                 q.softmaxOutput);

@@ -430,8 +430,8 @@ Tensor interpolate(const Tensor& x, std::span<const InterpolationAxis> axes, con
   return out;
 }
 
-SoftmaxGeometry softmaxGeometry(const ir::SoftmaxParams& p, const Dims& shape) {
-  SoftmaxGeometry geo;
+LineGeometry softmaxGeometry(const ir::SoftmaxParams& p, const Dims& shape) {
+  LineGeometry geo;
   const auto axis = static_cast<size_t>(p.axis);
   for (size_t a = 0; a < shape.size(); ++a) {
     if (a < axis)
@@ -460,7 +460,7 @@ void softmaxLine(const int8_t* x, int64_t stride, int64_t length, std::span<cons
   }
 }
 
-Tensor softmax(const Tensor& x, const SoftmaxGeometry& geo, std::span<const int32_t> expTable,
+Tensor softmax(const Tensor& x, const LineGeometry& geo, std::span<const int32_t> expTable,
                QuantMultiplier output) {
   requireS8(x, "softmax");
   NNACCEL_ASSERT(geo.outer * geo.length * geo.inner == x.numElements()) << "softmax lines";
@@ -471,6 +471,65 @@ Tensor softmax(const Tensor& x, const SoftmaxGeometry& geo, std::span<const int3
       softmaxLine(x.data<int8_t>() + at, geo.inner, geo.length, expTable, output,
                   out.data<int8_t>() + at);
     }
+  return out;
+}
+
+std::optional<LineGeometry> reduceGeometry(const std::vector<int64_t>& axes, const Dims& shape) {
+  LineGeometry geo;
+  bool seen = false, after = false;
+  for (size_t a = 0; a < shape.size(); ++a) {
+    const bool reduced = std::find(axes.begin(), axes.end(), static_cast<int64_t>(a)) != axes.end();
+    if (reduced && after && shape[a] != 1)
+      return std::nullopt; // a gap of kept axes between reduced ones
+    if (reduced) {
+      geo.length *= shape[a];
+      seen = true;
+    } else if (!seen) {
+      geo.outer *= shape[a];
+    } else {
+      geo.inner *= shape[a];
+      after = after || shape[a] != 1;
+    }
+  }
+  return geo;
+}
+
+Reduction reductionOf(ir::OpKind op) {
+  switch (op) {
+  case ir::OpKind::ReduceMean:
+    return Reduction::Mean;
+  case ir::OpKind::ReduceSum:
+    return Reduction::Sum;
+  case ir::OpKind::ReduceMax:
+    return Reduction::Max;
+  case ir::OpKind::ReduceMin:
+    return Reduction::Min;
+  default:
+    NNACCEL_UNREACHABLE("not a reduction");
+    return Reduction::Mean;
+  }
+}
+
+int8_t reduceLine(Reduction r, const int8_t* x, int64_t stride, int64_t length, QuantMultiplier m) {
+  int64_t acc = r == Reduction::Max ? kInt8Min : r == Reduction::Min ? kInt8Max : 0;
+  for (int64_t k = 0; k < length; ++k) {
+    const int64_t v = x[k * stride];
+    acc = r == Reduction::Max ? std::max(acc, v) : r == Reduction::Min ? std::min(acc, v) : acc + v;
+  }
+  return static_cast<int8_t>(requantize(static_cast<int32_t>(acc), m));
+}
+
+Tensor reduce(Reduction r, const Tensor& x, const LineGeometry& geo, QuantMultiplier m,
+              const Dims& outShape) {
+  requireS8(x, "reduce");
+  NNACCEL_ASSERT(geo.outer * geo.length * geo.inner == x.numElements() &&
+                 geo.outer * geo.inner == numElements(outShape))
+      << "reduction lines";
+  Tensor out(DType::I8, outShape);
+  for (int64_t o = 0; o < geo.outer; ++o)
+    for (int64_t i = 0; i < geo.inner; ++i)
+      out.data<int8_t>()[o * geo.inner + i] = reduceLine(
+          r, x.data<int8_t>() + o * geo.length * geo.inner + i, geo.inner, geo.length, m);
   return out;
 }
 

@@ -84,6 +84,8 @@ std::string_view quantOpKindName(QuantOpKind kind) {
     return "interpolate";
   case QuantOpKind::Softmax:
     return "softmax";
+  case QuantOpKind::Reduce:
+    return "reduce";
   case QuantOpKind::FloatIsland:
     return "float-island";
   }
@@ -576,8 +578,22 @@ QuantNode classifyNode(const Graph& g, NodeId id) {
   case OpKind::Floor:
   case OpKind::Ceil:
     return classifyLookup(g, id);
+  case OpKind::ReduceMean:
+  case OpKind::ReduceSum:
+  case OpKind::ReduceMax:
+  case OpKind::ReduceMin: {
+    const std::optional<LineGeometry> geo =
+        reduceGeometry(ir::reduceParams(g, id).axes, g.value(inputAt(n, 0)).shape);
+    if (!geo) {
+      return island("its reduced axes are not contiguous");
+    }
+    if (geo->length > kMaxReduceLength) {
+      return island("it reduces more than 2^23 elements into one");
+    }
+    return unary(QuantOpKind::Reduce);
+  }
   case OpKind::Softmax: {
-    const quant::SoftmaxGeometry geo =
+    const quant::LineGeometry geo =
         softmaxGeometry(ir::softmaxParams(g, id), g.value(n.outputs[0]).shape);
     if (geo.length > kMaxSoftmaxLength) {
       return island("its lines are longer than 2^24 elements");
@@ -856,6 +872,15 @@ private:
     case QuantOpKind::Lookup:
       fillLookupTables(id, q, inScales[0], sOut);
       break;
+    case QuantOpKind::Reduce: {
+      const ir::Node& r = g_.node(id);
+      const LineGeometry geo =
+          *reduceGeometry(ir::reduceParams(g_, id).axes, g_.value(r.inputs[0]).shape);
+      const double count = r.op == OpKind::ReduceMean ? static_cast<double>(geo.length) : 1.0;
+      q.reduceMultiplier = multiplier(id, inScales[0] / (count * static_cast<double>(sOut)),
+                                      "output", kMaxReduceLength * 128);
+      break;
+    }
     case QuantOpKind::Softmax:
       for (int64_t d = 0; d < kLookupEntries; ++d)
         q.softmaxExp.push_back(static_cast<int32_t>(std::lround(

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -166,20 +167,38 @@ inline constexpr int kSoftmaxProbBits = 16;
 /// Longest softmax line: sum e <= length * 2^15 and e * 2^16 stay far inside int64.
 inline constexpr int64_t kMaxSoftmaxLength = int64_t{1} << 24;
 
-/// A softmax as lines: `outer` blocks of `length` x `inner` elements, each of the `inner`
-/// columns of a block one line (element k of a line at k * inner).
-struct SoftmaxGeometry {
+/// A tensor as lines (softmax, reductions): `outer` blocks of `length` x `inner` elements, each
+/// of the `inner` columns of a block one line (element k of a line at k * inner).
+struct LineGeometry {
   int64_t outer = 1, length = 1, inner = 1;
 };
+/// The lines a reduction over \p axes (sorted, normalized) of a tensor of \p shape reduces, or
+/// nullopt when the axes are not contiguous (extent-1 axes between them do not count).
+std::optional<LineGeometry> reduceGeometry(const std::vector<int64_t>& axes, const Dims& shape);
+
+/// Longest reduced line: its int32 sum stays below 128 * 2^23 = 2^30.
+inline constexpr int64_t kMaxReduceLength = int64_t{1} << 23;
+
+/// ReduceMean/Sum/Max/Min in int8 along lines.
+enum class Reduction : uint8_t { Mean, Sum, Max, Min };
+/// The reduction of ONNX op \p op (asserts it is one).
+Reduction reductionOf(ir::OpKind op);
+/// One reduced line of \p length int8 values at x[k * stride]: the int32 sum (Mean, Sum) or
+/// the maximum/minimum, requantized by \p m (Mean: s_in / (length * s_out); Sum, Max, Min:
+/// s_in / s_out).
+int8_t reduceLine(Reduction r, const int8_t* x, int64_t stride, int64_t length, QuantMultiplier m);
+/// The reduction of an s8 tensor by \p geo into an s8 tensor of \p outShape (outer x inner).
+Tensor reduce(Reduction r, const Tensor& x, const LineGeometry& geo, QuantMultiplier m,
+              const Dims& outShape);
 /// The lines of Softmax \p p over a tensor of \p shape: along p.axis (opset >= 13), or over the
 /// 2-D coercion at p.axis (every trailing axis in one line).
-SoftmaxGeometry softmaxGeometry(const ir::SoftmaxParams& p, const Dims& shape);
+LineGeometry softmaxGeometry(const ir::SoftmaxParams& p, const Dims& shape);
 
 /// One softmax line of \p length int8 values at x[k * stride] into out[k * stride].
 void softmaxLine(const int8_t* x, int64_t stride, int64_t length, std::span<const int32_t> expTable,
                  QuantMultiplier output, int8_t* out);
 /// Softmax of an s8 tensor of \p shape by \p geo: softmaxLine on every line.
-Tensor softmax(const Tensor& x, const SoftmaxGeometry& geo, std::span<const int32_t> expTable,
+Tensor softmax(const Tensor& x, const LineGeometry& geo, std::span<const int32_t> expTable,
                QuantMultiplier output);
 
 /// Linear Resize weights are integers in units of 2^-kInterpolationWeightBits.

@@ -53,6 +53,8 @@ enum class QuantOpKind {
   Interpolate,  ///< Resize/Upsample linear: integer weights per axis (interpolateAt); scale
                 ///< preserving
   Softmax,      ///< Softmax: exp table on max - q, integer division by the sum (softmaxLine)
+  Reduce,       ///< ReduceMean/Sum/Max/Min over contiguous axes: a line's sum or extremum,
+                ///< requantized (reduceLine)
   AveragePool,  ///< AveragePool, GlobalAveragePool: int32 sum, per-count multiplier
   AddSub,       ///< Add, Sub: two-stage rescale (AddSubMultipliers)
   Mul,          ///< Mul: requantize(qa * qb)
@@ -99,6 +101,9 @@ struct QuantNode {
 
   // --- Gather -------------------------------------------------------------------------------
   std::vector<int32_t> gatherIndex; ///< flat input index of every output element
+
+  // --- Reduce -------------------------------------------------------------------------------
+  QuantMultiplier reduceMultiplier; ///< Mean: s_in / (length * s_out); others: s_in / s_out
 
   // --- Softmax ------------------------------------------------------------------------------
   std::vector<int32_t> softmaxExp; ///< kLookupEntries entries: round(exp(-d * s_in) * 2^15)

@@ -40,6 +40,8 @@ std::string_view elementwiseFuncName(ElementwiseFunc f) {
     return "interpolate";
   case ElementwiseFunc::Softmax:
     return "softmax";
+  case ElementwiseFunc::Reduce:
+    return "reduce";
   }
   NNACCEL_UNREACHABLE("bad ElementwiseFunc");
   return "";
@@ -193,7 +195,7 @@ Lowered lowerInterpolation(const quant::QuantizedModel& qm, ir::NodeId id, Eleme
 /// lineLength elements inner apart.
 Lowered lowerSoftmax(const quant::QuantizedModel& qm, ir::NodeId id, ElementwiseLayer l) {
   const ir::ValueId in = qm.graph.node(id).inputs[0];
-  const quant::SoftmaxGeometry geo =
+  const quant::LineGeometry geo =
       quant::softmaxGeometry(ir::softmaxParams(qm.graph, id), l.outShape);
   ElementwisePass p;
   p.func = ElementwiseFunc::Softmax;
@@ -204,6 +206,26 @@ Lowered lowerSoftmax(const quant::QuantizedModel& qm, ir::NodeId id, Elementwise
   p.lineStride = geo.inner;
   p.multiplier = qm.node(id).softmaxOutput;
   l.expTable = qm.node(id).softmaxExp;
+  l.passes.push_back(std::move(p));
+  return l;
+}
+
+/// A reduction over contiguous axes: one pass whose points are the output elements (outer x
+/// inner), each reducing a line of the input.
+Lowered lowerReduce(const quant::QuantizedModel& qm, ir::NodeId id, ElementwiseLayer l) {
+  const ir::Node& n = qm.graph.node(id);
+  const ir::ValueId in = n.inputs[0];
+  const quant::LineGeometry geo =
+      *quant::reduceGeometry(ir::reduceParams(qm.graph, id).axes, qm.graph.value(in).shape);
+  ElementwisePass p;
+  p.func = ElementwiseFunc::Reduce;
+  p.reduction = quant::reductionOf(n.op);
+  p.extents = {geo.outer, geo.inner};
+  p.a = {in, 0, {geo.length * geo.inner, 1}};
+  p.out = {l.output, 0, {geo.inner, 1}};
+  p.lineLength = geo.length;
+  p.lineStride = geo.inner;
+  p.multiplier = qm.node(id).reduceMultiplier;
   l.passes.push_back(std::move(p));
   return l;
 }
@@ -333,6 +355,7 @@ int8_t applyFunc(const ElementwisePass& p, const std::vector<int8_t>& tables, in
     return quant::compareValue(p.comparison, p.multiplier, p.multiplierB, a, b);
   case ElementwiseFunc::Interpolate:
   case ElementwiseFunc::Softmax:
+  case ElementwiseFunc::Reduce:
     NNACCEL_UNREACHABLE("interpolation and softmax read several elements per point");
   }
   NNACCEL_UNREACHABLE("bad ElementwiseFunc");
@@ -349,6 +372,7 @@ int64_t ElementwiseLayer::elementOps() const {
   for (const ElementwisePass& p : passes)
     ops += p.points() * (p.func == ElementwiseFunc::Interpolate ? taps
                          : p.func == ElementwiseFunc::Softmax   ? 3 * p.lineLength
+                         : p.func == ElementwiseFunc::Reduce    ? p.lineLength
                                                                 : 1);
   return ops;
 }
@@ -365,7 +389,8 @@ namespace {
 int64_t footprint(const ElementwisePass& p, const StridedAccess& s) {
   if (p.func == ElementwiseFunc::Interpolate && &s == &p.a)
     return p.gatheredElements;
-  int64_t n = p.func == ElementwiseFunc::Softmax ? p.lineLength : 1;
+  const bool lines = p.func == ElementwiseFunc::Softmax || p.func == ElementwiseFunc::Reduce;
+  int64_t n = lines && &s == &p.a ? p.lineLength : 1;
   for (size_t k = 0; k < p.extents.size(); ++k)
     if (k < s.strides.size() && s.strides[k] != 0)
       n *= p.extents[k];
@@ -435,6 +460,8 @@ std::variant<ElementwiseLayer, std::string> lowerElementwise(const quant::Quanti
     return lowerInterpolation(qm, id, std::move(l));
   case QuantOpKind::Softmax:
     return lowerSoftmax(qm, id, std::move(l));
+  case QuantOpKind::Reduce:
+    return lowerReduce(qm, id, std::move(l));
   case QuantOpKind::DataMovement:
     return lowerDataMovement(qm, id, std::move(l));
   default:
@@ -451,6 +478,12 @@ Tensor runElementwise(const ElementwiseLayer& layer, const quant::QuantizedModel
     const int8_t* a = arity >= 1 ? operandData(p.a, qm, values) : nullptr;
     const int8_t* b = arity >= 2 ? operandData(p.b, qm, values) : nullptr;
     const auto tableAxis = static_cast<size_t>(p.tableAxis);
+    if (p.func == ElementwiseFunc::Reduce) {
+      forEachPoint(p, [&](int64_t ia, int64_t, int64_t io, const std::vector<int64_t>&) {
+        dst[io] = quant::reduceLine(p.reduction, a + ia, p.lineStride, p.lineLength, p.multiplier);
+      });
+      continue;
+    }
     if (p.func == ElementwiseFunc::Softmax) {
       forEachPoint(p, [&](int64_t ia, int64_t, int64_t io, const std::vector<int64_t>&) {
         quant::softmaxLine(a + ia, p.lineStride, p.lineLength, layer.expTable, p.multiplier,

@@ -414,16 +414,37 @@ TEST(Int8Kernels, SoftmaxDividesTableExponentialsByTheirSum) {
   EXPECT_EQ(table[4], 16384);
   const QuantMultiplier m = quantizeMultiplier(127.0 / 65536.0, 65536);
   const Tensor x = Tensor::fromVector<int8_t>({2, 3}, {8, 4, 0, -128, -128, -128});
-  const Tensor y = softmax(x, SoftmaxGeometry{2, 3, 1}, table, m);
+  const Tensor y = softmax(x, LineGeometry{2, 3, 1}, table, m);
   EXPECT_EQ(y.toInt64Vector(), (std::vector<int64_t>{73, 36, 18, 42, 42, 42}));
   // Lines along axis 1 of [2, 3, 2]: elements k * 2 apart.
-  const SoftmaxGeometry geo = softmaxGeometry(ir::SoftmaxParams{1, false}, {2, 3, 2});
+  const LineGeometry geo = softmaxGeometry(ir::SoftmaxParams{1, false}, {2, 3, 2});
   EXPECT_EQ(geo.outer, 2);
   EXPECT_EQ(geo.length, 3);
   EXPECT_EQ(geo.inner, 2);
-  const SoftmaxGeometry flat = softmaxGeometry(ir::SoftmaxParams{1, true}, {2, 3, 2});
+  const LineGeometry flat = softmaxGeometry(ir::SoftmaxParams{1, true}, {2, 3, 2});
   EXPECT_EQ(flat.length, 6);
   EXPECT_EQ(flat.inner, 1);
+}
+
+TEST(Int8Kernels, ReductionsRunAlongContiguousLines) {
+  const std::optional<LineGeometry> ch = reduceGeometry({1}, {2, 3, 4});
+  ASSERT_TRUE(ch);
+  EXPECT_EQ(ch->outer, 2);
+  EXPECT_EQ(ch->length, 3);
+  EXPECT_EQ(ch->inner, 4);
+  EXPECT_EQ(reduceGeometry({1, 2}, {2, 3, 4})->length, 12);
+  EXPECT_EQ(reduceGeometry({0, 2}, {2, 3, 4}), std::nullopt); // axis 1 kept between them
+  EXPECT_EQ(reduceGeometry({0, 2}, {2, 1, 4})->length, 8);    // an extent-1 gap is no gap
+  // Mean of {3, 4, 6} = 13 / 3 at the input scale (multiplier 1/3): round(4.33) = 4; the
+  // maximum 6 requantized by 1/2 gives 3; Sum of {-1, -2} by 1: -3.
+  const QuantMultiplier third = quantizeMultiplier(1.0 / 3.0, 384);
+  EXPECT_EQ(reduceLine(Reduction::Mean, std::array<int8_t, 3>{3, 4, 6}.data(), 1, 3, third), 4);
+  EXPECT_EQ(reduceLine(Reduction::Max, std::array<int8_t, 3>{3, 4, 6}.data(), 1, 3,
+                       quantizeMultiplier(0.5)),
+            3);
+  EXPECT_EQ(reduceLine(Reduction::Sum, std::array<int8_t, 4>{-1, 9, -2, 9}.data(), 2, 2,
+                       quantizeMultiplier(1.0)),
+            -3);
 }
 
 TEST(Int8Kernels, InterpolationRoundsTheWeightedSumHalfAwayFromZero) {

@@ -15,7 +15,8 @@
 /// Covered: standalone Relu/Clip (Clamp), every quant Lookup node (one table, or one per index
 /// along an axis), Add/Sub/Mul of tensors or constants and Min/Max of two tensors with numpy
 /// broadcasting, comparisons of two tensors (a 0/1 result), linear Resize (one interpolating
-/// pass through per-axis tap tables), Softmax (one pass over its lines), Concat (one
+/// pass through per-axis tap tables), Softmax and ReduceMean/Sum/Max/Min over contiguous axes
+/// (one pass over their lines), Concat (one
 /// requantizing pass per input into its slice of the output), Resize that repeats each input
 /// element an integer number of times (one copy pass with stride-0 repeat axes), Transpose,
 /// Slice and constant-zero Pad.
@@ -53,6 +54,9 @@ enum class ElementwiseFunc : uint8_t {
   /// quant::softmaxLine: each point is a line of lineLength elements, lineStride apart, from
   /// its a and out offsets (max, exponential table and sum, divide and requantize)
   Softmax,
+  /// quant::reduceLine(reduction, ..., multiplier): each point reduces a line of lineLength
+  /// elements of a, lineStride apart, into one output element
+  Reduce,
 };
 std::string_view elementwiseFuncName(ElementwiseFunc f);
 /// Operands the function reads: 0 (Fill), 1 or 2 (Add, Sub, Mul, Min, Max, Compare).
@@ -81,7 +85,8 @@ struct ElementwisePass {
   /// Interpolate: distinct elements of a the index tables reach (a.strides are a's row-major
   /// strides, which the table indices multiply)
   int64_t gatheredElements = 0;
-  int64_t lineLength = 1, lineStride = 1; ///< Softmax: elements per line and their spacing
+  int64_t lineLength = 1, lineStride = 1; ///< Softmax, Reduce: elements per line, spacing
+  quant::Reduction reduction = quant::Reduction::Mean; ///< Reduce
 
   int64_t points() const { return numElements(extents); }
 };
@@ -99,7 +104,8 @@ struct ElementwiseLayer {
 
   /// Operations the unit performs: one per point of every pass; an Interpolate point is one
   /// multiply-accumulate per tap (2^k for k interpolating axes); a Softmax point three per
-  /// element of its line (compare for the maximum, table read and add, divide and requantize).
+  /// element of its line (compare for the maximum, table read and add, divide and requantize);
+  /// a Reduce point one per element of its line.
   int64_t elementOps() const;
   /// Bytes of the interpolation index and weight tables (4 bytes per entry).
   int64_t interpolationTableBytes() const;

@@ -137,18 +137,22 @@ void PoolLowering::planLayout() {
   outAddr_[1] = 2 * inBufBytes_ + outBufBytes_;
 }
 
+/// \p records as the bytes of pool-table records (three int32 fields and one unused).
+std::vector<uint8_t> packRecords(const std::vector<std::array<int32_t, 3>>& records) {
+  std::vector<uint8_t> bytes(records.size() * kPoolRecordBytes, 0);
+  for (size_t i = 0; i < records.size(); ++i)
+    std::memcpy(bytes.data() + i * kPoolRecordBytes, records[i].data(), 3 * sizeof(int32_t));
+  return bytes;
+}
+
 /// \p records as pool-table records in a DRAM segment (at \p dramAddr, or a new segment when
 /// it is negative), DMA'd into the table from record \p firstRecord. Table ranges are tracked
 /// per record. Returns the segment's address.
 int64_t PoolLowering::tableDma(const std::vector<std::array<int32_t, 3>>& records,
                                int64_t firstRecord, int64_t dramAddr) {
   const auto count = static_cast<int64_t>(records.size());
-  if (dramAddr < 0) {
-    std::vector<uint8_t> table(records.size() * kPoolRecordBytes, 0);
-    for (size_t i = 0; i < records.size(); ++i)
-      std::memcpy(table.data() + i * kPoolRecordBytes, records[i].data(), 3 * sizeof(int32_t));
-    dramAddr = ctx_.addSegment(std::move(table));
-  }
+  if (dramAddr < 0)
+    dramAddr = ctx_.addSegment(packRecords(records));
   DmaLoad t;
   t.space = OnChip::PoolTable;
   t.elemBytes = 1;
@@ -174,10 +178,7 @@ void PoolLowering::loadColumnTaps() {
   if (!interpolates())
     return;
   tableDma(d_.columnTaps, 0, -1);
-  std::vector<uint8_t> rows(d_.rowTaps.size() * kPoolRecordBytes, 0);
-  for (size_t i = 0; i < d_.rowTaps.size(); ++i)
-    std::memcpy(rows.data() + i * kPoolRecordBytes, d_.rowTaps[i].data(), 3 * sizeof(int32_t));
-  rowTapsAddr_ = ctx_.addSegment(std::move(rows));
+  rowTapsAddr_ = ctx_.addSegment(packRecords(d_.rowTaps));
 }
 
 /// The steps, in (image, channel block, band) order.

@@ -127,6 +127,27 @@ TEST(Elementwise, SoftmaxLinesRunOnePointPerLine) {
   EXPECT_EQ(layers.at("sm").activationReadBytes(g), 120);
 }
 
+TEST(Elementwise, ReductionsOverContiguousAxesReduceOneLinePerOutput) {
+  // LayerNorm's mean over channels, and a channel-attention max over channels (CBAM).
+  GraphBuilder b;
+  const auto x = b.input("x", {1, 6, 4, 5});
+  const auto mean = b.op(OpKind::ReduceMean, "mean", {x}, attrs({{"axes", Dims{-1}}}));
+  const auto max = b.op(OpKind::ReduceMax, "max", {x}, attrs({{"axes", Dims{1}}}));
+  const auto sum = b.op(OpKind::ReduceSum, "sum", {x, b.ints("axes", {1, 2})});
+  const ir::Graph g = finish(b, {mean, max, sum});
+  const auto layers = expectExact(g);
+  const ElementwisePass& p = layers.at("max").passes.at(0);
+  EXPECT_EQ(p.func, ElementwiseFunc::Reduce);
+  EXPECT_EQ(p.reduction, quant::Reduction::Max);
+  EXPECT_EQ(p.extents, (Dims{1, 20}));
+  EXPECT_EQ(p.lineLength, 6);
+  EXPECT_EQ(p.lineStride, 20);
+  EXPECT_EQ(layers.at("max").elementOps(), 120);
+  EXPECT_EQ(layers.at("max").activationReadBytes(g), 120);
+  EXPECT_EQ(layers.at("mean").passes.at(0).lineStride, 1);
+  EXPECT_EQ(layers.at("sum").passes.at(0).lineLength, 24);
+}
+
 TEST(Elementwise, LookupTablesFollowTheirAxis) {
   GraphBuilder b;
   const auto x = b.input("x", {1, 3, 2, 2});
