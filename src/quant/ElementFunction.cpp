@@ -66,7 +66,8 @@ std::optional<ElementFunction> nodeFunction(const QuantizedModel& qm, const Func
     ElementFunction f{.source = a.source};
     const bool subtract = n.op == ir::OpKind::Sub;
     for (size_t i = 0; i < f.table.size(); ++i)
-      f.table[i] = q.kind == QuantOpKind::Mul ? mulValue(q.mulMultiplier, a.table[i], b.table[i])
+      f.table[i] = n.op == ir::OpKind::Div      ? divValue(q.mulMultiplier, a.table[i], b.table[i])
+                   : q.kind == QuantOpKind::Mul ? mulValue(q.mulMultiplier, a.table[i], b.table[i])
                    : q.kind == QuantOpKind::MinMax
                        ? minMaxValue(n.op == ir::OpKind::Max, q.inputMultipliers.at(0),
                                      q.inputMultipliers.at(1), a.table[i], b.table[i])

@@ -162,7 +162,7 @@ std::vector<QuantTensor> evalNodeImpl(const QuantizedModel& m, ir::NodeId id,
     y = addSub(n.op == ir::OpKind::Sub, q.addSub, operand(0), operand(1), outShape);
     break;
   case QuantOpKind::Mul:
-    y = mul(q.mulMultiplier, operand(0), operand(1), outShape);
+    y = mul(q.mulMultiplier, operand(0), operand(1), outShape, n.op == ir::OpKind::Div);
     break;
   case QuantOpKind::Lookup:
     y = lookup(operand(0), q.lookupTables, q.lookupAxis);

@@ -279,7 +279,8 @@ Tensor addSub(bool subtract, const AddSubMultipliers& m, const Tensor& a, const 
   return out;
 }
 
-Tensor mul(QuantMultiplier output, const Tensor& a, const Tensor& b, const Dims& outShape) {
+Tensor mul(QuantMultiplier output, const Tensor& a, const Tensor& b, const Dims& outShape,
+           bool divide) {
   requireS8(a, "mul");
   requireS8(b, "mul");
   Tensor out(DType::I8, outShape);
@@ -287,7 +288,7 @@ Tensor mul(QuantMultiplier output, const Tensor& a, const Tensor& b, const Dims&
   const int8_t* pb = b.data<int8_t>();
   int8_t* dst = out.data<int8_t>();
   forEachBroadcast(outShape, a.shape(), b.shape(), [&](int64_t i, int64_t ia, int64_t ib) {
-    dst[i] = mulValue(output, pa[ia], pb[ib]);
+    dst[i] = divide ? divValue(output, pa[ia], pb[ib]) : mulValue(output, pa[ia], pb[ib]);
   });
   return out;
 }

@@ -602,7 +602,11 @@ QuantNode classifyNode(const Graph& g, NodeId id) {
   }
   case OpKind::Div:
     if (!g.isConstant(inputAt(n, 1))) {
-      return island("its divisor is not a constant");
+      // A tensor divided by a computed tensor: the dividend times an integer reciprocal.
+      if (!isF32(g, inputAt(n, 0)) || !isF32(g, inputAt(n, 1))) {
+        return island("its inputs are not f32");
+      }
+      return ofKind(QuantOpKind::Mul);
     }
     return classifyLookup(g, id);
   case OpKind::Pow:
@@ -849,10 +853,17 @@ private:
       break;
     }
     case QuantOpKind::Mul:
-      q.mulMultiplier = multiplier(id,
-                                   static_cast<double>(inScales[0]) *
-                                       static_cast<double>(inScales[1]) / static_cast<double>(sOut),
-                                   "output");
+      q.mulMultiplier =
+          n.op == OpKind::Div
+              ? multiplier(id,
+                           static_cast<double>(inScales[0]) /
+                               (std::ldexp(static_cast<double>(inScales[1]), kReciprocalBits) *
+                                static_cast<double>(sOut)),
+                           "output", int64_t{1} << 30)
+              : multiplier(id,
+                           static_cast<double>(inScales[0]) * static_cast<double>(inScales[1]) /
+                               static_cast<double>(sOut),
+                           "output");
       break;
     case QuantOpKind::Concat:
     case QuantOpKind::MinMax:

@@ -103,6 +103,20 @@ inline int8_t mulValue(QuantMultiplier output, int32_t qa, int32_t qb) {
   return static_cast<int8_t>(requantize(qa * qb, output));
 }
 
+/// Div of two int8 tensors multiplies by a reciprocal in units of 2^-kReciprocalBits.
+inline constexpr int kReciprocalBits = 23;
+/// One element of a Div of two tensors: requantize(qa * round(2^23 / qb), output) with output =
+/// s_a / (2^23 * s_b * s_out) (|qa * r| <= 2^30); a zero divisor saturates like x / 0 = +-inf
+/// (0 for 0 / 0).
+inline int8_t divValue(QuantMultiplier output, int32_t qa, int32_t qb) {
+  if (qb == 0)
+    return static_cast<int8_t>(qa > 0 ? kInt8Max : qa < 0 ? kInt8Min : 0);
+  const int32_t half = (qb > 0 ? qb : -qb) / 2;
+  const int32_t num = int32_t{1} << kReciprocalBits;
+  const int32_t r = qb > 0 ? (num + half) / qb : -((num + half) / -qb); // round half away
+  return static_cast<int8_t>(requantize(qa * r, output));
+}
+
 /// One element of minMax(): the larger (\p max) or smaller of the operands, each requantized to
 /// the output scale by its multiplier (\p ma: s_a / s_out, \p mb: s_b / s_out).
 inline int8_t minMaxValue(bool max, QuantMultiplier ma, QuantMultiplier mb, int32_t qa,
@@ -114,8 +128,10 @@ inline int8_t minMaxValue(bool max, QuantMultiplier ma, QuantMultiplier mb, int3
 /// Add (or Sub when \p subtract) of two s8 tensors with numpy broadcasting to \p outShape.
 Tensor addSub(bool subtract, const AddSubMultipliers& m, const Tensor& a, const Tensor& b,
               const Dims& outShape);
-/// Mul of two s8 tensors with numpy broadcasting: out = requantize(qa * qb, output).
-Tensor mul(QuantMultiplier output, const Tensor& a, const Tensor& b, const Dims& outShape);
+/// Mul of two s8 tensors with numpy broadcasting: out = requantize(qa * qb, output); with
+/// \p divide, Div of two tensors (divValue).
+Tensor mul(QuantMultiplier output, const Tensor& a, const Tensor& b, const Dims& outShape,
+           bool divide = false);
 /// Max (\p max) or Min of two s8 tensors with numpy broadcasting (minMaxValue).
 Tensor minMax(bool max, QuantMultiplier ma, QuantMultiplier mb, const Tensor& a, const Tensor& b,
               const Dims& outShape);

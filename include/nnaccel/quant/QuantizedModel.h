@@ -57,7 +57,7 @@ enum class QuantOpKind {
                 ///< requantized (reduceLine)
   AveragePool,  ///< AveragePool, GlobalAveragePool: int32 sum, per-count multiplier
   AddSub,       ///< Add, Sub: two-stage rescale (AddSubMultipliers)
-  Mul,          ///< Mul: requantize(qa * qb)
+  Mul,          ///< Mul: requantize(qa * qb); Div of two tensors: divValue
   Concat,       ///< inputs requantized to the output scale, then concatenated
   MinMax,       ///< Min, Max of two tensors: both requantized to the output scale, compared
   Compare,      ///< Equal, Greater, Less, GreaterOrEqual, LessOrEqual: both operands onto the
@@ -94,8 +94,9 @@ struct QuantNode {
   std::vector<CountMultiplier> countMultipliers; ///< s_in / (s_out * count), ascending count
 
   // --- AddSub / Mul / Concat / MinMax -------------------------------------------------------
-  AddSubMultipliers addSub;      ///< AddSub
-  QuantMultiplier mulMultiplier; ///< Mul: s_a * s_b / s_out
+  AddSubMultipliers addSub; ///< AddSub
+  /// Mul: s_a * s_b / s_out; Div (kind Mul): s_a / (2^kReciprocalBits * s_b * s_out)
+  QuantMultiplier mulMultiplier;
   /// Concat, MinMax: s_in[i] / s_out per input; Compare: s_in[i] / max(s_in[0], s_in[1])
   std::vector<QuantMultiplier> inputMultipliers;
 

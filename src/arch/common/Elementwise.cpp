@@ -36,6 +36,8 @@ std::string_view elementwiseFuncName(ElementwiseFunc f) {
     return "fill";
   case ElementwiseFunc::Compare:
     return "compare";
+  case ElementwiseFunc::Div:
+    return "div";
   case ElementwiseFunc::Interpolate:
     return "interpolate";
   case ElementwiseFunc::Softmax:
@@ -57,6 +59,7 @@ int elementwiseArity(ElementwiseFunc f) {
   case ElementwiseFunc::Min:
   case ElementwiseFunc::Max:
   case ElementwiseFunc::Compare:
+  case ElementwiseFunc::Div:
     return 2;
   default:
     return 1;
@@ -95,6 +98,7 @@ Lowered lowerBinary(const quant::QuantizedModel& qm, ir::NodeId id, ElementwiseL
   const quant::QuantNode& q = qm.node(id);
   const ElementwiseFunc func = ir::isComparison(n.op)    ? ElementwiseFunc::Compare
                                : n.op == ir::OpKind::Mul ? ElementwiseFunc::Mul
+                               : n.op == ir::OpKind::Div ? ElementwiseFunc::Div
                                : n.op == ir::OpKind::Sub ? ElementwiseFunc::Sub
                                : n.op == ir::OpKind::Min ? ElementwiseFunc::Min
                                : n.op == ir::OpKind::Max ? ElementwiseFunc::Max
@@ -353,6 +357,8 @@ int8_t applyFunc(const ElementwisePass& p, const std::vector<int8_t>& tables, in
     return 0;
   case ElementwiseFunc::Compare:
     return quant::compareValue(p.comparison, p.multiplier, p.multiplierB, a, b);
+  case ElementwiseFunc::Div:
+    return quant::divValue(p.multiplier, a, b);
   case ElementwiseFunc::Interpolate:
   case ElementwiseFunc::Softmax:
   case ElementwiseFunc::Reduce:

@@ -163,7 +163,7 @@ TEST(Quantizer, ClassifiesNodesAndExplainsFloatIslands) {
   EXPECT_EQ(reason("full_c"), "C is not a per-column bias (shape 3x5)");
   EXPECT_EQ(reason("reflect"), "only constant-mode Pad has an integer form");
   EXPECT_EQ(reason("pad_one"), "its pad value is not 0");
-  EXPECT_EQ(reason("div"), "its divisor is not a constant");
+  EXPECT_EQ(m.node(nodeNamed(g, "div")).kind, QuantOpKind::Mul); // a Div of two tensors
   EXPECT_EQ(m.node(nodeNamed(g, "to4d")).kind, QuantOpKind::DataMovement);
   // Islands still agree closely with fp32.
   Int8Executor ex(m);
@@ -424,6 +424,19 @@ TEST(Int8Kernels, SoftmaxDividesTableExponentialsByTheirSum) {
   const LineGeometry flat = softmaxGeometry(ir::SoftmaxParams{1, true}, {2, 3, 2});
   EXPECT_EQ(flat.length, 6);
   EXPECT_EQ(flat.inner, 1);
+}
+
+TEST(Int8Kernels, DivMultipliesByARoundedReciprocal) {
+  // All scales 1: the multiplier is 2^-23 and out = round(qa * round(2^23 / qb) / 2^23).
+  const QuantMultiplier m = quantizeMultiplier(std::ldexp(1.0, -kReciprocalBits), 1 << 30);
+  EXPECT_EQ(divValue(m, 10, 4), 3);   // 2.5 rounds away from zero
+  EXPECT_EQ(divValue(m, -10, 4), -3); // -2.5
+  EXPECT_EQ(divValue(m, 7, -3), -2);  // -2.33
+  EXPECT_EQ(divValue(m, -128, 1), -128);
+  // A zero divisor saturates like x / 0 = +-inf; 0 / 0 gives 0.
+  EXPECT_EQ(divValue(m, 5, 0), 127);
+  EXPECT_EQ(divValue(m, -5, 0), -128);
+  EXPECT_EQ(divValue(m, 0, 0), 0);
 }
 
 TEST(Int8Kernels, ReductionsRunAlongContiguousLines) {

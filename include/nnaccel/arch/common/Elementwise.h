@@ -48,6 +48,7 @@ enum class ElementwiseFunc : uint8_t {
   Copy,       ///< a
   Fill,       ///< 0 (the int8 zero of a constant-zero Pad); reads nothing
   Compare,    ///< quant::compareValue(comparison, multiplier, multiplierB, a, b): 0 or 1
+  Div,        ///< quant::divValue(multiplier, a, b): a times an integer reciprocal of b
   /// quant::interpolateAt over the layer's interpolation tables: a is read through per-axis
   /// index tables (two taps per interpolating axis), not through its strides alone
   Interpolate,

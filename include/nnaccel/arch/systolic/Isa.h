@@ -213,6 +213,7 @@ enum class VectorFunc : uint8_t {
   Less,           ///< quant::compareValue(Less, ...)
   GreaterOrEqual, ///< quant::compareValue(GreaterOrEqual, ...)
   LessOrEqual,    ///< quant::compareValue(LessOrEqual, ...)
+  Div,            ///< quant::divValue(outM, a, b): a times round(2^23 / b), requantized
 };
 
 /// True for the comparisons (Equal ... LessOrEqual), which rescale both operands by aM, bM.
@@ -223,7 +224,7 @@ constexpr bool isComparison(VectorFunc f) {
 /// True for the functions that read operand B.
 constexpr bool isBinary(VectorFunc f) {
   return f == VectorFunc::Add || f == VectorFunc::Sub || f == VectorFunc::Mul ||
-         f == VectorFunc::Min || f == VectorFunc::Max || isComparison(f);
+         f == VectorFunc::Min || f == VectorFunc::Max || isComparison(f) || f == VectorFunc::Div;
 }
 
 /// Vector (element-wise) unit of the pooling engine, SBUF -> SBUF, s8 programs only: the

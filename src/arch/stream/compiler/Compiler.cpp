@@ -87,6 +87,8 @@ void Mapper::lowerNode(ir::NodeId id) {
       return lowerAdd(id);
     break;
   case quant::QuantOpKind::Mul:
+    if (n.op != ir::OpKind::Mul)
+      break; // a Div of two tensors: no divider on the chip
     if (const std::optional<size_t> xi = channelScaleFrame(id))
       return lowerScale(id, *xi);
     break;

@@ -129,9 +129,11 @@ std::variant<ElementwisePlan, std::string> planBinary(const ir::Graph& g, ir::No
   // Min/Max and the comparisons rescale both operands and have no output multiplier.
   const bool minMax = qn.kind == quant::QuantOpKind::MinMax || compare;
   const bool subtract = n.op == ir::OpKind::Sub;
+  const bool divide = n.op == ir::OpKind::Div;
   p.op.func = add       ? (subtract ? VectorFunc::Sub : VectorFunc::Add)
               : compare ? comparisonFunc(quant::comparisonOf(n.op))
               : minMax  ? (n.op == ir::OpKind::Max ? VectorFunc::Max : VectorFunc::Min)
+              : divide  ? VectorFunc::Div
                         : VectorFunc::Mul;
   quant::QuantMultiplier ma = minMax ? qn.inputMultipliers.at(0) : qn.addSub.a;
   quant::QuantMultiplier mb = minMax ? qn.inputMultipliers.at(1) : qn.addSub.b;
@@ -139,7 +141,7 @@ std::variant<ElementwisePlan, std::string> planBinary(const ir::Graph& g, ir::No
   std::optional<OperandView> b = operandView(g.value(n.inputs[1]).shape, out);
   if (!a || !b)
     return broadcastNote(g, n);
-  if (a->perRow && !b->perRow && !subtract) {
+  if (a->perRow && !b->perRow && !subtract && !divide) {
     std::swap(a, b);
     std::swap(ma, mb);
     std::swap(p.inputA, p.inputB);
@@ -147,7 +149,10 @@ std::variant<ElementwisePlan, std::string> planBinary(const ir::Graph& g, ir::No
       p.op.func = comparisonFunc(swappedComparison(quant::comparisonOf(n.op)));
   }
   if (a->perRow)
-    return broadcastNote(g, n) + (subtract ? "; Sub's broadcast operand must be the second" : "");
+    return broadcastNote(g, n) +
+           (subtract || divide
+                ? fmt::format("; {}'s broadcast operand must be the second", ir::opName(n.op))
+                : "");
   p.a = *a;
   p.b = *b;
   if (add || minMax) {

@@ -61,7 +61,7 @@ template <> struct EnumInfo<OnChip> {
 template <> struct EnumInfo<VectorFunc> {
   static constexpr const char* kType = "vector function";
   static constexpr std::array kNames{"clamp", "lookup", "add", "sub", "mul", "requantize", "min",
-                                     "max",   "eq",     "gt",  "lt",  "ge",  "le"};
+                                     "max",   "eq",     "gt",  "lt",  "ge",  "le",         "div"};
 };
 template <> struct EnumInfo<ActFunc> {
   static constexpr const char* kType = "activation function";

@@ -40,6 +40,8 @@ std::optional<int8_t> apply(const Vector& v, int8_t a, int8_t b, const int8_t* t
     return addSub(v, a, b);
   case VectorFunc::Mul:
     return quant::mulValue(out, a, b);
+  case VectorFunc::Div:
+    return quant::divValue(out, a, b);
   case VectorFunc::Requantize:
     return static_cast<int8_t>(quant::requantize(a, out));
   case VectorFunc::Min:

@@ -148,6 +148,19 @@ TEST(Elementwise, ReductionsOverContiguousAxesReduceOneLinePerOutput) {
   EXPECT_EQ(layers.at("sum").passes.at(0).lineLength, 24);
 }
 
+TEST(Elementwise, DivOfTwoTensorsMultipliesByAReciprocal) {
+  // LayerNorm's (x - mean) / sqrt(var + eps): the divisor one value per row.
+  GraphBuilder b;
+  const auto x = b.input("x", {1, 4, 3, 5});
+  const auto d = b.input("d", {1, 4, 3, 1});
+  const auto q = b.op(OpKind::Div, "q", {x, b.op(OpKind::Sigmoid, "pos", {d})});
+  const ir::Graph g = finish(b, {q});
+  const auto layers = expectExact(g);
+  const ElementwisePass& p = layers.at("q").passes.at(0);
+  EXPECT_EQ(p.func, ElementwiseFunc::Div);
+  EXPECT_EQ(p.b.strides, (Dims{0, 3, 1, 0}));
+}
+
 TEST(Elementwise, LookupTablesFollowTheirAxis) {
   GraphBuilder b;
   const auto x = b.input("x", {1, 3, 2, 2});

@@ -221,6 +221,22 @@ TEST(SystolicVectorLowering, ComparisonsSwapTheirPredicateWithTheirOperands) {
   EXPECT_EQ(v[0].bStep, 0);
 }
 
+TEST(SystolicVectorLowering, DivKeepsItsOperandOrder) {
+  RawGraph g;
+  const ir::ValueId x = g.input("x", {1, 20, 6, 6});
+  const ir::ValueId gap = g.node(ir::OpKind::GlobalAveragePool, "gap", {x});
+  const ir::ValueId q = g.node(ir::OpKind::Div, "q", {x, gap}); // per-channel divisor: B
+  const SessionResult r = simulate(g.finish(g.node(ir::OpKind::Div, "back", {gap, q})));
+  const std::vector<Vector> v = opsOf<Vector>(r.program, layerNamed(r.program, "q"));
+  ASSERT_FALSE(v.empty());
+  EXPECT_EQ(v[0].func, VectorFunc::Div);
+  EXPECT_EQ(v[0].bStep, 0);
+  // A per-channel dividend cannot be swapped into B: the host, with the reason.
+  EXPECT_EQ(hostLayers(r.program), 1);
+  EXPECT_NE(layerNamed(r.program, "back").note.find("Div's broadcast operand must be the second"),
+            std::string::npos);
+}
+
 TEST(SystolicVectorLowering, LinearResizeIsAnInterpolatingPoolPerBand) {
   RawGraph g;
   const ir::ValueId x = g.input("x", {1, 20, 12, 12});
