@@ -2,11 +2,14 @@
 // inference's folding and the executors.
 #include "nnaccel/ir/LogicOps.h"
 
+#include "NodeInputs.h"
 #include "nnaccel/support/Error.h"
 
 #include <cstring>
 
 namespace nnaccel::ir {
+
+using detail::copyElement;
 
 namespace {
 
@@ -42,12 +45,6 @@ void forEachBroadcast(const Dims& out, const std::array<const Dims*, K>& shapes,
       index[d] = 0;
     }
   }
-}
-
-void copyElement(const Tensor& from, int64_t src, Tensor& to, int64_t dst) {
-  const size_t es = dtypeSizeBytes(from.dtype());
-  std::memcpy(to.rawData() + static_cast<size_t>(dst) * es,
-              from.rawData() + static_cast<size_t>(src) * es, es);
 }
 
 template <typename T> bool compare(OpKind op, T a, T b) {

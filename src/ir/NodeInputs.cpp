@@ -3,6 +3,7 @@
 
 #include "nnaccel/ir/ShapeOps.h"
 
+#include <cstring>
 #include <sstream>
 
 namespace nnaccel::ir::detail {
@@ -20,6 +21,12 @@ std::string quoted(const std::string& s) {
 
 std::string str(int64_t v) {
   return std::to_string(v);
+}
+
+void copyElement(const Tensor& from, int64_t src, Tensor& to, int64_t dst) {
+  const size_t es = dtypeSizeBytes(from.dtype());
+  std::memcpy(to.rawData() + static_cast<size_t>(dst) * es,
+              from.rawData() + static_cast<size_t>(src) * es, es);
 }
 
 void requireExtents(const Graph& g, NodeId id, const std::vector<int64_t>& values,

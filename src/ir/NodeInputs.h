@@ -37,6 +37,9 @@ std::string quoted(const std::string& s);
 /// Decimal text of \p v.
 std::string str(int64_t v);
 
+/// Copies element \p src of \p from to element \p dst of \p to (same dtype, bytewise).
+void copyElement(const Tensor& from, int64_t src, Tensor& to, int64_t dst);
+
 /// Throws Model "<what> value v is too large" unless |v| <= kMaxExtent for every value.
 void requireExtents(const Graph& g, NodeId id, const std::vector<int64_t>& values,
                     std::string_view what);

@@ -86,12 +86,6 @@ void requireKernelRank(const Graph& g, NodeId id, const Value& v, int64_t rank) 
   }
 }
 
-void copyElement(const Tensor& from, int64_t src, Tensor& to, int64_t dst) {
-  const size_t es = dtypeSizeBytes(from.dtype());
-  std::memcpy(to.rawData() + static_cast<size_t>(dst) * es,
-              from.rawData() + static_cast<size_t>(src) * es, es);
-}
-
 /// Advances a row-major multi-index over \p shape.
 void nextIndex(Dims& index, const Dims& shape) {
   for (size_t a = shape.size(); a-- > 0;) {
