@@ -218,6 +218,8 @@ private:
       return;
     if (int8() && ctx_.qm->node(id).kind == quant::QuantOpKind::Interpolate)
       return lowerInterpolateNode(id);
+    if (int8() && ctx_.qm->node(id).kind == quant::QuantOpKind::Reduce)
+      return lowerReduceNode(id);
     if (int8() && ctx_.qm->node(id).kind == quant::QuantOpKind::Softmax)
       return lowerHost(id, common::noUnitNote(g_, id, "systolic") +
                                ": its sum runs across SBUF partitions, and the pooling and "
@@ -712,6 +714,28 @@ private:
     d.outW = out[3];
     d.rowTaps = taps(axes[2]);
     d.columnTaps = taps(axes[3]);
+    emitPool(id, d);
+  }
+
+  /// ReduceMean/ReduceSum over the last axis: each line is one partition's row, so the pooling
+  /// engine averages it as a 1 x L window whose pool-table record holds the reduction's own
+  /// multiplier (the int32 line sum requantized once, as quant::reduceLine does). Other
+  /// reductions run across partitions: the host.
+  void lowerReduceNode(ir::NodeId id) {
+    const ir::Node& n = node(id);
+    const std::optional<quant::LineGeometry> geo =
+        quant::reduceGeometry(ir::reduceParams(g_, id).axes, g_.value(n.inputs[0]).shape);
+    const bool sumOrMean = n.op == ir::OpKind::ReduceMean || n.op == ir::OpKind::ReduceSum;
+    if (!geo || geo->inner != 1 || !sumOrMean || geo->length > INT32_MAX)
+      return lowerHost(id, common::noUnitNote(g_, id, "systolic") +
+                               ": only a sum or mean over the last axis stays in one partition");
+    const quant::QuantMultiplier m = ctx_.qm->node(id).reduceMultiplier;
+    PoolDesc d;
+    d.node = id;
+    d.kind = Pool::Kind::Average;
+    d.channels = geo->outer; // one line per partition
+    d.inW = d.kernelW = geo->length;
+    d.countTable.push_back({static_cast<int32_t>(geo->length), m.multiplier, m.shift});
     emitPool(id, d);
   }
 

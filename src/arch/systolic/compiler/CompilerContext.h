@@ -131,6 +131,7 @@ bool lowerPool(CompilerContext& ctx, const PoolDesc& d);
 struct VectorOperand {
   int64_t addr = 0;
   int64_t nStride = 0, cStride = 0;
+  int64_t sStride = 1; ///< elements between neighbours along s (the DMA's inner step)
   bool perRow = false;
   Range range; ///< the DRAM it lives in (hazard tracking); empty for an absent operand
 };
@@ -160,10 +161,13 @@ struct OperandView {
 /// Resize by integer factors).
 struct ElementwisePlan {
   enum class Kind : uint8_t { Vector, Concat, Replicate } kind = Kind::Vector;
-  Vector op;                      ///< Vector: func, multipliers, clamp
-  int inputA = 0, inputB = -1;    ///< node inputs read as A and B (-1: unary)
-  OperandView a, b;               ///< their views
-  bool perChannelTables = false;  ///< Lookup: one table per channel
+  Vector op;                     ///< Vector: func, multipliers, clamp
+  int inputA = 0, inputB = -1;   ///< node inputs read as A and B (-1: unary)
+  OperandView a, b;              ///< their views
+  bool perChannelTables = false; ///< Lookup: one table per channel
+  /// Lookup whose tables vary along the last axis of a rank >= 3 tensor (a LayerNorm affine on
+  /// [N, T, C]): that axis goes to the partitions, the DMA reading the tensor transposed
+  bool lastAxisOnPartitions = false;
   int64_t scaleH = 1, scaleW = 1; ///< Replicate: the integer factors
 };
 

@@ -220,13 +220,15 @@ ElementwisePlan unaryPlan(const ir::Graph& g, ir::NodeId id) {
 std::variant<ElementwisePlan, std::string> planLookup(const ir::Graph& g, ir::NodeId id,
                                                       const quant::QuantNode& qn) {
   const size_t rank = g.value(g.node(id).inputs[0]).shape.size();
-  if (qn.lookupAxis >= 0 && qn.lookupAxis != channelAxis(rank))
+  const bool lastAxis = rank >= 3 && qn.lookupAxis == static_cast<int64_t>(rank) - 1;
+  if (qn.lookupAxis >= 0 && qn.lookupAxis != channelAxis(rank) && !lastAxis)
     return fmt::format("lookup tables vary along axis {}; the table memory holds one per channel "
                        "(axis {})",
                        qn.lookupAxis, channelAxis(rank));
   ElementwisePlan p = unaryPlan(g, id);
   p.op.func = VectorFunc::Lookup;
   p.perChannelTables = qn.lookupAxis >= 0;
+  p.lastAxisOnPartitions = lastAxis;
   return p;
 }
 
@@ -285,10 +287,10 @@ private:
     op.partitionCount = s.cCount;
     op.outerCount = s.nCount;
     op.innerCount = o.perRow ? 1 : s.len;
-    op.dram.addr = o.addr + s.n0 * o.nStride + s.c0 * o.cStride + (o.perRow ? 0 : s.s0);
+    op.dram.addr = o.addr + s.n0 * o.nStride + s.c0 * o.cStride + (o.perRow ? 0 : s.s0 * o.sStride);
     op.dram.partitionStride = o.cStride;
     op.dram.outerStride = o.nStride;
-    op.dram.innerStep = 1;
+    op.dram.innerStep = o.sStride;
     op.sbufAddr = sbufAddr;
     op.sbufOuterStride = op.innerCount;
     em_.emit(op, {o.range}, {sbuf(sbufAddr, bufBytes_)});
@@ -345,10 +347,11 @@ private:
     op.partitionCount = s.cCount;
     op.outerCount = s.nCount;
     op.innerCount = s.len;
-    op.dram.addr = d_.out.addr + s.n0 * d_.out.nStride + s.c0 * d_.out.cStride + s.s0;
+    op.dram.addr =
+        d_.out.addr + s.n0 * d_.out.nStride + s.c0 * d_.out.cStride + s.s0 * d_.out.sStride;
     op.dram.partitionStride = d_.out.cStride;
     op.dram.outerStride = d_.out.nStride;
-    op.dram.innerStep = 1;
+    op.dram.innerStep = d_.out.sStride;
     op.sbufAddr = aAddr(k);
     op.sbufOuterStride = s.len;
     em_.emit(op, {sbuf(op.sbufAddr, bufBytes_)}, {d_.out.range});
@@ -397,7 +400,7 @@ private:
   }
 
   VectorOperand operand(const Range& r, const OperandView& v, int64_t offset = 0) const {
-    return VectorOperand{r.lo + offset, v.nStride, v.cStride, v.perRow, r};
+    return VectorOperand{r.lo + offset, v.nStride, v.cStride, 1, v.perRow, r};
   }
 
   Ncs outNcs() const { return ncsOf(ctx_.g.value(n_.outputs[0]).shape); }
@@ -419,6 +422,8 @@ private:
   }
 
   void elementwise() {
+    if (p_.lastAxisOnPartitions)
+      return lastAxisLookup();
     VectorDesc d = desc(outNcs());
     d.a = operand(inputRange(static_cast<size_t>(p_.inputA)), p_.a);
     if (p_.inputB >= 0)
@@ -429,6 +434,22 @@ private:
       d.tablesAddr = ctx_.addSegment(std::vector<uint8_t>(t.begin(), t.end()));
       d.perChannelTables = p_.perChannelTables;
     }
+    lowerVector(ctx_, d);
+  }
+
+  /// A lookup whose tables vary along the last axis (C) of [N, ..., C]: C on the partitions, the
+  /// middle axes as the plane, both tensors read and written transposed (DMA inner step C).
+  void lastAxisLookup() {
+    const Dims& shape = ctx_.g.value(n_.outputs[0]).shape;
+    const Ncs t{shape.front(), shape.back(), numElements(shape) / (shape.front() * shape.back())};
+    const OperandView v{t.c * t.s, 1, false};
+    VectorDesc d = desc(t);
+    d.a = operand(inputRange(static_cast<size_t>(p_.inputA)), v);
+    d.out = operand(ctx_.dramRange(io_.output), v);
+    d.a.sStride = d.out.sStride = t.c;
+    const std::vector<int8_t>& tables = ctx_.qm->node(id_).lookupTables;
+    d.tablesAddr = ctx_.addSegment(std::vector<uint8_t>(tables.begin(), tables.end()));
+    d.perChannelTables = true;
     lowerVector(ctx_, d);
   }
 

@@ -237,6 +237,27 @@ TEST(SystolicVectorLowering, DivKeepsItsOperandOrder) {
             std::string::npos);
 }
 
+TEST(SystolicVectorLowering, ReductionsOverTheLastAxisAverageOnThePoolingEngine) {
+  // LayerNorm's mean over channels of [N, T, C]: each token's row lies in one partition.
+  RawGraph g;
+  const ir::ValueId x = g.input("x", {2, 40, 24});
+  ir::AttrMap last;
+  last.set("axes", Dims{-1});
+  const ir::ValueId mean = g.node(ir::OpKind::ReduceMean, "mean", {x}, last);
+  ir::AttrMap middle;
+  middle.set("axes", Dims{1});
+  const SessionResult r =
+      simulate(g.finish(g.node(ir::OpKind::ReduceMax, "across", {mean}, middle)));
+  const std::vector<Pool> p = opsOf<Pool>(r.program, layerNamed(r.program, "mean"));
+  ASSERT_FALSE(p.empty());
+  EXPECT_EQ(p[0].kind, Pool::Kind::Average);
+  EXPECT_EQ(p[0].kernelW, 24);
+  // A reduction across partitions stays on the host, with the reason.
+  EXPECT_EQ(hostLayers(r.program), 1);
+  EXPECT_NE(layerNamed(r.program, "across").note.find("only a sum or mean over the last axis"),
+            std::string::npos);
+}
+
 TEST(SystolicVectorLowering, LinearResizeIsAnInterpolatingPoolPerBand) {
   RawGraph g;
   const ir::ValueId x = g.input("x", {1, 20, 12, 12});
@@ -256,13 +277,13 @@ TEST(SystolicVectorLowering, LinearResizeIsAnInterpolatingPoolPerBand) {
 TEST(SystolicVectorLowering, BroadcastsThatDoNotFitStayOnTheHostWithTheirReason) {
   RawGraph g;
   const ir::ValueId x = g.input("x", {1, 4, 6, 6});
-  const ir::ValueId row = g.node(ir::OpKind::Add, "row", {x, g.constant("w", {6})});
+  const ir::ValueId row = g.node(ir::OpKind::Add, "row", {x, g.constant("w", {6, 1})});
   const ir::ValueId sub = g.node(ir::OpKind::Sub, "rsub", {g.constant("c", {1, 4, 1, 1}), row});
   const SessionResult r = simulate(g.finish(sub));
   EXPECT_EQ(hostLayers(r.program), 2);
-  // x + w[6] is a lookup table per column (quant): the table memory holds one per channel.
+  // x + w[6, 1] is a lookup table per row (quant): neither the channel axis nor the last one.
   EXPECT_EQ(layerNamed(r.program, "row").note,
-            "lookup tables vary along axis 3; the table memory holds one per channel (axis 1)");
+            "lookup tables vary along axis 2; the table memory holds one per channel (axis 1)");
   EXPECT_EQ(layerNamed(r.program, "rsub").note,
             "broadcast 1x4x1x1 x 1x4x6x6 -> 1x4x6x6 does not fit the vector unit (each operand "
             "must be the full tensor, one value per channel, or a scalar); Sub's broadcast operand "
@@ -285,8 +306,18 @@ TEST(SystolicVectorLowering, LookupTablesPerChannelOrHost) {
     if (d.space == OnChip::LookupTable)
       tableParts.push_back(d.partitionCount);
   EXPECT_EQ(tableParts, (std::vector<int64_t>{16, 4})); // one table per channel, per block
-  EXPECT_EQ(layerNamed(r.program, "prelu_w").note,
-            "lookup tables vary along axis 3; the table memory holds one per channel (axis 1)");
+  // Tables along the last axis (a LayerNorm affine): that axis on the partitions, the tensor
+  // read and written transposed (DMA inner step = its 4 columns).
+  const Layer& w = layerNamed(r.program, "prelu_w");
+  EXPECT_EQ(w.unit, LayerUnit::Vector);
+  bool transposed = false;
+  for (const DmaLoad& d : opsOf<DmaLoad>(r.program, w)) {
+    if (d.space == OnChip::LookupTable)
+      EXPECT_EQ(d.partitionCount, 4);
+    else
+      transposed = transposed || d.dram.innerStep == 4;
+  }
+  EXPECT_TRUE(transposed);
 }
 
 TEST(SystolicVectorLowering, ConcatCopiesOrRequantizesEachInput) {
