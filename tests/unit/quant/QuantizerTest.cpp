@@ -439,6 +439,18 @@ TEST(Int8Kernels, DivMultipliesByARoundedReciprocal) {
   EXPECT_EQ(divValue(m, 0, 0), 0);
 }
 
+TEST(Quantizer, ReductionsOverSeparateAxesAreFloatIslands) {
+  GraphBuilder b;
+  const auto x = b.input("x", {2, 3, 4});
+  const auto gap = b.op(OpKind::ReduceMean, "gap", {x}, attrs({{"axes", Dims{0, 2}}}));
+  const auto row = b.op(OpKind::ReduceMax, "row", {x}, attrs({{"axes", Dims{2}}}));
+  const ir::Graph g = finish(b, {gap, row});
+  const QuantizedModel m = quantize(g, {});
+  EXPECT_EQ(m.node(nodeNamed(g, "gap")).kind, QuantOpKind::FloatIsland);
+  EXPECT_EQ(m.node(nodeNamed(g, "gap")).islandReason, "its reduced axes are not contiguous");
+  EXPECT_EQ(m.node(nodeNamed(g, "row")).kind, QuantOpKind::Reduce);
+}
+
 TEST(Int8Kernels, ReductionsRunAlongContiguousLines) {
   const std::optional<LineGeometry> ch = reduceGeometry({1}, {2, 3, 4});
   ASSERT_TRUE(ch);

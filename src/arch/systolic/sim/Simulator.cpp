@@ -882,13 +882,14 @@ struct Simulator::Impl {
         interpolationAxis(p.tableRow0, p.outRows, p.srcRow0, p.srcRows, "row"),
         interpolationAxis(0, p.outW, 0, p.inW, "column")};
     const Dims inStrides{p.srcRowStride, 1};
+    Dims at(2, 0); // (output row, output column), reused: this loop runs once per element
     for (int64_t part = p.partitionStart; part < p.partitionStart + p.partitions; ++part) {
       uint8_t* base = sbuf.data() + part * sbufPartitionBytes;
       const auto* src = reinterpret_cast<const int8_t*>(base + p.src);
-      for (int64_t r = 0; r < p.outRows; ++r)
-        for (int64_t c = 0; c < p.outW; ++c)
-          storeElem<int8_t>(base + p.dst + r * p.dstRowStride + c,
-                            quant::interpolateAt(src, inStrides, axes, Dims{r, c}));
+      for (at[0] = 0; at[0] < p.outRows; ++at[0])
+        for (at[1] = 0; at[1] < p.outW; ++at[1])
+          storeElem<int8_t>(base + p.dst + at[0] * p.dstRowStride + at[1],
+                            quant::interpolateAt(src, inStrides, axes, at));
     }
   }
 
