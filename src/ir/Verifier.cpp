@@ -285,8 +285,7 @@ private:
                       ", which must be a " + std::string(opName(n.fusedActivation->kind)) +
                       " reading this node's output");
     }
-    const bool isGraphOutput =
-        std::find(g_.outputs.begin(), g_.outputs.end(), out) != g_.outputs.end();
+    const bool isGraphOutput = g_.isOutput(out);
     if (g_.users(out).size() != 1 || isGraphOutput) {
       g_.fail(id, "fused activation requires the output " + quoted(g_.value(out).name) +
                       " to have no other use");

@@ -9,7 +9,7 @@
 namespace nnaccel::passes::detail {
 
 inline bool isGraphOutput(const ir::Graph& g, ir::ValueId v) {
-  return std::find(g.outputs.begin(), g.outputs.end(), v) != g.outputs.end();
+  return g.isOutput(v);
 }
 
 inline bool isGraphInput(const ir::Graph& g, ir::ValueId v) {

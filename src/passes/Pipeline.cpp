@@ -7,6 +7,7 @@
 #include "nnaccel/passes/ConstantFolding.h"
 #include "nnaccel/passes/EliminateIdentity.h"
 #include "nnaccel/passes/FoldBatchNorm.h"
+#include "nnaccel/passes/FoldPad.h"
 #include "nnaccel/passes/FuseActivation.h"
 #include "nnaccel/passes/FuseHardActivations.h"
 
@@ -20,6 +21,7 @@ void runDefaultPipeline(ir::Graph& g) {
   foldBatchNorm(g);
   foldConstantAffine(g);
   eliminateIdentity(g);
+  foldPadIntoConv(g);
   g.removeDeadNodes();
   fuseActivations(g);
   ir::inferShapes(g);

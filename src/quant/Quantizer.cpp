@@ -191,7 +191,7 @@ bool isF32(const Graph& g, ValueId v) {
 }
 
 bool isGraphOutput(const Graph& g, ValueId v) {
-  return std::find(g.outputs.begin(), g.outputs.end(), v) != g.outputs.end();
+  return g.isOutput(v);
 }
 
 bool isUsed(const Graph& g, ValueId v) {

@@ -16,6 +16,7 @@
 #include "nnaccel/ir/OpKind.h"
 #include "nnaccel/tensor/Tensor.h"
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
@@ -92,6 +93,10 @@ public:
   std::optional<ValueId> findValue(const std::string& valueName) const;
   size_t numValues() const { return values_.size(); }
   bool isConstant(ValueId id) const { return id != kNoValue && value(id).constant != nullptr; }
+  /// True when \p id is one of the graph's outputs.
+  bool isOutput(ValueId id) const {
+    return std::find(outputs.begin(), outputs.end(), id) != outputs.end();
+  }
 
   // --- nodes --------------------------------------------------------------------------------
   /// Appends a node and records it as producer of its outputs. Does not re-sort.

@@ -209,6 +209,9 @@ struct Layer {
   int64_t discardedMacs = 0;        ///< of those, at positions a later Sample discards
   int64_t latencyPositions = 0;     ///< compiler's figure: input (i, j) -> output (i, j)
   int64_t fifoValues = 0;           ///< values held in this layer's FIFOs
+  /// The output tensor's layout is NHWC, the stream's own order (a table applied to an NHWC
+  /// input before its Transpose to NCHW), rather than NCHW.
+  bool outPixelMajor = false;
 };
 
 struct Program {

@@ -12,14 +12,6 @@
 
 namespace nnaccel::arch::stream::detail {
 
-namespace {
-
-bool isGraphOutput(const ir::Graph& g, ir::ValueId v) {
-  return std::find(g.outputs.begin(), g.outputs.end(), v) != g.outputs.end();
-}
-
-} // namespace
-
 /// Finds every chain: its interior nodes (all of whose readers continue the chain from the same
 /// source) and its ends, by source.
 void Mapper::planElementChains() {
@@ -36,7 +28,7 @@ void Mapper::planElementChains() {
     const ir::ValueId y = n.outputs[0];
     const ir::ValueId source = functions_[static_cast<size_t>(y)]->source;
     const std::vector<ir::NodeId> users = g_.users(y);
-    bool interior = !users.empty() && !isGraphOutput(g_, y);
+    bool interior = !users.empty() && !g_.isOutput(y);
     for (ir::NodeId u : users) {
       const ir::Node& un = g_.node(u);
       const auto& f =
@@ -69,7 +61,7 @@ bool Mapper::lowerElementChain(ir::NodeId id) {
     return true;
   }
   // The source's aux tile may take the table when this chain is the source's only reader.
-  bool alone = ends.size() == 1 && !isGraphOutput(g_, f.source);
+  bool alone = ends.size() == 1 && !g_.isOutput(f.source);
   for (ir::NodeId u : g_.users(f.source))
     alone = alone && (u == id || chainInterior_.contains(u));
   lowerLut(id, f.table, f.source, alone);

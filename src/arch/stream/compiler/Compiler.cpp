@@ -70,8 +70,10 @@ void Mapper::lowerNode(ir::NodeId id) {
     return lowerView(id);
   if (isPixelMajorTranspose(id))
     return lowerView(id);
-  if (lowerElementChain(id)) // Clamp, single-table Lookup, and Add/Sub/Mul within a chain
+  if (lowerElementChain(id)) { // Clamp, single-table Lookup, and Add/Sub/Mul within a chain
+    program_.layers.back().outPixelMajor = nhwcChain_.contains(n.outputs[0]);
     return;
+  }
   switch (q.kind) {
   case quant::QuantOpKind::Accumulate:
     if (n.op == ir::OpKind::Conv)

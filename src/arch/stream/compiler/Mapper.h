@@ -211,6 +211,7 @@ public:
 private:
   // ---- graph input and outputs, placement helpers (Placement.cpp) ----------------------------
   void mapInput();
+  ir::NodeId nhwcInputTranspose(ir::ValueId v, std::set<ir::ValueId>& chain) const;
   void mapOutputs();
   StreamFormat formatFor(FrameShape f, int64_t cyclesPerPosition) const;
   int64_t canonicalTm(int64_t channels, int64_t cyclesPerPosition) const;
@@ -311,7 +312,8 @@ private:
   Program program_;
   Placer placer_;
   std::set<ir::NodeId> consumed_;
-  ir::NodeId inputTranspose_ = -1; ///< an NHWC input's Transpose to NCHW: a view
+  std::set<ir::ValueId> nhwcChain_; ///< NHWC values between the input and inputTranspose_
+  ir::NodeId inputTranspose_ = -1;  ///< an NHWC input's Transpose to NCHW: a view
   std::map<ir::ValueId, Placed> placed_;
   /// Channel padding fused into its Add (fusePaddingIntoAdd): padded value -> unpadded stream.
   std::map<ir::ValueId, ir::ValueId> paddedOf_;

@@ -96,14 +96,14 @@ void Mapper::mapInput() {
                             "frame in raster order, NCHW or NHWC read through a Transpose to NCHW",
                             g_.value(v).name, dimsToString(s)));
   // A pixel stream delivers each pixel's channels in turn: an NHWC input (a model converted
-  // from TensorFlow) whose only reader is the Transpose to NCHW is read as it is, and the
-  // Transpose moves no data (lowerNode makes it a view).
-  const std::vector<ir::NodeId> users = g_.users(v);
-  const bool nhwc = users.size() == 1 && g_.node(users[0]).op == ir::OpKind::Transpose &&
-                    ir::transposePerm(g_, users[0]) == std::vector<int64_t>{0, 3, 1, 2};
+  // from TensorFlow) read only by the Transpose to NCHW, directly or through an element-wise
+  // chain of one table (a normalisation x / 127.5 - 1, the same for every channel), is read as
+  // it is, and the Transpose moves no data (lowerNode makes it a view).
+  inputTranspose_ = nhwcInputTranspose(v, nhwcChain_);
+  if (inputTranspose_ < 0)
+    nhwcChain_.clear();
+  const bool nhwc = inputTranspose_ >= 0;
   const FrameShape frame = nhwc ? FrameShape{s[1], s[2], s[3]} : FrameShape{s[2], s[3], s[1]};
-  if (nhwc)
-    inputTranspose_ = users[0];
   Placed p;
   p.format = formatFor(frame, 1);
   if (p.format.sets() > c_.inputBusSets)
@@ -125,6 +125,27 @@ void Mapper::mapInput() {
   program_.inputPixelMajor = nhwc;
   program_.inputSets = p.sets;
   placed_[v] = std::move(p);
+}
+
+/// The Transpose (perm 0, 3, 1, 2) that turns the NHWC graph input \p v into NCHW, when it is
+/// \p v's only reader or ends a single-reader path of element-wise chain nodes from \p v
+/// (whose one lookup table treats every channel alike); -1 otherwise. The path's values are
+/// NHWC tensors: \p chain receives them.
+ir::NodeId Mapper::nhwcInputTranspose(ir::ValueId v, std::set<ir::ValueId>& chain) const {
+  ir::ValueId at = v;
+  for (;; chain.insert(at)) {
+    const std::vector<ir::NodeId> users = g_.users(at);
+    if (users.size() != 1 || g_.isOutput(at))
+      return -1;
+    const ir::Node& u = g_.node(users[0]);
+    if (u.op == ir::OpKind::Transpose)
+      return ir::transposePerm(g_, users[0]) == std::vector<int64_t>{0, 3, 1, 2} ? users[0] : -1;
+    const auto& f =
+        u.outputs.size() == 1 ? functions_[static_cast<size_t>(u.outputs[0])] : std::nullopt;
+    if (!f || f->source != v)
+      return -1;
+    at = u.outputs[0];
+  }
 }
 
 void Mapper::mapOutputs() {

@@ -691,7 +691,7 @@ Tensor Simulator::value(ir::ValueId v) const {
       }
       NNACCEL_ASSERT(c0 == f.channels)
           << "layer " << l.name << ": sets carry " << c0 << " of " << f.channels << " channels";
-      for (Value x : toChannelMajor(pos, f)) {
+      for (Value x : l.outPixelMajor ? pos : toChannelMajor(pos, f)) {
         NNACCEL_ASSERT(x >= -128 && x <= 127) << "layer " << l.name << " is not int8";
         bytes.push_back(static_cast<int8_t>(x));
       }

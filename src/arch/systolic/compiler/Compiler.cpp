@@ -121,7 +121,7 @@ private:
       t.dtype = DType::I8;
       t.scale = ctx_.qm->scale(v);
     }
-    const bool isOutput = std::find(g_.outputs.begin(), g_.outputs.end(), v) != g_.outputs.end();
+    const bool isOutput = g_.isOutput(v);
     t.role = isOutput && role == DramTensor::Role::Activation ? DramTensor::Role::Output : role;
     std::string spill;
     // A view's tensor aliases its input's bytes, whose lifetime already covers the view's
@@ -621,7 +621,7 @@ private:
     const VectorFunc f = plan.op.func;
     const bool binary = isBinary(f);
     const std::vector<ir::NodeId>& users = g_.users(out);
-    const bool isOutput = std::find(g_.outputs.begin(), g_.outputs.end(), out) != g_.outputs.end();
+    const bool isOutput = g_.isOutput(out);
     if (plan.kind != ElementwisePlan::Kind::Vector || !binary || users.size() != 1 || isOutput)
       return out;
     const ir::NodeId act = users.front();

@@ -387,17 +387,24 @@ TEST(StreamEngine, Pooling) {
   expectExact(p, c);
 }
 
-TEST(StreamEngine, AnNhwcInputIsThePixelStreamItself) {
-  // A model converted from TensorFlow: NHWC input, Transpose to NCHW, convolution. The input
-  // bus delivers each pixel's channels in turn, so the 3-channel 10x12 image is one set of 3
-  // channels (not 10 "channels" of 12x3) and the Transpose is a view; bit-exact.
+/// A model converted from TensorFlow: NHWC input [1, 10, 12, 3], optionally normalised by
+/// x * (1 / 127.5) - 1 as M-LSD does, Transpose to NCHW, 3x3 convolution, Relu.
+ir::Graph nhwcGraph(bool normalise) {
   ir::Graph g;
   g.name = "nhwc";
   Rng rng(13);
   const ir::ValueId x = g.addValue("input", DType::F32, {1, 10, 12, 3});
+  ir::ValueId at = x;
+  if (normalise) {
+    const ir::ValueId k = g.addConstant("k", Tensor::fromVector<float>({}, {1.0f / 127.5f}));
+    const ir::ValueId one = g.addConstant("one", Tensor::fromVector<float>({}, {1.0f}));
+    at = testing::detail::addNode(g, ir::OpKind::Mul, "scale", {at, k});
+    at = testing::detail::addNode(g, ir::OpKind::Sub, "shift", {at, one});
+  }
   ir::AttrMap perm;
   perm.set("perm", std::vector<int64_t>{0, 3, 1, 2});
-  const ir::ValueId nchw = testing::detail::addNode(g, ir::OpKind::Transpose, "to_nchw", {x}, perm);
+  const ir::ValueId nchw =
+      testing::detail::addNode(g, ir::OpKind::Transpose, "to_nchw", {at}, perm);
   ir::AttrMap conv;
   conv.set("kernel_shape", std::vector<int64_t>{3, 3});
   conv.set("pads", std::vector<int64_t>{1, 1, 1, 1});
@@ -406,14 +413,27 @@ TEST(StreamEngine, AnNhwcInputIsThePixelStreamItself) {
   g.inputs = {x};
   g.outputs = {testing::detail::addNode(g, ir::OpKind::Relu, "r", {y})};
   driver::prepareGraph(g);
-  const SessionResult r = run(g, streamPreset("fig44"));
-  EXPECT_TRUE(r.report.verdict.passed) << r.report.verdict.detail;
-  EXPECT_TRUE(r.program.inputPixelMajor);
-  EXPECT_EQ(r.program.input.frame.channels, 3);
-  EXPECT_EQ(r.program.input.frame.rows, 10);
-  ASSERT_FALSE(r.program.layers.empty());
-  EXPECT_EQ(r.program.layers[0].kind, LayerKind::View);
-  EXPECT_NE(r.program.layers[0].note.find("NHWC"), std::string::npos);
+  return g;
+}
+
+TEST(StreamEngine, AnNhwcInputIsThePixelStreamItself) {
+  // The input bus delivers each pixel's channels in turn, so the 3-channel 10x12 image is one
+  // set of 3 channels (not 10 "channels" of 12x3) and the Transpose is a view; bit-exact. A
+  // normalisation before the Transpose (one table for every channel) keeps it so: the chain is
+  // one LUT on the pixel stream.
+  for (bool normalise : {false, true}) {
+    SCOPED_TRACE(normalise ? "normalised" : "plain");
+    const SessionResult r = run(nhwcGraph(normalise), streamPreset("fig44"));
+    EXPECT_TRUE(r.report.verdict.passed) << r.report.verdict.detail;
+    EXPECT_TRUE(r.program.inputPixelMajor);
+    EXPECT_EQ(r.program.input.frame.channels, 3);
+    EXPECT_EQ(r.program.input.frame.rows, 10);
+    const auto view = std::find_if(r.program.layers.begin(), r.program.layers.end(),
+                                   [](const Layer& l) { return l.kind == LayerKind::View; });
+    ASSERT_NE(view, r.program.layers.end());
+    EXPECT_NE(view->note.find("NHWC"), std::string::npos);
+    EXPECT_EQ(view - r.program.layers.begin(), normalise ? 2 : 0);
+  }
 }
 
 /// conv -> relu -> max pool on an input of \p batch images.
