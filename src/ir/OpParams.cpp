@@ -402,6 +402,100 @@ PoolParams poolParams(const Graph& g, NodeId id) {
 
 // --- BatchNormalization --------------------------------------------------------------------------
 
+namespace {
+
+/// True when \p from broadcasts onto \p to one way (numpy rules, \p to unchanged).
+bool broadcastsOnto(const Dims& from, const Dims& to) {
+  if (from.size() > to.size())
+    return false;
+  for (size_t i = 0; i < from.size(); ++i) {
+    const int64_t d = from[from.size() - 1 - i];
+    if (d != 1 && d != to[to.size() - 1 - i])
+      return false;
+  }
+  return true;
+}
+
+} // namespace
+
+LrnParams lrnParams(const Graph& g, NodeId id) {
+  return withNodeContext(g, id, [&] {
+    const Node& n = g.node(id);
+    const Value& x = requiredInput(g, id, 0, "data");
+    if (x.shape.size() < 3) {
+      g.fail(id, "input " + quoted(x.name) + " must have rank >= 3 (N, C, spatial...), found " +
+                     dimsToString(x.shape));
+    }
+    LrnParams p;
+    p.size = requiredIntAttr(g, id, "size");
+    if (p.size < 1) {
+      g.fail(id, "size must be positive, got " + str(p.size));
+    }
+    p.alpha = n.attrs.getFloat("alpha", p.alpha);
+    p.beta = n.attrs.getFloat("beta", p.beta);
+    p.bias = n.attrs.getFloat("bias", p.bias);
+    if (!std::isfinite(p.alpha) || !std::isfinite(p.beta) || !std::isfinite(p.bias)) {
+      g.fail(id, "alpha, beta and bias must be finite");
+    }
+    return p;
+  });
+}
+
+NormalizationParams normalizationParams(const Graph& g, NodeId id) {
+  return withNodeContext(g, id, [&] {
+    const Node& n = g.node(id);
+    const Value& x = requiredInput(g, id, 0, "input");
+    const int64_t rank = sizeOf(x.shape);
+    NormalizationParams p;
+    p.epsilon = n.attrs.getFloat("epsilon", 1e-5f);
+    if (!(p.epsilon >= 0.0f) || !std::isfinite(p.epsilon)) {
+      g.fail(id, "epsilon must be finite and non-negative, got " + floatStr(p.epsilon));
+    }
+    const Value& scale = requiredInput(g, id, 1, "scale");
+    int64_t first = 2;
+    if (n.op == OpKind::InstanceNormalization) {
+      p.perChannelAffine = true;
+      if (rank < 3) {
+        g.fail(id, "input " + quoted(x.name) + " must have rank >= 3 (N, C, spatial...), found " +
+                       dimsToString(x.shape));
+      }
+      const Value& bias = requiredInput(g, id, 2, "B");
+      for (const Value* v : {&scale, &bias}) {
+        if (v->shape != Dims{x.shape[1]}) {
+          g.fail(id, quoted(v->name) + " has shape " + dimsToString(v->shape) + ", expected " +
+                         str(x.shape[1]) + " (one per channel)");
+        }
+      }
+    } else {
+      NNACCEL_ASSERT(n.op == OpKind::LayerNormalization)
+          << "normalizationParams on " << opName(n.op);
+      if (rank < 1) {
+        g.fail(id, "input " + quoted(x.name) + " must have rank >= 1");
+      }
+      first = normalizeAxis(g, id, n.attrs.getInt("axis", -1), rank, "axis");
+      if (n.attrs.getInt("stash_type", 1) != 1) {
+        g.fail(id, "stash_type other than 1 (float32 statistics) is not supported",
+               ErrorKind::Unsupported);
+      }
+      const Dims normalized(x.shape.begin() + first, x.shape.end());
+      const Value* bias = optionalInput(g, id, 2);
+      for (const Value* v : {&scale, bias}) {
+        if (v != nullptr && !broadcastsOnto(v->shape, normalized)) {
+          g.fail(id, quoted(v->name) + " has shape " + dimsToString(v->shape) +
+                         ", which does not broadcast onto the normalized dims " +
+                         dimsToString(normalized));
+        }
+      }
+    }
+    p.statShape = x.shape;
+    for (int64_t a = first; a < rank; ++a) {
+      p.axes.push_back(a);
+      p.statShape[static_cast<size_t>(a)] = 1;
+    }
+    return p;
+  });
+}
+
 BatchNormParams batchNormParams(const Graph& g, NodeId id) {
   return withNodeContext(g, id, [&] {
     const Node& n = g.node(id);

@@ -511,6 +511,20 @@ std::vector<OutInfo> computeOutputs(const Graph& g, NodeId id) {
     requireF32(g, id, in0());
     batchNormParams(g, id);
     return {same(in0())};
+  case OpKind::LRN:
+    requireF32(g, id, in0());
+    lrnParams(g, id);
+    return {same(in0())};
+  case OpKind::InstanceNormalization:
+    requireF32(g, id, in0());
+    normalizationParams(g, id);
+    return {same(in0())};
+  case OpKind::LayerNormalization: {
+    requireF32(g, id, in0());
+    const NormalizationParams p = normalizationParams(g, id);
+    const OutInfo stat{DType::F32, p.statShape, std::nullopt};
+    return {same(in0()), stat, stat};
+  }
   NNACCEL_UNARY_ACTIVATION_CASES:
     requireDTypeOf(g, id, in0());
     activationParams(g, id);
@@ -596,6 +610,12 @@ std::vector<OutInfo> computeOutputs(const Graph& g, NodeId id) {
   case OpKind::ReduceSum:
   case OpKind::ReduceMax:
   case OpKind::ReduceMin:
+  case OpKind::ReduceProd:
+  case OpKind::ReduceL1:
+  case OpKind::ReduceL2:
+  case OpKind::ReduceSumSquare:
+  case OpKind::ReduceLogSum:
+  case OpKind::ReduceLogSumExp:
     requireF32(g, id, in0());
     return {OutInfo{DType::F32, reduceParams(g, id).outShape, std::nullopt}};
   case OpKind::Concat:

@@ -49,6 +49,13 @@ Arity arityOf(OpKind op, int64_t opset) {
   case OpKind::ReduceMean:
   case OpKind::ReduceMax:
   case OpKind::ReduceMin:
+  case OpKind::ReduceProd:
+  case OpKind::ReduceL1:
+  case OpKind::ReduceL2:
+  case OpKind::ReduceSumSquare:
+  case OpKind::ReduceLogSum:
+  case OpKind::ReduceLogSumExp:
+  case OpKind::LRN:
   case OpKind::Softmax:
   case OpKind::Flatten:
   case OpKind::Transpose:
@@ -62,7 +69,10 @@ Arity arityOf(OpKind op, int64_t opset) {
   case OpKind::ArgMin:
     return {1, 1, 1, 1};
   case OpKind::Where:
+  case OpKind::InstanceNormalization:
     return {3, 3, 1, 1};
+  case OpKind::LayerNormalization:
+    return {2, 3, 1, 3};
   case OpKind::PRelu:
   case OpKind::Add:
   case OpKind::Sub:

@@ -6,6 +6,7 @@
 #include "nnaccel/passes/CanonicalizeOperands.h"
 #include "nnaccel/passes/ConstantFolding.h"
 #include "nnaccel/passes/EliminateIdentity.h"
+#include "nnaccel/passes/ExpandFunctions.h"
 #include "nnaccel/passes/FoldBatchNorm.h"
 #include "nnaccel/passes/FoldPad.h"
 #include "nnaccel/passes/FuseActivation.h"
@@ -16,6 +17,7 @@ namespace nnaccel::passes {
 void runDefaultPipeline(ir::Graph& g) {
   ir::inferShapes(g);
   foldConstants(g);
+  expandFunctions(g);
   canonicalizeOperands(g);
   fuseHardActivations(g);
   foldBatchNorm(g);

@@ -199,7 +199,24 @@ std::vector<Tensor> evalUnchecked(const ir::Graph& g, ir::NodeId id, const NodeI
   case OpKind::ReduceSum:
   case OpKind::ReduceMax:
   case OpKind::ReduceMin:
+  case OpKind::ReduceProd:
+  case OpKind::ReduceL1:
+  case OpKind::ReduceL2:
+  case OpKind::ReduceSumSquare:
+  case OpKind::ReduceLogSum:
+  case OpKind::ReduceLogSumExp:
     return one(reduce(n.op, ir::reduceParams(g, id), in.at(0)));
+  case OpKind::LRN:
+    return one(lrn(ir::lrnParams(g, id), in.at(0)));
+  case OpKind::InstanceNormalization:
+    return one(normalize(ir::normalizationParams(g, id), in.at(0), in.at(1), &in.at(2)));
+  case OpKind::LayerNormalization: {
+    std::vector<Tensor> out(3);
+    out[0] = normalize(ir::normalizationParams(g, id), in.at(0), in.at(1), in.optional(2), &out[1],
+                       &out[2]);
+    out.resize(n.outputs.size());
+    return out;
+  }
   case OpKind::Split: {
     const ir::SplitParams p = ir::splitParams(g, id);
     const Dims& shape = in.at(0).shape();

@@ -1,4 +1,5 @@
-// ReduceMean/Sum/Max/Min and Pow in plain loops (Kernels.h): each reduced output accumulates in
+// The Reduce* family (Mean, Sum, Max, Min, Prod, L1, L2, SumSquare, LogSum, LogSumExp) and Pow
+// in plain loops (Kernels.h): each reduced output accumulates in
 // double over its inputs in row-major order, so the result is the same on every machine.
 #include "nnaccel/ir/OpParams.h"
 #include "nnaccel/reference/Kernels.h"
@@ -47,8 +48,108 @@ Tensor pow(const Tensor& x, const Tensor& y) {
   return r;
 }
 
+namespace {
+
+/// How one reduction op maps, combines and finishes its elements: every op of the family is
+/// finish(combine over the line of term(x)).
+struct ReduceRule {
+  enum class Term { Same, Abs, Square, Exp } term = Term::Same;
+  enum class Combine { Sum, Prod, Max, Min } combine = Combine::Sum;
+  enum class Finish { None, Mean, Sqrt, Log } finish = Finish::None;
+};
+
+ReduceRule ruleOf(ir::OpKind op) {
+  using R = ReduceRule;
+  switch (op) {
+  case ir::OpKind::ReduceMean:
+    return {R::Term::Same, R::Combine::Sum, R::Finish::Mean};
+  case ir::OpKind::ReduceSum:
+    return {};
+  case ir::OpKind::ReduceMax:
+    return {R::Term::Same, R::Combine::Max, R::Finish::None};
+  case ir::OpKind::ReduceMin:
+    return {R::Term::Same, R::Combine::Min, R::Finish::None};
+  case ir::OpKind::ReduceProd:
+    return {R::Term::Same, R::Combine::Prod, R::Finish::None};
+  case ir::OpKind::ReduceL1:
+    return {R::Term::Abs, R::Combine::Sum, R::Finish::None};
+  case ir::OpKind::ReduceL2:
+    return {R::Term::Square, R::Combine::Sum, R::Finish::Sqrt};
+  case ir::OpKind::ReduceSumSquare:
+    return {R::Term::Square, R::Combine::Sum, R::Finish::None};
+  case ir::OpKind::ReduceLogSum:
+    return {R::Term::Same, R::Combine::Sum, R::Finish::Log};
+  case ir::OpKind::ReduceLogSumExp:
+    return {R::Term::Exp, R::Combine::Sum, R::Finish::Log};
+  default:
+    NNACCEL_UNREACHABLE("not a reduction");
+    return {};
+  }
+}
+
+double termOf(ReduceRule::Term t, double v) {
+  switch (t) {
+  case ReduceRule::Term::Abs:
+    return std::fabs(v);
+  case ReduceRule::Term::Square:
+    return v * v;
+  case ReduceRule::Term::Exp:
+    return std::exp(v);
+  case ReduceRule::Term::Same:
+    break;
+  }
+  return v;
+}
+
+/// \p r combined with \p v; a NaN propagates through Max and Min (std::max would drop it).
+double combine(ReduceRule::Combine c, double r, double v) {
+  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+  switch (c) {
+  case ReduceRule::Combine::Max:
+    return std::isnan(v) || std::isnan(r) ? kNaN : std::max(r, v);
+  case ReduceRule::Combine::Min:
+    return std::isnan(v) || std::isnan(r) ? kNaN : std::min(r, v);
+  case ReduceRule::Combine::Prod:
+    return r * v;
+  case ReduceRule::Combine::Sum:
+    break;
+  }
+  return r + v;
+}
+
+double identityOf(ReduceRule::Combine c) {
+  switch (c) {
+  case ReduceRule::Combine::Max:
+    return -std::numeric_limits<double>::infinity();
+  case ReduceRule::Combine::Min:
+    return std::numeric_limits<double>::infinity();
+  case ReduceRule::Combine::Prod:
+    return 1.0;
+  case ReduceRule::Combine::Sum:
+    break;
+  }
+  return 0.0;
+}
+
+double finish(ReduceRule::Finish f, double acc, double count) {
+  switch (f) {
+  case ReduceRule::Finish::Mean:
+    return acc / count;
+  case ReduceRule::Finish::Sqrt:
+    return std::sqrt(acc);
+  case ReduceRule::Finish::Log:
+    return std::log(acc);
+  case ReduceRule::Finish::None:
+    break;
+  }
+  return acc;
+}
+
+} // namespace
+
 Tensor reduce(ir::OpKind op, const ir::ReduceParams& p, const Tensor& x) {
   NNACCEL_ASSERT(x.dtype() == DType::F32) << "reduce of a non-f32 tensor";
+  const ReduceRule rule = ruleOf(op);
   const Dims& shape = x.shape();
   const auto rank = shape.size();
   std::vector<bool> reduced(rank, false);
@@ -60,11 +161,7 @@ Tensor reduce(ir::OpKind op, const ir::ReduceParams& p, const Tensor& x) {
     kept[a] = reduced[a] ? 1 : shape[a];
   const Dims keptStrides = rowMajorStrides(kept);
   const int64_t outCount = numElements(kept);
-  const bool isMax = op == ir::OpKind::ReduceMax, isMin = op == ir::OpKind::ReduceMin;
-  const double init = isMax   ? -std::numeric_limits<double>::infinity()
-                      : isMin ? std::numeric_limits<double>::infinity()
-                              : 0.0;
-  std::vector<double> acc(static_cast<size_t>(outCount), init);
+  std::vector<double> acc(static_cast<size_t>(outCount), identityOf(rule.combine));
   std::vector<int64_t> index(rank, 0);
   const float* in = x.data<float>();
   for (int64_t i = 0; i < x.numElements(); ++i) {
@@ -72,15 +169,7 @@ Tensor reduce(ir::OpKind op, const ir::ReduceParams& p, const Tensor& x) {
     for (size_t a = 0; a < rank; ++a)
       o += reduced[a] ? 0 : index[a] * keptStrides[a];
     double& r = acc[static_cast<size_t>(o)];
-    const double v = in[i];
-    if (isMax)
-      r = std::isnan(v) || std::isnan(r) ? std::numeric_limits<double>::quiet_NaN()
-                                         : std::max(r, v);
-    else if (isMin)
-      r = std::isnan(v) || std::isnan(r) ? std::numeric_limits<double>::quiet_NaN()
-                                         : std::min(r, v);
-    else
-      r += v;
+    r = combine(rule.combine, r, termOf(rule.term, in[i]));
     for (size_t a = rank; a-- > 0;) { // next row-major index
       if (++index[a] < shape[a])
         break;
@@ -93,8 +182,7 @@ Tensor reduce(ir::OpKind op, const ir::ReduceParams& p, const Tensor& x) {
   NNACCEL_ASSERT(out.numElements() == outCount) << "reduce output size";
   float* dst = out.data<float>();
   for (int64_t o = 0; o < outCount; ++o)
-    dst[o] = static_cast<float>(op == ir::OpKind::ReduceMean ? acc[static_cast<size_t>(o)] / count
-                                                             : acc[static_cast<size_t>(o)]);
+    dst[o] = static_cast<float>(finish(rule.finish, acc[static_cast<size_t>(o)], count));
   return out;
 }
 

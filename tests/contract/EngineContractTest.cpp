@@ -247,6 +247,62 @@ TEST_P(EngineContract, ModelReportsAreIdenticalAcrossRunsAndKeepTheInvariants) {
   EXPECT_EQ(e.simulate(g, c, timing).total.cycles, a.total.cycles);
 }
 
+/// conv -> LRN -> conv -> InstanceNormalization -> conv -> LayerNormalization over (C, H, W) ->
+/// ReduceL2 over the channels: the normalizations of AlexNet/GoogLeNet, style-transfer and
+/// embedding networks, which the default pipeline writes out (passes/ExpandFunctions.h).
+ir::Graph normalizationGraph() {
+  using nnaccel::testing::detail::addNode;
+  using nnaccel::testing::detail::sparseWeights;
+  ir::Graph g;
+  g.name = "normalizations";
+  Rng rng(21);
+  const ir::ValueId x = g.addValue("x", DType::F32, {1, 3, 10, 10});
+  g.inputs = {x};
+  const auto conv = [&](ir::ValueId in, int64_t cin, int64_t cout, const std::string& name) {
+    ir::AttrMap a;
+    a.set("kernel_shape", std::vector<int64_t>{3, 3});
+    a.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+    const ir::ValueId w = g.addConstant(name + ".w", sparseWeights(rng, {cout, cin, 3, 3}, 1.0));
+    return addNode(g, ir::OpKind::Relu, name + ".relu",
+                   {addNode(g, ir::OpKind::Conv, name, {in, w}, a)});
+  };
+  ir::AttrMap lrn;
+  lrn.set("size", int64_t{5});
+  lrn.set("alpha", 1e-2f);
+  lrn.set("bias", 2.0f);
+  ir::ValueId y = addNode(g, ir::OpKind::LRN, "lrn", {conv(x, 3, 8, "c1")}, lrn);
+  const auto affine = [&](const std::string& name, Dims shape, float base) {
+    std::vector<float> v(static_cast<size_t>(numElements(shape)));
+    for (size_t i = 0; i < v.size(); ++i)
+      v[i] = base + 0.05f * static_cast<float>(i % 7);
+    return g.addConstant(name, Tensor::fromVector<float>(shape, v));
+  };
+  y = addNode(g, ir::OpKind::InstanceNormalization, "in",
+              {conv(y, 8, 6, "c2"), affine("in.s", {6}, 0.8f), affine("in.b", {6}, -0.1f)});
+  ir::AttrMap ln;
+  ln.set("axis", int64_t{1});
+  y = conv(y, 6, 4, "c3");
+  y = addNode(g, ir::OpKind::LayerNormalization, "ln",
+              {y, affine("ln.s", {4, 10, 10}, 0.9f), affine("ln.b", {4, 10, 10}, 0.0f)}, ln);
+  g.node(static_cast<ir::NodeId>(g.numNodes()) - 1).opset = 17;
+  ir::AttrMap l2;
+  l2.set("axes", std::vector<int64_t>{1});
+  g.outputs = {addNode(g, ir::OpKind::ReduceL2, "l2", {y}, l2)};
+  driver::prepareGraph(g);
+  return g;
+}
+
+TEST_P(EngineContract, NormalizationsRunOnTheEngineBitExactly) {
+  const Engine& e = engine();
+  if (const std::string why = contract::skipReason(e, "model:normalizations"); !why.empty())
+    GTEST_SKIP() << why;
+  const report::RunReport r =
+      e.simulate(normalizationGraph(), e.preset(""), contract::runOptionsOf(e));
+  expectReportInvariants(r, GetParam());
+  for (const report::LayerStats& l : r.layers)
+    EXPECT_FALSE(l.hostFallback) << l.name << " (" << l.op << ") runs on the host";
+}
+
 TEST_P(EngineContract, CoverageSaysWhyEveryHostLayerFallsBack) {
   const Engine& e = engine();
   const ir::Graph g = driver::loadModel("lenet5", {});

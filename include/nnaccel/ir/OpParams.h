@@ -75,6 +75,27 @@ struct BatchNormParams {
 };
 BatchNormParams batchNormParams(const Graph& g, NodeId id);
 
+/// LRN (AlexNet, GoogLeNet): y = x / (bias + alpha / size * sum of x^2 over the channels
+/// c - floor((size - 1) / 2) .. c + ceil((size - 1) / 2))^beta, on an [N, C, ...] input.
+struct LrnParams {
+  int64_t size = 1;
+  float alpha = 1e-4f, beta = 0.75f, bias = 1.0f;
+};
+LrnParams lrnParams(const Graph& g, NodeId id);
+
+/// InstanceNormalization and LayerNormalization: y = (x - mean) / sqrt(var + epsilon) * scale
+/// + bias, mean and (biased) var over \p axes: InstanceNormalization's spatial axes 2.. with
+/// per-channel scale and bias of shape [C]; LayerNormalization's axes `axis`.. (default -1) with
+/// scale and optional bias broadcast onto the normalized dims (its optional Mean and InvStdDev
+/// outputs have \p statShape: the input's shape with the normalized axes set to 1).
+struct NormalizationParams {
+  std::vector<int64_t> axes;
+  float epsilon = 1e-5f;
+  Dims statShape;
+  bool perChannelAffine = false; ///< InstanceNormalization: scale and bias are [C] on axis 1
+};
+NormalizationParams normalizationParams(const Graph& g, NodeId id);
+
 /// Unary activations with their ONNX defaults resolved. For Clip, alpha/beta are min/max
 /// (from attributes for opset < 11, from constant inputs otherwise; +-inf when absent).
 struct ActivationParams {
@@ -119,9 +140,10 @@ struct SoftmaxParams {
 };
 SoftmaxParams softmaxParams(const Graph& g, NodeId id);
 
-/// ReduceMean/Sum/Max/Min: the reduced axes (sorted, normalized; the `axes` attribute, or
-/// ReduceSum's input from opset 13; none given: every axis, or none for ReduceSum with
-/// noop_with_empty_axes) and the output shape (`keepdims`, default 1, keeps them as 1).
+/// ReduceMean/Sum/Max/Min/Prod/L1/L2/SumSquare/LogSum/LogSumExp: the reduced axes (sorted,
+/// normalized; the `axes` attribute, or ReduceSum's input from opset 13; none given: every axis, or
+/// none for ReduceSum with noop_with_empty_axes) and the output shape (`keepdims`, default 1, keeps
+/// them as 1).
 struct ReduceParams {
   std::vector<int64_t> axes;
   bool keepDims = true;

@@ -67,10 +67,22 @@ Tensor softmax(const ir::SoftmaxParams& p, const Tensor& x);
 /// broadcasting; std::pow per element.
 Tensor pow(const Tensor& x, const Tensor& y);
 
-/// ReduceMean/Sum/Max/Min (\p op) of an f32 tensor over p.axes: each output accumulates its
-/// inputs in double in row-major order (Mean divides the sum by their count), then rounds to
-/// f32 once. Max/Min propagate NaN.
+/// ReduceMean/Sum/Max/Min/Prod/L1/L2/SumSquare/LogSum/LogSumExp (\p op) of an f32 tensor over
+/// p.axes: each output accumulates its inputs' terms (x, |x|, x^2 or e^x) in double in row-major
+/// order, then finishes (Mean: divides by their count; L2: square root; LogSum*: log) and rounds
+/// to f32 once. Max/Min propagate NaN.
 Tensor reduce(ir::OpKind op, const ir::ReduceParams& p, const Tensor& x);
+
+// --- NormalizationKernels.cpp (f32, plain loops in double) --------------------------------------
+
+/// LRN across channels of an [N, C, ...] tensor (ONNX's definition, OpParams.h LrnParams).
+Tensor lrn(const ir::LrnParams& p, const Tensor& x);
+/// InstanceNormalization (\p scale, \p bias of shape [C]) or LayerNormalization (\p scale and
+/// the optional \p bias broadcast onto the normalized dims) over p.axes: mean and biased
+/// variance in double; y = (x - mean) / sqrt(var + epsilon) * scale + bias. \p mean and
+/// \p invStdDev, when given, receive LayerNormalization's statistics (shape p.statShape).
+Tensor normalize(const ir::NormalizationParams& p, const Tensor& x, const Tensor& scale,
+                 const Tensor* bias, Tensor* mean = nullptr, Tensor* invStdDev = nullptr);
 
 /// ArgMax (\p max) / ArgMin of an f32 tensor along p.axis: s64 positions; the first extremum
 /// wins a tie unless p.selectLastIndex; comparisons with NaN are false, so a NaN is chosen only

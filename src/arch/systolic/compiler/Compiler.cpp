@@ -719,16 +719,19 @@ private:
 
   /// ReduceMean/ReduceSum over the last axis: each line is one partition's row, so the pooling
   /// engine averages it as a 1 x L window whose pool-table record holds the reduction's own
-  /// multiplier (the int32 line sum requantized once, as quant::reduceLine does). Other
-  /// reductions run across partitions: the host.
+  /// multiplier (the int32 line sum requantized once, as quant::reduceLine does). Over an axis
+  /// with elements after it (channels of NCHW), the line runs across partitions: the PE array
+  /// sums it (lowerReduceOnArray). Max and Min across partitions: the host.
   void lowerReduceNode(ir::NodeId id) {
     const ir::Node& n = node(id);
     const std::optional<quant::LineGeometry> geo =
         quant::reduceGeometry(ir::reduceParams(g_, id).axes, g_.value(n.inputs[0]).shape);
     const bool sumOrMean = n.op == ir::OpKind::ReduceMean || n.op == ir::OpKind::ReduceSum;
-    if (!geo || geo->inner != 1 || !sumOrMean || geo->length > INT32_MAX)
+    if (!geo || !sumOrMean || geo->length > INT32_MAX)
       return lowerHost(id, common::noUnitNote(g_, id, "systolic") +
-                               ": only a sum or mean over the last axis stays in one partition");
+                               ": a maximum or minimum across SBUF partitions has no unit");
+    if (geo->inner != 1)
+      return lowerReduceOnArray(id, *geo);
     const quant::QuantMultiplier m = ctx_.qm->node(id).reduceMultiplier;
     PoolDesc d;
     d.node = id;
@@ -737,6 +740,42 @@ private:
     d.inW = d.kernelW = geo->length;
     d.countTable.push_back({static_cast<int32_t>(geo->length), m.multiplier, m.shift});
     emitPool(id, d);
+  }
+
+  /// A sum or mean of [outer, length, inner] over `length` as a 1 x 1 convolution of `length`
+  /// input channels into one output channel whose weights are all 1 (seed 000 [0047]: the
+  /// array's columns accumulate down the partitions): the PSUM holds the exact int32 line sum,
+  /// and the activation record applies the reduction's own multiplier, as quant::reduceLine.
+  void lowerReduceOnArray(ir::NodeId id, const quant::LineGeometry& geo) {
+    const ir::Node& n = node(id);
+    const quant::QuantMultiplier m = ctx_.qm->node(id).reduceMultiplier;
+    ConvDesc d;
+    d.node = id;
+    d.batch = geo.outer;
+    d.inChannels = geo.length;
+    d.outChannels = 1;
+    d.h = AxisGeometry{1, 1, 1, 1, 1, 0};
+    d.w = AxisGeometry{geo.inner, geo.inner, 1, 1, 1, 0};
+    d.weightAt = [](int64_t, int64_t, int64_t, int64_t, uint8_t* out) { put<int8_t>(out, 1); };
+    d.actRecord = [m](int64_t, uint8_t* out) {
+      put<int32_t>(out, 0);
+      put<int32_t>(out + 4, m.multiplier);
+      put<int32_t>(out + 8, m.shift);
+    };
+    d.inTensor = tensorOf(n.inputs[0]);
+    d.inNStride = geo.length * geo.inner;
+    d.inCStride = geo.inner;
+    d.inXStride = 1;
+    d.outTensor = tensorOf(n.outputs[0]);
+    d.outNStride = geo.inner;
+    d.outXStride = 1;
+    Layer& l = beginLayer(id, LayerUnit::PeArray, std::string(ir::opName(n.op)),
+                          fmt::format("{} -> {} (sum of {} partitions on the array)",
+                                      dimsToString(g_.value(n.inputs[0]).shape),
+                                      dimsToString(g_.value(n.outputs[0]).shape), geo.length));
+    setOutputs(l, {n.outputs[0]});
+    lowerConv(ctx_, d);
+    endLayer();
   }
 
   /// Emits pooling layer \p d of node \p id, or sends the node to the host when it does not

@@ -60,8 +60,9 @@ public:
     g_.addNode(std::move(n));
     return out;
   }
-  ir::Graph finish(ir::ValueId out) {
-    g_.outputs = {out};
+  ir::Graph finish(ir::ValueId out) { return finish(std::vector<ir::ValueId>{out}); }
+  ir::Graph finish(std::vector<ir::ValueId> outs) {
+    g_.outputs = std::move(outs);
     driver::prepareGraph(g_);
     return std::move(g_);
   }
@@ -237,7 +238,7 @@ TEST(SystolicVectorLowering, DivKeepsItsOperandOrder) {
             std::string::npos);
 }
 
-TEST(SystolicVectorLowering, ReductionsOverTheLastAxisAverageOnThePoolingEngine) {
+TEST(SystolicVectorLowering, ReductionsAverageOnThePoolingEngineOrSumOnTheArray) {
   // LayerNorm's mean over channels of [N, T, C]: each token's row lies in one partition.
   RawGraph g;
   const ir::ValueId x = g.input("x", {2, 40, 24});
@@ -246,15 +247,20 @@ TEST(SystolicVectorLowering, ReductionsOverTheLastAxisAverageOnThePoolingEngine)
   const ir::ValueId mean = g.node(ir::OpKind::ReduceMean, "mean", {x}, last);
   ir::AttrMap middle;
   middle.set("axes", Dims{1});
+  const ir::ValueId sum = g.node(ir::OpKind::ReduceMean, "sum", {x}, middle);
   const SessionResult r =
-      simulate(g.finish(g.node(ir::OpKind::ReduceMax, "across", {mean}, middle)));
+      simulate(g.finish({g.node(ir::OpKind::ReduceMax, "across", {mean}, middle), sum}));
   const std::vector<Pool> p = opsOf<Pool>(r.program, layerNamed(r.program, "mean"));
   ASSERT_FALSE(p.empty());
   EXPECT_EQ(p[0].kind, Pool::Kind::Average);
   EXPECT_EQ(p[0].kernelW, 24);
-  // A reduction across partitions stays on the host, with the reason.
+  // A mean across partitions is a 1 x 1 convolution of ones on the PE array (bit-exact: the
+  // session verifies every layer).
+  EXPECT_EQ(layerNamed(r.program, "sum").unit, LayerUnit::PeArray);
+  EXPECT_FALSE(opsOf<Matmul>(r.program, layerNamed(r.program, "sum")).empty());
+  // A maximum across partitions stays on the host, with the reason.
   EXPECT_EQ(hostLayers(r.program), 1);
-  EXPECT_NE(layerNamed(r.program, "across").note.find("only a sum or mean over the last axis"),
+  EXPECT_NE(layerNamed(r.program, "across").note.find("maximum or minimum across SBUF partitions"),
             std::string::npos);
 }
 
