@@ -776,3 +776,48 @@ TEST(ShapeInference, ReductionsPowAndVariadicOpsRejectBadOperands) {
   EXPECT_NE(errorOf([&] { inferShapes(d.g); }).find("node 'ints' (Mean, opset 13)"),
             std::string::npos);
 }
+
+TEST(ShapeInference, NormalizationsInferTheirOutputsAndRejectBadParameters) {
+  // LayerNormalization: the statistics outputs have the normalized axes set to 1.
+  GraphBuilder ok(17);
+  const ValueId x = ok.input("x", {2, 3, 4});
+  const NodeId ln = ok.node(OpKind::LayerNormalization, "ln",
+                            {x, ok.floats("s", {3, 4}, std::vector<float>(12, 1.0f))},
+                            {"y", "mean", "inv"}, attrs({{"axis", int64_t{1}}}));
+  inferShapes(ok.g);
+  EXPECT_EQ(ok.value(ok.g.node(ln).outputs[0]).shape, (Dims{2, 3, 4}));
+  EXPECT_EQ(ok.value(ok.g.node(ln).outputs[1]).shape, (Dims{2, 1, 1}));
+  EXPECT_EQ(ok.value(ok.g.node(ln).outputs[2]).shape, (Dims{2, 1, 1}));
+
+  const auto fails = [](OpKind op, std::vector<float> scale, AttrMap a, Dims shape = {1, 3, 4, 4},
+                        int64_t opset = 17) {
+    GraphBuilder b(opset);
+    const ValueId in = b.input("x", shape);
+    std::vector<ValueId> ins{in};
+    if (op != OpKind::LRN) {
+      const auto n = static_cast<int64_t>(scale.size());
+      ins.push_back(b.floats("s", {n}, scale));
+      if (op == OpKind::InstanceNormalization)
+        ins.push_back(b.floats("b", {n}, scale));
+    }
+    b.op(op, "n", ins, std::move(a), opset);
+    return errorOf([&] { inferShapes(b.g); });
+  };
+  EXPECT_EQ(fails(OpKind::LRN, {}, attrs({{"size", int64_t{0}}}), {1, 3, 4, 4}, 13),
+            "model.onnx: node 'n' (LRN, opset 13): size must be positive, got 0");
+  EXPECT_EQ(fails(OpKind::LRN, {}, attrs({{"size", int64_t{3}}}), {1, 3}, 13),
+            "model.onnx: node 'n' (LRN, opset 13): input 'x' must have rank >= 3 (N, C, "
+            "spatial...), found 1x3");
+  EXPECT_EQ(fails(OpKind::InstanceNormalization, {1.0f, 1.0f}, {}, {1, 3, 4, 4}, 13),
+            "model.onnx: node 'n' (InstanceNormalization, opset 13): 's' has shape 2, expected 3 "
+            "(one per channel)");
+  EXPECT_EQ(fails(OpKind::LayerNormalization, {1.0f, 1.0f, 1.0f}, {}),
+            "model.onnx: node 'n' (LayerNormalization, opset 17): 's' has shape 3, which does not "
+            "broadcast onto the normalized dims 4");
+  EXPECT_EQ(fails(OpKind::LayerNormalization, {1.0f}, attrs({{"epsilon", -1.0f}})),
+            "model.onnx: node 'n' (LayerNormalization, opset 17): epsilon must be finite and "
+            "non-negative, got -1");
+  EXPECT_EQ(fails(OpKind::LayerNormalization, {1.0f}, attrs({{"stash_type", int64_t{0}}})),
+            "model.onnx: node 'n' (LayerNormalization, opset 17): stash_type other than 1 "
+            "(float32 statistics) is not supported");
+}
