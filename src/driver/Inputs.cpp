@@ -13,9 +13,35 @@
 
 namespace nnaccel::driver {
 
-Tensor readInputFile(const ir::Graph& g, size_t inputIndex, const std::string& path) {
+namespace {
+
+/// The graph input an image is read for: an f32 tensor of rank 4 (else Error(Usage)).
+const ir::Value& imageInput(const ir::Graph& g, size_t inputIndex, const std::string& path) {
+  const ir::Value& v = g.value(g.inputs[inputIndex]);
+  if (v.dtype != DType::F32 || v.shape.size() != 4)
+    throw Error(ErrorKind::Usage, ErrorContext{.file = path},
+                fmt::format("an image is read as an f32 NCHW or NHWC tensor, but model input "
+                            "'{}' is {} {}",
+                            v.name, dtypeName(v.dtype), dimsToString(v.shape)));
+  return v;
+}
+
+} // namespace
+
+Tensor readInputFile(const ir::Graph& g, size_t inputIndex, const std::string& path,
+                     const ImagePreprocess& image) {
   NNACCEL_ASSERT(inputIndex < g.inputs.size()) << "input index " << inputIndex << " out of range";
   const ir::Value& v = g.value(g.inputs[inputIndex]);
+  if (isImageFile(path)) {
+    imageInput(g, inputIndex, path);
+    try {
+      return imageToTensor(readImage(path), image, v.shape);
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::Usage || !e.context().file.empty())
+        throw;
+      throw Error(ErrorKind::Usage, ErrorContext{.file = path}, e.reason());
+    }
+  }
   Tensor t = readNpy(path);
   if (t.dtype() != v.dtype || t.shape() != v.shape) {
     throw Error(ErrorKind::Io, ErrorContext{.file = path},
@@ -24,6 +50,31 @@ Tensor readInputFile(const ir::Graph& g, size_t inputIndex, const std::string& p
                             dimsToString(v.shape)));
   }
   return t;
+}
+
+frontend::InputData inputData(const std::string& path, const ImagePreprocess& image) {
+  if (!isImageFile(path))
+    return {path, readNpy(path).shape(), {}};
+  const Image img = readImage(path);
+  return {path, {}, [h = img.height, w = img.width, c = img.channels, image](const Dims& declared) {
+            return declared.size() == 4 ? imageInputShape(h, w, c, image, declared) : declared;
+          }};
+}
+
+std::string describeInputFile(const ir::Graph& g, size_t inputIndex, const std::string& path,
+                              const ImagePreprocess& image) {
+  if (!isImageFile(path))
+    return path;
+  const Image img = readImage(path);
+  const Dims& shape = imageInput(g, inputIndex, path).shape;
+  const bool nhwc = resolveLayout(image, shape) == ImageLayout::Nhwc;
+  static constexpr const char* kKinds[] = {"", "gray", "gray+alpha", "RGB", "RGBA"};
+  const int64_t h = shape[nhwc ? 1 : 2], w = shape[nhwc ? 2 : 3];
+  return fmt::format("{}: {}x{} {}, {}, {}, {}", path, img.height, img.width,
+                     kKinds[std::clamp<int64_t>(img.channels, 0, 4)],
+                     img.height == h && img.width == w ? "no resize"
+                                                       : fmt::format("bilinear to {}x{}", h, w),
+                     nhwc ? "NHWC" : "NCHW", image.describe());
 }
 
 void checkWritable(const std::string& path) {

@@ -8,13 +8,20 @@
 
 namespace nnaccel::frontend::detail {
 
-std::optional<int64_t> DimBinder::fileExtent(size_t runtimeIndex, size_t axis, size_t rank) const {
+void DimBinder::declare(size_t runtimeIndex, const Dims& declared) {
   if (runtimeIndex >= options_.inputData.size())
-    return std::nullopt;
+    return;
   const InputData& d = options_.inputData[runtimeIndex];
-  if (d.shape.size() != rank)
+  dataShapes_[runtimeIndex] = d.shapeFor ? d.shapeFor(declared) : d.shape;
+}
+
+std::optional<int64_t> DimBinder::fileExtent(size_t runtimeIndex, size_t axis, size_t rank) const {
+  const auto it = dataShapes_.find(runtimeIndex);
+  if (it == dataShapes_.end() || it->second.size() != rank)
     return std::nullopt; // the input's own check names the mismatch later
-  return d.shape[axis];
+  if (it->second[axis] < 0)
+    return std::nullopt; // left to the other rules (an image's batch)
+  return it->second[axis];
 }
 
 void DimBinder::observe(size_t runtimeIndex, size_t axis, size_t rank, const std::string& param) {

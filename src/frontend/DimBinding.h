@@ -23,6 +23,10 @@ public:
   DimBinder(const ImportOptions& options, std::string file)
       : options_(options), file_(std::move(file)) {}
 
+  /// Before the first pass, for each runtime input with a shape: the dims it declares (-1 where
+  /// symbolic), which an InputData::shapeFor turns into the data's shape.
+  void declare(size_t runtimeIndex, const Dims& declared);
+
   /// First pass, over every symbolic dimension: notes the extent the data file of runtime
   /// input \p runtimeIndex gives a named dimension \p param (empty: unnamed), so that a
   /// dimension shared by several inputs is bound by whichever has a file.
@@ -51,6 +55,7 @@ private:
   };
   const ImportOptions& options_;
   std::string file_;
+  std::map<size_t, Dims> dataShapes_;         ///< runtime input -> its data's shape
   std::map<std::string, FromFile> fromFiles_; ///< named dimension -> the first file's extent
   std::map<std::string, int64_t> bound_;      ///< named dimension -> value, once bound
   std::set<std::string> usedParams_;          ///< dimParams entries some input has

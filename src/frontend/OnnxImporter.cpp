@@ -295,6 +295,10 @@ private:
           !in.type().tensor_type().has_shape())
         continue; // an initializer's declaration, or an input the second pass rejects
       const auto& shape = in.type().tensor_type().shape();
+      Dims declared;
+      for (int d = 0; d < shape.dim_size(); ++d)
+        declared.push_back(shape.dim(d).has_dim_value() ? shape.dim(d).dim_value() : -1);
+      binder.declare(runtimeIndex, declared);
       for (int d = 0; d < shape.dim_size(); ++d)
         if (!shape.dim(d).has_dim_value())
           binder.observe(runtimeIndex, static_cast<size_t>(d),

@@ -2,10 +2,13 @@
 // header parsed by a small recursive-descent parser, then raw little-endian C-order data.
 #include "nnaccel/tensor/Npy.h"
 
+#include "ReadFile.h"
+
 #include <bit>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <optional>
 
@@ -30,23 +33,6 @@ struct FileCloser {
   void operator()(std::FILE* f) const { std::fclose(f); }
 };
 using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
-
-std::string readWholeFile(const std::string& path) {
-  FilePtr f(std::fopen(path.c_str(), "rb"));
-  if (!f) {
-    fail(path, std::string("cannot open file (") + std::strerror(errno) + ")");
-  }
-  std::string bytes;
-  char buffer[1 << 16];
-  size_t n = 0;
-  while ((n = std::fread(buffer, 1, sizeof buffer, f.get())) > 0) {
-    bytes.append(buffer, n);
-  }
-  if (std::ferror(f.get())) {
-    fail(path, "read error");
-  }
-  return bytes;
-}
 
 /// The element types nnaccel reads and writes, with their npy descriptors.
 struct DTypeDescr {
@@ -236,7 +222,7 @@ uint32_t readLittleEndian(const std::string& bytes, size_t offset, size_t width)
 } // namespace
 
 Tensor readNpy(const std::string& path) {
-  const std::string bytes = readWholeFile(path);
+  const std::string bytes = detail::readWholeFile(path, std::numeric_limits<std::size_t>::max());
   if (bytes.size() < kMagicSize || bytes.compare(0, kMagicSize, kMagic) != 0) {
     fail(path, "not an npy file (bad magic)");
   }

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
@@ -23,6 +24,38 @@ struct Result {
   std::string out;
   std::string err;
 };
+
+/// An ONNX file (opset 13) with one Relu "y" of input x whose dimensions are \p dims: a number is
+/// a fixed extent, anything else a symbolic dimension (dim_param) of that name.
+inline void writeReluModel(const std::string& path, const std::vector<std::string>& dims) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  auto* opset = m.add_opset_import();
+  opset->set_domain("");
+  opset->set_version(13);
+  onnx::GraphProto* g = m.mutable_graph();
+  g->set_name("symbolic");
+  auto* tensorType = g->add_input()->mutable_type()->mutable_tensor_type();
+  g->mutable_input(0)->set_name("x");
+  tensorType->set_elem_type(onnx::TensorProto::FLOAT);
+  auto* shape = tensorType->mutable_shape();
+  for (const std::string& d : dims) {
+    if (!d.empty() && std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      shape->add_dim()->set_dim_value(std::stoll(d));
+    else
+      shape->add_dim()->set_dim_param(d);
+  }
+  onnx::NodeProto* relu = g->add_node();
+  relu->set_op_type("Relu");
+  relu->set_name("relu");
+  relu->add_input("x");
+  relu->add_output("y");
+  g->add_output()->set_name("y");
+  g->mutable_output(0)->mutable_type()->mutable_tensor_type()->set_elem_type(
+      onnx::TensorProto::FLOAT);
+  std::ofstream out(path, std::ios::binary);
+  ASSERT_TRUE(m.SerializeToOstream(&out));
+}
 
 inline std::string readFile(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);

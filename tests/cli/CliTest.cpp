@@ -30,31 +30,7 @@ constexpr const char* kSmall = "lenet5";
 /// An ONNX file (opset 13) with one Relu whose input x has shape [N, 3, H, 4] with the
 /// symbolic dimensions N and H.
 void writeSymbolicModel(const std::string& path) {
-  onnx::ModelProto m;
-  m.set_ir_version(8);
-  auto* opset = m.add_opset_import();
-  opset->set_domain("");
-  opset->set_version(13);
-  onnx::GraphProto* g = m.mutable_graph();
-  g->set_name("symbolic");
-  auto* tensorType = g->add_input()->mutable_type()->mutable_tensor_type();
-  g->mutable_input(0)->set_name("x");
-  tensorType->set_elem_type(onnx::TensorProto::FLOAT);
-  auto* shape = tensorType->mutable_shape();
-  shape->add_dim()->set_dim_param("N");
-  shape->add_dim()->set_dim_value(3);
-  shape->add_dim()->set_dim_param("H");
-  shape->add_dim()->set_dim_value(4);
-  onnx::NodeProto* relu = g->add_node();
-  relu->set_op_type("Relu");
-  relu->set_name("relu");
-  relu->add_input("x");
-  relu->add_output("y");
-  g->add_output()->set_name("y");
-  g->mutable_output(0)->mutable_type()->mutable_tensor_type()->set_elem_type(
-      onnx::TensorProto::FLOAT);
-  std::ofstream out(path, std::ios::binary);
-  ASSERT_TRUE(m.SerializeToOstream(&out));
+  writeReluModel(path, {"N", "3", "H", "4"});
 }
 
 /// An ONNX file with x[1,2,3,3] -> ConvTranspose(4 outputs, 3x3, stride 2, pads 1,1,1,1,

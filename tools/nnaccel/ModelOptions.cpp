@@ -3,7 +3,7 @@
 #include "ModelOptions.h"
 
 #include "Command.h"
-#include "nnaccel/tensor/Npy.h"
+#include "nnaccel/driver/Inputs.h"
 
 #include <charconv>
 #include <fmt/format.h>
@@ -59,13 +59,14 @@ void ModelOptions::configure(CLI::App& app) {
                      ->capture_default_str();
 }
 
-driver::LoadOptions ModelOptions::loadOptions(const std::vector<std::string>& inputFiles) const {
+driver::LoadOptions ModelOptions::loadOptions(const std::vector<std::string>& inputFiles,
+                                              const ImagePreprocess& image) const {
   driver::LoadOptions options;
   options.import.defaultSymbolicDim = batch_;
   options.import.batchGiven = batchOption_->count() > 0;
   if (driver::modelSource(model_) == driver::ModelSource::File)
     for (const std::string& file : inputFiles)
-      options.import.inputData.push_back({file, readNpy(file).shape()});
+      options.import.inputData.push_back(driver::inputData(file, image));
   for (const std::string& text : dims_) {
     const auto binding = parseBinding(text);
     NNACCEL_ASSERT(binding.has_value()) << "--dim '" << text << "' passed the validator";

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "nnaccel/driver/ModelLoader.h"
+#include "nnaccel/tensor/Image.h"
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
@@ -26,11 +27,12 @@ public:
 
   const std::string& model() const { return model_; }
 
-  /// The load options for MODEL, with the shapes of \p inputFiles (.npy, one per runtime input
-  /// in order) binding symbolic dimensions. Throws Error(Usage) with the pointer to the
-  /// command's --help when a --dim name is given twice or --dim is given for a zoo model, and
-  /// Error(Io) naming an input file that cannot be read.
-  driver::LoadOptions loadOptions(const std::vector<std::string>& inputFiles = {}) const;
+  /// The load options for MODEL, with the shapes of \p inputFiles (.npy or images as \p image
+  /// preprocesses them, one per runtime input in order) binding symbolic dimensions. Throws
+  /// Error(Usage) with the pointer to the command's --help when a --dim name is given twice or
+  /// --dim is given for a zoo model, and Error(Io) naming an input file that cannot be read.
+  driver::LoadOptions loadOptions(const std::vector<std::string>& inputFiles = {},
+                                  const ImagePreprocess& image = {}) const;
 
   /// How the symbolic dimensions of \p g were bound, for the command's header: "symbolic dims:
   /// H=96 (--dim), W=128 (from x.npy), N=1 (batch, default 1 ...)"; empty when it has none.

@@ -3,6 +3,7 @@
 // int8-versus-fp32 agreement (over seeded evaluation inputs that were not used for calibration,
 // and on the run's own input), and optionally writes the outputs as .npy files.
 #include "Command.h"
+#include "ImageOptions.h"
 #include "ModelOptions.h"
 #include "TextTable.h"
 #include "nnaccel/driver/Inputs.h"
@@ -93,8 +94,10 @@ public:
   void configure(CLI::App& app) override {
     app_ = &app;
     modelOptions_.configure(app);
+    images_.configure(app);
     app.add_option("--input", inputs_,
-                   "a .npy file for each model input, in order (default: a seeded random input, "
+                   "a .npy file or a PNG/JPEG image for each model input, in order (default: a "
+                   "seeded random input, "
                    "uniform in [-1, 1))");
     app.add_option("--output", outputs_,
                    "write the model outputs, in order, to these .npy files (int8: dequantized)");
@@ -121,8 +124,8 @@ public:
 
   void run() override {
     checkOptions();
-    const ir::Graph g =
-        driver::loadModel(modelOptions_.model(), modelOptions_.loadOptions(inputs_));
+    const ir::Graph g = driver::loadModel(modelOptions_.model(),
+                                          modelOptions_.loadOptions(inputs_, images_.preprocess()));
     checkCounts(g);
     for (const std::string& path : outputs_) {
       driver::checkWritable(path); // before the run, not after it
@@ -171,8 +174,9 @@ private:
   }
 
   /// Where the run's input comes from, for the input lines and the agreement on it.
-  std::string inputOrigin(size_t i) const {
-    return inputs_.empty() ? fmt::format("random, seed {}", seed_) : inputs_[i];
+  std::string inputOrigin(const ir::Graph& g, size_t i) const {
+    return inputs_.empty() ? fmt::format("random, seed {}", seed_)
+                           : driver::describeInputFile(g, i, inputs_[i], images_.preprocess());
   }
 
   std::vector<Tensor> readOrMakeInputs(const ir::Graph& g) const {
@@ -181,12 +185,12 @@ private:
       inputs = quant::randomInputs(g, seed_);
     } else {
       for (size_t i = 0; i < inputs_.size(); ++i) {
-        inputs.push_back(driver::readInputFile(g, i, inputs_[i]));
+        inputs.push_back(driver::readInputFile(g, i, inputs_[i], images_.preprocess()));
       }
     }
     for (size_t i = 0; i < inputs.size(); ++i) {
       const ir::Value& v = g.value(g.inputs[i]);
-      fmt::print("input '{}': {} ({})\n", v.name, typeText(v.dtype, v.shape), inputOrigin(i));
+      fmt::print("input '{}': {} ({})\n", v.name, typeText(v.dtype, v.shape), inputOrigin(g, i));
     }
     return inputs;
   }
@@ -260,6 +264,7 @@ private:
 
   CLI::App* app_ = nullptr;
   ModelOptions modelOptions_;
+  ImageOptions images_;
   std::vector<std::string> inputs_;
   std::vector<std::string> outputs_;
   std::string dtype_ = "f32";

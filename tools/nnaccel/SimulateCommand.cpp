@@ -9,6 +9,7 @@
 #include "Command.h"
 #include "EngineOptions.h"
 #include "HostOptions.h"
+#include "ImageOptions.h"
 #include "ModelOptions.h"
 #include "ReportOutput.h"
 #include "nnaccel/driver/Inputs.h"
@@ -79,6 +80,7 @@ public:
   void configure(CLI::App& app) override {
     app_ = &app;
     modelOptions_.configure(app);
+    images_.configure(app);
     arch_.configure(app);
     app.add_option("--dtype", dtype_,
                    "int8 (bit-exact against the int8 reference) or fp32 (engines with an fp32 "
@@ -86,7 +88,8 @@ public:
         ->check(CLI::IsMember({"int8", "fp32"}))
         ->capture_default_str();
     app.add_option("--input", inputs_,
-                   "a .npy file for each model input, in order (default: a seeded random input)");
+                   "a .npy file or a PNG/JPEG image for each model input, in order (default: a "
+                   "seeded random input)");
     app.add_option("--report", report_,
                    "also write the report as JSON (docs/report-schema.md) to this file");
     output_.configure(app);
@@ -115,8 +118,8 @@ public:
     if (timingOnly_)
       engineOptions_.checkTimingOnly(*app_, ro.engineOptions);
     checkEngineTakes(engine);
-    const ir::Graph g =
-        driver::loadModel(modelOptions_.model(), modelOptions_.loadOptions(inputs_));
+    const ir::Graph g = driver::loadModel(modelOptions_.model(),
+                                          modelOptions_.loadOptions(inputs_, images_.preprocess()));
     if (!inputs_.empty() && inputs_.size() != g.inputs.size())
       throw usageError(*app_,
                        fmt::format("model '{}' has {} input(s) but {} --input file(s) were given",
@@ -125,7 +128,7 @@ public:
       driver::checkWritable(report_);
     output_.check(*app_);
     for (size_t i = 0; i < inputs_.size(); ++i)
-      ro.inputs.push_back(driver::readInputFile(g, i, inputs_[i]));
+      ro.inputs.push_back(driver::readInputFile(g, i, inputs_[i], images_.preprocess()));
     Progress progress;
     ro.verify = !timingOnly_;
     ro.baselineRows = baseline_;
@@ -176,6 +179,7 @@ private:
 
   CLI::App* app_ = nullptr;
   ModelOptions modelOptions_;
+  ImageOptions images_;
   ArchOptions arch_;
   EngineOptions engineOptions_;
   HostOptions hostOptions_;

@@ -11,6 +11,7 @@
 
 #include "nnaccel/ir/Graph.h"
 
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -23,6 +24,10 @@ namespace nnaccel::frontend {
 struct InputData {
   std::string file; ///< for messages and `info`
   Dims shape;
+  /// When set, the data's shape for an input declared with these dims (-1 where unbound)
+  /// replaces \p shape: an image takes the input's layout and channels (tensor/Image.h), and
+  /// a -1 it leaves (the batch) is bound by the other rules.
+  std::function<Dims(const Dims&)> shapeFor;
 };
 
 /// How symbolic input dimensions (dim_param, or no value at all) are bound, first rule first:
