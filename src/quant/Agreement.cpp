@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace nnaccel::quant {
 
@@ -26,15 +27,11 @@ double cosine(double dot, double normA, double normB) {
 } // namespace
 
 bool isClassifierOutput(const Dims& shape) {
-  if (shape.size() < 2 || shape[1] < 2) {
-    return false;
-  }
-  for (size_t i = 2; i < shape.size(); ++i) {
-    if (shape[i] != 1) {
-      return false;
-    }
-  }
-  return true;
+  // [N, C] logits, or [N, C, 1, 1] from a 1x1 convolution head. A rank-3 [N, A, 1] is a
+  // detector's per-anchor score (BlazeFace), whose argmax is no class.
+  const bool matrix = shape.size() == 2;
+  const bool pooled = shape.size() == 4 && shape[2] == 1 && shape[3] == 1;
+  return (matrix || pooled) && shape[1] >= 2;
 }
 
 std::vector<int64_t> argmaxPerRow(const Tensor& x) {
@@ -71,7 +68,9 @@ void AgreementAccumulator::add(const Tensor& reference, const Tensor& test) {
     const double x = r[i], y = t[i];
     const double err = std::fabs(x - y);
     partial_.maxAbsError = std::max(partial_.maxAbsError, err);
+    partial_.referenceMaxAbs = std::max(partial_.referenceMaxAbs, std::fabs(x));
     sumAbs_ += err;
+    sumSquaredError_ += err * err;
     dot += x * y;
     normR += x * x;
     normT += y * y;
@@ -99,6 +98,9 @@ Agreement AgreementAccumulator::result() const {
   Agreement a = partial_;
   a.meanAbsError = a.count > 0 ? sumAbs_ / static_cast<double>(a.count) : 0.0;
   a.cosineSimilarity = cosine(dot_, normRef_, normTest_);
+  a.relativeError = normRef_ > 0.0           ? std::sqrt(sumSquaredError_ / normRef_)
+                    : sumSquaredError_ > 0.0 ? std::numeric_limits<double>::infinity()
+                                             : 0.0;
   if (allClassifier_ && a.top1Rows > 0) {
     a.top1Agreement = static_cast<double>(a.top1Matches) / static_cast<double>(a.top1Rows);
   } else {

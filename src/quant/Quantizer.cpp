@@ -1,6 +1,7 @@
 // Post-training quantization: classify every node's int8 form, calibrate activation ranges on
 // the fp32 reference executor, assign scales (propagating them through scale-preserving ops)
 // and derive each node's int8 weights, int32 biases and requantization multipliers.
+#include "Calibration.h"
 #include "nnaccel/ir/OpParams.h"
 #include "nnaccel/quant/QuantizedModel.h"
 #include "nnaccel/reference/Executor.h"
@@ -621,53 +622,6 @@ QuantNode classifyNode(const Graph& g, NodeId id) {
 
 // --- calibration -------------------------------------------------------------------------------
 
-struct Range {
-  float lo = std::numeric_limits<float>::infinity();
-  float hi = -std::numeric_limits<float>::infinity();
-  bool seen() const { return lo <= hi; }
-  float maxAbs() const { return seen() ? std::max(std::fabs(lo), std::fabs(hi)) : 0.0f; }
-
-  /// Widens the range by \p xs; false if some value is not finite. The bounds are accumulated
-  /// in registers: updating lo/hi in place made the compiler store them on every element (the
-  /// data might alias them), which took as long as the executor run being calibrated.
-  bool include(std::span<const float> xs) {
-    float l = lo;
-    float h = hi;
-    bool finite = true;
-    for (float x : xs) {
-      finite &= std::isfinite(x);
-      l = x < l ? x : l;
-      h = h < x ? x : h;
-    }
-    lo = l;
-    hi = h;
-    return finite;
-  }
-};
-
-std::vector<Range> calibrate(const Graph& g, const std::vector<std::vector<Tensor>>& inputSets) {
-  std::vector<Range> ranges(g.numValues());
-  reference::Executor executor(g);
-  for (const auto& inputs : inputSets) {
-    executor.run(inputs);
-    const std::vector<Tensor>& values = executor.values();
-    for (size_t v = 0; v < g.numValues(); ++v) {
-      const auto id = static_cast<ValueId>(v);
-      if (g.isConstant(id) || g.value(id).dtype != DType::F32 || v >= values.size() ||
-          values[v].dtype() != DType::F32 || values[v].sizeBytes() == 0) {
-        continue;
-      }
-      if (!ranges[v].include(values[v].values<float>())) {
-        const ir::Value& value = g.value(id);
-        NNACCEL_ASSERT(value.producer >= 0)
-            << "input '" << value.name << "' passed checkCalibrationInputs but is not finite";
-        g.fail(value.producer, "calibration produced a non-finite value in '" + value.name + "'");
-      }
-    }
-  }
-  return ranges;
-}
-
 // --- scales and per-node parameters ------------------------------------------------------------
 
 /// Fills a QuantizedModel: classify() and checkConstants() before calibration (so bad input
@@ -716,7 +670,7 @@ public:
   }
 
   /// Scales and per-node parameters from the calibrated ranges.
-  void assign(std::vector<Range> ranges) {
+  void assign(std::vector<detail::Range> ranges) {
     ranges_ = std::move(ranges);
     m_.scales.assign(g_.numValues(), 0.0f);
     m_.constants.assign(g_.numValues(), QuantTensor{});
@@ -739,7 +693,7 @@ private:
   /// Clip reading v, values below/above the clamp bounds all map to the same output, so only
   /// the clamped range counts (saturating the rest is exact).
   float usefulMaxAbs(ValueId v) const {
-    const Range& r = ranges_[static_cast<size_t>(v)];
+    const detail::Range& r = ranges_[static_cast<size_t>(v)];
     const std::vector<NodeId> users = g_.users(v);
     if (!r.seen() || users.empty() || isGraphOutput(g_, v)) {
       return r.maxAbs();
@@ -762,6 +716,19 @@ private:
       best = std::max({best, std::fabs(a), std::fabs(b)});
     }
     return best;
+  }
+
+  /// True when the output of \p op run as \p kind lies in [-1, 1] by definition (Sigmoid,
+  /// HardSigmoid and Softmax in [0, 1], Tanh in [-1, 1]): its scale is fixed at 1/127 instead of
+  /// calibrated, as TensorFlow Lite fixes these outputs' quantization (TFLite 8-bit quantization
+  /// specification, tensorflow.org/lite/performance/quantization_spec: LOGISTIC and SOFTMAX
+  /// output scale 1/256, TANH 1/128). A calibration set that never drives a detector's
+  /// probability map near 1 (non-text photographs for a text detector) then cannot saturate it
+  /// on an input that does.
+  static bool boundedOutput(OpKind op, QuantOpKind kind) {
+    const bool bounded = op == OpKind::Sigmoid || op == OpKind::HardSigmoid || op == OpKind::Tanh ||
+                         op == OpKind::Softmax;
+    return bounded && (kind == QuantOpKind::Lookup || kind == QuantOpKind::Softmax);
   }
 
   /// Scale of a data operand; constants get their per-tensor int8 form on first use.
@@ -815,8 +782,10 @@ private:
       if (!isF32(g_, v)) {
         continue;
       }
-      m_.scales[static_cast<size_t>(v)] =
-          (isScalePreserving(q.kind) && i == 0) ? inScales[0] : symmetricScale(usefulMaxAbs(v));
+      m_.scales[static_cast<size_t>(v)] = (isScalePreserving(q.kind) && i == 0) ? inScales[0]
+                                          : boundedOutput(n.op, q.kind)
+                                              ? symmetricScale(1.0f)
+                                              : symmetricScale(usefulMaxAbs(v));
     }
     const float sOut = m_.scales[static_cast<size_t>(n.outputs[0])];
     switch (q.kind) {
@@ -1068,12 +1037,13 @@ private:
 
   QuantizedModel& m_;
   const Graph& g_;
-  std::vector<Range> ranges_;
+  std::vector<detail::Range> ranges_;
 };
 
 } // namespace
 
-QuantizedModel quantize(const Graph& g, const std::vector<std::vector<Tensor>>& calibrationInputs) {
+QuantizedModel quantize(const Graph& g, const std::vector<std::vector<Tensor>>& calibrationInputs,
+                        const CalibrationOptions& calibration) {
   QuantizedModel model;
   model.graph = g;
   const std::vector<std::vector<Tensor>> defaults =
@@ -1088,7 +1058,12 @@ QuantizedModel quantize(const Graph& g, const std::vector<std::vector<Tensor>>& 
   Quantizer quantizer(model);
   quantizer.classify();
   quantizer.checkConstants();
-  quantizer.assign(calibrate(model.graph, inputs));
+  if (!(calibration.percentile > 0.0 && calibration.percentile <= 100.0))
+    throw Error(ErrorKind::Usage, ErrorContext{},
+                fmt::format("the calibration percentile must be in (0, 100], got {}",
+                            calibration.percentile));
+  model.calibration = calibration;
+  quantizer.assign(detail::calibrate(model.graph, inputs, calibration));
   return model;
 }
 

@@ -364,6 +364,7 @@ TEST_F(Cli, RunInt8ReportsAgreementOnEvaluationInputs) {
   EXPECT_EQ(r.err, "");
   EXPECT_NE(r.out.find("int8: calibrated on 4 random input sets (calibration seed "
                        "0x6e6e616363656c)\n"
+                       "int8: activation ranges by minmax\n"
                        "int8: agreement measured on 8 other random input sets (evaluation seed "
                        "0x6576616c; none is a calibration input)\n"),
             std::string::npos)
@@ -524,8 +525,42 @@ TEST_F(Cli, CalibrationOptionErrors) {
               "--eval-samples: Value 10001 not in range 0 to 10000 (see 'nnaccel run --help')");
   writeNpy(path("x.npy"), Tensor(DType::F32, {1, 1, 32, 32}));
   expectError("run lenet5 --dtype int8 --input x.npy --calib-samples 4", 2,
-              "--calib-samples applies only without --input (the inputs are the calibration set) "
-              "(see 'nnaccel run --help')");
+              "--calib-samples applies only without --input and --calib (those are the "
+              "calibration set) (see 'nnaccel run --help')");
+  expectError("run lenet5 --calib-method mse", 2,
+              "--calib-method applies only to --dtype int8 (see 'nnaccel run --help')");
+  expectError("run lenet5 --dtype int8 --calib-method kl", 2,
+              "--calib-method: kl not in {minmax,percentile,mse,entropy} (see 'nnaccel run "
+              "--help')");
+  expectError("run lenet5 --dtype int8 --percentile 99", 2,
+              "--percentile applies only to --calib-method percentile (see 'nnaccel run --help')");
+  expectError("run lenet5 --dtype int8 --calib-method percentile --percentile 0", 2,
+              "--percentile: Value 0 not in range 0.000001 to 100.000000 (see 'nnaccel run "
+              "--help')");
+  expectError("run lenet5 --dtype int8 --calib nowhere", 2,
+              "--calib: Directory does not exist: nowhere (see 'nnaccel run --help')");
+  std::filesystem::create_directories(path("empty"));
+  writeText("empty/notes.txt", "no data here");
+  expectError("run lenet5 --dtype int8 --calib empty", 2,
+              "empty: --calib: the folder has no .npy, PNG or JPEG file");
+}
+
+TEST_F(Cli, RunInt8CalibratesOnAFolderWithAMethodAndRanksSensitivity) {
+  std::filesystem::create_directories(path("calib"));
+  writeNpy(path("calib/a.npy"), Tensor(DType::F32, {1, 1, 32, 32}));
+  const Tensor ones = Tensor::fromVector<float>({1, 1, 32, 32}, std::vector<float>(1024, 0.5f));
+  writeNpy(path("calib/b.npy"), ones);
+  const Result r = run("run lenet5 --dtype int8 --calib calib --calib-method mse --eval-samples 0 "
+                       "--sensitivity");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("int8: calibrated on 2 files in calib\nint8: activation ranges by mse\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("(every value fake-quantized at once, fp32 arithmetic): top-1 agreement"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("int8 sensitivity on this input ("), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("     1  "), std::string::npos) << r.out;
 }
 
 // --- arch ---------------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 // (calibrate, quantize, Int8Executor), prints each output's shape and a short summary, the
 // int8-versus-fp32 agreement (over seeded evaluation inputs that were not used for calibration,
 // and on the run's own input), and optionally writes the outputs as .npy files.
+#include "CalibrationOptions.h"
 #include "Command.h"
 #include "ImageOptions.h"
 #include "ModelOptions.h"
@@ -10,6 +11,7 @@
 #include "nnaccel/quant/Agreement.h"
 #include "nnaccel/quant/Int8Executor.h"
 #include "nnaccel/quant/QuantizedModel.h"
+#include "nnaccel/quant/Sensitivity.h"
 #include "nnaccel/reference/Executor.h"
 #include "nnaccel/tensor/Npy.h"
 
@@ -61,17 +63,26 @@ void printOutput(const ir::Value& v, const Tensor& t) {
 /// "int8 vs fp32 'output' (WHAT): max abs error ..., mean abs error ..., cosine similarity ...
 /// [(worst input ...)], top-1 agreement 7/8 (87.5%)".
 void printAgreement(const std::string& name, const std::string& what, const quant::Agreement& a) {
-  std::string line = fmt::format(
-      "int8 vs fp32 '{}' ({}): max abs error {}, mean abs error {}, cosine similarity {:.6f}", name,
-      what, numberText(a.maxAbsError), numberText(a.meanAbsError), a.cosineSimilarity);
+  // Classifier outputs: top-1 first, what a classifier's user compares; others: cosine and the
+  // relative L2 error.
+  std::string line = fmt::format("int8 vs fp32 '{}' ({}): ", name, what);
+  if (a.top1Agreement) {
+    line += fmt::format("top-1 agreement {}/{} ({:.1f}%), ", a.top1Matches, a.top1Rows,
+                        *a.top1Agreement * 100.0);
+  }
+  line += fmt::format("cosine similarity {:.6f}", a.cosineSimilarity);
   if (a.samples > 1) {
     line += fmt::format(" (worst input {:.6f})", a.minCosineSimilarity);
   }
-  if (a.top1Agreement) {
-    line += fmt::format(", top-1 agreement {}/{} ({:.1f}%)", a.top1Matches, a.top1Rows,
-                        *a.top1Agreement * 100.0);
-  }
+  line += fmt::format(", relative error {}, max abs error {}, mean abs error {}",
+                      numberText(a.relativeError), numberText(a.maxAbsError),
+                      numberText(a.meanAbsError));
   fmt::print("{}\n", line);
+  if (a.referenceMaxAbs < quant::kNearZeroOutput) {
+    fmt::print("warning: fp32 output '{}' is near zero everywhere (max |x| {}): its cosine and "
+               "relative error say little\n",
+               name, numberText(a.referenceMaxAbs));
+  }
 }
 
 /// "1 random input set", "4 random input sets".
@@ -114,6 +125,11 @@ public:
                                   "inputs (with --input, the inputs are the calibration set)")
                        ->check(CLI::Range(1, 10000))
                        ->capture_default_str();
+    calibration_.configure(app);
+    sensitivityOption_ =
+        app.add_flag("--sensitivity", sensitivity_,
+                     "int8: also rank the layers by how much their int8 rounding alone costs the "
+                     "outputs (each value fake-quantized alone, the rest fp32), worst first");
     evalOption_ = app.add_option("--eval-samples", evalSamples_,
                                  "int8: number of seeded random inputs, none of them a "
                                  "calibration input, on which the agreement with fp32 is "
@@ -133,6 +149,8 @@ public:
     if (const std::string bindings = ModelOptions::bindingsText(g); !bindings.empty()) {
       fmt::print("{}\n", bindings);
     }
+    if (dtype_ == "int8" && calibration_.hasFolder()) // before any output: its errors are usage
+      calibrationSets_ = calibration_.readFolder(g, modelOptions_.model(), images_.preprocess());
     const std::vector<Tensor> inputs = readOrMakeInputs(g);
     reference::Executor executor(g);
     const std::vector<Tensor> fp32 = executor.run(inputs);
@@ -149,15 +167,18 @@ public:
 private:
   /// Options that do not go together (checked before the model is loaded).
   void checkOptions() const {
-    for (const CLI::Option* option : {calibOption_, evalOption_}) {
+    std::vector<const CLI::Option*> int8Only = calibration_.options();
+    int8Only.insert(int8Only.end(), {calibOption_, evalOption_, sensitivityOption_});
+    for (const CLI::Option* option : int8Only) {
       if (option->count() > 0 && dtype_ != "int8") {
         throw usageError(*app_, option->get_name() + " applies only to --dtype int8");
       }
     }
-    if (calibOption_->count() > 0 && !inputs_.empty()) {
-      throw usageError(*app_, "--calib-samples applies only without --input (the inputs are the "
-                              "calibration set)");
+    if (calibOption_->count() > 0 && (!inputs_.empty() || calibration_.hasFolder())) {
+      throw usageError(*app_, "--calib-samples applies only without --input and --calib (those "
+                              "are the calibration set)");
     }
+    calibration_.check();
   }
 
   void checkCounts(const ir::Graph& g) const {
@@ -203,7 +224,11 @@ private:
   std::vector<Tensor> runInt8(const ir::Graph& g, const std::vector<Tensor>& inputs,
                               const std::vector<Tensor>& fp32) const {
     std::vector<std::vector<Tensor>> calibration;
-    if (inputs_.empty()) {
+    if (calibration_.hasFolder()) {
+      calibration = calibrationSets_;
+      fmt::print("int8: calibrated on {} in {}\n",
+                 counted(static_cast<int64_t>(calibration.size()), "file"), calibration_.folder());
+    } else if (inputs_.empty()) {
       calibration = quant::makeCalibrationInputs(g, calibSamples_, quant::kDefaultCalibrationSeed);
       fmt::print("int8: calibrated on {} (calibration seed {:#x})\n",
                  counted(calibSamples_, "random input set"), quant::kDefaultCalibrationSeed);
@@ -216,11 +241,14 @@ private:
       }
       fmt::print("int8: calibrated on {}\n", files);
     }
-    const quant::QuantizedModel model = quant::quantize(g, calibration);
+    const quant::QuantizedModel model = quant::quantize(g, calibration, calibration_.method());
+    fmt::print("int8: activation ranges by {}\n", calibration_.methodText());
     printEvaluation(model);
     quant::Int8Executor executor(model);
     std::vector<Tensor> int8 = executor.run(inputs).dequantized;
-    const std::string what = inputs_.empty() ? "this input" : "this input, the calibration set";
+    const std::string what = inputs_.empty() || calibration_.hasFolder()
+                                 ? "this input"
+                                 : "this input, the calibration set";
     for (size_t i = 0; i < fp32.size(); ++i) {
       const std::string& name = g.value(g.outputs[i]).name;
       if (fp32[i].dtype() == DType::F32) {
@@ -230,7 +258,38 @@ private:
                    dtypeName(fp32[i].dtype()), fp32[i] == int8[i] ? "identical" : "different");
       }
     }
+    if (sensitivity_)
+      printSensitivity(model, inputs);
     return int8;
+  }
+
+  /// The --sensitivity table: the kSensitivityRows values whose int8 rounding alone costs the
+  /// outputs most.
+  void printSensitivity(const quant::QuantizedModel& model,
+                        const std::vector<Tensor>& inputs) const {
+    constexpr size_t kSensitivityRows = 15;
+    const std::vector<Tensor> fake = quant::runFakeQuantized(model, inputs);
+    reference::Executor fp32(model.graph);
+    const std::vector<Tensor> clean = fp32.run(inputs);
+    for (size_t i = 0; i < fake.size(); ++i)
+      if (clean[i].dtype() == DType::F32)
+        printAgreement(model.graph.value(model.graph.outputs[i]).name,
+                       "every value fake-quantized at once, fp32 arithmetic",
+                       quant::measureAgreement(clean[i], fake[i]));
+    const std::vector<quant::ValueSensitivity> rows = quant::measureSensitivity(model, inputs);
+    fmt::print("int8 sensitivity on this input ({} values, each alone at int8, the rest fp32; "
+               "worst first; spread: largest channel's max|x| over the median channel's):\n",
+               rows.size());
+    fmt::print("  {:>4}  {:<40} {:<18} {:>10} {:>9} {:>8} {:>12} {:>10}  {}\n", "rank", "value",
+               "op", "scale", "clipped", "spread", "out cosine", "rel error", "worst output");
+    for (size_t i = 0; i < std::min(rows.size(), kSensitivityRows); ++i) {
+      const quant::ValueSensitivity& r = rows[i];
+      fmt::print("  {:>4}  {:<40} {:<18} {:>10} {:>8.3f}% {:>8.1f} {:>12.6f} {:>10}  {}\n", i + 1,
+                 r.name.size() > 40 ? "..." + r.name.substr(r.name.size() - 37) : r.name, r.op,
+                 numberText(r.scale), 100.0 * r.clippedFraction, r.channelSpread,
+                 r.worstOutput.cosineSimilarity, numberText(r.worstOutput.relativeError),
+                 r.worstOutputName);
+    }
   }
 
   /// The agreement over --eval-samples seeded random input sets.
@@ -271,7 +330,11 @@ private:
   uint64_t seed_ = 0;
   int calibSamples_ = quant::kDefaultCalibrationCount;
   int evalSamples_ = quant::kDefaultEvaluationCount;
+  CalibrationOptions calibration_;
+  std::vector<std::vector<Tensor>> calibrationSets_; ///< --calib's files, read before the run
+  bool sensitivity_ = false;
   CLI::Option* calibOption_ = nullptr;
+  CLI::Option* sensitivityOption_ = nullptr;
   CLI::Option* evalOption_ = nullptr;
 };
 

@@ -6,6 +6,7 @@
 /// engine adds are declared by the engine (EngineOptions.h), and the capabilities (program
 /// files, placement, fp32) are asked of the registry.
 #include "ArchOptions.h"
+#include "CalibrationOptions.h"
 #include "Command.h"
 #include "EngineOptions.h"
 #include "HostOptions.h"
@@ -81,6 +82,7 @@ public:
     app_ = &app;
     modelOptions_.configure(app);
     images_.configure(app);
+    calibration_.configure(app);
     arch_.configure(app);
     app.add_option("--dtype", dtype_,
                    "int8 (bit-exact against the int8 reference) or fp32 (engines with an fp32 "
@@ -129,6 +131,15 @@ public:
     output_.check(*app_);
     for (size_t i = 0; i < inputs_.size(); ++i)
       ro.inputs.push_back(driver::readInputFile(g, i, inputs_[i], images_.preprocess()));
+    // The int8 model is calibrated as `run --dtype int8` calibrates it: on --calib's files, else
+    // on the --input files, else on the default seeded random sets.
+    calibration_.check();
+    ro.calibrationMethod = std::string(quant::calibrationMethodName(calibration_.method().method));
+    ro.calibrationPercentile = calibration_.method().percentile;
+    if (calibration_.hasFolder())
+      ro.calibrationSets = calibration_.readFolder(g, modelOptions_.model(), images_.preprocess());
+    else if (!ro.inputs.empty())
+      ro.calibrationSets = {ro.inputs};
     Progress progress;
     ro.verify = !timingOnly_;
     ro.baselineRows = baseline_;
@@ -180,6 +191,7 @@ private:
   CLI::App* app_ = nullptr;
   ModelOptions modelOptions_;
   ImageOptions images_;
+  CalibrationOptions calibration_;
   ArchOptions arch_;
   EngineOptions engineOptions_;
   HostOptions hostOptions_;

@@ -113,6 +113,12 @@ struct RunOptions {
   /// Graph inputs (Graph::inputs order); empty: seeded random inputs (inputSeed).
   std::vector<Tensor> inputs;
   uint64_t inputSeed = 0x6e6e61636365;
+  /// The int8 model's calibration input sets (each in Graph::inputs order; empty: the default
+  /// seeded random sets) and how its activation ranges are chosen: a quant::CalibrationMethod
+  /// by name ("minmax", "percentile", "mse", "entropy") and the percentile method's share.
+  std::vector<std::vector<Tensor>> calibrationSets;
+  std::string calibrationMethod = "minmax";
+  double calibrationPercentile = 99.99;
   /// Threads one run may use (results never depend on it); a sweep running points in parallel
   /// gives each run one.
   int threads = 1;

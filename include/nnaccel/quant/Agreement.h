@@ -25,6 +25,12 @@ struct Agreement {
   double cosineSimilarity = 1.0;
   /// The smallest cosine similarity of a single pair (equal to cosineSimilarity for one pair).
   double minCosineSimilarity = 1.0;
+  /// |ref - test|_2 / |ref|_2 with every pair's elements taken as one vector (0 when both are
+  /// all zero, infinity when only the reference is).
+  double relativeError = 0.0;
+  /// max |ref| over all pairs: near 0 (below kNearZeroOutput), cosine and relative error say
+  /// little (the fp32 output is numerically all zero).
+  double referenceMaxAbs = 0.0;
   /// Classifier outputs only (isClassifierOutput): fraction of batch rows, over all pairs,
   /// whose argmax over the class axis (axis 1; first maximum on ties) is the same in both.
   std::optional<double> top1Agreement;
@@ -32,7 +38,11 @@ struct Agreement {
   int64_t top1Matches = 0; ///< rows whose top-1 class agrees
 };
 
-/// True for [N, C, 1, ...] shapes with C >= 2 (e.g. [N, 1000] or [N, 1000, 1, 1]).
+/// Below this max |fp32 output|, an output is "near zero everywhere" for the agreement's readers.
+inline constexpr double kNearZeroOutput = 1e-6;
+
+/// True for [N, C] and [N, C, 1, 1] shapes with C >= 2 (e.g. [N, 1000] or [N, 1000, 1, 1]); a
+/// rank-3 [N, A, 1] (a detector's per-anchor scores) is not a classifier output.
 bool isClassifierOutput(const Dims& shape);
 
 /// Index of the first maximum along axis 1 for every batch row of a classifier output.
@@ -49,7 +59,7 @@ public:
 
 private:
   Agreement partial_; ///< samples, count, maxAbsError, minCosineSimilarity, top-1 counts
-  double sumAbs_ = 0.0, dot_ = 0.0, normRef_ = 0.0, normTest_ = 0.0;
+  double sumAbs_ = 0.0, dot_ = 0.0, normRef_ = 0.0, normTest_ = 0.0, sumSquaredError_ = 0.0;
   bool allClassifier_ = true;
 };
 

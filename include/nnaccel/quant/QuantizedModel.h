@@ -20,7 +20,9 @@
 #include "nnaccel/quant/Kernels.h"
 #include "nnaccel/quant/Requantize.h"
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace nnaccel::quant {
@@ -123,6 +125,28 @@ struct QuantNode {
 };
 
 /// A graph with its int8 quantization.
+/// How activation ranges are chosen from the calibration runs (docs/Quantization.md,
+/// "Calibration methods"). Every method first finds max|x| of each computed f32 value; the
+/// others then clip it to a threshold T chosen on a 2048-bin histogram of |x| over [0, max|x|]:
+///  - MinMax: T = max|x| (no clipping);
+///  - Percentile: the smallest bin edge below which `percentile` % of the values lie;
+///  - Mse: the T minimising the expected squared error of symmetric int8 with step T/127
+///    (uniform rounding noise step^2/12 inside, (|x| - T)^2 for clipped values);
+///  - Entropy: the T minimising the KL divergence between the clipped histogram and its 128-level
+///    quantization (the TensorRT entropy calibrator's method, Migacz, GTC 2017).
+/// Graph inputs and outputs are never clipped (the user's data, and a saturated output would
+/// be visible directly).
+enum class CalibrationMethod { MinMax, Percentile, Mse, Entropy };
+
+struct CalibrationOptions {
+  CalibrationMethod method = CalibrationMethod::MinMax;
+  double percentile = 99.99; ///< Percentile only: in (0, 100]
+};
+
+/// "minmax", "percentile", "mse", "entropy"; calibrationMethodFromName is its inverse.
+std::string_view calibrationMethodName(CalibrationMethod m);
+std::optional<CalibrationMethod> calibrationMethodFromName(std::string_view name);
+
 struct QuantizedModel {
   ir::Graph graph; ///< the fp32 graph (a copy); node and value ids as in it
   /// Per ValueId: the scale (> 0) of every f32 value that is computed or a graph input, and of
@@ -134,8 +158,9 @@ struct QuantizedModel {
   /// Per ValueId: int8 form of constants that integer kernels read as operands (Add, Concat,
   /// Relu of a constant, ...); empty QuantTensor otherwise.
   std::vector<QuantTensor> constants;
-  std::vector<QuantNode> nodes; ///< per NodeId
-  int64_t calibrationCount = 0; ///< number of calibration input sets used
+  std::vector<QuantNode> nodes;   ///< per NodeId
+  int64_t calibrationCount = 0;   ///< number of calibration input sets used
+  CalibrationOptions calibration; ///< how the activation ranges were chosen
 
   const QuantNode& node(ir::NodeId id) const { return nodes.at(static_cast<size_t>(id)); }
   float scale(ir::ValueId id) const { return scales.at(static_cast<size_t>(id)); }
@@ -177,6 +202,7 @@ void checkCalibrationInputs(const ir::Graph& g, const std::vector<Tensor>& input
 /// node when a value is not finite during calibration, a requantization multiplier is out of
 /// range or a reduction is long enough to overflow the int32 accumulator.
 QuantizedModel quantize(const ir::Graph& g,
-                        const std::vector<std::vector<Tensor>>& calibrationInputs);
+                        const std::vector<std::vector<Tensor>>& calibrationInputs,
+                        const CalibrationOptions& calibration = {});
 
 } // namespace nnaccel::quant

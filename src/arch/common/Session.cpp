@@ -11,7 +11,7 @@ void RunOptions::reportProgress(const std::string& what, size_t done, size_t tot
 
 quant::QuantizedModel quantizeForRun(const ir::Graph& g, const RunOptions& options) {
   options.reportProgress("quantizing", 0, 1);
-  return quant::quantize(g, {});
+  return quant::quantize(g, options.calibrationSets, options.calibration);
 }
 
 std::vector<Tensor> runInputs(const ir::Graph& g, const RunOptions& options) {

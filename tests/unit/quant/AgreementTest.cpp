@@ -38,6 +38,7 @@ TEST(Agreement, TopOneOverTheClassAxis) {
   EXPECT_FALSE(isClassifierOutput({1, 21, 8, 8}));
   EXPECT_FALSE(isClassifierOutput({10}));
   EXPECT_FALSE(isClassifierOutput({3, 1}));
+  EXPECT_FALSE(isClassifierOutput({1, 512, 1})); // a detector's per-anchor scores
   // Three rows; the second disagrees; ties resolve to the first maximum.
   const Tensor a = Tensor::fromVector<float>({3, 3}, {0, 5, 1, 2, 1, 0, 3, 3, 1});
   const Tensor b = Tensor::fromVector<float>({3, 3}, {0, 4, 1, 1, 2, 0, 3, 3, 3});

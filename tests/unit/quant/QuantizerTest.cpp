@@ -100,8 +100,67 @@ TEST(Calibration, ScalesAreMaxAbsOverAllRuns) {
   const QuantizedModel m = quantize(g, sets);
   EXPECT_EQ(m.scale(x), 3.0f / 127.0f);
   EXPECT_EQ(m.calibratedMaxAbs[static_cast<size_t>(x)], 3.0f);
-  const float sig3 = 1.0f / (1.0f + std::exp(-3.0f));
-  EXPECT_FLOAT_EQ(m.scale(y), sig3 / 127.0f);
+  // A Sigmoid's output lies in [0, 1] by definition: scale 1/127 whatever the calibration saw
+  // (its calibrated max|y| is sigmoid(3), recorded all the same).
+  EXPECT_EQ(m.scale(y), 1.0f / 127.0f);
+  EXPECT_FLOAT_EQ(m.calibratedMaxAbs[static_cast<size_t>(y)], 1.0f / (1.0f + std::exp(-3.0f)));
+}
+
+TEST(Calibration, ClippingMethodsCutOutliersAndKeepInputsAndOutputs) {
+  // x -> Abs -> h -> Sigmoid -> y: 4000 values in [0, 1] and one outlier at 100 in h (a
+  // lookup's output has a scale of its own; a Relu's would be its input's).
+  GraphBuilder b;
+  const auto x = b.input("x", {4001});
+  const auto h = b.op(OpKind::Abs, "h", {x});
+  const auto y = b.op(OpKind::Sigmoid, "y", {h});
+  const ir::Graph g = finish(b, {y});
+  std::vector<float> v(4001);
+  for (size_t i = 0; i < 4000; ++i)
+    v[i] = static_cast<float>(i % 1000) / 1000.0f;
+  v[4000] = 100.0f;
+  const std::vector<std::vector<Tensor>> sets{{Tensor::fromVector<float>({4001}, v)}};
+  const auto hScale = [&](CalibrationMethod method, double percentile = 99.99) {
+    CalibrationOptions o;
+    o.method = method;
+    o.percentile = percentile;
+    const QuantizedModel m = quantize(g, sets, o);
+    EXPECT_EQ(m.scale(x), 100.0f / 127.0f) << "a graph input is never clipped";
+    EXPECT_EQ(m.calibration.method, method);
+    return m.scale(h) * 127.0f; // the threshold T
+  };
+  EXPECT_EQ(hScale(CalibrationMethod::MinMax), 100.0f);
+  // 99.9 % of the values lie below 1 (the 2048 bins are 100/2048 wide: T is the bin edge).
+  EXPECT_NEAR(hScale(CalibrationMethod::Percentile, 99.9), 1.0f, 100.0f / 2048.0f);
+  // Entropy cuts the lone outlier; MSE keeps nearly all of it: clipping it far costs up to 99^2,
+  // more than the rounding error of the 4000 others at step 100/127 (4000 * 0.79^2 / 12 = 207).
+  const float entropy = hScale(CalibrationMethod::Entropy);
+  EXPECT_GT(entropy, 0.9f);
+  EXPECT_LT(entropy, 10.0f);
+  EXPECT_GT(hScale(CalibrationMethod::Mse), 90.0f);
+  // |x| ~ Exp(1) (a Laplace(0, 1) tensor), 2^20 values by the inverse CDF on a grid, max 13.9:
+  // the MSE-optimal 8-bit clipping of a Laplace(0, b) is about 9.89 b (Banner, Nahshan and
+  // Soudry, "Post training 4-bit quantization of convolutional networks for rapid-deployment",
+  // NeurIPS 2019, Table 1 / ACIQ), which the histogram search finds.
+  const int64_t n = int64_t{1} << 20;
+  GraphBuilder lb;
+  const auto lx = lb.input("x", {n});
+  const auto lh = lb.op(OpKind::Abs, "h", {lx});
+  const ir::Graph lg = finish(lb, {lb.op(OpKind::Sigmoid, "y", {lh})});
+  std::vector<float> laplace(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i)
+    laplace[static_cast<size_t>(i)] =
+        (i % 2 ? 1.0f : -1.0f) *
+        static_cast<float>(-std::log1p(-(static_cast<double>(i) + 0.5) / static_cast<double>(n)));
+  CalibrationOptions mse;
+  mse.method = CalibrationMethod::Mse;
+  const float t = quantize(lg, {{Tensor::fromVector<float>({n}, laplace)}}, mse).scale(lh) * 127.0f;
+  EXPECT_NEAR(t, 9.89f, 1.0f);
+  EXPECT_EQ(calibrationMethodFromName("mse"), CalibrationMethod::Mse);
+  EXPECT_FALSE(calibrationMethodFromName("kl").has_value());
+  CalibrationOptions bad;
+  bad.method = CalibrationMethod::Percentile;
+  bad.percentile = 0.0;
+  EXPECT_THROW(quantize(g, sets, bad), Error);
 }
 
 TEST(Quantizer, AllZeroChannelsAndTensorsGetUsableScales) {

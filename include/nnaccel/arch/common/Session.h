@@ -28,6 +28,9 @@ struct RunOptions {
   /// Graph inputs (Graph::inputs order); empty: quant::randomInputs(g, inputSeed).
   std::vector<Tensor> inputs;
   uint64_t inputSeed = 0x6e6e61636365;
+  /// Calibration of the int8 model (engines::RunOptions::calibrationSets, ::calibration).
+  std::vector<std::vector<Tensor>> calibrationSets;
+  quant::CalibrationOptions calibration;
   /// Progress: (what, done, total), called from the run loop.
   std::function<void(const std::string&, size_t, size_t)> progress;
 
@@ -43,6 +46,13 @@ template <typename SessionOptions> SessionOptions sessionOptions(const engines::
   so.baselineRows = o.baselineRows;
   so.inputs = o.inputs;
   so.inputSeed = o.inputSeed;
+  so.calibrationSets = o.calibrationSets;
+  const auto method = quant::calibrationMethodFromName(o.calibrationMethod);
+  if (!method)
+    throw Error(ErrorKind::Usage, ErrorContext{},
+                "unknown calibration method '" + o.calibrationMethod +
+                    "' (minmax, percentile, mse or entropy)");
+  so.calibration = {*method, o.calibrationPercentile};
   so.progress = o.progress;
   return so;
 }

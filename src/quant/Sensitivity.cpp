@@ -1,0 +1,173 @@
+// Per-value int8 sensitivity by fake quantization and downstream fp32 re-execution (see
+// Sensitivity.h).
+#include "nnaccel/quant/Sensitivity.h"
+
+#include "nnaccel/reference/Executor.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace nnaccel::quant {
+
+namespace {
+
+/// clamp(round(x / s), -127, 127) * s element-wise, and the share of elements clamped.
+Tensor fakeQuantize(const Tensor& x, float s, double& clippedFraction) {
+  Tensor y(DType::F32, x.shape());
+  int64_t clipped = 0;
+  const float* in = x.data<float>();
+  float* out = y.data<float>();
+  for (int64_t i = 0; i < x.numElements(); ++i) {
+    const float q = std::nearbyint(in[i] / s);
+    clipped += std::fabs(q) > 127.0f ? 1 : 0;
+    out[i] = std::clamp(q, -127.0f, 127.0f) * s;
+  }
+  clippedFraction = x.numElements() > 0
+                        ? static_cast<double>(clipped) / static_cast<double>(x.numElements())
+                        : 0.0;
+  return y;
+}
+
+/// max over channels of max|x| / the median channel's max|x| (channels on axis 1 for rank >= 3).
+double channelSpread(const Tensor& x) {
+  const Dims& s = x.shape();
+  if (s.size() < 3 || s[1] < 2)
+    return 1.0;
+  const int64_t c = s[1], inner = x.numElements() / (s[0] * c);
+  std::vector<double> peak(static_cast<size_t>(c), 0.0);
+  const float* d = x.data<float>();
+  for (int64_t n = 0; n < s[0]; ++n)
+    for (int64_t k = 0; k < c; ++k)
+      for (int64_t i = 0; i < inner; ++i)
+        peak[static_cast<size_t>(k)] =
+            std::max(peak[static_cast<size_t>(k)],
+                     static_cast<double>(std::fabs(d[(n * c + k) * inner + i])));
+  std::vector<double> sorted = peak;
+  std::nth_element(sorted.begin(), sorted.begin() + c / 2, sorted.end());
+  const double median = sorted[static_cast<size_t>(c / 2)];
+  const double top = *std::max_element(peak.begin(), peak.end());
+  return median > 0.0 ? top / median : top > 0.0 ? std::numeric_limits<double>::infinity() : 1.0;
+}
+
+/// The values the int8 model holds at a scale: f32 graph inputs and outputs of int8 nodes.
+std::vector<ir::ValueId> measuredValues(const QuantizedModel& m) {
+  const ir::Graph& g = m.graph;
+  std::vector<ir::ValueId> out;
+  for (size_t v = 0; v < g.numValues(); ++v) {
+    const auto id = static_cast<ir::ValueId>(v);
+    const ir::Value& value = g.value(id);
+    if (g.isConstant(id) || value.dtype != DType::F32 || m.scale(id) <= 0)
+      continue;
+    if (value.producer >= 0) {
+      const QuantOpKind k = m.node(value.producer).kind;
+      if (k == QuantOpKind::FloatIsland || k == QuantOpKind::Folded)
+        continue;
+    }
+    out.push_back(id);
+  }
+  return out;
+}
+
+/// Re-executes, in fp32, every node downstream of \p changed (whose new value is in \p values),
+/// in graph order; \p values holds the clean run's values and is updated in place.
+void propagate(const ir::Graph& g, ir::ValueId changed, std::vector<Tensor>& values) {
+  std::vector<bool> dirty(g.numValues(), false);
+  dirty[static_cast<size_t>(changed)] = true;
+  for (size_t i = 0; i < g.numNodes(); ++i) {
+    const ir::Node& n = g.node(static_cast<ir::NodeId>(i));
+    const bool affected = std::any_of(n.inputs.begin(), n.inputs.end(), [&](ir::ValueId v) {
+      return v != ir::kNoValue && dirty[static_cast<size_t>(v)];
+    });
+    if (!affected)
+      continue;
+    std::vector<const Tensor*> ins;
+    for (ir::ValueId v : n.inputs)
+      ins.push_back(v == ir::kNoValue ? nullptr
+                    : g.isConstant(v) ? g.value(v).constant.get()
+                                      : &values[static_cast<size_t>(v)]);
+    std::vector<Tensor> outs = reference::evalNode(g, static_cast<ir::NodeId>(i), ins);
+    for (size_t k = 0; k < n.outputs.size() && k < outs.size(); ++k)
+      if (n.outputs[k] != ir::kNoValue) {
+        values[static_cast<size_t>(n.outputs[k])] = std::move(outs[k]);
+        dirty[static_cast<size_t>(n.outputs[k])] = true;
+      }
+  }
+}
+
+} // namespace
+
+std::vector<Tensor> runFakeQuantized(const QuantizedModel& model,
+                                     const std::vector<Tensor>& inputs) {
+  const ir::Graph& g = model.graph;
+  std::vector<bool> measured(g.numValues(), false);
+  for (ir::ValueId v : measuredValues(model))
+    measured[static_cast<size_t>(v)] = true;
+  std::vector<Tensor> values(g.numValues());
+  double clipped = 0;
+  const auto settle = [&](ir::ValueId v, Tensor t) {
+    const auto i = static_cast<size_t>(v);
+    values[i] = measured[i] ? fakeQuantize(t, model.scale(v), clipped) : std::move(t);
+  };
+  for (size_t i = 0; i < g.inputs.size(); ++i)
+    settle(g.inputs[i], inputs.at(i));
+  for (size_t i = 0; i < g.numNodes(); ++i) {
+    const ir::Node& n = g.node(static_cast<ir::NodeId>(i));
+    std::vector<const Tensor*> ins;
+    for (ir::ValueId v : n.inputs)
+      ins.push_back(v == ir::kNoValue ? nullptr
+                    : g.isConstant(v) ? g.value(v).constant.get()
+                                      : &values[static_cast<size_t>(v)]);
+    std::vector<Tensor> outs = reference::evalNode(g, static_cast<ir::NodeId>(i), ins);
+    for (size_t k = 0; k < n.outputs.size() && k < outs.size(); ++k)
+      if (n.outputs[k] != ir::kNoValue)
+        settle(n.outputs[k], std::move(outs[k]));
+  }
+  std::vector<Tensor> out;
+  for (ir::ValueId v : g.outputs)
+    out.push_back(g.isConstant(v) ? *g.value(v).constant : values[static_cast<size_t>(v)]);
+  return out;
+}
+
+std::vector<ValueSensitivity> measureSensitivity(const QuantizedModel& model,
+                                                 const std::vector<Tensor>& inputs) {
+  const ir::Graph& g = model.graph;
+  reference::Executor executor(g);
+  const std::vector<Tensor> clean = executor.run(inputs);
+  const std::vector<Tensor> cleanValues = executor.values();
+  std::vector<ValueSensitivity> out;
+  for (ir::ValueId v : measuredValues(model)) {
+    ValueSensitivity s;
+    s.value = v;
+    s.name = g.value(v).name;
+    const ir::NodeId producer = g.value(v).producer;
+    s.op = producer >= 0 ? std::string(ir::opName(g.node(producer).op)) : "input";
+    s.scale = model.scale(v);
+    s.channelSpread = channelSpread(cleanValues[static_cast<size_t>(v)]);
+    std::vector<Tensor> values = cleanValues;
+    values[static_cast<size_t>(v)] =
+        fakeQuantize(values[static_cast<size_t>(v)], s.scale, s.clippedFraction);
+    propagate(g, v, values);
+    bool first = true;
+    for (size_t o = 0; o < g.outputs.size(); ++o) {
+      const Tensor& ref = clean[o];
+      const Tensor& got = values[static_cast<size_t>(g.outputs[o])];
+      if (ref.dtype() != DType::F32 || got.dtype() != DType::F32 || got.sizeBytes() == 0)
+        continue; // a bool output, or a constant one (nothing upstream changes it)
+      const Agreement a = measureAgreement(ref, got);
+      if (first || a.cosineSimilarity < s.worstOutput.cosineSimilarity) {
+        s.worstOutput = a;
+        s.worstOutputName = g.value(g.outputs[o]).name;
+        first = false;
+      }
+    }
+    out.push_back(std::move(s));
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const ValueSensitivity& a, const ValueSensitivity& b) {
+                     return a.worstOutput.cosineSimilarity < b.worstOutput.cosineSimilarity;
+                   });
+  return out;
+}
+
+} // namespace nnaccel::quant

@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""int8 against fp32 on the real-model set with real photographs (docs/Quantization.md,
+"Calibration on real models"): every model is calibrated with each calibration method on a
+folder of photographs and evaluated on a photograph outside that folder, preprocessed the way
+the model was trained (scripts/fetch-real-models provides both).
+
+usage: int8_agreement.py NNACCEL MODELS_DIR WORK_DIR [--methods m1,m2,...]
+
+Prints one row per model and method: the worst output's cosine similarity and relative error,
+and top-1 agreement for classifier outputs. A measurement, not a test: it asserts nothing.
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+# model, extra options (preprocessing and symbolic dims), evaluation photograph
+MODELS = [
+    ("face_detection_front_128x128_barracuda.onnx", ["--norm", "signed"], "astronaut.png"),
+    ("face_detection_back_256x256_barracuda.onnx", ["--norm", "signed"], "astronaut.png"),
+    ("ch_PP-OCRv4_det_infer.onnx",
+     ["--norm", "imagenet", "--channel-order", "bgr", "--size", "192x384"], "page.png"),
+    ("ch_ppocr_mobile_v2.0_cls_infer.onnx",
+     ["--norm", "signed", "--channel-order", "bgr", "--size", "48x192"], "page.png"),
+    ("ch_PP-OCRv4_rec_infer.onnx",
+     ["--norm", "signed", "--channel-order", "bgr", "--size", "48x320"], "page.png"),
+    # M-LSD normalises inside the graph (x / 127.5 - 1): raw pixels in, RGBA.
+    ("mlsd_320x320_tiny.onnx", ["--norm", "raw"], "motorcycle_left.png"),
+]
+CALIBRATION = ["chelsea.png", "coffee.png", "rocket.jpg", "astronaut.png", "motorcycle_left.png",
+               "page.png"]
+LINE = re.compile(r"int8 vs fp32 '(.*)' \(this input\): (?:top-1 agreement (\d+)/(\d+) "
+                  r"\([^)]*\), )?cosine similarity ([0-9.e+-]+), relative error ([0-9.e+-]+|inf)")
+
+
+def main():
+    nnaccel, models_dir, work = sys.argv[1:4]
+    methods = ["minmax", "percentile", "mse", "entropy"]
+    if len(sys.argv) > 5 and sys.argv[4] == "--methods":
+        methods = sys.argv[5].split(",")
+    images = os.path.join(models_dir, "images")
+    print(f"{'model':46} {'method':10} {'worst cosine':>12} {'rel error':>10} {'top-1':>6}")
+    for model, extra, evaluated in MODELS:
+        calib = os.path.join(work, f"calib-{evaluated}")
+        os.makedirs(calib, exist_ok=True)
+        for f in CALIBRATION:
+            if f != evaluated:
+                shutil.copyfile(os.path.join(images, f), os.path.join(calib, f))
+        for method in methods:
+            cmd = [nnaccel, "run", os.path.join(models_dir, model), "--dtype", "int8",
+                   "--input", os.path.join(images, evaluated), "--calib", calib,
+                   "--calib-method", method, "--eval-samples", "0"] + extra
+            run = subprocess.run(cmd, capture_output=True, text=True)
+            if run.returncode != 0:
+                print(f"{model:46} {method:10} error: {run.stderr.strip()}")
+                continue
+            rows = [m.groups() for m in map(LINE.search, run.stdout.splitlines()) if m]
+            cosine = min(float(r[3]) for r in rows)
+            rel = max(float(r[4]) for r in rows)
+            top1 = [r for r in rows if r[1] is not None]
+            t = f"{sum(int(r[1]) for r in top1)}/{sum(int(r[2]) for r in top1)}" if top1 else "-"
+            print(f"{model:46} {method:10} {cosine:12.6f} {rel:10.4f} {t:>6}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
