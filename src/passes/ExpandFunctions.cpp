@@ -117,7 +117,7 @@ void expandLrn(Graph& g, const ir::Node& n, const ir::LrnParams& p) {
 }
 
 /// InstanceNormalization's [C] scale or bias as [C, 1, ...] for an input of \p rank.
-ValueId perChannel(Graph& g, Emitter& e, ValueId v, size_t rank) {
+ValueId perChannelAffine(Graph& g, Emitter& e, ValueId v, size_t rank) {
   Dims d(rank - 1, 1);
   d[0] = g.value(v).shape.at(0);
   return e.op(OpKind::Reshape, {v, e.shape(d)});
@@ -137,8 +137,8 @@ void expandNormalization(Graph& g, const ir::Node& n, const ir::NormalizationPar
   ValueId scale = n.inputs[1];
   ValueId bias = n.inputs.size() > 2 ? n.inputs[2] : ir::kNoValue;
   if (p.perChannelAffine) {
-    scale = perChannel(g, e, scale, rank);
-    bias = perChannel(g, e, bias, rank);
+    scale = perChannelAffine(g, e, scale, rank);
+    bias = perChannelAffine(g, e, bias, rank);
   }
   const ValueId normalized = e.op(OpKind::Div, {d, stdDev});
   const ValueId y = n.outputs[0];

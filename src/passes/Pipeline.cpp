@@ -10,7 +10,7 @@
 #include "nnaccel/passes/FoldBatchNorm.h"
 #include "nnaccel/passes/FoldPad.h"
 #include "nnaccel/passes/FuseActivation.h"
-#include "nnaccel/passes/FuseHardActivations.h"
+#include "nnaccel/passes/FuseWrittenActivations.h"
 
 namespace nnaccel::passes {
 
@@ -19,7 +19,7 @@ void runDefaultPipeline(ir::Graph& g) {
   foldConstants(g);
   expandFunctions(g);
   canonicalizeOperands(g);
-  fuseHardActivations(g);
+  fuseWrittenActivations(g);
   foldBatchNorm(g);
   foldConstantAffine(g);
   eliminateIdentity(g);

@@ -18,7 +18,7 @@ namespace nnaccel {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& path, const std::string& reason) {
+[[noreturn]] void failImage(const std::string& path, const std::string& reason) {
   throw Error(ErrorKind::Io, ErrorContext{.file = path}, reason);
 }
 
@@ -33,14 +33,15 @@ bool startsWith(const std::string& bytes, const unsigned char* sig, size_t n) {
 
 void checkExtent(const std::string& path, int64_t height, int64_t width) {
   if (height <= 0 || width <= 0 || height > kMaxImagePixels / width)
-    fail(path, fmt::format("the image is {}x{} pixels; nnaccel reads at most 2^28", height, width));
+    failImage(path,
+              fmt::format("the image is {}x{} pixels; nnaccel reads at most 2^28", height, width));
 }
 
 Image decodePng(const std::string& path, const std::string& bytes) {
   png_image png{};
   png.version = PNG_IMAGE_VERSION;
   if (!png_image_begin_read_from_memory(&png, bytes.data(), bytes.size()))
-    fail(path, fmt::format("not a valid PNG file ({})", png.message));
+    failImage(path, fmt::format("not a valid PNG file ({})", png.message));
   const bool color = (png.format & PNG_FORMAT_FLAG_COLOR) != 0;
   const bool alpha = (png.format & PNG_FORMAT_FLAG_ALPHA) != 0;
   png.format = (color ? PNG_FORMAT_RGB : PNG_FORMAT_GRAY) | (alpha ? PNG_FORMAT_FLAG_ALPHA : 0);
@@ -54,7 +55,7 @@ Image decodePng(const std::string& path, const std::string& bytes) {
   }
   img.pixels.resize(PNG_IMAGE_SIZE(png));
   if (!png_image_finish_read(&png, nullptr, img.pixels.data(), 0, nullptr))
-    fail(path, fmt::format("corrupt PNG data ({})", png.message));
+    failImage(path, fmt::format("corrupt PNG data ({})", png.message));
   return img;
 }
 
@@ -130,10 +131,10 @@ Image readImage(const std::string& path) {
   if (startsWith(bytes, kPngSignature, sizeof kPngSignature))
     return decodePng(path, bytes);
   if (!startsWith(bytes, kJpegSignature, sizeof kJpegSignature))
-    fail(path, "not a PNG or JPEG file");
+    failImage(path, "not a PNG or JPEG file");
   Image img;
   if (const std::string why = decodeJpegInto(bytes, &img); !why.empty())
-    fail(path, why);
+    failImage(path, why);
   return img;
 }
 

@@ -20,22 +20,22 @@ struct ClosesFile {
 } // namespace
 
 std::string readWholeFile(const std::string& path, std::size_t maxBytes) {
-  const auto fail = [&](const std::string& reason) {
+  const auto failRead = [&](const std::string& reason) {
     throw Error(ErrorKind::Io, ErrorContext{.file = path}, reason);
   };
   std::unique_ptr<std::FILE, ClosesFile> f(std::fopen(path.c_str(), "rb"));
   if (!f)
-    fail(std::string("cannot open file (") + std::strerror(errno) + ")");
+    failRead(std::string("cannot open file (") + std::strerror(errno) + ")");
   std::string bytes;
   char buffer[1 << 16];
   size_t n = 0;
   while ((n = std::fread(buffer, 1, sizeof buffer, f.get())) > 0) {
     if (n > maxBytes - bytes.size())
-      fail(fmt::format("the file is larger than {} bytes", maxBytes));
+      failRead(fmt::format("the file is larger than {} bytes", maxBytes));
     bytes.append(buffer, n);
   }
   if (std::ferror(f.get()))
-    fail("read error");
+    failRead("read error");
   return bytes;
 }
 

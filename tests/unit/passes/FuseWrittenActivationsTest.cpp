@@ -1,6 +1,6 @@
 // Tests for the fusion of written-out HardSigmoid and HardSwish: the exporters' forms become one
 // node with the same fp32 results (to rounding), and near-misses are left alone.
-#include "nnaccel/passes/FuseHardActivations.h"
+#include "nnaccel/passes/FuseWrittenActivations.h"
 
 #include "PassTestUtil.h"
 #include "nnaccel/ir/OpParams.h"
@@ -40,7 +40,7 @@ void expectFused(GraphBuilder& b, const std::vector<ValueId>& outs, size_t creat
     wide.data<float>()[i] = 5.0f * in.data<float>()[i];
   const std::vector<Tensor> ref = runGraph(before, {wide});
   canonicalizeOperands(b.g);
-  EXPECT_EQ(fuseHardActivations(b.g), created);
+  EXPECT_EQ(fuseWrittenActivations(b.g), created);
   const std::vector<Tensor> got = runGraph(b.g, {wide});
   for (size_t o = 0; o < outs.size(); ++o)
     EXPECT_LE(maxAbsDiff(got[o], ref[o]), 1e-6f) << o;
@@ -48,7 +48,7 @@ void expectFused(GraphBuilder& b, const std::vector<ValueId>& outs, size_t creat
 
 } // namespace
 
-TEST(FuseHardActivations, PaddleAndTorchHardSwishBecomeOneNode) {
+TEST(FuseWrittenActivations, PaddleAndTorchHardSwishBecomeOneNode) {
   GraphBuilder b(13);
   const ValueId x = b.input("x", {2, 3, 4, 4});
   // PaddleOCR: (x * clip(x + 3, 0, 6)) / 6.
@@ -67,7 +67,7 @@ TEST(FuseHardActivations, PaddleAndTorchHardSwishBecomeOneNode) {
   EXPECT_EQ(b.g.node(b.g.value(paddle).producer).op, OpKind::HardSwish);
 }
 
-TEST(FuseHardActivations, ScaledClipsAreHardSigmoids) {
+TEST(FuseWrittenActivations, ScaledClipsAreHardSigmoids) {
   GraphBuilder b(13);
   const ValueId x = b.input("x", {1, 8});
   const ValueId sixth =
@@ -81,7 +81,7 @@ TEST(FuseHardActivations, ScaledClipsAreHardSigmoids) {
   EXPECT_FLOAT_EQ(p.beta, 0.5f);
 }
 
-TEST(FuseHardActivations, NearMissesAreLeftAlone) {
+TEST(FuseWrittenActivations, NearMissesAreLeftAlone) {
   GraphBuilder b(13);
   const ValueId x = b.input("x", {1, 8});
   // The divisor is not the clip's upper bound: not a HardSigmoid.
@@ -95,4 +95,58 @@ TEST(FuseHardActivations, NearMissesAreLeftAlone) {
   const ValueId kept = b.op(OpKind::Div, "kept", {clip, scalarConst(b, "six", 6)});
   expectFused(b, {off, shared, kept}, 0);
   EXPECT_EQ(countOps(b.g, OpKind::HardSigmoid), 0u);
+}
+
+TEST(FuseWrittenActivations, WrittenOutGeluInBothFormsAndAssociationsBecomesOneNode) {
+  GraphBuilder b(13);
+  const ValueId x = b.input("x", {2, 3, 4, 4});
+  // PyTorch's erf form: (x * (erf(x / sqrt 2) + 1)) * 0.5.
+  const auto onePlusErf = [&](const std::string& p, bool reciprocal) {
+    const ValueId scaled =
+        reciprocal ? b.op(OpKind::Mul, p + "scale", {x, scalarConst(b, p + "k", 0.70710678f)})
+                   : b.op(OpKind::Div, p + "scale", {x, scalarConst(b, p + "k", 1.4142135f)});
+    return b.op(OpKind::Add, p + "add",
+                {b.op(OpKind::Erf, p + "erf", {scaled}), scalarConst(b, p + "one", 1.0f)});
+  };
+  const ValueId torch =
+      b.op(OpKind::Mul, "t_half",
+           {b.op(OpKind::Mul, "t_mul", {x, onePlusErf("t_", false)}), scalarConst(b, "t_h", 0.5f)});
+  // Another association: (0.5 * x) * (1 + erf(x * 0.7071)).
+  const ValueId other =
+      b.op(OpKind::Mul, "o_mul",
+           {b.op(OpKind::Mul, "o_half", {scalarConst(b, "o_h", 0.5f), x}), onePlusErf("o_", true)});
+  // The tanh approximation: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+  const ValueId cube = b.op(OpKind::Pow, "a_pow", {x, scalarConst(b, "a_three", 3.0f)});
+  const ValueId inner =
+      b.op(OpKind::Add, "a_sum",
+           {x, b.op(OpKind::Mul, "a_cubic", {cube, scalarConst(b, "a_c", 0.044715f)})});
+  const ValueId t =
+      b.op(OpKind::Tanh, "a_tanh",
+           {b.op(OpKind::Mul, "a_scale", {inner, scalarConst(b, "a_k", 0.7978845608f)})});
+  const ValueId approx = b.op(OpKind::Mul, "a_mul",
+                              {b.op(OpKind::Mul, "a_half", {x, scalarConst(b, "a_h", 0.5f)}),
+                               b.op(OpKind::Add, "a_add", {t, scalarConst(b, "a_one", 1.0f)})});
+  expectFused(b, {torch, other, approx}, 3);
+  EXPECT_EQ(countOps(b.g, OpKind::Gelu), 3u);
+  EXPECT_EQ(countOps(b.g, OpKind::Erf) + countOps(b.g, OpKind::Tanh) + countOps(b.g, OpKind::Mul),
+            0u);
+  size_t tanhForm = 0;
+  for (const Node& n : b.g.nodes())
+    tanhForm +=
+        n.op == OpKind::Gelu && activationParams(b.g, &n - &b.g.nodes()[0]).tanhApproximation;
+  EXPECT_EQ(tanhForm, 1u);
+}
+
+TEST(FuseWrittenActivations, AGeluNearMissStaysWrittenOut) {
+  GraphBuilder b(13);
+  const ValueId x = b.input("x", {8});
+  // erf(x / 2) is no GELU: the divisor must be sqrt(2).
+  const ValueId e =
+      b.op(OpKind::Erf, "erf", {b.op(OpKind::Div, "div", {x, scalarConst(b, "two", 2.0f)})});
+  const ValueId y = b.op(
+      OpKind::Mul, "half",
+      {b.op(OpKind::Mul, "mul", {x, b.op(OpKind::Add, "add", {e, scalarConst(b, "one", 1.0f)})}),
+       scalarConst(b, "h", 0.5f)});
+  expectFused(b, {y}, 0);
+  EXPECT_EQ(countOps(b.g, OpKind::Gelu), 0u);
 }

@@ -1,6 +1,6 @@
 // Written-out HardSigmoid and HardSwish fused back into single nodes (see
-// FuseHardActivations.h).
-#include "nnaccel/passes/FuseHardActivations.h"
+// FuseWrittenActivations.h).
+#include "nnaccel/passes/FuseWrittenActivations.h"
 
 #include "GraphQueries.h"
 #include "nnaccel/ir/OpParams.h"
@@ -74,7 +74,9 @@ NodeId addUnary(Graph& g, OpKind op, const ir::Node& like, ValueId x, ValueId ou
   ir::Node n;
   n.op = op;
   n.name = g.uniqueName(like.name + "/" + std::string(ir::opName(op)));
-  n.opset = std::max<int64_t>(like.opset, op == OpKind::HardSwish ? 14 : 6);
+  n.opset = std::max<int64_t>(like.opset, op == OpKind::HardSwish ? 14
+                                          : op == OpKind::Gelu    ? 20
+                                                                  : 6);
   n.inputs = {x};
   n.outputs = {out};
   n.attrs = std::move(attrs);
@@ -160,9 +162,111 @@ bool fuseHardSwish(Graph& g, NodeId id, std::vector<NodeId>& dead) {
   return false;
 }
 
+/// The x of erf(x / sqrt(2)) (Div by sqrt(2) or Mul by 1/sqrt(2)) for the Erf node \p erf, with
+/// the scaling node; nullopt when the argument is something else.
+std::optional<std::pair<ValueId, NodeId>> erfArgument(const Graph& g, NodeId erf) {
+  const ValueId arg = g.node(erf).inputs[0];
+  const NodeId p = g.value(arg).producer;
+  if (p < 0 || !detail::hasSingleUse(g, arg))
+    return std::nullopt;
+  const std::optional<double> d = divisor(g, p);
+  if (!d || std::fabs(*d - std::sqrt(2.0)) > 1e-4)
+    return std::nullopt;
+  return std::pair{g.node(p).inputs[0], p};
+}
+
+/// The x of tanh(sqrt(2/pi) (x + 0.044715 x^3)) for the Tanh node \p tanh (x^3 as Pow(x, 3)),
+/// with the nodes of the argument; nullopt otherwise.
+std::optional<std::pair<ValueId, std::vector<NodeId>>> tanhArgument(const Graph& g, NodeId tanh) {
+  const auto scaled = internalProducer(g, g.node(tanh).inputs[0], OpKind::Mul);
+  if (!scaled)
+    return std::nullopt;
+  const std::optional<double> k = scalar(g, g.node(*scaled).inputs[1]);
+  const auto sum = internalProducer(g, g.node(*scaled).inputs[0], OpKind::Add);
+  if (!k || std::fabs(*k - std::sqrt(2.0 / M_PI)) > 1e-4 || !sum)
+    return std::nullopt;
+  for (size_t j = 0; j < 2; ++j) {
+    const ValueId x = g.node(*sum).inputs[j];
+    const auto cubic = internalProducer(g, g.node(*sum).inputs[1 - j], OpKind::Mul);
+    if (!cubic)
+      continue;
+    const std::optional<double> c = scalar(g, g.node(*cubic).inputs[1]);
+    const auto pow = internalProducer(g, g.node(*cubic).inputs[0], OpKind::Pow);
+    if (!c || std::fabs(*c - 0.044715) > 1e-6 || !pow || g.node(*pow).inputs[0] != x)
+      continue;
+    const std::optional<double> e = scalar(g, g.node(*pow).inputs[1]);
+    if (e && *e == 3.0)
+      return std::pair{x, std::vector<NodeId>{*scaled, *sum, *cubic, *pow}};
+  }
+  return std::nullopt;
+}
+
+/// Rule 4 at Mul node \p id: GELU written out as the product of x, 0.5 and 1 + erf(x / sqrt(2))
+/// (or 1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)), the tanh approximation), in any association of
+/// the two Muls, becomes one Gelu node.
+bool fuseGelu(Graph& g, NodeId id, std::vector<NodeId>& dead) {
+  const ir::Node n = g.node(id);
+  if (n.op != OpKind::Mul || n.inputs.size() != 2)
+    return false;
+  std::vector<ValueId> factors;
+  std::vector<NodeId> nodes{id};
+  for (ValueId in : n.inputs) {
+    const auto inner = internalProducer(g, in, OpKind::Mul);
+    if (inner && g.node(*inner).inputs.size() == 2) {
+      factors.insert(factors.end(), g.node(*inner).inputs.begin(), g.node(*inner).inputs.end());
+      nodes.push_back(*inner);
+    } else {
+      factors.push_back(in);
+    }
+  }
+  if (factors.size() != 3)
+    return false;
+  for (size_t half = 0; half < 3; ++half) {
+    const std::optional<double> h = scalar(g, factors[half]);
+    if (!h || *h != 0.5)
+      continue;
+    for (size_t gate = 0; gate < 3; ++gate) {
+      const auto add =
+          gate == half ? std::nullopt : internalProducer(g, factors[gate], OpKind::Add);
+      if (!add)
+        continue;
+      const std::optional<double> one = scalar(g, g.node(*add).inputs[1]);
+      const ValueId f = g.node(*add).inputs[0];
+      const auto erf = internalProducer(g, f, OpKind::Erf);
+      const auto tanh = internalProducer(g, f, OpKind::Tanh);
+      if (!one || *one != 1.0 || (!erf && !tanh))
+        continue;
+      const ValueId x = factors[3 - half - gate];
+      std::vector<NodeId> argument;
+      if (erf) {
+        const auto a = erfArgument(g, *erf);
+        if (!a || a->first != x)
+          continue;
+        argument = {*erf, a->second};
+      } else {
+        const auto a = tanhArgument(g, *tanh);
+        if (!a || a->first != x)
+          continue;
+        argument = a->second;
+        argument.push_back(*tanh);
+      }
+      ir::AttrMap attrs;
+      if (tanh)
+        attrs.set("approximate", std::string("tanh"));
+      addUnary(g, OpKind::Gelu, n, x, n.outputs[0], std::move(attrs));
+      nodes.push_back(*add);
+      nodes.insert(nodes.end(), argument.begin(), argument.end());
+      for (NodeId d : nodes)
+        detach(g, dead, {d});
+      return true;
+    }
+  }
+  return false;
+}
+
 } // namespace
 
-std::size_t fuseHardActivations(Graph& g) {
+std::size_t fuseWrittenActivations(Graph& g) {
   std::size_t created = 0;
   for (bool changed = true; changed;) {
     changed = false;
@@ -171,7 +275,7 @@ std::size_t fuseHardActivations(Graph& g) {
     for (NodeId id = 0; id < count; ++id) {
       if (g.node(id).outputs.empty())
         continue; // detached in this sweep
-      if (fuseScaledClip(g, id, dead) || fuseHardSwish(g, id, dead)) {
+      if (fuseScaledClip(g, id, dead) || fuseHardSwish(g, id, dead) || fuseGelu(g, id, dead)) {
         ++created;
         changed = true;
       }
