@@ -573,6 +573,9 @@ ActivationParams activationParams(const Graph& g, NodeId id) {
       p.alpha = n.attrs.getFloat("alpha", 0.2f);
       p.beta = n.attrs.getFloat("beta", 0.5f);
       break;
+    case OpKind::Swish:
+      p.alpha = n.attrs.getFloat("alpha", 1.0f);
+      break;
     case OpKind::Gelu: {
       const std::string approximate = n.attrs.getString("approximate", "none");
       if (approximate != "none" && approximate != "tanh") {
@@ -650,6 +653,15 @@ float applyActivation(const ActivationParams& p, float x) {
     return std::erf(x);
   case OpKind::Gelu:
     return geluOf(x, p.tanhApproximation);
+  case OpKind::Swish: { // ONNX Swish (opset 24): x * sigmoid(alpha x), in double, rounded once
+    const auto v = static_cast<double>(x);
+    return static_cast<float>(v / (1.0 + std::exp(-static_cast<double>(p.alpha) * v)));
+  }
+  case OpKind::Mish: { // ONNX Mish (opset 18): x * tanh(softplus(x)), in double, rounded once
+    const auto v = static_cast<double>(x);
+    const double softplus = v > 0.0 ? v + std::log1p(std::exp(-v)) : std::log1p(std::exp(v));
+    return static_cast<float>(v * std::tanh(softplus));
+  }
   case OpKind::Sqrt:
     return std::sqrt(x);
   case OpKind::Reciprocal:

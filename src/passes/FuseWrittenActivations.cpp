@@ -74,8 +74,11 @@ NodeId addUnary(Graph& g, OpKind op, const ir::Node& like, ValueId x, ValueId ou
   ir::Node n;
   n.op = op;
   n.name = g.uniqueName(like.name + "/" + std::string(ir::opName(op)));
+  // The opset that defines the op (Gelu 20, Swish 24 and Mish 18 postdate the importer's 17).
   n.opset = std::max<int64_t>(like.opset, op == OpKind::HardSwish ? 14
                                           : op == OpKind::Gelu    ? 20
+                                          : op == OpKind::Swish   ? 24
+                                          : op == OpKind::Mish    ? 18
                                                                   : 6);
   n.inputs = {x};
   n.outputs = {out};
@@ -264,6 +267,65 @@ bool fuseGelu(Graph& g, NodeId id, std::vector<NodeId>& dead) {
   return false;
 }
 
+/// The x of softplus(x) written by \p v's producer: a Softplus node, or Log(Add(Exp(x), 1)), with
+/// the nodes involved; nullopt otherwise.
+std::optional<std::pair<ValueId, std::vector<NodeId>>> softplusOf(const Graph& g, ValueId v) {
+  if (const auto sp = internalProducer(g, v, OpKind::Softplus))
+    return std::pair{g.node(*sp).inputs[0], std::vector<NodeId>{*sp}};
+  const auto log = internalProducer(g, v, OpKind::Log);
+  const auto add = log ? internalProducer(g, g.node(*log).inputs[0], OpKind::Add) : std::nullopt;
+  if (!add)
+    return std::nullopt;
+  const std::optional<double> one = scalar(g, g.node(*add).inputs[1]);
+  const auto exp = internalProducer(g, g.node(*add).inputs[0], OpKind::Exp);
+  if (!one || *one != 1.0 || !exp)
+    return std::nullopt;
+  return std::pair{g.node(*exp).inputs[0], std::vector<NodeId>{*log, *add, *exp}};
+}
+
+/// Rule 5 at Mul node \p id: x * Sigmoid(x) (SiLU) or x * Sigmoid(alpha x) becomes Swish(x);
+/// x * Tanh(softplus(x)) becomes Mish(x).
+bool fuseSwishOrMish(Graph& g, NodeId id, std::vector<NodeId>& dead) {
+  const ir::Node n = g.node(id);
+  if (n.op != OpKind::Mul || n.inputs.size() != 2)
+    return false;
+  for (size_t k = 0; k < 2; ++k) {
+    const ValueId x = n.inputs[1 - k];
+    if (const auto sig = internalProducer(g, n.inputs[k], OpKind::Sigmoid)) {
+      const ValueId arg = g.node(*sig).inputs[0];
+      double alpha = 1.0;
+      std::vector<NodeId> nodes{id, *sig};
+      if (arg != x) {
+        const auto scaled = internalProducer(g, arg, OpKind::Mul);
+        const std::optional<double> a =
+            scaled ? scalar(g, g.node(*scaled).inputs[1]) : std::nullopt;
+        if (!a || g.node(*scaled).inputs[0] != x)
+          continue;
+        alpha = *a;
+        nodes.push_back(*scaled);
+      }
+      ir::AttrMap attrs;
+      if (alpha != 1.0)
+        attrs.set("alpha", static_cast<float>(alpha));
+      addUnary(g, OpKind::Swish, n, x, n.outputs[0], std::move(attrs));
+      for (NodeId d : nodes)
+        detach(g, dead, {d});
+      return true;
+    }
+    if (const auto tanh = internalProducer(g, n.inputs[k], OpKind::Tanh)) {
+      const auto sp = softplusOf(g, g.node(*tanh).inputs[0]);
+      if (!sp || sp->first != x)
+        continue;
+      addUnary(g, OpKind::Mish, n, x, n.outputs[0], {});
+      detach(g, dead, {id, *tanh});
+      for (NodeId d : sp->second)
+        detach(g, dead, {d});
+      return true;
+    }
+  }
+  return false;
+}
+
 } // namespace
 
 std::size_t fuseWrittenActivations(Graph& g) {
@@ -275,7 +337,8 @@ std::size_t fuseWrittenActivations(Graph& g) {
     for (NodeId id = 0; id < count; ++id) {
       if (g.node(id).outputs.empty())
         continue; // detached in this sweep
-      if (fuseScaledClip(g, id, dead) || fuseHardSwish(g, id, dead) || fuseGelu(g, id, dead)) {
+      if (fuseScaledClip(g, id, dead) || fuseHardSwish(g, id, dead) || fuseGelu(g, id, dead) ||
+          fuseSwishOrMish(g, id, dead)) {
         ++created;
         changed = true;
       }

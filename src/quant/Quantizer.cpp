@@ -571,6 +571,8 @@ QuantNode classifyNode(const Graph& g, NodeId id) {
   case OpKind::Exp:
   case OpKind::Erf:
   case OpKind::Gelu:
+  case OpKind::Swish:
+  case OpKind::Mish:
   case OpKind::Sqrt:
   case OpKind::Reciprocal:
   case OpKind::Log:

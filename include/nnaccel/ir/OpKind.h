@@ -52,6 +52,8 @@ bool isRowMajorView(OpKind kind);
   case ::nnaccel::ir::OpKind::Exp:                                                                 \
   case ::nnaccel::ir::OpKind::Erf:                                                                 \
   case ::nnaccel::ir::OpKind::Gelu:                                                                \
+  case ::nnaccel::ir::OpKind::Swish:                                                               \
+  case ::nnaccel::ir::OpKind::Mish:                                                                \
   case ::nnaccel::ir::OpKind::Sqrt:                                                                \
   case ::nnaccel::ir::OpKind::Reciprocal:                                                          \
   case ::nnaccel::ir::OpKind::Log:                                                                 \

@@ -100,7 +100,7 @@ NormalizationParams normalizationParams(const Graph& g, NodeId id);
 /// (from attributes for opset < 11, from constant inputs otherwise; +-inf when absent).
 struct ActivationParams {
   OpKind kind = OpKind::Relu;
-  float alpha = 0.0f;             ///< LeakyRelu/Elu/HardSigmoid/Selu alpha; Clip min
+  float alpha = 0.0f;             ///< LeakyRelu/Elu/HardSigmoid/Selu/Swish alpha; Clip min
   float beta = 0.0f;              ///< HardSigmoid beta; Clip max
   float gamma = 0.0f;             ///< Selu gamma
   bool tanhApproximation = false; ///< Gelu approximate = "tanh"

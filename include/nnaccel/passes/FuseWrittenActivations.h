@@ -1,5 +1,5 @@
 /// \file
-/// Written-out HardSigmoid, HardSwish and GELU fused back into single nodes.
+/// Written-out HardSigmoid, HardSwish, GELU, SiLU/Swish and Mish fused back into single nodes.
 ///
 /// Why: exporters without those ops (PaddlePaddle, PyTorch before opset 14 and GELU before
 /// opset 20, TensorFlow converters) write them out: HardSigmoid as `Clip(x + a, 0, b) / d` (or
@@ -17,7 +17,11 @@
 ///  - `Mul(x, HardSigmoid(x))` with alpha 1/6 and beta 1/2 (HardSwish's) becomes `HardSwish(x)`;
 ///  - the product of x, 0.5 and `Add(Erf(x / sqrt 2), 1)` (Div by sqrt 2 or Mul by 1/sqrt 2), in
 ///    any association of its two Muls, becomes `Gelu(x)`; with `Add(Tanh(Mul(Add(x,
-///    Mul(Pow(x, 3), 0.044715)), sqrt(2/pi))), 1)` instead, `Gelu(x, approximate="tanh")`.
+///    Mul(Pow(x, 3), 0.044715)), sqrt(2/pi))), 1)` instead, `Gelu(x, approximate="tanh")`;
+///  - `Mul(x, Sigmoid(x))` (SiLU, EfficientNet's and YOLO's activation) becomes `Swish(x)`, and
+///    `Mul(x, Sigmoid(Mul(x, a)))` `Swish(x, alpha=a)`;
+///  - `Mul(x, Tanh(Softplus(x)))`, or with softplus written `Log(Add(Exp(x), 1))`, becomes
+///    `Mish(x)`.
 /// The fp32 results differ from the written-out form by rounding only (one formula instead of
 /// three roundings).
 #pragma once

@@ -604,6 +604,11 @@ TEST(ApplyActivation, ReferenceValues) {
   EXPECT_EQ(f(OpKind::HardSwish, -4.0f), -0.0f);
   EXPECT_EQ(f(OpKind::HardSwish, 4.0f), 4.0f);
   EXPECT_FLOAT_EQ(f(OpKind::Tanh, 0.5f), 0.4621172f);
+  EXPECT_FLOAT_EQ(f(OpKind::Swish, 1.0f), 0.7310586f);                          // x sigmoid(x)
+  EXPECT_FLOAT_EQ(f(OpKind::Swish, 1.0f, attrs({{"alpha", 2.0f}})), 0.880797f); // sigmoid(2)
+  EXPECT_FLOAT_EQ(f(OpKind::Mish, 1.0f), 0.8650984f);                           // tanh(log(1 + e))
+  EXPECT_FLOAT_EQ(f(OpKind::Mish, -1.0f), -0.3034015f); // -tanh(log(1 + 1/e))
+  EXPECT_EQ(f(OpKind::Mish, 100.0f), 100.0f);           // no overflow
   EXPECT_FLOAT_EQ(f(OpKind::Elu, -1.0f), -0.63212055f);
   EXPECT_EQ(f(OpKind::Elu, 2.0f), 2.0f);
   EXPECT_FLOAT_EQ(f(OpKind::Selu, -1.0f), -1.1113307f);

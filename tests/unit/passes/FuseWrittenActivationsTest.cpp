@@ -150,3 +150,46 @@ TEST(FuseWrittenActivations, AGeluNearMissStaysWrittenOut) {
   expectFused(b, {y}, 0);
   EXPECT_EQ(countOps(b.g, OpKind::Gelu), 0u);
 }
+
+TEST(FuseWrittenActivations, SiluSwishAndMishBecomeOneNode) {
+  GraphBuilder b(13);
+  const ValueId x = b.input("x", {2, 3, 4, 4});
+  // SiLU as PyTorch writes it: x * sigmoid(x), the sigmoid first.
+  const ValueId silu = b.op(OpKind::Mul, "silu", {b.op(OpKind::Sigmoid, "s_sig", {x}), x});
+  // Swish with a slope: x * sigmoid(1.702 x) (the sigmoid approximation of GELU).
+  const ValueId swish =
+      b.op(OpKind::Mul, "swish",
+           {x, b.op(OpKind::Sigmoid, "w_sig",
+                    {b.op(OpKind::Mul, "w_scale", {x, scalarConst(b, "w_a", 1.702f)})})});
+  // Mish with a Softplus node, and with softplus written out (Darknet/YOLOv4 exports).
+  const ValueId mish =
+      b.op(OpKind::Mul, "mish",
+           {x, b.op(OpKind::Tanh, "m_tanh", {b.op(OpKind::Softplus, "m_sp", {x})})});
+  const ValueId spelled =
+      b.op(OpKind::Add, "e_add", {b.op(OpKind::Exp, "e_exp", {x}), scalarConst(b, "e_one", 1.0f)});
+  const ValueId mish2 =
+      b.op(OpKind::Mul, "mish2",
+           {x, b.op(OpKind::Tanh, "e_tanh", {b.op(OpKind::Log, "e_log", {spelled})})});
+  expectFused(b, {silu, swish, mish, mish2}, 4);
+  EXPECT_EQ(countOps(b.g, OpKind::Swish), 2u);
+  EXPECT_EQ(countOps(b.g, OpKind::Mish), 2u);
+  EXPECT_EQ(countOps(b.g, OpKind::Mul) + countOps(b.g, OpKind::Sigmoid) +
+                countOps(b.g, OpKind::Tanh) + countOps(b.g, OpKind::Exp),
+            0u);
+  for (const Node& n : b.g.nodes()) {
+    if (n.op == OpKind::Swish && n.outputs[0] == swish) {
+      EXPECT_FLOAT_EQ(activationParams(b.g, static_cast<NodeId>(&n - &b.g.nodes()[0])).alpha,
+                      1.702f);
+    }
+  }
+}
+
+TEST(FuseWrittenActivations, AGateOfAnotherValueIsNoSwish) {
+  GraphBuilder b(13);
+  const ValueId x = b.input("x", {8});
+  const ValueId y = b.op(OpKind::Abs, "y", {x});
+  // x * sigmoid(|x|): the gate reads another value.
+  const ValueId z = b.op(OpKind::Mul, "z", {x, b.op(OpKind::Sigmoid, "sig", {y})});
+  expectFused(b, {z}, 0);
+  EXPECT_EQ(countOps(b.g, OpKind::Swish), 0u);
+}
