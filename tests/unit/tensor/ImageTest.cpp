@@ -4,6 +4,7 @@
 // resize, normalization presets, layout) gives hand-computed values.
 #include "nnaccel/tensor/Image.h"
 
+#include "TempFiles.h"
 #include "nnaccel/support/Error.h"
 
 #include <cstdio>
@@ -14,12 +15,9 @@
 #include <png.h>
 
 using namespace nnaccel;
+using namespace nnaccel::test;
 
 namespace {
-
-std::string tempPath(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("nnaccel_image_test_" + name)).string();
-}
 
 /// Writes an 8-bit PNG of \p channels (1..4) channels.
 std::string writePng(const std::string& name, int64_t h, int64_t w, int64_t channels,
@@ -63,18 +61,7 @@ std::string writeJpeg(const std::string& name, int64_t h, int64_t w,
   return path;
 }
 
-std::string writeBytes(const std::string& name, const std::string& bytes) {
-  const std::string path = tempPath(name);
-  std::ofstream(path, std::ios::binary) << bytes;
-  return path;
-}
-
-std::string readBytes(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
-
-std::vector<float> valuesOf(const Tensor& t) {
+std::vector<float> floatsOf(const Tensor& t) {
   const auto v = t.values<float>();
   return {v.begin(), v.end()};
 }
@@ -146,27 +133,27 @@ TEST(ImagePreprocess, ChannelsResizeNormalizationAndLayout) {
   Image img{2, 2, 4, {255, 0, 0, 9, 0, 255, 0, 9, 0, 0, 255, 9, 255, 255, 255, 9}};
   ImagePreprocess p;
   const Tensor nchw = imageToTensor(img, p, {1, 3, 2, 2});
-  EXPECT_EQ(valuesOf(nchw), (std::vector<float>{1, 0, 0, 1, 0, 1, 0, 1, 0, 0, 1, 1}));
+  EXPECT_EQ(floatsOf(nchw), (std::vector<float>{1, 0, 0, 1, 0, 1, 0, 1, 0, 0, 1, 1}));
   p.order = ChannelOrder::Bgr;
   const Tensor nhwc = imageToTensor(img, p, {1, 2, 2, 3});
-  EXPECT_EQ(valuesOf(nhwc), (std::vector<float>{0, 0, 1, 0, 1, 0, 1, 0, 0, 1, 1, 1}));
+  EXPECT_EQ(floatsOf(nhwc), (std::vector<float>{0, 0, 1, 0, 1, 0, 1, 0, 0, 1, 1, 1}));
   // Luma for one channel (BT.601), an opaque alpha for four, the signed preset.
   Image rgb{1, 1, 3, {255, 0, 0}};
   ImagePreprocess s;
   ASSERT_TRUE(s.setPreset("signed"));
-  EXPECT_FLOAT_EQ(valuesOf(imageToTensor(rgb, s, {1, 1, 1, 1}))[0], 0.299f * 2 - 1);
+  EXPECT_FLOAT_EQ(floatsOf(imageToTensor(rgb, s, {1, 1, 1, 1}))[0], 0.299f * 2 - 1);
   s.layout = ImageLayout::Nhwc; // [1, 1, 1, 4] reads as NCHW by default
-  EXPECT_EQ(valuesOf(imageToTensor(rgb, s, {1, 1, 1, 4})), (std::vector<float>{1, -1, -1, 1}));
+  EXPECT_EQ(floatsOf(imageToTensor(rgb, s, {1, 1, 1, 4})), (std::vector<float>{1, -1, -1, 1}));
   // Half-pixel bilinear, 2 -> 4 along a row of gray 0, 255: 0, 63.75, 191.25, 255.
   Image row{1, 2, 1, {0, 255}};
   ImagePreprocess raw;
   ASSERT_TRUE(raw.setPreset("raw"));
-  const std::vector<float> up = valuesOf(imageToTensor(row, raw, {1, 1, 1, 4}));
+  const std::vector<float> up = floatsOf(imageToTensor(row, raw, {1, 1, 1, 4}));
   const std::vector<float> expected{0, 63.75f, 191.25f, 255};
   for (size_t i = 0; i < 4; ++i)
     EXPECT_NEAR(up[i], expected[i], 1e-3f);
   // A batch of two repeats the image.
-  EXPECT_EQ(valuesOf(imageToTensor(row, raw, {2, 1, 1, 2})), (std::vector<float>{0, 255, 0, 255}));
+  EXPECT_EQ(floatsOf(imageToTensor(row, raw, {2, 1, 1, 2})), (std::vector<float>{0, 255, 0, 255}));
   EXPECT_FALSE(raw.setPreset("bogus"));
 }
 

@@ -2,32 +2,20 @@
 // make_npy.py), round trips of every dtype, and every malformed-file error path.
 #include "nnaccel/tensor/Npy.h"
 
+#include "TempFiles.h"
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
 
 using namespace nnaccel;
+using namespace nnaccel::test;
 
 namespace {
 
 std::string dataFile(const std::string& name) {
   return std::string(NNACCEL_SOURCE_DIR) + "/tests/data/npy/" + name;
-}
-
-std::string tempPath(const std::string& name) {
-  return (std::filesystem::path(testing::TempDir()) / ("nnaccel_npy_" + name)).string();
-}
-
-std::string writeBytes(const std::string& name, const std::string& bytes) {
-  const std::string path = tempPath(name);
-  std::ofstream(path, std::ios::binary) << bytes;
-  return path;
-}
-
-std::string readBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 /// A version-1.0 file with \p header (unpadded) followed by \p data.
