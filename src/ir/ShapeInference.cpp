@@ -606,16 +606,7 @@ std::vector<OutInfo> computeOutputs(const Graph& g, NodeId id) {
     requireF32(g, id, in0());
     softmaxParams(g, id);
     return {same(in0())};
-  case OpKind::ReduceMean:
-  case OpKind::ReduceSum:
-  case OpKind::ReduceMax:
-  case OpKind::ReduceMin:
-  case OpKind::ReduceProd:
-  case OpKind::ReduceL1:
-  case OpKind::ReduceL2:
-  case OpKind::ReduceSumSquare:
-  case OpKind::ReduceLogSum:
-  case OpKind::ReduceLogSumExp:
+  NNACCEL_REDUCE_CASES:
     requireF32(g, id, in0());
     return {OutInfo{DType::F32, reduceParams(g, id).outShape, std::nullopt}};
   case OpKind::Concat:

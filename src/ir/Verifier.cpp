@@ -44,17 +44,8 @@ Arity arityOf(OpKind op, int64_t opset) {
   NNACCEL_UNARY_ACTIVATION_CASES:
     // Clip's min/max became optional inputs in opset 11.
     return {1, op == OpKind::Clip && opset >= 11 ? 3u : 1u, 1, 1};
-  case OpKind::ReduceSum:
-    return opset >= 13 ? Arity{1, 2, 1, 1} : Arity{1, 1, 1, 1};
-  case OpKind::ReduceMean:
-  case OpKind::ReduceMax:
-  case OpKind::ReduceMin:
-  case OpKind::ReduceProd:
-  case OpKind::ReduceL1:
-  case OpKind::ReduceL2:
-  case OpKind::ReduceSumSquare:
-  case OpKind::ReduceLogSum:
-  case OpKind::ReduceLogSumExp:
+  NNACCEL_REDUCE_CASES: // ReduceSum's axes became an optional input in opset 13
+    return op == OpKind::ReduceSum && opset >= 13 ? Arity{1, 2, 1, 1} : Arity{1, 1, 1, 1};
   case OpKind::LRN:
   case OpKind::Softmax:
   case OpKind::Flatten:

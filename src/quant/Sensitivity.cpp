@@ -69,6 +69,16 @@ std::vector<ir::ValueId> measuredValues(const QuantizedModel& m) {
   return out;
 }
 
+/// Node \p id evaluated in fp32 on \p values (indexed by ValueId; constants from the graph).
+std::vector<Tensor> evalOn(const ir::Graph& g, ir::NodeId id, const std::vector<Tensor>& values) {
+  std::vector<const Tensor*> ins;
+  for (ir::ValueId v : g.node(id).inputs)
+    ins.push_back(v == ir::kNoValue ? nullptr
+                  : g.isConstant(v) ? g.value(v).constant.get()
+                                    : &values[static_cast<size_t>(v)]);
+  return reference::evalNode(g, id, ins);
+}
+
 /// Re-executes, in fp32, every node downstream of \p changed (whose new value is in \p values),
 /// in graph order; \p values holds the clean run's values and is updated in place.
 void propagate(const ir::Graph& g, ir::ValueId changed, std::vector<Tensor>& values) {
@@ -81,12 +91,7 @@ void propagate(const ir::Graph& g, ir::ValueId changed, std::vector<Tensor>& val
     });
     if (!affected)
       continue;
-    std::vector<const Tensor*> ins;
-    for (ir::ValueId v : n.inputs)
-      ins.push_back(v == ir::kNoValue ? nullptr
-                    : g.isConstant(v) ? g.value(v).constant.get()
-                                      : &values[static_cast<size_t>(v)]);
-    std::vector<Tensor> outs = reference::evalNode(g, static_cast<ir::NodeId>(i), ins);
+    std::vector<Tensor> outs = evalOn(g, static_cast<ir::NodeId>(i), values);
     for (size_t k = 0; k < n.outputs.size() && k < outs.size(); ++k)
       if (n.outputs[k] != ir::kNoValue) {
         values[static_cast<size_t>(n.outputs[k])] = std::move(outs[k]);
@@ -113,12 +118,7 @@ std::vector<Tensor> runFakeQuantized(const QuantizedModel& model,
     settle(g.inputs[i], inputs.at(i));
   for (size_t i = 0; i < g.numNodes(); ++i) {
     const ir::Node& n = g.node(static_cast<ir::NodeId>(i));
-    std::vector<const Tensor*> ins;
-    for (ir::ValueId v : n.inputs)
-      ins.push_back(v == ir::kNoValue ? nullptr
-                    : g.isConstant(v) ? g.value(v).constant.get()
-                                      : &values[static_cast<size_t>(v)]);
-    std::vector<Tensor> outs = reference::evalNode(g, static_cast<ir::NodeId>(i), ins);
+    std::vector<Tensor> outs = evalOn(g, static_cast<ir::NodeId>(i), values);
     for (size_t k = 0; k < n.outputs.size() && k < outs.size(); ++k)
       if (n.outputs[k] != ir::kNoValue)
         settle(n.outputs[k], std::move(outs[k]));

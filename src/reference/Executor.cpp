@@ -195,16 +195,7 @@ std::vector<Tensor> evalUnchecked(const ir::Graph& g, ir::NodeId id, const NodeI
     return one(gather(in.at(0), in.at(1), ir::gatherAxis(g, id)));
   case OpKind::Slice:
     return one(slice(ir::sliceParams(g, id), in.at(0)));
-  case OpKind::ReduceMean:
-  case OpKind::ReduceSum:
-  case OpKind::ReduceMax:
-  case OpKind::ReduceMin:
-  case OpKind::ReduceProd:
-  case OpKind::ReduceL1:
-  case OpKind::ReduceL2:
-  case OpKind::ReduceSumSquare:
-  case OpKind::ReduceLogSum:
-  case OpKind::ReduceLogSumExp:
+  NNACCEL_REDUCE_CASES:
     return one(reduce(n.op, ir::reduceParams(g, id), in.at(0)));
   case OpKind::LRN:
     return one(lrn(ir::lrnParams(g, id), in.at(0)));

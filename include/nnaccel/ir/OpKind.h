@@ -38,6 +38,21 @@ bool isRowMajorView(OpKind kind);
 /// The case labels of the unary activations, the single list behind isUnaryActivation, for
 /// switches over OpKind that stay exhaustive under -Wswitch. Write the final colon yourself:
 ///   switch (op) { NNACCEL_UNARY_ACTIVATION_CASES: return ...; case OpKind::Conv: ... }
+/// The case labels of every Reduce* op (ReduceMean, ReduceSum, ReduceMax, ReduceMin,
+/// ReduceProd, ReduceL1, ReduceL2, ReduceSumSquare, ReduceLogSum, ReduceLogSumExp), for switches
+/// that treat the family alike, as NNACCEL_UNARY_ACTIVATION_CASES below.
+#define NNACCEL_REDUCE_CASES                                                                       \
+  case ::nnaccel::ir::OpKind::ReduceMean:                                                          \
+  case ::nnaccel::ir::OpKind::ReduceSum:                                                           \
+  case ::nnaccel::ir::OpKind::ReduceMax:                                                           \
+  case ::nnaccel::ir::OpKind::ReduceMin:                                                           \
+  case ::nnaccel::ir::OpKind::ReduceProd:                                                          \
+  case ::nnaccel::ir::OpKind::ReduceL1:                                                            \
+  case ::nnaccel::ir::OpKind::ReduceL2:                                                            \
+  case ::nnaccel::ir::OpKind::ReduceSumSquare:                                                     \
+  case ::nnaccel::ir::OpKind::ReduceLogSum:                                                        \
+  case ::nnaccel::ir::OpKind::ReduceLogSumExp
+
 #define NNACCEL_UNARY_ACTIVATION_CASES                                                             \
   case ::nnaccel::ir::OpKind::Relu:                                                                \
   case ::nnaccel::ir::OpKind::LeakyRelu:                                                           \
