@@ -4,6 +4,7 @@
 #include "CliSupport.h"
 #include "nnaccel/tensor/Npy.h"
 
+#include <filesystem>
 #include <gtest/gtest.h>
 #include <png.h>
 
@@ -70,10 +71,20 @@ TEST_F(ImageCli, TheLayoutFollowsTheInputAndFixedExtentsWin) {
   EXPECT_NE(gray.out.find("(img.png: 6x5 RGB, bilinear to 32x32, NCHW, RGB, (x/255 - 0) / 1)"),
             std::string::npos)
       << gray.out;
-  // simulate takes images too, and verifies.
+  // simulate takes images too, calibrates its int8 model on them (or on --calib's folder, by
+  // --calib-method), and verifies.
   const Result sim = run("simulate lenet5 --input img.png --arch systolic");
   ASSERT_EQ(sim.exitCode, 0) << sim.err;
   EXPECT_NE(sim.out.find("VERIFIED"), std::string::npos) << sim.out;
+  std::filesystem::create_directories(path("calib"));
+  writeRgbPng("calib/a.png", 8, 8);
+  const Result calibrated = run("simulate lenet5 --input img.png --arch sparse --calib calib "
+                                "--calib-method entropy");
+  ASSERT_EQ(calibrated.exitCode, 0) << calibrated.err;
+  EXPECT_NE(calibrated.out.find("VERIFIED"), std::string::npos) << calibrated.out;
+  expectError("simulate lenet5 --arch sparse --percentile 90", 2,
+              "--percentile applies only to --calib-method percentile (see 'nnaccel simulate "
+              "--help')");
 }
 
 TEST_F(ImageCli, OptionsThatDoNotFitAreOneLineUsageErrors) {
