@@ -22,6 +22,9 @@ void runDefaultPipeline(ir::Graph& g) {
   fuseWrittenActivations(g);
   foldBatchNorm(g);
   foldConstantAffine(g);
+  // Again: a BatchNormalization after a bias Add that foldConstantAffine has just absorbed into
+  // its ConvTranspose/Conv (PaddlePaddle writes ConvTranspose, then Add of the bias, then BN).
+  foldBatchNorm(g);
   eliminateIdentity(g);
   foldPadIntoConv(g);
   g.removeDeadNodes();

@@ -61,6 +61,29 @@ TEST(Pipeline, CleansUpAnExportedStyleModel) {
   EXPECT_LE(maxAbsDiff(got[0], ref[0]), 1e-6f);
 }
 
+TEST(Pipeline, BatchNormAfterABiasAddOfAConvTransposeFolds) {
+  // PaddlePaddle's upsampling: ConvTranspose without bias, Add of a [1, C, 1, 1] bias, then BN.
+  GraphBuilder b(13);
+  const ValueId x = b.input("x", {1, 4, 3, 3});
+  const ValueId up =
+      b.op(OpKind::ConvTranspose, "up", {x, b.floats("w", {4, 2, 2, 2}, pseudoRandom(32, 3))},
+           attrs({{"strides", Dims{2, 2}}}));
+  const ValueId biased =
+      b.op(OpKind::Add, "bias", {up, b.floats("b", {1, 2, 1, 1}, {0.5f, -0.25f})});
+  const ValueId y = b.op(OpKind::BatchNormalization, "bn",
+                         {biased, b.floats("s", {1.5f, 0.5f}), b.floats("t", {0.1f, 0.2f}),
+                          b.floats("m", {0.3f, -0.1f}), b.floats("v", {2.0f, 0.5f})});
+  b.g.outputs = {y};
+  inferShapes(b.g);
+  Graph before = b.g;
+  const Tensor in = randomTensor({1, 4, 3, 3}, 8);
+  const std::vector<Tensor> ref = runGraph(before, {in});
+  runDefaultPipeline(b.g);
+  EXPECT_EQ(b.g.numNodes(), 1u);
+  EXPECT_EQ(countOps(b.g, OpKind::ConvTranspose), 1u);
+  EXPECT_LE(maxAbsDiff(runGraph(b.g, {in})[0], ref[0]), 1e-5f);
+}
+
 TEST(Pipeline, ReportsInvalidModels) {
   GraphBuilder b(13);
   const ValueId x = b.input("x", {1, 64, 8, 8});
