@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 #include <jpeglib.h>
 #include <png.h>
+#include <zlib.h>
 
 using namespace nnaccel;
 using namespace nnaccel::test;
@@ -126,6 +127,26 @@ TEST(Image, BadFilesNameTheFileAndTheReason) {
   const std::string header = writeBytes("header.png", png.substr(0, 12));
   EXPECT_NE(errorOf([&] { readImage(header); }).find(header + ": not a valid PNG file ("),
             std::string::npos);
+}
+
+TEST(Image, AnImageOfMoreThan2To28PixelsIsRefusedBeforeDecoding) {
+  // A 1x1 PNG whose IHDR then claims 65536 x 65536 pixels (2^32), with the chunk's CRC redone:
+  // the header is valid, and the reader refuses the size before allocating anything.
+  std::string png = readBytes(writePng("tiny.png", 1, 1, 1, {7}));
+  const size_t ihdr = 8; // after the signature: length (4), "IHDR" (4), width (4), height (4)
+  for (size_t field : {ihdr + 8, ihdr + 12}) {
+    png[field] = 0;
+    png[field + 1] = 1;
+    png[field + 2] = 0;
+    png[field + 3] = 0;
+  }
+  const uLong crc =
+      crc32(0, reinterpret_cast<const Bytef*>(png.data() + ihdr + 4), 4 + 13); // type + data
+  for (int k = 0; k < 4; ++k)
+    png[ihdr + 8 + 13 + static_cast<size_t>(k)] = static_cast<char>((crc >> (24 - 8 * k)) & 0xff);
+  const std::string huge = writeBytes("huge.png", png);
+  EXPECT_EQ(errorOf([&] { readImage(huge); }),
+            huge + ": the image is 65536x65536 pixels; nnaccel reads at most 2^28");
 }
 
 TEST(ImagePreprocess, ChannelsResizeNormalizationAndLayout) {
