@@ -2,6 +2,8 @@
 // the image (or --size), the layout taken from the input's shape, the preprocessing named on
 // the input line, and one-line usage errors for options that do not fit.
 #include "CliSupport.h"
+#include "nnaccel/frontend/Onnx.h"
+#include "nnaccel/ir/ShapeInference.h"
 #include "nnaccel/tensor/Npy.h"
 
 #include <filesystem>
@@ -99,6 +101,28 @@ TEST_F(ImageCli, OptionsThatDoNotFitAreOneLineUsageErrors) {
               "--norm: bogus not in {unit,signed,raw,imagenet} (see 'nnaccel run --help')");
   writeText("fake.png", "\x89PNG\r\n\x1a\n not really");
   expectErrorPrefix("run lenet5 --input fake.png", 1, "fake.png: not a valid PNG file (");
+  // --calib takes one file per input set: a model of two inputs is refused.
+  ir::Graph two;
+  two.name = "two";
+  two.opsetVersion = 13;
+  const ir::ValueId a = two.addValue("a", DType::F32, {1, 3, 4, 4});
+  const ir::ValueId b = two.addValue("b", DType::F32, {1, 3, 4, 4});
+  two.inputs = {a, b};
+  ir::Node add;
+  add.op = ir::OpKind::Add;
+  add.name = "add";
+  add.opset = 13;
+  add.inputs = {a, b};
+  add.outputs = {two.addValue("y", DType::F32)};
+  two.outputs = add.outputs;
+  two.addNode(std::move(add));
+  ir::inferShapes(two);
+  frontend::exportOnnxFile(two, path("two.onnx"));
+  std::filesystem::create_directories(path("calib"));
+  writeRgbPng("calib/a.png", 4, 4);
+  expectError("run two.onnx --dtype int8 --calib calib", 2,
+              "--calib takes one file per input set, but model 'two.onnx' has 2 inputs (see "
+              "'nnaccel run --help')");
   writeReluModel(path("flat.onnx"), {"1", "12"});
   expectError("run flat.onnx --input img.png", 2,
               "img.png: an image is read as an f32 NCHW or NHWC tensor, but model input 'x' is f32 "
