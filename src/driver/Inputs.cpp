@@ -55,7 +55,7 @@ Tensor readInputFile(const ir::Graph& g, size_t inputIndex, const std::string& p
 frontend::InputData inputData(const std::string& path, const ImagePreprocess& image) {
   if (!isImageFile(path))
     return {path, readNpy(path).shape(), {}};
-  const Image img = readImage(path);
+  const Image img = readImageHeader(path);
   return {path, {}, [h = img.height, w = img.width, c = img.channels, image](const Dims& declared) {
             return declared.size() == 4 ? imageInputShape(h, w, c, image, declared) : declared;
           }};
@@ -65,7 +65,7 @@ std::string describeInputFile(const ir::Graph& g, size_t inputIndex, const std::
                               const ImagePreprocess& image) {
   if (!isImageFile(path))
     return path;
-  const Image img = readImage(path);
+  const Image img = readImageHeader(path);
   const Dims& shape = imageInput(g, inputIndex, path).shape;
   const bool nhwc = resolveLayout(image, shape) == ImageLayout::Nhwc;
   static constexpr const char* kKinds[] = {"", "gray", "gray+alpha", "RGB", "RGBA"};

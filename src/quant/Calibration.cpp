@@ -194,6 +194,8 @@ std::vector<Range> calibrate(const ir::Graph& g, const std::vector<std::vector<T
       }
     });
   }
+  for (Range& r : ranges)
+    r.rawMaxAbs = r.maxAbs();
   if (options.method == CalibrationMethod::MinMax)
     return ranges;
   // Second pass: |x| histograms over each value's [0, max|x|], then the method's threshold.

@@ -15,6 +15,7 @@ namespace nnaccel::quant::detail {
 struct Range {
   float lo = std::numeric_limits<float>::infinity();
   float hi = -std::numeric_limits<float>::infinity();
+  float rawMaxAbs = 0; ///< max|x| before a clipping method narrowed [lo, hi]
   bool seen() const { return lo <= hi; }
   float maxAbs() const { return seen() ? std::max(std::fabs(lo), std::fabs(hi)) : 0.0f; }
 
@@ -45,7 +46,8 @@ float clipThreshold(const std::vector<double>& histogram, float maxAbs,
                     const CalibrationOptions& options);
 
 /// Runs \p g on every input set and returns each value's range (indexed by ValueId), clipped to
-/// [-T, T] by \p options' method for computed values that are not graph outputs. Throws
+/// [-T, T] by \p options' method for computed values that are not graph outputs (rawMaxAbs
+/// keeps the unclipped max|x|). Throws
 /// Error(Model) naming the node when a value is not finite.
 std::vector<Range> calibrate(const ir::Graph& g, const std::vector<std::vector<Tensor>>& inputSets,
                              const CalibrationOptions& options);

@@ -678,7 +678,7 @@ public:
     m_.constants.assign(g_.numValues(), QuantTensor{});
     m_.calibratedMaxAbs.assign(g_.numValues(), 0.0f);
     for (size_t v = 0; v < g_.numValues(); ++v) {
-      m_.calibratedMaxAbs[v] = ranges_[v].maxAbs();
+      m_.calibratedMaxAbs[v] = ranges_[v].rawMaxAbs;
     }
     for (ValueId v : g_.inputs) {
       if (isF32(g_, v)) {

@@ -69,21 +69,30 @@ std::vector<ir::ValueId> measuredValues(const QuantizedModel& m) {
   return out;
 }
 
-/// Node \p id evaluated in fp32 on \p values (indexed by ValueId; constants from the graph).
-std::vector<Tensor> evalOn(const ir::Graph& g, ir::NodeId id, const std::vector<Tensor>& values) {
+/// Node \p id evaluated in fp32, its computed inputs read through \p at (constants from the
+/// graph).
+template <typename At> std::vector<Tensor> evalOn(const ir::Graph& g, ir::NodeId id, const At& at) {
   std::vector<const Tensor*> ins;
   for (ir::ValueId v : g.node(id).inputs)
     ins.push_back(v == ir::kNoValue ? nullptr
                   : g.isConstant(v) ? g.value(v).constant.get()
-                                    : &values[static_cast<size_t>(v)]);
+                                    : &at(v));
   return reference::evalNode(g, id, ins);
 }
 
-/// Re-executes, in fp32, every node downstream of \p changed (whose new value is in \p values),
-/// in graph order; \p values holds the clean run's values and is updated in place.
-void propagate(const ir::Graph& g, ir::ValueId changed, std::vector<Tensor>& values) {
+/// The values downstream of \p changed once it holds \p value, re-executed in fp32 in graph
+/// order over the clean run's \p clean; the entries of values not downstream stay empty, so a
+/// measurement touches only the cone below the value (no copy of the whole run).
+std::vector<Tensor> propagate(const ir::Graph& g, const std::vector<Tensor>& clean,
+                              ir::ValueId changed, Tensor value) {
+  std::vector<Tensor> changedValues(g.numValues());
   std::vector<bool> dirty(g.numValues(), false);
+  changedValues[static_cast<size_t>(changed)] = std::move(value);
   dirty[static_cast<size_t>(changed)] = true;
+  const auto at = [&](ir::ValueId v) -> const Tensor& {
+    const auto i = static_cast<size_t>(v);
+    return dirty[i] ? changedValues[i] : clean[i];
+  };
   for (size_t i = 0; i < g.numNodes(); ++i) {
     const ir::Node& n = g.node(static_cast<ir::NodeId>(i));
     const bool affected = std::any_of(n.inputs.begin(), n.inputs.end(), [&](ir::ValueId v) {
@@ -91,13 +100,14 @@ void propagate(const ir::Graph& g, ir::ValueId changed, std::vector<Tensor>& val
     });
     if (!affected)
       continue;
-    std::vector<Tensor> outs = evalOn(g, static_cast<ir::NodeId>(i), values);
+    std::vector<Tensor> outs = evalOn(g, static_cast<ir::NodeId>(i), at);
     for (size_t k = 0; k < n.outputs.size() && k < outs.size(); ++k)
       if (n.outputs[k] != ir::kNoValue) {
-        values[static_cast<size_t>(n.outputs[k])] = std::move(outs[k]);
+        changedValues[static_cast<size_t>(n.outputs[k])] = std::move(outs[k]);
         dirty[static_cast<size_t>(n.outputs[k])] = true;
       }
   }
+  return changedValues;
 }
 
 } // namespace
@@ -118,7 +128,9 @@ std::vector<Tensor> runFakeQuantized(const QuantizedModel& model,
     settle(g.inputs[i], inputs.at(i));
   for (size_t i = 0; i < g.numNodes(); ++i) {
     const ir::Node& n = g.node(static_cast<ir::NodeId>(i));
-    std::vector<Tensor> outs = evalOn(g, static_cast<ir::NodeId>(i), values);
+    std::vector<Tensor> outs =
+        evalOn(g, static_cast<ir::NodeId>(i),
+               [&](ir::ValueId v) -> const Tensor& { return values[static_cast<size_t>(v)]; });
     for (size_t k = 0; k < n.outputs.size() && k < outs.size(); ++k)
       if (n.outputs[k] != ir::kNoValue)
         settle(n.outputs[k], std::move(outs[k]));
@@ -144,14 +156,14 @@ std::vector<ValueSensitivity> measureSensitivity(const QuantizedModel& model,
     s.op = producer >= 0 ? std::string(ir::opName(g.node(producer).op)) : "input";
     s.scale = model.scale(v);
     s.channelSpread = channelSpread(cleanValues[static_cast<size_t>(v)]);
-    std::vector<Tensor> values = cleanValues;
-    values[static_cast<size_t>(v)] =
-        fakeQuantize(values[static_cast<size_t>(v)], s.scale, s.clippedFraction);
-    propagate(g, v, values);
+    const std::vector<Tensor> changed =
+        propagate(g, cleanValues, v,
+                  fakeQuantize(cleanValues[static_cast<size_t>(v)], s.scale, s.clippedFraction));
     bool first = true;
     for (size_t o = 0; o < g.outputs.size(); ++o) {
       const Tensor& ref = clean[o];
-      const Tensor& got = values[static_cast<size_t>(g.outputs[o])];
+      const auto y = static_cast<size_t>(g.outputs[o]);
+      const Tensor& got = changed[y].sizeBytes() > 0 ? changed[y] : cleanValues[y];
       if (ref.dtype() != DType::F32 || got.dtype() != DType::F32 || got.sizeBytes() == 0)
         continue; // a bool output, or a constant one (nothing upstream changes it)
       const Agreement a = measureAgreement(ref, got);

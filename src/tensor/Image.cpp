@@ -31,13 +31,15 @@ bool startsWith(const std::string& bytes, const unsigned char* sig, size_t n) {
          });
 }
 
-void checkExtent(const std::string& path, int64_t height, int64_t width) {
-  if (height <= 0 || width <= 0 || height > kMaxImagePixels / width)
-    failImage(path,
-              fmt::format("the image is {}x{} pixels; nnaccel reads at most 2^28", height, width));
+/// The reason an image of \p height x \p width cannot be read, or "" when it can.
+std::string extentProblem(int64_t height, int64_t width) {
+  if (height > 0 && width > 0 && height <= kMaxImagePixels / width)
+    return {};
+  return fmt::format("the image is {}x{} pixels; nnaccel reads at most 2^28", height, width);
 }
 
-Image decodePng(const std::string& path, const std::string& bytes) {
+/// Decodes the PNG \p bytes, or only its header (no pixels) when \p headerOnly.
+Image decodePng(const std::string& path, const std::string& bytes, bool headerOnly) {
   png_image png{};
   png.version = PNG_IMAGE_VERSION;
   if (!png_image_begin_read_from_memory(&png, bytes.data(), bytes.size()))
@@ -49,9 +51,11 @@ Image decodePng(const std::string& path, const std::string& bytes) {
   img.height = png.height;
   img.width = png.width;
   img.channels = (color ? 3 : 1) + (alpha ? 1 : 0);
-  if (img.height <= 0 || img.width <= 0 || img.height > kMaxImagePixels / img.width) {
+  if (const std::string why = extentProblem(img.height, img.width); !why.empty() || headerOnly) {
     png_image_free(&png);
-    checkExtent(path, img.height, img.width);
+    if (!why.empty())
+      failImage(path, why);
+    return img;
   }
   img.pixels.resize(PNG_IMAGE_SIZE(png));
   if (!png_image_finish_read(&png, nullptr, img.pixels.data(), 0, nullptr))
@@ -76,8 +80,8 @@ void jpegErrorExit(j_common_ptr c) {
 void jpegIgnoreMessage(j_common_ptr) {}
 
 /// Decodes into \p img (owned by the caller, so nothing in this frame needs its value after a
-/// longjmp); returns an empty string or the reason it failed.
-std::string decodeJpegInto(const std::string& bytes, Image* img) {
+/// longjmp), only the header when \p headerOnly; returns an empty string or the reason it failed.
+std::string decodeJpegInto(const std::string& bytes, Image* img, bool headerOnly) {
   jpeg_decompress_struct cinfo;
   JpegErrors errors;
   cinfo.err = jpeg_std_error(&errors.mgr);
@@ -95,10 +99,13 @@ std::string decodeJpegInto(const std::string& bytes, Image* img) {
     return "CMYK JPEG images are not supported";
   }
   cinfo.out_color_space = cinfo.num_components == 1 ? JCS_GRAYSCALE : JCS_RGB;
-  const int64_t h = cinfo.image_height, w = cinfo.image_width;
-  if (h <= 0 || w <= 0 || h > kMaxImagePixels / w) {
+  const std::string why = extentProblem(cinfo.image_height, cinfo.image_width);
+  if (!why.empty() || headerOnly) {
+    img->height = cinfo.image_height;
+    img->width = cinfo.image_width;
+    img->channels = cinfo.num_components == 1 ? 1 : 3;
     jpeg_destroy_decompress(&cinfo);
-    return fmt::format("the image is {}x{} pixels; nnaccel reads at most 2^28", h, w);
+    return why;
   }
   jpeg_start_decompress(&cinfo);
   img->height = cinfo.output_height;
@@ -126,16 +133,28 @@ bool isImageFile(const std::string& path) {
          startsWith(head, kJpegSignature, sizeof kJpegSignature);
 }
 
-Image readImage(const std::string& path) {
+namespace {
+
+Image loadImage(const std::string& path, bool headerOnly) {
   const std::string bytes = detail::readWholeFile(path, kMaxImageFileBytes);
   if (startsWith(bytes, kPngSignature, sizeof kPngSignature))
-    return decodePng(path, bytes);
+    return decodePng(path, bytes, headerOnly);
   if (!startsWith(bytes, kJpegSignature, sizeof kJpegSignature))
     failImage(path, "not a PNG or JPEG file");
   Image img;
-  if (const std::string why = decodeJpegInto(bytes, &img); !why.empty())
+  if (const std::string why = decodeJpegInto(bytes, &img, headerOnly); !why.empty())
     failImage(path, why);
   return img;
+}
+
+} // namespace
+
+Image readImage(const std::string& path) {
+  return loadImage(path, false);
+}
+
+Image readImageHeader(const std::string& path) {
+  return loadImage(path, true);
 }
 
 } // namespace nnaccel

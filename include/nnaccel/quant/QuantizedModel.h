@@ -153,7 +153,8 @@ struct QuantizedModel {
   /// every f32 constant read as an int8 operand; 1 for the bool output of a Compare node (held
   /// as s8 0/1); 0 for other values.
   std::vector<float> scales;
-  /// Per ValueId: calibrated max|x| over all calibration runs (0 when never computed).
+  /// Per ValueId: calibrated max|x| over all calibration runs, before any clipping method (0 when
+  /// never computed).
   std::vector<float> calibratedMaxAbs;
   /// Per ValueId: int8 form of constants that integer kernels read as operands (Add, Concat,
   /// Relu of a constant, ...); empty QuantTensor otherwise.

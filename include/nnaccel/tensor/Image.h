@@ -41,6 +41,9 @@ bool isImageFile(const std::string& path);
 /// Decodes the PNG or JPEG file \p path. Throws Error(Io) naming the file when it is not one,
 /// is corrupt or truncated, or is larger than the limits above.
 Image readImage(const std::string& path);
+/// readImage without the pixels: the size and channels from the file's header, with the same
+/// checks of the header (what binding symbolic dims and describing an input need).
+Image readImageHeader(const std::string& path);
 
 enum class ImageLayout { Auto, Nchw, Nhwc };
 enum class ChannelOrder { Rgb, Bgr };

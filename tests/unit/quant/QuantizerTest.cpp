@@ -126,6 +126,7 @@ TEST(Calibration, ClippingMethodsCutOutliersAndKeepInputsAndOutputs) {
     const QuantizedModel m = quantize(g, sets, o);
     EXPECT_EQ(m.scale(x), 100.0f / 127.0f) << "a graph input is never clipped";
     EXPECT_EQ(m.calibration.method, method);
+    EXPECT_EQ(m.calibratedMaxAbs[static_cast<size_t>(h)], 100.0f) << "the raw max, unclipped";
     return m.scale(h) * 127.0f; // the threshold T
   };
   EXPECT_EQ(hScale(CalibrationMethod::MinMax), 100.0f);

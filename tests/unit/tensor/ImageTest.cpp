@@ -91,6 +91,11 @@ TEST(Image, PngDecodesExactlyInEveryChannelLayout) {
     EXPECT_EQ(img.width, 5);
     EXPECT_EQ(img.channels, channels);
     EXPECT_EQ(img.pixels, px);
+    const Image header = readImageHeader(path); // the size without decoding
+    EXPECT_EQ(header.height, 3);
+    EXPECT_EQ(header.width, 5);
+    EXPECT_EQ(header.channels, channels);
+    EXPECT_TRUE(header.pixels.empty());
   }
 }
 
@@ -102,6 +107,11 @@ TEST(Image, JpegDecodesWithinTheCodecsError) {
   EXPECT_TRUE(isImageFile(path));
   const Image img = readImage(path);
   ASSERT_EQ(img.channels, 3);
+  const Image header = readImageHeader(path);
+  EXPECT_EQ(header.height, 8);
+  EXPECT_EQ(header.width, 8);
+  EXPECT_EQ(header.channels, 3);
+  EXPECT_TRUE(header.pixels.empty());
   ASSERT_EQ(img.pixels.size(), rgb.size());
   for (size_t i = 0; i < rgb.size(); ++i)
     EXPECT_NEAR(img.pixels[i], rgb[i], 6) << i;
@@ -145,8 +155,9 @@ TEST(Image, AnImageOfMoreThan2To28PixelsIsRefusedBeforeDecoding) {
   for (int k = 0; k < 4; ++k)
     png[ihdr + 8 + 13 + static_cast<size_t>(k)] = static_cast<char>((crc >> (24 - 8 * k)) & 0xff);
   const std::string huge = writeBytes("huge.png", png);
-  EXPECT_EQ(errorOf([&] { readImage(huge); }),
-            huge + ": the image is 65536x65536 pixels; nnaccel reads at most 2^28");
+  for (const auto& read : {readImage, readImageHeader})
+    EXPECT_EQ(errorOf([&] { read(huge); }),
+              huge + ": the image is 65536x65536 pixels; nnaccel reads at most 2^28");
 }
 
 TEST(ImagePreprocess, ChannelsResizeNormalizationAndLayout) {
