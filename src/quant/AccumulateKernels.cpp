@@ -239,4 +239,48 @@ Tensor matmulAccumulate(const Tensor& a, bool transA, const Tensor& w,
   return out;
 }
 
+std::vector<int64_t> matmulBatchIndex(const Dims& shape, const Dims& outShape) {
+  NNACCEL_ASSERT(shape.size() >= 2 && outShape.size() >= shape.size()) << "matmul batch ranks";
+  const size_t outBatchRank = outShape.size() - 2;
+  const size_t lead = outShape.size() - shape.size(); // dims the operand lacks (broadcast)
+  const int64_t batches = numElements(Dims(outShape.begin(), outShape.end() - 2));
+  std::vector<int64_t> index(static_cast<size_t>(batches), 0);
+  for (int64_t b = 0; b < batches; ++b) {
+    int64_t rest = b, flat = 0, stride = 1;
+    for (size_t d = outBatchRank; d-- > 0;) {
+      const int64_t coord = rest % outShape[d];
+      rest /= outShape[d];
+      if (d < lead)
+        continue;
+      const int64_t extent = shape[d - lead];
+      flat += (extent == 1 ? 0 : coord) * stride;
+      stride *= extent;
+    }
+    index[static_cast<size_t>(b)] = flat;
+  }
+  return index;
+}
+
+Tensor tensorMatmulAccumulate(const Tensor& a, const Tensor& b, const Dims& outShape) {
+  NNACCEL_ASSERT(a.dtype() == DType::I8 && b.dtype() == DType::I8) << "tensor matmul wants s8";
+  NNACCEL_ASSERT(a.rank() >= 2 && b.rank() >= 2) << "tensor matmul wants rank >= 2";
+  const int64_t m = a.dim(a.rank() - 2), k = a.dim(a.rank() - 1), n = b.dim(b.rank() - 1);
+  NNACCEL_ASSERT(b.dim(b.rank() - 2) == k) << "tensor matmul: K mismatch";
+  const std::vector<int64_t> ia = matmulBatchIndex(a.shape(), outShape);
+  const std::vector<int64_t> ib = matmulBatchIndex(b.shape(), outShape);
+  Tensor out(DType::I32, outShape);
+  std::vector<int8_t> bt(static_cast<size_t>(n * k)); // B of one batch as [N, K] rows
+  for (size_t batch = 0; batch < ia.size(); ++batch) {
+    const int8_t* bb = b.data<int8_t>() + ib[batch] * k * n;
+    for (int64_t r = 0; r < k; ++r)
+      for (int64_t c = 0; c < n; ++c)
+        bt[static_cast<size_t>(c * k + r)] = bb[r * n + c];
+    const int8_t* ab = a.data<int8_t>() + ia[batch] * m * k;
+    int32_t* acc = out.data<int32_t>() + static_cast<int64_t>(batch) * m * n;
+    for (int64_t i = 0; i < m; ++i)
+      dotRows(ab + i * k, 1, bt.data(), n, k, nullptr, acc + i * n, 1);
+  }
+  return out;
+}
+
 } // namespace nnaccel::quant

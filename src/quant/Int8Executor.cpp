@@ -131,6 +131,9 @@ std::vector<QuantTensor> evalNodeImpl(const QuantizedModel& m, ir::NodeId id,
   case QuantOpKind::Accumulate:
     y = evalAccumulate(m, id, operand(0));
     break;
+  case QuantOpKind::TensorMatMul:
+    y = requantizeTensor(tensorMatmulAccumulate(operand(0), operand(1), outShape), q.mulMultiplier);
+    break;
   case QuantOpKind::Clamp:
     y = clampTensor(operand(0), q.clampMin, q.clampMax);
     break;

@@ -59,6 +59,8 @@ std::string_view quantOpKindName(QuantOpKind kind) {
     return "folded";
   case QuantOpKind::Accumulate:
     return "accumulate";
+  case QuantOpKind::TensorMatMul:
+    return "tensor-matmul";
   case QuantOpKind::Clamp:
     return "clamp";
   case QuantOpKind::MaxPool:
@@ -180,6 +182,8 @@ namespace {
 /// Largest number of int8 products one int32 accumulator may sum: |q_x * q_w| <= 128 * 127.
 constexpr int64_t kMaxProduct = 128 * 127;
 constexpr int64_t kMaxReduction = std::numeric_limits<int32_t>::max() / kMaxProduct;
+/// Two int8 operands: each product is at most 128 * 128 in magnitude.
+constexpr int64_t kMaxTensorReduction = std::numeric_limits<int32_t>::max() / (128 * 128);
 /// Resize gather tables are built from an fp32 index ramp, exact up to 2^24 elements.
 constexpr int64_t kMaxGatherElements = int64_t{1} << 24;
 /// A linear resize is checked for copies on the squares of the ramp, exact below 4096^2 = 2^24.
@@ -272,6 +276,31 @@ QuantNode ofKind(QuantOpKind kind) {
   QuantNode q;
   q.kind = kind;
   return q;
+}
+
+/// A MatMul whose B is computed (attention's Q K^T and P V): both operands int8, K products of
+/// two int8 values (|q_a q_b| <= 2^14) summed in int32.
+QuantNode classifyTensorMatMul(const Graph& g, NodeId id) {
+  const ir::Node& n = g.node(id);
+  const ValueId a = inputAt(n, 0), b = inputAt(n, 1);
+  if (!isF32(g, a) || !isF32(g, b)) {
+    return island("its inputs are not f32");
+  }
+  if (g.isConstant(a)) {
+    return island("A is a constant and B is computed (only B may be the constant operand)");
+  }
+  const Dims& sa = g.value(a).shape;
+  const Dims& sb = g.value(b).shape;
+  if (sa.size() < 2 || sb.size() < 2) {
+    return island("a 1-D operand (both operands need rank >= 2 to multiply two tensors)");
+  }
+  const int64_t k = sa.back();
+  if (k > kMaxTensorReduction) {
+    return island("reduction length " + std::to_string(k) + " may overflow the int32 " +
+                  "accumulator (at most " + std::to_string(kMaxTensorReduction) +
+                  " products of two int8 values)");
+  }
+  return ofKind(QuantOpKind::TensorMatMul);
 }
 
 /// A linear Resize as integer interpolation: per axis and output index, the reference's taps
@@ -431,7 +460,10 @@ QuantNode classifyNode(const Graph& g, NodeId id) {
   }
   case OpKind::MatMul: {
     const ValueId b = inputAt(n, 1);
-    if (!g.isConstant(b) || !isF32(g, b) || g.value(b).shape.size() != 2) {
+    if (!g.isConstant(b)) {
+      return classifyTensorMatMul(g, id);
+    }
+    if (!isF32(g, b) || g.value(b).shape.size() != 2) {
       return island("B is not a 2-D f32 constant");
     }
     return unary(QuantOpKind::Accumulate);
@@ -768,8 +800,8 @@ private:
     std::vector<float> inScales(n.inputs.size(), 0.0f);
     if (q.kind != QuantOpKind::FloatIsland) {
       const bool allData = q.kind == QuantOpKind::AddSub || q.kind == QuantOpKind::Mul ||
-                           q.kind == QuantOpKind::Concat || q.kind == QuantOpKind::MinMax ||
-                           q.kind == QuantOpKind::Compare;
+                           q.kind == QuantOpKind::TensorMatMul || q.kind == QuantOpKind::Concat ||
+                           q.kind == QuantOpKind::MinMax || q.kind == QuantOpKind::Compare;
       const size_t numData = allData ? n.inputs.size() : 1;
       for (size_t i = 0; i < numData; ++i) {
         inScales[i] = operandScale(n.inputs[i]);
@@ -835,6 +867,10 @@ private:
                            static_cast<double>(inScales[0]) * static_cast<double>(inScales[1]) /
                                static_cast<double>(sOut),
                            "output");
+      break;
+    case QuantOpKind::TensorMatMul:
+      q.mulMultiplier = multiplier(
+          id, static_cast<double>(inScales[0]) * static_cast<double>(inScales[1]) / sOut, "output");
       break;
     case QuantOpKind::Concat:
     case QuantOpKind::MinMax:

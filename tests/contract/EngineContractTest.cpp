@@ -6,6 +6,7 @@
 /// identical reports on two runs, and keep the common report's invariants (causes sum to the
 /// cycles, energy parts to the energy). Parameterised over engines::engineNames(), so an engine
 /// added to the registry is tested without a line here (skip lists: Profiles.h).
+#include "../support/AttentionGraph.h"
 #include "../support/LayerSpecGraphs.h"
 #include "Profiles.h"
 #include "nnaccel/compare/Budget.h"
@@ -301,6 +302,30 @@ TEST_P(EngineContract, NormalizationsRunOnTheEngineBitExactly) {
   expectReportInvariants(r, GetParam());
   for (const report::LayerStats& l : r.layers)
     EXPECT_FALSE(l.hostFallback) << l.name << " (" << l.op << ") runs on the host";
+}
+
+/// Self-attention (Q K^T and P V multiply two computed tensors, one B broadcast over the heads):
+/// bit-exact on every engine; every MatMul runs on the engine's array or says why not.
+TEST_P(EngineContract, AttentionMatMulsOfTwoTensorsRunBitExactly) {
+  const Engine& e = engine();
+  if (const std::string why = contract::skipReason(e, "model:attention"); !why.empty())
+    GTEST_SKIP() << why;
+  for (bool softmax : {false, true}) {
+    SCOPED_TRACE(softmax ? "softmax" : "relu");
+    const report::RunReport r = e.simulate(nnaccel::testing::attentionGraph(softmax), e.preset(""),
+                                           contract::runOptionsOf(e));
+    expectReportInvariants(r, GetParam());
+    int matmuls = 0;
+    for (const report::LayerStats& l : r.layers) {
+      if (!l.op.starts_with("MatMul"))
+        continue;
+      ++matmuls;
+      if (l.hostFallback) {
+        EXPECT_NE(l.note.find("computed"), std::string::npos) << l.name << ": " << l.note;
+      }
+    }
+    EXPECT_EQ(matmuls, 6); // q, k, v, scores, context, mix
+  }
 }
 
 TEST_P(EngineContract, CoverageSaysWhyEveryHostLayerFallsBack) {

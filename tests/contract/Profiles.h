@@ -43,7 +43,10 @@ inline Profile profileOf(const std::string& engine) {
           "the input (a Gemm after convolutions runs on the dense patch)"},
          {"model:normalizations",
           "LRN's sum over neighbouring channels is a pool across the channels of one pixel, "
-          "which no aux tile computes (issue 25); the compiler refuses it naming the window"}},
+          "which no aux tile computes (issue 25); the compiler refuses it naming the window"},
+         {"model:attention",
+          "the stream chip has no unit for a MatMul of two computed tensors, nor for the "
+          "per-head Transpose of a token sequence; the compiler refuses it naming the node"}},
         6}},
   };
   const auto it = kProfiles.find(engine);

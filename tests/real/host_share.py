@@ -33,9 +33,10 @@ MODELS = [
     # The stream engine does not take it (no bilinear Resize on the pixel pipeline, issue 25).
     ("mlsd_320x320_tiny.onnx", [], False),
     # PP-OCRv4 text recognizer (SVTR: LayerNorm written out, attention, three Softmax). Its
-    # attention MatMuls multiply two computed tensors, which no engine's array takes yet: 4 of
-    # 255 layers on the host on sparse and broadcast, 7 on systolic (also its three Softmax,
-    # whose sums run across SBUF partitions). The stream engine does not take it (Transpose).
+    # attention MatMuls multiply two computed tensors: on systolic's array (B as the stationary
+    # weights) and broadcast's lanes; on sparse they are 4 of 241 layers on the host (the PEs
+    # read weights only as compiler-encoded streams). The stream engine does not take it
+    # (Transpose).
     ("ch_PP-OCRv4_rec_infer.onnx", ["p2o.DynamicDimension.0=1", "p2o.DynamicDimension.1=320"],
      False),
 ]

@@ -38,6 +38,15 @@ Tensor convAccumulate(const ir::ConvParams& p, const Tensor& x, const Tensor& w,
 Tensor matmulAccumulate(const Tensor& a, bool transA, const Tensor& w,
                         std::span<const int32_t> bias);
 
+/// MatMul of two s8 tensors (numpy batch broadcasting, both of rank >= 2) as int32 sums:
+///   acc[..., i, j] = sum_k a[..., i, k] * b[..., k, j]
+/// Returns s32 of \p outShape ([..., M, N]).
+Tensor tensorMatmulAccumulate(const Tensor& a, const Tensor& b, const Dims& outShape);
+
+/// The flat batch index of an operand of \p shape (rank >= 2) for each batch index of
+/// \p outShape (numpy broadcasting of the dims before the last two).
+std::vector<int64_t> matmulBatchIndex(const Dims& shape, const Dims& outShape);
+
 // --- Kernels.cpp -------------------------------------------------------------------------------
 /// s8 result of requantize(acc, multipliers[c], lo, hi) for every element of the s32 tensor
 /// \p acc, where c is the element's index along \p axis.

@@ -47,6 +47,8 @@ float symmetricScale(float maxAbs);
 enum class QuantOpKind {
   Folded,       ///< every output is a graph constant: nothing runs
   Accumulate,   ///< Conv, ConvTranspose, Gemm, MatMul with constant weights
+  TensorMatMul, ///< MatMul of two computed tensors (attention): int32 sums of K products of
+                ///< the int8 operands, requantized by mulMultiplier (tensorMatmulAccumulate)
   Clamp,        ///< Relu, Clip: min(max(q, clampMin), clampMax); scale preserving
   MaxPool,      ///< MaxPool, GlobalMaxPool on int8; scale preserving
   DataMovement, ///< Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout, Transpose,
@@ -97,7 +99,8 @@ struct QuantNode {
 
   // --- AddSub / Mul / Concat / MinMax -------------------------------------------------------
   AddSubMultipliers addSub; ///< AddSub
-  /// Mul: s_a * s_b / s_out; Div (kind Mul): s_a / (2^kReciprocalBits * s_b * s_out)
+  /// Mul, TensorMatMul: s_a * s_b / s_out; Div (kind Mul): s_a / (2^kReciprocalBits * s_b *
+  /// s_out)
   QuantMultiplier mulMultiplier;
   /// Concat, MinMax: s_in[i] / s_out per input; Compare: s_in[i] / max(s_in[0], s_in[1])
   std::vector<QuantMultiplier> inputMultipliers;

@@ -44,6 +44,8 @@ std::string_view elementwiseFuncName(ElementwiseFunc f) {
     return "softmax";
   case ElementwiseFunc::Reduce:
     return "reduce";
+  case ElementwiseFunc::Dot:
+    return "dot";
   }
   NNACCEL_UNREACHABLE("bad ElementwiseFunc");
   return "";
@@ -60,6 +62,7 @@ int elementwiseArity(ElementwiseFunc f) {
   case ElementwiseFunc::Max:
   case ElementwiseFunc::Compare:
   case ElementwiseFunc::Div:
+  case ElementwiseFunc::Dot:
     return 2;
   default:
     return 1;
@@ -234,6 +237,37 @@ Lowered lowerReduce(const quant::QuantizedModel& qm, ir::NodeId id, ElementwiseL
   return l;
 }
 
+/// A MatMul of two tensors: one pass over the output [..., M, N]; point (..., i, j) is the dot
+/// product of row i of A and column j of B of its batch index (numpy-broadcast batch dims).
+Lowered lowerTensorMatMul(const quant::QuantizedModel& qm, ir::NodeId id, ElementwiseLayer l) {
+  const ir::Graph& g = qm.graph;
+  const ir::Node& n = g.node(id);
+  const Dims& a = g.value(n.inputs[0]).shape;
+  const Dims& b = g.value(n.inputs[1]).shape;
+  const int64_t m = a[a.size() - 2], k = a.back(), cols = b.back();
+  const Dims outBatch(l.outShape.begin(), l.outShape.end() - 2);
+  auto batchStrides = [&](const Dims& shape, int64_t matrix) {
+    Dims s = broadcastStrides(Dims(shape.begin(), shape.end() - 2), outBatch);
+    for (int64_t& x : s)
+      x *= matrix;
+    return s;
+  };
+  ElementwisePass p;
+  p.func = ElementwiseFunc::Dot;
+  p.extents = l.outShape;
+  p.a = {n.inputs[0], 0, batchStrides(a, m * k)};
+  p.a.strides.insert(p.a.strides.end(), {k, 0});
+  p.b = {n.inputs[1], 0, batchStrides(b, k * cols)};
+  p.b.strides.insert(p.b.strides.end(), {0, 1});
+  p.out = {l.output, 0, rowMajorStrides(l.outShape)};
+  p.lineLength = k;
+  p.lineStride = 1;
+  p.lineStrideB = cols;
+  p.multiplier = qm.node(id).mulMultiplier;
+  l.passes.push_back(std::move(p));
+  return l;
+}
+
 /// Transpose, Slice and constant-zero Pad as strided copies (Pad: a zero fill first).
 Lowered lowerDataMovement(const quant::QuantizedModel& qm, ir::NodeId id, ElementwiseLayer l) {
   const ir::Graph& g = qm.graph;
@@ -362,7 +396,9 @@ int8_t applyFunc(const ElementwisePass& p, const std::vector<int8_t>& tables, in
   case ElementwiseFunc::Interpolate:
   case ElementwiseFunc::Softmax:
   case ElementwiseFunc::Reduce:
-    NNACCEL_UNREACHABLE("interpolation and softmax read several elements per point");
+  case ElementwiseFunc::Dot:
+    NNACCEL_UNREACHABLE("interpolation, softmax, reductions and dot products read several "
+                        "elements per point");
   }
   NNACCEL_UNREACHABLE("bad ElementwiseFunc");
   return 0;
@@ -378,8 +414,9 @@ int64_t ElementwiseLayer::elementOps() const {
   for (const ElementwisePass& p : passes)
     ops += p.points() * (p.func == ElementwiseFunc::Interpolate ? taps
                          : p.func == ElementwiseFunc::Softmax   ? 3 * p.lineLength
-                         : p.func == ElementwiseFunc::Reduce    ? p.lineLength
-                                                                : 1);
+                         : p.func == ElementwiseFunc::Reduce || p.func == ElementwiseFunc::Dot
+                             ? p.lineLength
+                             : 1);
   return ops;
 }
 
@@ -396,7 +433,7 @@ int64_t footprint(const ElementwisePass& p, const StridedAccess& s) {
   if (p.func == ElementwiseFunc::Interpolate && &s == &p.a)
     return p.gatheredElements;
   const bool lines = p.func == ElementwiseFunc::Softmax || p.func == ElementwiseFunc::Reduce;
-  int64_t n = lines && &s == &p.a ? p.lineLength : 1;
+  int64_t n = (lines && &s == &p.a) || p.func == ElementwiseFunc::Dot ? p.lineLength : 1;
   for (size_t k = 0; k < p.extents.size(); ++k)
     if (k < s.strides.size() && s.strides[k] != 0)
       n *= p.extents[k];
@@ -470,6 +507,8 @@ std::variant<ElementwiseLayer, std::string> lowerElementwise(const quant::Quanti
     return lowerReduce(qm, id, std::move(l));
   case QuantOpKind::DataMovement:
     return lowerDataMovement(qm, id, std::move(l));
+  case QuantOpKind::TensorMatMul:
+    return lowerTensorMatMul(qm, id, std::move(l));
   default:
     return fmt::format("{} is not an element-wise operation", ir::opName(n.op));
   }
@@ -487,6 +526,15 @@ Tensor runElementwise(const ElementwiseLayer& layer, const quant::QuantizedModel
     if (p.func == ElementwiseFunc::Reduce) {
       forEachPoint(p, [&](int64_t ia, int64_t, int64_t io, const std::vector<int64_t>&) {
         dst[io] = quant::reduceLine(p.reduction, a + ia, p.lineStride, p.lineLength, p.multiplier);
+      });
+      continue;
+    }
+    if (p.func == ElementwiseFunc::Dot) {
+      forEachPoint(p, [&](int64_t ia, int64_t ib, int64_t io, const std::vector<int64_t>&) {
+        int32_t acc = 0; // |acc| <= lineLength * 2^14 < 2^31 (quantizer's bound)
+        for (int64_t i = 0; i < p.lineLength; ++i)
+          acc += int32_t{a[ia + i * p.lineStride]} * b[ib + i * p.lineStrideB];
+        dst[io] = static_cast<int8_t>(quant::requantize(acc, p.multiplier));
       });
       continue;
     }

@@ -218,6 +218,53 @@ TEST(Int8Executor, GemmAndMatMulMatchIntegerReference) {
   EXPECT_GT(measureAgreement(f[1], r.dequantized[1]).cosineSimilarity, 0.999);
 }
 
+// A MatMul of two computed tensors (attention): both operands int8 at their own scales, int32
+// sums of K products, one multiplier s_a * s_b / s_out; B's batch dims of 1 broadcast.
+TEST(Int8Executor, MatMulOfTwoTensorsBroadcastsBatchDimsAndRequantizesOnce) {
+  GraphBuilder b;
+  const auto a = b.input("a", {2, 3, 4, 5});
+  const auto bt = b.input("b", {3, 5, 6});
+  const auto bshared = b.input("c", {1, 5, 2});
+  const auto y = b.op(OpKind::MatMul, "ab", {a, bt});
+  const auto z = b.op(OpKind::MatMul, "ac", {a, bshared});
+  const ir::Graph g = finish(b, {y, z});
+  const QuantizedModel m = quantize(g, randomSets(g, 2, 9));
+  const QuantNode& q = m.node(0);
+  ASSERT_EQ(q.kind, QuantOpKind::TensorMatMul);
+  ASSERT_EQ(m.node(1).kind, QuantOpKind::TensorMatMul);
+  EXPECT_EQ(q.mulMultiplier,
+            quantizeMultiplier(static_cast<double>(m.scale(a)) * m.scale(bt) / m.scale(y)));
+  const std::vector<Tensor> in = randomSets(g, 1, 10)[0];
+  const Int8Result r = Int8Executor(m).run(in);
+  const QuantTensor qa = quantizeTensor(in[0], m.scale(a));
+  const QuantTensor qb = quantizeTensor(in[1], m.scale(bt));
+  const QuantTensor qc = quantizeTensor(in[2], m.scale(bshared));
+  ASSERT_EQ(r.outputs[0].data.shape(), (Dims{2, 3, 4, 6}));
+  ASSERT_EQ(r.outputs[1].data.shape(), (Dims{2, 3, 4, 2}));
+  for (int64_t n = 0; n < 2; ++n)
+    for (int64_t h = 0; h < 3; ++h)
+      for (int64_t i = 0; i < 4; ++i) {
+        const int8_t* row = qa.data.data<int8_t>() + ((n * 3 + h) * 4 + i) * 5;
+        for (int64_t j = 0; j < 6; ++j) {
+          int64_t acc = 0;
+          for (int64_t k = 0; k < 5; ++k)
+            acc += int64_t{row[k]} * qb.data.data<int8_t>()[(h * 5 + k) * 6 + j];
+          ASSERT_EQ(r.outputs[0].data.data<int8_t>()[((n * 3 + h) * 4 + i) * 6 + j],
+                    referenceRequantize(acc, q.mulMultiplier));
+        }
+        for (int64_t j = 0; j < 2; ++j) {
+          int64_t acc = 0;
+          for (int64_t k = 0; k < 5; ++k)
+            acc += int64_t{row[k]} * qc.data.data<int8_t>()[k * 2 + j];
+          ASSERT_EQ(r.outputs[1].data.data<int8_t>()[((n * 3 + h) * 4 + i) * 2 + j],
+                    referenceRequantize(acc, m.node(1).mulMultiplier));
+        }
+      }
+  const std::vector<Tensor> f = reference::Executor(g).run(in);
+  EXPECT_GT(measureAgreement(f[0], r.dequantized[0]).cosineSimilarity, 0.999);
+  EXPECT_GT(measureAgreement(f[1], r.dequantized[1]).cosineSimilarity, 0.999);
+}
+
 TEST(Int8Executor, ConvTransposeUsesPerOutputChannelScales) {
   std::mt19937_64 rng(7);
   GraphBuilder b;

@@ -674,6 +674,36 @@ TEST(QuantizerErrors, MultiplierOutOfRange) {
             "multiplier 7.87401585e+10 is too large (the supported range is [2^-32, 2^30))");
 }
 
+TEST(Quantizer, MatMulOfTwoTensorsIsIntegerUnlessAnOperandIsConstantAOr1D) {
+  GraphBuilder b;
+  const auto x = b.input("x", {2, 4, 3});
+  const auto xt = b.input("xt", {2, 3, 4});
+  const auto v = b.input("v", {3});
+  const auto tensors = b.op(OpKind::MatMul, "tensors", {x, xt});
+  const auto constA =
+      b.op(OpKind::MatMul, "constA", {b.constant("A", Tensor(DType::F32, {2, 4})), x});
+  const auto vector = b.op(OpKind::MatMul, "vector", {x, v});
+  const ir::Graph g = finish(b, {tensors, constA, vector});
+  const QuantizedModel m = quantize(g, makeCalibrationInputs(g, 1, 3));
+  EXPECT_EQ(m.node(nodeNamed(g, "tensors")).kind, QuantOpKind::TensorMatMul);
+  EXPECT_EQ(m.node(nodeNamed(g, "constA")).islandReason,
+            "A is a constant and B is computed (only B may be the constant operand)");
+  EXPECT_EQ(m.node(nodeNamed(g, "vector")).islandReason,
+            "a 1-D operand (both operands need rank >= 2 to multiply two tensors)");
+}
+
+TEST(Quantizer, MatMulOfTwoTensorsTooLongForInt32StaysFloat) {
+  const int64_t k = 131072; // 131072 * 128 * 128 > INT32_MAX
+  GraphBuilder b;
+  const auto x = b.input("x", {1, k});
+  const auto y = b.input("y", {k, 1});
+  const auto z = b.op(OpKind::MatMul, "mm", {x, y});
+  const ir::Graph g = finish(b, {z});
+  EXPECT_EQ(quantize(g, makeCalibrationInputs(g, 1, 3)).node(0).islandReason,
+            "reduction length 131072 may overflow the int32 accumulator (at most 131071 "
+            "products of two int8 values)");
+}
+
 TEST(QuantizerErrors, ReductionTooLongForTheInt32Accumulator) {
   const int64_t k = 132105; // 132105 * 128 * 127 > INT32_MAX
   GraphBuilder b;

@@ -58,6 +58,10 @@ enum class ElementwiseFunc : uint8_t {
   /// quant::reduceLine(reduction, ..., multiplier): each point reduces a line of lineLength
   /// elements of a, lineStride apart, into one output element
   Reduce,
+  /// A MatMul of two tensors: each point is the int32 dot product of a line of a (lineLength
+  /// elements, lineStride apart) and a line of b (lineLength elements, lineStrideB apart),
+  /// quant::requantize(acc, multiplier): one multiply-accumulate per element of the line
+  Dot,
 };
 std::string_view elementwiseFuncName(ElementwiseFunc f);
 /// Operands the function reads: 0 (Fill), 1 or 2 (Add, Sub, Mul, Min, Max, Compare).
@@ -86,7 +90,8 @@ struct ElementwisePass {
   /// Interpolate: distinct elements of a the index tables reach (a.strides are a's row-major
   /// strides, which the table indices multiply)
   int64_t gatheredElements = 0;
-  int64_t lineLength = 1, lineStride = 1; ///< Softmax, Reduce: elements per line, spacing
+  int64_t lineLength = 1, lineStride = 1; ///< Softmax, Reduce, Dot: elements per line, spacing
+  int64_t lineStrideB = 1;                ///< Dot: spacing of b's line
   quant::Reduction reduction = quant::Reduction::Mean; ///< Reduce
 
   int64_t points() const { return numElements(extents); }
@@ -106,7 +111,8 @@ struct ElementwiseLayer {
   /// Operations the unit performs: one per point of every pass; an Interpolate point is one
   /// multiply-accumulate per tap (2^k for k interpolating axes); a Softmax point three per
   /// element of its line (compare for the maximum, table read and add, divide and requantize);
-  /// a Reduce point one per element of its line.
+  /// a Reduce point one per element of its line; a Dot point one multiply-accumulate per element
+  /// of its line.
   int64_t elementOps() const;
   /// Bytes of the interpolation index and weight tables (4 bytes per entry).
   int64_t interpolationTableBytes() const;

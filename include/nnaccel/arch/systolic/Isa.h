@@ -214,6 +214,10 @@ enum class VectorFunc : uint8_t {
   GreaterOrEqual, ///< quant::compareValue(GreaterOrEqual, ...)
   LessOrEqual,    ///< quant::compareValue(LessOrEqual, ...)
   Div,            ///< quant::divValue(outM, a, b): a times round(2^23 / b), requantized
+  /// Each row (y) is one softmax line of rowLen elements: quant::softmaxLine with the exponential
+  /// table in the pool table (record d's first int32 = expTable[d], d = max - a) and outM.
+  /// The pooling engine's table serves its element-wise function too (docs/arch/Systolic.md).
+  Softmax,
 };
 
 /// True for the comparisons (Equal ... LessOrEqual), which rescale both operands by aM, bM.

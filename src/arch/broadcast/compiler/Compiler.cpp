@@ -237,7 +237,10 @@ private:
   }
 
   /// Element-wise and data-movement nodes on the PE array (¶0058: the PEs also run the
-  /// network's element-wise work), reading and writing the global buffer or memory 310.
+  /// network's element-wise work), reading and writing the global buffer or memory 310. A
+  /// MatMul of two computed tensors (attention) runs there too, one multiply-accumulate per
+  /// lane operation with both operands read from where they live: the 1xN weight operands
+  /// (Decompose.h) are built by the compiler, so a computed B cannot take the broadcast path.
   void lowerElementwise(ir::NodeId id) {
     common::appendElementwiseLayer(qm_, id, program_.layers, "broadcast");
   }

@@ -421,6 +421,8 @@ struct Simulator::Impl {
       t.inputReadBytes.push_back(repeated ? 0 : e.readBytesOf(l.inputs[i]));
     }
     laneLayer(l, e.elementOps(), t, s, d);
+    if (qm.node(l.node).kind == quant::QuantOpKind::TensorMatMul)
+      s.usefulMacs = ir::nodeMacs(qm.graph, l.node);
     s.counts.emplace_back("element_ops", e.elementOps());
     s.counts.emplace_back("passes", static_cast<int64_t>(e.passes.size()));
   }

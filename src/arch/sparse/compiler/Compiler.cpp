@@ -224,6 +224,12 @@ private:
     case quant::QuantOpKind::MaxPool:
     case quant::QuantOpKind::AveragePool:
       return lowerPool(id);
+    case quant::QuantOpKind::TensorMatMul:
+      return lowerHost(id, "its B is a computed tensor: the PEs read weights as the compressed "
+                           "Kc x R x S blocks per input channel the compiler encodes (seed 001, "
+                           "digest 'Block granularity'), and the post-processing units write "
+                           "outputs in the activation tiling; no unit re-encodes one into the "
+                           "other at run time");
     default:
       return lowerElementwise(id);
     }

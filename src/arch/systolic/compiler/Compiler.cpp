@@ -5,6 +5,7 @@
 #include "CompilerContext.h"
 #include "nnaccel/arch/common/Lowering.h"
 #include "nnaccel/ir/OpParams.h"
+#include "nnaccel/quant/Kernels.h"
 #include "nnaccel/quant/QuantizedModel.h"
 #include "nnaccel/support/Error.h"
 
@@ -220,11 +221,6 @@ private:
       return lowerInterpolateNode(id);
     if (int8() && ctx_.qm->node(id).kind == quant::QuantOpKind::Reduce)
       return lowerReduceNode(id);
-    if (int8() && ctx_.qm->node(id).kind == quant::QuantOpKind::Softmax)
-      return lowerHost(id, common::noUnitNote(g_, id, "systolic") +
-                               ": its sum runs across SBUF partitions, and the pooling and "
-                               "vector units reduce within one (000 para [0067]); the host "
-                               "runs the int8 rule");
     if (int8() && isElementwiseKind(ctx_.qm->node(id).kind))
       return lowerElementwiseNode(id);
     if (int8() && ctx_.qm->node(id).kind == quant::QuantOpKind::DataMovement)
@@ -551,6 +547,8 @@ private:
           put<float>(out, alpha * b->data<float>()[transB ? m * k + c : c * cols + m]);
         };
       }
+    } else if (!g_.isConstant(n.inputs[1])) {
+      return lowerTensorMatMulNode(id);
     } else {
       const Dims& a = g_.value(n.inputs[0]).shape;
       const Dims& b = g_.value(n.inputs[1]).shape;
@@ -593,6 +591,77 @@ private:
     setOutputs(l, {outValue});
     lowerConv(ctx_, d);
     endLayer();
+  }
+
+  /// A MatMul of two computed tensors (attention's Q K^T and P V): per batch index one GEMM
+  /// whose stationary weights are that batch's B, DMA'd from where B lives into the weight
+  /// buffer (docs/arch/Systolic.md, "MatMul of two tensors").
+  void lowerTensorMatMulNode(ir::NodeId id) {
+    const ir::Node& n = node(id);
+    const Dims& a = g_.value(n.inputs[0]).shape;
+    const Dims& b = g_.value(n.inputs[1]).shape;
+    const Dims& out = g_.value(n.outputs[0]).shape;
+    if (g_.isConstant(n.inputs[0]) || a.size() < 2 || b.size() < 2)
+      return lowerHost(id, "a MatMul of two tensors needs a computed A and operands of rank >= 2");
+    const int64_t rows = a[a.size() - 2], k = a.back(), cols = b.back();
+    const std::optional<int64_t> aStride = batchStride(a, out, rows * k);
+    const std::optional<int64_t> bStride = batchStride(b, out, k * cols);
+    if (!aStride || !bStride)
+      return lowerHost(id, "its batch dims broadcast in a pattern one image stride cannot walk");
+    ConvDesc d;
+    d.node = id;
+    d.batch = numElements(out) / (rows * cols);
+    d.weightTensor = tensorOf(n.inputs[1]);
+    d.weightNStride = *bStride;
+    d.weightCStride = cols;
+    if (int8()) {
+      const quant::QuantMultiplier mult = ctx_.qm->node(id).mulMultiplier;
+      d.actRecord = [mult](int64_t, uint8_t* rec) {
+        put<int32_t>(rec, 0);
+        put<int32_t>(rec + 4, mult.multiplier);
+        put<int32_t>(rec + 8, mult.shift);
+      };
+    } else {
+      setActRecords(id, d, {});
+    }
+    std::string opName(ir::opName(n.op));
+    const ir::ValueId outValue = fuseActivation(id, d, opName);
+    d.inChannels = k;
+    d.outChannels = cols;
+    d.h = AxisGeometry{1, 1, 1, 1, 1, 0};
+    d.w = AxisGeometry{rows, rows, 1, 1, 1, 0};
+    d.inTensor = tensorOf(n.inputs[0]);
+    d.inNStride = *aStride;
+    d.inCStride = 1;
+    d.inXStride = k;
+    d.outTensor = tensorOf(outValue);
+    d.outNStride = rows * cols;
+    d.outCStride = 1;
+    d.outXStride = cols;
+    Layer& l = beginLayer(id, LayerUnit::PeArray, opName,
+                          fmt::format("{} x {}x{} * {}x{}", d.batch, rows, k, k, cols));
+    l.usefulMacs = ir::nodeMacs(g_, id);
+    l.note = "weights: the computed B, loaded per batch index";
+    setOutputs(l, {outValue});
+    lowerConv(ctx_, d);
+    endLayer();
+  }
+
+  /// Elements between consecutive batch indices of a MatMul operand of \p shape (\p matrix
+  /// elements per batch) under \p out's batch dims: one matrix after another, or the same one
+  /// for every index (broadcast); nothing for other patterns.
+  static std::optional<int64_t> batchStride(const Dims& shape, const Dims& out, int64_t matrix) {
+    const std::vector<int64_t> index = quant::matmulBatchIndex(shape, out);
+    bool linear = true, fixed = true;
+    for (size_t i = 0; i < index.size(); ++i) {
+      linear = linear && index[i] == static_cast<int64_t>(i);
+      fixed = fixed && index[i] == 0;
+    }
+    if (fixed)
+      return 0;
+    if (linear)
+      return matrix;
+    return std::nullopt;
   }
 
   /// An int8 element-wise node on the vector unit or as a DMA pattern (VectorLowering.cpp).

@@ -99,6 +99,12 @@ struct ConvDesc {
   /// When >= 0, the packed weights are already in DRAM at this address (written at run time by
   /// the baseline's rotated weight copy) instead of a constant segment.
   int64_t packedWeightsAddr = -1;
+  /// When >= 0, the weights are a computed tensor (the B of a MatMul of two tensors): the weight
+  /// between output channel m and input channel c of image n is the element at n *
+  /// weightNStride + c * weightCStride + m (elements) of this program tensor, DMA'd into the
+  /// weight buffer at run time like any other weight set (1x1 kernels, one group).
+  int32_t weightTensor = -1;
+  int64_t weightNStride = 0, weightCStride = 0;
 };
 
 /// Emits the instructions of one convolution layer (ConvLowering.cpp).
@@ -122,6 +128,8 @@ struct PoolDesc {
   /// Interpolate: (index0, index1, weight1) per output column and per output row.
   std::vector<std::array<int32_t, 3>> columnTaps, rowTaps;
 };
+/// \p records as kPoolRecordBytes pool-table records (the fourth int32 of each zero).
+std::vector<uint8_t> packPoolRecords(const std::vector<std::array<int32_t, 3>>& records);
 /// Emits a pooling layer; returns false (nothing emitted) when it cannot fit on chip.
 bool lowerPool(CompilerContext& ctx, const PoolDesc& d);
 
@@ -145,6 +153,9 @@ struct VectorDesc {
   /// Lookup: DRAM address of the tables, one per channel (perChannelTables) or one for all.
   int64_t tablesAddr = -1;
   bool perChannelTables = false;
+  /// Softmax: DRAM address of the exponential table as kLookupEntries pool-table records
+  /// (each plane is one line: one row of one partition)
+  int64_t expTableAddr = -1;
 };
 /// Emits an element-wise layer in channel blocks and plane chunks that fit the state buffer.
 void lowerVector(CompilerContext& ctx, const VectorDesc& d);
@@ -168,6 +179,8 @@ struct ElementwisePlan {
   /// Lookup whose tables vary along the last axis of a rank >= 3 tensor (a LayerNorm affine on
   /// [N, T, C]): that axis goes to the partitions, the DMA reading the tensor transposed
   bool lastAxisOnPartitions = false;
+  /// Softmax: the tensor viewed as lines, one per partition row (softmaxView)
+  quant::LineGeometry softmaxLines;
   int64_t scaleH = 1, scaleW = 1; ///< Replicate: the integer factors
 };
 

@@ -239,6 +239,7 @@ private:
   void load(int64_t k);
   void loadWeights(const Step& st, const MBlock& b);
   void loadBlockDiagonal(const MBlock& b, int64_t wbuf);
+  void loadTensorWeights(const Step& st, const MBlock& b, int64_t wbuf);
   void loadActTable(const Step& st, const MBlock& b);
   void loadInput(int64_t n, int64_t k, const CBlock& cb, int64_t cbIndex, const Window& w);
   void compute(int64_t k);
@@ -373,9 +374,11 @@ void ConvLowering::assignAddresses() {
 
 /// Constants: packed weights and activation tables.
 void ConvLowering::addConstants() {
-  weightsDram_ =
-      d_.packedWeightsAddr >= 0 ? d_.packedWeightsAddr : ctx_.addSegment(packWeights(ctx_, d_));
-  weightsDramBytes_ = packedWeightBytes(ctx_, d_);
+  if (d_.weightTensor < 0) {
+    weightsDram_ =
+        d_.packedWeightsAddr >= 0 ? d_.packedWeightsAddr : ctx_.addSegment(packWeights(ctx_, d_));
+    weightsDramBytes_ = packedWeightBytes(ctx_, d_);
+  }
   for (const MBlock& b : blocks_) {
     std::vector<uint8_t> rec(static_cast<size_t>(b.count * kActRecordBytes), 0);
     for (int64_t m = 0; m < b.count; ++m)
@@ -450,6 +453,8 @@ void ConvLowering::load(int64_t k) {
 void ConvLowering::loadWeights(const Step& st, const MBlock& b) {
   ++blockCounter_;
   const int64_t wbuf = weightBufOf(blockCounter_);
+  if (d_.weightTensor >= 0)
+    return loadTensorWeights(st, b, wbuf);
   if (storedColumns(ctx_, d_, b.count) < b.count)
     loadBlockDiagonal(b, wbuf);
   for (size_t j = 0; j < b.cBlocks.size() && storedColumns(ctx_, d_, b.count) == b.count; ++j) {
@@ -470,6 +475,29 @@ void ConvLowering::loadWeights(const Step& st, const MBlock& b) {
     op.sbufOuterStride = bytesPerPartition;
     em_.emit(op, {Range{Space::Dram, weightsDram_, weightsDram_ + weightsDramBytes_}},
              {sbufRange(op.sbufAddr, bytesPerPartition)});
+  }
+  loadActTable(st, b);
+}
+
+/// Weights that are a computed tensor (ConvDesc::weightTensor): per input-channel block one
+/// DMA of its rows' b.count columns, which lands in the packed layout of a 1x1 kernel.
+void ConvLowering::loadTensorWeights(const Step& st, const MBlock& b, int64_t wbuf) {
+  NNACCEL_ASSERT(kernelVolume(d_) == 1 && d_.groups == 1) << "tensor weights are 1x1, one group";
+  const Range tensor = ctx_.dramRange(d_.weightTensor);
+  const int64_t base = ctx_.program.tensors[static_cast<size_t>(d_.weightTensor)].addr;
+  const int64_t bytesPerPartition = blockWeightBytes(d_, b.count, eb_);
+  for (size_t j = 0; j < b.cBlocks.size(); ++j) {
+    const CBlock& cb = b.cBlocks[j];
+    DmaLoad op;
+    op.elemBytes = eb_;
+    op.partitionCount = cb.count;
+    op.innerCount = b.count;
+    op.dram.addr = base + (st.n * d_.weightNStride + cb.begin * d_.weightCStride + b.begin) * eb_;
+    op.dram.partitionStride = d_.weightCStride * eb_;
+    op.dram.innerStep = eb_;
+    op.sbufAddr = wbuf + static_cast<int64_t>(j) * bytesPerPartition;
+    op.sbufOuterStride = bytesPerPartition;
+    em_.emit(op, {tensor}, {sbufRange(op.sbufAddr, bytesPerPartition)});
   }
   loadActTable(st, b);
 }

@@ -137,14 +137,6 @@ void PoolLowering::planLayout() {
   outAddr_[1] = 2 * inBufBytes_ + outBufBytes_;
 }
 
-/// \p records as the bytes of pool-table records (three int32 fields and one unused).
-std::vector<uint8_t> packRecords(const std::vector<std::array<int32_t, 3>>& records) {
-  std::vector<uint8_t> bytes(records.size() * kPoolRecordBytes, 0);
-  for (size_t i = 0; i < records.size(); ++i)
-    std::memcpy(bytes.data() + i * kPoolRecordBytes, records[i].data(), 3 * sizeof(int32_t));
-  return bytes;
-}
-
 /// \p records as pool-table records in a DRAM segment (at \p dramAddr, or a new segment when
 /// it is negative), DMA'd into the table from record \p firstRecord. Table ranges are tracked
 /// per record. Returns the segment's address.
@@ -152,7 +144,7 @@ int64_t PoolLowering::tableDma(const std::vector<std::array<int32_t, 3>>& record
                                int64_t firstRecord, int64_t dramAddr) {
   const auto count = static_cast<int64_t>(records.size());
   if (dramAddr < 0)
-    dramAddr = ctx_.addSegment(packRecords(records));
+    dramAddr = ctx_.addSegment(packPoolRecords(records));
   DmaLoad t;
   t.space = OnChip::PoolTable;
   t.elemBytes = 1;
@@ -178,7 +170,7 @@ void PoolLowering::loadColumnTaps() {
   if (!interpolates())
     return;
   tableDma(d_.columnTaps, 0, -1);
-  rowTapsAddr_ = ctx_.addSegment(packRecords(d_.rowTaps));
+  rowTapsAddr_ = ctx_.addSegment(packPoolRecords(d_.rowTaps));
 }
 
 /// The steps, in (image, channel block, band) order.
@@ -279,6 +271,13 @@ void PoolLowering::drain(int64_t k) {
 
 bool lowerPool(CompilerContext& ctx, const PoolDesc& d) {
   return PoolLowering(ctx, d).run();
+}
+
+std::vector<uint8_t> packPoolRecords(const std::vector<std::array<int32_t, 3>>& records) {
+  std::vector<uint8_t> bytes(records.size() * kPoolRecordBytes, 0);
+  for (size_t i = 0; i < records.size(); ++i)
+    std::memcpy(bytes.data() + i * kPoolRecordBytes, records[i].data(), 3 * sizeof(int32_t));
+  return bytes;
 }
 
 } // namespace nnaccel::arch::systolic

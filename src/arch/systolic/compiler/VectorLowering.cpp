@@ -16,6 +16,7 @@
 #include "nnaccel/support/Error.h"
 
 #include <algorithm>
+#include <array>
 #include <fmt/format.h>
 #include <optional>
 #include <string>
@@ -232,6 +233,24 @@ std::variant<ElementwisePlan, std::string> planLookup(const ir::Graph& g, ir::No
   return p;
 }
 
+/// Softmax: each line on one partition row (the vector unit's Softmax reads a row as a line),
+/// so a line must fit a quarter of the working state buffer (the unit's A buffer).
+std::variant<ElementwisePlan, std::string> planSoftmax(const CompilerContext& ctx, ir::NodeId id,
+                                                       const quant::QuantNode& qn) {
+  const ir::Graph& g = ctx.g;
+  const quant::LineGeometry geo =
+      quant::softmaxGeometry(ir::softmaxParams(g, id), g.value(g.node(id).outputs[0]).shape);
+  if (geo.length > ctx.sbufBytes() / 4)
+    return fmt::format("a softmax line of {} elements exceeds the vector unit's buffer ({} "
+                       "bytes per partition)",
+                       geo.length, ctx.sbufBytes() / 4);
+  ElementwisePlan p;
+  p.op = withMultiplier(p.op, qn.softmaxOutput);
+  p.op.func = VectorFunc::Softmax;
+  p.softmaxLines = geo;
+  return p;
+}
+
 // --- emission ----------------------------------------------------------------------------------
 
 /// One step: channels [c0, +cCount) of images [n0, +nCount), elements [s0, +len) of each plane.
@@ -311,8 +330,21 @@ private:
              {Range{Space::LookupTable, 0, kLookupTableBytes}});
   }
 
+  /// The softmax exponentials into pool-table records [0, kLookupEntries).
+  void loadExpTable() {
+    DmaLoad t;
+    t.space = OnChip::PoolTable;
+    t.innerCount = quant::kLookupEntries * kPoolRecordBytes;
+    t.dram.addr = d_.expTableAddr;
+    t.dram.innerStep = 1;
+    em_.emit(t, {Range{Space::Dram, t.dram.addr, t.dram.addr + t.innerCount}},
+             {Range{Space::PoolTable, 0, quant::kLookupEntries}});
+  }
+
   void load(int64_t k) {
     const VectorStep& s = step(k);
+    if (k == 0 && d_.op.func == VectorFunc::Softmax)
+      loadExpTable();
     const bool lookup = d_.op.func == VectorFunc::Lookup;
     if (lookup && (k == 0 || (d_.perChannelTables && s.firstOfBlock)))
       loadTables(s.c0, d_.perChannelTables ? s.cCount : std::min(rows_, d_.channels));
@@ -338,6 +370,10 @@ private:
     }
     if (v.func == VectorFunc::Lookup)
       reads.push_back(Range{Space::LookupTable, 0, kLookupTableBytes});
+    if (v.func == VectorFunc::Softmax) {
+      NNACCEL_ASSERT(s.s0 == 0 && s.len == d_.plane) << "a softmax line is one whole plane";
+      reads.push_back(Range{Space::PoolTable, 0, quant::kLookupEntries});
+    }
     em_.emit(v, reads, {sbuf(v.a, bufBytes_)});
   }
 
@@ -424,6 +460,8 @@ private:
   void elementwise() {
     if (p_.lastAxisOnPartitions)
       return lastAxisLookup();
+    if (p_.op.func == VectorFunc::Softmax)
+      return softmax();
     VectorDesc d = desc(outNcs());
     d.a = operand(inputRange(static_cast<size_t>(p_.inputA)), p_.a);
     if (p_.inputB >= 0)
@@ -450,6 +488,26 @@ private:
     const std::vector<int8_t>& tables = ctx_.qm->node(id_).lookupTables;
     d.tablesAddr = ctx_.addSegment(std::vector<uint8_t>(tables.begin(), tables.end()));
     d.perChannelTables = true;
+    lowerVector(ctx_, d);
+  }
+
+  /// Softmax lines as planes of one row: [1][outer][length] when a line is contiguous (one line
+  /// per partition), else [outer][inner][length] with the DMA reading each line strided.
+  void softmax() {
+    const quant::LineGeometry& geo = p_.softmaxLines;
+    const bool contiguous = geo.inner == 1;
+    const Ncs t =
+        contiguous ? Ncs{1, geo.outer, geo.length} : Ncs{geo.outer, geo.inner, geo.length};
+    const OperandView v = contiguous ? OperandView{geo.outer * geo.length, geo.length, false}
+                                     : OperandView{geo.length * geo.inner, 1, false};
+    VectorDesc d = desc(t);
+    d.a = operand(inputRange(0), v);
+    d.out = operand(ctx_.dramRange(io_.output), v);
+    d.a.sStride = d.out.sStride = geo.inner;
+    std::vector<std::array<int32_t, 3>> records;
+    for (int32_t e : ctx_.qm->node(id_).softmaxExp)
+      records.push_back({e, 0, 0});
+    d.expTableAddr = ctx_.addSegment(packPoolRecords(records));
     lowerVector(ctx_, d);
   }
 
@@ -515,7 +573,7 @@ private:
 bool isElementwiseKind(quant::QuantOpKind k) {
   using K = quant::QuantOpKind;
   return k == K::Clamp || k == K::Lookup || k == K::AddSub || k == K::Mul || k == K::MinMax ||
-         k == K::Compare || k == K::Concat || k == K::Gather;
+         k == K::Compare || k == K::Concat || k == K::Gather || k == K::Softmax;
 }
 
 std::variant<ElementwisePlan, std::string> planElementwise(const CompilerContext& ctx,
@@ -544,6 +602,8 @@ std::variant<ElementwisePlan, std::string> planElementwise(const CompilerContext
     return planConcat(g, id);
   case K::Gather:
     return planReplicate(g, id, qn);
+  case K::Softmax:
+    return planSoftmax(ctx, id, qn);
   default:
     break;
   }

@@ -60,8 +60,9 @@ template <> struct EnumInfo<OnChip> {
 };
 template <> struct EnumInfo<VectorFunc> {
   static constexpr const char* kType = "vector function";
-  static constexpr std::array kNames{"clamp", "lookup", "add", "sub", "mul", "requantize", "min",
-                                     "max",   "eq",     "gt",  "lt",  "ge",  "le",         "div"};
+  static constexpr std::array kNames{"clamp",      "lookup", "add", "sub", "mul",
+                                     "requantize", "min",    "max", "eq",  "gt",
+                                     "lt",         "ge",     "le",  "div", "softmax"};
 };
 template <> struct EnumInfo<ActFunc> {
   static constexpr const char* kType = "activation function";

@@ -522,7 +522,7 @@ private:
       checkMultiplier("a.m", v.aMultiplier, v.aShift);
       checkMultiplier("b.m", v.bMultiplier, v.bShift);
     }
-    if (binary || v.func == VectorFunc::Requantize) {
+    if (binary || v.func == VectorFunc::Requantize || v.func == VectorFunc::Softmax) {
       checkMultiplier("out.m", v.outMultiplier, v.outShift);
     }
     if (v.clampLo < -128) {

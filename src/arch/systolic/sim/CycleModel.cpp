@@ -101,7 +101,9 @@ int64_t poolCycles(const SystolicConfig& c, const Pool& p) {
 }
 
 int64_t vectorCycles(const SystolicConfig& c, const Vector& v) {
-  return ceilDiv(v.partitions, c.poolLanes) * v.rows * v.rowLen;
+  // Softmax passes over each line three times: maximum, exponential and sum, divide.
+  const int64_t passes = v.func == VectorFunc::Softmax ? 3 : 1;
+  return ceilDiv(v.partitions, c.poolLanes) * v.rows * v.rowLen * passes;
 }
 
 int64_t poolAxisCount(int64_t o, int64_t stride, int64_t kernel, int64_t dilation, int64_t in,

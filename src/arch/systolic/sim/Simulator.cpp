@@ -16,6 +16,7 @@
 #include "VectorUnit.h"
 #include "nnaccel/ir/OpParams.h"
 #include "nnaccel/quant/Int8Executor.h"
+#include "nnaccel/quant/Kernels.h"
 #include "nnaccel/quant/QuantizedModel.h"
 #include "nnaccel/quant/Requantize.h"
 #include "nnaccel/reference/Executor.h"
@@ -951,10 +952,15 @@ struct Simulator::Impl {
   }
 
   void vector(const Vector& v) {
+    static_assert(kPoolTableEntries >= quant::kLookupEntries, "the pool table holds exp(-d)");
+    std::vector<int32_t> expTable;
+    if (v.func == VectorFunc::Softmax) // record d's first int32 (Isa.h)
+      for (int64_t d = 0; d < quant::kLookupEntries; ++d)
+        expTable.push_back(loadElem<int32_t>(poolTable.data() + d * kPoolRecordBytes));
     for (int64_t part = v.partitionStart; part < v.partitionStart + v.partitions; ++part) {
       const auto* table =
           reinterpret_cast<const int8_t*>(lookupTable.data()) + part * kLookupTableBytes;
-      if (!detail::vectorPartition(v, sbuf.data() + part * sbufPartitionBytes, table)) {
+      if (!detail::vectorPartition(v, sbuf.data() + part * sbufPartitionBytes, table, expTable)) {
         fail("an add/sub intermediate of partition " + std::to_string(part) +
              " leaves int32 (the multipliers do not bound it)");
       }

@@ -42,6 +42,8 @@ std::optional<int8_t> apply(const Vector& v, int8_t a, int8_t b, const int8_t* t
     return quant::mulValue(out, a, b);
   case VectorFunc::Div:
     return quant::divValue(out, a, b);
+  case VectorFunc::Softmax:
+    break; // a whole line per row: softmaxRows
   case VectorFunc::Requantize:
     return static_cast<int8_t>(quant::requantize(a, out));
   case VectorFunc::Min:
@@ -72,11 +74,23 @@ std::optional<int8_t> vectorElement(const Vector& v, int8_t a, int8_t b, const i
   return static_cast<int8_t>(std::clamp<int64_t>(*r, v.clampLo, v.clampHi));
 }
 
-bool vectorPartition(const Vector& v, uint8_t* part, const int8_t* table) {
+bool vectorPartition(const Vector& v, uint8_t* part, const int8_t* table,
+                     std::span<const int32_t> expTable) {
   const bool binary = isBinary(v.func);
   std::vector<int8_t> out(static_cast<size_t>(v.rows * v.rowLen));
   size_t k = 0;
-  for (int64_t y = 0; y < v.rows; ++y)
+  if (v.func == VectorFunc::Softmax) {
+    std::vector<int8_t> line(static_cast<size_t>(v.rowLen));
+    for (int64_t y = 0; y < v.rows; ++y, k += static_cast<size_t>(v.rowLen)) {
+      for (int64_t x = 0; x < v.rowLen; ++x)
+        line[static_cast<size_t>(x)] = static_cast<int8_t>(part[v.a + y * v.aRowStride + x]);
+      quant::softmaxLine(line.data(), 1, v.rowLen, expTable,
+                         multiplier(v.outMultiplier, v.outShift), out.data() + k);
+    }
+    for (int8_t& r : out)
+      r = static_cast<int8_t>(std::clamp<int64_t>(r, v.clampLo, v.clampHi));
+  }
+  for (int64_t y = 0; y < v.rows && v.func != VectorFunc::Softmax; ++y)
     for (int64_t x = 0; x < v.rowLen; ++x) {
       const auto a = static_cast<int8_t>(part[v.a + y * v.aRowStride + x]);
       const auto b =

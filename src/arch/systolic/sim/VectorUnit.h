@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 
 namespace nnaccel::arch::systolic::detail {
 
@@ -19,8 +20,10 @@ namespace nnaccel::arch::systolic::detail {
 std::optional<int8_t> vectorElement(const Vector& v, int8_t a, int8_t b, const int8_t* table);
 
 /// Applies \p v to one partition: \p part is the partition's SBUF bytes, \p table its lookup
-/// table. Every operand is read before any result is written (dst may overlap a or b). Returns
-/// false, writing nothing, when an element's intermediate leaves int32.
-bool vectorPartition(const Vector& v, uint8_t* part, const int8_t* table);
+/// table, \p expTable the Softmax exponentials read from the pool table (quant::kLookupEntries
+/// values). Every operand is read before any result is written (dst may overlap a or b).
+/// Returns false, writing nothing, when an element's intermediate leaves int32.
+bool vectorPartition(const Vector& v, uint8_t* part, const int8_t* table,
+                     std::span<const int32_t> expTable);
 
 } // namespace nnaccel::arch::systolic::detail

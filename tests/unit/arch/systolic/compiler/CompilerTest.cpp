@@ -6,6 +6,7 @@
 /// exact-versus-fast cycle equality on randomized small layers.
 #include "nnaccel/arch/systolic/Compiler.h"
 
+#include "../../../../support/AttentionGraph.h"
 #include "LayerGraphs.h"
 #include "nnaccel/arch/systolic/AccessPlan.h"
 #include "nnaccel/arch/systolic/Session.h"
@@ -257,13 +258,12 @@ TEST(SystolicCompiler, AveragePoolRunsOnThePoolingEngine) {
 }
 
 TEST(SystolicCompiler, HostFallbackIsAReportedLayer) {
-  // Softmax has no unit on this machine (its sum runs across SBUF partitions): it is a host
-  // layer with its reason, its output is still verified, and the report marks it a host
-  // fallback.
-  zoo::GraphBuilder b("softmax_tail", 1);
+  // A bicubic Resize has no integer form: it is a host layer with its reason, its output is
+  // still verified, and the report marks it a host fallback.
+  zoo::GraphBuilder b("cubic_tail", 1);
   const ir::ValueId x = b.input("x", {1, 6, 5, 5});
   const ir::ValueId y = b.conv("conv", x, zoo::ConvSpec{.outChannels = 8, .kernel = 3, .pad = 1});
-  b.output(b.softmax("softmax", y, 1), "prob");
+  b.output(b.resize("up", y, 10, 10, zoo::ResizeMode::Bicubic), "upsampled");
   ir::Graph g = b.finish();
   driver::prepareGraph(g);
   const SessionResult r = simulateModel(g, testConfig(), {});
@@ -273,14 +273,85 @@ TEST(SystolicCompiler, HostFallbackIsAReportedLayer) {
     if (r.program.layers[i].unit != LayerUnit::Host)
       continue;
     ++hosts;
-    EXPECT_EQ(r.program.layers[i].op, "Softmax");
-    EXPECT_EQ(r.program.layers[i].note.rfind("Softmax has no unit on the systolic engine", 0), 0u)
+    EXPECT_EQ(r.program.layers[i].op, "Resize");
+    EXPECT_EQ(r.program.layers[i].note.rfind("no integer form: cubic resizing", 0), 0u)
         << r.program.layers[i].note;
     EXPECT_TRUE(r.report.layers[i].hostFallback);
     EXPECT_TRUE(std::holds_alternative<HostOp>(
         r.program.instructions[static_cast<size_t>(r.program.layers[i].firstInstr)].op));
   }
   EXPECT_EQ(hosts, 1);
+}
+
+// Softmax on the vector unit, one line per partition row: over the channels of NCHW (the DMA
+// reads each line strided, one pixel per partition) and over the last axis (contiguous lines,
+// one per partition); the exponential table sits in the pool table. Lines longer than the
+// unit's buffer stay on the host, saying so.
+TEST(SystolicCompiler, SoftmaxRunsOnTheVectorUnitLinePerPartition) {
+  for (int64_t axis : {1, 3}) {
+    SCOPED_TRACE(axis);
+    zoo::GraphBuilder b("softmax", 1);
+    const ir::ValueId x = b.input("x", {2, 6, 5, 7});
+    const ir::ValueId y = b.conv("conv", x, zoo::ConvSpec{.outChannels = 8, .kernel = 3, .pad = 1});
+    b.output(b.softmax("softmax", y, axis), "prob");
+    ir::Graph g = b.finish();
+    driver::prepareGraph(g);
+    const SessionResult r = simulateModel(g, testConfig(), {});
+    EXPECT_TRUE(r.report.verdict.passed) << r.report.verdict.detail;
+    ASSERT_EQ(r.program.layers.size(), 2u);
+    EXPECT_EQ(r.program.layers[1].unit, LayerUnit::Vector);
+    const std::vector<Vector> ops = opsOf<Vector>(r.program);
+    ASSERT_FALSE(ops.empty());
+    EXPECT_EQ(ops.front().func, VectorFunc::Softmax);
+    EXPECT_EQ(ops.front().rowLen, axis == 1 ? 8 : 7);
+  }
+  SystolicConfig tiny = testConfig();
+  tiny.sbufBytesPerPartition = 1024; // a 256-byte vector buffer for 300-element lines
+  zoo::GraphBuilder b("softmax_long", 1);
+  b.output(b.softmax("softmax", b.input("x", {1, 2, 300}), -1), "prob");
+  ir::Graph g = b.finish();
+  driver::prepareGraph(g);
+  const SessionResult r = simulateModel(g, tiny, {});
+  EXPECT_TRUE(r.report.verdict.passed) << r.report.verdict.detail;
+  ASSERT_EQ(r.program.layers.size(), 1u);
+  EXPECT_EQ(r.program.layers[0].unit, LayerUnit::Host);
+  EXPECT_EQ(r.program.layers[0].note,
+            "a softmax line of 300 elements exceeds the vector unit's buffer (256 bytes per "
+            "partition)");
+}
+
+// A MatMul of two computed tensors runs on the array: per batch index (head) its B is DMA'd
+// from the tensor that holds it into the weight buffer; a B shared by every head (batch dims of
+// 1) is read at the same address for each. Bit-exact in int8, within tolerance in fp32.
+TEST(SystolicCompiler, MatMulOfTwoTensorsLoadsItsWeightsFromTheTensor) {
+  const ir::Graph g = nnaccel::testing::attentionGraph(false, 6, 2, 4);
+  const SessionResult r = simulateModel(g, testConfig(), {});
+  EXPECT_TRUE(r.report.verdict.passed) << r.report.verdict.detail;
+  for (const char* name : {"scores", "context", "mix"}) {
+    SCOPED_TRACE(name);
+    const auto l = std::find_if(r.program.layers.begin(), r.program.layers.end(),
+                                [&](const Layer& x) { return x.name == name; });
+    ASSERT_NE(l, r.program.layers.end());
+    EXPECT_EQ(l->unit, LayerUnit::PeArray);
+    EXPECT_EQ(l->usefulMacs, 2 * 6 * 4 * 6); // 2 heads x (6x4 * 4x6, 6x6 * 6x4, 6x4 * 4x6)
+    // B's program tensor: the weight DMAs of the layer read inside it, one per head.
+    const ir::ValueId bValue = g.node(l->node).inputs[1];
+    const auto t = std::find_if(r.program.tensors.begin(), r.program.tensors.end(),
+                                [&](const DramTensor& x) { return x.value == bValue; });
+    ASSERT_NE(t, r.program.tensors.end());
+    std::vector<int64_t> addrs;
+    for (int64_t i = l->firstInstr; i < l->endInstr; ++i)
+      if (const auto* load =
+              std::get_if<DmaLoad>(&r.program.instructions[static_cast<size_t>(i)].op);
+          load != nullptr && load->dram.addr >= t->addr && load->dram.addr < t->addr + t->bytes())
+        addrs.push_back(load->dram.addr);
+    ASSERT_EQ(addrs.size(), 2u);
+    // Per-head operands sit one matrix apart; mix's B (batch dims of 1) is shared by both heads.
+    EXPECT_EQ(addrs[1] - addrs[0], std::string(name) == "mix" ? 0 : 4 * 6);
+  }
+  SessionOptions fp;
+  fp.dtype = DType::F32;
+  EXPECT_TRUE(simulateModel(g, testConfig(), fp).report.verdict.passed);
 }
 
 TEST(SystolicCompiler, Fp32AgreesWithinTolerance) {
