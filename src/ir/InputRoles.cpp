@@ -12,13 +12,15 @@ bool isParameterInput(OpKind op, size_t index) {
   case OpKind::Expand: // shape
   case OpKind::Tile:   // repeats
     return index == 1;
-  case OpKind::Resize:    // roi, scales, sizes
-  case OpKind::Pad:       // pads, constant_value, axes
-  case OpKind::Slice:     // starts, ends, axes, steps
-  case OpKind::Split:     // split
-  case OpKind::ReduceSum: // axes
-  case OpKind::Clip:      // min, max
-  case OpKind::Dropout:   // ratio, training_mode
+  case OpKind::Resize:           // roi, scales, sizes
+  case OpKind::Pad:              // pads, constant_value, axes
+  case OpKind::Slice:            // starts, ends, axes, steps
+  case OpKind::Split:            // split
+  case OpKind::ReduceSum:        // axes
+  case OpKind::Clip:             // min, max
+  case OpKind::Dropout:          // ratio, training_mode
+  case OpKind::QuantizeLinear:   // scale, zero point
+  case OpKind::DequantizeLinear: // scale, zero point
     return index >= 1;
   case OpKind::ConstantOfShape:
     return index == 0;

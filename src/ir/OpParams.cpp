@@ -676,6 +676,8 @@ float applyActivation(const ActivationParams& p, float x) {
     return std::floor(x);
   case OpKind::Ceil:
     return std::ceil(x);
+  case OpKind::Round: // half to even (ONNX Round), the default rounding mode's nearbyint
+    return std::nearbyint(x);
   default:
     break;
   }
@@ -1430,6 +1432,78 @@ SliceParams sliceParams(const Graph& g, NodeId id) {
       p.starts[static_cast<size_t>(axis)] = start;
       p.ends[static_cast<size_t>(axis)] = end;
       p.steps[static_cast<size_t>(axis)] = step;
+    }
+    return p;
+  });
+}
+
+QdqParams qdqParams(const Graph& g, NodeId id) {
+  return withNodeContext(g, id, [&] {
+    const Node& n = g.node(id);
+    const bool quantize = n.op == OpKind::QuantizeLinear;
+    const Value& x = requiredInput(g, id, 0, "x");
+    const Tensor& scale = requiredConstantInput(g, id, 1, quantize ? "y_scale" : "x_scale");
+    const Tensor* zero = constantInput(g, id, 2, quantize ? "y_zero_point" : "x_zero_point");
+    QdqParams p;
+    if (scale.dtype() != DType::F32) {
+      g.fail(id, "scale must be f32, found " + std::string(dtypeName(scale.dtype())),
+             ErrorKind::Unsupported);
+    }
+    if (scale.rank() > 1 || (scale.rank() == 1 && n.opset < 13 && scale.numElements() != 1)) {
+      g.fail(id, "scale must be a scalar" + std::string(n.opset >= 13 ? " or 1-D" : "") +
+                     " (opset " + str(n.opset) + "), found " + listToString(scale.shape()));
+    }
+    const int64_t count = scale.numElements();
+    if (scale.rank() == 1 && (count > 1 || n.opset >= 13)) {
+      const int64_t rank = static_cast<int64_t>(x.shape.size());
+      const int64_t axis = normalizeAxis(g, id, n.attrs.getInt("axis", 1), rank, "axis");
+      if (count != x.shape[static_cast<size_t>(axis)] && count != 1) {
+        g.fail(id, "a per-axis scale of " + str(count) + " values for axis " + str(axis) +
+                       " of extent " + str(x.shape[static_cast<size_t>(axis)]));
+      }
+      p.axis = count > 1 ? axis : -1;
+    }
+    for (float v : scale.values<float>()) {
+      if (!(v > 0.0f) || !std::isfinite(v)) {
+        g.fail(id, "scale " +
+                       listToString(std::vector<float>(scale.values<float>().begin(),
+                                                       scale.values<float>().end())) +
+                       " must be positive and finite");
+      }
+      p.scales.push_back(v);
+    }
+    p.quantized = quantize ? DType::U8 : x.dtype;
+    if (zero != nullptr) {
+      if (zero->shape() != scale.shape()) {
+        g.fail(id, "zero point shape " + listToString(zero->shape()) +
+                       " differs from the scale's " + listToString(scale.shape()));
+      }
+      p.quantized = zero->dtype();
+    }
+    if (p.quantized != DType::U8 && p.quantized != DType::I8 &&
+        !(p.quantized == DType::I32 && !quantize)) {
+      g.fail(id,
+             "quantized type " + std::string(dtypeName(p.quantized)) + " is not int8 or uint8" +
+                 (quantize ? "" : " (or int32 without a zero point)"),
+             ErrorKind::Unsupported);
+    }
+    if (!quantize && x.dtype != p.quantized) {
+      g.fail(id, "input " + quoted(x.name) + " is " + std::string(dtypeName(x.dtype)) +
+                     " but the zero point is " + std::string(dtypeName(p.quantized)));
+    }
+    if (quantize && x.dtype != DType::F32) {
+      g.fail(id,
+             "input " + quoted(x.name) + " is " + std::string(dtypeName(x.dtype)) +
+                 "; QuantizeLinear takes f32",
+             ErrorKind::Unsupported);
+    }
+    for (int64_t i = 0; i < count; ++i) {
+      p.zeros.push_back(
+          zero == nullptr ? 0 : static_cast<int32_t>(zero->castTo(DType::I32).data<int32_t>()[i]));
+    }
+    if (p.quantized == DType::I32 &&
+        std::any_of(p.zeros.begin(), p.zeros.end(), [](int32_t z) { return z != 0; })) {
+      g.fail(id, "an int32 input must have a zero point of 0");
     }
     return p;
   });

@@ -680,6 +680,11 @@ std::vector<OutInfo> computeOutputs(const Graph& g, NodeId id) {
   }
   case OpKind::ConstantOfShape:
     return inferConstantOfShape(g, id);
+  case OpKind::QuantizeLinear:
+    return {OutInfo{qdqParams(g, id).quantized, in0().shape, std::nullopt}};
+  case OpKind::DequantizeLinear:
+    qdqParams(g, id); // validates
+    return {OutInfo{DType::F32, in0().shape, std::nullopt}};
   }
   NNACCEL_UNREACHABLE("bad op kind");
   return {};

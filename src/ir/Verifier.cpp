@@ -62,6 +62,9 @@ Arity arityOf(OpKind op, int64_t opset) {
   case OpKind::Where:
   case OpKind::InstanceNormalization:
     return {3, 3, 1, 1};
+  case OpKind::QuantizeLinear:
+  case OpKind::DequantizeLinear:
+    return {2, 3, 1, 1};
   case OpKind::LayerNormalization:
     return {2, 3, 1, 3};
   case OpKind::PRelu:

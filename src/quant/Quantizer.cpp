@@ -611,6 +611,7 @@ QuantNode classifyNode(const Graph& g, NodeId id) {
   case OpKind::Neg:
   case OpKind::Abs:
   case OpKind::Floor:
+  case OpKind::Round:
   case OpKind::Ceil:
     return classifyLookup(g, id);
   case OpKind::ReduceMean:

@@ -223,6 +223,10 @@ std::vector<Tensor> evalUnchecked(const ir::Graph& g, ir::NodeId id, const NodeI
   }
   case OpKind::Cast:
     return one(in.at(0).castTo(ir::castTarget(g, id)));
+  case OpKind::QuantizeLinear:
+    return one(quantizeLinear(ir::qdqParams(g, id), in.at(0)));
+  case OpKind::DequantizeLinear:
+    return one(dequantizeLinear(ir::qdqParams(g, id), in.at(0)));
   case OpKind::Equal:
   case OpKind::Greater:
   case OpKind::Less:

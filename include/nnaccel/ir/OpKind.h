@@ -75,4 +75,5 @@ bool isRowMajorView(OpKind kind);
   case ::nnaccel::ir::OpKind::Neg:                                                                 \
   case ::nnaccel::ir::OpKind::Abs:                                                                 \
   case ::nnaccel::ir::OpKind::Floor:                                                               \
+  case ::nnaccel::ir::OpKind::Round:                                                               \
   case ::nnaccel::ir::OpKind::Ceil

@@ -103,6 +103,14 @@ Tensor gather(const Tensor& data, const Tensor& indices, int64_t axis);
 /// Slice with resolved per-axis starts/ends/steps.
 Tensor slice(const ir::SliceParams& p, const Tensor& x);
 
+// --- QuantizeKernels.cpp (QDQ models) ---------------------------------------------------------
+/// QuantizeLinear: saturate(round_half_even(x / scale) + zero_point) to p.quantized (int8 or
+/// uint8), the scale and zero point of each element's index along p.axis (or the only ones).
+/// The division is in f32, as ONNX Runtime computes it.
+Tensor quantizeLinear(const ir::QdqParams& p, const Tensor& x);
+/// DequantizeLinear: (x - zero_point) * scale in f32, for an int8, uint8 or int32 \p x.
+Tensor dequantizeLinear(const ir::QdqParams& p, const Tensor& x);
+
 // --- ResizeKernels.cpp -------------------------------------------------------------------------
 /// Resize/Upsample: nearest (all nearest modes), N-linear and cubic, with every ONNX coordinate
 /// transformation, fp32.

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <gtest/gtest.h>
 #include <limits>
+#include <optional>
 
 using namespace nnaccel;
 using namespace nnaccel::ir;
@@ -1118,4 +1119,71 @@ TEST(CastTarget, SupportedAndUnsupportedTypes) {
             "model.onnx: node 'to_99' (Cast, opset 17): unknown cast target type 99");
   EXPECT_EQ(errorOf([&] { castTarget(b.g, 5); }),
             "model.onnx: node 'no_to' (Cast, opset 17): missing required attribute 'to'");
+}
+
+// --- QuantizeLinear / DequantizeLinear -----------------------------------------------------------
+
+namespace {
+
+/// A QuantizeLinear (or DequantizeLinear) 'q' of x [2, 3, 4] with the given scale and zero point.
+std::string qdqError(OpKind op, Tensor scale, std::optional<Tensor> zero, DType xType = DType::F32,
+                     int64_t opset = 13, AttrMap a = {}) {
+  GraphBuilder b{opset};
+  std::vector<ValueId> ins = {b.input("x", {2, 3, 4}, xType), b.constant("s", std::move(scale))};
+  if (zero)
+    ins.push_back(b.constant("z", std::move(*zero)));
+  const NodeId id = b.node(op, "q", ins, {"y"}, std::move(a));
+  return errorOf([&] { qdqParams(b.g, id); });
+}
+
+} // namespace
+
+TEST(QdqParams, PerTensorAndPerAxisScalesWithTheirZeroPoints) {
+  GraphBuilder b{13};
+  AttrMap a;
+  a.set("axis", int64_t{-2});
+  const NodeId q = b.node(OpKind::QuantizeLinear, "q",
+                          {b.input("x", {2, 3, 4}),
+                           b.constant("s", Tensor::fromVector<float>({3}, {0.5f, 1.0f, 2.0f})),
+                           b.constant("z", Tensor::fromVector<int8_t>({3}, {-1, 0, 1}))},
+                          {"y"}, a);
+  const QdqParams p = qdqParams(b.g, q);
+  EXPECT_EQ(p.axis, 1);
+  EXPECT_EQ(p.scales, (std::vector<float>{0.5f, 1.0f, 2.0f}));
+  EXPECT_EQ(p.zeros, (std::vector<int32_t>{-1, 0, 1}));
+  EXPECT_EQ(p.quantized, DType::I8);
+  // No zero point: QuantizeLinear gives uint8, zero point 0; a scalar scale is per tensor.
+  const NodeId r =
+      b.node(OpKind::QuantizeLinear, "r",
+             {b.input("x2", {2, 3, 4}), b.constant("s2", Tensor::scalar(0.25f))}, {"y2"});
+  const QdqParams pr = qdqParams(b.g, r);
+  EXPECT_EQ(pr.axis, -1);
+  EXPECT_EQ(pr.zeros, (std::vector<int32_t>{0}));
+  EXPECT_EQ(pr.quantized, DType::U8);
+}
+
+TEST(QdqParams, InvalidScalesAndZeroPointsAreOneLineErrors) {
+  const std::string ctx = "model.onnx: node 'q' (QuantizeLinear, opset 13): ";
+  EXPECT_EQ(qdqError(OpKind::QuantizeLinear, Tensor::scalar(-1.0f), std::nullopt),
+            ctx + "scale [-1] must be positive and finite");
+  EXPECT_EQ(
+      qdqError(OpKind::QuantizeLinear, Tensor::fromVector<float>({2}, {1.0f, 2.0f}), std::nullopt),
+      ctx + "a per-axis scale of 2 values for axis 1 of extent 3");
+  EXPECT_EQ(
+      qdqError(OpKind::QuantizeLinear, Tensor::scalar(1.0f), Tensor::fromVector<int8_t>({1}, {0})),
+      ctx + "zero point shape [1] differs from the scale's []");
+  EXPECT_EQ(qdqError(OpKind::QuantizeLinear, Tensor::scalar(1.0f), Tensor::scalar<int32_t>(0)),
+            ctx + "quantized type s32 is not int8 or uint8");
+  EXPECT_EQ(qdqError(OpKind::QuantizeLinear, Tensor::fromVector<float>({3}, {1, 1, 1}),
+                     std::nullopt, DType::F32, 10),
+            "model.onnx: node 'q' (QuantizeLinear, opset 10): scale must be a scalar (opset 10), "
+            "found [3]");
+  EXPECT_EQ(qdqError(OpKind::DequantizeLinear, Tensor::scalar(1.0f), Tensor::scalar<uint8_t>(3),
+                     DType::I8),
+            "model.onnx: node 'q' (DequantizeLinear, opset 13): input 'x' is s8 but the zero "
+            "point is u8");
+  EXPECT_EQ(qdqError(OpKind::DequantizeLinear, Tensor::scalar(1.0f), Tensor::scalar<int32_t>(2),
+                     DType::I32),
+            "model.onnx: node 'q' (DequantizeLinear, opset 13): an int32 input must have a zero "
+            "point of 0");
 }
