@@ -119,6 +119,8 @@ std::size_t foldConstants(ir::Graph& g, const FoldOptions& options) {
             << dimsToString(results[k].shape()) << " for '" << v.name << "', inferred "
             << dtypeName(v.dtype) << " " << dimsToString(v.shape);
         v.constant = std::make_shared<const Tensor>(std::move(results[k]));
+        if (n.op == ir::OpKind::DequantizeLinear) // a QDQ model's weights keep their scales
+          v.dequantizedFrom = ir::qdqParams(g, id);
       }
     }
     folded.push_back(id);

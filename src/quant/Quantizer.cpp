@@ -3,6 +3,7 @@
 // and derive each node's int8 weights, int32 biases and requantization multipliers.
 #include "Calibration.h"
 #include "nnaccel/ir/OpParams.h"
+#include "nnaccel/quant/QdqModel.h"
 #include "nnaccel/quant/QuantizedModel.h"
 #include "nnaccel/reference/Executor.h"
 #include "nnaccel/reference/Kernels.h"
@@ -12,6 +13,7 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <limits>
+#include <map>
 #include <span>
 
 namespace nnaccel::quant {
@@ -663,12 +665,23 @@ QuantNode classifyNode(const Graph& g, NodeId id) {
 /// fails fast), assign() after it.
 class Quantizer {
 public:
-  explicit Quantizer(QuantizedModel& model) : m_(model), g_(model.graph) {}
+  Quantizer(QuantizedModel& model, std::map<ValueId, float> modelScales)
+      : m_(model), g_(model.graph), modelScales_(std::move(modelScales)) {}
 
   void classify() {
     m_.nodes.clear();
     for (size_t i = 0; i < g_.numNodes(); ++i) {
       m_.nodes.push_back(classifyNode(g_, static_cast<NodeId>(i)));
+    }
+    // A QDQ model quantizes a Relu's or MaxPool's output; the scale-preserving node's input
+    // (the Conv before a Relu) takes that scale, as the model's fused integer kernels do.
+    for (auto i = static_cast<NodeId>(g_.numNodes()); i-- > 0;) {
+      const ir::Node& n = g_.node(i);
+      if (!isScalePreserving(m_.nodes[static_cast<size_t>(i)].kind) || n.inputs.empty() ||
+          n.outputs.empty() || g_.isConstant(n.inputs[0]))
+        continue;
+      if (auto out = modelScales_.find(n.outputs[0]); out != modelScales_.end())
+        modelScales_.emplace(n.inputs[0], out->second);
     }
   }
 
@@ -715,7 +728,9 @@ public:
     }
     for (ValueId v : g_.inputs) {
       if (isF32(g_, v)) {
-        m_.scales[static_cast<size_t>(v)] = symmetricScale(usefulMaxAbs(v));
+        const auto model = modelScales_.find(v);
+        m_.scales[static_cast<size_t>(v)] =
+            model != modelScales_.end() ? model->second : symmetricScale(usefulMaxAbs(v));
       }
     }
     for (size_t i = 0; i < g_.numNodes(); ++i) {
@@ -764,6 +779,22 @@ private:
     const bool bounded = op == OpKind::Sigmoid || op == OpKind::HardSigmoid || op == OpKind::Tanh ||
                          op == OpKind::Softmax;
     return bounded && (kind == QuantOpKind::Lookup || kind == QuantOpKind::Softmax);
+  }
+
+  /// A QDQ model's own scale for output \p v of node \p id replaces the calibrated one; a
+  /// scale-preserving node must see the same scale on both sides.
+  void applyModelScale(NodeId id, ValueId v, bool preserving) {
+    const auto model = modelScales_.find(v);
+    if (model == modelScales_.end())
+      return;
+    float& s = m_.scales[static_cast<size_t>(v)];
+    if (preserving && s != model->second)
+      g_.fail(id,
+              fmt::format("the model quantizes its input at scale {} and its output at {}, but "
+                          "{} keeps its input's int8 codes (one scale on both sides)",
+                          s, model->second, ir::opName(g_.node(id).op)),
+              ErrorKind::Unsupported);
+    s = model->second;
   }
 
   /// Scale of a data operand; constants get their per-tensor int8 form on first use.
@@ -821,6 +852,7 @@ private:
                                           : boundedOutput(n.op, q.kind)
                                               ? symmetricScale(1.0f)
                                               : symmetricScale(usefulMaxAbs(v));
+      applyModelScale(id, v, isScalePreserving(q.kind) && i == 0);
     }
     const float sOut = m_.scales[static_cast<size_t>(n.outputs[0])];
     switch (q.kind) {
@@ -1054,28 +1086,88 @@ private:
       // An all-zero channel: any scale represents it; 1/127 keeps its bias finely resolved.
       q.weightScales[c] = maxAbs[c] > 0 ? maxAbs[c] / 127.0f : 1.0f / 127.0f;
     }
+    // A QDQ model's weights: its own int8 codes and scales (-128 included).
+    const ir::Node& n = g_.node(id);
+    const std::optional<std::vector<float>> model = modelWeightScales(id, f.channels);
+    if (model)
+      q.weightScales = *model;
+    const int32_t lowest = model ? kInt8Min : -kWeightMax;
     q.weights = Tensor(DType::I8, f.weights.shape());
     int8_t* qw = q.weights.data<int8_t>();
     for (size_t e = 0; e < w.size(); ++e) {
-      qw[e] = quantizeValue(w[e], q.weightScales[static_cast<size_t>(f.channelOf[e])], -kWeightMax,
+      qw[e] = quantizeValue(w[e], q.weightScales[static_cast<size_t>(f.channelOf[e])], lowest,
                             kWeightMax);
     }
     q.reductionLength = f.reduction;
+    if (model && f.reduction * 128 * 128 > std::numeric_limits<int32_t>::max())
+      g_.fail(id,
+              fmt::format("reduction length {} of int8 weights that include -128 may "
+                          "overflow the int32 accumulator",
+                          f.reduction),
+              ErrorKind::Unsupported);
     // Bias headroom: |bias| + K * 128 * 127 never exceeds INT32_MAX, for any summation order.
-    const auto biasLimit =
-        static_cast<int32_t>(std::numeric_limits<int32_t>::max() - f.reduction * kMaxProduct);
+    const auto biasLimit = static_cast<int32_t>(std::numeric_limits<int32_t>::max() -
+                                                f.reduction * (model ? 128 * 128 : kMaxProduct));
+    const ValueId biasValue = inputAt(n, 2);
+    const ir::QdqParams* biasModel =
+        biasValue != kNoValue && g_.value(biasValue).dequantizedFrom && n.op != OpKind::Gemm
+            ? &*g_.value(biasValue).dequantizedFrom
+            : nullptr;
     q.bias.resize(static_cast<size_t>(f.channels));
     q.multipliers.resize(static_cast<size_t>(f.channels));
     for (size_t c = 0; c < static_cast<size_t>(f.channels); ++c) {
-      q.bias[c] = quantizeBias(f.bias[c], sIn, q.weightScales[c], biasLimit);
+      // The model's int32 bias exactly (its own scale, s_in * s_w as it computed them), else
+      // the bias at s_in * s_w.
+      const float biasScale =
+          biasModel ? biasModel->scales[biasModel->axis < 0 ? 0 : c] : sIn * q.weightScales[c];
+      q.bias[c] = biasModel ? quantizeBias(f.bias[c], biasScale, 1.0f, biasLimit)
+                            : quantizeBias(f.bias[c], sIn, q.weightScales[c], biasLimit);
       const double m = static_cast<double>(sIn) * static_cast<double>(q.weightScales[c]) /
                        static_cast<double>(sOut);
       q.multipliers[c] = multiplier(id, m, "output channel " + std::to_string(c));
     }
   }
 
+  /// The per-output-channel weight scales of a QDQ model's weights (Value::dequantizedFrom), or
+  /// nothing for weights nnaccel quantizes itself. Throws Unsupported for what the int8 layers
+  /// cannot hold: a weight zero point, a per-axis scale along another axis than the output
+  /// channels, a Gemm whose alpha rescales the weights.
+  std::optional<std::vector<float>> modelWeightScales(NodeId id, int64_t channels) const {
+    const ir::Node& n = g_.node(id);
+    const std::optional<ir::QdqParams>& p = g_.value(n.inputs[1]).dequantizedFrom;
+    if (!p)
+      return std::nullopt;
+    if (p->quantized != DType::I8 ||
+        std::any_of(p->zeros.begin(), p->zeros.end(), [](int32_t z) { return z != 0; }))
+      g_.fail(id,
+              "its weights are " + std::string(dtypeName(p->quantized)) +
+                  " with a zero point; nnaccel's weights are symmetric int8",
+              ErrorKind::Unsupported);
+    if (p->axis < 0)
+      return std::vector<float>(static_cast<size_t>(channels), p->scales[0]);
+    int64_t channelAxis = 0; // Conv [M, C/g, k...]
+    if (n.op == OpKind::ConvTranspose)
+      channelAxis = ir::convParams(g_, id).group == 1 ? 1 : -1;
+    else if (n.op == OpKind::MatMul)
+      channelAxis = 1; // B [K, N]
+    else if (n.op == OpKind::Gemm) {
+      const ir::GemmParams gp = ir::gemmParams(g_, id);
+      if (gp.alpha != 1.0f)
+        g_.fail(id, "alpha rescales the model's int8 weights", ErrorKind::Unsupported);
+      channelAxis = gp.transB ? 0 : 1;
+    }
+    if (p->axis != channelAxis || static_cast<int64_t>(p->scales.size()) != channels)
+      g_.fail(id,
+              fmt::format("its weights are quantized per index along axis {}, not per output "
+                          "channel",
+                          p->axis),
+              ErrorKind::Unsupported);
+    return p->scales;
+  }
+
   QuantizedModel& m_;
   const Graph& g_;
+  std::map<ValueId, float> modelScales_; ///< a QDQ model's activation scales (absorbQdqPairs)
   std::vector<detail::Range> ranges_;
 };
 
@@ -1085,6 +1177,7 @@ QuantizedModel quantize(const Graph& g, const std::vector<std::vector<Tensor>>& 
                         const CalibrationOptions& calibration) {
   QuantizedModel model;
   model.graph = g;
+  std::map<ValueId, float> modelScales = absorbQdqPairs(model.graph);
   const std::vector<std::vector<Tensor>> defaults =
       calibrationInputs.empty()
           ? makeCalibrationInputs(g, kDefaultCalibrationCount, kDefaultCalibrationSeed)
@@ -1094,7 +1187,7 @@ QuantizedModel quantize(const Graph& g, const std::vector<std::vector<Tensor>>& 
   for (size_t set = 0; set < inputs.size(); ++set) {
     checkCalibrationInputs(g, inputs[set], {}, set);
   }
-  Quantizer quantizer(model);
+  Quantizer quantizer(model, std::move(modelScales));
   quantizer.classify();
   quantizer.checkConstants();
   if (!(calibration.percentile > 0.0 && calibration.percentile <= 100.0))

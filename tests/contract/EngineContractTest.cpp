@@ -8,6 +8,7 @@
 /// added to the registry is tested without a line here (skip lists: Profiles.h).
 #include "../support/AttentionGraph.h"
 #include "../support/LayerSpecGraphs.h"
+#include "../support/QdqGraph.h"
 #include "Profiles.h"
 #include "nnaccel/compare/Budget.h"
 #include "nnaccel/driver/ModelLoader.h"
@@ -325,6 +326,21 @@ TEST_P(EngineContract, AttentionMatMulsOfTwoTensorsRunBitExactly) {
       }
     }
     EXPECT_EQ(matmuls, 6); // q, k, v, scores, context, mix
+  }
+}
+
+/// A QDQ model (the model's own activation and weight scales, int8 codes and int32 biases) runs
+/// bit-exactly with no Quantize/Dequantize layer left to execute.
+TEST_P(EngineContract, QdqModelsRunWithTheirOwnScalesBitExactly) {
+  const Engine& e = engine();
+  if (const std::string why = contract::skipReason(e, "model:qdq"); !why.empty())
+    GTEST_SKIP() << why;
+  const report::RunReport r =
+      e.simulate(nnaccel::testing::qdqGraph(), e.preset(""), contract::runOptionsOf(e));
+  expectReportInvariants(r, GetParam());
+  for (const report::LayerStats& l : r.layers) {
+    EXPECT_FALSE(l.hostFallback) << l.name << " (" << l.op << "): " << l.note;
+    EXPECT_EQ(l.op.find("QuantizeLinear"), std::string::npos) << l.name;
   }
 }
 

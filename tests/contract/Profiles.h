@@ -44,6 +44,10 @@ inline Profile profileOf(const std::string& engine) {
          {"model:normalizations",
           "LRN's sum over neighbouring channels is a pool across the channels of one pixel, "
           "which no aux tile computes (issue 25); the compiler refuses it naming the window"},
+         {"model:qdq",
+          "the fig44 chip's two auxiliary tiles per row cannot carry the residual Add's and the "
+          "Concat's second operand down a row (row-granular placement, issue 25); the "
+          "compiler refuses it naming the layer and the key"},
          {"model:attention",
           "the stream chip has no unit for a MatMul of two computed tensors, nor for the "
           "per-head Transpose of a token sequence; the compiler refuses it naming the node"}},

@@ -115,11 +115,12 @@ public:
 
   std::string fp32Unavailable() const override { return "multiplies int8 values only"; }
 
-  report::RunReport compileAndSimulate(const ir::Graph& g, const engines::EngineConfig& config,
+  report::RunReport compileAndSimulate(const ir::Graph& model, const engines::EngineConfig& config,
                                        const engines::RunOptions& o) const override {
     const auto so = arch::common::sessionOptions<arch::common::RunOptions>(o);
     const ToyConfig& c = config.as<ToyConfig>();
-    const quant::QuantizedModel qm = arch::common::quantizeForRun(g, so);
+    const quant::QuantizedModel qm = arch::common::quantizeForRun(model, so);
+    const ir::Graph& g = qm.graph; // ids of the quantized model (a QDQ model's pairs absorbed)
     const arch::common::Int8Run run(g, qm, so, so.verify);
     std::vector<Tensor> values(g.numValues());
     for (size_t i = 0; i < run.inputs.size(); ++i) {

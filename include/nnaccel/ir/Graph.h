@@ -30,6 +30,16 @@ using NodeId = int32_t;
 /// Marks an omitted optional input (ONNX's empty input name).
 inline constexpr ValueId kNoValue = -1;
 
+/// The parameters of a QuantizeLinear / DequantizeLinear (ONNX opset 10-17): y =
+/// saturate(round_half_even(x / scale) + zero_point) and y = (x - zero_point) * scale, the scale
+/// and zero point per tensor or per index along `axis`.
+struct QdqParams {
+  int64_t axis = -1;           ///< the per-axis axis, -1 when per tensor
+  std::vector<float> scales;   ///< one, or one per index along axis
+  std::vector<int32_t> zeros;  ///< as scales (zeros when the zero point is absent)
+  DType quantized = DType::U8; ///< the integer type: Q's output, DQ's input
+};
+
 struct Value {
   std::string name; ///< name as in the model (unique in the graph)
   DType dtype = DType::F32;
@@ -43,6 +53,9 @@ struct Value {
   std::optional<Dims> declaredShape;
   /// Graph outputs only: the element type the model file declares, if any (checked likewise).
   std::optional<DType> declaredDType;
+  /// A constant folded from a DequantizeLinear (a QDQ model's weights or bias): the integer
+  /// tensor's scale, zero point and axis, which int8 quantization keeps (quant::quantize).
+  std::optional<QdqParams> dequantizedFrom;
 };
 
 /// An activation that a pass found directly after a Conv/ConvTranspose/Gemm/MatMul output and

@@ -250,17 +250,10 @@ SplitParams splitParams(const Graph& g, NodeId id);
 /// Cast target dtype; throws Unsupported for ONNX types nnaccel does not hold (e.g. f16).
 DType castTarget(const Graph& g, NodeId id);
 
-/// QuantizeLinear / DequantizeLinear (opset 10-17): y = saturate(round_half_even(x / scale) +
-/// zero_point) and y = (x - zero_point) * scale, the scale and zero point per tensor (scalar or
-/// [1]) or per index along `axis` (1-D of the axis' extent, opset >= 13). Validated: scale an f32
+/// QuantizeLinear / DequantizeLinear (opset 10-17): QdqParams (Graph.h), validated: scale an f32
 /// constant with positive finite values, zero point absent or a constant of the scale's shape,
-/// int8 or uint8 (int32 for a DequantizeLinear of an int32 bias, whose zero point is 0).
-struct QdqParams {
-  int64_t axis = -1;           ///< the per-axis axis, -1 when per tensor
-  std::vector<float> scales;   ///< one, or one per index along axis
-  std::vector<int32_t> zeros;  ///< as scales (zeros when the zero point is absent)
-  DType quantized = DType::U8; ///< the integer type: Q's output, DQ's input
-};
+/// int8 or uint8 (int32 for a DequantizeLinear of an int32 bias, whose zero point is 0); per
+/// axis from opset 13.
 QdqParams qdqParams(const Graph& g, NodeId id);
 
 } // namespace nnaccel::ir

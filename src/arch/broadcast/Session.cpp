@@ -52,10 +52,13 @@ double Totals::speedup(Variant baseline) const {
                static_cast<double>(variants[kMethod].cycles));
 }
 
-SessionResult simulateModel(const ir::Graph& g, const BroadcastConfig& config,
+SessionResult simulateModel(const ir::Graph& model, const BroadcastConfig& config,
                             const SessionOptions& options) {
   validate(config);
-  const quant::QuantizedModel qm = common::quantizeForRun(g, options);
+  const quant::QuantizedModel qm = common::quantizeForRun(model, options);
+  // From here on the quantized model's graph: a QDQ model's Quantize/Dequantize pairs are
+  // absorbed into its scales there (quant/QdqModel.h), and node and value ids are its own.
+  const ir::Graph& g = qm.graph;
   options.reportProgress("compiling", 0, 1);
   SessionResult r;
   r.program = compile(qm, config);

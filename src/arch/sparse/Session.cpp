@@ -36,10 +36,13 @@ Tensor layerReference(const quant::QuantizedModel& qm, const Layer& l, const Ten
 
 } // namespace
 
-SessionResult simulateModel(const ir::Graph& g, const SparseConfig& config,
+SessionResult simulateModel(const ir::Graph& model, const SparseConfig& config,
                             const SessionOptions& options) {
   validate(config);
-  const quant::QuantizedModel qm = common::quantizeForRun(g, options);
+  const quant::QuantizedModel qm = common::quantizeForRun(model, options);
+  // From here on the quantized model's graph: a QDQ model's Quantize/Dequantize pairs are
+  // absorbed into its scales there (quant/QdqModel.h), and node and value ids are its own.
+  const ir::Graph& g = qm.graph;
   options.reportProgress("compiling", 0, 1);
   SessionResult r;
   r.program = compile(qm, config);

@@ -18,10 +18,13 @@ double Totals::discardedShare() const {
                         : 0.0;
 }
 
-SessionResult simulateModel(const ir::Graph& g, const StreamConfig& config,
+SessionResult simulateModel(const ir::Graph& model, const StreamConfig& config,
                             const SessionOptions& options) {
   validate(config);
-  const quant::QuantizedModel qm = common::quantizeForRun(g, options);
+  const quant::QuantizedModel qm = common::quantizeForRun(model, options);
+  // From here on the quantized model's graph: a QDQ model's Quantize/Dequantize pairs are
+  // absorbed into its scales there (quant/QdqModel.h), and node and value ids are its own.
+  const ir::Graph& g = qm.graph;
   options.reportProgress("compiling", 0, 1);
   SessionResult r;
   CompileOptions co;

@@ -117,7 +117,7 @@ public:
   std::vector<engines::LayerCoverage> coverage(const ir::Graph& g,
                                                const engines::EngineConfig& config) const override {
     const quant::QuantizedModel qm = quant::quantize(g, {});
-    const Program p = compile(g, &qm, config.as<SystolicConfig>());
+    const Program p = compile(qm.graph, &qm, config.as<SystolicConfig>());
     return engines::coverageOf(p.layers, [](const Layer& l) { return l.unit == LayerUnit::Host; });
   }
 
@@ -133,7 +133,7 @@ public:
     std::optional<quant::QuantizedModel> qm;
     if (co.dtype == DType::I8)
       qm = quant::quantize(g, {});
-    const Program p = compile(g, qm ? &*qm : nullptr, c, co);
+    const Program p = compile(qm ? qm->graph : g, qm ? &*qm : nullptr, c, co);
     writeProgramFile(p, path);
     const auto host = std::count_if(p.layers.begin(), p.layers.end(),
                                     [](const Layer& l) { return l.unit == LayerUnit::Host; });

@@ -129,6 +129,9 @@ SessionResult simulateModel(const ir::Graph& g, const SystolicConfig& config,
   if (options.dtype == DType::I8)
     qm = common::quantizeForRun(g, options);
   const quant::QuantizedModel* qmp = qm ? &*qm : nullptr;
+  // int8 programs are compiled from the quantized model's graph (a QDQ model's Quantize/
+  // Dequantize pairs are absorbed into its scales there: quant/QdqModel.h).
+  const ir::Graph& pg = qmp ? qmp->graph : g;
 
   SessionResult result;
   CompileOptions co;
@@ -144,7 +147,7 @@ SessionResult simulateModel(const ir::Graph& g, const SystolicConfig& config,
                   fmt::format("the program was compiled from model '{}', not '{}'",
                               result.program.model, g.name));
   } else {
-    result.program = compile(g, qmp, config, co);
+    result.program = compile(pg, qmp, config, co);
   }
   const SystolicConfig& cfg = result.program.config;
 
@@ -160,7 +163,7 @@ SessionResult simulateModel(const ir::Graph& g, const SystolicConfig& config,
     }
   }
   const Reference* refp = options.verify ? &ref : nullptr;
-  RunOutcome main = runProgram(g, result.program, qmp, refp, inputs, options, "simulating");
+  RunOutcome main = runProgram(pg, result.program, qmp, refp, inputs, options, "simulating");
 
   report::RunReport& r = result.report;
   r.engine = "systolic";
@@ -178,8 +181,8 @@ SessionResult simulateModel(const ir::Graph& g, const SystolicConfig& config,
 
   if (options.baselineRows) {
     co.baseline = true;
-    const Program base = compile(g, qmp, cfg, co);
-    RunOutcome b = runProgram(g, base, qmp, refp, inputs, options, "baseline");
+    const Program base = compile(pg, qmp, cfg, co);
+    RunOutcome b = runProgram(pg, base, qmp, refp, inputs, options, "baseline");
     if (b.verdict.checked && !b.verdict.passed) {
       r.verdict.passed = false;
       r.verdict.detail = "baseline program: " + b.verdict.detail;

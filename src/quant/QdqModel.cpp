@@ -1,0 +1,95 @@
+/// \file
+/// QDQ models in int8 (quant/QdqModel.h): each QuantizeLinear -> DequantizeLinear pair of an
+/// activation is the int8 scale of the value it wraps, so it is removed and its scale kept;
+/// nothing of it executes on an engine.
+///
+/// Why a rewrite and not two view nodes: in the int8 world the pair changes no bit (the value is
+/// already int8 at that scale), so an engine that copied the tensor twice would charge time and
+/// traffic the quantized network never spends.
+#include "nnaccel/quant/QdqModel.h"
+
+#include "nnaccel/ir/OpParams.h"
+#include "nnaccel/support/Error.h"
+
+#include <fmt/format.h>
+
+namespace nnaccel::quant {
+namespace {
+
+using ir::Graph;
+using ir::NodeId;
+using ir::OpKind;
+using ir::ValueId;
+
+/// The symmetric int8 scale a QuantizeLinear's parameters stand for, or a one-line reason why
+/// they have none: nnaccel's int8 values are symmetric (zero point 0); a uint8 value with zero
+/// point 128 is the same set of numbers (q - 128 is the int8 code).
+std::optional<std::string> asymmetry(const ir::QdqParams& p) {
+  if (p.axis >= 0)
+    return std::string("a per-axis activation scale (nnaccel holds one scale per activation "
+                       "tensor)");
+  const int32_t symmetricZero = p.quantized == DType::U8 ? 128 : 0;
+  if (p.zeros.at(0) != symmetricZero)
+    return fmt::format("{} zero point {} has no symmetric int8 form (nnaccel's engines hold "
+                       "activations as symmetric int8: zero point 0, or 128 for uint8; "
+                       "asymmetric activations are not supported yet)",
+                       dtypeName(p.quantized), p.zeros.at(0));
+  return std::nullopt;
+}
+
+bool sameParams(const ir::QdqParams& a, const ir::QdqParams& b) {
+  return a.axis == b.axis && a.scales == b.scales && a.zeros == b.zeros &&
+         a.quantized == b.quantized;
+}
+
+} // namespace
+
+std::map<ir::ValueId, float> absorbQdqPairs(Graph& g) {
+  std::map<ValueId, float> scales;
+  std::vector<NodeId> removed;
+  for (NodeId id = 0; id < static_cast<NodeId>(g.numNodes()); ++id) {
+    const ir::Node& q = g.node(id);
+    if (q.op != OpKind::QuantizeLinear)
+      continue;
+    const ir::QdqParams p = ir::qdqParams(g, id);
+    if (const std::optional<std::string> why = asymmetry(p))
+      g.fail(id, *why, ErrorKind::Unsupported);
+    const ValueId x = q.inputs[0], code = q.outputs[0];
+    if (g.isOutput(code))
+      g.fail(id,
+             "its integer output leaves the graph; nnaccel runs QDQ models whose "
+             "QuantizeLinear outputs are dequantized again",
+             ErrorKind::Unsupported);
+    for (NodeId u : g.users(code)) {
+      const ir::Node& d = g.node(u);
+      if (d.op != OpKind::DequantizeLinear || d.inputs[0] != code ||
+          !sameParams(ir::qdqParams(g, u), p))
+        g.fail(u,
+               fmt::format("it reads QuantizeLinear '{}' but is not a DequantizeLinear with "
+                           "the same scale and zero point",
+                           q.name),
+               ErrorKind::Unsupported);
+      g.replaceAllUses(d.outputs[0], x);
+      removed.push_back(u);
+    }
+    if (auto [it, fresh] = scales.emplace(x, p.scales[0]); !fresh && it->second != p.scales[0])
+      g.fail(id,
+             fmt::format("value '{}' is quantized with two scales ({} and {})", g.value(x).name,
+                         it->second, p.scales[0]),
+             ErrorKind::Unsupported);
+    removed.push_back(id);
+  }
+  for (NodeId id = 0; id < static_cast<NodeId>(g.numNodes()); ++id)
+    if (g.node(id).op == OpKind::DequantizeLinear &&
+        std::find(removed.begin(), removed.end(), id) == removed.end())
+      g.fail(id,
+             "a DequantizeLinear of a computed integer tensor that no QuantizeLinear of "
+             "this graph produced (an integer graph input) has no int8 form here",
+             ErrorKind::Unsupported);
+  std::sort(removed.begin(), removed.end());
+  removed.erase(std::unique(removed.begin(), removed.end()), removed.end());
+  g.removeNodes(removed);
+  return scales;
+}
+
+} // namespace nnaccel::quant

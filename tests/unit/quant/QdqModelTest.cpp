@@ -1,0 +1,122 @@
+/// \file
+/// Tests of QDQ models in int8 (quant/QdqModel.cpp and the quantizer's use of a model's own
+/// scales): the Quantize/Dequantize pairs vanish into scales, the weights keep their int8 codes
+/// (-128 included) and per-channel scales, the biases their int32 codes, and the int8 executor
+/// lands within one output step of the model's fp32 (fake-quantized) semantics. What has no
+/// symmetric int8 form is a one-line error naming the node.
+#include "nnaccel/quant/QdqModel.h"
+
+#include "../../support/ErrorOf.h"
+#include "../../support/QdqGraph.h"
+#include "QuantTestUtil.h"
+#include "nnaccel/quant/Agreement.h"
+#include "nnaccel/quant/Int8Executor.h"
+#include "nnaccel/reference/Executor.h"
+
+#include <cmath>
+#include <gtest/gtest.h>
+
+namespace nnaccel::quant {
+namespace {
+
+using test::nodeNamed;
+
+TEST(QdqModel, PairsBecomeScalesAndWeightsKeepTheirCodes) {
+  const ir::Graph g = testing::qdqGraph();
+  const QuantizedModel m = quantize(g, {});
+  for (size_t i = 0; i < m.graph.numNodes(); ++i) {
+    const ir::OpKind op = m.graph.node(static_cast<ir::NodeId>(i)).op;
+    EXPECT_NE(op, ir::OpKind::QuantizeLinear);
+    EXPECT_NE(op, ir::OpKind::DequantizeLinear);
+  }
+  EXPECT_EQ(m.scale(m.graph.inputs[0]), 1.0f / 127.0f);
+  const ir::NodeId c1 = nodeNamed(m.graph, "c1");
+  const ir::NodeId relu = nodeNamed(m.graph, "r1");
+  EXPECT_EQ(m.scale(m.graph.node(relu).outputs[0]), 0.04f);
+  EXPECT_EQ(m.scale(m.graph.node(c1).outputs[0]), 0.04f); // taken back through the Relu
+  EXPECT_EQ(m.scale(m.graph.outputs[0]), 0.2f);
+  for (const char* name : {"c1", "dw", "fc"}) {
+    SCOPED_TRACE(name);
+    const ir::NodeId id = nodeNamed(m.graph, name);
+    const QuantNode& q = m.node(id);
+    const ir::Value& w = m.graph.value(m.graph.node(id).inputs[1]);
+    ASSERT_TRUE(w.dequantizedFrom.has_value());
+    EXPECT_EQ(q.weightScales, w.dequantizedFrom->scales);
+    // Codes: the folded f32 weights are code * scale exactly.
+    bool lowest = false;
+    const std::span<const float> f = w.constant->values<float>();
+    for (int64_t e = 0; e < q.weights.numElements(); ++e)
+      lowest = lowest || q.weights.data<int8_t>()[e] == -128;
+    EXPECT_TRUE(lowest) << "the codes include -128 (QdqGraph.h puts one first)";
+    if (std::string(name) != "fc") {
+      const std::vector<float>& s = w.dequantizedFrom->scales;
+      const int64_t perChannel = q.weights.numElements() / static_cast<int64_t>(s.size());
+      for (int64_t e = 0; e < q.weights.numElements(); ++e)
+        ASSERT_EQ(q.weights.data<int8_t>()[e],
+                  static_cast<int8_t>(std::lround(f[static_cast<size_t>(e)] /
+                                                  s[static_cast<size_t>(e / perChannel)])));
+      const ir::Value& b = m.graph.value(m.graph.node(id).inputs[2]);
+      ASSERT_TRUE(b.dequantizedFrom.has_value());
+      for (size_t c = 0; c < q.bias.size(); ++c)
+        EXPECT_EQ(q.bias[c],
+                  std::lround(b.constant->data<float>()[c] / b.dequantizedFrom->scales[c]));
+    }
+  }
+}
+
+TEST(QdqModel, Int8LandsWithinOneOutputStepOfTheModelsOwnSemantics) {
+  const ir::Graph g = testing::qdqGraph();
+  const QuantizedModel m = quantize(g, {});
+  const std::vector<Tensor> in = randomInputs(g, 3);
+  const Tensor fp = reference::Executor(g).run(in)[0]; // the QDQ graph: fake quantization
+  const Tensor q = Int8Executor(m).run(in).dequantized[0];
+  ASSERT_EQ(fp.shape(), q.shape());
+  int64_t exact = 0;
+  for (int64_t i = 0; i < fp.numElements(); ++i) {
+    const float d = std::fabs(fp.data<float>()[i] - q.data<float>()[i]);
+    EXPECT_LE(d, 0.2f * 1.0001f) << "element " << i;
+    exact += d == 0.0f ? 1 : 0;
+  }
+  // The requantization rule differs from the fp32 fake-quantized graph's (fixed-point
+  // multiplier, docs/Quantization.md): most elements agree exactly, none by more than a step.
+  EXPECT_GT(exact, fp.numElements() * 3 / 4);
+}
+
+/// x -> Q/DQ with the given zero point -> Relu.
+ir::Graph asymmetricGraph(int zero, bool uint8) {
+  ir::Graph g;
+  g.name = "asym";
+  const ir::ValueId x = g.addValue("x", DType::F32, {1, 2});
+  g.inputs = {x};
+  const ir::ValueId s = g.addConstant("s", Tensor::scalar(0.1f));
+  const ir::ValueId z = uint8 ? g.addConstant("z", Tensor::scalar(static_cast<uint8_t>(zero)))
+                              : g.addConstant("z", Tensor::scalar(static_cast<int8_t>(zero)));
+  const ir::ValueId q = testing::qdq::node(g, ir::OpKind::QuantizeLinear, "q", {x, s, z}, {},
+                                           uint8 ? DType::U8 : DType::I8);
+  g.outputs = {
+      testing::qdq::node(g, ir::OpKind::Relu, "r",
+                         {testing::qdq::node(g, ir::OpKind::DequantizeLinear, "dq", {q, s, z})})};
+  driver::prepareGraph(g);
+  return g;
+}
+
+std::string absorbError(int zero, bool uint8) {
+  ir::Graph g = asymmetricGraph(zero, uint8);
+  return nnaccel::test::errorOf([&] { absorbQdqPairs(g); }, ErrorKind::Unsupported);
+}
+
+TEST(QdqModel, WhatHasNoSymmetricInt8FormIsAOneLineError) {
+  EXPECT_EQ(absorbError(0, true),
+            "node 'q' (QuantizeLinear, opset 13): u8 zero point 0 has no symmetric int8 "
+            "form (nnaccel's engines hold activations as symmetric int8: zero point 0, or 128 "
+            "for uint8; asymmetric activations are not supported yet)");
+  EXPECT_EQ(absorbError(3, false),
+            "node 'q' (QuantizeLinear, opset 13): s8 zero point 3 has no symmetric int8 "
+            "form (nnaccel's engines hold activations as symmetric int8: zero point 0, or 128 "
+            "for uint8; asymmetric activations are not supported yet)");
+  ir::Graph symmetric = asymmetricGraph(128, true);
+  EXPECT_EQ(absorbQdqPairs(symmetric).size(), 1u);
+}
+
+} // namespace
+} // namespace nnaccel::quant
