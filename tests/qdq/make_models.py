@@ -1,0 +1,125 @@
+#!/usr/bin/python3
+"""Builds the QDQ test models (docs/Quantization.md, "QDQ models") with the ONNX Python API of
+Debian's python3-onnx, in the form ONNX Runtime's static quantizer writes with symmetric int8
+activations: int8 weights per output channel and int32 biases behind DequantizeLinear, every
+activation wrapped in QuantizeLinear -> DequantizeLinear (int8, zero point 0). One model per
+case, plus one input; seeded, so the files are the same on every run.
+
+usage: make_models.py OUT_DIR
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+RNG = np.random.default_rng(7)
+
+
+class Builder:
+    def __init__(self, name):
+        self.name = name
+        self.nodes, self.inits = [], []
+        self.count = 0
+
+    def fresh(self, base):
+        self.count += 1
+        return f"{base}_{self.count}"
+
+    def const(self, base, array):
+        name = self.fresh(base)
+        self.inits.append(numpy_helper.from_array(array, name))
+        return name
+
+    def node(self, op, inputs, base, **attrs):
+        out = self.fresh(base)
+        self.nodes.append(helper.make_node(op, inputs, [out], name=out, **attrs))
+        return out
+
+    def qdq(self, x, scale):
+        s = self.const("s", np.array(scale, dtype=np.float32))
+        z = self.const("z", np.array(0, dtype=np.int8))
+        return self.node("DequantizeLinear", [self.node("QuantizeLinear", [x, s, z], "q"), s, z],
+                         "dq")
+
+    def weights(self, shape, axis):
+        codes = RNG.integers(-127, 128, size=shape, dtype=np.int8)
+        scales = (RNG.uniform(0.5, 1.5, size=shape[axis]) / 127 * 0.3).astype(np.float32)
+        w = self.const("w", codes)
+        s = self.const("ws", scales)
+        z = self.const("wz", np.zeros(shape[axis], dtype=np.int8))
+        return self.node("DequantizeLinear", [w, s, z], "wdq", axis=axis), scales
+
+    def bias(self, channels, x_scale, w_scales):
+        codes = RNG.integers(-2000, 2000, size=channels).astype(np.int32)
+        s = self.const("bs", (np.float32(x_scale) * w_scales).astype(np.float32))
+        return self.node("DequantizeLinear", [self.const("b", codes), s], "bdq", axis=0)
+
+    def conv(self, x, x_scale, cin, cout, group=1, kernel=3):
+        w, ws = self.weights((cout, cin // group, kernel, kernel), 0)
+        b = self.bias(cout, x_scale, ws)
+        return self.node("Conv", [x, w, b], "conv", pads=[kernel // 2] * 4, group=group)
+
+    def save(self, out_dir, x_shape, y, y_shape):
+        graph = helper.make_graph(
+            self.nodes, self.name,
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, x_shape)],
+            [helper.make_tensor_value_info(y, TensorProto.FLOAT, y_shape)], self.inits)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+        model.ir_version = 7
+        onnx.checker.check_model(model)
+        onnx.save(model, os.path.join(out_dir, self.name + ".onnx"))
+
+
+def conv_model(out):
+    b = Builder("qdq_conv")
+    x = b.qdq("x", 0.02)
+    y = b.qdq(b.conv(x, 0.02, 8, 16), 0.05)
+    b.save(out, [1, 8, 12, 12], y, [1, 16, 12, 12])
+
+
+def depthwise_model(out):
+    b = Builder("qdq_depthwise")
+    x = b.qdq("x", 0.02)
+    y = b.qdq(b.conv(x, 0.02, 8, 8, group=8), 0.03)
+    b.save(out, [1, 8, 12, 12], y, [1, 8, 12, 12])
+
+
+def residual_model(out):
+    b = Builder("qdq_residual")
+    x = b.qdq("x", 0.02)
+    c = b.qdq(b.conv(x, 0.02, 8, 8), 0.04)
+    y = b.qdq(b.node("Add", [c, x], "add"), 0.05)
+    b.save(out, [1, 8, 12, 12], y, [1, 8, 12, 12])
+
+
+def concat_pool_model(out):
+    b = Builder("qdq_concat_pool")
+    x = b.qdq("x", 0.02)
+    c = b.qdq(b.conv(x, 0.02, 8, 8), 0.04)
+    cat = b.qdq(b.node("Concat", [c, x], "cat", axis=1), 0.04)
+    y = b.qdq(b.node("MaxPool", [cat], "pool", kernel_shape=[2, 2], strides=[2, 2]), 0.04)
+    b.save(out, [1, 8, 12, 12], y, [1, 16, 6, 6])
+
+
+def matmul_model(out):
+    b = Builder("qdq_matmul")
+    x = b.qdq("x", 0.02)
+    w, _ = b.weights((32, 10), 1)
+    y = b.qdq(b.node("MatMul", [x, w], "mm"), 0.1)
+    b.save(out, [1, 6, 32], y, [1, 6, 10])
+
+
+def main():
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    for make in (conv_model, depthwise_model, residual_model, concat_pool_model, matmul_model):
+        make(out)
+    for name, shape in (("x_image", (1, 8, 12, 12)), ("x_rows", (1, 6, 32))):
+        np.save(os.path.join(out, name + ".npy"),
+                RNG.uniform(-2.5, 2.5, size=shape).astype(np.float32))
+
+
+if __name__ == "__main__":
+    main()

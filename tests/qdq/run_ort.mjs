@@ -1,0 +1,46 @@
+// Runs an ONNX model on ONNX Runtime (the npm package onnxruntime-node, CPU, graph optimizations
+// at their default: QDQ groups become QLinear* integer kernels) and writes its first output as
+// a .npy file: the reference the QDQ comparison (tests/qdq/compare.py) checks nnaccel against.
+//
+// usage: node run_ort.mjs MODULES_DIR MODEL.onnx INPUT.npy OUTPUT.npy
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+const [modulesDir, modelPath, inputPath, outputPath] = process.argv.slice(2);
+const require = createRequire(path.join(path.resolve(modulesDir), 'index.js'));
+const ort = require('onnxruntime-node');
+
+// .npy version 1.0, little-endian float32, C order: the only form these tests write.
+function readNpy(file) {
+  const buf = fs.readFileSync(file);
+  const headerLen = buf.readUInt16LE(8);
+  const header = buf.subarray(10, 10 + headerLen).toString('latin1');
+  if (!header.includes("'descr': '<f4'") || header.includes("'fortran_order': True"))
+    throw new Error(`${file}: not a C-order float32 .npy`);
+  const dims = header.match(/'shape': \(([^)]*)\)/)[1].split(',').map((s) => s.trim())
+    .filter((s) => s.length > 0).map(Number);
+  const start = 10 + headerLen;
+  const data = new Float32Array(buf.buffer.slice(buf.byteOffset + start, buf.byteOffset + buf.length));
+  return { dims, data };
+}
+
+function writeNpy(file, dims, data) {
+  const shape = dims.length === 1 ? `(${dims[0]},)` : `(${dims.join(', ')})`;
+  let header = `{'descr': '<f4', 'fortran_order': False, 'shape': ${shape}, }`;
+  const pad = 64 - ((10 + header.length + 1) % 64);
+  header += ' '.repeat(pad % 64) + '\n';
+  const head = Buffer.alloc(10);
+  head.write('\x93NUMPY', 0, 'latin1');
+  head.writeUInt8(1, 6);
+  head.writeUInt8(0, 7);
+  head.writeUInt16LE(header.length, 8);
+  fs.writeFileSync(file, Buffer.concat([head, Buffer.from(header, 'latin1'),
+                                        Buffer.from(data.buffer, data.byteOffset, data.byteLength)]));
+}
+
+const session = await ort.InferenceSession.create(modelPath, { intraOpNumThreads: 1 });
+const x = readNpy(inputPath);
+const feeds = { [session.inputNames[0]]: new ort.Tensor('float32', x.data, x.dims) };
+const out = (await session.run(feeds))[session.outputNames[0]];
+writeNpy(outputPath, out.dims, out.data);
