@@ -56,7 +56,7 @@ std::vector<QuantTensor> evalFloatIsland(const QuantizedModel& m, ir::NodeId id,
     }
     const float scale = m.scale(v);
     result[i] = (outs[i].dtype() == DType::F32 && scale > 0)
-                    ? quantizeTensor(outs[i], scale)
+                    ? quantizeTensor(outs[i], scale, m.rounding)
                     : QuantTensor{std::move(outs[i]), 0.0f};
   }
   return result;
@@ -245,7 +245,7 @@ Int8Result Int8Executor::run(const std::vector<Tensor>& inputs) {
     }
     const float scale = model_.scale(v);
     values_[static_cast<size_t>(v)] = (value.dtype == DType::F32 && scale > 0)
-                                          ? quantizeTensor(inputs[i], scale)
+                                          ? quantizeTensor(inputs[i], scale, model_.rounding)
                                           : QuantTensor{inputs[i], 0.0f};
   }
   for (size_t i = 0; i < g.numNodes(); ++i) {

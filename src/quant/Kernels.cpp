@@ -153,7 +153,7 @@ Tensor requantizePerChannel(const Tensor& acc, int64_t axis,
 }
 
 Tensor requantizeTensor(const Tensor& x, QuantMultiplier m) {
-  if (x.dtype() == DType::I8 && m == QuantMultiplier{}) {
+  if (x.dtype() == DType::I8 && m.isIdentity()) {
     return x; // exactly 1.0: requantize is the identity on int8 values
   }
   Tensor out(DType::I8, x.shape());

@@ -39,14 +39,14 @@ Tensor QuantTensor::dequantize() const {
   return out;
 }
 
-QuantTensor quantizeTensor(const Tensor& x, float scale) {
+QuantTensor quantizeTensor(const Tensor& x, float scale, Rounding rounding) {
   NNACCEL_ASSERT(x.dtype() == DType::F32) << "quantizeTensor wants f32";
   NNACCEL_ASSERT(scale > 0) << "quantizeTensor: scale " << scale;
   QuantTensor q{Tensor(DType::I8, x.shape()), scale};
   const float* src = x.data<float>();
   int8_t* dst = q.data.data<int8_t>();
   for (int64_t i = 0; i < x.numElements(); ++i) {
-    dst[i] = quantizeValue(src[i], scale);
+    dst[i] = quantizeValue(src[i], scale, kInt8Min, kInt8Max, rounding);
   }
   return q;
 }
@@ -806,7 +806,7 @@ private:
       for (float x : c.values<float>()) {
         maxAbs = std::max(maxAbs, std::fabs(x));
       }
-      m_.constants[i] = quantizeTensor(c, symmetricScale(maxAbs));
+      m_.constants[i] = quantizeTensor(c, symmetricScale(maxAbs), m_.rounding);
       m_.scales[i] = m_.constants[i].scale;
     }
     NNACCEL_ASSERT(m_.scales[i] > 0) << "operand '" << g_.value(v).name << "' has no scale";
@@ -816,7 +816,9 @@ private:
   QuantMultiplier multiplier(NodeId id, double m, const std::string& what,
                              int64_t maxAbsAccumulator = int64_t{1} << 31) const {
     try {
-      return quantizeMultiplier(m, maxAbsAccumulator);
+      QuantMultiplier q = quantizeMultiplier(m, maxAbsAccumulator);
+      q.rounding = m_.rounding;
+      return q;
     } catch (const Error& e) {
       g_.fail(id, what + ": " + e.reason(), e.kind());
     }
@@ -1178,6 +1180,11 @@ QuantizedModel quantize(const Graph& g, const std::vector<std::vector<Tensor>>& 
   QuantizedModel model;
   model.graph = g;
   std::map<ValueId, float> modelScales = absorbQdqPairs(model.graph);
+  // An imported QDQ model rounds as ONNX does (half to even); nnaccel's own rule otherwise.
+  bool qdq = !modelScales.empty();
+  for (size_t v = 0; v < model.graph.numValues(); ++v)
+    qdq = qdq || model.graph.value(static_cast<ValueId>(v)).dequantizedFrom.has_value();
+  model.rounding = qdq ? Rounding::HalfEven : Rounding::HalfAway;
   const std::vector<std::vector<Tensor>> defaults =
       calibrationInputs.empty()
           ? makeCalibrationInputs(g, kDefaultCalibrationCount, kDefaultCalibrationSeed)

@@ -16,6 +16,10 @@ namespace {
 }
 } // namespace
 
+std::string_view roundingName(Rounding r) {
+  return r == Rounding::HalfEven ? "half to even" : "half away from zero";
+}
+
 QuantMultiplier quantizeMultiplier(double m, int64_t maxAbsAccumulator) {
   if (!std::isfinite(m)) {
     rejectMultiplier(m, "is not finite");

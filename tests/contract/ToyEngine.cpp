@@ -126,8 +126,7 @@ public:
     for (size_t i = 0; i < run.inputs.size(); ++i) {
       const ir::ValueId v = g.inputs[i];
       const Tensor& x = run.inputs[i];
-      values[static_cast<size_t>(v)] =
-          x.dtype() == DType::F32 ? quant::quantizeTensor(x, qm.scale(v)).data : x;
+      values[static_cast<size_t>(v)] = x.dtype() == DType::F32 ? qm.quantizeInput(x, v).data : x;
     }
     report::RunReport r;
     arch::common::LayerVerifier verifier(g, r.verdict, so.verify);

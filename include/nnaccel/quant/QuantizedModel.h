@@ -39,7 +39,7 @@ struct QuantTensor {
 };
 
 /// Quantizes an f32 tensor with quantizeValue (per tensor, zero point 0).
-QuantTensor quantizeTensor(const Tensor& x, float scale);
+QuantTensor quantizeTensor(const Tensor& x, float scale, Rounding rounding = Rounding::HalfAway);
 /// max|x| / 127 in fp32, or 1 when maxAbs == 0 (any scale represents an all-zero tensor).
 float symmetricScale(float maxAbs);
 
@@ -165,6 +165,14 @@ struct QuantizedModel {
   std::vector<QuantNode> nodes;   ///< per NodeId
   int64_t calibrationCount = 0;   ///< number of calibration input sets used
   CalibrationOptions calibration; ///< how the activation ranges were chosen
+  /// How requantizations and the quantization of the model's inputs round a half-way value:
+  /// away from zero for the models nnaccel quantizes itself, to even for imported QDQ models
+  /// (ONNX's QuantizeLinear, ONNX Runtime's kernels). Every multiplier of the model carries it.
+  Rounding rounding = Rounding::HalfAway;
+  /// A model input's int8 form: quantizeTensor at its scale with the model's rounding.
+  QuantTensor quantizeInput(const Tensor& x, ir::ValueId v) const {
+    return quantizeTensor(x, scale(v), rounding);
+  }
 
   const QuantNode& node(ir::NodeId id) const { return nodes.at(static_cast<size_t>(id)); }
   float scale(ir::ValueId id) const { return scales.at(static_cast<size_t>(id)); }

@@ -28,9 +28,11 @@
 
 #include "nnaccel/support/Error.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string_view>
 
 namespace nnaccel::quant {
 
@@ -42,10 +44,20 @@ inline constexpr int32_t kInt8Min = -128;
 inline constexpr int32_t kInt8Max = 127;
 inline constexpr int32_t kWeightMax = 127;
 
-/// m = multiplier * 2^-(31 + shift). The default is exactly 1.0.
+/// How a requantization rounds a result exactly half-way between two integers: away from zero
+/// (nnaccel's rule for the models it quantizes itself) or to the even neighbour (ONNX's
+/// QuantizeLinear and ONNX Runtime's integer kernels: the rule of imported QDQ models).
+enum class Rounding : uint8_t { HalfAway, HalfEven };
+std::string_view roundingName(Rounding r);
+
+/// m = multiplier * 2^-(31 + shift), applied with `rounding`. The default is exactly 1.0.
 struct QuantMultiplier {
   int32_t multiplier = int32_t{1} << 30;
   int32_t shift = -1;
+  Rounding rounding = Rounding::HalfAway;
+
+  /// Exactly 1.0 (whatever the rounding: nothing is ever half-way).
+  constexpr bool isIdentity() const { return multiplier == int32_t{1} << 30 && shift == -1; }
 
   /// True for the zero multiplier or M in [2^30, 2^31) with shift in range.
   constexpr bool isValid() const {
@@ -69,15 +81,19 @@ struct QuantMultiplier {
 /// m >= 2^30 after rounding, or m < 2^-32 while maxAbsAccumulator * m >= 0.5.
 QuantMultiplier quantizeMultiplier(double m, int64_t maxAbsAccumulator = int64_t{1} << 31);
 
-/// round-half-away(acc * M / 2^(31 + shift)) computed exactly in 64-bit integers, without
-/// saturation. The result magnitude is at most 2^61.
+/// round(acc * M / 2^(31 + shift)) computed exactly in 64-bit integers, without saturation,
+/// a half-way result rounded as q.rounding says (away from zero, or to even). The result
+/// magnitude is at most 2^61.
 constexpr int64_t multiplyRounded(int32_t acc, QuantMultiplier q) {
   NNACCEL_ASSERT(q.isValid()) << "invalid QuantMultiplier{" << q.multiplier << ", " << q.shift
                               << "}";
   const int64_t x = static_cast<int64_t>(acc) * q.multiplier;
   const int32_t rshift = 31 + q.shift;
   const uint64_t mag = x < 0 ? static_cast<uint64_t>(-x) : static_cast<uint64_t>(x);
-  const uint64_t rounded = (mag + (uint64_t{1} << (rshift - 1))) >> rshift;
+  const uint64_t half = uint64_t{1} << (rshift - 1);
+  uint64_t rounded = (mag + half) >> rshift;
+  if (q.rounding == Rounding::HalfEven && (mag & ((half << 1) - 1)) == half)
+    rounded &= ~uint64_t{1}; // a tie went up to an odd value: take the even neighbour below
   return x < 0 ? -static_cast<int64_t>(rounded) : static_cast<int64_t>(rounded);
 }
 
@@ -101,7 +117,10 @@ constexpr int32_t requantizeWide(int64_t acc, QuantMultiplier q, int32_t lo = kI
   const Int128 x = static_cast<Int128>(acc) * q.multiplier;
   const int32_t rshift = 31 + q.shift;
   const UInt128 mag = x < 0 ? static_cast<UInt128>(-x) : static_cast<UInt128>(x);
-  const UInt128 rounded = (mag + (UInt128{1} << (rshift - 1))) >> rshift;
+  const UInt128 half = UInt128{1} << (rshift - 1);
+  UInt128 rounded = (mag + half) >> rshift;
+  if (q.rounding == Rounding::HalfEven && (mag & ((half << 1) - 1)) == half)
+    rounded &= ~UInt128{1};
   // rounded < 2^93: compare as signed 128-bit values, then narrow.
   const Int128 r = x < 0 ? -static_cast<Int128>(rounded) : static_cast<Int128>(rounded);
   return r < lo ? lo : (r > hi ? hi : static_cast<int32_t>(r));
@@ -122,10 +141,16 @@ inline int64_t roundHalfAwayClamped(double x, int64_t lo, int64_t hi) {
   return static_cast<int64_t>(std::round(x));
 }
 
-/// Activation quantization: q = clamp(round-half-away(x / scale), lo, hi) with x / scale an
-/// IEEE fp32 division. \p scale must be > 0.
-inline int8_t quantizeValue(float x, float scale, int32_t lo = kInt8Min, int32_t hi = kInt8Max) {
-  return static_cast<int8_t>(roundHalfAwayClamped(static_cast<double>(x / scale), lo, hi));
+/// Activation quantization: q = clamp(round(x / scale), lo, hi) with x / scale an IEEE fp32
+/// division, a half-way quotient rounded away from zero, or to even under Rounding::HalfEven
+/// (ONNX QuantizeLinear); NaN gives 0. \p scale must be > 0.
+inline int8_t quantizeValue(float x, float scale, int32_t lo = kInt8Min, int32_t hi = kInt8Max,
+                            Rounding rounding = Rounding::HalfAway) {
+  const float q = x / scale;
+  if (rounding == Rounding::HalfEven && !std::isnan(q))
+    return static_cast<int8_t>(
+        std::clamp<float>(std::nearbyint(q), static_cast<float>(lo), static_cast<float>(hi)));
+  return static_cast<int8_t>(roundHalfAwayClamped(static_cast<double>(q), lo, hi));
 }
 
 /// Dequantization: x = q * scale, an fp32 multiplication.

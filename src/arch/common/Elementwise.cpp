@@ -131,7 +131,7 @@ Lowered lowerConcat(const quant::QuantizedModel& qm, ir::NodeId id, ElementwiseL
     const Dims& shape = g.value(n.inputs[i]).shape;
     const quant::QuantMultiplier m = qm.node(id).inputMultipliers.at(i);
     ElementwisePass p;
-    p.func = m == quant::QuantMultiplier{} ? ElementwiseFunc::Copy : ElementwiseFunc::Requantize;
+    p.func = m.isIdentity() ? ElementwiseFunc::Copy : ElementwiseFunc::Requantize;
     p.multiplier = m;
     p.extents = shape;
     p.a = {n.inputs[i], 0, rowMajorStrides(shape)};

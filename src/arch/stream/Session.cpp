@@ -39,7 +39,7 @@ SessionResult simulateModel(const ir::Graph& model, const StreamConfig& config,
 
   Simulator sim(r.program, frameModel);
   const ir::ValueId in = r.program.inputValue;
-  sim.setInput(quant::quantizeTensor(run.inputs.at(0), qm.scale(in)).data);
+  sim.setInput(qm.quantizeInput(run.inputs.at(0), in).data);
   common::LayerVerifier verifier(g, r.report.verdict, options.verify);
   SimOptions so;
   so.frames = std::max(options.frames, batch);

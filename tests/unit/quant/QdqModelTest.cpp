@@ -35,6 +35,14 @@ TEST(QdqModel, PairsBecomeScalesAndWeightsKeepTheirCodes) {
   EXPECT_EQ(m.scale(m.graph.node(relu).outputs[0]), 0.04f);
   EXPECT_EQ(m.scale(m.graph.node(c1).outputs[0]), 0.04f); // taken back through the Relu
   EXPECT_EQ(m.scale(m.graph.outputs[0]), 0.2f);
+  // The model's rounding (ONNX's: half to even) on every multiplier; nnaccel's own stays.
+  EXPECT_EQ(m.rounding, Rounding::HalfEven);
+  EXPECT_EQ(m.node(c1).multipliers.at(0).rounding, Rounding::HalfEven);
+  EXPECT_EQ(m.node(nodeNamed(m.graph, "cat")).inputMultipliers.at(1).rounding, Rounding::HalfEven);
+  test::GraphBuilder builder;
+  const ir::Graph plain =
+      test::finish(builder, {builder.op(ir::OpKind::Relu, "r", {builder.input("x", {1, 4})})});
+  EXPECT_EQ(quantize(plain, {}).rounding, Rounding::HalfAway);
   for (const char* name : {"c1", "dw", "fc"}) {
     SCOPED_TRACE(name);
     const ir::NodeId id = nodeNamed(m.graph, name);

@@ -57,6 +57,32 @@ TEST(Requantize, TiesRoundHalfAwayFromZero) {
   EXPECT_EQ(requantize(0, quarter), 0);
 }
 
+// An imported QDQ model's rule (ONNX QuantizeLinear, ONNX Runtime's kernels): a result exactly
+// half-way goes to the even neighbour; everything else rounds as before.
+TEST(Requantize, HalfEvenRoundsTiesToTheEvenNeighbour) {
+  QuantMultiplier half = quantizeMultiplier(0.5);
+  half.rounding = Rounding::HalfEven;
+  EXPECT_EQ(requantize(5, half), 2);   // 2.5
+  EXPECT_EQ(requantize(-5, half), -2); // -2.5
+  EXPECT_EQ(requantize(3, half), 2);   // 1.5
+  EXPECT_EQ(requantize(-3, half), -2); // -1.5
+  EXPECT_EQ(requantize(1, half), 0);   // 0.5
+  EXPECT_EQ(requantize(-1, half), 0);  // -0.5
+  QuantMultiplier third = quantizeMultiplier(1.0 / 3.0);
+  third.rounding = Rounding::HalfEven;
+  for (int32_t acc = -300; acc <= 300; ++acc) // no ties: the same as half away
+    EXPECT_EQ(requantize(acc, third), requantize(acc, quantizeMultiplier(1.0 / 3.0))) << acc;
+  QuantMultiplier quarter = quantizeMultiplier(0.25);
+  quarter.rounding = Rounding::HalfEven;
+  EXPECT_EQ(requantizeWide(int64_t{10}, quarter), 2);   // 2.5
+  EXPECT_EQ(requantizeWide(int64_t{-14}, quarter), -4); // -3.5
+  EXPECT_TRUE(half.isIdentity() == false);
+  EXPECT_TRUE((QuantMultiplier{int32_t{1} << 30, -1, Rounding::HalfEven}).isIdentity());
+  EXPECT_EQ(quantizeValue(0.25f, 0.5f, kInt8Min, kInt8Max, Rounding::HalfEven), 0);
+  EXPECT_EQ(quantizeValue(0.75f, 0.5f, kInt8Min, kInt8Max, Rounding::HalfEven), 2);
+  EXPECT_EQ(quantizeValue(0.25f, 0.5f), 1);
+}
+
 TEST(Requantize, WorkedExampleFromDocs) {
   // docs/Quantization.md: m = 0.0123 -> M = 1690499128 (0.0123 = 0.7872 * 2^-6), shift = 6.
   const QuantMultiplier q = quantizeMultiplier(0.0123);

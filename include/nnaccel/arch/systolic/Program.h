@@ -12,6 +12,7 @@
 #pragma once
 #include "nnaccel/arch/systolic/Config.h"
 #include "nnaccel/arch/systolic/Isa.h"
+#include "nnaccel/quant/Requantize.h"
 #include "nnaccel/tensor/DType.h"
 #include "nnaccel/tensor/Tensor.h"
 
@@ -98,11 +99,15 @@ inline bool isResidentAddr(int64_t addr) {
 }
 
 struct Program {
-  static constexpr uint32_t kVersion = 2;
+  static constexpr uint32_t kVersion = 3; ///< 3: the rounding header field
   SystolicConfig config;   ///< the config it was compiled for (the simulator runs on it)
   DType dtype = DType::I8; ///< I8 or F32
-  std::string model;       ///< model name, for reports
-  bool baseline = false;   ///< compiled with the patents' baselines (zero insertion, ...)
+  /// How every requantization of an s8 program (ACTIVATE, POOL average, VECTOR) and the
+  /// quantization of its inputs round a half-way value: the quantized model's rule
+  /// (quant::QuantizedModel::rounding; to even for an imported QDQ model).
+  quant::Rounding rounding = quant::Rounding::HalfAway;
+  std::string model;     ///< model name, for reports
+  bool baseline = false; ///< compiled with the patents' baselines (zero insertion, ...)
   int64_t dramBytes = 0;
   std::vector<DramTensor> tensors;
   std::vector<DramSegment> segments;

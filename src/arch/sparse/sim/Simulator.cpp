@@ -616,7 +616,7 @@ Simulator::~Simulator() = default;
 void Simulator::setInput(size_t i, const Tensor& value) {
   const ir::ValueId v = impl_->qm.graph.inputs.at(i);
   impl_->values[static_cast<size_t>(v)] =
-      value.dtype() == DType::F32 ? quant::quantizeTensor(value, impl_->qm.scale(v)).data : value;
+      value.dtype() == DType::F32 ? impl_->qm.quantizeInput(value, v).data : value;
   impl_->residency[static_cast<size_t>(v)] = Residency{};
 }
 

@@ -182,7 +182,7 @@ std::vector<std::vector<ConcatPiece>> Mapper::concatPieces(const std::vector<Pla
 /// The requantization of concatenation \p id's input \p part onto the output scale, if any.
 std::optional<quant::QuantMultiplier> Mapper::concatRescale(ir::NodeId id, size_t part) const {
   const quant::QuantMultiplier m = qm_.node(id).inputMultipliers.at(part);
-  return m == quant::QuantMultiplier{} ? std::nullopt : std::optional(m);
+  return m.isIdentity() ? std::nullopt : std::optional(m);
 }
 
 /// One output set of concatenation \p id (layer \p li) from pieces \p ps: a whole input set

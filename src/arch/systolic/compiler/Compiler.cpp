@@ -893,6 +893,8 @@ Program compile(const ir::Graph& g, const quant::QuantizedModel* qm, const Systo
     Program p;
     p.config = c;
     p.dtype = options.dtype;
+    if (qm != nullptr)
+      p.rounding = qm->rounding;
     p.model = g.name;
     p.baseline = options.baseline;
     CompilerContext ctx(g, qm, c, options, p);

@@ -519,7 +519,7 @@ private:
     for (size_t i = 0; i < n_.inputs.size(); ++i) {
       const Ncs in = ncsOf(ctx_.g.value(n_.inputs[i]).shape);
       const Range src = inputRange(i);
-      if (m.at(i) == quant::QuantMultiplier{}) {
+      if (m.at(i).isIdentity()) {
         copyChannels(src, in, offset);
       } else {
         VectorDesc d = desc(in);

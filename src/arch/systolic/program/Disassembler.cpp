@@ -74,7 +74,8 @@ void appendHeader(std::string& out, const Program& p) {
   const SystolicConfig& c = p.config;
   out += fmt::format("; nnaccel program for the systolic engine ({} version {})\n",
                      std::string_view(format::kMagic, format::kMagicBytes), Program::kVersion);
-  out += fmt::format("; model '{}', dtype {}, {}\n", printable(p.model), fields::enumName(p.dtype),
+  out += fmt::format("; model '{}', dtype {}, rounding {}, {}\n", printable(p.model),
+                     fields::enumName(p.dtype), fields::enumName(p.rounding),
                      p.baseline ? "baseline (patent baselines)" : "proposed dataflow");
   out += fmt::format("; config '{}': {}x{} PE array (rows x cols), SBUF {} partitions x {} bytes, "
                      "PSUM {} columns x {} entries (tile <= {}x{}), zero mode {}, shadow "

@@ -74,6 +74,10 @@ template <> struct EnumInfo<Pool::Kind> {
   static constexpr const char* kType = "pool kind";
   static constexpr std::array kNames{"max", "avg", "interp"};
 };
+template <> struct EnumInfo<quant::Rounding> {
+  static constexpr const char* kType = "rounding";
+  static constexpr std::array kNames{"half_away", "half_even"};
+};
 template <> struct EnumInfo<DType> {
   static constexpr const char* kType = "dtype";
   static constexpr std::array kNames{"f32", "s8", "u8", "s32", "s64", "bool"}; // = dtypeName
@@ -390,6 +394,7 @@ template <class P, class V>
 requires Of<P, Program>
 void forEachHeaderField(P& p, V&& v) {
   v(dec("dtype"), p.dtype);
+  v(dec("rounding"), p.rounding);
   v(dec("model"), p.model);
   v(dec("baseline"), p.baseline);
   v(dec("dramBytes"), p.dramBytes);

@@ -602,7 +602,7 @@ struct Simulator::Impl {
       uint8_t* part = sbuf.data() + (a.dstPartition + c) * sbufPartitionBytes + a.dst;
       [[maybe_unused]] quant::QuantMultiplier q;
       if constexpr (!std::is_same_v<T, float>) {
-        q = {loadElem<int32_t>(record + 4), loadElem<int32_t>(record + 8)};
+        q = {loadElem<int32_t>(record + 4), loadElem<int32_t>(record + 8), program.rounding};
         if (!q.isValid()) {
           fail("activation-table column " + std::to_string(column) + " slot " +
                std::to_string(a.tableSlot) + " holds an invalid multiplier {" +
@@ -720,8 +720,8 @@ struct Simulator::Impl {
       const uint8_t* rec = poolTable.data() + r * kPoolRecordBytes;
       const int32_t count = loadElem<int32_t>(rec);
       if (count > 0 && static_cast<size_t>(count) < multiplier.size()) {
-        multiplier[static_cast<size_t>(count)] =
-            quant::QuantMultiplier{loadElem<int32_t>(rec + 4), loadElem<int32_t>(rec + 8)};
+        multiplier[static_cast<size_t>(count)] = quant::QuantMultiplier{
+            loadElem<int32_t>(rec + 4), loadElem<int32_t>(rec + 8), program.rounding};
       }
     }
     for (int64_t cy : ay.counts) {
@@ -960,7 +960,8 @@ struct Simulator::Impl {
     for (int64_t part = v.partitionStart; part < v.partitionStart + v.partitions; ++part) {
       const auto* table =
           reinterpret_cast<const int8_t*>(lookupTable.data()) + part * kLookupTableBytes;
-      if (!detail::vectorPartition(v, sbuf.data() + part * sbufPartitionBytes, table, expTable)) {
+      if (!detail::vectorPartition(v, sbuf.data() + part * sbufPartitionBytes, table, expTable,
+                                   program.rounding)) {
         fail("an add/sub intermediate of partition " + std::to_string(part) +
              " leaves int32 (the multipliers do not bound it)");
       }
@@ -1334,7 +1335,8 @@ void Simulator::setInput(size_t i, const Tensor& value) {
         throw Error(ErrorKind::Model, {}, "s8 input tensor '" + d.name + "' has no scale");
       }
       for (size_t k = 0; k < v.size(); ++k) {
-        dst[k] = static_cast<uint8_t>(quant::quantizeValue(v[k], d.scale));
+        dst[k] = static_cast<uint8_t>(
+            quant::quantizeValue(v[k], d.scale, quant::kInt8Min, quant::kInt8Max, p.rounding));
       }
     } else if (d.dtype == DType::F32) {
       std::memcpy(dst, v.data(), v.size() * sizeof(float));

@@ -11,25 +11,28 @@
 namespace nnaccel::arch::systolic::detail {
 namespace {
 
-quant::QuantMultiplier multiplier(int32_t m, int32_t shift) {
-  return quant::QuantMultiplier{m, shift};
+quant::QuantMultiplier multiplier(int32_t m, int32_t shift, quant::Rounding rounding) {
+  return quant::QuantMultiplier{m, shift, rounding};
 }
 
 /// Add/Sub by quant::addSubValue's two stages, with the int32 range of a' +- b' checked here
 /// (addSubRescaled asserts it; a program from a file must fail with an error instead).
-std::optional<int8_t> addSub(const Vector& v, int8_t a, int8_t b) {
-  const int64_t ra = quant::addSubOperand(a, v.leftShift, multiplier(v.aMultiplier, v.aShift));
-  const int64_t rb = quant::addSubOperand(b, v.leftShift, multiplier(v.bMultiplier, v.bShift));
+std::optional<int8_t> addSub(const Vector& v, int8_t a, int8_t b, quant::Rounding rounding) {
+  const int64_t ra =
+      quant::addSubOperand(a, v.leftShift, multiplier(v.aMultiplier, v.aShift, rounding));
+  const int64_t rb =
+      quant::addSubOperand(b, v.leftShift, multiplier(v.bMultiplier, v.bShift, rounding));
   const bool subtract = v.func == VectorFunc::Sub;
   const int64_t sum = subtract ? ra - rb : ra + rb;
   if (sum < INT32_MIN || sum > INT32_MAX)
     return std::nullopt;
-  return quant::addSubRescaled(subtract, ra, rb, multiplier(v.outMultiplier, v.outShift));
+  return quant::addSubRescaled(subtract, ra, rb, multiplier(v.outMultiplier, v.outShift, rounding));
 }
 
 /// The function before the final clamp.
-std::optional<int8_t> apply(const Vector& v, int8_t a, int8_t b, const int8_t* table) {
-  const quant::QuantMultiplier out = multiplier(v.outMultiplier, v.outShift);
+std::optional<int8_t> apply(const Vector& v, int8_t a, int8_t b, const int8_t* table,
+                            quant::Rounding rounding) {
+  const quant::QuantMultiplier out = multiplier(v.outMultiplier, v.outShift, rounding);
   switch (v.func) {
   case VectorFunc::Clamp:
     return a;
@@ -37,7 +40,7 @@ std::optional<int8_t> apply(const Vector& v, int8_t a, int8_t b, const int8_t* t
     return table[a + 128];
   case VectorFunc::Add:
   case VectorFunc::Sub:
-    return addSub(v, a, b);
+    return addSub(v, a, b, rounding);
   case VectorFunc::Mul:
     return quant::mulValue(out, a, b);
   case VectorFunc::Div:
@@ -48,8 +51,9 @@ std::optional<int8_t> apply(const Vector& v, int8_t a, int8_t b, const int8_t* t
     return static_cast<int8_t>(quant::requantize(a, out));
   case VectorFunc::Min:
   case VectorFunc::Max:
-    return quant::minMaxValue(v.func == VectorFunc::Max, multiplier(v.aMultiplier, v.aShift),
-                              multiplier(v.bMultiplier, v.bShift), a, b);
+    return quant::minMaxValue(v.func == VectorFunc::Max,
+                              multiplier(v.aMultiplier, v.aShift, rounding),
+                              multiplier(v.bMultiplier, v.bShift, rounding), a, b);
   case VectorFunc::Equal:
   case VectorFunc::Greater:
   case VectorFunc::Less:
@@ -58,8 +62,8 @@ std::optional<int8_t> apply(const Vector& v, int8_t a, int8_t b, const int8_t* t
     // The comparisons in VectorFunc order, which is quant::Comparison's.
     const auto c = static_cast<quant::Comparison>(static_cast<int>(v.func) -
                                                   static_cast<int>(VectorFunc::Equal));
-    return quant::compareValue(c, multiplier(v.aMultiplier, v.aShift),
-                               multiplier(v.bMultiplier, v.bShift), a, b);
+    return quant::compareValue(c, multiplier(v.aMultiplier, v.aShift, rounding),
+                               multiplier(v.bMultiplier, v.bShift, rounding), a, b);
   }
   }
   return std::nullopt;
@@ -67,15 +71,16 @@ std::optional<int8_t> apply(const Vector& v, int8_t a, int8_t b, const int8_t* t
 
 } // namespace
 
-std::optional<int8_t> vectorElement(const Vector& v, int8_t a, int8_t b, const int8_t* table) {
-  const std::optional<int8_t> r = apply(v, a, b, table);
+std::optional<int8_t> vectorElement(const Vector& v, int8_t a, int8_t b, const int8_t* table,
+                                    quant::Rounding rounding) {
+  const std::optional<int8_t> r = apply(v, a, b, table, rounding);
   if (!r)
     return r;
   return static_cast<int8_t>(std::clamp<int64_t>(*r, v.clampLo, v.clampHi));
 }
 
 bool vectorPartition(const Vector& v, uint8_t* part, const int8_t* table,
-                     std::span<const int32_t> expTable) {
+                     std::span<const int32_t> expTable, quant::Rounding rounding) {
   const bool binary = isBinary(v.func);
   std::vector<int8_t> out(static_cast<size_t>(v.rows * v.rowLen));
   size_t k = 0;
@@ -85,7 +90,7 @@ bool vectorPartition(const Vector& v, uint8_t* part, const int8_t* table,
       for (int64_t x = 0; x < v.rowLen; ++x)
         line[static_cast<size_t>(x)] = static_cast<int8_t>(part[v.a + y * v.aRowStride + x]);
       quant::softmaxLine(line.data(), 1, v.rowLen, expTable,
-                         multiplier(v.outMultiplier, v.outShift), out.data() + k);
+                         multiplier(v.outMultiplier, v.outShift, rounding), out.data() + k);
     }
     for (int8_t& r : out)
       r = static_cast<int8_t>(std::clamp<int64_t>(r, v.clampLo, v.clampHi));
@@ -95,7 +100,7 @@ bool vectorPartition(const Vector& v, uint8_t* part, const int8_t* table,
       const auto a = static_cast<int8_t>(part[v.a + y * v.aRowStride + x]);
       const auto b =
           binary ? static_cast<int8_t>(part[v.b + y * v.bRowStride + x * v.bStep]) : int8_t{0};
-      const std::optional<int8_t> r = vectorElement(v, a, b, table);
+      const std::optional<int8_t> r = vectorElement(v, a, b, table, rounding);
       if (!r)
         return false;
       out[k++] = *r;

@@ -7,6 +7,7 @@
 /// one small place makes the correspondence easy to check.
 #pragma once
 #include "nnaccel/arch/systolic/Isa.h"
+#include "nnaccel/quant/Requantize.h"
 
 #include <cstdint>
 #include <optional>
@@ -17,13 +18,15 @@ namespace nnaccel::arch::systolic::detail {
 /// One element of \p v from operands \p a and \p b and the partition's lookup table \p table
 /// (kLookupTableBytes int8 entries), clamped to [clampLo, clampHi]; nullopt when an Add/Sub
 /// intermediate leaves int32 (only a program whose multipliers the quantizer did not make).
-std::optional<int8_t> vectorElement(const Vector& v, int8_t a, int8_t b, const int8_t* table);
+std::optional<int8_t> vectorElement(const Vector& v, int8_t a, int8_t b, const int8_t* table,
+                                    quant::Rounding rounding);
 
 /// Applies \p v to one partition: \p part is the partition's SBUF bytes, \p table its lookup
 /// table, \p expTable the Softmax exponentials read from the pool table (quant::kLookupEntries
-/// values). Every operand is read before any result is written (dst may overlap a or b).
+/// values); every multiplier rounds as \p rounding (the program's rule). Every operand is read
+/// before any result is written (dst may overlap a or b).
 /// Returns false, writing nothing, when an element's intermediate leaves int32.
 bool vectorPartition(const Vector& v, uint8_t* part, const int8_t* table,
-                     std::span<const int32_t> expTable);
+                     std::span<const int32_t> expTable, quant::Rounding rounding);
 
 } // namespace nnaccel::arch::systolic::detail

@@ -55,6 +55,7 @@ bool sameBits(float a, float b) {
 void expectSamePrograms(const Program& a, const Program& b) {
   EXPECT_EQ(configFingerprint(a.config), configFingerprint(b.config));
   EXPECT_EQ(a.dtype, b.dtype);
+  EXPECT_EQ(a.rounding, b.rounding);
   EXPECT_EQ(a.model, b.model);
   EXPECT_EQ(a.baseline, b.baseline);
   EXPECT_EQ(a.dramBytes, b.dramBytes);
@@ -408,7 +409,7 @@ TEST(ProgramCodec, RejectsAnUnknownVersion) {
   std::vector<uint8_t> file = encodeProgram(smallProgram());
   file[format::kVersionOffset] = 1; // version 1 had no SBUF resident region
   expectIoError(file, "bad.nnx: offset 8: unsupported program format version 1 (this build "
-                      "reads version 2)");
+                      "reads version 3)");
 }
 
 TEST(ProgramCodec, RejectsACrcMismatch) {

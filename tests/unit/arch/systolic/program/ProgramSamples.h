@@ -235,6 +235,7 @@ public:
     elemBytes_ = p_.dtype == DType::I8 ? 1 : 4;
     p_.model = randomString();
     p_.baseline = flip();
+    p_.rounding = flip() ? quant::Rounding::HalfEven : quant::Rounding::HalfAway;
     p_.dramBytes = int64_t{1} << in(16, 34);
     const int64_t numTensors = in(0, 6);
     for (int64_t i = 0; i < numTensors; ++i) {
