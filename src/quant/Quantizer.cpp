@@ -730,7 +730,7 @@ public:
       if (isF32(g_, v)) {
         const auto model = modelScales_.find(v);
         m_.scales[static_cast<size_t>(v)] =
-            model != modelScales_.end() ? model->second : symmetricScale(usefulMaxAbs(v));
+            model != modelScales_.end() ? model->second : rangeScale(-1, v, usefulMaxAbs(v));
       }
     }
     for (size_t i = 0; i < g_.numNodes(); ++i) {
@@ -797,6 +797,27 @@ private:
     s = model->second;
   }
 
+  /// symmetricScale(maxAbs) for value \p v (produced by node \p producer, -1 for a graph
+  /// input or constant), which must be a normal f32 number: a range so small that max|x| / 127
+  /// underflows (a model multiplying by 1e-44, denormal inputs) has no int8 scale, and every
+  /// multiplier built on it would be meaningless. Throws Unsupported naming the value.
+  float rangeScale(NodeId producer, ValueId v, float maxAbs) const {
+    const float s = symmetricScale(maxAbs);
+    if (s >= std::numeric_limits<float>::min())
+      return s;
+    const std::string reason =
+        fmt::format("value '{}' has max |x| = {:g}: its int8 scale max|x|/127 underflows f32, "
+                    "so int8 cannot represent it (rescale the model, or run it in fp32)",
+                    g_.value(v).name, maxAbs);
+    if (producer >= 0)
+      g_.fail(producer, reason, ErrorKind::Unsupported);
+    for (size_t i = 0; i < g_.numNodes(); ++i) // a graph input or constant: its first reader
+      for (ValueId in : g_.node(static_cast<NodeId>(i)).inputs)
+        if (in == v)
+          g_.fail(static_cast<NodeId>(i), reason, ErrorKind::Unsupported);
+    throw Error(ErrorKind::Unsupported, ErrorContext{.file = g_.sourcePath}, reason);
+  }
+
   /// Scale of a data operand; constants get their per-tensor int8 form on first use.
   float operandScale(ValueId v) {
     const auto i = static_cast<size_t>(v);
@@ -806,7 +827,7 @@ private:
       for (float x : c.values<float>()) {
         maxAbs = std::max(maxAbs, std::fabs(x));
       }
-      m_.constants[i] = quantizeTensor(c, symmetricScale(maxAbs), m_.rounding);
+      m_.constants[i] = quantizeTensor(c, rangeScale(-1, v, maxAbs), m_.rounding);
       m_.scales[i] = m_.constants[i].scale;
     }
     NNACCEL_ASSERT(m_.scales[i] > 0) << "operand '" << g_.value(v).name << "' has no scale";
@@ -853,7 +874,7 @@ private:
       m_.scales[static_cast<size_t>(v)] = (isScalePreserving(q.kind) && i == 0) ? inScales[0]
                                           : boundedOutput(n.op, q.kind)
                                               ? symmetricScale(1.0f)
-                                              : symmetricScale(usefulMaxAbs(v));
+                                              : rangeScale(id, v, usefulMaxAbs(v));
       applyModelScale(id, v, isScalePreserving(q.kind) && i == 0);
     }
     const float sOut = m_.scales[static_cast<size_t>(n.outputs[0])];

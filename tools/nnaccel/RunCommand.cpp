@@ -243,7 +243,7 @@ private:
     }
     const quant::QuantizedModel model = quant::quantize(g, calibration, calibration_.method());
     fmt::print("int8: activation ranges by {}\n", calibration_.methodText());
-    printEvaluation(model);
+    printEvaluation(model, g);
     quant::Int8Executor executor(model);
     std::vector<Tensor> int8 = executor.run(inputs).dequantized;
     const std::string what = inputs_.empty() || calibration_.hasFolder()
@@ -293,7 +293,9 @@ private:
   }
 
   /// The agreement over --eval-samples seeded random input sets.
-  void printEvaluation(const quant::QuantizedModel& model) const {
+  /// \p model's outputs are named as in \p user, the graph the user gave (a QDQ model's
+  /// quantized graph has its output Quantize/Dequantize pair absorbed).
+  void printEvaluation(const quant::QuantizedModel& model, const ir::Graph& user) const {
     const ir::Graph& g = model.graph;
     if (evalSamples_ == 0) {
       return;
@@ -311,7 +313,7 @@ private:
         model, quant::makeCalibrationInputs(g, evalSamples_, quant::kDefaultEvaluationSeed));
     const std::string what = counted(evalSamples_, "evaluation input");
     for (size_t i = 0; i < agreements.size(); ++i) {
-      const ir::Value& out = g.value(g.outputs[i]);
+      const ir::Value& out = user.value(user.outputs[i]);
       if (agreements[i]) {
         printAgreement(out.name, what, *agreements[i]);
       } else {

@@ -704,6 +704,28 @@ TEST(Quantizer, MatMulOfTwoTensorsTooLongForInt32StaysFloat) {
             "products of two int8 values)");
 }
 
+// A range whose scale max|x|/127 underflows f32 (a model multiplying by 1e-44; a calibration
+// input of denormals) is a one-line error naming the value, never an abort.
+TEST(QuantizerErrors, RangesTooSmallForAnInt8ScaleAreNamed) {
+  GraphBuilder b;
+  const auto x = b.input("x", {1, 4});
+  const auto t = b.op(OpKind::Mul, "tiny", {x, b.constant("c", Tensor::scalar(1e-44f))});
+  const auto y = b.op(OpKind::Relu, "relu", {t});
+  const ir::Graph g = finish(b, {y});
+  EXPECT_EQ(errorOf([&] { quantize(g, {}); }),
+            "model.onnx: node 'tiny' (Mul, opset 17): value 'tiny' has max |x| = 5.60519e-45: its "
+            "int8 scale max|x|/127 underflows f32, so int8 cannot represent it (rescale the "
+            "model, or run it in fp32)");
+  GraphBuilder b2;
+  const auto x2 = b2.input("x", {1, 2});
+  const ir::Graph g2 = finish(b2, {b2.op(OpKind::Relu, "relu", {x2})});
+  const std::vector<Tensor> denormal{Tensor::fromVector<float>({1, 2}, {1e-40f, -2e-40f})};
+  EXPECT_EQ(errorOf([&] { quantize(g2, {denormal}); }),
+            "model.onnx: node 'relu' (Relu, opset 17): value 'x' has max |x| = 9.99995e-41: its "
+            "int8 scale max|x|/127 underflows f32, so int8 cannot represent it (rescale the "
+            "model, or run it in fp32)");
+}
+
 TEST(QuantizerErrors, ReductionTooLongForTheInt32Accumulator) {
   const int64_t k = 132105; // 132105 * 128 * 127 > INT32_MAX
   GraphBuilder b;
