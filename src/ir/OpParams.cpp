@@ -244,12 +244,15 @@ int64_t ConvParams::macs() const {
 ConvParams convParams(const Graph& g, NodeId id) {
   return withNodeContext(g, id, [&] {
     const Node& n = g.node(id);
-    NNACCEL_ASSERT(n.op == OpKind::Conv || n.op == OpKind::ConvTranspose)
+    NNACCEL_ASSERT(n.op == OpKind::Conv || n.op == OpKind::ConvTranspose ||
+                   n.op == OpKind::QLinearConv)
         << "convParams on " << opName(n.op);
+    // QLinearConv: x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, B
+    const bool qlinear = n.op == OpKind::QLinearConv;
     ConvParams p;
     p.transposed = n.op == OpKind::ConvTranspose;
     const Value& x = requiredInput(g, id, 0, "data");
-    const Value& w = requiredInput(g, id, 1, "weight");
+    const Value& w = requiredInput(g, id, qlinear ? 3 : 1, "weight");
     const int64_t rank = sizeOf(x.shape);
     if (rank < 3) {
       g.fail(id, "input " + quoted(x.name) + " must have rank >= 3 (N, C, spatial...), found " +
@@ -293,7 +296,7 @@ ConvParams convParams(const Graph& g, NodeId id) {
       g.fail(id, "kernel_shape " + listToString(*ks) + " does not match weight " + quoted(w.name) +
                      " of shape " + dimsToString(w.shape));
     }
-    if (const Value* b = optionalInput(g, id, 2)) {
+    if (const Value* b = optionalInput(g, id, qlinear ? 8 : 2)) {
       if (!b->shapeKnown || b->shape != Dims{p.outChannels}) {
         g.fail(id, "bias " + quoted(b->name) + " has shape " +
                        (b->shapeKnown ? dimsToString(b->shape) : std::string("unknown")) +
@@ -717,6 +720,7 @@ int64_t nodeMacs(const Graph& g, NodeId id) {
   switch (n.op) {
   case OpKind::Conv:
   case OpKind::ConvTranspose:
+  case OpKind::QLinearConv:
     return convParams(g, id).macs();
   case OpKind::Gemm: {
     const GemmParams p = gemmParams(g, id);

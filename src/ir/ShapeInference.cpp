@@ -69,7 +69,8 @@ void requireDTypeOf(const Graph& g, NodeId id, const Value& v) {
                          v.dtype == DType::I64;
   const bool isByte = v.dtype == DType::I8 || v.dtype == DType::U8;
   if (((op == OpKind::Relu || op == OpKind::Clip) && isInteger) ||
-      ((op == OpKind::MaxPool || op == OpKind::GlobalMaxPool) && isByte)) {
+      ((op == OpKind::MaxPool || op == OpKind::GlobalMaxPool || op == OpKind::QLinearConv) &&
+       isByte)) {
     return;
   }
   requireF32(g, id, v);
@@ -230,15 +231,23 @@ OutInfo same(const Value& v) {
   return OutInfo{v.dtype, v.shape, std::nullopt};
 }
 
+/// A QLinear op's output type: its zero point input \p index's dtype, uint8 when absent.
+DType qlinearOutputType(const Graph& g, NodeId id, size_t index) {
+  const Value* z = optionalInput(g, id, index);
+  return z == nullptr ? DType::U8 : z->dtype;
+}
+
 std::vector<OutInfo> inferConvLike(const Graph& g, NodeId id) {
   const Node& n = g.node(id);
   const Value& x = requiredInput(g, id, 0, "data");
   requireDTypeOf(g, id, x);
   Dims out;
-  if (n.op == OpKind::Conv || n.op == OpKind::ConvTranspose) {
+  if (n.op == OpKind::Conv || n.op == OpKind::ConvTranspose || n.op == OpKind::QLinearConv) {
     const ConvParams p = convParams(g, id);
     out = {p.batch, p.outChannels};
     out.insert(out.end(), p.outSpatial.begin(), p.outSpatial.end());
+    if (n.op == OpKind::QLinearConv) // the output's integer type: y_zero_point's (uint8 without)
+      return {OutInfo{qlinearOutputType(g, id, 7), out, std::nullopt}};
   } else {
     const PoolParams p = poolParams(g, id);
     out = {p.batch, p.channels};
@@ -252,10 +261,13 @@ std::vector<OutInfo> inferConvLike(const Graph& g, NodeId id) {
 }
 
 std::vector<OutInfo> inferMatMul(const Graph& g, NodeId id) {
+  const bool qlinear = g.node(id).op == OpKind::QLinearMatMul; // a, a_s, a_z, b, b_s, b_z, y_s, y_z
   const Value& a = requiredInput(g, id, 0, "A");
-  const Value& b = requiredInput(g, id, 1, "B");
-  requireF32(g, id, a);
-  requireF32(g, id, b);
+  const Value& b = requiredInput(g, id, qlinear ? 3 : 1, "B");
+  if (!qlinear) {
+    requireF32(g, id, a);
+    requireF32(g, id, b);
+  }
   if (a.shape.empty() || b.shape.empty()) {
     g.fail(id, "MatMul operands must have rank >= 1, found " + dimsToString(a.shape) + " and " +
                    dimsToString(b.shape));
@@ -275,7 +287,7 @@ std::vector<OutInfo> inferMatMul(const Graph& g, NodeId id) {
   if (b.shape.size() > 1) {
     out.push_back(sb.back());
   }
-  return {OutInfo{DType::F32, out, std::nullopt}};
+  return {OutInfo{qlinear ? qlinearOutputType(g, id, 7) : DType::F32, out, std::nullopt}};
 }
 
 std::vector<OutInfo> inferBinary(const Graph& g, NodeId id) {
@@ -502,6 +514,7 @@ std::vector<OutInfo> computeOutputs(const Graph& g, NodeId id) {
   switch (n.op) {
   case OpKind::Conv:
   case OpKind::ConvTranspose:
+  case OpKind::QLinearConv:
   case OpKind::MaxPool:
   case OpKind::AveragePool:
   case OpKind::GlobalAveragePool:
@@ -601,6 +614,7 @@ std::vector<OutInfo> computeOutputs(const Graph& g, NodeId id) {
     return {OutInfo{DType::F32, {p.m, p.n}, std::nullopt}};
   }
   case OpKind::MatMul:
+  case OpKind::QLinearMatMul:
     return inferMatMul(g, id);
   case OpKind::Softmax:
     requireF32(g, id, in0());

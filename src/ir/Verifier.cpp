@@ -65,6 +65,10 @@ Arity arityOf(OpKind op, int64_t opset) {
   case OpKind::QuantizeLinear:
   case OpKind::DequantizeLinear:
     return {2, 3, 1, 1};
+  case OpKind::QLinearConv:
+    return {8, 9, 1, 1};
+  case OpKind::QLinearMatMul:
+    return {8, 8, 1, 1};
   case OpKind::LayerNormalization:
     return {2, 3, 1, 3};
   case OpKind::PRelu:

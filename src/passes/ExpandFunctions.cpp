@@ -149,6 +149,57 @@ void expandNormalization(Graph& g, const ir::Node& n, const ir::NormalizationPar
   e.op(OpKind::Add, {e.op(OpKind::Mul, {normalized, scale}), bias}, {}, y);
 }
 
+/// QLinearConv / QLinearMatMul as ONNX defines them: DequantizeLinear of the input and of the
+/// weights (per output channel: Conv axis 0, MatMul's B per column, axis 1), the float op (an
+/// int32 bias dequantized at x_scale * w_scale, the scale ONNX specifies for it), then
+/// QuantizeLinear at the output's scale and zero point.
+void expandQLinear(Graph& g, const ir::Node& n, NodeId id) {
+  Emitter e(g, n);
+  const bool conv = n.op == OpKind::QLinearConv;
+  (void)id;
+  const auto dq = [&](size_t first, int64_t axis) {
+    ir::AttrMap a;
+    if (axis >= 0)
+      a.set("axis", axis);
+    const ValueId out = e.op(OpKind::DequantizeLinear,
+                             {n.inputs[first], n.inputs[first + 1], n.inputs[first + 2]}, a);
+    g.node(static_cast<NodeId>(g.numNodes()) - 1).opset = 13; // per-axis scales
+    return out;
+  };
+  const ValueId x = dq(0, -1);
+  const ValueId w = dq(3, conv ? 0 : 1);
+  std::vector<ValueId> inputs{x, w};
+  if (conv && n.inputs.size() > 8 && n.inputs[8] != ir::kNoValue) {
+    // bias_scale[c] = x_scale * w_scale[c] in f32
+    const Tensor& xs = *g.value(n.inputs[1]).constant;
+    const Tensor& ws = *g.value(n.inputs[4]).constant;
+    std::vector<float> scales;
+    for (int64_t c = 0; c < ws.numElements(); ++c)
+      scales.push_back(xs.values<float>()[0] * ws.values<float>()[static_cast<size_t>(c)]);
+    const ValueId s = g.addConstant(g.uniqueName(n.name + "/bias_scale"),
+                                    Tensor::fromVector<float>({ws.numElements()}, scales));
+    ir::AttrMap a;
+    a.set("axis", int64_t{0});
+    inputs.push_back(e.op(OpKind::DequantizeLinear, {n.inputs[8], s}, a));
+    g.node(static_cast<NodeId>(g.numNodes()) - 1).opset = 13;
+  }
+  ir::AttrMap attrs = n.attrs;
+  const ValueId y = e.op(conv ? OpKind::Conv : OpKind::MatMul, inputs, std::move(attrs));
+  e.op(OpKind::QuantizeLinear, {y, n.inputs[6], n.inputs[7]}, {}, outputOf(n, 0));
+  g.node(static_cast<NodeId>(g.numNodes()) - 1).opset = 13;
+}
+
+/// The scales and zero points of a QOperator node must be constants (nnaccel is static).
+void requireQLinearConstants(const Graph& g, NodeId id) {
+  const ir::Node& n = g.node(id);
+  for (size_t k : {1u, 2u, 4u, 5u, 6u, 7u})
+    if (k < n.inputs.size() && n.inputs[k] != ir::kNoValue && !g.isConstant(n.inputs[k]))
+      g.fail(id,
+             "input " + std::to_string(k) + " ('" + g.value(n.inputs[k]).name +
+                 "', a scale or zero point) is not a constant",
+             ErrorKind::Unsupported);
+}
+
 bool expandable(const Graph& g, const ir::Node& n) {
   if (n.inputs.empty() || g.isConstant(n.inputs[0]) || n.outputs.empty() ||
       n.outputs[0] == ir::kNoValue)
@@ -162,6 +213,8 @@ bool expandable(const Graph& g, const ir::Node& n) {
   case OpKind::LRN:
   case OpKind::InstanceNormalization:
   case OpKind::LayerNormalization:
+  case OpKind::QLinearConv:
+  case OpKind::QLinearMatMul:
     return true;
   default:
     return false;
@@ -179,7 +232,10 @@ std::size_t expandFunctions(Graph& g) {
     const ir::Node n = g.node(id); // a copy: adding nodes reallocates
     // Parameters first: the node is detached before its expansion writes its outputs.
     std::function<void()> emit;
-    if (n.op == OpKind::LRN)
+    if (n.op == OpKind::QLinearConv || n.op == OpKind::QLinearMatMul) {
+      requireQLinearConstants(g, id);
+      emit = [&g, &n, id] { expandQLinear(g, n, id); };
+    } else if (n.op == OpKind::LRN)
       emit = [&g, &n, p = ir::lrnParams(g, id)] { expandLrn(g, n, p); };
     else if (n.op == OpKind::InstanceNormalization || n.op == OpKind::LayerNormalization)
       emit = [&g, &n, p = ir::normalizationParams(g, id)] { expandNormalization(g, n, p); };

@@ -17,7 +17,8 @@ namespace nnaccel::passes {
 void runDefaultPipeline(ir::Graph& g) {
   ir::inferShapes(g);
   foldConstants(g);
-  expandFunctions(g);
+  if (expandFunctions(g) > 0)
+    foldConstants(g); // an expanded QOperator node's weight DequantizeLinear folds
   canonicalizeOperands(g);
   fuseWrittenActivations(g);
   foldBatchNorm(g);

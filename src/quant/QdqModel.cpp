@@ -37,6 +37,13 @@ std::optional<std::string> asymmetry(const ir::QdqParams& p) {
   return std::nullopt;
 }
 
+/// Ops that only move an integer tensor's codes (a QOperator model reshapes int8 tensors
+/// between its QLinear nodes): run on the float side instead, they move the same values.
+bool movesCodes(OpKind op) {
+  return op == OpKind::Reshape || op == OpKind::Flatten || op == OpKind::Squeeze ||
+         op == OpKind::Unsqueeze || op == OpKind::Transpose || op == OpKind::Identity;
+}
+
 bool sameParams(const ir::QdqParams& a, const ir::QdqParams& b) {
   return a.axis == b.axis && a.scales == b.scales && a.zeros == b.zeros &&
          a.quantized == b.quantized;
@@ -47,6 +54,7 @@ bool sameParams(const ir::QdqParams& a, const ir::QdqParams& b) {
 std::map<ir::ValueId, float> absorbQdqPairs(Graph& g) {
   std::map<ValueId, float> scales;
   std::vector<NodeId> removed;
+  std::vector<ValueId> movedToFloat;
   for (NodeId id = 0; id < static_cast<NodeId>(g.numNodes()); ++id) {
     const ir::Node& q = g.node(id);
     if (q.op != OpKind::QuantizeLinear)
@@ -60,17 +68,31 @@ std::map<ir::ValueId, float> absorbQdqPairs(Graph& g) {
              "its integer output leaves the graph; nnaccel runs QDQ models whose "
              "QuantizeLinear outputs are dequantized again",
              ErrorKind::Unsupported);
-    for (NodeId u : g.users(code)) {
-      const ir::Node& d = g.node(u);
-      if (d.op != OpKind::DequantizeLinear || d.inputs[0] != code ||
-          !sameParams(ir::qdqParams(g, u), p))
-        g.fail(u,
-               fmt::format("it reads QuantizeLinear '{}' but is not a DequantizeLinear with "
-                           "the same scale and zero point",
-                           q.name),
-               ErrorKind::Unsupported);
-      g.replaceAllUses(d.outputs[0], x);
-      removed.push_back(u);
+    // (integer value, the float value it stands for): the code and x, then the outputs of the
+    // code-moving ops between them and their DequantizeLinears, moved to the float side.
+    std::vector<std::pair<ValueId, ValueId>> work{{code, x}};
+    while (!work.empty()) {
+      const auto [integer, real] = work.back();
+      work.pop_back();
+      for (NodeId u : g.users(integer)) {
+        ir::Node& d = g.node(u);
+        if (d.op == OpKind::DequantizeLinear && d.inputs[0] == integer &&
+            sameParams(ir::qdqParams(g, u), p)) {
+          g.replaceAllUses(d.outputs[0], real);
+          removed.push_back(u);
+        } else if (movesCodes(d.op) && d.inputs[0] == integer && !g.isOutput(d.outputs[0])) {
+          d.inputs[0] = real;
+          movedToFloat.push_back(d.outputs[0]); // typed f32 once its readers are checked
+          work.emplace_back(d.outputs[0], d.outputs[0]);
+        } else {
+          g.fail(u,
+                 fmt::format("it reads the integer output of QuantizeLinear '{}' but is not a "
+                             "DequantizeLinear with the same scale and zero point (nor a "
+                             "Reshape, Transpose, ... on the way to one)",
+                             q.name),
+                 ErrorKind::Unsupported);
+        }
+      }
     }
     if (auto [it, fresh] = scales.emplace(x, p.scales[0]); !fresh && it->second != p.scales[0])
       g.fail(id,
@@ -86,6 +108,8 @@ std::map<ir::ValueId, float> absorbQdqPairs(Graph& g) {
              "a DequantizeLinear of a computed integer tensor that no QuantizeLinear of "
              "this graph produced (an integer graph input) has no int8 form here",
              ErrorKind::Unsupported);
+  for (ValueId v : movedToFloat)
+    g.value(v).dtype = DType::F32;
   std::sort(removed.begin(), removed.end());
   removed.erase(std::unique(removed.begin(), removed.end()), removed.end());
   g.removeNodes(removed);

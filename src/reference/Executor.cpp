@@ -223,6 +223,12 @@ std::vector<Tensor> evalUnchecked(const ir::Graph& g, ir::NodeId id, const NodeI
   }
   case OpKind::Cast:
     return one(in.at(0).castTo(ir::castTarget(g, id)));
+  case OpKind::QLinearConv:
+  case OpKind::QLinearMatMul:
+    g.fail(id,
+           "QOperator nodes are written out as DequantizeLinear -> Conv/MatMul -> "
+           "QuantizeLinear by the default pipeline (passes/ExpandFunctions.h); run it first",
+           ErrorKind::Unsupported);
   case OpKind::QuantizeLinear:
     return one(quantizeLinear(ir::qdqParams(g, id), in.at(0)));
   case OpKind::DequantizeLinear:

@@ -25,7 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # model, input, output scale (the last QuantizeLinear's)
 MODELS = [("qdq_conv", "x_image", 0.05), ("qdq_depthwise", "x_image", 0.03),
           ("qdq_residual", "x_image", 0.05), ("qdq_concat_pool", "x_image", 0.04),
-          ("qdq_matmul", "x_rows", 0.1)]
+          ("qdq_matmul", "x_rows", 0.1), ("qop_conv_matmul", "x_image", 0.2)]
 ENGINES = [("systolic", []), ("sparse", ["--threads", "1"]), ("broadcast", [])]
 
 

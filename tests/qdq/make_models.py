@@ -111,10 +111,43 @@ def matmul_model(out):
     b.save(out, [1, 6, 32], y, [1, 6, 10])
 
 
+def qoperator_model(out):
+    """The QOperator form (ONNX Runtime's QuantFormat.QOperator): QuantizeLinear, two QLinearConv
+    and a QLinearMatMul over int8 tensors, DequantizeLinear at the end."""
+    b = Builder("qop_conv_matmul")
+    xs, xz = b.const("xs", np.array(0.02, dtype=np.float32)), b.const("xz", np.array(0, dtype=np.int8))
+    q = b.node("QuantizeLinear", ["x", xs, xz], "q")
+
+    def qlinear_conv(x, x_s, x_z, cin, cout, y_scale):
+        codes = RNG.integers(-127, 128, size=(cout, cin, 3, 3), dtype=np.int8)
+        w_scales = (RNG.uniform(0.5, 1.5, size=cout) / 127 * 0.3).astype(np.float32)
+        bias = RNG.integers(-2000, 2000, size=cout).astype(np.int32)
+        ys = b.const("ys", np.array(y_scale, dtype=np.float32))
+        yz = b.const("yz", np.array(0, dtype=np.int8))
+        y = b.node("QLinearConv", [x, x_s, x_z, b.const("w", codes), b.const("ws", w_scales),
+                                   b.const("wz", np.zeros(cout, dtype=np.int8)), ys, yz,
+                                   b.const("b", bias)], "qconv", pads=[1, 1, 1, 1])
+        return y, ys, yz
+
+    c1, s1, z1 = qlinear_conv(q, xs, xz, 8, 8, 0.04)
+    c2, s2, z2 = qlinear_conv(c1, s1, z1, 8, 6, 0.05)
+    shape = b.const("shape", np.array([1, 6, 144], dtype=np.int64))
+    flat = b.node("Reshape", [c2, shape], "flat")
+    w = b.const("mw", RNG.integers(-127, 128, size=(144, 10), dtype=np.int8))
+    ms = b.const("ms", np.array(0.003, dtype=np.float32))
+    mz = b.const("mz", np.array(0, dtype=np.int8))
+    ys = b.const("mys", np.array(0.2, dtype=np.float32))
+    yz = b.const("myz", np.array(0, dtype=np.int8))
+    mm = b.node("QLinearMatMul", [flat, s2, z2, w, ms, mz, ys, yz], "qmm")
+    y = b.node("DequantizeLinear", [mm, ys, yz], "dq")
+    b.save(out, [1, 8, 12, 12], y, [1, 6, 10])
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
-    for make in (conv_model, depthwise_model, residual_model, concat_pool_model, matmul_model):
+    for make in (conv_model, depthwise_model, residual_model, concat_pool_model, matmul_model,
+                 qoperator_model):
         make(out)
     for name, shape in (("x_image", (1, 8, 12, 12)), ("x_rows", (1, 6, 32))):
         np.save(os.path.join(out, name + ".npy"),
