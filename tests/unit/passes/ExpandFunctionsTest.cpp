@@ -110,3 +110,52 @@ TEST(ExpandFunctions, ConstantInputsAndOtherOpsAreLeftToFolding) {
   EXPECT_EQ(countOps(b.g, OpKind::ReduceL2), 1u);
   EXPECT_EQ(countOps(b.g, OpKind::ReduceProd), 1u);
 }
+
+// QLinearConv written out as ONNX defines it: the graph after expansion computes the same
+// integer codes as the direct integer formula on this small case (a 1x1 convolution).
+TEST(ExpandFunctions, QLinearConvBecomesDequantizeConvQuantize) {
+  GraphBuilder b(13);
+  const ValueId x = b.input("x", {1, 2, 1, 2}, DType::U8);
+  auto scalar = [&](const std::string& name, Tensor t) { return b.constant(name, std::move(t)); };
+  const NodeId id =
+      b.node(OpKind::QLinearConv, "qc",
+             {x, scalar("xs", Tensor::scalar(0.5f)), scalar("xz", Tensor::scalar(uint8_t{10})),
+              scalar("w", Tensor::fromVector<int8_t>({1, 2, 1, 1}, {3, -2})),
+              scalar("ws", Tensor::fromVector<float>({1}, {0.25f})),
+              scalar("wz", Tensor::fromVector<int8_t>({1}, {0})),
+              scalar("ys", Tensor::scalar(0.125f)), scalar("yz", Tensor::scalar(uint8_t{100})),
+              scalar("bias", Tensor::fromVector<int32_t>({1}, {4}))},
+             {"y"}, {}, 10);
+  b.g.outputs = {b.g.node(id).outputs[0]};
+  inferShapes(b.g);
+  EXPECT_EQ(b.g.value(b.g.outputs[0]).dtype, DType::U8);
+  EXPECT_EQ(expandFunctions(b.g), 1u);
+  EXPECT_EQ(countOps(b.g, OpKind::QLinearConv), 0u);
+  EXPECT_EQ(countOps(b.g, OpKind::Conv), 1u);
+  EXPECT_EQ(countOps(b.g, OpKind::QuantizeLinear), 1u);
+  // channel 0 codes (12, 8) are (1, -1), channel 1's (14, 16) are (2, 3); w is (0.75, -0.5),
+  // the bias 4 * (0.5 * 0.25) = 0.5: y = 0.75 * c0 - 0.5 * c1 + 0.5 = (0.25, -1.75), codes
+  // 0.25 / 0.125 + 100 = 102 and -1.75 / 0.125 + 100 = 86
+  const Tensor in = Tensor::fromVector<uint8_t>({1, 2, 1, 2}, {12, 8, 14, 16});
+  const Tensor y = reference::Executor(b.g).run({in})[0];
+  EXPECT_EQ(y.data<uint8_t>()[0], 102);
+  EXPECT_EQ(y.data<uint8_t>()[1], 86);
+}
+
+TEST(ExpandFunctions, QLinearScalesMustBeConstants) {
+  GraphBuilder b(13);
+  const ValueId x = b.input("x", {1, 1, 1, 1}, DType::U8);
+  const ValueId xs = b.input("xs", {});
+  const NodeId id =
+      b.node(OpKind::QLinearMatMul, "qm",
+             {x, xs, b.constant("xz", Tensor::scalar(uint8_t{0})),
+              b.constant("w", Tensor::fromVector<uint8_t>({1, 1}, {1})),
+              b.constant("ws", Tensor::scalar(1.0f)), b.constant("wz", Tensor::scalar(uint8_t{0})),
+              b.constant("ys", Tensor::scalar(1.0f)), b.constant("yz", Tensor::scalar(uint8_t{0}))},
+             {"y"}, {}, 10);
+  b.g.outputs = {b.g.node(id).outputs[0]};
+  inferShapes(b.g);
+  EXPECT_EQ(errorOf([&] { expandFunctions(b.g); }),
+            "model.onnx: node 'qm' (QLinearMatMul, opset 10): input 1 ('xs', a scale or zero "
+            "point) is not a constant");
+}

@@ -113,6 +113,124 @@ std::string absorbError(int zero, bool uint8) {
   return nnaccel::test::errorOf([&] { absorbQdqPairs(g); }, ErrorKind::Unsupported);
 }
 
+/// x -> QuantizeLinear -> \p between (an op on the int8 codes) -> DequantizeLinear -> Relu: a
+/// QOperator model's Reshape between two QLinear nodes.
+ir::Graph codesBetween(ir::OpKind between) {
+  ir::Graph g;
+  g.name = "codes";
+  const ir::ValueId x = g.addValue("x", DType::F32, {1, 2, 3});
+  g.inputs = {x};
+  const ir::ValueId s = g.addConstant("s", Tensor::scalar(0.1f));
+  const ir::ValueId z = g.addConstant("z", Tensor::scalar(int8_t{0}));
+  const ir::ValueId q =
+      testing::qdq::node(g, ir::OpKind::QuantizeLinear, "q", {x, s, z}, {}, DType::I8);
+  std::vector<ir::ValueId> ins{q};
+  if (between == ir::OpKind::Reshape)
+    ins.push_back(g.addConstant("shape", Tensor::fromVector<int64_t>({2}, {1, 6})));
+  const ir::ValueId moved = testing::qdq::node(g, between, "mid", ins, {}, DType::I8);
+  g.outputs = {testing::qdq::node(
+      g, ir::OpKind::Relu, "r",
+      {testing::qdq::node(g, ir::OpKind::DequantizeLinear, "dq", {moved, s, z})})};
+  driver::prepareGraph(g);
+  return g;
+}
+
+TEST(QdqModel, CodesMovedBetweenAPairRunOnTheFloatSide) {
+  ir::Graph g = codesBetween(ir::OpKind::Reshape);
+  const std::map<ir::ValueId, float> scales = absorbQdqPairs(g);
+  EXPECT_EQ(scales.size(), 1u);
+  ASSERT_EQ(g.numNodes(), 2u); // Reshape of x, Relu
+  EXPECT_EQ(g.node(0).op, ir::OpKind::Reshape);
+  EXPECT_EQ(g.value(g.node(0).outputs[0]).dtype, DType::F32);
+  EXPECT_EQ(g.node(0).inputs[0], g.inputs[0]);
+  ir::Graph bad = codesBetween(ir::OpKind::Relu);
+  EXPECT_EQ(nnaccel::test::errorOf([&] { absorbQdqPairs(bad); }, ErrorKind::Unsupported),
+            "node 'mid' (Relu, opset 13): it reads the integer output of QuantizeLinear 'q' but "
+            "is not a DequantizeLinear with the same scale and zero point (nor a Reshape, "
+            "Transpose, ... on the way to one)");
+}
+
+TEST(QdqModel, IntegerValuesThatNoPairWrapsAreRefused) {
+  using testing::qdq::node;
+  { // a QuantizeLinear whose codes leave the graph
+    ir::Graph g;
+    g.name = "out";
+    const ir::ValueId x = g.addValue("x", DType::F32, {1, 2});
+    g.inputs = {x};
+    g.outputs = {node(g, ir::OpKind::QuantizeLinear, "q",
+                      {x, g.addConstant("s", Tensor::scalar(0.1f)),
+                       g.addConstant("z", Tensor::scalar(int8_t{0}))},
+                      {}, DType::I8)};
+    driver::prepareGraph(g);
+    EXPECT_EQ(nnaccel::test::errorOf([&] { absorbQdqPairs(g); }, ErrorKind::Unsupported),
+              "node 'q' (QuantizeLinear, opset 13): its integer output leaves the graph; nnaccel "
+              "runs QDQ models whose QuantizeLinear outputs are dequantized again");
+  }
+  { // a DequantizeLinear of an int8 graph input
+    ir::Graph g;
+    g.name = "in";
+    const ir::ValueId x = g.addValue("x", DType::I8, {1, 2});
+    g.inputs = {x};
+    g.outputs = {node(g, ir::OpKind::DequantizeLinear, "dq",
+                      {x, g.addConstant("s", Tensor::scalar(0.1f)),
+                       g.addConstant("z", Tensor::scalar(int8_t{0}))})};
+    driver::prepareGraph(g);
+    EXPECT_EQ(nnaccel::test::errorOf([&] { absorbQdqPairs(g); }, ErrorKind::Unsupported),
+              "node 'dq' (DequantizeLinear, opset 13): a DequantizeLinear of a computed integer "
+              "tensor that no QuantizeLinear of this graph produced (an integer graph input) has "
+              "no int8 form here");
+  }
+  { // a per-axis activation scale
+    ir::Graph g;
+    g.name = "axis";
+    const ir::ValueId x = g.addValue("x", DType::F32, {1, 2});
+    g.inputs = {x};
+    const ir::ValueId s = g.addConstant("s", Tensor::fromVector<float>({2}, {0.1f, 0.2f}));
+    const ir::ValueId z = g.addConstant("z", Tensor::fromVector<int8_t>({2}, {0, 0}));
+    const ir::ValueId q = node(g, ir::OpKind::QuantizeLinear, "q", {x, s, z}, {}, DType::I8);
+    g.outputs = {node(g, ir::OpKind::DequantizeLinear, "dq", {q, s, z})};
+    driver::prepareGraph(g);
+    EXPECT_EQ(nnaccel::test::errorOf([&] { absorbQdqPairs(g); }, ErrorKind::Unsupported),
+              "node 'q' (QuantizeLinear, opset 13): a per-axis activation scale (nnaccel holds "
+              "one scale per activation tensor)");
+  }
+}
+
+/// x -> Q/DQ -> Conv 1x1 (weights behind a DequantizeLinear with zero point \p weightZero) ->
+/// Relu -> Q/DQ at \p reluScale, with the Conv output also wrapped at \p convScale when > 0.
+ir::Graph weightGraph(int weightZero, float convScale, float reluScale) {
+  using testing::qdq::node;
+  using testing::qdq::wrap;
+  ir::Graph g;
+  g.name = "w";
+  const ir::ValueId x = g.addValue("x", DType::F32, {1, 2, 2, 2});
+  g.inputs = {x};
+  const ir::ValueId w =
+      node(g, ir::OpKind::DequantizeLinear, "wdq",
+           {g.addConstant("w", Tensor::fromVector<int8_t>({2, 2, 1, 1}, {1, 2, 3, 4})),
+            g.addConstant("ws", Tensor::scalar(0.01f)),
+            g.addConstant("wz", Tensor::scalar(static_cast<int8_t>(weightZero)))});
+  ir::ValueId c = node(g, ir::OpKind::Conv, "conv", {wrap(g, x, "x", 0.01f), w});
+  if (convScale > 0)
+    c = wrap(g, c, "c", convScale);
+  g.outputs = {wrap(g, node(g, ir::OpKind::Relu, "relu", {c}), "r", reluScale)};
+  driver::prepareGraph(g);
+  return g;
+}
+
+TEST(QdqModel, WeightsAndScalesTheInt8LayersCannotHoldAreRefused) {
+  EXPECT_NO_THROW(quantize(weightGraph(0, 0.0f, 0.05f), {}));
+  EXPECT_EQ(nnaccel::test::errorOf([&] { quantize(weightGraph(1, 0.0f, 0.05f), {}); },
+                                   ErrorKind::Unsupported),
+            "node 'conv' (Conv, opset 13): its weights are s8 with a zero point; nnaccel's "
+            "weights are symmetric int8");
+  // The Relu keeps its input's int8 codes: one scale on both sides.
+  EXPECT_EQ(nnaccel::test::errorOf([&] { quantize(weightGraph(0, 0.04f, 0.05f), {}); },
+                                   ErrorKind::Unsupported),
+            "node 'relu' (Relu, opset 13): the model quantizes its input at scale 0.04 and its "
+            "output at 0.05, but Relu keeps its input's int8 codes (one scale on both sides)");
+}
+
 TEST(QdqModel, WhatHasNoSymmetricInt8FormIsAOneLineError) {
   EXPECT_EQ(absorbError(0, true),
             "node 'q' (QuantizeLinear, opset 13): u8 zero point 0 has no symmetric int8 "
