@@ -5,6 +5,7 @@
 /// test.
 #pragma once
 
+#include "GraphHelpers.h"
 #include "nnaccel/driver/ModelLoader.h"
 #include "nnaccel/ir/Graph.h"
 #include "nnaccel/support/Rng.h"
@@ -14,30 +15,6 @@
 #include <vector>
 
 namespace nnaccel::testing {
-namespace attention {
-
-inline Tensor uniform(Rng& rng, Dims shape, float scale) {
-  std::vector<float> v(static_cast<size_t>(numElements(shape)));
-  for (float& x : v)
-    x = rng.uniform(-scale, scale);
-  return Tensor::fromVector<float>(std::move(shape), v);
-}
-
-inline ir::ValueId addNode(ir::Graph& g, ir::OpKind op, const std::string& name,
-                           std::vector<ir::ValueId> inputs, ir::AttrMap attrs = {}) {
-  ir::Node n;
-  n.op = op;
-  n.name = name;
-  n.opset = 13;
-  n.inputs = std::move(inputs);
-  n.attrs = std::move(attrs);
-  const ir::ValueId y = g.addValue(name + "_out", DType::F32);
-  n.outputs = {y};
-  g.addNode(std::move(n));
-  return y;
-}
-
-} // namespace attention
 
 /// A self-attention block as vision transformers and SVTR text recognizers export it: x [1, T, D]
 /// -> q, k, v projections (MatMul by constants) -> per-head views [1, H, T, D/H] -> scores
@@ -46,8 +23,7 @@ inline ir::ValueId addNode(ir::Graph& g, ir::OpKind op, const std::string& name,
 /// operand broadcast over the heads (B with batch dims of 1). Prepared like a loaded model.
 inline ir::Graph attentionGraph(bool softmax, int64_t tokens = 6, int64_t heads = 2,
                                 int64_t headDim = 4) {
-  using attention::addNode;
-  using attention::uniform;
+  using graph::addNode;
   using ir::OpKind;
   Rng rng(33);
   ir::Graph g;
@@ -56,7 +32,7 @@ inline ir::Graph attentionGraph(bool softmax, int64_t tokens = 6, int64_t heads 
   const ir::ValueId x = g.addValue("x", DType::F32, {1, tokens, d});
   g.inputs = {x};
   const auto project = [&](const std::string& name) {
-    const ir::ValueId w = g.addConstant(name + ".w", uniform(rng, {d, d}, 0.5f));
+    const ir::ValueId w = g.addConstant(name + ".w", graph::uniformTensor(rng, {d, d}, 0.5f));
     const ir::ValueId y = addNode(g, OpKind::MatMul, name, {x, w});
     const ir::ValueId shape = g.addConstant(
         name + ".shape", Tensor::fromVector<int64_t>({4}, {1, tokens, heads, headDim}));

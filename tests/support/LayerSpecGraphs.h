@@ -12,6 +12,7 @@
 /// targets only and draws dense weights.
 #pragma once
 
+#include "GraphHelpers.h"
 #include "nnaccel/driver/ModelLoader.h"
 #include "nnaccel/ir/Graph.h"
 #include "nnaccel/ir/OpParams.h"
@@ -76,26 +77,8 @@ inline Tensor sparseWeights(Rng& rng, Dims shape, double density) {
   return Tensor::fromVector<float>(std::move(shape), v);
 }
 
-inline Tensor uniformTensor(Rng& rng, Dims shape, float scale) {
-  std::vector<float> v(static_cast<size_t>(numElements(shape)));
-  for (float& x : v)
-    x = rng.uniform(-scale, scale);
-  return Tensor::fromVector<float>(std::move(shape), v);
-}
-
-inline ir::ValueId addNode(ir::Graph& g, ir::OpKind op, const std::string& name,
-                           std::vector<ir::ValueId> inputs, ir::AttrMap attrs = {}) {
-  ir::Node n;
-  n.op = op;
-  n.name = name;
-  n.opset = 13;
-  n.inputs = std::move(inputs);
-  n.attrs = std::move(attrs);
-  const ir::ValueId y = g.addValue(name + "_out", DType::F32);
-  n.outputs = {y};
-  g.addNode(std::move(n));
-  return y;
-}
+using graph::addNode;
+using graph::uniformTensor;
 
 } // namespace detail
 

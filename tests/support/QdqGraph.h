@@ -7,6 +7,7 @@
 /// tests and the engine contract test.
 #pragma once
 
+#include "GraphHelpers.h"
 #include "nnaccel/driver/ModelLoader.h"
 #include "nnaccel/ir/Graph.h"
 #include "nnaccel/support/Rng.h"
@@ -18,19 +19,13 @@
 namespace nnaccel::testing {
 namespace qdq {
 
+using graph::addNode;
+
+/// A node of \p op as the QDQ graphs write them (opset 13; \p out its output's type).
 inline ir::ValueId node(ir::Graph& g, ir::OpKind op, const std::string& name,
                         std::vector<ir::ValueId> inputs, ir::AttrMap attrs = {},
                         DType out = DType::F32) {
-  ir::Node n;
-  n.op = op;
-  n.name = name;
-  n.opset = 13;
-  n.inputs = std::move(inputs);
-  n.attrs = std::move(attrs);
-  const ir::ValueId y = g.addValue(name + "_out", out);
-  n.outputs = {y};
-  g.addNode(std::move(n));
-  return y;
+  return addNode(g, op, name, std::move(inputs), std::move(attrs), out);
 }
 
 /// x -> QuantizeLinear -> DequantizeLinear at \p scale: int8 zero point 0, or uint8 zero point

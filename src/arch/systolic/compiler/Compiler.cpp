@@ -575,16 +575,9 @@ private:
     setActRecords(id, d, std::move(bias));
     std::string opName(ir::opName(n.op));
     const ir::ValueId outValue = fuseActivation(id, d, opName);
-    d.inChannels = k;
-    d.outChannels = cols;
-    d.h = AxisGeometry{1, 1, 1, 1, 1, 0};
-    d.w = AxisGeometry{rows, rows, 1, 1, 1, 0};
-    d.inTensor = tensorOf(n.inputs[0]);
+    setMatrixGeometry(d, n.inputs[0], outValue, rows, k, cols);
     d.inCStride = transA ? rows : 1;
     d.inXStride = transA ? 1 : k;
-    d.outTensor = tensorOf(outValue);
-    d.outCStride = 1;
-    d.outXStride = cols;
     Layer& l =
         beginLayer(id, LayerUnit::PeArray, opName, fmt::format("{}x{} * {}x{}", rows, k, k, cols));
     l.usefulMacs = ir::nodeMacs(g_, id);
@@ -626,18 +619,9 @@ private:
     }
     std::string opName(ir::opName(n.op));
     const ir::ValueId outValue = fuseActivation(id, d, opName);
-    d.inChannels = k;
-    d.outChannels = cols;
-    d.h = AxisGeometry{1, 1, 1, 1, 1, 0};
-    d.w = AxisGeometry{rows, rows, 1, 1, 1, 0};
-    d.inTensor = tensorOf(n.inputs[0]);
+    setMatrixGeometry(d, n.inputs[0], outValue, rows, k, cols);
     d.inNStride = *aStride;
-    d.inCStride = 1;
-    d.inXStride = k;
-    d.outTensor = tensorOf(outValue);
     d.outNStride = rows * cols;
-    d.outCStride = 1;
-    d.outXStride = cols;
     Layer& l = beginLayer(id, LayerUnit::PeArray, opName,
                           fmt::format("{} x {}x{} * {}x{}", d.batch, rows, k, k, cols));
     l.usefulMacs = ir::nodeMacs(g_, id);
@@ -645,6 +629,23 @@ private:
     setOutputs(l, {outValue});
     lowerConv(ctx_, d);
     endLayer();
+  }
+
+  /// A rows x k by k x cols product as a 1x1 convolution over a 1 x rows plane: A's rows are
+  /// the pixels, its columns the input channels (A row-major; the caller changes the input
+  /// strides for a transposed A), the output row-major [rows, cols].
+  void setMatrixGeometry(ConvDesc& d, ir::ValueId a, ir::ValueId out, int64_t rows, int64_t k,
+                         int64_t cols) {
+    d.inChannels = k;
+    d.outChannels = cols;
+    d.h = AxisGeometry{1, 1, 1, 1, 1, 0};
+    d.w = AxisGeometry{rows, rows, 1, 1, 1, 0};
+    d.inTensor = tensorOf(a);
+    d.inCStride = 1;
+    d.inXStride = k;
+    d.outTensor = tensorOf(out);
+    d.outCStride = 1;
+    d.outXStride = cols;
   }
 
   /// Elements between consecutive batch indices of a MatMul operand of \p shape (\p matrix
