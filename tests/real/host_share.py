@@ -34,9 +34,8 @@ MODELS = [
     ("mlsd_320x320_tiny.onnx", [], False),
     # PP-OCRv4 text recognizer (SVTR: LayerNorm written out, attention, three Softmax). Its
     # attention MatMuls multiply two computed tensors: on systolic's array (B as the stationary
-    # weights) and broadcast's lanes; on sparse they are 4 of 241 layers on the host (the PEs
-    # read weights only as compiler-encoded streams). The stream engine does not take it
-    # (Transpose).
+    # weights), broadcast's lanes and sparse's post-processing units (its PEs read weights only
+    # as compiler-encoded streams). The stream engine does not take it (Transpose).
     ("ch_PP-OCRv4_rec_infer.onnx", ["p2o.DynamicDimension.0=1", "p2o.DynamicDimension.1=320"],
      False),
 ]

@@ -224,12 +224,6 @@ private:
     case quant::QuantOpKind::MaxPool:
     case quant::QuantOpKind::AveragePool:
       return lowerPool(id);
-    case quant::QuantOpKind::TensorMatMul:
-      return lowerHost(id, "its B is a computed tensor: the PEs read weights as the compressed "
-                           "Kc x R x S blocks per input channel the compiler encodes (seed 001, "
-                           "digest 'Block granularity'), and the post-processing units write "
-                           "outputs in the activation tiling; no unit re-encodes one into the "
-                           "other at run time");
     default:
       return lowerElementwise(id);
     }
@@ -237,7 +231,10 @@ private:
 
   /// Element-wise and data-movement nodes on the post-processing units (seed 001: each PE's
   /// PPU applies non-linear functions and moves its own output tile); each PE takes the
-  /// output tile of its position in the planar tiling.
+  /// output tile of its position in the planar tiling. A MatMul of two computed tensors
+  /// (attention) runs there too, one multiply-accumulate per PPU operation: the multiplier
+  /// array reads weights only as the compressed Kc x R x S blocks the compiler encodes (seed
+  /// 001, digest "Block granularity"), and no unit re-encodes a computed B into them at run time.
   void lowerElementwise(ir::NodeId id) {
     if (Layer* l = common::appendElementwiseLayer(qm_, id, program_.layers, "sparse"))
       l->ppuTiling = planeTiling(l->elementwise.outShape);

@@ -561,6 +561,8 @@ struct Simulator::Impl {
     a.ppuOps = e.elementOps();
     a.iaReadBytes = e.activationReadBytes(qm.graph) * config.valueBits / 8;
     finishPpuLayer(l, t, std::move(out), a, load, ceilDiv(a.ppuOps, t.pes()), s, d);
+    if (qm.node(l.node).kind == quant::QuantOpKind::TensorMatMul) // the operator's own MACs
+      s.usefulMacs = ir::nodeMacs(qm.graph, l.node);
   }
 
   /// The common end of a post-processing layer: \p maxPeOps on the busiest PE after \p load
