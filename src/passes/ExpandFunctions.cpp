@@ -153,10 +153,9 @@ void expandNormalization(Graph& g, const ir::Node& n, const ir::NormalizationPar
 /// weights (per output channel: Conv axis 0, MatMul's B per column, axis 1), the float op (an
 /// int32 bias dequantized at x_scale * w_scale, the scale ONNX specifies for it), then
 /// QuantizeLinear at the output's scale and zero point.
-void expandQLinear(Graph& g, const ir::Node& n, NodeId id) {
+void expandQLinear(Graph& g, const ir::Node& n) {
   Emitter e(g, n);
   const bool conv = n.op == OpKind::QLinearConv;
-  (void)id;
   const auto dq = [&](size_t first, int64_t axis) {
     ir::AttrMap a;
     if (axis >= 0)
@@ -234,7 +233,7 @@ std::size_t expandFunctions(Graph& g) {
     std::function<void()> emit;
     if (n.op == OpKind::QLinearConv || n.op == OpKind::QLinearMatMul) {
       requireQLinearConstants(g, id);
-      emit = [&g, &n, id] { expandQLinear(g, n, id); };
+      emit = [&g, &n] { expandQLinear(g, n); };
     } else if (n.op == OpKind::LRN)
       emit = [&g, &n, p = ir::lrnParams(g, id)] { expandLrn(g, n, p); };
     else if (n.op == OpKind::InstanceNormalization || n.op == OpKind::LayerNormalization)

@@ -6,9 +6,10 @@ onnxruntime-node that scripts/fetch-onnxruntime installs) and on nnaccel's int8 
 codes element by element; then simulates each model on every int8 engine that takes it and
 requires VERIFIED with no layer on the host.
 
-Expected: every code equal to ONNX Runtime's. A difference of one code where a requantization
-lands exactly on a half is the known gap of nnaccel's rounding rule (half away from zero, ONNX
-Runtime: half to even); it is reported, and a larger one fails.
+Expected: every code equal to ONNX Runtime's, except in the concat + max pool model, where a
+Concat input requantized from 0.02 to 0.04 lands exactly on a half: nnaccel rounds that exact
+half to even, ONNX Runtime goes through fp32 and lands on either side (docs/Quantization.md,
+"QDQ models"). There a difference of one code is reported, and a larger one fails.
 
 usage: compare.py NNACCEL ORT_MODULES_DIR WORK_DIR
 Exits 77 (ctest's skip code) when ORT_MODULES_DIR has no onnxruntime-node, unless
@@ -22,10 +23,10 @@ import sys
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-# model, input, output scale (the last QuantizeLinear's)
-MODELS = [("qdq_conv", "x_image", 0.05), ("qdq_depthwise", "x_image", 0.03),
-          ("qdq_residual", "x_image", 0.05), ("qdq_concat_pool", "x_image", 0.04),
-          ("qdq_matmul", "x_rows", 0.1), ("qop_conv_matmul", "x_image", 0.2)]
+# model, input, output scale (the last QuantizeLinear's), codes allowed to differ from ORT's
+MODELS = [("qdq_conv", "x_image", 0.05, 0), ("qdq_depthwise", "x_image", 0.03, 0),
+          ("qdq_residual", "x_image", 0.05, 0), ("qdq_concat_pool", "x_image", 0.04, 1),
+          ("qdq_matmul", "x_rows", 0.1, 0), ("qop_conv_matmul", "x_image", 0.2, 0)]
 ENGINES = [("systolic", []), ("sparse", ["--threads", "1"]), ("broadcast", [])]
 
 
@@ -45,7 +46,7 @@ def main():
     run([sys.executable, os.path.join(HERE, "make_models.py"), work])
     failures = []
     total_equal = total = 0
-    for model, x, scale in MODELS:
+    for model, x, scale, allowed in MODELS:
         onnx_file = os.path.join(work, model + ".onnx")
         x_file = os.path.join(work, x + ".npy")
         ort_out = os.path.join(work, model + ".ort.npy")
@@ -60,7 +61,7 @@ def main():
         total += a.size
         print(f"{model}: {equal}/{a.size} output codes equal to ONNX Runtime's "
               f"(largest difference {worst} code)")
-        if a.shape != b.shape or worst > 1:
+        if a.shape != b.shape or worst > allowed:
             failures.append(f"{model}: shapes {a.shape} / {b.shape}, largest difference {worst}")
         for engine, extra in ENGINES:
             report = os.path.join(work, f"{model}.{engine}.json")

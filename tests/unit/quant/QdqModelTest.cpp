@@ -180,6 +180,25 @@ TEST(QdqModel, IntegerValuesThatNoPairWrapsAreRefused) {
               "tensor that no QuantizeLinear of this graph produced (an integer graph input) has "
               "no int8 form here");
   }
+  { // one value quantized at two scales
+    ir::Graph g;
+    g.name = "two";
+    const ir::ValueId x = g.addValue("x", DType::F32, {1, 2});
+    g.inputs = {x};
+    const ir::ValueId z = g.addConstant("z", Tensor::scalar(int8_t{0}));
+    std::vector<ir::ValueId> outs;
+    for (float scale : {0.1f, 0.2f}) {
+      const std::string n = scale == 0.1f ? "a" : "b";
+      const ir::ValueId s = g.addConstant("s" + n, Tensor::scalar(scale));
+      const ir::ValueId q = node(g, ir::OpKind::QuantizeLinear, "q" + n, {x, s, z}, {}, DType::I8);
+      outs.push_back(node(g, ir::OpKind::DequantizeLinear, "dq" + n, {q, s, z}));
+    }
+    g.outputs = outs;
+    driver::prepareGraph(g);
+    EXPECT_EQ(nnaccel::test::errorOf([&] { absorbQdqPairs(g); }, ErrorKind::Unsupported),
+              "node 'qb' (QuantizeLinear, opset 13): value 'x' is quantized with two scales (0.1 "
+              "and 0.2)");
+  }
   { // a per-axis activation scale
     ir::Graph g;
     g.name = "axis";
@@ -229,6 +248,29 @@ TEST(QdqModel, WeightsAndScalesTheInt8LayersCannotHoldAreRefused) {
                                    ErrorKind::Unsupported),
             "node 'relu' (Relu, opset 13): the model quantizes its input at scale 0.04 and its "
             "output at 0.05, but Relu keeps its input's int8 codes (one scale on both sides)");
+}
+
+TEST(QdqModel, WeightScalesAlongAnotherAxisThanTheOutputChannelsAreRefused) {
+  using testing::qdq::node;
+  using testing::qdq::wrap;
+  ir::Graph g;
+  g.name = "rows";
+  const ir::ValueId x = g.addValue("x", DType::F32, {1, 2});
+  g.inputs = {x};
+  ir::AttrMap rows;
+  rows.set("axis", int64_t{0}); // B [K, N] scaled per row: per input channel (the pipeline
+                                // turns the 2-D MatMul into a Gemm)
+  const ir::ValueId w =
+      node(g, ir::OpKind::DequantizeLinear, "wdq",
+           {g.addConstant("w", Tensor::fromVector<int8_t>({2, 3}, {1, 2, 3, 4, 5, 6})),
+            g.addConstant("ws", Tensor::fromVector<float>({2}, {0.01f, 0.02f})),
+            g.addConstant("wz", Tensor::fromVector<int8_t>({2}, {0, 0}))},
+           rows);
+  g.outputs = {wrap(g, node(g, ir::OpKind::MatMul, "mm", {wrap(g, x, "x", 0.01f), w}), "y", 0.1f)};
+  driver::prepareGraph(g);
+  EXPECT_EQ(nnaccel::test::errorOf([&] { quantize(g, {}); }, ErrorKind::Unsupported),
+            "node 'mm' (Gemm, opset 13): its weights are quantized per index along axis 0, not "
+            "per output channel");
 }
 
 TEST(QdqModel, WhatHasNoSymmetricInt8FormIsAOneLineError) {

@@ -546,9 +546,11 @@ struct Simulator::Impl {
     AccessCounts a;
     int64_t load = 0;
     const Dims& outShape = e.outShape;
+    // A dot product reads whole rows of A and columns of B, never only its own output tile.
+    const bool dot = !e.passes.empty() && e.passes.front().func == common::ElementwiseFunc::Dot;
     for (ir::ValueId v : std::set<ir::ValueId>(l.inputs.begin(), l.inputs.end())) {
       const Dims& shape = qm.graph.value(v).shape;
-      const bool samePlane = shape.size() >= 2 && outShape.size() >= 2 &&
+      const bool samePlane = !dot && shape.size() >= 2 && outShape.size() >= 2 &&
                              shape.back() == outShape.back() &&
                              shape[shape.size() - 2] == outShape[outShape.size() - 2];
       bool fromDram = false;
