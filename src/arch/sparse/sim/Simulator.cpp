@@ -85,18 +85,37 @@ report::EnergyParts energyParts(const AccessCounts& a, const EnergyTable& e) {
 
 namespace {
 
-/// Where a value lives between layers.
-struct Residency {
-  bool onChip = false; ///< compacted in the PEs' output-activation RAMs, in `tiling`
+/// Where one image of a value (or the whole value) lives between layers.
+struct Placement {
+  bool onChip = false; ///< compacted in the PEs' output-activation RAMs, in the value's tiling
   bool inDram = false; ///< also (or only) in DRAM: re-tiling readers pay no write-back
   /// The producer's compaction (Table 10) of an array layer's output: the next layer's input
   /// buffers when it reads the value in place.
   std::shared_ptr<const LayerInput> compacted;
-  Tiling tiling;
   int64_t compressedBytes = 0;
+};
+
+/// Where a value lives between layers. An array layer that ran a batch image by image leaves one
+/// placement per image: each image stays on chip while the batch's running per-PE total fits
+/// the activation RAMs (docs/arch/SparseCompiler.md §1). Other producers leave one placement
+/// for the whole value; graph inputs and host and view outputs none (they are in DRAM).
+struct Residency {
+  std::vector<Placement> images;
+  Tiling tiling;
   /// On chip in a dilated layer's phase order (output phases side by side): no reader's tiling.
   bool phaseOrder = false;
+  std::vector<int64_t> peBytes; ///< per PE: the on-chip bytes of the images admitted so far
+
+  /// Image \p image's placement (the whole value's when there is one), or null (DRAM only).
+  Placement* placement(int64_t image) {
+    if (images.empty())
+      return nullptr;
+    return images.size() == 1 ? &images[0] : &images.at(static_cast<size_t>(image));
+  }
 };
+
+/// loadInput's image argument for a reader that takes the whole value at once.
+constexpr int64_t kWholeValue = -1;
 
 } // namespace
 
@@ -179,22 +198,33 @@ struct Simulator::Impl {
     return s;
   }
 
-  /// Reads the input of a Conv or Pool layer: in place when the producer left it compacted in
-  /// this tiling, otherwise re-tiled through DRAM (written there first if it was on chip).
-  int64_t loadInput(ir::ValueId v, const Tiling& tiling, bool inPlacePossible,
+  /// Reads image \p image of value \p v (kWholeValue: all of it) for a layer in \p tiling: in
+  /// place when the producer left it compacted on chip in this tiling, otherwise re-tiled
+  /// through DRAM (the on-chip parts written there first).
+  int64_t loadInput(ir::ValueId v, int64_t image, const Tiling& tiling, bool inPlacePossible,
                     int64_t compressedBytes, AccessCounts& a, bool& fromDram) {
     Residency& r = residency[static_cast<size_t>(v)];
-    if (r.onChip && inPlacePossible && !r.phaseOrder && r.tiling == tiling) {
+    std::vector<Placement*> parts;
+    if (image == kWholeValue) {
+      for (Placement& p : r.images)
+        parts.push_back(&p);
+    } else if (Placement* p = r.placement(image)) {
+      parts.push_back(p);
+    }
+    const bool onChip = !parts.empty() && std::all_of(parts.begin(), parts.end(),
+                                                      [](const Placement* p) { return p->onChip; });
+    if (onChip && inPlacePossible && !r.phaseOrder && r.tiling == tiling) {
       fromDram = false;
       return 0;
     }
     fromDram = true;
     int64_t cycles = 0;
-    if (r.onChip && !r.inDram) { // the producer's compacted output goes to DRAM first
-      a.dramWriteBytes += r.compressedBytes;
-      cycles += dramCycles(r.compressedBytes);
-      r.inDram = true;
-    }
+    for (Placement* p : parts)
+      if (p->onChip && !p->inDram) { // the producer's compacted output goes to DRAM first
+        a.dramWriteBytes += p->compressedBytes;
+        cycles += dramCycles(p->compressedBytes);
+        p->inDram = true;
+      }
     a.dramReadBytes += compressedBytes;
     return cycles + dramCycles(compressedBytes);
   }
@@ -219,7 +249,8 @@ struct Simulator::Impl {
   }
 
   struct OutputSize {
-    int64_t bytes = 0, maxPeBytes = 0, nonZeros = 0, elements = 0;
+    int64_t bytes = 0, nonZeros = 0, elements = 0;
+    std::vector<int64_t> peBytes; ///< per PE of the output tiling
     std::shared_ptr<const LayerInput> compacted;
   };
 
@@ -230,13 +261,13 @@ struct Simulator::Impl {
   }
 
   /// A Conv layer: the PT-IS-CP dataflow takes one image (N = 1), so a batch runs image after
-  /// image through the layer, each streaming the weights again; every image's output is then
-  /// written to DRAM (the output RAMs hold one image) and the next layer reads it back.
+  /// image through the layer, each streaming the weights again (the accumulator banks hold one
+  /// image's partial sums); each image's output stays on chip while the batch fits.
   void runConv(const Layer& l, const SimOptions& options, const Tensor& x, bool isSynthetic,
                report::LayerStats& s, LayerDetail& d) {
     const int64_t images = imagesOf(l);
     if (images == 1) {
-      convImage(l, options, x, isSynthetic, false, d);
+      convImage(l, options, x, isSynthetic, 0, 1, d);
     } else {
       Tensor out(DType::I8, qm.graph.value(l.outputs[0]).shape);
       const int64_t inSize = x.numElements() / images, outSize = out.numElements() / images;
@@ -246,7 +277,7 @@ struct Simulator::Impl {
         Tensor xn(DType::I8, imageShape);
         std::copy_n(x.data<int8_t>() + n * inSize, inSize, xn.data<int8_t>());
         LayerDetail dn;
-        convImage(l, options, xn, true, true, dn); // fresh compaction: not the producer's image
+        convImage(l, options, xn, isSynthetic, n, images, dn);
         const Tensor& yn = values[static_cast<size_t>(l.outputs[0])];
         std::copy_n(yn.data<int8_t>(), outSize, out.data<int8_t>() + n * outSize);
         addImage(d, dn, n);
@@ -285,13 +316,14 @@ struct Simulator::Impl {
     a.outputToDram = a.outputToDram || b.outputToDram;
   }
 
-  /// One image of Conv layer \p l on input \p x; \p outputToDram forces its output to DRAM.
+  /// Image \p image (of \p images) of Conv layer \p l on that image's input \p x.
   void convImage(const Layer& l, const SimOptions& options, const Tensor& x, bool isSynthetic,
-                 bool outputToDram, LayerDetail& d) {
+                 int64_t image, int64_t images, LayerDetail& d) {
     const ConvLayer& c = l.conv;
     const bool inPlace =
         c.phasesX * c.phasesY == 1 && !c.phaseDecomposed() && !c.matrixLayout && c.planeW == c.inW;
-    const std::shared_ptr<const LayerInput> inHeld = convInput(l, x, isSynthetic, inPlace);
+    const std::shared_ptr<const LayerInput> inHeld =
+        convInput(l, x, isSynthetic, inPlace, image, images);
     const LayerInput& in = *inHeld;
     int64_t iaBytes = 0, maxIaBytes = 0;
     for (int64_t b : in.bitsPerPe) {
@@ -300,8 +332,8 @@ struct Simulator::Impl {
     }
     AccessCounts dramSide;
     bool fromDram = false;
-    const int64_t loadCycles =
-        loadInput(l.inputs[0], c.inTiling, inPlace, iaBytes, dramSide, fromDram);
+    const int64_t loadCycles = loadInput(l.inputs[0], images == 1 ? kWholeValue : image, c.inTiling,
+                                         inPlace, iaBytes, dramSide, fromDram);
     const int64_t loadBytes = dramSide.dramReadBytes + dramSide.dramWriteBytes;
     ArrayResult sparse = runArray(c, config, in, false, options.threads);
     d = sparse.detail;
@@ -321,7 +353,7 @@ struct Simulator::Impl {
     const bool iaSpill = maxIaBytes > config.iaRamBytes;
     if (iaSpill)
       dramSide.dramReadBytes += iaBytes * static_cast<int64_t>(c.groups.size());
-    const OutputSize os = storeConvOutput(l, sparse.output, d, dramSide, outputToDram);
+    const OutputSize os = storeConvOutput(l, sparse.output, d, dramSide, image, images);
     boundByDram(c, loadBytes, loadCycles, dramSide, d);
     if (options.denseBaseline)
       runDenseBaseline(c, in, os, fromDram, d);
@@ -330,22 +362,27 @@ struct Simulator::Impl {
     d.energyPj = energyPj(d.access, config.energy);
   }
 
-  /// The compacted input of Conv layer \p l: the producer's compaction when it is read in place
-  /// (\p inPlace) and \p x is not a synthetic input, else \p x compacted.
+  /// The compacted input \p x of image \p image (of \p images) of Conv layer \p l: the
+  /// producer's compaction of that image when it is read in place (\p inPlace) and \p x is not
+  /// a synthetic input, else \p x compacted.
   std::shared_ptr<const LayerInput> convInput(const Layer& l, const Tensor& x, bool isSynthetic,
-                                              bool inPlace) const {
+                                              bool inPlace, int64_t image, int64_t images) const {
     const ConvLayer& c = l.conv;
     const Residency& src = residency[static_cast<size_t>(l.inputs[0])];
-    const bool reuse = !isSynthetic && inPlace && src.onChip && !src.phaseOrder && src.compacted &&
-                       src.tiling == c.inTiling;
-    return reuse ? src.compacted
+    const Placement* p = src.images.size() == static_cast<size_t>(images)
+                             ? &src.images[static_cast<size_t>(image)]
+                             : nullptr; // a compaction of the whole batch is not this image's
+    const bool reuse = !isSynthetic && inPlace && p && p->onChip && !src.phaseOrder &&
+                       p->compacted && src.tiling == c.inTiling;
+    return reuse ? p->compacted
                  : std::make_shared<const LayerInput>(compactInput(c, config, x.data<int8_t>()));
   }
 
-  /// Conv layer \p l's output: stored as a value, its compressed size and residency (on chip
-  /// when every PE's share fits its output RAM, else written to DRAM, counted in \p dramSide).
+  /// Image \p image (of \p images) of Conv layer \p l's output: stored as a value, its
+  /// compressed size and residency (on chip when every PE's share, with the batch's earlier
+  /// images, fits its activation RAM, else written to DRAM, counted in \p dramSide).
   OutputSize storeConvOutput(const Layer& l, const std::vector<int8_t>& output, LayerDetail& d,
-                             AccessCounts& dramSide, bool toDram) {
+                             AccessCounts& dramSide, int64_t image, int64_t images) {
     const ConvLayer& c = l.conv;
     Dims shape = qm.graph.value(l.outputs[0]).shape;
     if (!c.matrixLayout)
@@ -358,17 +395,40 @@ struct Simulator::Impl {
         os.elements > 0 ? static_cast<double>(os.nonZeros) / static_cast<double>(os.elements) : 1.0;
     d.access.oaWriteBytes = os.bytes;
     Residency& r = residency[static_cast<size_t>(l.outputs[0])];
-    r.onChip = !toDram && os.maxPeBytes <= config.oaRamBytes;
-    r.tiling = c.outTiling;
-    r.compressedBytes = os.bytes;
-    r.inDram = false;
-    r.compacted = os.compacted;
-    r.phaseOrder = c.phaseDecomposed();
-    d.outputToDram = !r.onChip;
-    if (!r.onChip)
+    if (image == 0) {
+      r = Residency{};
+      r.images.resize(static_cast<size_t>(images));
+      r.tiling = c.outTiling;
+      r.phaseOrder = c.phaseDecomposed();
+      r.peBytes.assign(os.peBytes.size(), 0);
+    }
+    Placement& p = r.images[static_cast<size_t>(image)];
+    p.onChip = admitOnChip(r, os.peBytes, image);
+    p.compressedBytes = os.bytes;
+    p.compacted = os.compacted;
+    d.outputToDram = !p.onChip;
+    if (!p.onChip)
       dramSide.dramWriteBytes += os.bytes;
     values[static_cast<size_t>(l.outputs[0])] = std::move(out);
     return os;
+  }
+
+  /// Whether image \p image of a batch, \p peBytes per PE, stays on chip beside the images
+  /// admitted before it (added to \p r's totals if so). The first image needs its output RAM;
+  /// later ones also sit in the input RAMs together when the next layer reads them, so they
+  /// need both [choice]. Once an image spills, the rest of the batch follows it to DRAM.
+  bool admitOnChip(Residency& r, const std::vector<int64_t>& peBytes, int64_t image) const {
+    if (image > 0 && !r.images[static_cast<size_t>(image - 1)].onChip)
+      return false;
+    const int64_t capacity =
+        image == 0 ? config.oaRamBytes : std::min(config.oaRamBytes, config.iaRamBytes);
+    NNACCEL_ASSERT(peBytes.size() == r.peBytes.size()) << "one output tiling per layer";
+    for (size_t pe = 0; pe < peBytes.size(); ++pe)
+      if (r.peBytes[pe] + peBytes[pe] > capacity)
+        return false;
+    for (size_t pe = 0; pe < peBytes.size(); ++pe)
+      r.peBytes[pe] += peBytes[pe];
+    return true;
   }
 
   /// DRAM bound: the re-tiling load is serial (\p loadCycles for \p loadBytes); the weights
@@ -505,7 +565,7 @@ struct Simulator::Impl {
     OutputSize s;
     for (int64_t b : oa.bitsPerPe) {
       s.bytes += ceilDiv(b, 8);
-      s.maxPeBytes = std::max(s.maxPeBytes, ceilDiv(b, 8));
+      s.peBytes.push_back(ceilDiv(b, 8));
     }
     s.nonZeros = oa.nonZeros;
     s.elements = oa.denseElements;
@@ -528,7 +588,7 @@ struct Simulator::Impl {
     AccessCounts a;
     bool fromDram = false;
     const int64_t inBytes = x.numElements() * config.valueBits / 8;
-    const int64_t load = loadInput(l.inputs[0], t, false, inBytes, a, fromDram);
+    const int64_t load = loadInput(l.inputs[0], kWholeValue, t, false, inBytes, a, fromDram);
     a.ppuOps = out.numElements() * window;
     a.iaReadBytes = a.ppuOps * config.valueBits / 8;
     d.inputFromDram = fromDram;
@@ -554,7 +614,8 @@ struct Simulator::Impl {
                              shape.back() == outShape.back() &&
                              shape[shape.size() - 2] == outShape[outShape.size() - 2];
       bool fromDram = false;
-      load += loadInput(v, t, samePlane, numElements(shape) * config.valueBits / 8, a, fromDram);
+      load += loadInput(v, kWholeValue, t, samePlane, numElements(shape) * config.valueBits / 8, a,
+                        fromDram);
       d.inputFromDram = d.inputFromDram || fromDram;
     }
     const int64_t constantBytes = e.constantBytes(qm.graph);
@@ -579,9 +640,8 @@ struct Simulator::Impl {
     d.energyPj = d.denseEnergyPj = energyPj(a, config.energy);
     Residency& r = residency[static_cast<size_t>(l.outputs[0])];
     r = Residency{};
-    r.onChip = true;
+    r.images.push_back(Placement{.onChip = true, .compressedBytes = a.oaWriteBytes});
     r.tiling = t;
-    r.compressedBytes = a.oaWriteBytes;
     values[static_cast<size_t>(l.outputs[0])] = std::move(out);
     s.cycles = d.cycles;
     s.busyCycles = d.cycles - load;
