@@ -25,6 +25,8 @@ std::span<const config::EmbeddedConfig> budgetFiles(); // generated from configs
 namespace {
 
 using config::IntRange;
+using config::kBytesPerCycleRange;
+using config::kClockMhzRange;
 using config::RealRange;
 
 constexpr IntRange kMultipliers{1, int64_t{1} << 30};
@@ -49,8 +51,8 @@ template <typename Visitor, typename B> void walkSchema(Visitor& v, B& b) {
   v.text("name", b.name);
   v.integer("multipliers", b.multipliers, kMultipliers);
   v.integer("sram_bytes", b.sramBytes, kSramBytes);
-  v.real("clock_mhz", b.clockMhz, kPositive);
-  v.real("dram_bytes_per_cycle", b.dramBytesPerCycle, kPositive);
+  v.real("clock_mhz", b.clockMhz, kClockMhzRange);
+  v.real("dram_bytes_per_cycle", b.dramBytesPerCycle, kBytesPerCycleRange);
   for (auto& section : b.engines)
     v.section(section.engine, [&] {
       for (auto& k : section.knobs) {

@@ -55,6 +55,9 @@ void ConfigPath::checkReal(std::string_view key, double value, RealRange range) 
   if (value < range.min) {
     fail(key, fmt::format("must be >= {} (got {})", range.min, value));
   }
+  if (value > range.max) {
+    fail(key, fmt::format("must be <= {} (got {})", range.max, value));
+  }
 }
 
 namespace {

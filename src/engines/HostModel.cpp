@@ -19,9 +19,16 @@ namespace {
 /// \p nanoseconds of wall time as whole cycles of a \p clockMhz clock, rounded up; a
 /// relative 1e-12 absorbs the binary rounding of exact products (2 x 1000 ns at 1 GHz is
 /// 2000 cycles, not 2001).
+/// A cost that does not fit the 64-bit cycle count (a host model far slower than any host, on a
+/// large layer) is refused naming the host model, never wrapped.
 int64_t cyclesOf(double nanoseconds, double clockMhz) {
-  const double cycles = nanoseconds * clockMhz / 1000.0;
-  return static_cast<int64_t>(std::ceil(cycles * (1.0 - 1e-12)));
+  const double cycles = std::ceil(nanoseconds * clockMhz / 1000.0 * (1.0 - 1e-12));
+  if (!(cycles < 0x1p62))
+    throw Error(ErrorKind::Config, ErrorContext{.key = "host"},
+                fmt::format("a host-fallback layer would take {:.3g} cycles, beyond the 64-bit "
+                            "cycle count; raise the host model's rates (--host)",
+                            cycles));
+  return static_cast<int64_t>(cycles);
 }
 
 } // namespace
@@ -72,6 +79,10 @@ void chargeHostLayers(report::RunReport& r, const HostModel& host) {
 
 namespace {
 
+/// Every host-model value is at most this (rates per second, nanoseconds, picojoules), so that
+/// sums of costs stay finite.
+constexpr double kMaxHostValue = 1e18;
+
 /// One settable field: its key, its member, and whether 0 is allowed (rates must be > 0).
 struct HostKey {
   const char* key;
@@ -113,6 +124,8 @@ void setHostModelKey(HostModel& m, const std::string& key, const std::string& va
     fail(fmt::format("expected a number, got '{}'", value));
   if (!std::isfinite(v) || v < 0 || (v == 0 && !k->zeroAllowed))
     fail(fmt::format("must be {} and finite (got {})", k->zeroAllowed ? ">= 0" : "> 0", value));
+  if (v > kMaxHostValue)
+    fail(fmt::format("must be <= {:g} (got {})", kMaxHostValue, value));
   m.*(k->field) = v;
 }
 

@@ -44,11 +44,21 @@ struct IntRange {
   int64_t max = std::numeric_limits<int64_t>::max();
 };
 
-/// Bounds of a real key: always finite, and >= min (> min when minExclusive).
+/// Bounds of a real key: always finite, >= min (> min when minExclusive) and <= max.
 struct RealRange {
   double min = -std::numeric_limits<double>::infinity();
   bool minExclusive = false;
+  double max = std::numeric_limits<double>::infinity();
 };
+
+/// The bounds every engine's rate, clock and energy keys share, chosen so that what follows from
+/// any accepted value stays finite and inside int64 (docs/ErrorHandling.md "Numeric guards"):
+/// at 1/1024 byte per cycle the largest transfer the importer admits (2^40 bytes) takes 2^50
+/// cycles; at 1 kHz that many cycles are still a finite time; an action of at most 10^12 pJ
+/// (1 J) counted 2^62 times is finite energy.
+inline constexpr RealRange kBytesPerCycleRange{1.0 / 1024, false, 1073741824.0};
+inline constexpr RealRange kClockMhzRange{1e-3, false, 1e6};
+inline constexpr RealRange kEnergyPjRange{0.0, false, 1e12};
 
 /// An integer map's entries (name, value) in file order; names are unique and non-empty.
 using IntegerMap = std::vector<std::pair<std::string, int64_t>>;

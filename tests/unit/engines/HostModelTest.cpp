@@ -142,7 +142,26 @@ TEST(HostModel, BadKeysAndValuesAreUsageErrorsNamingTheKey) {
   EXPECT_NE(message("link_latency_ns", "12ns").find("expected a number, got '12ns'"),
             std::string::npos);
   EXPECT_NE(message("link_latency_ns", "").find("expected a number, got ''"), std::string::npos);
+  EXPECT_NE(message("host_pj_per_mac", "1e300").find("must be <= 1e+18 (got 1e300)"),
+            std::string::npos);
   EXPECT_EQ(m, HostModel{}); // nothing was set
+}
+
+TEST(HostModel, ACostBeyondTheCycleCountIsAConfigErrorNotAWrappedCount) {
+  // 1 TB over a link of one byte per second at 1 GHz is 10^21 cycles: refused, naming the host
+  // model, where a cast would have wrapped it into a small or negative count.
+  HostModel slow;
+  slow.linkBytesPerSecond = 1;
+  try {
+    (void)hostCost(slow, 1000, int64_t{1} << 40, 0);
+    FAIL() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Config);
+    EXPECT_EQ(e.context().key, "host");
+    EXPECT_NE(std::string(e.what()).find("beyond the 64-bit cycle count"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_GT(hostCost(slow, 1000, int64_t{1} << 20, 0).linkCycles, int64_t{1} << 40);
 }
 
 } // namespace

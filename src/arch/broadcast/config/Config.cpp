@@ -21,6 +21,9 @@ namespace {
 
 using config::EnumName;
 using config::IntRange;
+using config::kBytesPerCycleRange;
+using config::kClockMhzRange;
+using config::kEnergyPjRange;
 using config::RealRange;
 
 constexpr EnumName<RfPolicy> kRfPolicyList[] = {
@@ -64,14 +67,12 @@ constexpr IntRange kBytesPerCycle{1, int64_t{1} << 20};
 constexpr IntRange kCycles{0, 1'000'000'000};
 constexpr IntRange kVectorWidth{0, 1024}; // 0 = the compiler picks N per layer
 constexpr IntRange kLayerVectorWidth{1, 1024};
-constexpr RealRange kPositive{0.0, true};
-constexpr RealRange kNonNegative{0.0, false};
 
 /// The schema: every key, in file order, with its member and its range. \p Visitor is
 /// config::ConfigReader (Config = BroadcastConfig), ConfigChecker or ConfigWriter (const).
 template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config& c) {
   v.text("name", c.name);
-  v.real("clock_mhz", c.clockMhz, kPositive);
+  v.real("clock_mhz", c.clockMhz, kClockMhzRange);
   v.section("pe_array", [&] {
     v.integer("columns", c.columns, kPeDim);
     v.integer("pes_per_column", c.pesPerColumn, kPeDim);
@@ -104,11 +105,11 @@ template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config&
   });
   v.section("global_buffer", [&] {
     v.integer("capacity_bytes", c.globalBufferCapacityBytes, kGlobalBufferBytes);
-    v.real("bytes_per_cycle", c.globalBufferBytesPerCycle, kPositive);
+    v.real("bytes_per_cycle", c.globalBufferBytesPerCycle, kBytesPerCycleRange);
     v.integer("latency_cycles", c.globalBufferLatencyCycles, kCycles);
   });
   v.section("memory", [&] {
-    v.real("bytes_per_cycle", c.memoryBytesPerCycle, kPositive);
+    v.real("bytes_per_cycle", c.memoryBytesPerCycle, kBytesPerCycleRange);
     v.integer("latency_cycles", c.memoryLatencyCycles, kCycles);
   });
   v.section("decomposition", [&] {
@@ -118,18 +119,18 @@ template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config&
   });
   v.section("energy", [&] {
     auto& e = c.energy;
-    v.real("mac_pj", e.macPj, kNonNegative);
-    v.real("input_rf_write_pj_per_byte", e.inputRfWritePjPerByte, kNonNegative);
-    v.real("input_rf_read_pj_per_byte", e.inputRfReadPjPerByte, kNonNegative);
-    v.real("weight_rf_write_pj_per_byte", e.weightRfWritePjPerByte, kNonNegative);
-    v.real("weight_rf_read_pj_per_byte", e.weightRfReadPjPerByte, kNonNegative);
-    v.real("output_rf_access_pj_per_byte", e.outputRfAccessPjPerByte, kNonNegative);
-    v.real("broadcast_pj_per_byte", e.broadcastPjPerByte, kNonNegative);
-    v.real("column_buffer_access_pj_per_byte", e.columnBufferAccessPjPerByte, kNonNegative);
-    v.real("global_buffer_read_pj_per_byte", e.globalBufferReadPjPerByte, kNonNegative);
-    v.real("global_buffer_write_pj_per_byte", e.globalBufferWritePjPerByte, kNonNegative);
-    v.real("memory_read_pj_per_byte", e.memoryReadPjPerByte, kNonNegative);
-    v.real("memory_write_pj_per_byte", e.memoryWritePjPerByte, kNonNegative);
+    v.real("mac_pj", e.macPj, kEnergyPjRange);
+    v.real("input_rf_write_pj_per_byte", e.inputRfWritePjPerByte, kEnergyPjRange);
+    v.real("input_rf_read_pj_per_byte", e.inputRfReadPjPerByte, kEnergyPjRange);
+    v.real("weight_rf_write_pj_per_byte", e.weightRfWritePjPerByte, kEnergyPjRange);
+    v.real("weight_rf_read_pj_per_byte", e.weightRfReadPjPerByte, kEnergyPjRange);
+    v.real("output_rf_access_pj_per_byte", e.outputRfAccessPjPerByte, kEnergyPjRange);
+    v.real("broadcast_pj_per_byte", e.broadcastPjPerByte, kEnergyPjRange);
+    v.real("column_buffer_access_pj_per_byte", e.columnBufferAccessPjPerByte, kEnergyPjRange);
+    v.real("global_buffer_read_pj_per_byte", e.globalBufferReadPjPerByte, kEnergyPjRange);
+    v.real("global_buffer_write_pj_per_byte", e.globalBufferWritePjPerByte, kEnergyPjRange);
+    v.real("memory_read_pj_per_byte", e.memoryReadPjPerByte, kEnergyPjRange);
+    v.real("memory_write_pj_per_byte", e.memoryWritePjPerByte, kEnergyPjRange);
   });
 }
 

@@ -496,8 +496,7 @@ struct Simulator::Impl {
   /// array's work and each level's traffic at its bandwidth; PE-cycles and energy.
   void finishLayer(int64_t arrayCycles, VariantStats& st) const {
     const auto atRate = [](const report::Traffic& t, double bytesPerCycle) {
-      return static_cast<int64_t>(
-          std::ceil(static_cast<double>(t.readBytes + t.writeBytes) / bytesPerCycle));
+      return transferCycles(t.readBytes + t.writeBytes, bytesPerCycle);
     };
     const bool touchesDram = st.dram.readBytes + st.dram.writeBytes > 0;
     const int64_t latency =

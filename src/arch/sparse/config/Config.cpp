@@ -19,6 +19,9 @@ namespace {
 
 using config::EnumName;
 using config::IntRange;
+using config::kBytesPerCycleRange;
+using config::kClockMhzRange;
+using config::kEnergyPjRange;
 using config::RealRange;
 
 constexpr EnumName<BankMapping> kBankMappingList[] = {
@@ -56,8 +59,6 @@ constexpr IntRange kCycles{0, 1'000'000'000};
 constexpr IntRange kValueBits{8, 32};
 constexpr IntRange kAccumulatorBits{16, 64};
 constexpr IntRange kIndexBits{1, 16};
-constexpr RealRange kPositive{0.0, true};
-constexpr RealRange kNonNegative{0.0, false};
 
 /// Width of the codes of the patent's code tables (Figs. 4C, 5A-5E list 16 codes each).
 constexpr int64_t kCodeTableIndexBits = 4;
@@ -66,7 +67,7 @@ constexpr int64_t kCodeTableIndexBits = 4;
 /// config::ConfigReader (Config = SparseConfig), ConfigChecker or ConfigWriter (const).
 template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config& c) {
   v.text("name", c.name);
-  v.real("clock_mhz", c.clockMhz, kPositive);
+  v.real("clock_mhz", c.clockMhz, kClockMhzRange);
   v.section("pe_array", [&] {
     v.integer("rows", c.peRows, kPeDim);
     v.integer("cols", c.peCols, kPeDim);
@@ -104,22 +105,22 @@ template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config&
     v.choice("activation_codes", c.activationCodes, kActivationCodes);
   });
   v.section("dram", [&] {
-    v.real("bytes_per_cycle", c.dramBytesPerCycle, kPositive);
+    v.real("bytes_per_cycle", c.dramBytesPerCycle, kBytesPerCycleRange);
     v.integer("latency_cycles", c.dramLatencyCycles, kCycles);
   });
   v.section("energy", [&] {
     auto& e = c.energy;
-    v.real("multiply_pj", e.multiplyPj, kNonNegative);
-    v.real("accumulator_rmw_pj", e.accumulatorRmwPj, kNonNegative);
-    v.real("crossbar_pj", e.crossbarPj, kNonNegative);
-    v.real("weight_fifo_read_pj_per_byte", e.weightFifoReadPjPerByte, kNonNegative);
-    v.real("weight_fifo_write_pj_per_byte", e.weightFifoWritePjPerByte, kNonNegative);
-    v.real("ia_ram_read_pj_per_byte", e.iaRamReadPjPerByte, kNonNegative);
-    v.real("oa_ram_write_pj_per_byte", e.oaRamWritePjPerByte, kNonNegative);
-    v.real("halo_pj", e.haloPj, kNonNegative);
-    v.real("ppu_op_pj", e.ppuOpPj, kNonNegative);
-    v.real("dram_read_pj_per_byte", e.dramReadPjPerByte, kNonNegative);
-    v.real("dram_write_pj_per_byte", e.dramWritePjPerByte, kNonNegative);
+    v.real("multiply_pj", e.multiplyPj, kEnergyPjRange);
+    v.real("accumulator_rmw_pj", e.accumulatorRmwPj, kEnergyPjRange);
+    v.real("crossbar_pj", e.crossbarPj, kEnergyPjRange);
+    v.real("weight_fifo_read_pj_per_byte", e.weightFifoReadPjPerByte, kEnergyPjRange);
+    v.real("weight_fifo_write_pj_per_byte", e.weightFifoWritePjPerByte, kEnergyPjRange);
+    v.real("ia_ram_read_pj_per_byte", e.iaRamReadPjPerByte, kEnergyPjRange);
+    v.real("oa_ram_write_pj_per_byte", e.oaRamWritePjPerByte, kEnergyPjRange);
+    v.real("halo_pj", e.haloPj, kEnergyPjRange);
+    v.real("ppu_op_pj", e.ppuOpPj, kEnergyPjRange);
+    v.real("dram_read_pj_per_byte", e.dramReadPjPerByte, kEnergyPjRange);
+    v.real("dram_write_pj_per_byte", e.dramWritePjPerByte, kEnergyPjRange);
   });
 }
 

@@ -116,11 +116,16 @@ struct Pe {
   int64_t doneAt = -1;
   /// The cycle the PE finished computing its group in this step (handled after the step).
   int64_t finishedAt = -1;
+  /// Its last step stalled on weight vectors not yet broadcast, with nothing in its crossbar:
+  /// nothing changes in the PE until the sequencer broadcasts again.
+  bool starved = false;
   // access counts
   int64_t products = 0, useful = 0, fragmentation = 0, iaReads = 0, weightReads = 0, denseLanes = 0;
 };
 
 constexpr int64_t kUnknown = -1;
+/// Credit waits up to this many cycles are stepped addition by addition (nextBroadcast).
+constexpr int64_t kSteppedAdditions = 64;
 
 class ArrayRun {
 public:
@@ -368,31 +373,65 @@ private:
           wake = std::min(wake, s == kUnknown ? INT64_MAX : s);
         } else if (pe.phase == Phase::Compute && dense_ && pe.busyUntil > t + 1) {
           wake = std::min(wake, pe.busyUntil);
-        } else {
-          busy = true;
+        } else if (pe.phase != Phase::Compute || !pe.starved) {
+          busy = true; // a starved PE waits for the sequencer's next broadcast (below)
         }
       }
       running = active > 0;
       if (broadcast < totalVecs_) {
-        busy = true;
+        const int64_t before = broadcast;
+        bool fifoFull = false;
         if (t >= c_.dramLatencyCycles) {
           credit = std::min(creditCap, credit + creditPerCycle);
           for (int64_t n = 0; n < c_.broadcastVectorsPerCycle && broadcast < totalVecs_; ++n) {
-            if ((minReleased != INT64_MAX && broadcast >= minReleased + fifoCap) ||
-                credit < static_cast<double>(vectorBits_))
+            fifoFull = minReleased != INT64_MAX && broadcast >= minReleased + fifoCap;
+            if (fifoFull || credit < static_cast<double>(vectorBits_))
               break;
             credit -= static_cast<double>(vectorBits_);
             ++broadcast;
           }
         }
+        if (broadcast > before || fifoFull)
+          busy = true; // the PEs see new vectors next cycle, or free FIFO entries
+        else
+          wake = std::min(wake, nextBroadcast(t, credit, creditPerCycle, creditCap));
       }
-      // Nothing can change before the next wake-up: skip the idle cycles.
+      // Nothing can change before the next wake-up (a PE's, or the sequencer's once DRAM has
+      // delivered): skip the idle cycles, so run time does not grow with DRAM latency.
       if (running && !busy && wake != INT64_MAX && wake > t + 1) {
         skipTo(t, wake - 1);
+        credit = creditAfter(t, wake - 1, credit, creditPerCycle, creditCap);
         t = wake - 1;
       }
     }
     cycles_ = t;
+  }
+
+  /// The first cycle after \p t in which the sequencer, waiting on DRAM alone with \p credit
+  /// bits, can broadcast. A short wait adds the credit cycle by cycle, as the loop above does,
+  /// so skipping gives the cycles stepping gives; a long one (a bandwidth far below a vector per
+  /// cycle) is computed in closed form, so run time does not grow with it.
+  int64_t nextBroadcast(int64_t t, double credit, double perCycle, double cap) const {
+    const int64_t first = std::max(t + 1, c_.dramLatencyCycles);
+    const auto need = static_cast<double>(vectorBits_);
+    const double additions = std::ceil((need - credit) / perCycle);
+    if (additions > kSteppedAdditions)
+      return first + static_cast<int64_t>(additions) - 1;
+    for (int64_t u = first;; ++u) {
+      credit = std::min(cap, credit + perCycle);
+      if (credit >= need)
+        return u;
+    }
+  }
+
+  /// The sequencer's credit after the cycles (\p t, \p to], starting from \p credit.
+  double creditAfter(int64_t t, int64_t to, double credit, double perCycle, double cap) const {
+    const int64_t first = std::max(t + 1, c_.dramLatencyCycles);
+    if (to - first + 1 > kSteppedAdditions)
+      return std::min(cap, credit + static_cast<double>(to - first + 1) * perCycle);
+    for (int64_t u = first; u <= to; ++u)
+      credit = std::min(cap, credit + perCycle);
+    return credit;
   }
 
   /// With two threads, large layers step the two halves of the grid in parallel.
@@ -462,6 +501,8 @@ private:
     for (Pe& pe : pe_) {
       if (pe.phase == Phase::WaitSwap)
         pe.waitSwap += n;
+      else if (pe.phase == Phase::Compute && pe.starved)
+        pe.stallWeights += n;
       else if (pe.phase == Phase::Compute)
         pe.issueCycles += n; // dense mode: a run of issues
     }
@@ -521,6 +562,7 @@ private:
 
   /// One cycle of the Table 4 sequence.
   void compute(int64_t p, Pe& pe, int64_t t, int64_t visible) {
+    pe.starved = false;
     const bool ready = dense_ || pe.xbar->ready(); // sampled at the start of the cycle
     if (!dense_)
       pe.xbar->arbitrate(t);
@@ -535,7 +577,7 @@ private:
            iaCount(p, works[pe.work].plane) == 0) {
       const PlaneWork& w = works[pe.work];
       if (w.vecStart + w.wVecs > visible) {
-        ++pe.stallWeights;
+        stallOnWeights(pe);
         return;
       }
       pe.released = w.vecStart + w.wVecs;
@@ -566,7 +608,7 @@ private:
       }
       const int64_t run = std::min(w.wVecs - pe.wVec, visible - (w.vecStart + pe.wVec));
       if (run <= 0) {
-        ++pe.stallWeights;
+        stallOnWeights(pe);
         return;
       }
       pe.busyUntil = t + run;
@@ -578,7 +620,7 @@ private:
       pe.wVec += run;
     } else {
       if (w.vecStart + pe.wVec >= visible) {
-        ++pe.stallWeights;
+        stallOnWeights(pe);
         return;
       }
       if (!ready) {
@@ -597,6 +639,12 @@ private:
         ++pe.work;
       }
     }
+  }
+
+  /// A cycle stalled on weight vectors not yet broadcast; starved if the crossbar is idle too.
+  void stallOnWeights(Pe& pe) const {
+    ++pe.stallWeights;
+    pe.starved = dense_ || pe.xbar->empty();
   }
 
   void finishCompute(Pe& pe, int64_t t) {

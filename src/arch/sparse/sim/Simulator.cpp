@@ -137,8 +137,7 @@ struct Simulator::Impl {
   int64_t dramCycles(int64_t bytes) const {
     if (bytes == 0)
       return 0;
-    return config.dramLatencyCycles +
-           static_cast<int64_t>(std::ceil(static_cast<double>(bytes) / config.dramBytesPerCycle));
+    return config.dramLatencyCycles + transferCycles(bytes, config.dramBytesPerCycle);
   }
 
   const Tensor& input(ir::ValueId v) const {

@@ -23,6 +23,8 @@ namespace {
 
 using config::EnumName;
 using config::IntRange;
+using config::kClockMhzRange;
+using config::kEnergyPjRange;
 using config::RealRange;
 
 constexpr EnumName<MultiplierForm> kMultiplierFormList[] = {
@@ -64,8 +66,6 @@ constexpr IntRange kWideBits{1, 64};   // partial sums, biases, accumulators
 constexpr IntRange kStages{0, 1024};   // 0: combinational
 constexpr IntRange kChips{1, 1024};
 constexpr IntRange kLinkCycles{0, 1'000'000'000};
-constexpr RealRange kPositive{0.0, true};
-constexpr RealRange kNonNegative{0.0, false};
 
 /// A per-row count: its value for every row and the rows that differ.
 template <typename Visitor, typename Counts>
@@ -79,7 +79,7 @@ void walkPerRow(Visitor& v, std::string_view key, Counts& counts, IntRange range
 template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config& c) {
   v.text("name", c.name);
   v.text("description", c.description);
-  v.real("clock_mhz", c.clockMhz, kPositive);
+  v.real("clock_mhz", c.clockMhz, kClockMhzRange);
   v.section("kernel_tiles", [&] {
     v.integer("rows", c.rows, kRows);
     walkPerRow(v, "tiles_per_row", c.kernelTilesPerRow, kTilesPerRow);
@@ -130,14 +130,14 @@ template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config&
   });
   v.section("energy", [&] {
     auto& e = c.energy;
-    v.real("cell_select_add_pj", e.cellSelectAddPj, kNonNegative);
-    v.real("mass_multiplier_add_pj", e.massMultiplierAddPj, kNonNegative);
-    v.real("fifo_value_pj", e.fifoValuePj, kNonNegative);
-    v.real("lut_lookup_pj", e.lutLookupPj, kNonNegative);
-    v.real("bus_set_transfer_pj", e.busSetTransferPj, kNonNegative);
-    v.real("aux_op_pj", e.auxOpPj, kNonNegative);
-    v.real("aux_multiply_pj", e.auxMultiplyPj, kNonNegative);
-    v.real("chip_link_set_pj", e.chipLinkSetPj, kNonNegative);
+    v.real("cell_select_add_pj", e.cellSelectAddPj, kEnergyPjRange);
+    v.real("mass_multiplier_add_pj", e.massMultiplierAddPj, kEnergyPjRange);
+    v.real("fifo_value_pj", e.fifoValuePj, kEnergyPjRange);
+    v.real("lut_lookup_pj", e.lutLookupPj, kEnergyPjRange);
+    v.real("bus_set_transfer_pj", e.busSetTransferPj, kEnergyPjRange);
+    v.real("aux_op_pj", e.auxOpPj, kEnergyPjRange);
+    v.real("aux_multiply_pj", e.auxMultiplyPj, kEnergyPjRange);
+    v.real("chip_link_set_pj", e.chipLinkSetPj, kEnergyPjRange);
   });
 }
 

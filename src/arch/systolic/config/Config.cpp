@@ -16,6 +16,9 @@ namespace {
 
 using config::EnumName;
 using config::IntRange;
+using config::kBytesPerCycleRange;
+using config::kClockMhzRange;
+using config::kEnergyPjRange;
 using config::RealRange;
 
 constexpr EnumName<PsumZeroMode> kZeroModeList[] = {
@@ -37,14 +40,12 @@ constexpr IntRange kPsumEntries{1, int64_t{1} << 24};
 constexpr IntRange kPerCycle{1, int64_t{1} << 24};
 constexpr IntRange kCycles{0, 1'000'000'000};
 constexpr IntRange kLanes{1, kMaxPeDim};
-constexpr RealRange kPositive{0.0, true};
-constexpr RealRange kNonNegative{0.0, false};
 
 /// The schema: every key, in file order, with its member and its range. \p Visitor is
 /// config::ConfigReader (Config = SystolicConfig), ConfigChecker or ConfigWriter (const).
 template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config& c) {
   v.text("name", c.name);
-  v.real("clock_mhz", c.clockMhz, kPositive);
+  v.real("clock_mhz", c.clockMhz, kClockMhzRange);
   v.section("array", [&] {
     v.integer("rows", c.peRows, kPeDim);
     v.integer("cols", c.peCols, kPeDim);
@@ -54,7 +55,7 @@ template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config&
   v.section("sbuf", [&] {
     v.integer("bytes_per_partition", c.sbufBytesPerPartition, kSbufBytes);
     v.integer("resident_bytes_per_partition", c.sbufResidentBytesPerPartition, kResidentBytes);
-    v.real("dma_bytes_per_cycle", c.sbufDmaBytesPerCycle, kPositive);
+    v.real("dma_bytes_per_cycle", c.sbufDmaBytesPerCycle, kBytesPerCycleRange);
     v.integer("dma_latency_cycles", c.sbufDmaLatencyCycles, kCycles);
   });
   v.section("psum", [&] {
@@ -71,22 +72,22 @@ template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config&
     v.integer("latency_cycles", c.poolLatencyCycles, kCycles);
   });
   v.section("dram", [&] {
-    v.real("bytes_per_cycle", c.dramBytesPerCycle, kPositive);
+    v.real("bytes_per_cycle", c.dramBytesPerCycle, kBytesPerCycleRange);
     v.integer("latency_cycles", c.dramLatencyCycles, kCycles);
   });
   v.section("energy", [&] {
     auto& e = c.energy;
-    v.real("mac_int8_pj", e.macInt8Pj, kNonNegative);
-    v.real("mac_fp32_pj", e.macFp32Pj, kNonNegative);
-    v.real("sbuf_read_pj_per_byte", e.sbufReadPjPerByte, kNonNegative);
-    v.real("sbuf_write_pj_per_byte", e.sbufWritePjPerByte, kNonNegative);
-    v.real("psum_read_pj_per_entry", e.psumReadPjPerEntry, kNonNegative);
-    v.real("psum_write_pj_per_entry", e.psumWritePjPerEntry, kNonNegative);
-    v.real("dram_read_pj_per_byte", e.dramReadPjPerByte, kNonNegative);
-    v.real("dram_write_pj_per_byte", e.dramWritePjPerByte, kNonNegative);
-    v.real("act_op_pj", e.actOpPj, kNonNegative);
-    v.real("pool_op_pj", e.poolOpPj, kNonNegative);
-    v.real("weight_load_pj_per_byte", e.weightLoadPjPerByte, kNonNegative);
+    v.real("mac_int8_pj", e.macInt8Pj, kEnergyPjRange);
+    v.real("mac_fp32_pj", e.macFp32Pj, kEnergyPjRange);
+    v.real("sbuf_read_pj_per_byte", e.sbufReadPjPerByte, kEnergyPjRange);
+    v.real("sbuf_write_pj_per_byte", e.sbufWritePjPerByte, kEnergyPjRange);
+    v.real("psum_read_pj_per_entry", e.psumReadPjPerEntry, kEnergyPjRange);
+    v.real("psum_write_pj_per_entry", e.psumWritePjPerEntry, kEnergyPjRange);
+    v.real("dram_read_pj_per_byte", e.dramReadPjPerByte, kEnergyPjRange);
+    v.real("dram_write_pj_per_byte", e.dramWritePjPerByte, kEnergyPjRange);
+    v.real("act_op_pj", e.actOpPj, kEnergyPjRange);
+    v.real("pool_op_pj", e.poolOpPj, kEnergyPjRange);
+    v.real("weight_load_pj_per_byte", e.weightLoadPjPerByte, kEnergyPjRange);
   });
 }
 

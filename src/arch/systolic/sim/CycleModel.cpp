@@ -5,6 +5,7 @@
 #include "CycleModel.h"
 
 #include "nnaccel/support/Error.h"
+#include "nnaccel/support/IntMath.h"
 
 #include <algorithm>
 #include <cmath>
@@ -80,7 +81,7 @@ std::optional<DmaTraffic> dmaTraffic(const Op& op) {
 
 int64_t dmaOccupancyCycles(const SystolicConfig& c, const DmaTraffic& t) {
   const double rate = t.onChip() ? c.sbufDmaBytesPerCycle : c.dramBytesPerCycle;
-  return static_cast<int64_t>(std::ceil(static_cast<double>(t.bytes) / rate));
+  return transferCycles(t.bytes, rate);
 }
 
 int64_t dmaLatencyCycles(const SystolicConfig& c, const DmaTraffic& t) {

@@ -515,12 +515,12 @@ TEST(BroadcastConfigErrors, IntegerRanges) {
 }
 
 TEST(BroadcastConfigErrors, RealRanges) {
-  expectConfigError("clock_mhz: 0\n", "chip.yaml: 'clock_mhz': must be > 0 (got 0)");
+  expectConfigError("clock_mhz: 0\n", "chip.yaml: 'clock_mhz': must be >= 0.001 (got 0)");
   expectConfigError("clock_mhz: .nan\n", "chip.yaml: 'clock_mhz': must be finite (got nan)");
   expectConfigError("global_buffer: {bytes_per_cycle: 0}\n",
-                    "chip.yaml: 'global_buffer.bytes_per_cycle': must be > 0 (got 0)");
+                    "chip.yaml: 'global_buffer.bytes_per_cycle': must be >= 0.0009765625 (got 0)");
   expectConfigError("memory: {bytes_per_cycle: -1}\n",
-                    "chip.yaml: 'memory.bytes_per_cycle': must be > 0 (got -1)");
+                    "chip.yaml: 'memory.bytes_per_cycle': must be >= 0.0009765625 (got -1)");
   expectConfigError("energy: {mac_pj: -0.5}\n",
                     "chip.yaml: 'energy.mac_pj': must be >= 0 (got -0.5)");
   expectConfigError("energy: {global_buffer_read_pj_per_byte: -1}\n",

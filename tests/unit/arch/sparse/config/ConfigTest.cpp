@@ -399,14 +399,23 @@ TEST(SparseConfigErrors, IntegerRanges) {
 }
 
 TEST(SparseConfigErrors, RealRanges) {
-  expectConfigError("clock_mhz: 0\n", "chip.yaml: 'clock_mhz': must be > 0 (got 0)");
+  expectConfigError("clock_mhz: 0\n", "chip.yaml: 'clock_mhz': must be >= 0.001 (got 0)");
   expectConfigError("clock_mhz: .nan\n", "chip.yaml: 'clock_mhz': must be finite (got nan)");
   expectConfigError("dram: {bytes_per_cycle: -1}\n",
-                    "chip.yaml: 'dram.bytes_per_cycle': must be > 0 (got -1)");
+                    "chip.yaml: 'dram.bytes_per_cycle': must be >= 0.0009765625 (got -1)");
   expectConfigError("energy: {multiply_pj: -0.5}\n",
                     "chip.yaml: 'energy.multiply_pj': must be >= 0 (got -0.5)");
   expectConfigError("energy: {dram_write_pj_per_byte: .inf}\n",
                     "chip.yaml: 'energy.dram_write_pj_per_byte': must be finite (got inf)");
+  // Bounds whose consequences stay inside int64 and finite (config::kBytesPerCycleRange).
+  expectConfigError("dram: {bytes_per_cycle: 1e-300}\n",
+                    "chip.yaml: 'dram.bytes_per_cycle': must be >= 0.0009765625 (got 1e-300)");
+  expectConfigError("dram: {bytes_per_cycle: 1e300}\n",
+                    "chip.yaml: 'dram.bytes_per_cycle': must be <= 1073741824 (got 1e+300)");
+  expectConfigError("clock_mhz: 1e9\n",
+                    "chip.yaml: 'clock_mhz': must be <= 1000000 (got 1000000000)");
+  expectConfigError("energy: {multiply_pj: 1e300}\n",
+                    "chip.yaml: 'energy.multiply_pj': must be <= 1000000000000 (got 1e+300)");
 }
 
 TEST(SparseConfigErrors, BanksMustBeAPowerOfTwo) {

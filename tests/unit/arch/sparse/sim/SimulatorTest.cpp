@@ -708,5 +708,26 @@ TEST(SparseSimulator, TheImagesOfABatchThatDoNotFitGoToDram) {
   EXPECT_TRUE(found) << "no RAM size keeps one image on chip but not two";
 }
 
+TEST(SparseSimulator, DramWaitsAreSkippedNotStepped) {
+  // The array idles while the sequencer waits on DRAM; those cycles are jumped over, so the
+  // largest accepted latency (10^9 cycles per transfer) and the smallest accepted bandwidth
+  // (1/1024 byte per cycle) finish like the defaults do (before: stepped one cycle at a time,
+  // which never finished). Cycles grow with latency and shrink with bandwidth, bit-exact.
+  const ir::Graph g = driver::loadModel("lenet5");
+  const auto cycles = [&](int64_t latency, double bytesPerCycle) {
+    SparseConfig c = sparsePreset("scnn");
+    c.dramLatencyCycles = latency;
+    c.dramBytesPerCycle = bytesPerCycle;
+    const SessionResult r = simulateModel(g, c, SessionOptions{});
+    EXPECT_TRUE(r.report.verdict.passed) << r.report.verdict.detail;
+    return r.report.total.cycles;
+  };
+  const int64_t base = cycles(100, 32);
+  const int64_t slowDram = cycles(1'000'000'000, 32);
+  EXPECT_GT(slowDram, base + 1'000'000'000);
+  EXPECT_GT(cycles(100, 1.0 / 1024), cycles(100, 0.01));
+  EXPECT_GT(cycles(100, 0.01), base);
+}
+
 } // namespace
 } // namespace nnaccel::arch::sparse

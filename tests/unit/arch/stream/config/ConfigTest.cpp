@@ -622,8 +622,8 @@ TEST(StreamConfigErrors, IntegerRanges) {
 }
 
 TEST(StreamConfigErrors, RealRanges) {
-  expectConfigError("clock_mhz: 0\n", "asic.yaml: 'clock_mhz': must be > 0 (got 0)");
-  expectConfigError("clock_mhz: -150\n", "asic.yaml: 'clock_mhz': must be > 0 (got -150)");
+  expectConfigError("clock_mhz: 0\n", "asic.yaml: 'clock_mhz': must be >= 0.001 (got 0)");
+  expectConfigError("clock_mhz: -150\n", "asic.yaml: 'clock_mhz': must be >= 0.001 (got -150)");
   expectConfigError("clock_mhz: .nan\n", "asic.yaml: 'clock_mhz': must be finite (got nan)");
   expectConfigError("energy: {fifo_value_pj: -0.5}\n",
                     "asic.yaml: 'energy.fifo_value_pj': must be >= 0 (got -0.5)");
@@ -720,7 +720,7 @@ TEST(StreamConfigValidate, ChecksConfigsBuiltInCode) {
   expectInvalid(c, "mem.yaml: 'numerics.data_type': holds a value the schema does not list");
   c = streamPreset("fig44");
   c.clockMhz = 0;
-  expectInvalid(c, "mem.yaml: 'clock_mhz': must be > 0 (got 0)");
+  expectInvalid(c, "mem.yaml: 'clock_mhz': must be >= 0.001 (got 0)");
   c = streamPreset("fig44");
   c.energy.lutLookupPj = -1;
   expectInvalid(c, "mem.yaml: 'energy.lut_lookup_pj': must be >= 0 (got -1)");

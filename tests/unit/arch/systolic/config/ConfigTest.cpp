@@ -259,10 +259,10 @@ TEST(SystolicConfigErrors, IntegerRanges) {
 
 TEST(SystolicConfigErrors, RealRanges) {
   expectConfigError("dram:\n  bytes_per_cycle: 0\n",
-                    "edge.yaml: 'dram.bytes_per_cycle': must be > 0 (got 0)");
+                    "edge.yaml: 'dram.bytes_per_cycle': must be >= 0.0009765625 (got 0)");
   expectConfigError("dram:\n  bytes_per_cycle: .inf\n",
                     "edge.yaml: 'dram.bytes_per_cycle': must be finite (got inf)");
-  expectConfigError("clock_mhz: -1\n", "edge.yaml: 'clock_mhz': must be > 0 (got -1)");
+  expectConfigError("clock_mhz: -1\n", "edge.yaml: 'clock_mhz': must be >= 0.001 (got -1)");
   expectConfigError("clock_mhz: .nan\n", "edge.yaml: 'clock_mhz': must be finite (got nan)");
   expectConfigError("energy:\n  dram_read_pj_per_byte: -0.5\n",
                     "edge.yaml: 'energy.dram_read_pj_per_byte': must be >= 0 (got -0.5)");
@@ -291,7 +291,7 @@ TEST(SystolicConfigErrors, ResidentRegionLeavesAWorkingArea) {
   expectConfigError("sbuf:\n  resident_bytes_per_partition: -1\n",
                     "edge.yaml: 'sbuf.resident_bytes_per_partition': must be >= 0 (got -1)");
   expectConfigError("sbuf:\n  dma_bytes_per_cycle: 0\n",
-                    "edge.yaml: 'sbuf.dma_bytes_per_cycle': must be > 0 (got 0)");
+                    "edge.yaml: 'sbuf.dma_bytes_per_cycle': must be >= 0.0009765625 (got 0)");
   EXPECT_NO_THROW(parseSystolicConfig("sbuf: {bytes_per_partition: 4096, "
                                       "resident_bytes_per_partition: 3072}\n",
                                       "ok.yaml"));
