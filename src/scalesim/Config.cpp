@@ -159,6 +159,13 @@ Config parseConfigText(const std::string& text, const std::string& fileName) {
   const IniFile ini(text, fileName);
   Config c;
   c.runName = ini.get("general", "run_name");
+  // The run name becomes a folder under the output folder: one plain name, which cannot reach
+  // outside it.
+  if (c.runName == "." || c.runName == ".." ||
+      c.runName.find_first_of(std::string_view("/\\\0", 3)) != std::string::npos)
+    throw Error(ErrorKind::Config, ErrorContext{.file = fileName, .key = "general.run_name"},
+                fmt::format("must be a plain folder name (no '/', '\\', '.' or '..'), got '{}'",
+                            c.runName));
 
   const std::string mode = ini.get("run_presets", "InterfaceBandwidth");
   if (mode == "USER") {

@@ -126,7 +126,7 @@ TEST_F(BroadcastCli, SimulateOnFig8VerifiesAndReports) {
   for (const char* text : {"c1 ", "c3 ", "c5 ", "total",
                            "\nVERIFIED: lenet5 on broadcast 'fig8' matches the int8 reference "
                            "executor (bit-exact), ",
-                           "\nwrote report to out.json\n"})
+                           "\nwrote out.json\n"})
     EXPECT_NE(r.out.find(text), std::string::npos) << text << "\n" << r.out;
   const nlohmann::json j = readJson("out.json");
   EXPECT_EQ(j.at("engine"), "broadcast");
@@ -147,7 +147,7 @@ TEST_F(BroadcastCli, SimulateOnFig8VerifiesAndReports) {
     EXPECT_EQ(layers.count(name), 1u) << name;
   // Deterministic: the same run prints the same report.
   EXPECT_EQ(run("simulate lenet5 --arch broadcast --preset fig8").out,
-            r.out.substr(0, r.out.find("wrote report to")));
+            r.out.substr(0, r.out.find("wrote out.json")));
 }
 
 TEST_F(BroadcastCli, SimulateOnTheDefaultPresetAndAConfigFile) {

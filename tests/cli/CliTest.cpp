@@ -827,7 +827,7 @@ TEST_F(Cli, SimulateVerifiesAndReports) {
   const Result r = run("simulate lenet5 --preset small --report report.json");
   ASSERT_EQ(r.exitCode, 0) << r.err;
   // LeNet-5's Tanh layers run on the systolic vector unit (no host fallback left).
-  for (const char* text : {"c1 ", " vector ", "VERIFIED", "bit-exact", "total", "wrote report to"})
+  for (const char* text : {"c1 ", " vector ", "VERIFIED", "bit-exact", "total", "wrote "})
     EXPECT_NE(r.out.find(text), std::string::npos) << text << "\n" << r.out;
   std::ifstream json(path("report.json"));
   const std::string body((std::istreambuf_iterator<char>(json)), std::istreambuf_iterator<char>());
@@ -835,6 +835,27 @@ TEST_F(Cli, SimulateVerifiesAndReports) {
   EXPECT_NE(body.find("\"verdict\""), std::string::npos);
   const Result fp32 = run("simulate lenet5 --preset small --dtype fp32 --timing-only");
   ASSERT_EQ(fp32.exitCode, 0) << fp32.err;
+}
+
+TEST_F(Cli, ADashOutputIsStandardOutputAndTheTableMovesToStandardError) {
+  // `--report -` pipes the JSON alone (before: a file named '-'); the table, the verdict and
+  // the "wrote" lines go to standard error. Two outputs cannot share standard output.
+  const Result r = run("simulate lenet5 --preset small --report -");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(r.out.front(), '{') << r.out;
+  EXPECT_NE(r.out.find("\"verdict\""), std::string::npos);
+  EXPECT_NE(r.err.find("VERIFIED"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(path("-")));
+  const Result csv = run("simulate lenet5 --preset small --timing-only --csv -");
+  ASSERT_EQ(csv.exitCode, 0) << csv.err;
+  EXPECT_EQ(csv.out.rfind("schema_version,engine,", 0), 0u) << csv.out;
+  const Result topology = run("export-topology lenet5 -o -");
+  ASSERT_EQ(topology.exitCode, 0) << topology.err;
+  EXPECT_EQ(topology.out.rfind("Layer name, IFMAP Height", 0), 0u) << topology.out;
+  const Result both = run("simulate lenet5 --preset small --report - --csv -");
+  EXPECT_EQ(both.exitCode, 2);
+  EXPECT_NE(both.err.find("error: only one output can be '-' (standard output)"), std::string::npos)
+      << both.err;
 }
 
 TEST_F(Cli, CompileDisasmAndRunTheProgram) {
@@ -887,7 +908,7 @@ TEST_F(Cli, SimulateSparseVerifiesAndReports) {
                            "\nmultiplier slots (array layers): useful ",
                            "\nVERIFIED: lenet5 on sparse 'scnn' matches the int8 reference "
                            "executor (bit-exact), ",
-                           "\nwrote report to out.json\n"}) {
+                           "\nwrote out.json\n"}) {
     EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
   }
   const std::string json = readFile(path("out.json"));
@@ -897,7 +918,7 @@ TEST_F(Cli, SimulateSparseVerifiesAndReports) {
   }
   // Deterministic: the same run prints the same report.
   EXPECT_EQ(run("simulate lenet5 --arch sparse").out,
-            r.out.substr(0, r.out.find("wrote report to")));
+            r.out.substr(0, r.out.find("wrote out.json")));
 }
 
 TEST_F(Cli, SimulateSparseOnAPrunedModel) {

@@ -27,7 +27,8 @@ public:
     app.add_option("--budget", budgetFile_,
                    "equal-resource budget (YAML, docs/Compare.md; default: "
                    "configs/budgets/default.yaml, compiled in)");
-    app.add_option("--report", report_, "also write the comparison as JSON to this file");
+    app.add_option("--report", report_,
+                   "also write the comparison as JSON to this file (- for standard output)");
     app.add_flag("--timing-only", timingOnly_,
                  "skip the verification against the reference executor");
     app.add_flag("--show-budget", showBudget_, "print the effective budget as YAML and exit");
@@ -45,9 +46,7 @@ public:
     if (engines_.empty())
       throw usageError(*app_, "--archs needs at least one engine");
     const ir::Graph g = driver::loadModel(modelOptions_.model(), modelOptions_.loadOptions());
-    if (!report_.empty())
-      driver::checkWritable(report_);
-    output_.check(*app_);
+    output_.check(*app_, {&report_});
     engines::RunOptions options;
     options.verify = !timingOnly_;
     options.host = hostOptions_.model();
@@ -55,7 +54,7 @@ public:
         compare::compareModel(g, budget, engines_, options, [](const std::string& engine) {
           fmt::print(stderr, "[nnaccel] {}\n", engine);
         });
-    fmt::print("{}", compare::formatComparison(c));
+    fmt::print(humanOut(), "{}", compare::formatComparison(c));
     if (!report_.empty())
       writeTextFile(report_, compare::comparisonJson(c));
     if (output_.wantsCsv())

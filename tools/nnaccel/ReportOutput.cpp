@@ -26,33 +26,78 @@ namespace nnaccel::cli {
 
 namespace fs = std::filesystem;
 
+void claimOutputs(const CLI::App& app, const std::vector<const std::string*>& paths);
+
 void ReportOutput::configure(CLI::App& app, bool withCsv) {
   app.add_option("--html", htmlPath_,
                  "also write a self-contained HTML report (charts of cycles by cause, "
-                 "utilization, traffic, energy, roofline, and the config) to this file");
+                 "utilization, traffic, energy, roofline, and the config) to this file (- for "
+                 "standard output)");
   if (withCsv)
     app.add_option("--csv", csvPath_,
-                   "also write the per-layer report as CSV (docs/report-schema.md) to this file");
+                   "also write the per-layer report as CSV (docs/report-schema.md) to this file (- "
+                   "for standard output)");
   app.add_flag("--screenshot", screenshot_,
                "with --html: also render the report in headless Chromium to a PNG next to it");
 }
 
-void ReportOutput::check(const CLI::App& app) const {
+void ReportOutput::check(const CLI::App& app,
+                         std::initializer_list<const std::string*> others) const {
   if (screenshot_ && htmlPath_.empty())
     throw usageError(app, "--screenshot renders the HTML report; give --html FILE too");
-  if (!htmlPath_.empty())
-    driver::checkWritable(htmlPath_);
-  if (!csvPath_.empty())
-    driver::checkWritable(csvPath_);
+  if (screenshot_ && isStdout(htmlPath_))
+    throw usageError(app, "--screenshot renders the HTML report from a file; give --html FILE, "
+                          "not -");
+  std::vector<const std::string*> paths{&htmlPath_, &csvPath_};
+  paths.insert(paths.end(), others.begin(), others.end());
+  claimOutputs(app, paths);
 }
 
-void writeTextFile(const std::string& path, const std::string& text) {
+namespace {
+std::FILE* humanStream = stdout;
+} // namespace
+
+bool isStdout(const std::string& path) {
+  return path == "-";
+}
+
+void claimOutputs(const CLI::App& app, std::initializer_list<const std::string*> paths) {
+  claimOutputs(app, std::vector<const std::string*>(paths));
+}
+
+void claimOutputs(const CLI::App& app, const std::vector<const std::string*>& paths) {
+  int toStdout = 0;
+  for (const std::string* p : paths) {
+    if (isStdout(*p))
+      ++toStdout;
+    else if (!p->empty())
+      driver::checkWritable(*p);
+  }
+  if (toStdout > 1)
+    throw usageError(app, "only one output can be '-' (standard output)");
+  if (toStdout == 1)
+    humanStream = stderr;
+}
+
+std::FILE* humanOut() {
+  return humanStream;
+}
+
+void writeTextFile(const std::string& path, const std::string& text, bool announce) {
+  if (isStdout(path)) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+    if (std::ferror(stdout))
+      throw Error(ErrorKind::Io, ErrorContext{.file = "<stdout>"}, "cannot write");
+    return;
+  }
   std::ofstream out(path, std::ios::binary);
   out << text;
   out.close();
   if (!out)
     throw Error(ErrorKind::Io, ErrorContext{.file = path}, "cannot write the file");
-  fmt::print("wrote {}\n", path);
+  if (announce)
+    fmt::print(humanOut(), "wrote {}\n", path);
 }
 
 void ReportOutput::writeCsv(const std::string& text) const {

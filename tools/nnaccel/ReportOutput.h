@@ -2,10 +2,12 @@
 /// The report files a command writes besides its table, shared by `simulate`, `compare` and
 /// `sweep`: --report (JSON), --csv, --html and --screenshot (a PNG of the HTML report rendered
 /// by headless Chromium). Each option is checked for writability before the run starts, so a
-/// long run never ends in "cannot write".
+/// long run never ends in "cannot write". "-" names standard output for any one of them.
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cstdio>
+#include <initializer_list>
 #include <string>
 
 namespace nnaccel::cli {
@@ -14,8 +16,9 @@ class ReportOutput {
 public:
   /// Adds --html and --screenshot (and --csv when \p withCsv) to \p app.
   void configure(CLI::App& app, bool withCsv = true);
-  /// Checks the options go together and the files can be written (Error otherwise).
-  void check(const CLI::App& app) const;
+  /// Checks the options go together and the files can be written (Error otherwise), together
+  /// with the command's other output files \p others (claimOutputs).
+  void check(const CLI::App& app, std::initializer_list<const std::string*> others = {}) const;
   bool wantsHtml() const { return !htmlPath_.empty(); }
   bool wantsCsv() const { return !csvPath_.empty(); }
   /// Writes \p text to the --csv file and says so.
@@ -28,8 +31,22 @@ private:
   bool screenshot_ = false;
 };
 
-/// Writes \p text to \p path (Error naming the file when it cannot) and prints "wrote PATH".
-void writeTextFile(const std::string& path, const std::string& text);
+/// Whether an output path is "-", standard output (`--report -`).
+bool isStdout(const std::string& path);
+
+/// Checks a command's output files \p paths (empty ones are not given): at most one may be "-"
+/// (a usage error naming \p app otherwise), the others must be writable. When one is "-", the
+/// command's human-readable text moves to standard error (humanOut), so that standard output
+/// holds the file alone and can be piped (`--report - | jq`).
+void claimOutputs(const CLI::App& app, std::initializer_list<const std::string*> paths);
+
+/// Where a command prints its tables and "wrote" lines: standard output, or standard error once
+/// an output file took standard output (claimOutputs).
+std::FILE* humanOut();
+
+/// Writes \p text to \p path, or to standard output for "-" (Error naming the file when it
+/// cannot), and when \p announce prints "wrote PATH" to humanOut().
+void writeTextFile(const std::string& path, const std::string& text, bool announce = true);
 
 /// The file:// URL of \p path (made absolute, every byte but unreserved ones and '/'
 /// percent-encoded).

@@ -5,6 +5,7 @@
 /// model's convolution and fully-connected layers as a SCALE-Sim topology. See docs/ScaleSim.md.
 #include "Command.h"
 #include "ModelOptions.h"
+#include "ReportOutput.h"
 #include "TextTable.h"
 #include "nnaccel/driver/Inputs.h"
 #include "nnaccel/driver/ModelLoader.h"
@@ -76,36 +77,36 @@ private:
 class ExportTopologyCommand final : public Command {
 public:
   void configure(CLI::App& app) override {
+    app_ = &app;
     model_.configure(app);
-    app.add_option("-o,--output", output_, "the SCALE-Sim topology to write (.csv)")->required();
+    app.add_option("-o,--output", output_,
+                   "the SCALE-Sim topology to write (.csv; - for standard "
+                   "output)")
+        ->required();
   }
 
   void run() override {
-    driver::checkWritable(output_); // fail before loading a model that cannot be written
+    claimOutputs(*app_, {&output_}); // fail before loading a model that cannot be written
     const ir::Graph g = driver::loadModel(model_.model(), model_.loadOptions());
     const scalesim::ExportedTopology topo = scalesim::topologyFromGraph(g);
     if (topo.layers.empty()) {
       throw Error(ErrorKind::Unsupported, ErrorContext{.file = model_.model()},
                   "no convolution or fully-connected layer to export");
     }
-    std::ofstream out(output_, std::ios::binary);
-    out << scalesim::formatTopology(topo.layers);
-    out.close();
-    if (!out) {
-      throw Error(ErrorKind::Io, ErrorContext{.file = output_}, "cannot write the topology");
-    }
+    writeTextFile(output_, scalesim::formatTopology(topo.layers), /*announce=*/false);
     int64_t macs = 0;
     for (const scalesim::Layer& l : topo.layers) {
       macs += l.macs();
     }
-    fmt::print("wrote {} layers ({} MACs as SCALE-Sim counts them) to {}\n", topo.layers.size(),
-               humanCount(macs), output_);
+    fmt::print(humanOut(), "wrote {} layers ({} MACs as SCALE-Sim counts them) to {}\n",
+               topo.layers.size(), humanCount(macs), output_);
     for (const std::string& skipped : topo.skipped) {
-      fmt::print("skipped {}: no SCALE-Sim row\n", skipped);
+      fmt::print(humanOut(), "skipped {}: no SCALE-Sim row\n", skipped);
     }
   }
 
 private:
+  CLI::App* app_ = nullptr;
   ModelOptions model_;
   std::string output_;
 };

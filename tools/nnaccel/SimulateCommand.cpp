@@ -93,7 +93,8 @@ public:
                    "a .npy file or a PNG/JPEG image for each model input, in order (default: a "
                    "seeded random input)");
     app.add_option("--report", report_,
-                   "also write the report as JSON (docs/report-schema.md) to this file");
+                   "also write the report as JSON (docs/report-schema.md) to this file (- for "
+                   "standard output)");
     output_.configure(app);
     app.add_option("--program", program_,
                    "run this compiled program (from `nnaccel compile`) instead of compiling");
@@ -126,9 +127,7 @@ public:
       throw usageError(*app_,
                        fmt::format("model '{}' has {} input(s) but {} --input file(s) were given",
                                    modelOptions_.model(), g.inputs.size(), inputs_.size()));
-    if (!report_.empty())
-      driver::checkWritable(report_);
-    output_.check(*app_);
+    output_.check(*app_, {&report_});
     for (size_t i = 0; i < inputs_.size(); ++i)
       ro.inputs.push_back(driver::readInputFile(g, i, inputs_[i], images_.preprocess()));
     // The int8 model is calibrated as `run --dtype int8` calibrates it: on --calib's files, else
@@ -171,14 +170,9 @@ private:
   }
 
   void write(const report::RunReport& r) const {
-    fmt::print("{}", r.formatTable());
-    if (!report_.empty()) {
-      std::ofstream out(report_);
-      out << r.toJson() << "\n";
-      if (!out)
-        throw Error(ErrorKind::Io, ErrorContext{.file = report_}, "cannot write the report");
-      fmt::print("wrote report to {}\n", report_);
-    }
+    fmt::print(humanOut(), "{}", r.formatTable());
+    if (!report_.empty())
+      writeTextFile(report_, r.toJson() + "\n");
     if (output_.wantsCsv())
       output_.writeCsv(report::RunReport::csvHeader() + r.toCsvRows());
     if (output_.wantsHtml())

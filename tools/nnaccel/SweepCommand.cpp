@@ -56,7 +56,8 @@ public:
     arch_.configure(app);
     for (const engines::StudyOption& o : study_.options)
       app.add_option("--" + o.name, values_[o.name], o.help)->delimiter(',')->check(studyValue(o));
-    app.add_option("--csv", csv_, "also write the points as CSV to this file");
+    app.add_option("--csv", csv_,
+                   "also write the points as CSV to this file (- for standard output)");
   }
 
   void run() override {
@@ -75,8 +76,7 @@ public:
                                           enginesPhrase(owners), fmt::join(owners, " or --arch ")));
     const engines::EngineConfig config = arch_.engineConfig();
     const ir::Graph g = driver::loadModel(modelOptions_.model(), modelOptions_.loadOptions());
-    if (!csv_.empty())
-      driver::checkWritable(csv_);
+    claimOutputs(*app_, {&csv_});
     engines::StudyArgs args;
     for (const auto& [name, values] : values_)
       if (!values.empty())
@@ -90,7 +90,7 @@ public:
         throw usageError(*app_, e.reason());
       throw;
     }
-    fmt::print("{}", result.text);
+    fmt::print(humanOut(), "{}", result.text);
     if (!csv_.empty())
       writeTextFile(csv_, result.csv);
     if (!result.failure.empty())

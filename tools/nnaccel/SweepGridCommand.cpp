@@ -121,8 +121,8 @@ void printSweep(const SweepResult& r) {
   std::vector<std::string> keys;
   for (const explore::Param& p : s.params)
     keys.push_back(p.key);
-  fmt::print("sweep of '{}' on {} '{}': {} point{}{}, objective {}, {}{}\n", s.model, s.engine,
-             s.config, grid.size(), grid.size() == 1 ? "" : "s",
+  fmt::print(humanOut(), "sweep of '{}' on {} '{}': {} point{}{}, objective {}, {}{}\n", s.model,
+             s.engine, s.config, grid.size(), grid.size() == 1 ? "" : "s",
              keys.empty() ? "" : fmt::format(" ({})", fmt::join(keys, " x ")),
              explore::objectiveName(s.objective),
              s.verify ? "verified against the int8 reference" : "timing only, not verified",
@@ -157,30 +157,31 @@ void printSweep(const SweepResult& r) {
     row.push_back(p.best ? "<" : "");
     table.addRow(std::move(row));
   }
-  fmt::print("{}", table.render());
+  fmt::print(humanOut(), "{}", table.render());
   const std::vector<size_t> front = explore::paretoFront(r.points, s.paretoAxes);
   const std::string scope = r.shard.whole() ? "" : " of this shard";
   const std::string axes = fmt::format("{}", fmt::join(s.paretoAxes, ", "));
   if (front.empty()) {
-    fmt::print("Pareto front{} (min {}): empty, no point ran\n", scope, axes);
+    fmt::print(humanOut(), "Pareto front{} (min {}): empty, no point ran\n", scope, axes);
   } else {
-    fmt::print("Pareto front{} (min {}), {} point{}:\n", scope, axes, front.size(),
+    fmt::print(humanOut(), "Pareto front{} (min {}), {} point{}:\n", scope, axes, front.size(),
                front.size() == 1 ? "" : "s");
     for (size_t i : front) {
       const PointResult& p = r.points[i];
       std::vector<std::string> values;
       for (const std::string& axis : s.paretoAxes)
         values.push_back(fmt::format("{} {}", axis, metricText(p, axis)));
-      fmt::print("  point {} ({}): {}\n", p.index, pointText(r, p), fmt::join(values, ", "));
+      fmt::print(humanOut(), "  point {} ({}): {}\n", p.index, pointText(r, p),
+                 fmt::join(values, ", "));
     }
     for (const PointResult& p : r.points)
       if (p.best)
-        fmt::print("best by {}{}: point {} ({})\n", explore::objectiveName(s.objective), scope,
-                   p.index, pointText(r, p));
+        fmt::print(humanOut(), "best by {}{}: point {} ({})\n", explore::objectiveName(s.objective),
+                   scope, p.index, pointText(r, p));
   }
   for (const PointResult& p : r.points)
     if (p.status != PointStatus::Ok)
-      fmt::print("point {} ({}): {}: {}\n", p.index, pointText(r, p),
+      fmt::print(humanOut(), "point {} ({}): {}: {}\n", p.index, pointText(r, p),
                  p.status == PointStatus::Error ? "error" : "does not match the reference",
                  p.error);
 }
@@ -272,9 +273,7 @@ public:
     const engines::EngineConfig base = arch_.engineConfig();
     explore::checkParams(base, params);
     const ir::Graph model = driver::loadModel(modelOptions_.model(), modelOptions_.loadOptions());
-    if (!csv_.empty())
-      driver::checkWritable(csv_);
-    output_.check(*app_);
+    output_.check(*app_, {&csv_});
 
     std::string modelText = modelOptions_.model();
     if (const std::string bindings = ModelOptions::bindingsText(model); !bindings.empty())
@@ -348,14 +347,13 @@ public:
                    "the CSV files of the shards 1/N to N/N of one sweep (from 'nnaccel sweep "
                    "--shard K/N --csv FILE'), in any order")
         ->required();
-    app.add_option("--csv", csv_, "write the merged sweep to this CSV file");
+    app.add_option("--csv", csv_,
+                   "write the merged sweep to this CSV file (- for standard output)");
     output_.configure(app, /*withCsv=*/false);
   }
 
   void run() override {
-    if (!csv_.empty())
-      driver::checkWritable(csv_);
-    output_.check(*app_);
+    output_.check(*app_, {&csv_});
     std::vector<std::pair<std::string, SweepResult>> shards;
     for (const std::string& path : files_) {
       std::ifstream in(path, std::ios::binary);

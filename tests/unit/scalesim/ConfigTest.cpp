@@ -114,6 +114,12 @@ TEST(ScaleSimConfig, ValueErrors) {
               "t.cfg: 'architecture_presets.Dataflow': expected os, ws or is, got 'OS'");
   expectError(withLine("InterfaceBandwidth", "InterfaceBandwidth: calc"),
               "t.cfg: 'run_presets.InterfaceBandwidth': expected USER or CALC, got 'calc'");
+  // The run name is a folder under the output folder: nothing that leaves it.
+  for (const char* name : {"../escape", "/tmp/x", "a/b", "..", ".", "a\\b"})
+    expectError(withLine("run_name", std::string("run_name = ") + name),
+                std::string("t.cfg: 'general.run_name': must be a plain folder name (no '/', "
+                            "'\\', '.' or '..'), got '") +
+                    name + "'");
 }
 
 TEST(ScaleSimConfig, UserBandwidth) {
