@@ -224,6 +224,7 @@ QuantTensor Int8Executor::value(ir::ValueId id) const {
 }
 
 Int8Result Int8Executor::run(const std::vector<Tensor>& inputs) {
+  checkFiniteInt8Inputs(model_.graph, inputs);
   const ir::Graph& g = model_.graph;
   ErrorContext context;
   context.file = g.sourcePath;

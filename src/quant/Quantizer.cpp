@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 #include <limits>
 #include <map>
+#include <optional>
 #include <span>
 
 namespace nnaccel::quant {
@@ -106,30 +107,48 @@ bool isScalePreserving(QuantOpKind kind) {
 
 // --- calibration inputs ------------------------------------------------------------------------
 
+namespace {
+
+/// "nan at element 3" for the first non-finite element of f32 tensor \p t, or nothing.
+std::optional<std::string> firstNonFinite(const Tensor& t) {
+  if (t.dtype() != DType::F32)
+    return std::nullopt;
+  const std::span<const float> data = t.values<float>();
+  const auto bad =
+      std::find_if(data.begin(), data.end(), [](float x) { return !std::isfinite(x); });
+  if (bad == data.end())
+    return std::nullopt;
+  const std::string what = std::isnan(*bad) ? "nan" : (*bad > 0 ? "inf" : "-inf");
+  return what + " at element " + std::to_string(bad - data.begin());
+}
+
+} // namespace
+
 void checkCalibrationInputs(const Graph& g, const std::vector<Tensor>& inputs,
                             const std::vector<std::string>& files, size_t setIndex) {
   for (size_t i = 0; i < inputs.size() && i < g.inputs.size(); ++i) {
-    if (inputs[i].dtype() != DType::F32) {
+    const std::optional<std::string> where = firstNonFinite(inputs[i]);
+    if (!where)
       continue;
-    }
-    const std::span<const float> data = inputs[i].values<float>();
-    const auto bad =
-        std::find_if(data.begin(), data.end(), [](float x) { return !std::isfinite(x); });
-    if (bad == data.end()) {
-      continue;
-    }
-    const std::string what = std::isnan(*bad) ? "nan" : (*bad > 0 ? "inf" : "-inf");
-    const std::string where = what + " at element " + std::to_string(bad - data.begin());
     const std::string& name = g.value(g.inputs[i]).name;
     if (i < files.size() && !files[i].empty()) {
       throw Error(ErrorKind::Io, ErrorContext{.file = files[i]},
-                  "input '" + name + "' holds a non-finite value (" + where +
+                  "input '" + name + "' holds a non-finite value (" + *where +
                       "); int8 calibration needs finite inputs");
     }
     throw Error(ErrorKind::Model, ErrorContext{.file = g.sourcePath},
                 "calibration input set " + std::to_string(setIndex) + ": input '" + name +
-                    "' holds a non-finite value (" + where + ")");
+                    "' holds a non-finite value (" + *where + ")");
   }
+}
+
+void checkFiniteInt8Inputs(const Graph& g, const std::vector<Tensor>& inputs) {
+  for (size_t i = 0; i < inputs.size() && i < g.inputs.size(); ++i)
+    if (const std::optional<std::string> where = firstNonFinite(inputs[i]))
+      throw Error(ErrorKind::Unsupported, ErrorContext{.file = g.sourcePath},
+                  "input '" + g.value(g.inputs[i]).name + "' holds a non-finite value (" + *where +
+                      "); int8 has no code for it, so int8 runs need finite inputs "
+                      "(--dtype fp32 takes them)");
 }
 
 std::vector<Tensor> randomInputs(const Graph& g, uint64_t seed) {

@@ -858,6 +858,25 @@ TEST_F(Cli, ADashOutputIsStandardOutputAndTheTableMovesToStandardError) {
       << both.err;
 }
 
+TEST_F(Cli, NonFiniteInputsRunInFp32AndAreRefusedInInt8) {
+  // The NaN/Inf policy end to end: fp32 verifies (identical NaNs agree; before, MISMATCH), int8
+  // refuses the input on every engine with one line and exit 1 (before: NaN became 0, VERIFIED).
+  Tensor x(DType::F32, Dims{1, 1, 32, 32});
+  x.data<float>()[165] = std::numeric_limits<float>::quiet_NaN();
+  writeNpy(path("nan.npy"), x);
+  const Result fp32 = run("simulate lenet5 --dtype fp32 --input nan.npy");
+  EXPECT_EQ(fp32.exitCode, 0) << fp32.err;
+  EXPECT_NE(fp32.out.find("VERIFIED"), std::string::npos) << fp32.out;
+  for (const char* arch : {"systolic", "sparse", "broadcast", "stream"}) {
+    const Result int8 = run(std::string("simulate lenet5 --input nan.npy --arch ") + arch);
+    EXPECT_EQ(int8.exitCode, 1) << arch;
+    EXPECT_NE(int8.err.find("error: input 'input' holds a non-finite value (nan at element 165); "
+                            "int8 has no code for it"),
+              std::string::npos)
+        << arch << ": " << int8.err;
+  }
+}
+
 TEST_F(Cli, CompileDisasmAndRunTheProgram) {
   const Result c = run("compile lenet5 --preset small -o lenet.nnx");
   ASSERT_EQ(c.exitCode, 0) << c.err;

@@ -208,6 +208,13 @@ std::vector<Tensor> randomInputs(const ir::Graph& g, uint64_t seed);
 void checkCalibrationInputs(const ir::Graph& g, const std::vector<Tensor>& inputs,
                             const std::vector<std::string>& files = {}, size_t setIndex = 0);
 
+/// The int8 half of the NaN/Inf policy (docs/Quantization.md §2a): throws nnaccel::Error
+/// (Unsupported: a data error, exit 1) naming the input and the first element when an f32 input of
+/// an int8 run (\p inputs, in Graph::inputs order) holds a NaN or an infinity, which no int8 code
+/// represents (before: NaN became 0 and the run verified). The int8 reference executor and every
+/// engine's int8 run call it; fp32 runs take such inputs.
+void checkFiniteInt8Inputs(const ir::Graph& g, const std::vector<Tensor>& inputs);
+
 /// Quantizes \p g (shape-inferred and verified) calibrating on \p calibrationInputs (each in
 /// Graph::inputs order), or on the default random inputs when it is empty. Deterministic: the
 /// same graph and inputs give an identical QuantizedModel. Throws nnaccel::Error naming the

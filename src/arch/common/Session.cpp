@@ -10,6 +10,7 @@ void RunOptions::reportProgress(const std::string& what, size_t done, size_t tot
 }
 
 quant::QuantizedModel quantizeForRun(const ir::Graph& g, const RunOptions& options) {
+  quant::checkFiniteInt8Inputs(g, options.inputs); // before they calibrate the model
   options.reportProgress("quantizing", 0, 1);
   return quant::quantize(g, options.calibrationSets, options.calibration);
 }
@@ -21,6 +22,7 @@ std::vector<Tensor> runInputs(const ir::Graph& g, const RunOptions& options) {
 Int8Run::Int8Run(const ir::Graph& g, const quant::QuantizedModel& qm, const RunOptions& options,
                  bool withReference)
     : inputs(runInputs(g, options)) {
+  quant::checkFiniteInt8Inputs(g, inputs);
   if (withReference) {
     options.reportProgress("int8 reference", 0, 1);
     reference.emplace(qm);

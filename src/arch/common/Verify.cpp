@@ -46,10 +46,21 @@ std::optional<std::string> compareTensor(const Tensor& got, const Tensor& ref, b
   double refMax = 0, worst = 0;
   int64_t worstAt = -1;
   for (int64_t i = 0; i < n; ++i) {
-    refMax = std::max(refMax, std::fabs(static_cast<double>(b[i])));
-    const double d = std::fabs(static_cast<double>(a[i]) - static_cast<double>(b[i]));
-    if (!(d <= worst)) { // NaN counts as the worst
-      worst = std::isnan(d) ? INFINITY : d;
+    const auto x = static_cast<double>(a[i]), y = static_cast<double>(b[i]);
+    if (!std::isfinite(x) || !std::isfinite(y)) {
+      // The NaN/Inf policy (docs/Quantization.md §2a): identical non-finite values agree (a
+      // NaN with a NaN, an infinity with the same infinity); any other pair is the worst error.
+      const bool same = (std::isnan(x) && std::isnan(y)) || x == y;
+      if (!same && worst != INFINITY) {
+        worst = INFINITY;
+        worstAt = i;
+      }
+      continue;
+    }
+    refMax = std::max(refMax, std::fabs(y));
+    const double d = std::fabs(x - y);
+    if (d > worst) {
+      worst = d;
       worstAt = i;
     }
   }

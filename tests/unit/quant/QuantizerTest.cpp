@@ -641,6 +641,24 @@ TEST(QuantizerErrors, NonFiniteValues) {
                            "calibration needs finite inputs");
   }
   EXPECT_NO_THROW(checkCalibrationInputs(g, good, {"x.npy"}));
+  // An int8 run refuses a non-finite input the same way (before: NaN quantized to 0 and the
+  // run verified), in the reference executor as in every engine (arch/common Int8Run).
+  GraphBuilder r;
+  const ir::Graph gr = finish(r, {r.op(OpKind::Relu, "relu", {r.input("x", {3})})});
+  EXPECT_NO_THROW(checkFiniteInt8Inputs(gr, good));
+  const QuantizedModel qm = quantize(gr, {good});
+  for (const auto& [inputs, what] :
+       {std::pair{bad, "nan at element 1"}, {inf, "-inf at element 2"}})
+    try {
+      Int8Executor(qm).run(inputs);
+      FAIL() << "accepted " << what;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
+      EXPECT_EQ(std::string(e.what()),
+                std::string("model.onnx: input 'x' holds a non-finite value (") + what +
+                    "); int8 has no code for it, so int8 runs need finite inputs (--dtype fp32 "
+                    "takes them)");
+    }
 
   GraphBuilder c;
   const auto xc = c.input("x", {1, 1, 2, 2});

@@ -21,7 +21,9 @@ std::string coordsOf(const Dims& shape, int64_t flat);
 
 /// Compares one layer output; returns a description of the first mismatch, if any, and adds
 /// the number of compared elements to \p compared. Integer tensors and \p exactBits compare
-/// bits; fp32 passes when max|got - ref| <= relativeTolerance * max(max|ref|, 1e-30).
+/// bits; fp32 passes when max|got - ref| <= relativeTolerance * max(max|ref|, 1e-30) over the
+/// finite pairs, and every non-finite value meets the identical one (NaN with NaN, an infinity
+/// with the same infinity: the NaN/Inf policy of docs/Quantization.md §2a).
 std::optional<std::string> compareTensor(const Tensor& got, const Tensor& ref, bool exactBits,
                                          double relativeTolerance, int64_t& compared);
 
