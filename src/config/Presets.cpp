@@ -4,6 +4,7 @@
 #include "nnaccel/config/Presets.h"
 
 #include "nnaccel/support/Error.h"
+#include "nnaccel/support/ReadFile.h"
 
 #include <cerrno>
 #include <cstring>
@@ -36,18 +37,7 @@ size_t presetIndex(std::span<const EmbeddedConfig> files, std::string_view engin
 }
 
 std::string readConfigFile(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw Error(ErrorKind::Io, ErrorContext{.file = path}, "is a directory, not a config file");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw Error(ErrorKind::Io, ErrorContext{.file = path},
-                fmt::format("cannot open file ({})", std::strerror(errno)));
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return readFileCapped(path, kMaxTextFileBytes, "config file");
 }
 
 } // namespace nnaccel::config

@@ -2,8 +2,10 @@
 #include "FileBytes.h"
 
 #include "nnaccel/support/Error.h"
+#include "nnaccel/support/ReadFile.h"
 
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -27,20 +29,8 @@ std::optional<std::uintmax_t> fileSizeBytes(const std::string& path) {
 }
 
 std::string readFileBytes(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    failIo(path, "is a directory, not a file");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    failIo(path, std::string("cannot open file (") + std::strerror(errno) + ")");
-  }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) {
-    failIo(path, "read error");
-  }
-  return std::move(buffer).str();
+  // The protobuf limit: importModelFile refuses larger files first, with its own message.
+  return readFileCapped(path, static_cast<std::size_t>(INT_MAX));
 }
 
 void writeFileBytes(const std::string& path, std::string_view bytes) {

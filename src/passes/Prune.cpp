@@ -4,6 +4,7 @@
 #include "nnaccel/passes/Prune.h"
 
 #include "GraphQueries.h"
+#include "nnaccel/support/ReadFile.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -194,18 +195,7 @@ PruneSpec parsePruneSpecJson(const std::string& jsonText, const std::string& fil
 }
 
 PruneSpec readPruneSpecFile(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw Error(ErrorKind::Io, ErrorContext{.file = path}, "is a directory, not a JSON file");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw Error(ErrorKind::Io, ErrorContext{.file = path},
-                std::string("cannot open file (") + std::strerror(errno) + ")");
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parsePruneSpecJson(text.str(), path);
+  return parsePruneSpecJson(readFileCapped(path, kMaxTextFileBytes, "JSON file"), path);
 }
 
 // --- report ----------------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 #include "TextUtil.h"
 
 #include "nnaccel/support/Error.h"
+#include "nnaccel/support/ReadFile.h"
 
 #include <filesystem>
 #include <fstream>
@@ -57,20 +58,7 @@ std::optional<int64_t> parsePythonInt(std::string_view s) {
 }
 
 std::string readTextFile(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw Error(ErrorKind::Io, ErrorContext{.file = path}, "is a directory, not a file");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw Error(ErrorKind::Io, ErrorContext{.file = path}, "cannot open file for reading");
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) {
-    throw Error(ErrorKind::Io, ErrorContext{.file = path}, "read error");
-  }
-  return ss.str();
+  return readFileCapped(path, kMaxTextFileBytes);
 }
 
 } // namespace nnaccel::scalesim::detail

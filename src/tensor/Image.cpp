@@ -2,8 +2,8 @@
 // preprocessing that turns a photograph into a vision model's input (see Image.h).
 #include "nnaccel/tensor/Image.h"
 
-#include "ReadFile.h"
 #include "nnaccel/support/Error.h"
+#include "nnaccel/support/ReadFile.h"
 
 #include <algorithm>
 #include <cmath>
@@ -136,7 +136,7 @@ bool isImageFile(const std::string& path) {
 namespace {
 
 Image loadImage(const std::string& path, bool headerOnly) {
-  const std::string bytes = detail::readWholeFile(path, kMaxImageFileBytes);
+  const std::string bytes = readFileCapped(path, kMaxImageFileBytes);
   if (startsWith(bytes, kPngSignature, sizeof kPngSignature))
     return decodePng(path, bytes, headerOnly);
   if (!startsWith(bytes, kJpegSignature, sizeof kJpegSignature))

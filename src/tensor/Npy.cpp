@@ -2,7 +2,7 @@
 // header parsed by a small recursive-descent parser, then raw little-endian C-order data.
 #include "nnaccel/tensor/Npy.h"
 
-#include "ReadFile.h"
+#include "nnaccel/support/ReadFile.h"
 
 #include <bit>
 #include <cerrno>
@@ -222,7 +222,7 @@ uint32_t readLittleEndian(const std::string& bytes, size_t offset, size_t width)
 } // namespace
 
 Tensor readNpy(const std::string& path) {
-  const std::string bytes = detail::readWholeFile(path, std::numeric_limits<std::size_t>::max());
+  const std::string bytes = readFileCapped(path, kMaxDataFileBytes, "npy file");
   if (bytes.size() < kMagicSize || bytes.compare(0, kMagicSize, kMagic) != 0) {
     fail(path, "not an npy file (bad magic)");
   }

@@ -74,7 +74,7 @@ TEST_F(ScaleSimCli, ScaleSimErrors) {
   expectError(fmt::format("scalesim -c {} -t {} -p out -i mnk", cfg, topo), 2,
               "-i: mnk not in {conv,gemm} (see 'nnaccel scalesim --help')");
   expectError(fmt::format("scalesim -c nope.cfg -t {} -p out", topo), 1,
-              "nope.cfg: cannot open file for reading");
+              "nope.cfg: cannot open file (No such file or directory)");
   writeText("bad.cfg", "[general]\nrun_name = x\n[run_presets]\nInterfaceBandwidth: CALC\n"
                        "[architecture_presets]\nArrayHeight: 4\n");
   expectError(fmt::format("scalesim -c bad.cfg -t {} -p out", topo), 1,

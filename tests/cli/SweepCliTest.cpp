@@ -235,7 +235,8 @@ TEST_F(SweepCli, MergeRefusesFilesOfAnotherSweep) {
               "c1.csv: shard 1/3 of 3 shards, but a1.csv is shard 1/2 of 2");
   expectError("sweep merge a1.csv a1.csv", 2, "a1.csv: shard 1/2 is also in a1.csv");
   expectError("sweep merge a2.csv", 2, "sweep merge: shard 1/2 is missing (given: 2/2 in a2.csv)");
-  expectError("sweep merge a1.csv missing.csv", 1, "missing.csv: cannot open the file");
+  expectError("sweep merge a1.csv missing.csv", 1,
+              "missing.csv: cannot open file (No such file or directory)");
   writeText("bad.csv", "index,cycles\n0,1\n");
   expectError("sweep merge bad.csv", 1,
               "bad.csv: line 1: expected '# nnaccel sweep 1' (not a sweep CSV?)");

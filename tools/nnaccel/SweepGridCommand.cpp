@@ -23,6 +23,7 @@
 #include "nnaccel/explore/Sweep.h"
 #include "nnaccel/explore/SweepCsv.h"
 #include "nnaccel/explore/SweepHtml.h"
+#include "nnaccel/support/ReadFile.h"
 
 #include <algorithm>
 #include <chrono>
@@ -356,12 +357,7 @@ public:
     output_.check(*app_, {&csv_});
     std::vector<std::pair<std::string, SweepResult>> shards;
     for (const std::string& path : files_) {
-      std::ifstream in(path, std::ios::binary);
-      if (!in)
-        throw Error(ErrorKind::Io, ErrorContext{.file = path}, "cannot open the file");
-      std::ostringstream text;
-      text << in.rdbuf();
-      shards.emplace_back(path, explore::readCsv(text.str(), path));
+      shards.emplace_back(path, explore::readCsv(readFileCapped(path, kMaxTableFileBytes), path));
     }
     SweepResult merged = explore::mergeShards(shards);
     printSweep(merged);

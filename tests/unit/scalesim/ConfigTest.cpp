@@ -145,7 +145,8 @@ TEST(ScaleSimConfig, FileErrors) {
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Io);
-    EXPECT_EQ(std::string(e.what()), "/nonexistent/scale.cfg: cannot open file for reading");
+    EXPECT_EQ(std::string(e.what()),
+              "/nonexistent/scale.cfg: cannot open file (No such file or directory)");
   }
   try {
     parseConfigFile(::testing::TempDir());

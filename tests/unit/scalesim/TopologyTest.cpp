@@ -130,7 +130,8 @@ TEST(ScaleSimTopology, Errors) {
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Io);
-    EXPECT_EQ(std::string(e.what()), "/nonexistent/topo.csv: cannot open file for reading");
+    EXPECT_EQ(std::string(e.what()),
+              "/nonexistent/topo.csv: cannot open file (No such file or directory)");
   }
 }
 

@@ -12,6 +12,7 @@
 #include "ProgramFormat.h"
 #include "nnaccel/arch/systolic/Program.h"
 #include "nnaccel/support/Error.h"
+#include "nnaccel/support/ReadFile.h"
 
 #include <array>
 #include <bit>
@@ -419,18 +420,8 @@ void writeProgramFile(const Program& p, const std::string& path) {
 }
 
 Program readProgramFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    const int error = errno;
-    throw Error(ErrorKind::Io, ErrorContext{.file = path},
-                fmt::format("cannot open program file ({})", std::strerror(error)));
-  }
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
-                             std::istreambuf_iterator<char>());
-  if (in.bad()) {
-    throw Error(ErrorKind::Io, ErrorContext{.file = path}, "cannot read program file");
-  }
-  return decodeProgram(bytes, path);
+  const std::string text = readFileCapped(path, kMaxDataFileBytes, "program file");
+  return decodeProgram(std::vector<uint8_t>(text.begin(), text.end()), path);
 }
 
 } // namespace nnaccel::arch::systolic
