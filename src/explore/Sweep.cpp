@@ -6,6 +6,7 @@
 
 #include "nnaccel/explore/Mpi.h"
 #include "nnaccel/support/Error.h"
+#include "nnaccel/support/MemoryBudget.h"
 
 #include <algorithm>
 #include <atomic>
@@ -184,6 +185,13 @@ std::string shardText(const Shard& s) {
 }
 
 std::vector<size_t> shardPoints(size_t gridSize, const Shard& shard) {
+  // A point's index and result (its parameter values a few dozen bytes) stay in memory until
+  // the points are ranked: refuse a grid whose results cannot fit before running any.
+  const uint64_t points = gridSize < shard.index ? 0 : (gridSize - shard.index) / shard.count + 1;
+  constexpr uint64_t kBytesPerPoint = sizeof(size_t) + sizeof(PointResult) + 64;
+  if (points > memoryBudgetBytes() / kBytesPerPoint)
+    requireMemory(points > UINT64_MAX / kBytesPerPoint ? UINT64_MAX : points * kBytesPerPoint,
+                  fmt::format("a sweep of {} points", points));
   std::vector<size_t> out;
   // Stepping by the count from the last point would overflow for a count near SIZE_MAX.
   for (size_t i = shard.index - 1; i < gridSize; i += shard.count) {

@@ -1,6 +1,8 @@
 // Tensor storage, shape helpers and dtype conversions.
 #include "nnaccel/tensor/Tensor.h"
 
+#include "nnaccel/support/MemoryBudget.h"
+
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -73,9 +75,20 @@ Dims rowMajorStrides(const Dims& dims) {
   return strides;
 }
 
+namespace {
+/// The bytes of a \p dtype tensor of \p shape, refused beyond the memory budget before anything
+/// is allocated.
+size_t budgetedBytes(DType dtype, const Dims& shape) {
+  const auto bytes = static_cast<uint64_t>(nnaccel::numElements(shape)) * dtypeSizeBytes(dtype);
+  if (bytes > memoryBudgetBytes())
+    requireMemory(bytes,
+                  "a " + std::string(dtypeName(dtype)) + " tensor of " + dimsToString(shape));
+  return static_cast<size_t>(bytes);
+}
+} // namespace
+
 Tensor::Tensor(DType dtype, Dims shape)
-    : dtype_(dtype), shape_(std::move(shape)),
-      bytes_(static_cast<size_t>(nnaccel::numElements(shape_)) * dtypeSizeBytes(dtype)) {}
+    : dtype_(dtype), shape_(std::move(shape)), bytes_(budgetedBytes(dtype_, shape_)) {}
 
 Tensor Tensor::reshaped(Dims newShape) const {
   NNACCEL_ASSERT(nnaccel::numElements(newShape) == numElements())

@@ -877,6 +877,29 @@ TEST_F(Cli, NonFiniteInputsRunInFp32AndAreRefusedInInt8) {
   }
 }
 
+TEST_F(Cli, AllocationsBeyondTheMemoryBudgetAreRefusedBeforeTheyHappen) {
+  // Before: std::bad_alloc after minutes, or the out-of-memory killer.
+  const Result small = run("simulate lenet5 --max-memory 1M");
+  EXPECT_EQ(small.exitCode, 1);
+  EXPECT_NE(small.err.find("error: the systolic machine's memories (DRAM, SBUF, PSUM) would take "
+                           "24.8 MiB, more than the memory budget of 1 MiB (--max-memory)"),
+            std::string::npos)
+      << small.err;
+  const std::string values = "=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16";
+  const Result grid =
+      run("sweep lenet5 --arch systolic --timing-only --max-memory 100M "
+          "--param array.rows" +
+          values + " --param array.cols" + values + " --param dram.latency_cycles" + values +
+          " --param pool.latency_cycles" + values + " --param activation.latency_cycles" + values);
+  EXPECT_EQ(grid.exitCode, 1);
+  EXPECT_NE(grid.err.find("error: a sweep of 1048576 points would take "), std::string::npos)
+      << grid.err;
+  const Result bad = run("simulate lenet5 --max-memory 8X");
+  EXPECT_EQ(bad.exitCode, 2);
+  EXPECT_NE(bad.err.find("error: --max-memory '8X': expected a size such as 8G"), std::string::npos)
+      << bad.err;
+}
+
 TEST_F(Cli, CompileDisasmAndRunTheProgram) {
   const Result c = run("compile lenet5 --preset small -o lenet.nnx");
   ASSERT_EQ(c.exitCode, 0) << c.err;

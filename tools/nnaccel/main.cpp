@@ -2,6 +2,7 @@
 // one `error: ...` line on stderr and an exit code (0 ok, 1 model/config/io error, 2 usage).
 #include "Command.h"
 #include "nnaccel/support/Error.h"
+#include "nnaccel/support/MemoryBudget.h"
 
 #include <cctype>
 #include <fmt/core.h>
@@ -99,6 +100,12 @@ int runCli(int argc, char** argv) {
   CLI::App app{"nnaccel: compiler and simulator for CNN accelerators", "nnaccel"};
   app.set_version_flag("--version", "nnaccel 0.1.0");
   app.require_subcommand(1);
+  std::string maxMemory;
+  app.add_option("--max-memory", maxMemory,
+                 "the most any one structure a command allocates may take (a tensor, a "
+                 "simulator's memories, a sweep's results), e.g. 8G or 512M (default: 80 % of "
+                 "this machine's memory)");
+  app.fallthrough(); // --max-memory may follow the subcommand
   std::vector<std::pair<CLI::App*, std::unique_ptr<nnaccel::cli::Command>>> commands;
   for (const nnaccel::cli::CommandSpec& spec : kCommands) {
     CLI::App* sub = app.add_subcommand(spec.name, spec.description);
@@ -113,6 +120,14 @@ int runCli(int argc, char** argv) {
       return app.exit(e); // --help / --version: printed on stdout
     }
     return reportParseError(app, e, argc, argv);
+  }
+  if (!maxMemory.empty()) {
+    const std::optional<uint64_t> bytes = nnaccel::parseByteSize(maxMemory);
+    if (!bytes)
+      throw nnaccel::Error(nnaccel::ErrorKind::Usage, {},
+                           "--max-memory '" + maxMemory +
+                               "': expected a size such as 8G, 512M or 1000000 (bytes)");
+    nnaccel::setMemoryBudgetBytes(*bytes);
   }
   for (auto& [sub, command] : commands) {
     if (sub->parsed()) {

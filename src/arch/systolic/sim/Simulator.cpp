@@ -21,6 +21,7 @@
 #include "nnaccel/quant/Requantize.h"
 #include "nnaccel/reference/Executor.h"
 #include "nnaccel/support/Error.h"
+#include "nnaccel/support/MemoryBudget.h"
 
 #include <algorithm>
 #include <cstring>
@@ -204,6 +205,7 @@ struct Simulator::Impl {
       throw Error(ErrorKind::Model, {},
                   "program DRAM size " + std::to_string(p.dramBytes) + " is outside [0, 16 GiB]");
     }
+    requireMemory(machineStateBytes(), "the systolic machine's memories (DRAM, SBUF, PSUM)");
     dram.assign(static_cast<size_t>(p.dramBytes), 0);
     for (size_t s = 0; s < p.segments.size(); ++s) {
       const DramSegment& seg = p.segments[s];
@@ -1065,6 +1067,15 @@ struct Simulator::Impl {
   }
 
   // --- the run ---------------------------------------------------------------------------------
+
+  /// What resetMachine and the constructor allocate: DRAM, the SBUF working area and resident
+  /// region, PSUM (values and written flags) and the PE registers, as the configured sizes.
+  uint64_t machineStateBytes() const {
+    const auto u = [](int64_t v) { return static_cast<uint64_t>(v); };
+    const uint64_t psumValueBytes = program.dtype == DType::F32 ? sizeof(float) : sizeof(int32_t);
+    return u(program.dramBytes) + u(rows) * u(sbufPartitionBytes) + u(residentRegionBytes(config)) +
+           u(psumEntries) * u(cols) * (psumValueBytes + 1) + u(rows) * u(cols) * 2 * psumValueBytes;
+  }
 
   void resetMachine() {
     sbuf.assign(static_cast<size_t>(rows * sbufPartitionBytes), 0);
