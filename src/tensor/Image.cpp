@@ -133,10 +133,7 @@ bool isImageFile(const std::string& path) {
          startsWith(head, kJpegSignature, sizeof kJpegSignature);
 }
 
-namespace {
-
-Image loadImage(const std::string& path, bool headerOnly) {
-  const std::string bytes = readFileCapped(path, kMaxImageFileBytes);
+Image decodeImage(const std::string& bytes, const std::string& path, bool headerOnly) {
   if (startsWith(bytes, kPngSignature, sizeof kPngSignature))
     return decodePng(path, bytes, headerOnly);
   if (!startsWith(bytes, kJpegSignature, sizeof kJpegSignature))
@@ -147,14 +144,12 @@ Image loadImage(const std::string& path, bool headerOnly) {
   return img;
 }
 
-} // namespace
-
 Image readImage(const std::string& path) {
-  return loadImage(path, false);
+  return decodeImage(readFileCapped(path, kMaxImageFileBytes), path, false);
 }
 
 Image readImageHeader(const std::string& path) {
-  return loadImage(path, true);
+  return decodeImage(readFileCapped(path, kMaxImageFileBytes), path, true);
 }
 
 } // namespace nnaccel

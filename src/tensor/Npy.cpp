@@ -211,7 +211,7 @@ private:
   size_t pos_ = 0;
 };
 
-uint32_t readLittleEndian(const std::string& bytes, size_t offset, size_t width) {
+uint32_t readLittleEndian(std::string_view bytes, size_t offset, size_t width) {
   uint32_t v = 0;
   for (size_t i = 0; i < width; ++i) {
     v |= static_cast<uint32_t>(static_cast<unsigned char>(bytes[offset + i])) << (8 * i);
@@ -222,7 +222,10 @@ uint32_t readLittleEndian(const std::string& bytes, size_t offset, size_t width)
 } // namespace
 
 Tensor readNpy(const std::string& path) {
-  const std::string bytes = readFileCapped(path, kMaxDataFileBytes, "npy file");
+  return parseNpy(readFileCapped(path, kMaxDataFileBytes, "npy file"), path);
+}
+
+Tensor parseNpy(std::string_view bytes, const std::string& path) {
   if (bytes.size() < kMagicSize || bytes.compare(0, kMagicSize, kMagic) != 0) {
     fail(path, "not an npy file (bad magic)");
   }

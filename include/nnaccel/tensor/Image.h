@@ -44,6 +44,9 @@ Image readImage(const std::string& path);
 /// readImage without the pixels: the size and channels from the file's header, with the same
 /// checks of the header (what binding symbolic dims and describing an input need).
 Image readImageHeader(const std::string& path);
+/// Decodes \p bytes, the contents of a PNG or JPEG file (the pixels unless \p headerOnly);
+/// errors name \p origin. readImage's decoder, and the fuzz target's entry point.
+Image decodeImage(const std::string& bytes, const std::string& origin, bool headerOnly = false);
 
 enum class ImageLayout { Auto, Nchw, Nhwc };
 enum class ChannelOrder { Rgb, Bgr };

@@ -12,11 +12,15 @@
 #include "nnaccel/tensor/Tensor.h"
 
 #include <string>
+#include <string_view>
 
 namespace nnaccel {
 
 /// Reads the .npy file \p path.
 Tensor readNpy(const std::string& path);
+/// Parses \p bytes, the contents of an .npy file; errors name \p origin (readNpy's parser,
+/// and the fuzz target's entry point).
+Tensor parseNpy(std::string_view bytes, const std::string& origin);
 /// Writes \p t to \p path as an .npy file (version 1.0). Throws Error(Io) if it cannot.
 void writeNpy(const std::string& path, const Tensor& t);
 
