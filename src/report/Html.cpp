@@ -411,8 +411,9 @@ std::string scatter(const std::string& id, const std::string& title, const std::
     out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"axis\" "
                        "text-anchor=\"middle\">{}</text>\n",
                        f.left + f.plotWidth() / 2, f.height - 6, escapeHtml(xLabel));
-    px = [=](double x) { return f.left + f.plotWidth() * x / xTop; };
-    py = [=](double y) { return f.top + f.plotHeight() * (1.0 - y / yTop); };
+    // Copies, not the structured bindings: clang 14 (the fuzz build) cannot capture those.
+    px = [=, top = xTop](double x) { return f.left + f.plotWidth() * x / top; };
+    py = [=, top = yTop](double y) { return f.top + f.plotHeight() * (1.0 - y / top); };
   }
   std::vector<const ScatterPoint*> front;
   for (const ScatterPoint& p : points)

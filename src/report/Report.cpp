@@ -95,7 +95,7 @@ void RunReport::finalize() {
     }
     for (const auto& [key, n] : l.counts) {
       auto it = std::find_if(sum.counts.begin(), sum.counts.end(),
-                             [&](const auto& e) { return e.first == key; });
+                             [&, &name = key](const auto& e) { return e.first == name; });
       if (it == sum.counts.end())
         sum.counts.emplace_back(key, n);
       else
