@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <memory>
 #include <new>
+#include <optional>
 
 namespace nnaccel::passes {
 
@@ -81,6 +82,40 @@ bool withinBudget(const ir::Graph& g, ir::NodeId id, const FoldOptions& options)
   return bytes <= options.maxOutputBytes && macsOf(g, id, options.maxMacs).has_value();
 }
 
+/// The scales a QDQ model's weights keep through folded node \p id (docs/Quantization.md "QDQ
+/// models"): a DequantizeLinear's own; through an op that only moves the values, its input's,
+/// with a per-axis axis followed through a Transpose's permutation (a reshaping op keeps only
+/// per-tensor scales). Anything else leaves none, and the quantizer derives its own.
+std::optional<ir::QdqParams> carriedQdq(const ir::Graph& g, ir::NodeId id) {
+  const ir::Node& n = g.node(id);
+  if (n.op == ir::OpKind::DequantizeLinear)
+    return ir::qdqParams(g, id);
+  if (n.inputs.empty() || n.inputs[0] == ir::kNoValue)
+    return std::nullopt;
+  const std::optional<ir::QdqParams>& from = g.value(n.inputs[0]).dequantizedFrom;
+  if (!from)
+    return std::nullopt;
+  switch (n.op) {
+  case ir::OpKind::Identity:
+    return from;
+  case ir::OpKind::Transpose: {
+    if (from->axis < 0)
+      return from;
+    const std::vector<int64_t> perm = ir::transposePerm(g, id);
+    ir::QdqParams moved = *from;
+    moved.axis = std::find(perm.begin(), perm.end(), from->axis) - perm.begin();
+    return moved;
+  }
+  case ir::OpKind::Reshape:
+  case ir::OpKind::Flatten:
+  case ir::OpKind::Squeeze:
+  case ir::OpKind::Unsqueeze:
+    return from->axis < 0 ? from : std::nullopt;
+  default:
+    return std::nullopt;
+  }
+}
+
 } // namespace
 
 std::size_t foldConstants(ir::Graph& g, const FoldOptions& options) {
@@ -119,8 +154,8 @@ std::size_t foldConstants(ir::Graph& g, const FoldOptions& options) {
             << dimsToString(results[k].shape()) << " for '" << v.name << "', inferred "
             << dtypeName(v.dtype) << " " << dimsToString(v.shape);
         v.constant = std::make_shared<const Tensor>(std::move(results[k]));
-        if (n.op == ir::OpKind::DequantizeLinear) // a QDQ model's weights keep their scales
-          v.dequantizedFrom = ir::qdqParams(g, id);
+        if (k == 0) // a QDQ model's weights keep their scales
+          v.dequantizedFrom = carriedQdq(g, id);
       }
     }
     folded.push_back(id);

@@ -21,6 +21,42 @@ namespace {
 
 using test::nodeNamed;
 
+TEST(QdqModel, WeightScalesFollowAConstantTransposeOfTheWeights) {
+  // A MatMul whose per-channel int8 weights [N, K] (axis 0) reach it through a constant
+  // Transpose, as converters of TensorFlow models write it. The fold carries the scales through
+  // the permutation (axis 0 -> 1, B's output channels): the quantizer keeps the model's codes
+  // and scales (before: it re-derived its own, silently).
+  Rng rng(7);
+  ir::Graph g;
+  const ir::ValueId x = g.addValue("x", DType::F32, {1, 16});
+  g.inputs = {x};
+  const testing::qdq::Weights w = testing::qdq::weights(g, rng, "fc", {5, 16}, 0, 0.1f, false);
+  ir::AttrMap perm;
+  perm.set("perm", std::vector<int64_t>{1, 0});
+  const ir::ValueId wt = testing::qdq::node(g, ir::OpKind::Transpose, "wt", {w.weights}, perm);
+  const ir::ValueId xq = testing::qdq::wrap(g, x, "x", 0.1f);
+  g.outputs = {
+      testing::qdq::wrap(g, testing::qdq::node(g, ir::OpKind::MatMul, "fc", {xq, wt}), "fc", 0.2f)};
+  driver::prepareGraph(g);
+  const ir::NodeId fc = nodeNamed(g, "fc");
+  const ir::Value& weights = g.value(g.node(fc).inputs[1]);
+  ASSERT_TRUE(weights.dequantizedFrom.has_value());
+  EXPECT_EQ(weights.dequantizedFrom->axis, 1);
+  const QuantizedModel m = quantize(g, {});
+  const QuantNode& q = m.node(nodeNamed(m.graph, "fc"));
+  EXPECT_EQ(q.weightScales, w.scales);
+  // The weight operand of the (canonicalized) layer is the model's codes in [K, N] or, for a
+  // Gemm with transB, [N, K] as the model stored them: either way each code is the model's.
+  const Dims& shape = q.weights.shape();
+  ASSERT_EQ(q.weights.numElements(), 80);
+  const bool nk = shape == Dims{5, 16};
+  for (int64_t k = 0; k < 16; ++k)
+    for (int64_t n = 0; n < 5; ++n)
+      ASSERT_EQ(q.weights.data<int8_t>()[nk ? n * 16 + k : k * 5 + n],
+                w.codes[static_cast<size_t>(n * 16 + k)])
+          << k << "," << n << " in " << dimsToString(shape);
+}
+
 TEST(QdqModel, PairsBecomeScalesAndWeightsKeepTheirCodes) {
   const ir::Graph g = testing::qdqGraph();
   const QuantizedModel m = quantize(g, {});

@@ -110,6 +110,8 @@ template <class Fail> struct RuleCheck {
     }
   }
 };
+/// Deduces RuleCheck<F> from its one member (clang 14, the fuzz build, has no aggregate CTAD).
+template <class Fail> RuleCheck(Fail) -> RuleCheck<Fail>;
 
 class Validator {
 public:
