@@ -749,7 +749,7 @@ public:
       if (isF32(g_, v)) {
         const auto model = modelScales_.find(v);
         m_.scales[static_cast<size_t>(v)] =
-            model != modelScales_.end() ? model->second : rangeScale(-1, v, usefulMaxAbs(v));
+            model != modelScales_.end() ? model->second : rangeScale(usefulMaxAbs(v));
       }
     }
     for (size_t i = 0; i < g_.numNodes(); ++i) {
@@ -816,25 +816,15 @@ private:
     s = model->second;
   }
 
-  /// symmetricScale(maxAbs) for value \p v (produced by node \p producer, -1 for a graph
-  /// input or constant), which must be a normal f32 number: a range so small that max|x| / 127
-  /// underflows (a model multiplying by 1e-44, denormal inputs) has no int8 scale, and every
-  /// multiplier built on it would be meaningless. Throws Unsupported naming the value.
-  float rangeScale(NodeId producer, ValueId v, float maxAbs) const {
+  /// symmetricScale(maxAbs) for a value's calibrated range when it is a normal f32 number; a
+  /// range so small that max|x| / 127 underflows is the all-zero value's scale (below).
+  static float rangeScale(float maxAbs) {
     const float s = symmetricScale(maxAbs);
-    if (s >= std::numeric_limits<float>::min())
-      return s;
-    const std::string reason =
-        fmt::format("value '{}' has max |x| = {:g}: its int8 scale max|x|/127 underflows f32, "
-                    "so int8 cannot represent it (rescale the model, or run it in fp32)",
-                    g_.value(v).name, maxAbs);
-    if (producer >= 0)
-      g_.fail(producer, reason, ErrorKind::Unsupported);
-    for (size_t i = 0; i < g_.numNodes(); ++i) // a graph input or constant: its first reader
-      for (ValueId in : g_.node(static_cast<NodeId>(i)).inputs)
-        if (in == v)
-          g_.fail(static_cast<NodeId>(i), reason, ErrorKind::Unsupported);
-    throw Error(ErrorKind::Unsupported, ErrorContext{.file = g_.sourcePath}, reason);
+    // Degenerate data (issue 20): a value whose every magnitude lies below the f32 normal range
+    // times 127 (denormal activations, a model multiplying by 1e-44) has no int8 scale; every
+    // int8 code of it would be 0 at any representable scale, so it is the all-zero value, at
+    // the all-zero scale (docs/Quantization.md §1 "Calibration").
+    return s >= std::numeric_limits<float>::min() ? s : symmetricScale(0.0f);
   }
 
   /// Scale of a data operand; constants get their per-tensor int8 form on first use.
@@ -846,7 +836,7 @@ private:
       for (float x : c.values<float>()) {
         maxAbs = std::max(maxAbs, std::fabs(x));
       }
-      m_.constants[i] = quantizeTensor(c, rangeScale(-1, v, maxAbs), m_.rounding);
+      m_.constants[i] = quantizeTensor(c, rangeScale(maxAbs), m_.rounding);
       m_.scales[i] = m_.constants[i].scale;
     }
     NNACCEL_ASSERT(m_.scales[i] > 0) << "operand '" << g_.value(v).name << "' has no scale";
@@ -893,7 +883,7 @@ private:
       m_.scales[static_cast<size_t>(v)] = (isScalePreserving(q.kind) && i == 0) ? inScales[0]
                                           : boundedOutput(n.op, q.kind)
                                               ? symmetricScale(1.0f)
-                                              : rangeScale(id, v, usefulMaxAbs(v));
+                                              : rangeScale(usefulMaxAbs(v));
       applyModelScale(id, v, isScalePreserving(q.kind) && i == 0);
     }
     const float sOut = m_.scales[static_cast<size_t>(n.outputs[0])];
