@@ -65,6 +65,11 @@ void checkFits(const RowReader& reader, const Layer& l) {
   }
 }
 
+/// The most layers a topology may hold after SCALE-Sim's per-channel expansion of depthwise
+/// rows: far beyond any network (GoogLeNet's depthwise-free 57 rows, MobileNetV2's widest
+/// expansion 960), small enough that the layers fit in memory.
+constexpr int64_t kMaxTopologyLayers = int64_t{1} << 20;
+
 void parseConvRow(const RowReader& reader, std::vector<std::string_view> fields, int64_t lineNo,
                   std::vector<Layer>& out) {
   static const char* const kColumns[] = {"IFMAP height",  "IFMAP width", "filter height",
@@ -93,6 +98,12 @@ void parseConvRow(const RowReader& reader, std::vector<std::string_view> fields,
   checkFits(reader, l);
   if (l.name.find("DP") != std::string::npos) {
     const int64_t channels = l.channels;
+    // The expansion is bounded like the rows a file can hold: a fuzzed "DP" row of 3.4e10
+    // channels asked for 3.4e10 layers (out of memory).
+    if (channels > kMaxTopologyLayers - static_cast<int64_t>(out.size()))
+      reader.fail(fmt::format("depthwise layer '{}' (a name with \"DP\") expands into {} "
+                              "per-channel layers; a topology holds at most {} layers",
+                              l.name, channels, kMaxTopologyLayers));
     const std::string base = l.name;
     for (int64_t ch = 0; ch < channels; ++ch) {
       Layer one = l;

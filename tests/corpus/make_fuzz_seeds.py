@@ -78,3 +78,8 @@ write("text", "huge_layer.csv",
       "Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, Num Filter, "
       "Stride Height, Stride Width,\nbig, 4294967296, 4294967296, 3, 3, 4294967296, 64, 1, 1,\n")
 write("text", "sweep_header_only.csv", "# nnaccel sweep\n")
+# The text_formats fuzzer's first finding (out of memory): SCALE-Sim expands a layer named with
+# "DP" into one layer per channel, and this row declares 3.4e10 channels.
+write("text", "dp_row_expands.csv",
+      "Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, Num Filter, "
+      "Stride Height, Stride Width,\nconv_DP, 10, 10, 3, 3, 34294967293, 1, 1, 1,\n")

@@ -110,6 +110,11 @@ TEST(ScaleSimTopology, Errors) {
               "t.csv:3: IFMAP width: expected an integer, got 'four'");
   expectError(h + "a,4,4,1,1,0,1,1,\n", TopologyFormat::Conv,
               "t.csv:2: channels: expected a positive integer, got 0");
+  // The text_formats fuzzer's finding: a "DP" row expands per channel, so its channels are
+  // bounded like a topology's layers (before: 3.4e10 layers, out of memory).
+  expectError(h + "conv_DP,10,10,3,3,34294967293,1,1,\n", TopologyFormat::Conv,
+              "t.csv:2: depthwise layer 'conv_DP' (a name with \"DP\") expands into 34294967293 "
+              "per-channel layers; a topology holds at most 1048576 layers");
   expectError(h + "a,4,4,1,1,1,1,0,\n", TopologyFormat::Conv,
               "t.csv:2: stride height: expected a positive integer, got 0");
   expectError(h + "a,4,4,1,1,1,1,1,1,z,\n", TopologyFormat::Conv,
