@@ -13,9 +13,12 @@ memory limit, an "internal" error, or a refusal over several lines. Prints one l
 and a summary; exits 1 when there was a finding.
 
     tests/robustness/extremes.py NNACCEL WORKDIR [--sample N] [--seed S] [--timeout SECONDS]
+                                 [--sanitized]
 
 --sample N runs N cases drawn with the seed (the test suite's quick pass); without it, every
-case (the campaign).
+case (the campaign). --sanitized: NNACCEL is an ASan/UBSan build (the test suite's asan tier);
+its memory limit is ASan's hard_rss_limit_mb instead of an address-space limit (ASan reserves
+terabytes of address space for its shadow), and a sanitizer report is a finding.
 """
 import argparse
 import math
@@ -73,15 +76,25 @@ def limit_memory():
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT_BYTES, MEMORY_LIMIT_BYTES))
 
 
+SANITIZED = False
+
+
 def run_case(nnaccel, args, timeout):
     """'ok', 'refused' or a finding's description."""
+    env = dict(os.environ)
+    if SANITIZED:
+        env["ASAN_OPTIONS"] = (env.get("ASAN_OPTIONS", "") +
+                               f":hard_rss_limit_mb={MEMORY_LIMIT_BYTES >> 20}").lstrip(":")
     try:
         p = subprocess.run([nnaccel] + args, capture_output=True, text=True, timeout=timeout,
-                           preexec_fn=limit_memory)
+                           preexec_fn=None if SANITIZED else limit_memory, env=env)
     except subprocess.TimeoutExpired:
         return f"timeout after {timeout} s"
     err = p.stderr.strip().splitlines()
     errors = [line for line in err if line.startswith("error:")]
+    reports = [line for line in err if "Sanitizer" in line or "runtime error:" in line]
+    if reports:
+        return "sanitizer: " + reports[0]
     if p.returncode < 0:
         return f"signal {-p.returncode}: {err[-1] if err else ''}"
     if any("internal" in line for line in errors):
@@ -159,7 +172,10 @@ def main():
     ap.add_argument("--sample", type=int, default=0)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--timeout", type=float, default=60)
+    ap.add_argument("--sanitized", action="store_true")
     a = ap.parse_args()
+    global SANITIZED
+    SANITIZED = a.sanitized
     os.makedirs(a.workdir, exist_ok=True)
     cases = all_cases(a.nnaccel, a.workdir)
     if a.sample:
