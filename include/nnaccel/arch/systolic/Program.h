@@ -115,10 +115,17 @@ struct Program {
   std::vector<Instruction> instructions;
 };
 
+/// What a valid program touches of its machine (validateProgram): the simulator allocates that,
+/// not the configured maximum (issue 20: an accepted 1 GiB per partition was 128 GiB of SBUF).
+struct ProgramExtents {
+  int64_t sbufBytesPerPartition = 0; ///< one past the highest SBUF working-area byte used
+};
+
 /// Structural check of every instruction against the config (counts equal, addresses inside
 /// SBUF/PSUM/DRAM, rows <= peRows, ...). Throws nnaccel::Error (Model) naming the instruction
-/// index and field. decodeProgram runs it; the compiler asserts it.
-void validateProgram(const Program& p, const std::string& file = "<program>");
+/// index and field. decodeProgram runs it; the compiler asserts it; the simulator sizes its
+/// SBUF by the extents it returns.
+ProgramExtents validateProgram(const Program& p, const std::string& file = "<program>");
 
 std::vector<uint8_t> encodeProgram(const Program& p);
 /// Inverse of encodeProgram; \p file names the source in errors.

@@ -294,10 +294,16 @@ private:
 
   void checkSbuf(const char* name, int64_t base, std::initializer_list<Level> levels,
                  int64_t unitBytes) const {
-    checkInside(name, patternSpan(base, levels, unitBytes),
-                p_.config.sbufWorkingBytesPerPartition(), Show::Hex, "SBUF working bytes");
+    const std::optional<Span> span = patternSpan(base, levels, unitBytes);
+    checkInside(name, span, p_.config.sbufWorkingBytesPerPartition(), Show::Hex,
+                "SBUF working bytes");
+    extents_.sbufBytesPerPartition = std::max(extents_.sbufBytesPerPartition, span->end);
   }
 
+public:
+  const ProgramExtents& extents() const { return extents_; }
+
+private:
   void checkPsum(const char* name, int64_t base, std::initializer_list<Level> levels) const {
     checkInside(name, patternSpan(base, levels, 1), p_.config.psumEntriesPerColumn, Show::Dec,
                 "PSUM entries");
@@ -561,12 +567,16 @@ private:
   int64_t elemBytes_ = 1;
   size_t index_ = 0;
   const Instruction* inst_ = nullptr;
+  /// Grown by the const checks as they see each access (a record, not validation state).
+  mutable ProgramExtents extents_;
 };
 
 } // namespace
 
-void validateProgram(const Program& p, const std::string& file) {
-  Validator(p, file).run();
+ProgramExtents validateProgram(const Program& p, const std::string& file) {
+  Validator v(p, file);
+  v.run();
+  return v.extents();
 }
 
 } // namespace nnaccel::arch::systolic

@@ -168,6 +168,23 @@ void columnSums(const float* x, int64_t vectors, int64_t rows, const float* w, i
 
 } // namespace
 
+namespace {
+
+/// The SBUF bytes per partition to allocate: what the program uses (validateProgram's extents),
+/// not the configured maximum. Every access is checked against this bound at run time too, so
+/// a program reaching past it fails, never reads outside the allocation. A program that does
+/// not validate (only hand-built ones reach here: decoding and compiling validate) gets the
+/// configured size, and the run-time checks report what is wrong with it.
+int64_t sbufBytesUsed(const Program& p) {
+  try {
+    return std::max<int64_t>(1, validateProgram(p).sbufBytesPerPartition);
+  } catch (const Error&) {
+    return p.config.sbufWorkingBytesPerPartition();
+  }
+}
+
+} // namespace
+
 struct Simulator::Impl {
   const Program program; ///< a copy: the simulator never depends on the caller's lifetime
   HostContext host;
@@ -194,8 +211,7 @@ struct Simulator::Impl {
 
   Impl(const Program& p, HostContext h)
       : program(p), host(h), config(program.config), rows(p.config.peRows), cols(p.config.peCols),
-        sbufPartitionBytes(p.config.sbufWorkingBytesPerPartition()),
-        psumEntries(p.config.psumEntriesPerColumn),
+        sbufPartitionBytes(sbufBytesUsed(p)), psumEntries(p.config.psumEntriesPerColumn),
         elemBytes(static_cast<int64_t>(dtypeSizeBytes(p.dtype))) {
     if (p.dtype != DType::I8 && p.dtype != DType::F32) {
       throw Error(ErrorKind::Model, {},
