@@ -142,13 +142,16 @@ void checkCalibrationInputs(const Graph& g, const std::vector<Tensor>& inputs,
   }
 }
 
-void checkFiniteInt8Inputs(const Graph& g, const std::vector<Tensor>& inputs) {
+void checkFiniteInt8Inputs(const Graph& g, const std::vector<Tensor>& inputs,
+                           const std::vector<std::string>& files) {
   for (size_t i = 0; i < inputs.size() && i < g.inputs.size(); ++i)
     if (const std::optional<std::string> where = firstNonFinite(inputs[i]))
-      throw Error(ErrorKind::Unsupported, ErrorContext{.file = g.sourcePath},
-                  "input '" + g.value(g.inputs[i]).name + "' holds a non-finite value (" + *where +
-                      "); int8 has no code for it, so int8 runs need finite inputs "
-                      "(--dtype fp32 takes them)");
+      throw Error(
+          ErrorKind::Unsupported,
+          ErrorContext{.file = i < files.size() && !files[i].empty() ? files[i] : g.sourcePath},
+          "input '" + g.value(g.inputs[i]).name + "' holds a non-finite value (" + *where +
+              "); int8 has no code for it, so int8 runs need finite inputs "
+              "(--dtype fp32 takes them)");
 }
 
 std::vector<Tensor> randomInputs(const Graph& g, uint64_t seed) {

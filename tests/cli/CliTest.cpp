@@ -870,8 +870,8 @@ TEST_F(Cli, NonFiniteInputsRunInFp32AndAreRefusedInInt8) {
   for (const char* arch : {"systolic", "sparse", "broadcast", "stream"}) {
     const Result int8 = run(std::string("simulate lenet5 --input nan.npy --arch ") + arch);
     EXPECT_EQ(int8.exitCode, 1) << arch;
-    EXPECT_NE(int8.err.find("error: input 'input' holds a non-finite value (nan at element 165); "
-                            "int8 has no code for it"),
+    EXPECT_NE(int8.err.find("error: nan.npy: input 'input' holds a non-finite value (nan at "
+                            "element 165); int8 has no code for it"),
               std::string::npos)
         << arch << ": " << int8.err;
   }

@@ -16,6 +16,7 @@
 #include "nnaccel/driver/Inputs.h"
 #include "nnaccel/driver/ModelLoader.h"
 #include "nnaccel/engines/Engine.h"
+#include "nnaccel/quant/QuantizedModel.h"
 #include "nnaccel/report/Html.h"
 
 #include <chrono>
@@ -130,6 +131,8 @@ public:
     output_.check(*app_, {&report_});
     for (size_t i = 0; i < inputs_.size(); ++i)
       ro.inputs.push_back(driver::readInputFile(g, i, inputs_[i], images_.preprocess()));
+    if (dtype_ == "int8") // the engines refuse them too, without knowing the files
+      quant::checkFiniteInt8Inputs(g, ro.inputs, inputs_);
     // The int8 model is calibrated as `run --dtype int8` calibrates it: on --calib's files, else
     // on the --input files, else on the default seeded random sets.
     calibration_.check();

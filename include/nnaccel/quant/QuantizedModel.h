@@ -212,8 +212,10 @@ void checkCalibrationInputs(const ir::Graph& g, const std::vector<Tensor>& input
 /// (Unsupported: a data error, exit 1) naming the input and the first element when an f32 input of
 /// an int8 run (\p inputs, in Graph::inputs order) holds a NaN or an infinity, which no int8 code
 /// represents (before: NaN became 0 and the run verified). The int8 reference executor and every
-/// engine's int8 run call it; fp32 runs take such inputs.
-void checkFiniteInt8Inputs(const ir::Graph& g, const std::vector<Tensor>& inputs);
+/// engine's int8 run call it; fp32 runs take such inputs. The error names \p files[i] when the
+/// input came from a file (the CLI checks its --input files first), else the graph's file.
+void checkFiniteInt8Inputs(const ir::Graph& g, const std::vector<Tensor>& inputs,
+                           const std::vector<std::string>& files = {});
 
 /// Quantizes \p g (shape-inferred and verified) calibrating on \p calibrationInputs (each in
 /// Graph::inputs order), or on the default random inputs when it is empty. Deterministic: the
