@@ -186,31 +186,31 @@ TEST(QdqModel, CodesMovedBetweenAPairRunOnTheFloatSide) {
             "Transpose, ... on the way to one)");
 }
 
+/// Input x of \p xType -> one \p op (scale 0.1, int8 zero point 0) of output type \p outType
+/// named \p name -> the graph's output, prepared like a loaded model.
+ir::Graph oneQdqNode(ir::OpKind op, const std::string& name, DType xType, DType outType) {
+  ir::Graph g;
+  g.name = name;
+  const ir::ValueId x = g.addValue("x", xType, {1, 2});
+  g.inputs = {x};
+  g.outputs = {testing::qdq::node(
+      g, op, name,
+      {x, g.addConstant("s", Tensor::scalar(0.1f)), g.addConstant("z", Tensor::scalar(int8_t{0}))},
+      {}, outType)};
+  driver::prepareGraph(g);
+  return g;
+}
+
 TEST(QdqModel, IntegerValuesThatNoPairWrapsAreRefused) {
   using testing::qdq::node;
   { // a QuantizeLinear whose codes leave the graph
-    ir::Graph g;
-    g.name = "out";
-    const ir::ValueId x = g.addValue("x", DType::F32, {1, 2});
-    g.inputs = {x};
-    g.outputs = {node(g, ir::OpKind::QuantizeLinear, "q",
-                      {x, g.addConstant("s", Tensor::scalar(0.1f)),
-                       g.addConstant("z", Tensor::scalar(int8_t{0}))},
-                      {}, DType::I8)};
-    driver::prepareGraph(g);
+    ir::Graph g = oneQdqNode(ir::OpKind::QuantizeLinear, "q", DType::F32, DType::I8);
     EXPECT_EQ(nnaccel::test::errorOf([&] { absorbQdqPairs(g); }, ErrorKind::Unsupported),
               "node 'q' (QuantizeLinear, opset 13): its integer output leaves the graph; nnaccel "
               "runs QDQ models whose QuantizeLinear outputs are dequantized again");
   }
   { // a DequantizeLinear of an int8 graph input
-    ir::Graph g;
-    g.name = "in";
-    const ir::ValueId x = g.addValue("x", DType::I8, {1, 2});
-    g.inputs = {x};
-    g.outputs = {node(g, ir::OpKind::DequantizeLinear, "dq",
-                      {x, g.addConstant("s", Tensor::scalar(0.1f)),
-                       g.addConstant("z", Tensor::scalar(int8_t{0}))})};
-    driver::prepareGraph(g);
+    ir::Graph g = oneQdqNode(ir::OpKind::DequantizeLinear, "dq", DType::I8, DType::F32);
     EXPECT_EQ(nnaccel::test::errorOf([&] { absorbQdqPairs(g); }, ErrorKind::Unsupported),
               "node 'dq' (DequantizeLinear, opset 13): a DequantizeLinear of a computed integer "
               "tensor that no QuantizeLinear of this graph produced (an integer graph input) has "

@@ -66,7 +66,8 @@ template <typename Program, typename LayerDetail, typename Totals> struct Sessio
   std::vector<Tensor> outputs; ///< graph outputs as fp32 (dequantized)
 };
 
-/// Reports "quantizing" and quantizes \p g with the default calibration (quant::quantize).
+/// Refuses non-finite options.inputs (quant::checkFiniteInt8Inputs: every int8 run passes
+/// here first), reports "quantizing" and quantizes \p g with the run's calibration.
 quant::QuantizedModel quantizeForRun(const ir::Graph& g, const RunOptions& options);
 
 /// The run's graph inputs: options.inputs, or quant::randomInputs(g, options.inputSeed) when it

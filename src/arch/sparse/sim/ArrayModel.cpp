@@ -392,8 +392,8 @@ private:
           }
         }
         if (broadcast > before || fifoFull)
-          busy = true; // the PEs see new vectors next cycle, or free FIFO entries
-        else
+          busy = true;  // the PEs see new vectors next cycle, or free FIFO entries
+        else if (!busy) // only an idle array can skip: no search on the stepping path
           wake = std::min(wake, nextBroadcast(t, credit, creditPerCycle, creditCap));
       }
       // Nothing can change before the next wake-up (a PE's, or the sequencer's once DRAM has
