@@ -403,11 +403,14 @@ int8_t interpolateAt(const int8_t* x, const Dims& inStrides,
     }
     acc += weight * x[at];
   }
-  const int shift = kInterpolationWeightBits * k;
+  return interpolationRound(acc, kInterpolationWeightBits * k);
+}
+
+int8_t interpolationRound(int64_t sum, int shift) {
   if (shift == 0)
-    return static_cast<int8_t>(acc);
+    return static_cast<int8_t>(sum);
   const int64_t half = int64_t{1} << (shift - 1);
-  const int64_t q = acc >= 0 ? (acc + half) >> shift : -((-acc + half) >> shift);
+  const int64_t q = sum >= 0 ? (sum + half) >> shift : -((-sum + half) >> shift);
   return static_cast<int8_t>(std::clamp<int64_t>(q, kInt8Min, kInt8Max));
 }
 

@@ -33,30 +33,6 @@ void writeSymbolicModel(const std::string& path) {
   writeReluModel(path, {"N", "3", "H", "4"});
 }
 
-/// An ONNX file with x[1,2,3,3] -> ConvTranspose(4 outputs, 3x3, stride 2, pads 1,1,1,1,
-/// output_padding 1,1) -> y[1,4,6,6].
-void writeConvTransposeModel(const std::string& path) {
-  ir::Graph g;
-  g.name = "deconv";
-  g.opsetVersion = 13;
-  const ir::ValueId x = g.addValue("x", DType::F32, {1, 2, 3, 3});
-  g.inputs = {x};
-  ir::Node n;
-  n.op = ir::OpKind::ConvTranspose;
-  n.name = "up";
-  n.opset = 13;
-  n.inputs = {x, g.addConstant("w", Tensor(DType::F32, {2, 4, 3, 3}))};
-  n.attrs.set("kernel_shape", std::vector<int64_t>{3, 3});
-  n.attrs.set("strides", std::vector<int64_t>{2, 2});
-  n.attrs.set("pads", std::vector<int64_t>{1, 1, 1, 1});
-  n.attrs.set("output_padding", std::vector<int64_t>{1, 1});
-  n.outputs = {g.addValue("y", DType::F32)};
-  g.outputs = n.outputs;
-  g.addNode(std::move(n));
-  ir::inferShapes(g);
-  frontend::exportOnnxFile(g, path);
-}
-
 /// Scratch directories are NNACCEL_CLI_WORK_DIR/<test name> (no prefix).
 class Cli : public CliFixture {
 protected:

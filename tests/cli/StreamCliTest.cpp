@@ -64,14 +64,17 @@ TEST_F(StreamCli, Errors) {
                     "'map' prints a model's placement on an engine's fixed resources; the sparse "
                     "engine has no placement (use --arch stream)");
   expectErrorPrefix("simulate lenet5 --arch stream --chips 0", 2, "--chips: Value 0 not in range");
-  expectError("simulate unet --arch stream --preset large --chips 8", 1,
-              "node 'up1.up' (ConvTranspose): the stream ASIC has no unit for it (kernel tiles: "
-              "convolution and dense; aux tiles: activation LUT, pooling, sampling, residual add, "
-              "channel scale, concatenation)");
+  // A stride-2 transposed convolution of the full-rate input: its phases would leave four
+  // output positions per input cycle.
+  writeConvTransposeModel(path("deconv.onnx"));
+  expectError("simulate deconv.onnx --arch stream --preset large", 1,
+              "node 'up' (ConvTranspose): stride 2x2 needs a multiple of 4 cycles per input "
+              "position (its phases leave as 4 output positions); the stream has 1. A faster "
+              "stream needs N-up output sets, which the ASIC's 1-up buses do not carry");
   expectError("map fig54 --arch stream", 1,
-              "'aux_tiles.tiles_per_row': layer 'n5404': row 2 has no auxiliary tile left to "
-              "carry a set down to row 3 (bypass); the chip has 2 per row: more "
-              "(aux_tiles.tiles_per_row above 2) would carry it");
+              "'aux_tiles.tiles_per_row': layer 'n5404': row 2 has no auxiliary or kernel tile "
+              "left to carry a set down to row 3 (bypass); the chip has 2 aux tiles per row: "
+              "more (aux_tiles.tiles_per_row above 2) would carry it");
 }
 
 } // namespace

@@ -45,9 +45,9 @@ inline Profile profileOf(const std::string& engine) {
           "LRN's sum over neighbouring channels is a pool across the channels of one pixel, "
           "which no aux tile computes (issue 25); the compiler refuses it naming the window"},
          {"model:qdq",
-          "the fig44 chip's two auxiliary tiles per row cannot carry the residual Add's and the "
-          "Concat's second operand down a row (row-granular placement, issue 25); the "
-          "compiler refuses it naming the layer and the key"},
+          "its classifier multiplies each channel's 4x4 plane by one 16x5 matrix (a MatMul "
+          "over [1, 8, 16]); the dense patch takes one vector per frame, and the compiler "
+          "refuses it naming the node"},
          {"model:attention",
           "the stream chip has no unit for a MatMul of two computed tensors, nor for the "
           "per-head Transpose of a token sequence; the compiler refuses it naming the node"}},

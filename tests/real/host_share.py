@@ -16,13 +16,14 @@ import sys
 
 # model file, the --dim bindings of its symbolic input dimensions (PaddleOCR exports
 # [N,3,H,W]), and whether the stream engine takes it. The text classifier streams (its written-out
-# HardSwish chains are one LUT each, its squeeze-excite products run on channel-scale aux tiles).
-# The text detector does not: it upsamples with ConvTranspose, which the stream engine does not
-# lower (issue 25), and the run refuses it naming the node (docs/arch/Stream.md).
+# HardSwish chains are one LUT each, its squeeze-excite products run on channel-scale aux tiles);
+# the text detector streams its ConvTranspose upsampling as stride phases and depth to space;
+# the line detector its dilated convolutions, bilinear Resizes (Interpolate tiles), output
+# channel slices and peak mask x * (x == maxpool(x)) (docs/arch/Stream.md).
 MODELS = [
     ("ch_PP-OCRv4_det_infer.onnx",
      ["p2o.DynamicDimension.0=1", "p2o.DynamicDimension.1=96", "p2o.DynamicDimension.2=128"],
-     False),
+     True),
     ("ch_ppocr_mobile_v2.0_cls_infer.onnx",
      ["p2o.DynamicDimension.0=1", "p2o.DynamicDimension.1=48", "p2o.DynamicDimension.2=192"],
      True),
@@ -30,12 +31,13 @@ MODELS = [
     ("face_detection_back_256x256_barracuda.onnx", [], True),
     # M-LSD line detector (TensorFlow, NHWC RGBA input): its peak mask x == maxpool(x) is an
     # int8 comparison and its three bilinear Resizes integer interpolations, all on the engines.
-    # The stream engine does not take it (no bilinear Resize on the pixel pipeline, issue 25).
-    ("mlsd_320x320_tiny.onnx", [], False),
+    ("mlsd_320x320_tiny.onnx", [], True),
     # PP-OCRv4 text recognizer (SVTR: LayerNorm written out, attention, three Softmax). Its
     # attention MatMuls multiply two computed tensors: on systolic's array (B as the stationary
     # weights), broadcast's lanes and sparse's post-processing units (its PEs read weights only
-    # as compiler-encoded streams). The stream engine does not take it (Transpose).
+    # as compiler-encoded streams). The stream engine does not take it: a pixel pipeline with
+    # no frame store has no unit for attention over the token sequence (the run refuses the
+    # token Transpose naming the node).
     ("ch_PP-OCRv4_rec_infer.onnx", ["p2o.DynamicDimension.0=1", "p2o.DynamicDimension.1=320"],
      False),
 ]

@@ -248,6 +248,9 @@ struct InterpolationAxis {
 /// 2^bits, so the result is a convex combination and stays in [-128, 127].
 int8_t interpolateAt(const int8_t* x, const Dims& inStrides,
                      std::span<const InterpolationAxis> axes, const Dims& outIndex);
+/// interpolateAt's division: \p sum / 2^\p shift rounded half away from zero, clamped to int8
+/// (\p sum itself when \p shift is 0). The stream engine's Interpolate tiles use it too.
+int8_t interpolationRound(int64_t sum, int shift);
 /// The int8 linear Resize of \p x (scale preserving) to \p outShape: interpolateAt everywhere.
 Tensor interpolate(const Tensor& x, std::span<const InterpolationAxis> axes, const Dims& outShape);
 

@@ -173,6 +173,9 @@ std::string auxFunctionDetail(const AuxTile& t) {
   case AuxFunction::Subset:
     return fmt::format("subset: lanes {}..{} to lanes 0..{}", t.laneOffset,
                        t.laneOffset + t.channels - 1, t.channels - 1);
+  case AuxFunction::DepthToSpace:
+    return fmt::format("depth-to-space: {} channels in {}x{} phases", t.channels,
+                       t.window.factorRows, t.window.factorCols);
   default:
     return std::string(auxFunctionName(t.function));
   }

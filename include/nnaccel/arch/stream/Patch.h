@@ -184,6 +184,12 @@ struct ExpandParams {
   Value padValue = 0;
   /// Output positions per step; 0 = outputPositionsPerInput()'s minimum.
   int64_t outputPositionsPerStep = 0;
+  /// Depth to space (ONNX DepthToSpace, DCR order) instead of duplication: output (y, x) of a
+  /// factorRows x factorCols block takes channels [p C', (p + 1) C') of its input position, p =
+  /// (y mod factorRows) factorCols + x mod factorCols, C' = input channels / (factorRows
+  /// factorCols). The schedule is the duplication's; only the values differ. The stream
+  /// compiler's stride phases of a ConvTranspose leave the chip this way (docs/arch/Stream.md).
+  bool depthToSpace = false;
 };
 
 /// Expand (4911, Fig. 50: "repeat each value horizontally; the FIFO repeats the row
@@ -216,6 +222,8 @@ private:
   int64_t sourceOf(int64_t g) const;
   /// Global output index of the last copy of global input \p g.
   int64_t lastUseOf(int64_t g) const;
+  /// The phase (channel block) global output \p g takes in depth-to-space mode, else 0.
+  size_t phaseOf(int64_t g) const;
 
   ExpandParams params_;
   int64_t rate_ = 1;
@@ -224,6 +232,55 @@ private:
   int64_t accepted_ = 0;   ///< inputs accepted so far (all frames)
   int64_t cursor_ = 0;     ///< global index of the next output position
   int64_t peakHeld_ = 0;
+  mutable std::optional<int64_t> stored_;
+};
+
+/// One axis of a linear resize: output o reads input index0[o] with weight 2^bits - weight1[o]
+/// and input index1[o] with weight weight1[o]; an axis that does not interpolate reads
+/// index0[o] alone, with weight 1.
+struct InterpolateAxis {
+  bool interpolates = false;
+  std::vector<int32_t> index0, index1, weight1;
+};
+
+/// Interpolate's division: (the sum of weight x tap over an output's taps, the weights' total
+/// bits) -> value; the int8 ASIC plugs in quant::interpolationRound.
+using InterpolateFinalizer = std::function<Value(int64_t sum, int shift)>;
+
+struct InterpolateParams {
+  InterpolateAxis rows, cols;
+  int weightBits = 0;
+  InterpolateFinalizer finalizer;
+};
+
+/// Interpolate (a linear Resize; nnaccel's addition beside Expand 4911, docs/arch/Stream.md):
+/// output (y, x) is the weighted sum of its (up to) 2 x 2 input taps. Like Expand it runs at
+/// the faster output rate, emitting in raster order up to ceil(output / input positions)
+/// positions per step, each once its last tap has arrived. The FIFO holds the input rows from
+/// the lowest one the frame's remaining outputs read: two rows for an upsampling.
+class Interpolate : public PatchStage {
+public:
+  Interpolate(FrameShape in, InterpolateParams params);
+  int64_t step(std::span<const Value> in, std::vector<Value>& out) override;
+  /// The FIFO's depth (peak held positions x channels) over frames back to back, found by a
+  /// dry run of the same schedule.
+  int64_t storedValues() const override;
+  /// The smallest output rate that sustains frames back to back.
+  int64_t outputPositionsPerInput() const;
+
+private:
+  int64_t run(bool accept, std::span<const Value> in, std::vector<Value>* out);
+  /// Global input index whose arrival completes global output \p g (its last tap).
+  int64_t needOf(int64_t g) const;
+  /// Global index of the first input that output \p g or a later one of its frame reads.
+  int64_t keepFrom(int64_t g) const;
+  void emit(int64_t g, std::vector<Value>& out) const;
+
+  InterpolateParams params_;
+  std::vector<int32_t> keepRow_; ///< per output row: the lowest input row it or a later one reads
+  int64_t rate_ = 1;
+  std::deque<Value> held_; ///< inputs [heldBase_, accepted_) x channels
+  int64_t heldBase_ = 0, accepted_ = 0, cursor_ = 0, peakHeld_ = 0;
   mutable std::optional<int64_t> stored_;
 };
 

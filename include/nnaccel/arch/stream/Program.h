@@ -13,6 +13,7 @@
 #pragma once
 
 #include "nnaccel/arch/stream/Config.h"
+#include "nnaccel/arch/stream/Patch.h"
 #include "nnaccel/arch/stream/Stream.h"
 #include "nnaccel/ir/Graph.h"
 #include "nnaccel/quant/Kernels.h"
@@ -83,6 +84,9 @@ struct KernelTile {
   int64_t offsetRows = 0, offsetCols = 0;
   int64_t startCycle = 0; ///< compiler's figure: when its output's first position appears
   int64_t outSlot = 0;    ///< its set's slot on bus `row`
+  /// An identity 1x1 carrying an int8 set down one row (a bypass) where the row's aux tiles
+  /// are all in use: out = in, one group pair per time slot (issue 25's tile-level placement).
+  bool bypass = false;
 };
 
 /// What an auxiliary tile's output mux (4914) selects after the adder, requantizer and LUT.
@@ -96,6 +100,13 @@ enum class AuxFunction {
   Alternate,     ///< 4913: two sets of one stream become one set of twice the time multiplexing
   Concat,        ///< 4912: the primary's lowest `concatLanes` lanes, then the aux's lowest lanes
   Subset,        ///< Fig. 30A: lanes [laneOffset, laneOffset + channels) moved to lanes 0..
+  /// Expand's schedule (4911) with depth to space: each input position's channels, in
+  /// factorRows x factorCols blocks of `channels`, become that many output positions (the
+  /// stride phases of a ConvTranspose; nnaccel's addition, docs/arch/Stream.md).
+  DepthToSpace,
+  /// A linear Resize (nnaccel's addition beside 4911, docs/arch/Stream.md): each output the
+  /// weighted sum of its 2 x 2 input taps, by the int8 interpolation rule.
+  Interpolate,
 };
 std::string_view auxFunctionName(AuxFunction f);
 
@@ -109,6 +120,13 @@ enum class AuxAdd {
   /// vector per frame, latched as the primary's frame begins), requantized by the int8 Mul
   /// rule (quant::mulValue). Squeeze-and-excitation's x * s.
   Scale,
+  /// The multiplier on two frames streamed together (nnaccel's addition beside Scale): each
+  /// primary value times the auxiliary value of the same position and channel, by the int8 Mul
+  /// rule (quant::mulValue). M-LSD's x * (x == maxpool(x)).
+  Multiply,
+  /// Adder 4904 as a comparator (nnaccel's addition): both operands requantized onto the coarser
+  /// scale and compared, 1 or 0 (quant::compareValue), e.g. Equal(x, maxpool(x)).
+  Compare,
 };
 
 /// A window for the patch functions (pooling, sampling, expanding).
@@ -118,8 +136,14 @@ struct PatchWindow {
   int64_t padTop = 0, padLeft = 0, padBottom = 0, padRight = 0; ///< Sample: crop offsets
   int64_t outRows = 0, outCols = 0;
   bool countIncludePad = false;
-  int64_t factorRows = 1, factorCols = 1; ///< Expand: copies of each value per axis
+  int64_t factorRows = 1, factorCols = 1; ///< Expand: copies per axis; DepthToSpace: block
+  /// Interpolate: the quantizer's tables of the rows and columns axes.
+  quant::InterpolationAxis interpolateRows, interpolateCols;
 };
+
+/// The Interpolate stage's parameters for window \p w: its tables, with the int8 rule's
+/// weight bits and rounding (quant::interpolationRound).
+InterpolateParams interpolateParams(const PatchWindow& w);
 
 /// An auxiliary function tile (Fig. 49).
 struct AuxTile {
@@ -132,8 +156,10 @@ struct AuxTile {
   int64_t auxDelayPositions = 0;     ///< alignment FIFO on the auxiliary input
   AuxAdd add = AuxAdd::None;
   quant::AddSubMultipliers addScales; ///< AuxAdd::Scaled
-  quant::QuantMultiplier mulScale;    ///< AuxAdd::Scale: s_a * s_b / s_out
-  int64_t auxFirstChannel = 0;        ///< AuxAdd::Scale: the aux channel of primary lane 0
+  quant::QuantMultiplier mulScale;    ///< AuxAdd::Scale, Multiply: s_a * s_b / s_out
+  quant::Comparison comparison = quant::Comparison::Equal; ///< AuxAdd::Compare
+  std::array<quant::QuantMultiplier, 2> compareScales{};   ///< AuxAdd::Compare: s_a/s_c, s_b/s_c
+  int64_t auxFirstChannel = 0; ///< AuxAdd::Scale: the aux channel of primary lane 0
   /// Requantizer before the LUT: int32 sums -> int8 with a per-channel multiplier (empty: the
   /// input is already int8). One entry per channel of the set.
   std::vector<quant::QuantMultiplier> requantize;

@@ -23,11 +23,13 @@ std::array<int8_t, 256> composeLuts(const std::array<int8_t, 256>& inner,
 
 /// A patch function on every set of \p in for layer \p li: folded into the set's producing aux
 /// tile when \p fuse and that tile's output mux still bypasses, else one new aux tile per set.
-/// Returns the new placement.
+/// Returns the new placement. DepthToSpace turns each set's channels into positions: a set of
+/// T time slots leaves with T / phases (at least 1), each value held as long as before.
 Placed Mapper::applyPatch(size_t li, const Placed& in, AuxFunction fn, const PatchWindow& w,
                           std::vector<quant::CountMultiplier> counts, bool fuse) {
   const FrameShape f = in.format.frame;
-  FrameShape of{w.outRows, w.outCols, f.channels};
+  const int64_t phases = fn == AuxFunction::DepthToSpace ? w.factorRows * w.factorCols : 1;
+  FrameShape of{w.outRows, w.outCols, f.channels / phases};
   const int64_t P = in.format.cyclesPerPosition;
   // The output rate: the input frame's cycles spread evenly over the output positions.
   const int64_t Pout = std::max<int64_t>(1, P * f.positions() / of.positions());
@@ -35,18 +37,22 @@ Placed Mapper::applyPatch(size_t li, const Placed& in, AuxFunction fn, const Pat
   out.format = in.format; // the lanes keep their time multiplexing; each value is held longer
   out.format.frame = of;
   out.format.cyclesPerPosition = Pout;
+  out.format.tm = std::max<int64_t>(1, in.format.tm / phases);
   const int64_t delay = retimeDelayCycles(fn, w, f, P, Pout);
   for (size_t si = 0; si < in.sets.size(); ++si) {
+    const int64_t inChannels = channelsOfSet(in.sets[si]);
+    NNACCEL_ASSERT(inChannels % phases == 0) << inChannels << " channels in " << phases;
     const size_t ti = patchTileFor(li, in, si, fuse);
     AuxTile& t = aux(ti);
     t.function = fn;
     t.window = w;
     t.averageMultipliers = counts;
+    t.channels = inChannels / phases;
     appendAuxSet(out, ti, planAux(ti, P, delay), false);
     // Row FIFOs of the patch (one row of per-column partial results per window row beyond the
     // first) and the output FIFO that spreads the results evenly (its peak: the delay).
     program_.layers[li].fifoValues +=
-        ((w.kernelRows - 1) * f.cols + ceilDiv(delay, std::max<int64_t>(1, P))) * t.channels;
+        ((w.kernelRows - 1) * f.cols + ceilDiv(delay, std::max<int64_t>(1, P))) * inChannels;
   }
   return out;
 }
@@ -155,14 +161,7 @@ void Mapper::lowerExpand(ir::NodeId id) {
                 fmt::format("{} to {}: only nearest upsampling by whole factors maps onto "
                             "Expand (4911)",
                             ir::opName(n.op), dimsToString(os)));
-  const int64_t P = in.format.cyclesPerPosition, factor = fr * fc;
-  if (P % factor != 0 || P / factor < in.format.tm)
-    throw Error(ErrorKind::Unsupported, ErrorContext{.node = n.name},
-                fmt::format("Expand by {}x{} needs {} cycles per input position (and {} for "
-                            "its time multiplexing T{}); the stream has {}. Expanding a "
-                            "faster stream needs N-up output sets, which the ASIC's 1-up "
-                            "buses do not carry",
-                            fr, fc, factor, factor * in.format.tm, in.format.tm, P));
+  checkUpsamplingRate(n, in.format, fr, fc, "Expand");
   Layer& l = addLayer(id, "");
   const size_t li = program_.layers.size() - 1;
   l.in = in.format;
@@ -173,6 +172,71 @@ void Mapper::lowerExpand(ir::NodeId id) {
   w.outCols = os[3];
   const bool fuse = soleConsumer(n.inputs[0]) == id;
   Placed out = applyPatch(li, in, AuxFunction::Expand, w, {}, fuse);
+  program_.layers[li].out = out.format;
+  program_.layers[li].outSets = out.sets;
+  placed_[n.outputs[0]] = std::move(out);
+}
+
+/// A stream upsampled by \p fr x \p fc leaves at fr * fc output positions per input one: the
+/// input must hold each position that many cycles, and as many more times T (one-line error
+/// naming node \p n otherwise).
+void Mapper::checkUpsamplingRate(const ir::Node& n, const StreamFormat& in, int64_t fr, int64_t fc,
+                                 const char* unit) const {
+  const int64_t P = in.cyclesPerPosition, factor = fr * fc;
+  if (P % factor != 0 || P / factor < in.tm)
+    throw Error(ErrorKind::Unsupported, ErrorContext{.node = n.name},
+                fmt::format("{} by {}x{} needs {} cycles per input position (and {} for "
+                            "its time multiplexing T{}); the stream has {}. Upsampling a "
+                            "faster stream needs N-up output sets, which the ASIC's 1-up "
+                            "buses do not carry",
+                            unit, fr, fc, factor, factor * in.tm, in.tm, P));
+}
+
+/// A linear Resize of the two spatial axes by whole factors: Interpolate on every set
+/// (nnaccel's addition: the patent's aux tile has Expand, which only duplicates). Each output
+/// is the int8 interpolation rule (quant::interpolateAt) over the tables the quantizer built.
+void Mapper::lowerInterpolate(ir::NodeId id) {
+  const ir::Node& n = g_.node(id);
+  const Placed in = at(n.inputs[0], n.outputs[0]);
+  const FrameShape f = in.format.frame;
+  const Dims& os = g_.value(n.outputs[0]).shape;
+  const std::vector<quant::InterpolationAxis>& axes = qm_.node(id).interpolation;
+  // An axis each of whose outputs copies its own input (a second tap, if any, has no weight:
+  // the int8 rule's sum and shift then both carry the same factor, so the result is unchanged).
+  auto copies = [](const quant::InterpolationAxis& a, int64_t extent) {
+    if (static_cast<int64_t>(a.index0.size()) != extent)
+      return false;
+    for (size_t o = 0; o < a.index0.size(); ++o)
+      if (a.index0[o] != static_cast<int32_t>(o) ||
+          (a.interpolates && a.weight1[o] != 0 && a.index1[o] != a.index0[o]))
+        return false;
+    return true;
+  };
+  if (os.size() != 4 || axes.size() != 4 || os[0] != 1 || !copies(axes[0], 1) ||
+      !copies(axes[1], f.channels))
+    throw Error(ErrorKind::Unsupported, ErrorContext{.node = n.name},
+                fmt::format("{} to {}: only a resize of the two spatial axes of a frame maps "
+                            "onto Interpolate",
+                            ir::opName(n.op), dimsToString(os)));
+  if (os[2] % f.rows != 0 || os[3] % f.cols != 0)
+    throw Error(ErrorKind::Unsupported, ErrorContext{.node = n.name},
+                fmt::format("linear resize of {}x{} to {}x{}: only whole upsampling factors "
+                            "keep a whole number of cycles per output position",
+                            f.rows, f.cols, os[2], os[3]));
+  const int64_t fr = os[2] / f.rows, fc = os[3] / f.cols;
+  checkUpsamplingRate(n, in.format, fr, fc, "Interpolate");
+  Layer& l = addLayer(id, "");
+  const size_t li = program_.layers.size() - 1;
+  l.in = in.format;
+  PatchWindow w;
+  w.factorRows = fr;
+  w.factorCols = fc;
+  w.outRows = os[2];
+  w.outCols = os[3];
+  w.interpolateRows = axes[2];
+  w.interpolateCols = axes[3];
+  const bool fuse = soleConsumer(n.inputs[0]) == id;
+  Placed out = applyPatch(li, in, AuxFunction::Interpolate, w, {}, fuse);
   program_.layers[li].out = out.format;
   program_.layers[li].outSets = out.sets;
   placed_[n.outputs[0]] = std::move(out);
@@ -276,8 +340,49 @@ void Mapper::lowerAdd(ir::NodeId id) {
     std::swap(scales.a, scales.b);
   }
   const bool padded = padA || padB;
+  combineStreams(
+      id, std::move(a), std::move(b), padded,
+      padded ? "one operand is channel padding: its missing lanes add 0" : "",
+      [&](AuxTile& t) {
+        t.add = AuxAdd::Scaled;
+        t.addScales = scales;
+      },
+      [&](AuxTile& t) { // a set beyond the padding: the rule with a zero operand
+        t.lutEnabled = true;
+        t.lut = makeLut([&](int32_t v) { return quant::addSubValue(false, scales, v, 0); });
+      });
+}
+
+/// A Mul of two frames streamed together (AuxAdd::Multiply) or a comparison of two (Compare),
+/// set by set like a residual Add.
+void Mapper::lowerPair(ir::NodeId id) {
+  const ir::Node& n = g_.node(id);
+  const quant::QuantNode& q = qm_.node(id);
+  const bool compare = q.kind == quant::QuantOpKind::Compare;
+  combineStreams(id, at(n.inputs[0], n.outputs[0]), at(n.inputs[1], n.outputs[0]), false,
+                 compare ? "adder 4904 compares" : "a multiplier beside adder 4904",
+                 [&](AuxTile& t) {
+                   if (!compare) {
+                     t.add = AuxAdd::Multiply;
+                     t.mulScale = q.mulMultiplier;
+                     return;
+                   }
+                   t.add = AuxAdd::Compare;
+                   t.comparison = quant::comparisonOf(n.op);
+                   t.compareScales = {q.inputMultipliers.at(0), q.inputMultipliers.at(1)};
+                 });
+}
+
+/// Node \p id's streams \p a and \p b combined set by set on aux tiles whose two-input stage
+/// \p configure sets: merged to one T (alternating muxes), the earlier operand delayed by a
+/// FIFO. With \p padded, \p b may lack the last sets of \p a: those pass alone, through a tile
+/// \p configureLone sets.
+void Mapper::combineStreams(ir::NodeId id, Placed a, Placed b, bool padded, std::string note,
+                            const std::function<void(AuxTile&)>& configure,
+                            const std::function<void(AuxTile&)>& configureLone) {
+  const ir::Node& n = g_.node(id);
   checkAddFrames(n, a, b, padded);
-  addLayer(id, padded ? "one operand is channel padding: its missing lanes add 0" : "");
+  addLayer(id, std::move(note));
   const size_t li = program_.layers.size() - 1;
   // Operands on different time multiplexing (a shortcut from a pool keeps its producer's T; a
   // convolution's output takes the canonical one) meet at the larger T.
@@ -292,18 +397,15 @@ void Mapper::lowerAdd(ir::NodeId id) {
   for (size_t si = 0; si < a.sets.size(); ++si) {
     if (si >= b.sets.size()) {
       const size_t ti = newAuxFor(li, a.sets[si].bus, a.sets[si], nullptr);
-      AuxTile& t = aux(ti);
-      t.lutEnabled = true;
-      t.lut = makeLut([&](int32_t v) { return quant::addSubValue(false, scales, v, 0); });
+      NNACCEL_ASSERT(configureLone) << n.name << ": a set without its operand";
+      configureLone(aux(ti));
       appendAuxSet(out, ti, planAux(ti, P), true);
       continue;
     }
     const int64_t row = std::max(a.sets[si].bus, b.sets[si].bus);
     const size_t ti = newAuxFor(li, row, a.sets[si], &b.sets[si]);
-    AuxTile& t = aux(ti);
-    t.add = AuxAdd::Scaled;
-    t.addScales = scales;
-    alignOperands(li, t, P);
+    configure(aux(ti));
+    alignOperands(li, aux(ti), P);
     appendAuxSet(out, ti, planAux(ti, P), true);
   }
   program_.layers[li].outSets = out.sets;
@@ -319,9 +421,10 @@ void Mapper::checkAddFrames(const ir::Node& n, const Placed& a, const Placed& b,
   if (fa.rows != fb.rows || fa.cols != fb.cols || !channelsFit ||
       a.format.cyclesPerPosition != b.format.cyclesPerPosition)
     throw Error(ErrorKind::Unsupported, ErrorContext{.node = n.name},
-                fmt::format("Add of streams {}x{}x{} and {}x{}x{} (broadcasting is "
+                fmt::format("{} of streams {}x{}x{} and {}x{}x{} (broadcasting is "
                             "not a stream function)",
-                            fa.rows, fa.cols, fa.channels, fb.rows, fb.cols, fb.channels));
+                            ir::opName(n.op), fa.rows, fa.cols, fa.channels, fb.rows, fb.cols,
+                            fb.channels));
 }
 
 /// Throws unless the sets of \p a and \p b pair up for adders 4904: the same channels set by

@@ -78,6 +78,8 @@ void Mapper::lowerNode(ir::NodeId id) {
   case quant::QuantOpKind::Accumulate:
     if (n.op == ir::OpKind::Conv)
       return lowerConv(id);
+    if (n.op == ir::OpKind::ConvTranspose)
+      return lowerConvTranspose(id);
     if (n.op == ir::OpKind::Gemm || n.op == ir::OpKind::MatMul)
       return lowerDense(id);
     break;
@@ -93,11 +95,21 @@ void Mapper::lowerNode(ir::NodeId id) {
       break; // a Div of two tensors: no divider on the chip
     if (const std::optional<size_t> xi = channelScaleFrame(id))
       return lowerScale(id, *xi);
+    if (!g_.isConstant(n.inputs[0]) && !g_.isConstant(n.inputs[1]))
+      return lowerPair(id); // two frames streamed together
     break;
+  case quant::QuantOpKind::Compare:
+    return lowerPair(id);
   case quant::QuantOpKind::Concat:
     if (fusePaddingIntoAdd(id))
       return;
     return lowerConcat(id);
+  case quant::QuantOpKind::DataMovement:
+    if (n.op == ir::OpKind::Slice)
+      return lowerSlice(id);
+    break;
+  case quant::QuantOpKind::Interpolate:
+    return lowerInterpolate(id);
   case quant::QuantOpKind::Gather:
     if (n.op == ir::OpKind::Resize || n.op == ir::OpKind::Upsample)
       return lowerExpand(id);
@@ -113,8 +125,9 @@ void Mapper::lowerNode(ir::NodeId id) {
   throw Error(ErrorKind::Unsupported,
               ErrorContext{.node = n.name, .op = std::string(ir::opName(n.op))},
               fmt::format("the stream ASIC has no unit for it (kernel tiles: "
-                          "convolution and dense; aux tiles: activation LUT, pooling, "
-                          "sampling, residual add, channel scale, concatenation)"));
+                          "convolution, transposed convolution and dense; aux tiles: activation "
+                          "LUT, pooling, sampling, upsampling, residual add, channel scale, "
+                          "concatenation)"));
 }
 
 void Mapper::lowerView(ir::NodeId id) {

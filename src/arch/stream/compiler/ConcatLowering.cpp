@@ -280,4 +280,53 @@ void Mapper::alignConcatSets(size_t li, const std::vector<ConcatSet>& built, int
   }
 }
 
+/// A Slice of a frame's channels (step 1, every other axis whole): each input set it overlaps
+/// passes whole (a bus arrangement) or through a channel Subset (Fig. 30A) on an aux tile, so
+/// the output's sets may be ragged.
+void Mapper::lowerSlice(ir::NodeId id) {
+  const ir::Node& n = g_.node(id);
+  const Placed in = at(n.inputs[0], n.outputs[0]);
+  const ir::SliceParams sp = ir::sliceParams(g_, id);
+  const Dims& shape = g_.value(n.inputs[0]).shape;
+  bool channels = shape.size() == 4 && !in.flattenedFrame && !in.pixelMajor;
+  for (size_t a = 0; channels && a < shape.size(); ++a)
+    channels = sp.steps[a] == 1 && (a == 1 || (sp.starts[a] == 0 && sp.ends[a] == shape[a]));
+  if (!channels || sp.ends[1] <= sp.starts[1])
+    throw Error(ErrorKind::Unsupported, ErrorContext{.node = n.name},
+                "only a slice of a frame's channels (step 1) is a channel Subset on the chip");
+  const int64_t c0 = sp.starts[1], c1 = sp.ends[1];
+  Layer& l = addLayer(id, "channel Subset (Fig. 30A)");
+  const size_t li = program_.layers.size() - 1;
+  l.in = in.format;
+  Placed out = in;
+  out.sets.clear();
+  out.timing.clear();
+  out.producerAux.clear();
+  out.format.frame.channels = c1 - c0;
+  const int64_t P = in.format.cyclesPerPosition;
+  for (int64_t si = 0, first = 0; si < static_cast<int64_t>(in.sets.size()); ++si) {
+    const BusRef set = in.sets[static_cast<size_t>(si)];
+    const int64_t count = channelsOfSet(set), lo = std::max(c0, first),
+                  hi = std::min(c1, first + count);
+    if (lo == first && hi == first + count) {
+      out.sets.push_back(set);
+      out.timing.push_back(in.timing[static_cast<size_t>(si)]);
+      out.producerAux.push_back(-1);
+    } else if (lo < hi) {
+      const size_t ti = newAuxFor(li, set.bus, set, nullptr);
+      AuxTile& t = aux(ti);
+      t.function = AuxFunction::Subset;
+      t.laneOffset = lo - first;
+      t.channels = hi - lo;
+      t.window.outRows = in.format.frame.rows;
+      t.window.outCols = in.format.frame.cols;
+      appendAuxSet(out, ti, planAux(ti, P), true);
+    }
+    first += count;
+  }
+  program_.layers[li].out = out.format;
+  program_.layers[li].outSets = out.sets;
+  placed_[n.outputs[0]] = std::move(out);
+}
+
 } // namespace nnaccel::arch::stream::detail

@@ -13,6 +13,20 @@
 
 namespace nnaccel::arch::stream::detail {
 
+namespace {
+
+/// The blocks of a dilated kernel axis: one cell per tap, \p dilation cells apart (a 3x3
+/// dilation-5 kernel is nine 1x1 blocks of its 11x11 extent, chained and summed like any
+/// composite kernel's; the zero cells between them are never configured).
+std::vector<std::pair<int64_t, int64_t>> dilatedBlocks(int64_t taps, int64_t dilation) {
+  std::vector<std::pair<int64_t, int64_t>> blocks;
+  for (int64_t i = 0; i < taps; ++i)
+    blocks.emplace_back(i * dilation, 1);
+  return blocks;
+}
+
+} // namespace
+
 bool ConvPlan::connected(int64_t in0, int64_t in1, int64_t out0, int64_t out1) const {
   for (int64_t gi = in0 / inChannelsPerGroup; gi <= (in1 - 1) / inChannelsPerGroup; ++gi)
     if (gi >= out0 / outChannelsPerGroup && gi <= (out1 - 1) / outChannelsPerGroup)
@@ -28,19 +42,18 @@ void Mapper::lowerConv(ir::NodeId id) {
                 fmt::format("{}-D convolution with batch {}; the ASIC streams 2-D "
                             "frames",
                             cp.spatialRank, cp.batch));
-  if (cp.dilations[0] != 1 || cp.dilations[1] != 1)
-    throw Error(ErrorKind::Unsupported, ErrorContext{.node = n.name, .op = "Conv"},
-                fmt::format("dilation {}x{}; the ASIC's kernel tiles compose dense "
-                            "kernels only",
-                            cp.dilations[0], cp.dilations[1]));
   ConvSpec s;
   s.id = id;
   s.name = n.name;
   s.inChannels = cp.inChannels;
   s.outChannels = cp.outChannels;
   s.group = cp.group;
-  s.kh = cp.kernel[0];
-  s.kw = cp.kernel[1];
+  // A dilated kernel is its dilated extent with zeros between the taps; planConv gives each tap
+  // row and column its own block, so no tile holds a zero cell.
+  s.dilationY = cp.dilations[0];
+  s.dilationX = cp.dilations[1];
+  s.kh = (cp.kernel[0] - 1) * s.dilationY + 1;
+  s.kw = (cp.kernel[1] - 1) * s.dilationX + 1;
   s.strideY = cp.strides[0];
   s.strideX = cp.strides[1];
   s.padTop = cp.padsBegin[0];
@@ -48,9 +61,12 @@ void Mapper::lowerConv(ir::NodeId id) {
   s.outH = cp.outSpatial[0];
   s.outW = cp.outSpatial[1];
   const int8_t* w = qm_.node(id).weights.data<int8_t>();
-  const int64_t cg = cp.inChannels / cp.group, kh = s.kh, kw = s.kw;
-  s.weight = [=](int64_t m, int64_t c, int64_t ky, int64_t kx) {
-    return w[((m * cg + c) * kh + ky) * kw + kx];
+  const int64_t cg = cp.inChannels / cp.group, kh = cp.kernel[0], kw = cp.kernel[1];
+  const int64_t dy = s.dilationY, dx = s.dilationX;
+  s.weight = [=](int64_t m, int64_t c, int64_t ky, int64_t kx) -> int8_t {
+    if (ky % dy != 0 || kx % dx != 0)
+      return 0;
+    return w[((m * cg + c) * kh + ky / dy) * kw + kx / dx];
   };
   mapFusedConv(std::move(s));
 }
@@ -139,8 +155,8 @@ ConvPlan Mapper::planConv(const ConvSpec& s) {
   // Anchor: the kernel element on the output position (below/right of centre for even sizes).
   // The "same" stream's output (i, j) is centred on input (i, j); the layer's output (oy, ox) is
   // the same-stream position (strideY*oy - padTop + ay, ...): a Sample picks it.
-  p.anchorRow = s.kh / 2;
-  p.anchorCol = s.kw / 2;
+  p.anchorRow = s.anchorRow >= 0 ? s.anchorRow : s.kh / 2;
+  p.anchorCol = s.anchorCol >= 0 ? s.anchorCol : s.kw / 2;
   p.offY = p.anchorRow - s.padTop;
   p.offX = p.anchorCol - s.padLeft;
   p.needSample = !(s.strideY == 1 && s.strideX == 1 && p.offY == 0 && p.offX == 0 &&
@@ -170,9 +186,10 @@ ConvPlan Mapper::planConv(const ConvSpec& s) {
   layer.outputs = {s.output}; // the fused activation's output when there is one
   layer.in = p.in.format;
   layer.out = p.out;
-  layer.usefulMacs = s.outH * s.outW * s.outChannels * p.inChannelsPerGroup * s.kh * s.kw;
-  p.rowBlocks = kernelBlocks(s.kh);
-  p.colBlocks = kernelBlocks(s.kw);
+  const int64_t tapsY = (s.kh - 1) / s.dilationY + 1, tapsX = (s.kw - 1) / s.dilationX + 1;
+  layer.usefulMacs = s.outH * s.outW * s.outChannels * p.inChannelsPerGroup * tapsY * tapsX;
+  p.rowBlocks = s.dilationY > 1 ? dilatedBlocks(tapsY, s.dilationY) : kernelBlocks(s.kh);
+  p.colBlocks = s.dilationX > 1 ? dilatedBlocks(tapsX, s.dilationX) : kernelBlocks(s.kw);
   for (const auto& [q0, w] : p.colBlocks)
     if (w > f.cols)
       throw Error(ErrorKind::Unsupported, ErrorContext{.node = s.name},

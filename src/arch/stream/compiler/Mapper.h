@@ -3,8 +3,9 @@
 /// owns the chip's rows, tiles and bus slots, and the Mapper that lowers the graph onto them.
 /// Compiler.cpp drives the Mapper; its members are defined by concern in Placement.cpp (rows,
 /// bypasses, graph input and outputs), StreamTiming.cpp (set timing and FIFOs), ConvMapping.cpp
-/// (convolution and dense layers: composite kernels and ganging), AuxLowering.cpp (pooling,
-/// sampling, LUTs, adds, set merging) and ConcatLowering.cpp (concatenation).
+/// (convolution and dense layers: composite kernels and ganging), TransposeLowering.cpp
+/// (ConvTranspose as stride phases), AuxLowering.cpp (pooling, sampling, LUTs, adds, set
+/// merging) and ConcatLowering.cpp (concatenation and channel slices).
 #pragma once
 
 #include "nnaccel/arch/common/Lowering.h"
@@ -82,12 +83,15 @@ public:
 
   /// The next kernel tile, left to right and row by row (its index in Program::kernelTiles).
   size_t newKernelTile(const std::string& layer);
+  /// An unused kernel tile of row \p row (the leftmost one right of those in use), if any.
+  std::optional<size_t> spareKernelTile(int64_t row, const std::string& layer);
   /// Moves the kernel-tile cursor to the start of row \p row unless it is there or beyond.
   void advanceToRow(int64_t row);
   /// A new aux tile in row \p row or the first later row with one free (its index in
   /// Program::auxTiles).
   size_t newAuxTile(int64_t row, const std::string& layer);
   int64_t auxUsed(int64_t row) const;
+  int64_t kernelUsed(int64_t row) const;
   /// True when a tile of \p row (a kernel tile at \p kernelIndex, or an aux tile when
   /// kernelIndex < 0) can read \p src directly.
   bool readable(BusRef src, int64_t row, int64_t kernelIndex) const;
@@ -102,7 +106,7 @@ private:
   const StreamConfig& c_;
   int64_t chips_;
   int64_t cursorRow_ = 0, cursorIndex_ = 0;
-  std::map<int64_t, int64_t> auxUsed_;
+  std::map<int64_t, int64_t> auxUsed_, kernelUsed_;
   std::map<std::pair<int64_t, int64_t>, SlotOwner> owners_;
   int64_t rowsUsed_ = 0;
 };
@@ -128,6 +132,10 @@ struct ConvSpec {
   int64_t strideY = 1, strideX = 1;
   int64_t padTop = 0, padLeft = 0;
   int64_t outH = 0, outW = 0;
+  /// The kernel element on the output position; -1: the centre (below/right for even sizes).
+  int64_t anchorRow = -1, anchorCol = -1;
+  /// A dilated kernel: kh x kw is its dilated extent, with taps every dilation cells.
+  int64_t dilationY = 1, dilationX = 1;
   /// weight(m, c-in-group, ky, kx)
   std::function<int8_t(int64_t, int64_t, int64_t, int64_t)> weight;
   std::vector<int32_t> bias;
@@ -217,6 +225,8 @@ private:
   int64_t canonicalTm(int64_t channels, int64_t cyclesPerPosition) const;
   const Placed& at(ir::ValueId v, ir::ValueId forWhat) const;
   BusRef bringTo(BusRef src, int64_t row, int64_t kernelIndex, const std::string& layer);
+  BusRef bypassRow(BusRef cur, int64_t row, int64_t target, const std::string& layer);
+  bool carriesPartialSums(BusRef s) const;
   AuxTile& aux(size_t i) { return program_.auxTiles[i]; }
   size_t newAuxFor(size_t li, int64_t row, BusRef primary, const BusRef* auxIn);
   void appendAuxSet(Placed& out, size_t ti, int64_t startCycle, bool foldable);
@@ -241,6 +251,7 @@ private:
   // ---- convolution and dense (ConvMapping.cpp) -----------------------------------------------
   void lowerConv(ir::NodeId id);
   void lowerDense(ir::NodeId id);
+  void lowerConvTranspose(ir::NodeId id); // TransposeLowering.cpp
   void mapFusedConv(ConvSpec s);
   void mapConv(const ConvSpec& s);
   ConvPlan planConv(const ConvSpec& s);
@@ -268,12 +279,19 @@ private:
   void lowerPool(ir::NodeId id);
   PatchWindow poolWindow(ir::NodeId id, const ir::PoolParams& pp, const FrameShape& f) const;
   void lowerExpand(ir::NodeId id);
+  void checkUpsamplingRate(const ir::Node& n, const StreamFormat& in, int64_t fr, int64_t fc,
+                           const char* unit) const;
+  void lowerInterpolate(ir::NodeId id);
   void lowerLut(ir::NodeId id, const std::array<int8_t, 256>& lut, ir::ValueId source, bool alone);
   void foldLut(size_t li, ir::NodeId id, size_t producer, const std::array<int8_t, 256>& lut,
                const Placed& in, Placed& out, size_t si);
   bool isOutputFunction(ir::NodeId id) const;
   void lowerOutputFunction(ir::NodeId id);
   void lowerAdd(ir::NodeId id);
+  void lowerPair(ir::NodeId id);
+  void combineStreams(ir::NodeId id, Placed a, Placed b, bool padded, std::string note,
+                      const std::function<void(AuxTile&)>& configure,
+                      const std::function<void(AuxTile&)>& configureLone = {});
   void checkAddFrames(const ir::Node& n, const Placed& a, const Placed& b, bool padded) const;
   void checkAddSets(const ir::Node& n, const Placed& a, const Placed& b, bool padded,
                     int64_t T) const;
@@ -292,6 +310,7 @@ private:
 
   // ---- concatenation (ConcatLowering.cpp) ----------------------------------------------------
   void lowerConcat(ir::NodeId id);
+  void lowerSlice(ir::NodeId id);
   std::vector<Placed> concatInputs(ir::NodeId id, int64_t& T);
   std::optional<int64_t> zeroOperandChannels(ir::ValueId v) const;
   Placed zeroChannels(size_t li, const std::vector<Placed>& parts, int64_t channels, int64_t T);

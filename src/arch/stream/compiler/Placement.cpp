@@ -16,20 +16,47 @@ namespace nnaccel::arch::stream::detail {
 // ---- Placer ------------------------------------------------------------------------------------
 
 size_t Placer::newKernelTile(const std::string& layer) {
+  // Bypasses may already hold the leftmost tiles of a row the cursor reaches.
+  cursorIndex_ = std::max(cursorIndex_, kernelUsed(cursorRow_));
   while (cursorRow_ < totalRows() && cursorIndex_ >= rowTiles(cursorRow_)) {
     ++cursorRow_;
-    cursorIndex_ = 0;
+    cursorIndex_ = kernelUsed(cursorRow_);
   }
   need(cursorRow_, "kernel tiles");
   KernelTile t;
   t.row = cursorRow_;
   t.index = cursorIndex_++;
+  kernelUsed_[t.row] = cursorIndex_;
   t.layer = layer;
   t.outSlot = t.index;
   owners_[{t.row, t.outSlot}] = SlotOwner{true, t.index};
   rowsUsed_ = std::max(rowsUsed_, t.row + 1);
   p_.kernelTiles.push_back(std::move(t));
   return p_.kernelTiles.size() - 1;
+}
+
+std::optional<size_t> Placer::spareKernelTile(int64_t row, const std::string& layer) {
+  const int64_t index =
+      row == cursorRow_ ? std::max(cursorIndex_, kernelUsed(row)) : kernelUsed(row);
+  if (row >= totalRows() || index >= rowTiles(row))
+    return std::nullopt;
+  KernelTile t;
+  t.row = row;
+  t.index = index;
+  kernelUsed_[row] = index + 1;
+  if (row == cursorRow_)
+    cursorIndex_ = index + 1;
+  t.layer = layer;
+  t.outSlot = t.index;
+  owners_[{t.row, t.outSlot}] = SlotOwner{true, t.index};
+  rowsUsed_ = std::max(rowsUsed_, t.row + 1);
+  p_.kernelTiles.push_back(std::move(t));
+  return p_.kernelTiles.size() - 1;
+}
+
+int64_t Placer::kernelUsed(int64_t row) const {
+  auto it = kernelUsed_.find(row);
+  return it == kernelUsed_.end() ? 0 : it->second;
 }
 
 void Placer::advanceToRow(int64_t row) {
@@ -223,27 +250,72 @@ BusRef Mapper::bringTo(BusRef src, int64_t row, int64_t kernelIndex, const std::
   for (int64_t r = src.bus + 1; r < row; ++r) {
     auto key = std::make_tuple(src.bus, src.slot, r);
     auto it = bypasses_.find(key);
-    if (it != bypasses_.end()) {
-      cur = it->second;
-      continue;
-    }
-    const size_t ti = placer_.newAuxTile(r, layer);
-    AuxTile& t = program_.auxTiles[ti];
-    if (t.row != r)
-      throw Error(ErrorKind::Config, ErrorContext{.key = "aux_tiles.tiles_per_row"},
-                  fmt::format("layer '{}': row {} has no auxiliary tile left to carry a set "
-                              "down to row {} (bypass); the chip has {} per row: more "
-                              "(aux_tiles.tiles_per_row above {}) would carry it",
-                              layer, r, row, placer_.rowAux(r), placer_.rowAux(r)));
-    t.primary = cur;
-    t.function = AuxFunction::Bypass;
-    t.channels = channelsOfSet(src);
-    const int64_t start = planAux(ti, 1); // one registered hop per row
-    cur = BusRef{t.row, t.outSlot};
+    cur = it != bypasses_.end() ? it->second : bypassRow(cur, r, row, layer);
     bypasses_[key] = cur;
-    noteSet(cur, t.channels, start);
   }
   return cur;
+}
+
+/// Set \p cur (on bus \p row - 1) carried onto bus \p row on its way to row \p target: by an aux
+/// tile while the row has one free, else, for an int8 set, by a spare kernel tile configured
+/// as an identity 1x1 (int32 partial sums cannot enter a kernel tile's multipliers).
+BusRef Mapper::bypassRow(BusRef cur, int64_t row, int64_t target, const std::string& layer) {
+  const int64_t channels = channelsOfSet(cur);
+  if (placer_.auxUsed(row) < placer_.rowAux(row)) {
+    const size_t ti = placer_.newAuxTile(row, layer);
+    AuxTile& t = program_.auxTiles[ti];
+    t.primary = cur;
+    t.function = AuxFunction::Bypass;
+    t.channels = channels;
+    const BusRef out{t.row, t.outSlot};
+    noteSet(out, channels, planAux(ti, 1)); // one registered hop per row
+    return out;
+  }
+  const int64_t groups = ceilDiv(channels, c_.lanes);
+  const std::optional<size_t> ki = groups <= c_.weightStorePairs && !carriesPartialSums(cur)
+                                       ? placer_.spareKernelTile(row, layer)
+                                       : std::nullopt;
+  if (!ki)
+    throw Error(ErrorKind::Config, ErrorContext{.key = "aux_tiles.tiles_per_row"},
+                fmt::format("layer '{}': row {} has no auxiliary or kernel tile left to carry a "
+                            "set down to row {} (bypass); the chip has {} aux tiles per row: "
+                            "more (aux_tiles.tiles_per_row above {}) would carry it",
+                            layer, row, target, placer_.rowAux(row), placer_.rowAux(row)));
+  KernelTile& t = program_.kernelTiles[*ki];
+  t.bypass = true;
+  t.input = cur;
+  t.inChannels = t.outChannels = t.inUsedChannels = channels;
+  for (int64_t g = 0; g < groups; ++g)
+    t.pairs.push_back(GroupPair{g, g});
+  t.subRows = t.subCols = 1;
+  t.anchorRow = t.anchorCol = 0;
+  t.weights.assign(static_cast<size_t>(channels * channels), 0);
+  for (int64_t c = 0; c < channels; ++c)
+    t.weights[static_cast<size_t>(c * channels + c)] = 1;
+  t.bias.assign(static_cast<size_t>(channels), 0);
+  const BusRef out{t.row, t.outSlot};
+  noteSet(out, channels, kernelTileTiming(t, c_, startOf(cur), 0, 1, 0).startCycle);
+  return out;
+}
+
+/// True when set \p s carries int32 partial sums (a kernel tile's output, or a vertical block
+/// sum not yet requantized), through any bypasses.
+bool Mapper::carriesPartialSums(BusRef s) const {
+  if (s.bus < 0)
+    return false;
+  for (const KernelTile& t : program_.kernelTiles)
+    if (t.row == s.bus && t.outSlot == s.slot)
+      return !t.bypass || carriesPartialSums(t.input);
+  for (const AuxTile& t : program_.auxTiles)
+    if (t.row == s.bus && t.outSlot == s.slot) {
+      if (t.add == AuxAdd::Partial)
+        return true;
+      if (t.add != AuxAdd::None || !t.requantize.empty() || t.lutEnabled)
+        return false;
+      return carriesPartialSums(t.primary);
+    }
+  NNACCEL_ASSERT(false) << "no tile drives bus " << s.bus << " slot " << s.slot;
+  return false;
 }
 
 /// A new aux tile for layer \p li in row \p row or later, reading \p primary (and \p auxIn).

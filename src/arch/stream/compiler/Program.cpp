@@ -37,8 +37,22 @@ std::string_view auxFunctionName(AuxFunction f) {
     return "concat";
   case AuxFunction::Subset:
     return "subset";
+  case AuxFunction::DepthToSpace:
+    return "depth-to-space";
+  case AuxFunction::Interpolate:
+    return "interpolate";
   }
   return "?";
+}
+
+InterpolateParams interpolateParams(const PatchWindow& w) {
+  auto axis = [](const quant::InterpolationAxis& a) {
+    return InterpolateAxis{a.interpolates, a.index0, a.index1, a.weight1};
+  };
+  return InterpolateParams{axis(w.interpolateRows), axis(w.interpolateCols),
+                           quant::kInterpolationWeightBits, [](int64_t sum, int shift) {
+                             return static_cast<Value>(quant::interpolationRound(sum, shift));
+                           }};
 }
 
 bool isPatchFunction(AuxFunction f) {
@@ -49,6 +63,8 @@ bool isPatchFunction(AuxFunction f) {
   case AuxFunction::Expand:
   case AuxFunction::GlobalAverage:
   case AuxFunction::Subset:
+  case AuxFunction::DepthToSpace:
+  case AuxFunction::Interpolate:
     return true;
   case AuxFunction::Bypass:
   case AuxFunction::Alternate:

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <memory>
 
 namespace nnaccel::arch::stream::detail {
 
@@ -71,16 +72,22 @@ void Mapper::alignOperands(size_t li, AuxTile& t, int64_t P) {
 int64_t Mapper::retimeDelayCycles(AuxFunction fn, const PatchWindow& w, const FrameShape& f,
                                   int64_t P, int64_t Pout) {
   int64_t worst = 0;
-  if (fn == AuxFunction::Expand) {
-    // Several outputs per input step: the schedule is the Expand stage's own, dry-run over one
-    // frame of one channel (the simulator measures the same stage).
+  if (fn == AuxFunction::Expand || fn == AuxFunction::DepthToSpace ||
+      fn == AuxFunction::Interpolate) {
+    // Several outputs per input step: the schedule is the stage's own, dry-run over one frame
+    // of one channel (the simulator measures the same stage).
     ExpandParams ep;
     ep.factorRows = w.factorRows;
     ep.factorCols = w.factorCols;
-    Expand e(FrameShape{f.rows, f.cols, 1}, ep);
+    const FrameShape one{f.rows, f.cols, 1};
+    std::unique_ptr<StreamStage> e;
+    if (fn == AuxFunction::Interpolate)
+      e = std::make_unique<Interpolate>(one, interpolateParams(w));
+    else
+      e = std::make_unique<Expand>(one, ep);
     const std::vector<std::vector<Value>> frame{
         std::vector<Value>(static_cast<size_t>(f.positions()), 0)};
-    const StreamTrace tr = runFrames(e, frame);
+    const StreamTrace tr = runFrames(*e, frame);
     for (int64_t q = 0; q < w.outRows * w.outCols; ++q)
       worst = std::max(worst, tr.emitStep[static_cast<size_t>(q)] * P - q * Pout);
     return worst;

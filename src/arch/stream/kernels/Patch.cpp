@@ -6,6 +6,7 @@
 #include "nnaccel/support/IntMath.h"
 
 #include <algorithm>
+#include <array>
 #include <fmt/format.h>
 #include <limits>
 #include <string>
@@ -113,8 +114,14 @@ FrameShape expandOutputShape(const FrameShape& in, const ExpandParams& p) {
     configError("Expand.pads", fmt::format("pads {},{},{},{} must be >= 0", p.padTop, p.padLeft,
                                            p.padBottom, p.padRight));
   }
+  const int64_t phases = p.factorRows * p.factorCols;
+  if (p.depthToSpace && in.channels % phases != 0) {
+    configError("Expand.depthToSpace", fmt::format("{} channels do not split into {}x{} phases",
+                                                   in.channels, p.factorRows, p.factorCols));
+  }
   return FrameShape{in.rows * p.factorRows + p.padTop + p.padBottom,
-                    in.cols * p.factorCols + p.padLeft + p.padRight, in.channels};
+                    in.cols * p.factorCols + p.padLeft + p.padRight,
+                    p.depthToSpace ? in.channels / phases : in.channels};
 }
 
 FrameShape subsetShape(const FrameShape& in, const std::vector<int64_t>& channels) {
@@ -350,6 +357,15 @@ int64_t Expand::sourceOf(int64_t g) const {
   return frame * in_.positions() + (y / params_.factorRows) * in_.cols + x / params_.factorCols;
 }
 
+size_t Expand::phaseOf(int64_t g) const {
+  if (!params_.depthToSpace)
+    return 0;
+  const int64_t index = g % out_.positions();
+  const int64_t y = index / out_.cols - params_.padTop, x = index % out_.cols - params_.padLeft;
+  return static_cast<size_t>((y % params_.factorRows) * params_.factorCols +
+                             x % params_.factorCols);
+}
+
 int64_t Expand::lastUseOf(int64_t g) const {
   const int64_t frame = g / in_.positions(), index = g % in_.positions();
   const int64_t r = index / in_.cols, c = index % in_.cols;
@@ -360,6 +376,7 @@ int64_t Expand::lastUseOf(int64_t g) const {
 
 int64_t Expand::run(bool accept, std::span<const Value> in, std::vector<Value>* out) {
   const auto channels = static_cast<size_t>(in_.channels);
+  const auto outChannels = static_cast<size_t>(out_.channels);
   if (accept) {
     held_.insert(held_.end(), in.begin(), in.end());
     ++accepted_;
@@ -373,11 +390,12 @@ int64_t Expand::run(bool accept, std::span<const Value> in, std::vector<Value>* 
     }
     if (out) {
       if (src < 0) {
-        out->insert(out->end(), channels, params_.padValue);
+        out->insert(out->end(), outChannels, params_.padValue);
       } else {
         const auto at = held_.begin() + static_cast<std::ptrdiff_t>(
-                                            static_cast<size_t>(src - heldBase_) * channels);
-        out->insert(out->end(), at, at + static_cast<std::ptrdiff_t>(channels));
+                                            static_cast<size_t>(src - heldBase_) * channels +
+                                            phaseOf(cursor_) * outChannels);
+        out->insert(out->end(), at, at + static_cast<std::ptrdiff_t>(outChannels));
       }
     }
     ++cursor_;
@@ -400,7 +418,9 @@ int64_t Expand::storedValues() const {
   if (!stored_) {
     // Dry run of the same schedule on one channel: frames back to back, then the drain.
     constexpr int64_t kFrames = 4;
-    Expand probe(FrameShape{in_.rows, in_.cols, 1}, params_);
+    ExpandParams schedule = params_; // the values do not change the schedule
+    schedule.depthToSpace = false;
+    Expand probe(FrameShape{in_.rows, in_.cols, 1}, schedule);
     const Value zero = 0;
     for (int64_t p = 0; p < kFrames * in_.positions(); ++p) {
       probe.run(true, std::span<const Value>(&zero, 1), nullptr);
@@ -409,6 +429,147 @@ int64_t Expand::storedValues() const {
       const int64_t before = probe.cursor_;
       probe.run(false, {}, nullptr);
       NNACCEL_ASSERT(probe.cursor_ > before) << "Expand drain stalled";
+    }
+    stored_ = probe.peakHeld_ * in_.channels;
+  }
+  return *stored_;
+}
+
+// ---- Interpolate ----------------------------------------------------------------------------
+
+namespace {
+
+/// Checks one axis of an Interpolate against an input extent of \p in; returns the output
+/// extent.
+int64_t interpolateAxisOut(const InterpolateAxis& a, int64_t in, int weightBits, const char* axis) {
+  const size_t n = a.index0.size();
+  if (n == 0 || a.index1.size() != n || a.weight1.size() != n)
+    configError(
+        fmt::format("Interpolate.{}", axis),
+        fmt::format("tables of {}, {} and {} entries", n, a.index1.size(), a.weight1.size()));
+  for (size_t o = 0; o < n; ++o)
+    if (a.index0[o] < 0 || a.index0[o] >= in || a.index1[o] < 0 || a.index1[o] >= in ||
+        a.weight1[o] < 0 || a.weight1[o] > (int32_t{1} << weightBits))
+      configError(fmt::format("Interpolate.{}", axis),
+                  fmt::format("output {} reads inputs {} and {} (of {}) with weight {} of 2^{}", o,
+                              a.index0[o], a.index1[o], in, a.weight1[o], weightBits));
+  return static_cast<int64_t>(n);
+}
+
+FrameShape interpolateOutputShape(const FrameShape& in, const InterpolateParams& p) {
+  checkedShape("Interpolate", in);
+  if (p.weightBits < 0 || p.weightBits > 16)
+    configError("Interpolate.weightBits", fmt::format("{} bits", p.weightBits));
+  return FrameShape{interpolateAxisOut(p.rows, in.rows, p.weightBits, "rows"),
+                    interpolateAxisOut(p.cols, in.cols, p.weightBits, "cols"), in.channels};
+}
+
+/// The taps of output \p o along axis \p a: (input index, weight), one or two.
+int tapsOf(const InterpolateAxis& a, size_t o, int64_t one,
+           std::array<std::pair<int64_t, int64_t>, 2>& t) {
+  if (!a.interpolates) {
+    t[0] = {a.index0[o], 1};
+    return 1;
+  }
+  t[0] = {a.index0[o], one - a.weight1[o]};
+  t[1] = {a.index1[o], a.weight1[o]};
+  return 2;
+}
+
+} // namespace
+
+Interpolate::Interpolate(FrameShape in, InterpolateParams params)
+    : PatchStage("Interpolate", in, interpolateOutputShape(in, params)),
+      params_(std::move(params)) {
+  keepRow_.resize(static_cast<size_t>(out_.rows));
+  int32_t lowest = std::numeric_limits<int32_t>::max();
+  for (size_t y = keepRow_.size(); y-- > 0;) {
+    lowest = std::min({lowest, params_.rows.index0[y],
+                       params_.rows.interpolates ? params_.rows.index1[y] : lowest});
+    keepRow_[y] = lowest;
+  }
+  rate_ = outputPositionsPerInput();
+}
+
+int64_t Interpolate::outputPositionsPerInput() const {
+  return ceilDiv(out_.positions(), in_.positions());
+}
+
+int64_t Interpolate::needOf(int64_t g) const {
+  const int64_t frame = g / out_.positions(), index = g % out_.positions();
+  const auto y = static_cast<size_t>(index / out_.cols), x = static_cast<size_t>(index % out_.cols);
+  const InterpolateAxis &r = params_.rows, &c = params_.cols;
+  const int64_t row = r.interpolates ? std::max(r.index0[y], r.index1[y]) : r.index0[y];
+  const int64_t col = c.interpolates ? std::max(c.index0[x], c.index1[x]) : c.index0[x];
+  return frame * in_.positions() + row * in_.cols + col;
+}
+
+int64_t Interpolate::keepFrom(int64_t g) const {
+  const int64_t frame = g / out_.positions(), y = g % out_.positions() / out_.cols;
+  return frame * in_.positions() + keepRow_[static_cast<size_t>(y)] * in_.cols;
+}
+
+void Interpolate::emit(int64_t g, std::vector<Value>& out) const {
+  const int64_t frame = g / out_.positions(), index = g % out_.positions();
+  const int64_t one = int64_t{1} << params_.weightBits;
+  std::array<std::pair<int64_t, int64_t>, 2> ty{}, tx{};
+  const int ny = tapsOf(params_.rows, static_cast<size_t>(index / out_.cols), one, ty);
+  const int nx = tapsOf(params_.cols, static_cast<size_t>(index % out_.cols), one, tx);
+  const int shift = params_.weightBits *
+                    ((params_.rows.interpolates ? 1 : 0) + (params_.cols.interpolates ? 1 : 0));
+  for (int64_t ch = 0; ch < in_.channels; ++ch) {
+    int64_t sum = 0;
+    for (int i = 0; i < ny; ++i)
+      for (int j = 0; j < nx; ++j) {
+        const int64_t at = frame * in_.positions() + ty[i].first * in_.cols + tx[j].first;
+        NNACCEL_ASSERT(at >= heldBase_ && at < accepted_)
+            << "Interpolate tap " << at << " not held";
+        sum += ty[i].second * tx[j].second *
+               held_[static_cast<size_t>((at - heldBase_) * in_.channels + ch)];
+      }
+    out.push_back(params_.finalizer(sum, shift));
+  }
+}
+
+int64_t Interpolate::run(bool accept, std::span<const Value> in, std::vector<Value>* out) {
+  if (accept) {
+    held_.insert(held_.end(), in.begin(), in.end());
+    ++accepted_;
+  }
+  int64_t emitted = 0;
+  while (emitted < rate_ && accepted_ > needOf(cursor_)) {
+    if (out)
+      emit(cursor_, *out);
+    ++cursor_;
+    ++emitted;
+  }
+  const int64_t keep = std::min(keepFrom(cursor_), accepted_);
+  const auto channels = static_cast<std::ptrdiff_t>(in_.channels);
+  while (heldBase_ < keep) {
+    held_.erase(held_.begin(), held_.begin() + channels);
+    ++heldBase_;
+  }
+  peakHeld_ = std::max(peakHeld_, accepted_ - heldBase_);
+  return emitted;
+}
+
+int64_t Interpolate::step(std::span<const Value> in, std::vector<Value>& out) {
+  const Control ctl = next(in);
+  return run(ctl.srcEn, in, &out);
+}
+
+int64_t Interpolate::storedValues() const {
+  if (!stored_) {
+    // Dry run of the same schedule on one channel: frames back to back, then the drain.
+    constexpr int64_t kFrames = 4;
+    Interpolate probe(FrameShape{in_.rows, in_.cols, 1}, params_);
+    const Value zero = 0;
+    for (int64_t p = 0; p < kFrames * in_.positions(); ++p)
+      probe.run(true, std::span<const Value>(&zero, 1), nullptr);
+    while (probe.cursor_ < kFrames * out_.positions()) {
+      const int64_t before = probe.cursor_;
+      probe.run(false, {}, nullptr);
+      NNACCEL_ASSERT(probe.cursor_ > before) << "Interpolate drain stalled";
     }
     stored_ = probe.peakHeld_ * in_.channels;
   }

@@ -314,6 +314,14 @@ void combineOperands(const AuxTile& t, int64_t lanes, const SetStream& pin, cons
   } else if (t.add == AuxAdd::Scale) {
     NNACCEL_ASSERT(ain) << where << ": channel scale without a vector";
     scaleSets(t, *ain, where, out);
+  } else if (t.add == AuxAdd::Multiply || t.add == AuxAdd::Compare) {
+    NNACCEL_ASSERT(ain && ain->values.size() == out.values.size())
+        << where << ": operands of " << out.values.size() << " values";
+    for (size_t q = 0; q < out.values.size(); ++q)
+      out.values[q] = t.add == AuxAdd::Multiply
+                          ? quant::mulValue(t.mulScale, out.values[q], ain->values[q])
+                          : quant::compareValue(t.comparison, t.compareScales[0],
+                                                t.compareScales[1], out.values[q], ain->values[q]);
   } else if (t.add != AuxAdd::None) {
     addSets(t, ain, where, out);
   }
@@ -349,12 +357,20 @@ void chargeAuxTile(const AuxTile& t, const StreamConfig& c, const SetStream& pin
   en.fifosPj += ((t.primaryDelayPositions > 0 ? inValues : 0.0) +
                  (t.auxDelayPositions > 0 ? auxValues : 0.0)) *
                 e.fifoValuePj;
-  if (t.add == AuxAdd::Scale)
+  if (t.add == AuxAdd::Scale || t.add == AuxAdd::Multiply)
     en.auxPj += positions * static_cast<double>(out.frame.channels) * e.auxMultiplyPj;
   else if (t.add != AuxAdd::None || (ain && t.function != AuxFunction::Bypass))
     en.auxPj += positions * static_cast<double>(out.frame.channels) * e.auxOpPj;
   if (!t.requantize.empty() || t.lutEnabled)
     en.auxPj += positions * static_cast<double>(out.frame.channels) * e.lutLookupPj;
+  if (t.function == AuxFunction::Interpolate) {
+    // Per output value: a multiply per tap (2 x 2 when both axes interpolate) and their adds.
+    const double taps = (t.window.interpolateRows.interpolates ? 2.0 : 1.0) *
+                        (t.window.interpolateCols.interpolates ? 2.0 : 1.0);
+    en.auxPj += static_cast<double>(t.window.outRows * t.window.outCols) *
+                static_cast<double>(out.frame.channels) *
+                (taps * e.auxMultiplyPj + (taps - 1.0) * e.auxOpPj);
+  }
   if (isPatchFunction(t.function)) {
     en.auxPj += positions * static_cast<double>(out.frame.channels) * e.auxOpPj;
     en.fifosPj += positions * static_cast<double>((t.window.kernelRows - 1) * out.frame.channels) *
@@ -411,12 +427,19 @@ std::unique_ptr<StreamStage> patchStage(const AuxTile& t, const FrameShape& fram
     sw.outCols = w.outCols;
     return std::make_unique<Sample>(frame, sw);
   }
-  case AuxFunction::Expand: {
+  case AuxFunction::Expand:
+  case AuxFunction::DepthToSpace: {
     ExpandParams ep;
     ep.factorRows = w.factorRows;
     ep.factorCols = w.factorCols;
+    ep.depthToSpace = t.function == AuxFunction::DepthToSpace;
+    NNACCEL_ASSERT(!ep.depthToSpace || frame.channels == t.channels * w.factorRows * w.factorCols)
+        << where << ": " << frame.channels << " channels into " << w.factorRows << "x"
+        << w.factorCols << " phases of " << t.channels;
     return std::make_unique<Expand>(frame, ep);
   }
+  case AuxFunction::Interpolate:
+    return std::make_unique<Interpolate>(frame, interpolateParams(w));
   case AuxFunction::Subset: {
     std::vector<int64_t> keep(static_cast<size_t>(t.channels));
     for (int64_t k = 0; k < t.channels; ++k)
@@ -559,12 +582,18 @@ void Simulator::run(const SimOptions& options) {
     if (options.onLayerDone)
       options.onLayerDone(li);
   }
+  auto countBypass = [&](const std::string& layer) {
+    for (size_t li = 0; li < p.layers.size(); ++li)
+      if (p.layers[li].name == layer)
+        ++details_[li].bypassTiles;
+  };
   for (const AuxTile& t : p.auxTiles)
     if (t.function == AuxFunction::Bypass && t.add == AuxAdd::None && !t.lutEnabled &&
         t.requantize.empty())
-      for (size_t li = 0; li < p.layers.size(); ++li)
-        if (p.layers[li].name == t.layer)
-          ++details_[li].bypassTiles;
+      countBypass(t.layer);
+  for (const KernelTile& t : p.kernelTiles)
+    if (t.bypass)
+      countBypass(t.layer);
   firstOutputCycle_ = 0;
   for (const OutputSelect& o : p.outputs)
     for (const BusRef& b : o.sets)

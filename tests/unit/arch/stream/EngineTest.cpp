@@ -164,12 +164,6 @@ TEST(StreamEngine, ExpandOfAFullRateStreamIsRefused) {
   x = b.conv("c0", x, {.outChannels = 8, .kernel = 3, .pad = 1});
   b.output(b.resize("up", x, 12, 12, zoo::ResizeMode::Nearest), "output");
   expectRefused(prepared(b), {"node 'up'", "needs 4 cycles per input position"});
-  // Bilinear is not a duplication.
-  zoo::GraphBuilder b2("bilinear", 5);
-  ir::ValueId z = b2.input("input", {1, 3, 8, 8});
-  z = b2.maxPool("pool", z, {.kernel = 2, .stride = 2});
-  b2.output(b2.resize("up", z, 8, 8, zoo::ResizeMode::Bilinear), "output");
-  expectRefused(prepared(b2), {"node 'up'"});
 }
 
 /// Two convolutions of \p channels each over one 3x10x12 input, concatenated; after

@@ -560,6 +560,67 @@ TEST(Expand, RandomizedPaddingAndDuplication) {
 }
 
 /// The dry-run FIFO depth is the peak of a long back-to-back run.
+TEST(Expand, DepthToSpaceTakesEachPhasesChannelBlock) {
+  // One row of two positions, 8 channels = 2x2 phases of 2 channels (DCR order): output
+  // (y, x) of each 2x2 block takes channels [2p, 2p + 2), p = (y mod 2) * 2 + x mod 2.
+  ExpandParams p{2, 2, 0, 0, 0, 0, 0, 0};
+  p.depthToSpace = true;
+  Expand d2s(FrameShape{1, 2, 8}, p);
+  EXPECT_EQ(d2s.outputShape(), (FrameShape{2, 4, 2}));
+  const StreamTrace t =
+      runFrames(d2s, Frames{{0, 1, 2, 3, 4, 5, 6, 7, 10, 11, 12, 13, 14, 15, 16, 17}});
+  EXPECT_EQ(t.values, (std::vector<Value>{0, 1, 2, 3, 10, 11, 12, 13, 4, 5, 6, 7, 14, 15, 16, 17}));
+  // The schedule is the duplication's.
+  Expand dup(FrameShape{1, 2, 2}, ExpandParams{2, 2, 0, 0, 0, 0, 0, 0});
+  EXPECT_EQ(runFrames(dup, Frames{{0, 1, 10, 11}}).emitStep, t.emitStep);
+  ExpandParams odd = p;
+  odd.factorCols = 3;
+  EXPECT_THROW(Expand(FrameShape{1, 2, 8}, odd), Error); // 8 channels in 6 phases
+}
+
+TEST(Interpolate, DoublingEmitsEachOutputOnceItsTapsHaveArrived) {
+  // Half-pixel x2 over 3 inputs per axis, weights in 2^-10: out 0 copies input 0, odd outputs
+  // are 3/4 + 1/4 of their neighbours, the last copies input 2.
+  InterpolateAxis a{true, {0, 0, 0, 1, 1, 2}, {0, 1, 1, 2, 2, 2}, {0, 256, 768, 256, 768, 0}};
+  auto roundShift = [](int64_t sum, int shift) {
+    const int64_t half = shift > 0 ? int64_t{1} << (shift - 1) : 0;
+    return static_cast<Value>(sum >= 0 ? (sum + half) >> shift : -((-sum + half) >> shift));
+  };
+  const FrameShape s{3, 3, 2};
+  Interpolate up(s, InterpolateParams{a, a, 10, roundShift});
+  EXPECT_EQ(up.outputShape(), (FrameShape{6, 6, 2}));
+  EXPECT_EQ(up.outputPositionsPerInput(), 4);
+  std::mt19937 rng(3);
+  const Frames frames = randomFrames(rng, s, 2);
+  const StreamTrace t = runFrames(up, frames);
+  ASSERT_EQ(t.values.size(), 2u * 36 * 2);
+  for (int64_t f = 0; f < 2; ++f)
+    for (int64_t y = 0; y < 6; ++y)
+      for (int64_t x = 0; x < 6; ++x) {
+        const auto oy = static_cast<size_t>(y), ox = static_cast<size_t>(x);
+        const int64_t last =
+            f * 9 + std::max(a.index0[oy], a.index1[oy]) * 3 + std::max(a.index0[ox], a.index1[ox]);
+        const size_t q = static_cast<size_t>((f * 6 + y) * 6 + x);
+        EXPECT_GE(t.emitStep[q], last) << "output (" << y << ", " << x << ") before its tap";
+        for (int64_t c = 0; c < 2; ++c) {
+          int64_t sum = 0;
+          for (int i = 0; i < 2; ++i)
+            for (int j = 0; j < 2; ++j) {
+              const int64_t wy = i ? a.weight1[oy] : 1024 - a.weight1[oy];
+              const int64_t wx = j ? a.weight1[ox] : 1024 - a.weight1[ox];
+              const int64_t r = i ? a.index1[oy] : a.index0[oy];
+              const int64_t col = j ? a.index1[ox] : a.index0[ox];
+              sum += wy * wx * at(frames[static_cast<size_t>(f)], s, r, col, c);
+            }
+          EXPECT_EQ(t.values[q * 2 + static_cast<size_t>(c)], roundShift(sum, 20));
+        }
+      }
+  EXPECT_LE(up.storedValues(), 2 * 3 * 2 + 2); // about two input rows
+  InterpolateAxis bad = a;
+  bad.index1[5] = 3; // beyond the input
+  EXPECT_THROW(Interpolate(s, InterpolateParams{bad, a, 10, roundShift}), Error);
+}
+
 TEST(Expand, StoredValuesCoverLongRuns) {
   std::mt19937 rng(17);
   for (const ExpandParams& p :
