@@ -41,6 +41,11 @@ write("npy", "huge_shape.npy", npy("{'descr': '<f4', 'fortran_order': False, 'sh
 write("npy", "negative_dim.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (-3, 2), }"))
 write("npy", "unknown_dtype.npy", npy("{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }", b"\0" * 16))
 write("npy", "cut_header.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }")[:30])
+# LeNet-5 inputs (1x1x32x32 f32): one NaN (fp32 compares identical NaNs as equal; int8 refuses
+# it, naming the file), and all denormals (an int8 range too small for a scale: the value is 0).
+lenet = "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1, 32, 32), }"
+write("npy", "lenet_nan.npy", npy(lenet, struct.pack("<f", float("nan")) + b"\0" * 4092))
+write("npy", "lenet_denormal.npy", npy(lenet, struct.pack("<f", 1e-40) * 1024))
 
 # Images: a real 4x3 RGB PNG, one declaring 100000x100000 pixels, one cut short, a JPEG header
 # over garbage.

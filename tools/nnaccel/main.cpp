@@ -6,6 +6,7 @@
 
 #include <cctype>
 #include <fmt/core.h>
+#include <new>
 #include <optional>
 #include <vector>
 
@@ -145,6 +146,15 @@ int main(int argc, char** argv) {
   } catch (const nnaccel::Error& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return e.kind() == nnaccel::ErrorKind::Usage ? kExitUsage : kExitError;
+  } catch (const std::bad_alloc&) {
+    // Every large structure is estimated against --max-memory first (support/MemoryBudget.h);
+    // an allocation that still fails is one the estimates missed (or a process memory limit
+    // below the budget). Say so in the resource terms a user can act on.
+    fmt::print(stderr,
+               "error: out of memory: an allocation failed below the --max-memory budget "
+               "({} bytes; a process limit such as ulimit -v may be lower)\n",
+               nnaccel::memoryBudgetBytes());
+    return kExitError;
   } catch (const std::exception& e) {
     // Reaching this is a bug in nnaccel: every input problem is reported as nnaccel::Error.
     fmt::print(stderr, "error: internal: {}\n", e.what());
