@@ -162,16 +162,23 @@ void Mapper::lowerExpand(ir::NodeId id) {
                             "Expand (4911)",
                             ir::opName(n.op), dimsToString(os)));
   checkUpsamplingRate(n, in.format, fr, fc, "Expand");
-  Layer& l = addLayer(id, "");
-  const size_t li = program_.layers.size() - 1;
-  l.in = in.format;
   PatchWindow w;
   w.factorRows = fr;
   w.factorCols = fc;
   w.outRows = os[2];
   w.outCols = os[3];
-  const bool fuse = soleConsumer(n.inputs[0]) == id;
-  Placed out = applyPatch(li, in, AuxFunction::Expand, w, {}, fuse);
+  placeUpsampling(id, in, AuxFunction::Expand, w);
+}
+
+/// Upsampling node \p id of stream \p in as patch function \p fn with window \p w: its layer,
+/// folded into the producing aux tile when \p id is the stream's only reader.
+void Mapper::placeUpsampling(ir::NodeId id, const Placed& in, AuxFunction fn,
+                             const PatchWindow& w) {
+  const ir::Node& n = g_.node(id);
+  Layer& l = addLayer(id, "");
+  const size_t li = program_.layers.size() - 1;
+  l.in = in.format;
+  Placed out = applyPatch(li, in, fn, w, {}, soleConsumer(n.inputs[0]) == id);
   program_.layers[li].out = out.format;
   program_.layers[li].outSets = out.sets;
   placed_[n.outputs[0]] = std::move(out);
@@ -225,9 +232,6 @@ void Mapper::lowerInterpolate(ir::NodeId id) {
                             f.rows, f.cols, os[2], os[3]));
   const int64_t fr = os[2] / f.rows, fc = os[3] / f.cols;
   checkUpsamplingRate(n, in.format, fr, fc, "Interpolate");
-  Layer& l = addLayer(id, "");
-  const size_t li = program_.layers.size() - 1;
-  l.in = in.format;
   PatchWindow w;
   w.factorRows = fr;
   w.factorCols = fc;
@@ -235,11 +239,7 @@ void Mapper::lowerInterpolate(ir::NodeId id) {
   w.outCols = os[3];
   w.interpolateRows = axes[2];
   w.interpolateCols = axes[3];
-  const bool fuse = soleConsumer(n.inputs[0]) == id;
-  Placed out = applyPatch(li, in, AuxFunction::Interpolate, w, {}, fuse);
-  program_.layers[li].out = out.format;
-  program_.layers[li].outSets = out.sets;
-  placed_[n.outputs[0]] = std::move(out);
+  placeUpsampling(id, in, AuxFunction::Interpolate, w);
 }
 
 // ---- lookup tables and the output circuit ----------------------------------------------------

@@ -101,6 +101,8 @@ public:
 private:
   /// Throws the "does not fit" error (naming the capacity) when \p row is beyond it.
   void need(int64_t row, const char* what) const;
+  /// Kernel tile \p index of row \p row for \p layer, recorded as in use.
+  size_t claimKernelTile(int64_t row, int64_t index, const std::string& layer);
 
   Program& p_;
   const StreamConfig& c_;
@@ -282,6 +284,7 @@ private:
   void checkUpsamplingRate(const ir::Node& n, const StreamFormat& in, int64_t fr, int64_t fc,
                            const char* unit) const;
   void lowerInterpolate(ir::NodeId id);
+  void placeUpsampling(ir::NodeId id, const Placed& in, AuxFunction fn, const PatchWindow& w);
   void lowerLut(ir::NodeId id, const std::array<int8_t, 256>& lut, ir::ValueId source, bool alone);
   void foldLut(size_t li, ir::NodeId id, size_t producer, const std::array<int8_t, 256>& lut,
                const Placed& in, Placed& out, size_t si);

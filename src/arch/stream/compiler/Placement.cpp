@@ -23,10 +23,14 @@ size_t Placer::newKernelTile(const std::string& layer) {
     cursorIndex_ = kernelUsed(cursorRow_);
   }
   need(cursorRow_, "kernel tiles");
+  return claimKernelTile(cursorRow_, cursorIndex_++, layer);
+}
+
+size_t Placer::claimKernelTile(int64_t row, int64_t index, const std::string& layer) {
   KernelTile t;
-  t.row = cursorRow_;
-  t.index = cursorIndex_++;
-  kernelUsed_[t.row] = cursorIndex_;
+  t.row = row;
+  t.index = index;
+  kernelUsed_[row] = std::max(kernelUsed(row), index + 1);
   t.layer = layer;
   t.outSlot = t.index;
   owners_[{t.row, t.outSlot}] = SlotOwner{true, t.index};
@@ -40,18 +44,9 @@ std::optional<size_t> Placer::spareKernelTile(int64_t row, const std::string& la
       row == cursorRow_ ? std::max(cursorIndex_, kernelUsed(row)) : kernelUsed(row);
   if (row >= totalRows() || index >= rowTiles(row))
     return std::nullopt;
-  KernelTile t;
-  t.row = row;
-  t.index = index;
-  kernelUsed_[row] = index + 1;
   if (row == cursorRow_)
     cursorIndex_ = index + 1;
-  t.layer = layer;
-  t.outSlot = t.index;
-  owners_[{t.row, t.outSlot}] = SlotOwner{true, t.index};
-  rowsUsed_ = std::max(rowsUsed_, t.row + 1);
-  p_.kernelTiles.push_back(std::move(t));
-  return p_.kernelTiles.size() - 1;
+  return claimKernelTile(row, index, layer);
 }
 
 int64_t Placer::kernelUsed(int64_t row) const {

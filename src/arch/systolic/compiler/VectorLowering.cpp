@@ -280,16 +280,12 @@ private:
   const VectorStep& step(int64_t k) const { return steps_[static_cast<size_t>(k)]; }
   static Range sbuf(int64_t addr, int64_t bytes) { return Range{Space::Sbuf, addr, addr + bytes}; }
 
-  /// Elements of s per step, and images per step when whole planes fit in a quarter of the
-  /// working state buffer (one byte per element).
+  /// Elements of s per step, and images per step when whole planes fit.
   void planChunks() {
     bufBytes_ = ctx_.sbufBytes() / 4;
     NNACCEL_ASSERT(bufBytes_ >= 1) << "state buffer too small for the vector unit";
     len_ = std::min(d_.plane, bufBytes_);
     images_ = len_ == d_.plane ? std::clamp<int64_t>(bufBytes_ / d_.plane, 1, d_.batch) : 1;
-    // The four buffers are as large as the largest block, not a quarter of the partition each:
-    // the program then addresses (and the simulator holds) only the state it uses.
-    bufBytes_ = len_ * images_;
   }
 
   void makeSteps() {

@@ -111,16 +111,18 @@ TEST(StreamUpsampling, PhasesOnSetsNarrowerThanSixteenLanes) {
   EXPECT_EQ(l.out.tm, 1);
 }
 
+/// \p g must be refused on `large` with a message naming node 'up' and holding \p part.
+void refused(const ir::Graph& g, const std::string& part) {
+  try {
+    simulate(g, streamPreset("large"));
+    ADD_FAILURE() << "not refused";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("'up'"), std::string::npos) << e.what();
+  }
+}
+
 TEST(StreamUpsampling, StreamsTheBusesCannotCarryAreRefused) {
-  auto refused = [](const ir::Graph& g, const std::string& part) {
-    try {
-      simulate(g, streamPreset("large"));
-      ADD_FAILURE() << "not refused";
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
-      EXPECT_NE(std::string(e.what()).find("'up'"), std::string::npos) << e.what();
-    }
-  };
   // A full-rate stream: four output positions per input cycle would need N-up sets.
   refused(pooledThen({.outChannels = 8, .kernel = 2, .stride = 2}, 8, 1),
           "needs a multiple of 4 cycles per input position");
@@ -176,14 +178,6 @@ TEST(StreamUpsampling, LinearResizeIsInterpolateOnAnAuxTile) {
 }
 
 TEST(StreamUpsampling, LinearResizesTheBusesCannotCarryAreRefused) {
-  auto refused = [](const ir::Graph& g, const std::string& part) {
-    try {
-      simulate(g, streamPreset("large"));
-      ADD_FAILURE() << "not refused";
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
-    }
-  };
   // x4 after a 2x2 pool: 16 output positions per input one at P = 4.
   refused(pooledThenLinear(12, 2, 24, 24, "half_pixel"),
           "Interpolate by 4x4 needs 16 cycles per input position");
