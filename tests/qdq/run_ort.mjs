@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
-const [modulesDir, modelPath, inputPath, outputPath] = process.argv.slice(2);
+const [modulesDir, modelPath, inputPath, outputPath, mode] = process.argv.slice(2);
 const require = createRequire(path.join(path.resolve(modulesDir), 'index.js'));
 const ort = require('onnxruntime-node');
 
@@ -39,7 +39,11 @@ function writeNpy(file, dims, data) {
                                         Buffer.from(data.buffer, data.byteOffset, data.byteLength)]));
 }
 
-const session = await ort.InferenceSession.create(modelPath, { intraOpNumThreads: 1 });
+// mode 'unfused': graph optimizations off, so every QDQ group runs as ONNX defines it
+// (DequantizeLinear, the fp32 op, QuantizeLinear) instead of on ORT's fused integer kernels.
+const options = { intraOpNumThreads: 1 };
+if (mode === 'unfused') options.graphOptimizationLevel = 'disabled';
+const session = await ort.InferenceSession.create(modelPath, options);
 const x = readNpy(inputPath);
 const feeds = { [session.inputNames[0]]: new ort.Tensor('float32', x.data, x.dims) };
 const out = (await session.run(feeds))[session.outputNames[0]];

@@ -220,17 +220,19 @@ std::string placementTable(const Program& p) {
       aux = fmt::format("{} via mux 4404, FIFO 4706 {} positions", bus(t.auxInput),
                         t.auxDelayPositions);
     out += fmt::format("  r{}.k{}: {} <- {} (mux 4403); {}x{} anchor ({},{}) offset ({},{}); {}x{} "
-                       "channels, {} group pairs; aux {}\n",
+                       "channels, {} group pairs; aux {}{}\n",
                        t.row, t.index, t.layer, bus(t.input), t.subRows, t.subCols, t.anchorRow,
                        t.anchorCol, t.offsetRows, t.offsetCols, t.inChannels, t.outChannels,
-                       t.pairs.size(), aux);
+                       t.pairs.size(), aux, t.bypass ? "; bypass (identity)" : "");
   }
   out += "\naux tiles (row.index: layer, inputs -> adder, requantize, LUT, function):\n";
   for (const AuxTile& t : p.auxTiles) {
-    const char* add = t.add == AuxAdd::None      ? "-"
-                      : t.add == AuxAdd::Partial ? "partial sums"
-                      : t.add == AuxAdd::Scale   ? "channel scale (int8 multiply)"
-                                                 : "scaled int8 add";
+    const char* add = t.add == AuxAdd::None       ? "-"
+                      : t.add == AuxAdd::Partial  ? "partial sums"
+                      : t.add == AuxAdd::Scale    ? "channel scale (int8 multiply)"
+                      : t.add == AuxAdd::Multiply ? "int8 multiply of two frames"
+                      : t.add == AuxAdd::Compare  ? "int8 compare"
+                                                  : "scaled int8 add";
     out += fmt::format("  r{}.a{}: {} <- {}{} (mux 4407), FIFO 4902 {} / aux FIFO {} positions; "
                        "add {}; requantize {}; LUT {}; {}\n",
                        t.row, t.index, t.layer, bus(t.primary),
