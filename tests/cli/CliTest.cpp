@@ -297,6 +297,22 @@ TEST_F(Cli, RunFp32PrintsOutputsAndTopOne) {
   EXPECT_NE(lineWith(r.out, "first 8: "), "") << r.out;
 }
 
+TEST_F(Cli, RunRepeatTimesTheExecutorAlone) {
+  // fp32: the reference executor; int8: the int8 executor (not calibration). The figures are
+  // wall time, so only the line's form is checked; the outputs are those of a plain run.
+  const Result f = run("run lenet5 --repeat 3");
+  ASSERT_EQ(f.exitCode, 0) << f.err;
+  const std::string line = lineWith(f.out, "latency of the fp32 reference executor alone: ");
+  EXPECT_NE(line.find(" ms over 3 run(s) after one warm-up run"), std::string::npos) << f.out;
+  EXPECT_NE(line.find("median "), std::string::npos);
+  EXPECT_NE(line.find(", min "), std::string::npos);
+  EXPECT_EQ(lineWith(f.out, "first 8: "), lineWith(run("run lenet5").out, "first 8: "));
+  const Result q = run("run lenet5 --dtype int8 --repeat 2");
+  ASSERT_EQ(q.exitCode, 0) << q.err;
+  EXPECT_NE(lineWith(q.out, "latency of the int8 executor alone: "), "") << q.out;
+  expectErrorPrefix("run lenet5 --repeat 0", 2, "--repeat: Value 0 not in range 1 to 100000");
+}
+
 TEST_F(Cli, RunIsDeterministicAndSeeded) {
   const Result a = run("run lenet5 --seed 7 --output a.npy");
   const Result b = run("run lenet5 --seed 7 --output b.npy");

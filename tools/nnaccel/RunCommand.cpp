@@ -1,7 +1,9 @@
 // `nnaccel run MODEL`: runs a model on the reference executor in fp32 or through the int8 path
 // (calibrate, quantize, Int8Executor), prints each output's shape and a short summary, the
 // int8-versus-fp32 agreement (over seeded evaluation inputs that were not used for calibration,
-// and on the run's own input), and optionally writes the outputs as .npy files.
+// and on the run's own input), and optionally writes the outputs as .npy files. --repeat N
+// times the executor alone (after the first run as warm-up): the median and minimum latency a
+// user would measure with ONNX Runtime's perf tool.
 #include "CalibrationOptions.h"
 #include "Command.h"
 #include "ImageOptions.h"
@@ -16,6 +18,7 @@
 #include "nnaccel/tensor/Npy.h"
 
 #include <algorithm>
+#include <chrono>
 #include <fmt/core.h>
 
 namespace nnaccel::cli {
@@ -24,6 +27,25 @@ namespace {
 
 /// Elements shown per output.
 constexpr int64_t kShownValues = 8;
+
+/// Times \p runOnce \p repeat times (the caller has run it once already: the warm-up) and
+/// prints the median and minimum wall time of \p what.
+template <typename F> void printLatency(const std::string& what, int repeat, F&& runOnce) {
+  std::vector<double> ms;
+  ms.reserve(static_cast<size_t>(repeat));
+  for (int i = 0; i < repeat; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    runOnce();
+    ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(ms.begin(), ms.end());
+  const size_t n = ms.size();
+  const double median = n % 2 == 1 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2;
+  fmt::print("latency of the {} alone: median {:.3f} ms, min {:.3f} ms over {} run(s) after one "
+             "warm-up run\n",
+             what, median, ms.front(), n);
+}
 /// Batch rows whose top-1 class is shown.
 constexpr size_t kShownRows = 8;
 
@@ -136,6 +158,11 @@ public:
                                  "measured (0: only on the run's own input)")
                       ->check(CLI::Range(0, 10000))
                       ->capture_default_str();
+    app.add_option("--repeat", repeat_,
+                   "also time the executor alone: N more runs on the same input after the "
+                   "first (the warm-up), printing the median and minimum latency (int8: the "
+                   "int8 executor, not calibration)")
+        ->check(CLI::Range(1, 100000));
   }
 
   void run() override {
@@ -158,6 +185,8 @@ public:
     for (size_t i = 0; i < shown.size(); ++i) {
       printOutput(g.value(g.outputs[i]), shown[i]);
     }
+    if (repeat_ > 0 && dtype_ == "f32")
+      printLatency("fp32 reference executor", repeat_, [&] { executor.run(inputs); });
     for (size_t i = 0; i < outputs_.size(); ++i) {
       writeNpy(outputs_[i], shown[i]);
       fmt::print("wrote output '{}' to {}\n", g.value(g.outputs[i]).name, outputs_[i]);
@@ -246,6 +275,8 @@ private:
     printEvaluation(model, g);
     quant::Int8Executor executor(model);
     std::vector<Tensor> int8 = executor.run(inputs).dequantized;
+    if (repeat_ > 0)
+      printLatency("int8 executor", repeat_, [&] { executor.run(inputs); });
     const std::string what = inputs_.empty() || calibration_.hasFolder()
                                  ? "this input"
                                  : "this input, the calibration set";
@@ -335,6 +366,7 @@ private:
   CalibrationOptions calibration_;
   std::vector<std::vector<Tensor>> calibrationSets_; ///< --calib's files, read before the run
   bool sensitivity_ = false;
+  int repeat_ = 0; ///< --repeat: timed runs after the warm-up (0: none)
   CLI::Option* calibOption_ = nullptr;
   CLI::Option* sensitivityOption_ = nullptr;
   CLI::Option* evalOption_ = nullptr;
