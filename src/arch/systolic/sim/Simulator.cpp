@@ -22,6 +22,7 @@
 #include "nnaccel/reference/Executor.h"
 #include "nnaccel/support/Error.h"
 #include "nnaccel/support/MemoryBudget.h"
+#include "nnaccel/support/ZeroedBytes.h"
 
 #include <algorithm>
 #include <cstring>
@@ -193,7 +194,9 @@ struct Simulator::Impl {
 
   /// resident: the SBUF resident region, in its flat address order (Program.h's mapping onto
   /// partitions is a bijection, so the flat form holds the same bytes).
-  std::vector<uint8_t> dram, resident, sbuf, actTable, poolTable, lookupTable;
+  std::vector<uint8_t> dram, actTable, poolTable, lookupTable;
+  /// Sized from the program's extents; only the pages the program writes take memory.
+  ZeroedBytes resident, sbuf;
   std::vector<int32_t> psumI;
   std::vector<float> psumF;
   std::vector<uint8_t> written; ///< PSUM written flags, [entry][column]
@@ -1094,8 +1097,8 @@ struct Simulator::Impl {
   }
 
   void resetMachine() {
-    sbuf.assign(static_cast<size_t>(rows * sbufPartitionBytes), 0);
-    resident.assign(static_cast<size_t>(residentRegionBytes(config)), 0);
+    sbuf.assign(static_cast<size_t>(rows * sbufPartitionBytes));
+    resident.assign(static_cast<size_t>(residentRegionBytes(config)));
     actTable.assign(static_cast<size_t>(cols * kActTableSlots * kActRecordBytes), 0);
     poolTable.assign(static_cast<size_t>(kPoolTableEntries * kPoolRecordBytes), 0);
     lookupTable.assign(static_cast<size_t>(rows * kLookupTableBytes), 0);
