@@ -45,6 +45,16 @@ TEST_F(StreamCli, MapPrintsThePlacement) {
     EXPECT_NE(r.out.find(text), std::string::npos) << text << "\n" << r.out;
 }
 
+TEST_F(StreamCli, MapWithoutChipsChoosesTheSmallestChainAsSimulateDoes) {
+  const Result r = run("map lenet5 --arch stream");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("placement of 'lenet5' on stream 'fig44' (2 chip(s), chosen: the smallest "
+                       "chain that fits; --chips fixes it):"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\nrows used: 7 (2 chip(s))"), std::string::npos) << r.out;
+}
+
 TEST_F(StreamCli, MapShowsTheRatesOfTheFig54Model) {
   // Per layer: tiles, then P (cycles per position), T (time multiplexing) and H (hold).
   const Result r = run("map fig54 --arch stream --preset large");

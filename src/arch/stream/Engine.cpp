@@ -114,10 +114,16 @@ public:
 
   std::string placement(const ir::Graph& g, const engines::EngineConfig& config,
                         const engines::RunOptions& o) const override {
+    // As simulate does: without --chips, the smallest chain of chips that holds the model.
     CompileOptions co;
     co.chips = o.engineOption("chips", 0);
+    co.chooseChips = co.chips == 0;
     const Program p = compile(quant::quantize(g, {}), config.as<StreamConfig>(), co);
-    return fmt::format("placement of '{}' on stream '{}':\n{}", g.name, config.name(),
+    return fmt::format("placement of '{}' on stream '{}'{}:\n{}", g.name, config.name(),
+                       co.chooseChips ? fmt::format(" ({} chip(s), chosen: the smallest chain "
+                                                    "that fits; --chips fixes it)",
+                                                    p.chipsUsed)
+                                      : "",
                        placementTable(p));
   }
 
