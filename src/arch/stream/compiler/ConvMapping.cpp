@@ -343,6 +343,11 @@ int64_t Mapper::chainConvTile(const ConvPlan& plan, KernelTile& t, int64_t lat,
   // mux 4404 for a row's first tile (Fig. 45 ganging).
   t.aux = prevRow == t.row ? KernelTile::Aux::PreviousTile : KernelTile::Aux::RowAbove;
   NNACCEL_ASSERT(prevRow == t.row || t.index == 0) << "chain broken";
+  // The hard-wired auxiliary input is the tile immediately to the left (a bypass kernel tile is
+  // never claimed inside a row a chain is filling: bypasses go to the rows above it).
+  NNACCEL_ASSERT(prevRow != t.row || chain.set.slot == t.index - 1)
+      << plan.spec->name << ": chain tile r" << t.row << ".k" << t.index << " follows slot "
+      << chain.set.slot;
   t.auxInput = chain.set;
   NNACCEL_ASSERT(lat >= chain.latencyPositions) << "chain order";
   // FIFO 4706: the block latencies' difference, corrected by the whole positions the partial
