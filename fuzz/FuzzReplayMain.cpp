@@ -45,7 +45,7 @@ std::vector<Bytes> readDictionary(const std::string& path) {
       continue;
     Bytes t;
     for (size_t i = open + 1; i < close; ++i) {
-      if (line[i] == '\\' && i + 3 < close + 1 && line[i + 1] == 'x') {
+      if (line[i] == '\\' && i + 3 < close && line[i + 1] == 'x') {
         t.push_back(static_cast<uint8_t>(std::strtol(line.substr(i + 2, 2).c_str(), nullptr, 16)));
         i += 3;
       } else if (line[i] == '\\' && i + 1 < close) {

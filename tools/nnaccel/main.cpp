@@ -152,8 +152,8 @@ int main(int argc, char** argv) {
     // below the budget). Say so in the resource terms a user can act on.
     fmt::print(stderr,
                "error: out of memory: an allocation failed below the --max-memory budget "
-               "({} bytes; a process limit such as ulimit -v may be lower)\n",
-               nnaccel::memoryBudgetBytes());
+               "({}; a process limit such as ulimit -v may be lower)\n",
+               nnaccel::byteSizeText(nnaccel::memoryBudgetBytes()));
     return kExitError;
   } catch (const std::exception& e) {
     // Reaching this is a bug in nnaccel: every input problem is reported as nnaccel::Error.
