@@ -10,6 +10,7 @@
 #include "nnaccel/support/IntMath.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdlib>
 #include <memory>
@@ -124,6 +125,8 @@ struct Pe {
 };
 
 constexpr int64_t kUnknown = -1;
+/// The widest weight vector (F) the crossbar's 64 lanes allow.
+constexpr size_t kMaxVector = 64;
 /// Credit waits up to this many cycles are stepped addition by addition (nextBroadcast).
 constexpr int64_t kSteppedAdditions = 64;
 
@@ -589,8 +592,8 @@ private:
     }
     const PlaneWork& w = works[pe.work];
     const int64_t ias = iaCount(p, w.plane);
-    const int64_t iaVecs = ceilDiv(ias, I_);
     if (dense_) {
+      const int64_t iaVecs = ceilDiv(ias, I_);
       // A dense PE issues the plane's weight vectors back to back once they have arrived; once
       // the whole plane has arrived it runs every remaining activation vector against it (the
       // FIFO keeps the plane until its channel pointer moves on).
@@ -633,7 +636,9 @@ private:
     }
     if (pe.wVec == w.wVecs) {
       pe.wVec = 0;
-      if (++pe.iaVec == iaVecs) {
+      if (++pe.iaVec * I_ >= ias) { // the plane's last activation vector (no division)
+        if (!dense_)
+          accumulatePlane(p, pe, w, ias);
         pe.iaVec = 0;
         pe.released = w.vecStart + w.wVecs;
         ++pe.work;
@@ -658,42 +663,83 @@ private:
     ++pe.drainCycles;
   }
 
-  /// One F x I Cartesian product (Table 5) scattered through the crossbar (Table 6).
+  /// One F x I Cartesian product (Table 5) scattered through the crossbar (Table 6). Only
+  /// where each product goes and when is modelled here; the products' values are added once the
+  /// PE has issued the whole plane (accumulatePlane): integer sums do not depend on the order.
   void issue(int64_t p, Pe& pe, const PlaneWork& w, int64_t ias) {
     const PeFrame& f = l_.frames[static_cast<size_t>(p)];
     const int64_t fw = f.width(), fh = f.height();
     const int64_t offX = f.inX0 * l_.coordScaleX + l_.dxMin - f.outX0 + f.haloLeft;
     const int64_t offY = f.inY0 * l_.coordScaleY + l_.dyMin - f.outY0 + f.haloTop;
-    const std::vector<uint8_t>& outX = outputX_[static_cast<size_t>(p)];
-    const std::vector<uint8_t>& outY = outputY_[static_cast<size_t>(p)];
     const auto iaBase =
         static_cast<size_t>(in_.begin[static_cast<size_t>(p * in_.planes + w.plane)]);
     const int64_t i0 = pe.iaVec * I_, nI = std::min(I_, ias - i0);
     const int64_t f0 = pe.wVec * F_, nF = std::min(F_, w.wCount - f0);
-    int32_t* acc = pe.acc->data();
-    int64_t valid = 0;
+    // Accumulator address = the activation's part + the weight's part (ArrayModel.h).
+    std::array<int64_t, kMaxVector> wOff;
+    std::array<int, kMaxVector> wLane;
+    int nzF = 0;
+    for (int64_t j = 0; j < nF; ++j) {
+      const WEntry& wt = weights_[static_cast<size_t>(w.wBegin + f0 + j)];
+      if (wt.value == 0)
+        continue; // a zero-valued pad: no request
+      wOff[static_cast<size_t>(nzF)] = wt.r + fw * (wt.s + fh * wt.k);
+      wLane[static_cast<size_t>(nzF++)] = static_cast<int>(j);
+    }
+    std::array<int, kMaxVector> lanes;
+    std::array<uint32_t, kMaxVector> addresses;
+    int n = 0;
     for (int64_t i = 0; i < nI; ++i) {
       const IaEntry& a = in_.entries[iaBase + static_cast<size_t>(i0 + i)];
       if (a.value == 0)
-        continue; // a zero-valued pad: no request
-      const int64_t ax = a.x * l_.coordScaleX + offX, ay = a.y * l_.coordScaleY + offY;
-      for (int64_t j = 0; j < nF; ++j) {
-        const WEntry& wt = weights_[static_cast<size_t>(w.wBegin + f0 + j)];
-        if (wt.value == 0)
-          continue;
-        const int64_t fx = ax + wt.r, fy = ay + wt.s;
-        const int64_t addr = fx + fw * (fy + fh * wt.k);
-        acc[addr] += a.value * wt.value;
-        pe.xbar->push(static_cast<int>(j + i * F_), static_cast<uint32_t>(addr));
-        ++valid;
-        if (outX[static_cast<size_t>(fx)] != 0 && outY[static_cast<size_t>(fy)] != 0)
-          ++pe.useful;
+        continue;
+      const int64_t base = a.x * l_.coordScaleX + offX + fw * (a.y * l_.coordScaleY + offY);
+      const int lane0 = static_cast<int>(i * F_);
+      for (int j = 0; j < nzF; ++j, ++n) {
+        lanes[static_cast<size_t>(n)] = lane0 + wLane[static_cast<size_t>(j)];
+        addresses[static_cast<size_t>(n)] =
+            static_cast<uint32_t>(base + wOff[static_cast<size_t>(j)]);
       }
     }
+    pe.xbar->pushAll(lanes.data(), addresses.data(), n);
+    const int64_t valid = n;
     pe.products += valid;
     pe.fragmentation += P_ - valid;
     pe.iaReads += pe.wVec == 0 ? nI : 0;
     pe.weightReads += 1;
+  }
+
+  /// The values of every product of plane \p w on PE \p p (the Cartesian product of its \p ias
+  /// activations and the plane's weights) added into the group's accumulators, and the useful
+  /// ones (those landing on an output pixel) counted.
+  void accumulatePlane(int64_t p, Pe& pe, const PlaneWork& w, int64_t ias) {
+    const PeFrame& f = l_.frames[static_cast<size_t>(p)];
+    const int64_t fw = f.width(), fh = f.height();
+    const int64_t offX = f.inX0 * l_.coordScaleX + l_.dxMin - f.outX0 + f.haloLeft;
+    const int64_t offY = f.inY0 * l_.coordScaleY + l_.dyMin - f.outY0 + f.haloTop;
+    const uint8_t* outX = outputX_[static_cast<size_t>(p)].data();
+    const uint8_t* outY = outputY_[static_cast<size_t>(p)].data();
+    const IaEntry* ia =
+        &in_.entries[static_cast<size_t>(in_.begin[static_cast<size_t>(p * in_.planes + w.plane)])];
+    const WEntry* wts = &weights_[static_cast<size_t>(w.wBegin)];
+    int32_t* acc = pe.acc->data();
+    int64_t useful = 0;
+    for (int64_t j = 0; j < w.wCount; ++j) {
+      const WEntry& wt = wts[j];
+      if (wt.value == 0)
+        continue;
+      int32_t* accK = acc + fw * fh * wt.k;
+      const int64_t offXr = offX + wt.r, offYs = offY + wt.s;
+      for (int64_t i = 0; i < ias; ++i) {
+        const IaEntry& a = ia[i];
+        if (a.value == 0)
+          continue; // a zero-valued pad
+        const int64_t fx = a.x * l_.coordScaleX + offXr, fy = a.y * l_.coordScaleY + offYs;
+        accK[fx + fw * fy] += a.value * wt.value;
+        useful += (outX[fx] & outY[fy]) != 0;
+      }
+    }
+    pe.useful += useful;
   }
 
   // --- functional post-processing of a group (all PEs done): Tables 7, 9, 10 ----------------

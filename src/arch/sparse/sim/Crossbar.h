@@ -4,11 +4,12 @@
 /// bank per cycle (round robin), dequeue of the winners at the end of the cycle, and the
 /// read-add-write hazard of a bank's accumulator (forwarded, or stalled for the write latency).
 ///
-/// Cycle protocol (Simulator.cpp): ready() is sampled at the start of a cycle (the multiplier
+/// Cycle protocol (ArrayModel.cpp): ready() is sampled at the start of a cycle (the multiplier
 /// array issues only when no FIFO is full — any full FIFO stalls the whole array), then
-/// arbitrate() grants and dequeues, then the issued products are push()ed. Values are added
-/// to the accumulators functionally at push time (integer sums do not depend on the order);
-/// the crossbar models only where and when each product is written.
+/// arbitrate() grants and dequeues, then the issued products are pushed (pushAll). The
+/// products' values are added to the accumulators once the PE has issued a whole plane
+/// (ArrayModel.cpp, accumulatePlane: integer sums do not depend on the order); the crossbar
+/// models only where and when each product is written.
 #pragma once
 
 #include "nnaccel/support/Error.h"
@@ -65,20 +66,34 @@ public:
   }
 
   /// One product for multiplier lane \p lane (its FIFO must not be full).
-  [[gnu::always_inline]] void push(int lane, uint32_t address) {
-    const auto l = static_cast<size_t>(lane);
-    NNACCEL_ASSERT(count_[l] < p_.fifoDepth) << "push into a full crossbar FIFO";
-    addr_[l * (slotMask_ + 1) + ((head_[l] + count_[l]) & slotMask_)] = address;
-    const bool wasEmpty = count_[l] == 0;
-    ++count_[l];
-    nonEmptyMask_ |= uint64_t{1} << lane;
-    if (wasEmpty) {
-      ++nonEmptyLanes_;
-      request(lane);
+  void push(int lane, uint32_t address) { pushAll(&lane, &address, 1); }
+
+  /// The products of one issue: lane \p lanes[i] gets address \p addresses[i] (each lane at
+  /// most once; its FIFO must not be full). The same as push() per product, with the masks and
+  /// counters kept in registers across the vector.
+  void pushAll(const int* lanes, const uint32_t* addresses, int n) {
+    uint64_t nonEmpty = nonEmptyMask_, full = fullMask_;
+    const auto depth = static_cast<uint8_t>(p_.fifoDepth);
+    for (int i = 0; i < n; ++i) {
+      const int lane = lanes[i];
+      const auto l = static_cast<size_t>(lane);
+      const uint8_t count = count_[l];
+      NNACCEL_ASSERT(count < depth) << "push into a full crossbar FIFO";
+      addr_[l * (slotMask_ + 1) + ((head_[l] + count) & slotMask_)] = addresses[i];
+      count_[l] = static_cast<uint8_t>(count + 1);
+      const uint64_t bit = uint64_t{1} << lane;
+      if (count == 0) { // the new entry is the head: it requests its bank
+        const uint32_t b = bankOf(addresses[i]);
+        req_[b] |= bit;
+        activeBanks_[b / 64] |= uint64_t{1} << (b % 64);
+        ++nonEmptyLanes_;
+      }
+      nonEmpty |= bit;
+      full |= count + 1 == depth ? bit : 0;
     }
-    if (count_[l] == p_.fifoDepth)
-      fullMask_ |= uint64_t{1} << lane;
-    ++stats_.pushes;
+    nonEmptyMask_ = nonEmpty;
+    fullMask_ = full;
+    stats_.pushes += n;
   }
 
   /// Requests, grants and dequeues of cycle \p cycle. The request masks are kept up to date as
@@ -88,32 +103,42 @@ public:
   void arbitrate(int64_t cycle) {
     if (nonEmptyMask_ == 0)
       return;
-    stats_.deniedRequests += nonEmptyLanes_;
+    // Counted in locals: a counter in memory updated per grant is a store-to-load chain.
+    const int64_t requests = nonEmptyLanes_; // every non-empty lane's head requests its bank
+    int64_t granted = 0, stalls = 0;
     int exposed = 0;
     for (size_t w = 0; w < activeBanks_.size(); ++w) {
-      for (uint64_t bits = activeBanks_[w]; bits != 0; bits &= bits - 1) {
+      uint64_t active = activeBanks_[w];
+      for (uint64_t bits = active; bits != 0; bits &= bits - 1) {
         const auto b = static_cast<uint32_t>(w * 64 + static_cast<size_t>(std::countr_zero(bits)));
         const uint64_t r = req_[b];
         // Round robin: the first requester at or after the bank's pointer.
         const uint64_t after = r & ~((uint64_t{1} << rr_[b]) - 1);
         const int winner = std::countr_zero(after != 0 ? after : r);
-        const uint32_t a = headAddr(winner);
-        if (!p_.forwarding && a == lastAddr_[b] && cycle - lastCycle_[b] <= p_.writeLatencyCycles) {
-          ++stats_.hazardStalls;
-          continue;
+        if (!p_.forwarding) { // the read-after-write hazard exists only without forwarding
+          const uint32_t a = headAddr(winner);
+          if (a == lastAddr_[b] && cycle - lastCycle_[b] <= p_.writeLatencyCycles) {
+            ++stalls;
+            continue;
+          }
+          lastAddr_[b] = a;
+          lastCycle_[b] = cycle;
         }
-        --stats_.deniedRequests;
-        ++stats_.grants;
-        lastAddr_[b] = a;
-        lastCycle_[b] = cycle;
+        ++granted;
         rr_[b] = winner + 1 == p_.lanes ? 0 : static_cast<uint32_t>(winner + 1);
-        req_[b] = r & ~(uint64_t{1} << winner);
-        if (req_[b] == 0)
-          activeBanks_[w] &= ~(uint64_t{1} << (b % 64));
-        if (pop(winner))
-          exposed_[static_cast<size_t>(exposed++)] = winner;
+        const uint64_t left = r & ~(uint64_t{1} << winner);
+        req_[b] = left;
+        // Branch-free: which banks keep requests and which lanes expose a new head are
+        // data-dependent and mispredict.
+        active &= ~(uint64_t{left == 0} << (b % 64));
+        exposed_[static_cast<size_t>(exposed)] = winner;
+        exposed += pop(winner) ? 1 : 0;
       }
+      activeBanks_[w] = active;
     }
+    stats_.deniedRequests += requests - granted;
+    stats_.grants += granted;
+    stats_.hazardStalls += stalls;
     for (int i = 0; i < exposed; ++i)
       request(exposed_[static_cast<size_t>(i)]);
   }
@@ -129,14 +154,12 @@ private:
   bool pop(int lane) {
     const auto l = static_cast<size_t>(lane);
     head_[l] = static_cast<uint8_t>((head_[l] + 1) & slotMask_);
-    --count_[l];
+    const uint8_t left = --count_[l];
     fullMask_ &= ~(uint64_t{1} << lane);
-    if (count_[l] == 0) {
-      nonEmptyMask_ &= ~(uint64_t{1} << lane);
-      --nonEmptyLanes_;
-      return false;
-    }
-    return true;
+    const bool emptied = left == 0;
+    nonEmptyMask_ &= ~(uint64_t{emptied} << lane);
+    nonEmptyLanes_ -= emptied ? 1 : 0;
+    return !emptied;
   }
   /// Lane \p lane's head requests its bank.
   void request(int lane) {
