@@ -82,10 +82,49 @@ bool withinBudget(const ir::Graph& g, ir::NodeId id, const FoldOptions& options)
   return bytes <= options.maxOutputBytes && macsOf(g, id, options.maxMacs).has_value();
 }
 
+/// Per-axis scales through an op that only reshapes: the axis survives when some output
+/// dimension has its size and the same number of elements before it. Otherwise the model's own
+/// codes cannot be kept, and the fold refuses rather than let the quantizer derive other scales
+/// silently.
+std::optional<ir::QdqParams> reshapedQdq(const ir::Graph& g, ir::NodeId id,
+                                         const ir::QdqParams& from) {
+  const ir::Node& n = g.node(id);
+  if (from.axis < 0)
+    return from;
+  if (from.scales.size() == 1) { // one channel: its scale is per tensor
+    ir::QdqParams whole = from;
+    whole.axis = -1;
+    return whole;
+  }
+  const Dims& in = g.value(n.inputs[0]).shape;
+  const Dims& out = g.value(n.outputs[0]).shape;
+  const auto axis = static_cast<size_t>(from.axis);
+  NNACCEL_ASSERT(axis < in.size())
+      << "per-axis scales on axis " << from.axis << " of " << dimsToString(in);
+  int64_t before = 1;
+  for (size_t d = 0; d < axis; ++d)
+    before *= in[d];
+  int64_t outBefore = 1;
+  for (size_t d = 0; d < out.size(); ++d) {
+    if (outBefore == before && out[d] == in[axis]) {
+      ir::QdqParams moved = from;
+      moved.axis = static_cast<int64_t>(d);
+      return moved;
+    }
+    outBefore *= out[d];
+  }
+  g.fail(id,
+         "reshapes per-axis quantized weights " + dimsToString(in) + " (axis " +
+             std::to_string(from.axis) + ") to " + dimsToString(out) +
+             ", which splits or merges the quantization axis: the model's own int8 codes and "
+             "scales cannot be kept (quantize the weights in their final shape)",
+         ErrorKind::Unsupported);
+}
+
 /// The scales a QDQ model's weights keep through folded node \p id (docs/Quantization.md "QDQ
 /// models"): a DequantizeLinear's own; through an op that only moves the values, its input's,
-/// with a per-axis axis followed through a Transpose's permutation (a reshaping op keeps only
-/// per-tensor scales). Anything else leaves none, and the quantizer derives its own.
+/// with a per-axis axis followed through a Transpose's permutation or a reshape that keeps it
+/// (reshapedQdq). Anything else leaves none, and the quantizer derives its own.
 std::optional<ir::QdqParams> carriedQdq(const ir::Graph& g, ir::NodeId id) {
   const ir::Node& n = g.node(id);
   if (n.op == ir::OpKind::DequantizeLinear)
@@ -110,7 +149,7 @@ std::optional<ir::QdqParams> carriedQdq(const ir::Graph& g, ir::NodeId id) {
   case ir::OpKind::Flatten:
   case ir::OpKind::Squeeze:
   case ir::OpKind::Unsqueeze:
-    return from->axis < 0 ? from : std::nullopt;
+    return reshapedQdq(g, id, *from);
   default:
     return std::nullopt;
   }

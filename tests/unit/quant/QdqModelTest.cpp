@@ -57,6 +57,52 @@ TEST(QdqModel, WeightScalesFollowAConstantTransposeOfTheWeights) {
           << k << "," << n << " in " << dimsToString(shape);
 }
 
+/// A MatMul x[1, 16] @ W whose per-axis int8 weights (\p shape, \p axis) reach it through a
+/// constant Reshape to [16, N].
+ir::Graph reshapedWeightsMatMul(Rng& rng, const Dims& shape, int64_t axis,
+                                testing::qdq::Weights& w) {
+  ir::Graph g;
+  const ir::ValueId x = g.addValue("x", DType::F32, {1, 16});
+  g.inputs = {x};
+  w = testing::qdq::weights(g, rng, "fc", shape, axis, 0.1f, false);
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  n /= 16;
+  const ir::ValueId target = g.addConstant("target", Tensor::fromVector<int64_t>({2}, {16, n}));
+  const ir::ValueId wr =
+      testing::qdq::node(g, ir::OpKind::Reshape, "w_reshape", {w.weights, target});
+  const ir::ValueId xq = testing::qdq::wrap(g, x, "x", 0.1f);
+  g.outputs = {
+      testing::qdq::wrap(g, testing::qdq::node(g, ir::OpKind::MatMul, "fc", {xq, wr}), "fc", 0.2f)};
+  return g;
+}
+
+TEST(QdqModel, WeightScalesFollowAReshapeThatKeepsTheirAxis) {
+  // [16, 1, 5] per-axis on axis 2 reshaped to [16, 5]: the 5 output channels stay the last axis.
+  Rng rng(11);
+  testing::qdq::Weights w;
+  ir::Graph g = reshapedWeightsMatMul(rng, {16, 1, 5}, 2, w);
+  driver::prepareGraph(g);
+  const ir::Value& weights = g.value(g.node(nodeNamed(g, "fc")).inputs[1]);
+  ASSERT_TRUE(weights.dequantizedFrom.has_value());
+  EXPECT_EQ(weights.dequantizedFrom->axis, 1);
+  const QuantizedModel m = quantize(g, {});
+  EXPECT_EQ(m.node(nodeNamed(m.graph, "fc")).weightScales, w.scales);
+}
+
+TEST(QdqModel, AReshapeThatSplitsTheQuantizationAxisIsRefusedNamingTheNode) {
+  // [2, 40] per-axis on axis 0 reshaped to [16, 5]: no output axis holds the 2 channels, so the
+  // model's codes cannot be kept. Before, the quantizer derived its own scales silently.
+  Rng rng(12);
+  testing::qdq::Weights w;
+  ir::Graph g = reshapedWeightsMatMul(rng, {2, 40}, 0, w);
+  const std::string e =
+      nnaccel::test::errorOf([&] { driver::prepareGraph(g); }, ErrorKind::Unsupported);
+  EXPECT_NE(e.find("w_reshape"), std::string::npos) << e;
+  EXPECT_NE(e.find("splits or merges the quantization axis"), std::string::npos) << e;
+}
+
 TEST(QdqModel, PairsBecomeScalesAndWeightsKeepTheirCodes) {
   const ir::Graph g = testing::qdqGraph();
   const QuantizedModel m = quantize(g, {});
