@@ -2,6 +2,7 @@
 // the fp32 reference executor, assign scales (propagating them through scale-preserving ops)
 // and derive each node's int8 weights, int32 biases and requantization multipliers.
 #include "Calibration.h"
+#include "Equalization.h"
 #include "nnaccel/ir/OpParams.h"
 #include "nnaccel/quant/QdqModel.h"
 #include "nnaccel/quant/QuantizedModel.h"
@@ -1227,6 +1228,8 @@ QuantizedModel quantize(const Graph& g, const std::vector<std::vector<Tensor>>& 
   for (size_t set = 0; set < inputs.size(); ++set) {
     checkCalibrationInputs(g, inputs[set], {}, set);
   }
+  if (calibration.equalize && !qdq)
+    model.equalizedGroups = detail::equalizeChannels(model.graph, inputs);
   Quantizer quantizer(model, std::move(modelScales));
   quantizer.classify();
   quantizer.checkConstants();

@@ -555,6 +555,22 @@ TEST_F(Cli, RunInt8CalibratesOnAFolderWithAMethodAndRanksSensitivity) {
   EXPECT_NE(r.out.find("     1  "), std::string::npos) << r.out;
 }
 
+TEST_F(Cli, RunInt8EqualizesChannelsOnRequest) {
+  // ResNet-18's convolutions followed by a Relu and read only by convolutions are rescaled;
+  // LeNet-5's (tanh between) are not.
+  Result r = run("run resnet18 --dtype int8 --equalize --calib-samples 1 --eval-samples 0");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("int8: channels equalized after "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("int8: channels equalized after 0 convolutions"), std::string::npos)
+      << r.out;
+  r = run("run lenet5 --dtype int8 --equalize --eval-samples 0");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("int8: channels equalized after 0 convolutions"), std::string::npos)
+      << r.out;
+  expectError("run lenet5 --equalize", 2,
+              "--equalize applies only to --dtype int8 (see 'nnaccel run --help')");
+}
+
 // --- arch ---------------------------------------------------------------------------------------
 
 TEST_F(Cli, ArchListShowsEnginesAndPresets) {

@@ -4,7 +4,9 @@
 folder of photographs and evaluated on a photograph outside that folder, preprocessed the way
 the model was trained (scripts/fetch-real-models provides both).
 
-usage: int8_agreement.py NNACCEL MODELS_DIR WORK_DIR [--methods m1,m2,...]
+usage: int8_agreement.py NNACCEL MODELS_DIR WORK_DIR [--methods m1,m2,...] [--equalize]
+
+--equalize passes --equalize to every run (channel equalization before calibration).
 
 Prints one row per model and method: the worst output's cosine similarity and relative error,
 and top-1 agreement for classifier outputs. A measurement, not a test: it asserts nothing.
@@ -37,8 +39,10 @@ LINE = re.compile(r"int8 vs fp32 '(.*)' \(this input\): (?:top-1 agreement (\d+)
 def main():
     nnaccel, models_dir, work = sys.argv[1:4]
     methods = ["minmax", "percentile", "mse", "entropy"]
-    if len(sys.argv) > 5 and sys.argv[4] == "--methods":
-        methods = sys.argv[5].split(",")
+    options = sys.argv[4:]
+    if "--methods" in options:
+        methods = options[options.index("--methods") + 1].split(",")
+    equalize = ["--equalize"] if "--equalize" in options else []
     images = os.path.join(models_dir, "images")
     print(f"{'model':46} {'method':10} {'worst cosine':>12} {'rel error':>10} {'top-1':>6}")
     for model, extra, evaluated in MODELS:
@@ -50,7 +54,7 @@ def main():
         for method in methods:
             cmd = [nnaccel, "run", os.path.join(models_dir, model), "--dtype", "int8",
                    "--input", os.path.join(images, evaluated), "--calib", calib,
-                   "--calib-method", method, "--eval-samples", "0"] + extra
+                   "--calib-method", method, "--eval-samples", "0"] + extra + equalize
             run = subprocess.run(cmd, capture_output=True, text=True)
             if run.returncode != 0:
                 print(f"{model:46} {method:10} error: {run.stderr.strip()}")

@@ -29,10 +29,14 @@ void CalibrationOptions::configure(CLI::App& app) {
                           ->check(CLI::Range(1e-6, 100.0))
                           ->capture_default_str()
                           ->group(group);
+  equalizeOption_ = app.add_flag("--equalize", equalize_,
+                                 "equalize the channels between convolutions before calibrating "
+                                 "(the fp32 function is unchanged; docs/Quantization.md)")
+                        ->group(group);
 }
 
 std::vector<const CLI::Option*> CalibrationOptions::options() const {
-  return {folderOption_, methodOption_, percentileOption_};
+  return {folderOption_, methodOption_, percentileOption_, equalizeOption_};
 }
 
 void CalibrationOptions::check() const {
@@ -44,6 +48,7 @@ quant::CalibrationOptions CalibrationOptions::method() const {
   quant::CalibrationOptions o;
   o.method = *quant::calibrationMethodFromName(method_);
   o.percentile = percentile_;
+  o.equalize = equalize_;
   return o;
 }
 

@@ -38,7 +38,9 @@ private:
   CLI::App* app_ = nullptr;
   std::string folder_, method_ = "minmax";
   double percentile_ = 99.99;
-  CLI::Option *folderOption_ = nullptr, *methodOption_ = nullptr, *percentileOption_ = nullptr;
+  bool equalize_ = false;
+  CLI::Option *folderOption_ = nullptr, *methodOption_ = nullptr, *percentileOption_ = nullptr,
+              *equalizeOption_ = nullptr;
 };
 
 } // namespace nnaccel::cli

@@ -138,6 +138,7 @@ public:
     calibration_.check();
     ro.calibrationMethod = std::string(quant::calibrationMethodName(calibration_.method().method));
     ro.calibrationPercentile = calibration_.method().percentile;
+    ro.calibrationEqualize = calibration_.method().equalize;
     if (calibration_.hasFolder())
       ro.calibrationSets = calibration_.readFolder(g, modelOptions_.model(), images_.preprocess());
     else if (!ro.inputs.empty())

@@ -115,10 +115,12 @@ struct RunOptions {
   uint64_t inputSeed = 0x6e6e61636365;
   /// The int8 model's calibration input sets (each in Graph::inputs order; empty: the default
   /// seeded random sets) and how its activation ranges are chosen: a quant::CalibrationMethod
-  /// by name ("minmax", "percentile", "mse", "entropy") and the percentile method's share.
+  /// by name ("minmax", "percentile", "mse", "entropy"), the percentile method's share, and
+  /// whether channels are equalized first (quant::CalibrationOptions::equalize).
   std::vector<std::vector<Tensor>> calibrationSets;
   std::string calibrationMethod = "minmax";
   double calibrationPercentile = 99.99;
+  bool calibrationEqualize = false;
   /// Threads one run may use (results never depend on it); a sweep running points in parallel
   /// gives each run one.
   int threads = 1;

@@ -144,6 +144,10 @@ enum class CalibrationMethod { MinMax, Percentile, Mse, Entropy };
 struct CalibrationOptions {
   CalibrationMethod method = CalibrationMethod::MinMax;
   double percentile = 99.99; ///< Percentile only: in (0, 100]
+  /// Equalize the channels between convolutions before calibrating (docs/Quantization.md
+  /// "Channel equalization"): the fp32 function is unchanged, the per-tensor int8 ranges of the
+  /// values between them are balanced. Not applied to QDQ models, whose scales are their own.
+  bool equalize = false;
 };
 
 /// "minmax", "percentile", "mse", "entropy"; calibrationMethodFromName is its inverse.
@@ -162,8 +166,11 @@ struct QuantizedModel {
   /// Per ValueId: int8 form of constants that integer kernels read as operands (Add, Concat,
   /// Relu of a constant, ...); empty QuantTensor otherwise.
   std::vector<QuantTensor> constants;
-  std::vector<QuantNode> nodes;   ///< per NodeId
-  int64_t calibrationCount = 0;   ///< number of calibration input sets used
+  std::vector<QuantNode> nodes; ///< per NodeId
+  int64_t calibrationCount = 0; ///< number of calibration input sets used
+  /// Convolution/consumer groups whose channels were equalized (CalibrationOptions::equalize);
+  /// `graph` holds the rescaled weights.
+  int64_t equalizedGroups = 0;
   CalibrationOptions calibration; ///< how the activation ranges were chosen
   /// How requantizations and the quantization of the model's inputs round a half-way value:
   /// away from zero for the models nnaccel quantizes itself, to even for imported QDQ models

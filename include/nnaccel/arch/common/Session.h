@@ -52,7 +52,7 @@ template <typename SessionOptions> SessionOptions sessionOptions(const engines::
     throw Error(ErrorKind::Usage, ErrorContext{},
                 "unknown calibration method '" + o.calibrationMethod +
                     "' (minmax, percentile, mse or entropy)");
-  so.calibration = {*method, o.calibrationPercentile};
+  so.calibration = {*method, o.calibrationPercentile, o.calibrationEqualize};
   so.progress = o.progress;
   return so;
 }
