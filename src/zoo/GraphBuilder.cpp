@@ -169,18 +169,20 @@ ir::ValueId GraphBuilder::convTranspose(const std::string& name, ir::ValueId x,
                                         const ConvTransposeSpec& spec) {
   const Dims in = nchwShape(x, "convTranspose");
   const int64_t channels = in[1];
-  NNACCEL_ASSERT(spec.outChannels > 0 && spec.outputPadding < spec.stride)
+  NNACCEL_ASSERT(spec.outChannels > 0 && spec.outputPadding < spec.stride && spec.group >= 1 &&
+                 channels % spec.group == 0 && spec.outChannels % spec.group == 0)
       << "convTranspose '" << name << "': bad spec";
   const std::string node = freshNodeName(name);
-  // Each output pixel receives on average kernel^2 / stride^2 taps from each input channel.
-  const int64_t effectiveFanIn =
-      std::max<int64_t>(1, channels * spec.kernel * spec.kernel / (spec.stride * spec.stride));
+  // Each output pixel receives on average kernel^2 / stride^2 taps from each input channel of
+  // its group.
+  const int64_t effectiveFanIn = std::max<int64_t>(
+      1, channels / spec.group * spec.kernel * spec.kernel / (spec.stride * spec.stride));
   std::vector<ir::ValueId> inputs =
-      weightedInputs(node, x, {channels, spec.outChannels, spec.kernel, spec.kernel},
+      weightedInputs(node, x, {channels, spec.outChannels / spec.group, spec.kernel, spec.kernel},
                      effectiveFanIn, spec.gain, spec.bias ? spec.outChannels : 0);
   ir::AttrMap attrs;
   attrs.set("dilations", pair(1));
-  attrs.set("group", int64_t{1});
+  attrs.set("group", spec.group);
   attrs.set("kernel_shape", pair(spec.kernel));
   if (spec.outputPadding != 0) {
     attrs.set("output_padding", pair(spec.outputPadding));
@@ -194,8 +196,8 @@ ir::ValueId GraphBuilder::convTranspose(const std::string& name, ir::ValueId x,
     NNACCEL_ASSERT(extent > 0) << "convTranspose '" << name << "': empty output";
     out.push_back(extent);
   }
-  // Every input element is multiplied by every output channel's kernel^2 taps.
-  counts_.macs += numElements(in) * spec.outChannels * spec.kernel * spec.kernel;
+  // Every input element is multiplied by the kernel^2 taps of every output channel of its group.
+  counts_.macs += numElements(in) * (spec.outChannels / spec.group) * spec.kernel * spec.kernel;
   return addNode(ir::OpKind::ConvTranspose, node, std::move(inputs), std::move(attrs),
                  std::move(out));
 }

@@ -66,6 +66,7 @@ struct ConvTransposeSpec {
   int64_t stride = 1;
   int64_t pad = 0;
   int64_t outputPadding = 0;
+  int64_t group = 1; ///< divides the input and output channels; weights [C, M/group, k, k]
   bool bias = true;
   float gain = kReluGain;
 };

@@ -368,8 +368,6 @@ private:
       return lowerHost(id, fmt::format("{}-D transposed convolution (kernel vectors run along "
                                        "1-D and 2-D rows)",
                                        cp.spatialRank));
-    if (cp.group != 1)
-      return lowerHost(id, "grouped transposed convolution");
     const bool twoD = cp.spatialRank == 2;
     if (std::any_of(cp.dilations.begin(), cp.dilations.end(), [](int64_t d) { return d != 1; }))
       return lowerHost(id, "dilated transposed convolution");
@@ -384,8 +382,12 @@ private:
       if (a.kernel < a.stride)
         return lowerHost(id, "a transposed convolution whose kernel is smaller than its stride "
                              "(some outputs are the bias alone)");
-    const int8_t* w = qm_.node(id).weights.data<int8_t>(); // [C, M, kh, kw]
+    const int8_t* w = qm_.node(id).weights.data<int8_t>(); // [C, M/group, kh, kw]
     const int64_t kh = ay.kernel, kw = ax.kernel, m = cp.outChannels;
+    // Grouped: output channel mo reads input channel c of its group, weight [C][mo % (M/g)];
+    // one input and one output channel per group is the depthwise operand of a Conv.
+    const int64_t groups = cp.group, cg = cp.inChannels / groups, mg = m / groups;
+    const bool depthwise = groups > 1 && cg == 1 && mg == 1;
     Layer& l = beginLayer(id, LayerKind::Conv);
     for (int64_t ry = 0; ry < ay.stride; ++ry)
       for (int64_t rx = 0; rx < ax.stride; ++rx) {
@@ -410,9 +412,11 @@ private:
         auto weight = [=](int64_t mo, int64_t c, int64_t uy, int64_t ux) {
           const int64_t ky = py.rho + ay.stride * (py.taps - 1 - uy);
           const int64_t kx = px.rho + ax.stride * (px.taps - 1 - ux);
-          return w[((c * m + mo) * kh + ky) * kw + kx];
+          const int64_t in = (mo / mg) * cg + c;
+          return w[((in * mg + mo % mg) * kh + ky) * kw + kx];
         };
-        ConvLayer c = buildConv(id, a, py.taps, px.taps, cp.inChannels, m, 1, false, false, weight);
+        ConvLayer c = buildConv(id, a, py.taps, px.taps, cp.inChannels, m, depthwise ? 1 : groups,
+                                depthwise, false, weight);
         c.placement = OutputPlacement{ay.stride, ax.stride, ry, rx, ay.out, ax.out};
         l.phases.push_back(std::move(c));
       }

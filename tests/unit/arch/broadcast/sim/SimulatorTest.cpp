@@ -675,16 +675,16 @@ namespace nnaccel::arch::broadcast {
 namespace {
 
 TEST(BroadcastSimulatorTest, TransposedConvolutionsRunAsStridePhases) {
-  // Random ConvTranspose layers (1-D and 2-D, strides 1-3, any pads and output padding) on both
-  // presets, bit-exact: one stride-1 convolution per output phase, each writing its rows and
-  // columns of the output.
+  // Random ConvTranspose layers (1-D and 2-D, strides 1-3, any pads and output padding, grouped
+  // as the generator draws them) on both presets, bit-exact: one stride-1 convolution per output
+  // phase, each writing its rows and columns of the output.
   Rng rng(77);
-  int ran = 0;
+  int ran = 0, grouped = 0;
   while (ran < 24) {
     LayerSpec s = testing::randomLayer(rng);
     if (s.kind != LayerSpec::Kind::ConvTranspose)
       continue;
-    s.group = 1;
+    grouped += s.group > 1 ? 1 : 0;
     s.inChannels = std::max<int64_t>(1, s.inChannels);
     s.kh = std::max(s.kh, s.sh);
     s.kw = std::max(s.kw, s.sw);
@@ -700,17 +700,32 @@ TEST(BroadcastSimulatorTest, TransposedConvolutionsRunAsStridePhases) {
       EXPECT_EQ(r.report.layers[0].usefulMacs, ir::nodeMacs(g, l.node));
     }
   }
+  // Grouped ones, depthwise included (a Caffe FCN's bilinear "Deconvolution" is group = C):
+  // each phase is a grouped (or depthwise) convolution on the array. Before, the host.
+  for (int64_t group : {2, 4}) {
+    LayerSpec g4;
+    g4.kind = LayerSpec::Kind::ConvTranspose;
+    g4.inChannels = g4.outChannels = 4;
+    g4.group = group;
+    g4.kh = g4.kw = 4;
+    g4.sh = g4.sw = 2;
+    g4.padTop = g4.padLeft = g4.padBottom = g4.padRight = 1;
+    SCOPED_TRACE(g4.describe());
+    const ir::Graph g = buildLayerGraph(g4);
+    const SessionResult r = run(g, broadcastPreset("npu"));
+    EXPECT_TRUE(r.report.verdict.passed) << r.report.verdict.detail;
+    const Layer& l = r.program.layers.at(0);
+    ASSERT_EQ(l.kind, LayerKind::Conv) << l.note;
+    EXPECT_EQ(l.phases.size(), 4u);
+    EXPECT_EQ(l.conv.depthwise, group == 4);
+    EXPECT_EQ(r.report.layers[0].usefulMacs, ir::nodeMacs(g, l.node));
+  }
+  std::printf("%d of the random transposed convolutions were grouped\n", grouped);
   // What the phases do not cover stays on the host with its reason.
-  LayerSpec grouped;
-  grouped.kind = LayerSpec::Kind::ConvTranspose;
-  grouped.inChannels = grouped.outChannels = 4;
-  grouped.group = 2;
-  grouped.sh = grouped.sw = 2;
-  const SessionResult r = run(buildLayerGraph(grouped), broadcastPreset("npu"));
-  EXPECT_EQ(r.program.layers.at(0).kind, LayerKind::Host);
-  EXPECT_EQ(r.program.layers.at(0).note, "grouped transposed convolution");
-  LayerSpec small = grouped;
-  small.group = 1;
+  LayerSpec small;
+  small.kind = LayerSpec::Kind::ConvTranspose;
+  small.inChannels = small.outChannels = 4;
+  small.sh = small.sw = 2;
   small.kh = small.kw = 1;
   const SessionResult q = run(buildLayerGraph(small), broadcastPreset("npu"));
   EXPECT_NE(q.program.layers.at(0).note.find("kernel is smaller than its stride"),

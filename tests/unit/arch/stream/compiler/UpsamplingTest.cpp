@@ -3,7 +3,8 @@
 /// simulator and checked bit-exact against the int8 reference:
 /// - transposed convolutions (TransposeLowering.cpp): stride phases on the kernel tiles, then
 ///   depth to space on the producing aux tile (2x2, 3x3 and 4x4 kernels at stride 2, with and
-///   without padding, a fused Relu, a batch of frames, phases on sets narrower than 16 lanes);
+///   without padding, a fused Relu, a batch of frames, phases on sets narrower than 16 lanes,
+///   grouped and depthwise);
 /// - linear Resize (AuxLowering.cpp): Interpolate on an aux tile (x2 and x4, half-pixel and
 ///   align-corners tables, one axis only);
 /// and the cases the 1-up buses cannot carry refused with their reason.
@@ -87,6 +88,24 @@ TEST(StreamUpsampling, StrideTwoKernelsRunAsPhasesThenDepthToSpace) {
         EXPECT_EQ(t.subRows, k.window);
         EXPECT_EQ(t.subCols, k.window);
       }
+  }
+}
+
+TEST(StreamUpsampling, GroupedAndDepthwiseTransposedConvolutionsRunAsOnePhaseConvolution) {
+  // The phases of a grouped one are one ungrouped phase convolution whose weights between
+  // groups are zero (docs/arch/Stream.md): bit-exact, and its useful MACs are the operator's
+  // own (the grouped count), not the multiply-select cells it occupies.
+  for (int64_t group : {2, 16}) {
+    SCOPED_TRACE(fmt::format("group {}", group));
+    const zoo::ConvTransposeSpec up{
+        .outChannels = 16, .kernel = 4, .stride = 2, .pad = 1, .group = group};
+    const ir::Graph g = pooledThen(up, 12, 2);
+    const SessionResult r = simulate(g, streamPreset("large"));
+    ASSERT_TRUE(r.report.verdict.checked);
+    EXPECT_TRUE(r.report.verdict.passed) << r.report.verdict.detail;
+    const Layer& l = upLayer(r.program);
+    EXPECT_EQ(l.usefulMacs, 6 * 6 * 16 * (16 / group) * 4 * 4);
+    EXPECT_EQ(depthToSpaceTiles(r.program), 1);
   }
 }
 
