@@ -522,10 +522,8 @@ QuantNode classifyNode(const Graph& g, NodeId id) {
     return unary(QuantOpKind::DataMovement);
   case OpKind::Pad: {
     const ir::PadParams p = ir::padParams(g, id);
-    if (p.mode != ir::PadParams::Mode::Constant) {
-      return island("only constant-mode Pad has an integer form");
-    }
-    if (p.value != 0.0f) {
+    // Edge and reflect copy values (the scale is kept); a constant pad adds the value 0 only.
+    if (p.mode == ir::PadParams::Mode::Constant && p.value != 0.0f) {
       return island("its pad value is not 0");
     }
     return unary(QuantOpKind::DataMovement);

@@ -150,17 +150,45 @@ std::vector<int64_t> passGatherTable(const std::vector<ElementwisePass>& passes,
 /// A Resize whose mapping repeats every input element f_h x f_w times (nearest with integer
 /// scale factors, or a linear resize that only copies): one copy pass over [N, C, H, f_h, W,
 /// f_w] that reads with stride 0 along the repeat axes, checked against the quantizer's table.
+/// A nearest resize that keeps every k-th row and column from some offset (a downscale by whole
+/// factors): one strided copy, checked against the quantizer's gather table.
+Lowered subsampleResize(const quant::QuantizedModel& qm, ir::NodeId id, ElementwiseLayer l,
+                        const std::string& notExpressible) {
+  const ir::ValueId in = qm.graph.node(id).inputs[0];
+  const Dims i = rowMajorStrides(qm.graph.value(in).shape), o = rowMajorStrides(l.outShape);
+  const std::vector<int32_t>& want = qm.node(id).gatherIndex;
+  if (want.empty())
+    return notExpressible;
+  const int64_t outH = l.outShape[2], outW = l.outShape[3];
+  const int64_t stepX = outW > 1 ? want[1] - want[0] : 0;
+  const int64_t stepY = outH > 1 ? want[static_cast<size_t>(outW)] - want[0] : 0;
+  if (stepX < 0 || stepY < 0)
+    return notExpressible;
+  ElementwisePass p;
+  p.func = ElementwiseFunc::Copy;
+  p.extents = l.outShape;
+  p.a = {in, want[0], {i[0], i[1], stepY, stepX}};
+  p.out = {l.output, 0, o};
+  l.passes.push_back(std::move(p));
+  const std::vector<int64_t> got = passGatherTable(l.passes, numElements(l.outShape));
+  if (!std::equal(got.begin(), got.end(), want.begin(), want.end()))
+    return notExpressible;
+  return l;
+}
+
 Lowered lowerRepeatResize(const quant::QuantizedModel& qm, ir::NodeId id, ElementwiseLayer l) {
   const ir::Graph& g = qm.graph;
   const ir::ValueId in = g.node(id).inputs[0];
   const Dims& inShape = g.value(in).shape;
   const Dims& outShape = l.outShape;
-  const std::string notRepeat = "a resize that is not an integer-factor repeat of its input "
-                                "(the unit copies with strides, it has no gather table)";
+  const std::string notRepeat = "a resize that is neither an integer-factor repeat nor an "
+                                "integer-factor subsample of its input (the unit copies with "
+                                "strides, it has no gather table)";
   if (inShape.size() != 4 || inShape[0] != outShape[0] || inShape[1] != outShape[1] ||
-      inShape[2] == 0 || inShape[3] == 0 || outShape[2] % inShape[2] != 0 ||
-      outShape[3] % inShape[3] != 0)
+      inShape[2] == 0 || inShape[3] == 0)
     return notRepeat;
+  if (outShape[2] % inShape[2] != 0 || outShape[3] % inShape[3] != 0)
+    return subsampleResize(qm, id, std::move(l), notRepeat);
   const int64_t fy = outShape[2] / inShape[2], fx = outShape[3] / inShape[3];
   const Dims i = rowMajorStrides(inShape), o = rowMajorStrides(outShape);
   ElementwisePass p;
@@ -268,7 +296,63 @@ Lowered lowerTensorMatMul(const quant::QuantizedModel& qm, ir::NodeId id, Elemen
   return l;
 }
 
-/// Transpose, Slice and constant-zero Pad as strided copies (Pad: a zero fill first).
+/// One output index range of a padded axis and where it reads: the interior as one run, each
+/// border position alone (a reflected one reads backwards, which forward-stepping address
+/// patterns express only one position at a time).
+struct PadRun {
+  int64_t outStart = 0, count = 1, inStart = 0;
+};
+
+/// The runs of one axis of \p dim elements padded by \p before and \p after, or an empty list
+/// when a reflection wraps (a pad of dim or more).
+std::vector<PadRun> padRuns(ir::PadParams::Mode mode, int64_t dim, int64_t before, int64_t after) {
+  const bool reflect = mode == ir::PadParams::Mode::Reflect;
+  if (reflect && dim > 1 && (before > dim - 1 || after > dim - 1))
+    return {};
+  std::vector<PadRun> runs;
+  for (int64_t t = 0; t < before; ++t)
+    runs.push_back({t, 1, reflect && dim > 1 ? before - t : 0});
+  runs.push_back({before, dim, 0});
+  for (int64_t t = 0; t < after; ++t)
+    runs.push_back({before + dim + t, 1, reflect && dim > 1 ? dim - 2 - t : dim - 1});
+  return runs;
+}
+
+/// An edge or reflect Pad: one strided copy per combination of the axes' runs.
+Lowered borderCopies(const ir::Graph& g, ir::NodeId id, ElementwiseLayer l,
+                     const ir::PadParams& pp) {
+  const ir::ValueId in = g.node(id).inputs[0];
+  const Dims& inShape = g.value(in).shape;
+  const Dims inStrides = rowMajorStrides(inShape), outStrides = rowMajorStrides(l.outShape);
+  std::vector<std::vector<PadRun>> axes;
+  size_t passes = 1;
+  for (size_t k = 0; k < inShape.size(); ++k) {
+    axes.push_back(padRuns(pp.mode, inShape[k], pp.padsBegin[k], pp.padsEnd[k]));
+    if (axes.back().empty())
+      return std::string("a reflect Pad as wide as its axis (the reflection wraps)");
+    passes *= axes.back().size();
+  }
+  if (inShape.empty() || numElements(inShape) == 0)
+    return std::string("an edge or reflect Pad of an empty tensor");
+  for (size_t n = 0; n < passes; ++n) {
+    ElementwisePass p;
+    p.func = ElementwiseFunc::Copy;
+    p.a = {in, 0, inStrides};
+    p.out = {l.output, 0, outStrides};
+    for (size_t k = inShape.size(), rest = n; k-- > 0;) {
+      const PadRun& r = axes[k][rest % axes[k].size()];
+      rest /= axes[k].size();
+      p.extents.insert(p.extents.begin(), r.count);
+      p.a.offset += r.inStart * inStrides[k];
+      p.out.offset += r.outStart * outStrides[k];
+    }
+    l.passes.push_back(std::move(p));
+  }
+  return l;
+}
+
+/// Transpose, Slice, DepthToSpace and Pad as strided copies (a constant-zero Pad: a zero fill
+/// first; edge and reflect: borderCopies).
 Lowered lowerDataMovement(const quant::QuantizedModel& qm, ir::NodeId id, ElementwiseLayer l) {
   const ir::Graph& g = qm.graph;
   const ir::Node& n = g.node(id);
@@ -296,11 +380,29 @@ Lowered lowerDataMovement(const quant::QuantizedModel& qm, ir::NodeId id, Elemen
     }
     break;
   }
+  case ir::OpKind::DepthToSpace: {
+    // The output viewed as [N, C/b^2, H, b, W, b]: one copy reading each (i, j) block offset's
+    // input channel, DCR ((i*b + j)*C' + c) or CRD (c*b^2 + i*b + j).
+    const ir::DepthToSpaceParams d = ir::depthToSpaceParams(g, id);
+    const Dims& s = g.value(in).shape;
+    const int64_t b = d.blocksize, channels = s[1] / (b * b);
+    const int64_t plane = inStrides[1];
+    p.extents = {s[0], channels, s[2], b, s[3], b};
+    p.out.strides = {outStrides[0], outStrides[1],     b * outStrides[2],
+                     outStrides[2], b * outStrides[3], outStrides[3]};
+    p.a.strides =
+        d.crd ? Dims{inStrides[0], b * b * plane, inStrides[2], b * plane, inStrides[3], plane}
+              : Dims{inStrides[0],         plane,        inStrides[2],
+                     b * channels * plane, inStrides[3], channels * plane};
+    break;
+  }
   case ir::OpKind::Pad: {
     const ir::PadParams pp = ir::padParams(g, id);
     if (std::any_of(pp.padsBegin.begin(), pp.padsBegin.end(), [](int64_t v) { return v < 0; }) ||
         std::any_of(pp.padsEnd.begin(), pp.padsEnd.end(), [](int64_t v) { return v < 0; }))
       return std::string("a Pad with negative pads (a crop)");
+    if (pp.mode != ir::PadParams::Mode::Constant)
+      return borderCopies(g, id, std::move(l), pp);
     ElementwisePass fill;
     fill.func = ElementwiseFunc::Fill;
     fill.extents = l.outShape;

@@ -221,7 +221,9 @@ TEST(Quantizer, ClassifiesNodesAndExplainsFloatIslands) {
   auto reason = [&](const char* name) { return m.node(nodeNamed(g, name)).islandReason; };
   EXPECT_EQ(reason("dyn"), "B is not a 2-D f32 constant");
   EXPECT_EQ(reason("full_c"), "C is not a per-column bias (shape 3x5)");
-  EXPECT_EQ(reason("reflect"), "only constant-mode Pad has an integer form");
+  // Edge and reflect copy int8 codes at the input's scale: data movement, not an island.
+  EXPECT_EQ(reason("reflect"), "");
+  EXPECT_EQ(m.node(nodeNamed(g, "reflect")).kind, QuantOpKind::DataMovement);
   EXPECT_EQ(reason("pad_one"), "its pad value is not 0");
   EXPECT_EQ(m.node(nodeNamed(g, "div")).kind, QuantOpKind::Mul); // a Div of two tensors
   EXPECT_EQ(m.node(nodeNamed(g, "to4d")).kind, QuantOpKind::DataMovement);

@@ -228,7 +228,8 @@ private:
     lowerHost(id, common::noUnitNote(g_, id, "systolic"));
   }
 
-  /// Transpose, Slice, zero Pad: DMA address patterns (DataMovementLowering.cpp).
+  /// Transpose, Slice, DepthToSpace, Pad, a subsampling Resize: DMA address patterns
+  /// (DataMovementLowering.cpp).
   void lowerDataMovementNode(ir::NodeId id) {
     const ir::Node& n = node(id);
     auto lowered = common::lowerElementwise(*ctx_.qm, id);
@@ -669,6 +670,12 @@ private:
   void lowerElementwiseNode(ir::NodeId id) {
     const ir::Node& n = node(id);
     std::variant<ElementwisePlan, std::string> planned = planElementwise(ctx_, id);
+    // A nearest Resize the vector unit cannot replicate may still be a strided copy (a
+    // subsampling downscale): the DMA's address patterns move it.
+    if (std::holds_alternative<std::string>(planned) &&
+        ctx_.qm->node(id).kind == quant::QuantOpKind::Gather &&
+        std::holds_alternative<common::ElementwiseLayer>(common::lowerElementwise(*ctx_.qm, id)))
+      return lowerDataMovementNode(id);
     if (const auto* why = std::get_if<std::string>(&planned))
       return lowerHost(id, *why);
     ElementwisePlan& plan = std::get<ElementwisePlan>(planned);

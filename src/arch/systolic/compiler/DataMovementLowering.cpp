@@ -1,9 +1,10 @@
 /// \file
-/// Data movement (Transpose, Slice, constant-zero Pad) as DMA address generation: the shared
-/// strided passes of arch/common/Elementwise.h become DRAM-to-DRAM DMA_COPY instructions
-/// (a Pad's border a zero fill), three pattern levels each and one instruction per index of
-/// any further outer axis. Seed 000's DMA engine moves tensors between memories with address
-/// patterns (docs/arch/SystolicIsa.md); nothing passes through the array.
+/// Data movement (Transpose, Slice, DepthToSpace, Pad in every mode, a subsampling nearest
+/// Resize) as DMA address generation: the shared strided passes of arch/common/Elementwise.h
+/// become DRAM-to-DRAM DMA_COPY instructions (a constant Pad's border a zero fill, an edge or
+/// reflect one's border copies of single rows), three pattern levels each and one instruction
+/// per index of any further outer axis. Seed 000's DMA engine moves tensors between memories with
+/// address patterns (docs/arch/SystolicIsa.md); nothing passes through the array.
 #include "CompilerContext.h"
 #include "nnaccel/arch/common/Elementwise.h"
 #include "nnaccel/support/Error.h"

@@ -208,22 +208,58 @@ TEST(Elementwise, DataMovementAsStridedCopies) {
   EXPECT_EQ(layers.at("pad").passes[0].func, ElementwiseFunc::Fill);
 }
 
+TEST(Elementwise, DepthToSpaceBorderPadsAndSubsamplingAreStridedCopies) {
+  // DepthToSpace in both orders (one 6-D copy); edge and reflect Pads (the interior as one run,
+  // each border row alone, forward steps only); a nearest downscale by 2 and by 3 (one copy
+  // from an offset). Before, each ran on the host.
+  GraphBuilder b;
+  const auto x = b.input("x", {1, 8, 6, 6});
+  const auto dcr = b.op(OpKind::DepthToSpace, "dcr", {x}, attrs({{"blocksize", int64_t{2}}}));
+  const auto crd = b.op(OpKind::DepthToSpace, "crd", {x},
+                        attrs({{"blocksize", int64_t{2}}, {"mode", std::string("CRD")}}));
+  const auto edge = b.op(OpKind::Pad, "edge", {x, b.ints("pe", {0, 0, 1, 2, 0, 0, 2, 1})},
+                         attrs({{"mode", std::string("edge")}}));
+  const auto reflect = b.op(OpKind::Pad, "reflect", {x, b.ints("pr", {0, 0, 2, 1, 0, 0, 1, 3})},
+                            attrs({{"mode", std::string("reflect")}}));
+  const auto half = b.op(OpKind::Resize, "half",
+                         {x, ir::kNoValue, b.floats("s2", {4}, {1, 1, 0.5f, 0.5f}), ir::kNoValue},
+                         attrs({{"mode", std::string("nearest")}}));
+  const auto third =
+      b.op(OpKind::Resize, "third",
+           {x, ir::kNoValue, b.floats("s3", {4}, {1, 1, 1.0f / 3, 1.0f / 3}), ir::kNoValue},
+           attrs({{"mode", std::string("nearest")}}));
+  const ir::Graph g = finish(b, {dcr, crd, edge, reflect, half, third});
+  const auto layers = expectExact(g);
+  EXPECT_EQ(layers.at("dcr").passes.size(), 1u);
+  EXPECT_EQ(layers.at("dcr").passes[0].extents, (Dims{1, 2, 6, 2, 6, 2}));
+  // 1 + 2 runs along H (before 1, after 2) times 1 + 3 along W (before 2, after 1).
+  EXPECT_EQ(layers.at("edge").passes.size(), 4u * 4u);
+  EXPECT_EQ(layers.at("reflect").passes.size(), 4u * 5u);
+  for (const auto& [name, l] : layers)
+    for (const ElementwisePass& p : l.passes)
+      for (int64_t stride : p.a.strides)
+        EXPECT_GE(stride, 0) << name; // DMA patterns step forward
+  EXPECT_EQ(layers.at("half").passes.size(), 1u);
+}
+
 TEST(Elementwise, RefusesWhatStridesCannotExpress) {
   GraphBuilder b;
   const auto x = b.input("x", {1, 2, 3, 3});
   const auto up = b.op(OpKind::Resize, "up_1_5",
                        {x, ir::kNoValue, b.floats("scales", {4}, {1, 1, 1.5f, 1.5f}), ir::kNoValue},
                        attrs({{"mode", std::string("nearest")}}));
-  const auto d2s = b.op(OpKind::DepthToSpace, "d2s", {x}, attrs({{"blocksize", int64_t{1}}}));
-  const ir::Graph g = finish(b, {up, d2s});
+  // A reflection wider than its axis wraps around (period 2 * (dim - 1)).
+  const auto wrap = b.op(OpKind::Pad, "wrap", {x, b.ints("pads", {0, 0, 0, 3, 0, 0, 0, 0})},
+                         attrs({{"mode", std::string("reflect")}}));
+  const ir::Graph g = finish(b, {up, wrap});
   const quant::QuantizedModel qm = quant::quantize(g, {});
   auto why = [&](const char* name) {
     auto r = lowerElementwise(qm, nodeNamed(g, name));
     return std::holds_alternative<std::string>(r) ? std::get<std::string>(r) : std::string();
   };
-  EXPECT_NE(why("up_1_5").find("not an integer-factor repeat"), std::string::npos);
+  EXPECT_NE(why("up_1_5").find("neither an integer-factor repeat nor"), std::string::npos);
   EXPECT_NE(why("up_1_5").find("no gather table"), std::string::npos);
-  EXPECT_EQ(why("d2s"), "DepthToSpace (a data movement the unit's strided copies do not express)");
+  EXPECT_EQ(why("wrap"), "a reflect Pad as wide as its axis (the reflection wraps)");
   EXPECT_EQ(elementwiseFuncName(ElementwiseFunc::Requantize), "requantize");
   EXPECT_EQ(elementwiseArity(ElementwiseFunc::Fill), 0);
 }
