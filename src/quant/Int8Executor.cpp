@@ -2,6 +2,7 @@
 // and the whole-graph run with input quantization and output dequantization.
 #include "nnaccel/quant/Int8Executor.h"
 
+#include "nnaccel/ir/LogicOps.h"
 #include "nnaccel/ir/OpParams.h"
 #include "nnaccel/reference/Executor.h"
 #include "nnaccel/reference/Kernels.h"
@@ -92,6 +93,10 @@ Tensor evalDataMovement(const ir::Graph& g, ir::NodeId id, const Tensor& x) {
     return reference::depthToSpace(ir::depthToSpaceParams(g, id), x);
   case ir::OpKind::Slice:
     return reference::slice(ir::sliceParams(g, id), x);
+  case ir::OpKind::Tile:
+    return ir::tileValues(x, ir::tileRepeats(g, id));
+  case ir::OpKind::Expand:
+    return ir::expandValues(x, ir::expandShape(g, id));
   default: // Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout: same data, new shape
     return x.reshaped(g.value(n.outputs[0]).shape);
   }

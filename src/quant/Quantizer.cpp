@@ -519,6 +519,8 @@ QuantNode classifyNode(const Graph& g, NodeId id) {
   case OpKind::Transpose:
   case OpKind::DepthToSpace:
   case OpKind::Slice:
+  case OpKind::Tile:
+  case OpKind::Expand:
     return unary(QuantOpKind::DataMovement);
   case OpKind::Pad: {
     const ir::PadParams p = ir::padParams(g, id);

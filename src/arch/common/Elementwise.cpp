@@ -396,6 +396,22 @@ Lowered lowerDataMovement(const quant::QuantizedModel& qm, ir::NodeId id, Elemen
                      b * channels * plane, inStrides[3], channels * plane};
     break;
   }
+  case ir::OpKind::Expand: // broadcast: stride 0 along the axes the input has as 1 or lacks
+    p.a.strides = broadcastStrides(g.value(in).shape, l.outShape);
+    break;
+  case ir::OpKind::Tile: {
+    // The output viewed as [repeats_0, dim_0, repeats_1, dim_1, ...]: stride 0 along repeats.
+    const Dims& s = g.value(in).shape;
+    p.extents.clear();
+    p.a.strides.clear();
+    p.out.strides.clear();
+    for (size_t k = 0; k < s.size(); ++k) {
+      p.extents.insert(p.extents.end(), {s[k] == 0 ? 0 : l.outShape[k] / s[k], s[k]});
+      p.a.strides.insert(p.a.strides.end(), {0, inStrides[k]});
+      p.out.strides.insert(p.out.strides.end(), {s[k] * outStrides[k], outStrides[k]});
+    }
+    break;
+  }
   case ir::OpKind::Pad: {
     const ir::PadParams pp = ir::padParams(g, id);
     if (std::any_of(pp.padsBegin.begin(), pp.padsBegin.end(), [](int64_t v) { return v < 0; }) ||

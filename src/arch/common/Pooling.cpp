@@ -20,8 +20,8 @@ void maxPool(const ir::PoolParams& p, const int8_t* in, int8_t* out) {
         bool any = false;
         for (int64_t ky = 0; ky < p.kernel[0]; ++ky)
           for (int64_t kx = 0; kx < p.kernel[1]; ++kx) {
-            const int64_t y = oy * p.strides[0] - p.padsBegin[0] + ky;
-            const int64_t x = ox * p.strides[1] - p.padsBegin[1] + kx;
+            const int64_t y = oy * p.strides[0] - p.padsBegin[0] + ky * p.dilations[0];
+            const int64_t x = ox * p.strides[1] - p.padsBegin[1] + kx * p.dilations[1];
             if (y < 0 || y >= ih || x < 0 || x >= iw)
               continue;
             m = std::max<int32_t>(m, in[(c * ih + y) * iw + x]);
@@ -48,8 +48,9 @@ std::string poolObstacle(const ir::Graph& g, ir::NodeId id, const ir::PoolParams
   const ir::Node& n = g.node(id);
   if (p.spatialRank != 2)
     return fmt::format("{}-D pooling ({})", p.spatialRank, why2D);
-  if (std::any_of(p.dilations.begin(), p.dilations.end(), [](int64_t d) { return d != 1; }))
-    return "dilated pooling";
+  if (p.kind == ir::PoolParams::Kind::Average &&
+      std::any_of(p.dilations.begin(), p.dilations.end(), [](int64_t d) { return d != 1; }))
+    return "dilated average pooling";
   if (n.outputs.size() > 1 && n.outputs[1] != ir::kNoValue && !g.users(n.outputs[1]).empty())
     return "MaxPool indices output";
   return {};

@@ -208,10 +208,10 @@ TEST(Elementwise, DataMovementAsStridedCopies) {
   EXPECT_EQ(layers.at("pad").passes[0].func, ElementwiseFunc::Fill);
 }
 
-TEST(Elementwise, DepthToSpaceBorderPadsAndSubsamplingAreStridedCopies) {
+TEST(Elementwise, DepthToSpaceBorderPadsSubsamplingTileAndExpandAreStridedCopies) {
   // DepthToSpace in both orders (one 6-D copy); edge and reflect Pads (the interior as one run,
   // each border row alone, forward steps only); a nearest downscale by 2 and by 3 (one copy
-  // from an offset). Before, each ran on the host.
+  // from an offset); Tile and Expand. Before, each ran on the host.
   GraphBuilder b;
   const auto x = b.input("x", {1, 8, 6, 6});
   const auto dcr = b.op(OpKind::DepthToSpace, "dcr", {x}, attrs({{"blocksize", int64_t{2}}}));
@@ -228,7 +228,10 @@ TEST(Elementwise, DepthToSpaceBorderPadsAndSubsamplingAreStridedCopies) {
       b.op(OpKind::Resize, "third",
            {x, ir::kNoValue, b.floats("s3", {4}, {1, 1, 1.0f / 3, 1.0f / 3}), ir::kNoValue},
            attrs({{"mode", std::string("nearest")}}));
-  const ir::Graph g = finish(b, {dcr, crd, edge, reflect, half, third});
+  const auto pooled = b.input("v", {1, 8, 1, 1});
+  const auto tiled = b.op(OpKind::Tile, "tile", {x, b.ints("reps", {1, 2, 1, 3})});
+  const auto expanded = b.op(OpKind::Expand, "expand", {pooled, b.ints("shape", {2, 8, 3, 4})});
+  const ir::Graph g = finish(b, {dcr, crd, edge, reflect, half, third, tiled, expanded});
   const auto layers = expectExact(g);
   EXPECT_EQ(layers.at("dcr").passes.size(), 1u);
   EXPECT_EQ(layers.at("dcr").passes[0].extents, (Dims{1, 2, 6, 2, 6, 2}));
@@ -240,6 +243,9 @@ TEST(Elementwise, DepthToSpaceBorderPadsAndSubsamplingAreStridedCopies) {
       for (int64_t stride : p.a.strides)
         EXPECT_GE(stride, 0) << name; // DMA patterns step forward
   EXPECT_EQ(layers.at("half").passes.size(), 1u);
+  // Tile and Expand read with stride 0 along what they repeat.
+  EXPECT_EQ(layers.at("tile").passes[0].extents, (Dims{1, 1, 2, 8, 1, 6, 3, 6}));
+  EXPECT_EQ(layers.at("expand").passes[0].a.strides, (Dims{0, 1, 0, 0}));
 }
 
 TEST(Elementwise, RefusesWhatStridesCannotExpress) {
