@@ -1,8 +1,9 @@
-// Removal of Identity and inference-mode Dropout nodes with stable graph output names (see
-// EliminateIdentity.h).
+// Removal of Identity, inference-mode Dropout and identity Transpose nodes (alone or as a pair
+// that cancels) with stable graph output names (see EliminateIdentity.h).
 #include "nnaccel/passes/EliminateIdentity.h"
 
 #include "GraphQueries.h"
+#include "nnaccel/ir/OpParams.h"
 
 namespace nnaccel::passes {
 
@@ -32,19 +33,56 @@ bool isInferenceDropout(const Graph& g, NodeId id) {
   return true;
 }
 
+/// The Transpose producing \p v, or -1.
+NodeId transposeProducing(const Graph& g, ValueId v) {
+  const NodeId id = g.value(v).producer;
+  return id >= 0 && g.node(id).op == OpKind::Transpose ? id : -1;
+}
+
+bool isIdentityPerm(const std::vector<int64_t>& perm) {
+  for (size_t k = 0; k < perm.size(); ++k)
+    if (perm[k] != static_cast<int64_t>(k))
+      return false;
+  return true;
+}
+
+/// A Transpose whose permutation, alone or composed with the Transpose that produces its input,
+/// is the identity: its output equals \p source (set to the value it copies).
+bool isIdentityTranspose(const Graph& g, NodeId id, ValueId& source) {
+  const std::vector<int64_t> perm = ir::transposePerm(g, id);
+  source = g.node(id).inputs[0];
+  if (isIdentityPerm(perm))
+    return true;
+  const NodeId first = transposeProducing(g, source);
+  if (first < 0)
+    return false;
+  const std::vector<int64_t> firstPerm = ir::transposePerm(g, first);
+  std::vector<int64_t> composed(perm.size()); // out[k] = in[perm[k]] = x[firstPerm[perm[k]]]
+  for (size_t k = 0; k < perm.size(); ++k)
+    composed[k] = firstPerm[static_cast<size_t>(perm[k])];
+  if (!isIdentityPerm(composed))
+    return false;
+  source = g.node(first).inputs[0];
+  return true;
+}
+
 } // namespace
 
 std::size_t eliminateIdentity(Graph& g) {
   std::vector<NodeId> removed;
   for (NodeId id = 0; id < static_cast<NodeId>(g.numNodes()); ++id) {
     const ir::Node& n = g.node(id);
-    const bool copy =
-        n.op == OpKind::Identity || (n.op == OpKind::Dropout && isInferenceDropout(g, id));
-    if (!copy || n.inputs.empty() || n.outputs.empty() || n.inputs[0] == ir::kNoValue ||
+    if (n.inputs.empty() || n.outputs.empty() || n.inputs[0] == ir::kNoValue ||
         n.outputs[0] == ir::kNoValue) {
       continue;
     }
-    const ValueId in = n.inputs[0];
+    ValueId in = n.inputs[0];
+    const bool copy = n.op == OpKind::Identity ||
+                      (n.op == OpKind::Dropout && isInferenceDropout(g, id)) ||
+                      (n.op == OpKind::Transpose && isIdentityTranspose(g, id, in));
+    if (!copy) {
+      continue;
+    }
     const ValueId out = n.outputs[0];
     if (detail::isGraphOutput(g, out)) {
       if (detail::isGraphInput(g, in) || detail::isGraphOutput(g, in)) {

@@ -1,5 +1,6 @@
-// Tests for Identity/Dropout elimination: uses are rewired, graph output names are unchanged,
-// copies that give the interface distinct names stay, and only inference-mode Dropout goes.
+// Tests for Identity/Dropout/Transpose elimination: uses are rewired, graph output names are
+// unchanged, copies that give the interface distinct names stay, only inference-mode Dropout
+// goes, and Transposes go when they (or a pair of them) permute nothing.
 #include "nnaccel/passes/EliminateIdentity.h"
 
 #include "PassTestUtil.h"
@@ -106,4 +107,32 @@ TEST(EliminateIdentity, TheNewOutputValueKeepsTheDeclaredType) {
   EXPECT_EQ(errorOf([&] { inferShapes(b.g); }),
             "model.onnx: node 'tanh' (Tanh, opset 13): output 'y' is declared ?x4 but infers to "
             "2x3");
+}
+
+TEST(EliminateIdentity, TransposePairsThatCancelAndIdentityPermutationsGo) {
+  // NCHW -> NHWC -> NCHW around a Relu (a TensorFlow converter's leftover), an identity
+  // permutation, and a pair that does not cancel (kept).
+  GraphBuilder b(13);
+  const ValueId x = b.input("x", {1, 3, 4, 5});
+  const ValueId r = b.op(OpKind::Relu, "relu", {x});
+  const ValueId nhwc = b.op(OpKind::Transpose, "to_nhwc", {r}, attrs({{"perm", Dims{0, 2, 3, 1}}}));
+  const ValueId nchw =
+      b.op(OpKind::Transpose, "to_nchw", {nhwc}, attrs({{"perm", Dims{0, 3, 1, 2}}}));
+  const ValueId same = b.op(OpKind::Transpose, "same", {nchw}, attrs({{"perm", Dims{0, 1, 2, 3}}}));
+  const ValueId t = b.op(OpKind::Tanh, "tanh", {same});
+  const ValueId a = b.op(OpKind::Transpose, "a", {t}, attrs({{"perm", Dims{0, 2, 3, 1}}}));
+  const ValueId y = b.op(OpKind::Transpose, "y", {a}, attrs({{"perm", Dims{0, 2, 3, 1}}}));
+  b.g.outputs = {y};
+  inferShapes(b.g);
+  Graph before = b.g;
+  const Tensor in = randomTensor({1, 3, 4, 5}, 2);
+  const std::vector<Tensor> ref = runGraph(before, {in});
+
+  EXPECT_EQ(eliminateIdentity(b.g), 2u); // to_nchw (with to_nhwc) and same
+  b.g.removeDeadNodes();
+  EXPECT_EQ(countOps(b.g, OpKind::Transpose), 2u); // a and y compose to [0, 3, 1, 2]
+  EXPECT_EQ(outputNames(b.g), std::vector<std::string>{"y"});
+  const std::vector<Tensor> got = runGraph(b.g, {in});
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0], ref[0]);
 }
