@@ -296,27 +296,40 @@ Lowered lowerTensorMatMul(const quant::QuantizedModel& qm, ir::NodeId id, Elemen
   return l;
 }
 
-/// One output index range of a padded axis and where it reads: the interior as one run, each
-/// border position alone (a reflected one reads backwards, which forward-stepping address
-/// patterns express only one position at a time).
+/// One output index range of a padded axis and where it reads: the interior as one run, an edge
+/// border as one run reading its edge element with step 0, each reflected border position alone
+/// (a reflection reads backwards, which forward-stepping address patterns express only one
+/// position at a time).
 struct PadRun {
-  int64_t outStart = 0, count = 1, inStart = 0;
+  int64_t outStart = 0, count = 1, inStart = 0, inStep = 1;
 };
 
 /// The runs of one axis of \p dim elements padded by \p before and \p after, or an empty list
 /// when a reflection wraps (a pad of dim or more).
 std::vector<PadRun> padRuns(ir::PadParams::Mode mode, int64_t dim, int64_t before, int64_t after) {
-  const bool reflect = mode == ir::PadParams::Mode::Reflect;
-  if (reflect && dim > 1 && (before > dim - 1 || after > dim - 1))
+  const bool reflect = mode == ir::PadParams::Mode::Reflect && dim > 1;
+  if (reflect && (before > dim - 1 || after > dim - 1))
     return {};
   std::vector<PadRun> runs;
+  if (!reflect) { // edge (or a one-element axis): each border repeats one element
+    if (before > 0)
+      runs.push_back({0, before, 0, 0});
+    runs.push_back({before, dim, 0, 1});
+    if (after > 0)
+      runs.push_back({before + dim, after, dim - 1, 0});
+    return runs;
+  }
   for (int64_t t = 0; t < before; ++t)
-    runs.push_back({t, 1, reflect && dim > 1 ? before - t : 0});
-  runs.push_back({before, dim, 0});
+    runs.push_back({t, 1, before - t, 1});
+  runs.push_back({before, dim, 0, 1});
   for (int64_t t = 0; t < after; ++t)
-    runs.push_back({before + dim + t, 1, reflect && dim > 1 ? dim - 2 - t : dim - 1});
+    runs.push_back({before + dim + t, 1, dim - 2 - t, 1});
   return runs;
 }
+
+/// At most this many copies for one edge/reflect Pad (a reflection of many rows on several axes
+/// multiplies them); beyond it the Pad is refused with its count, never lowered into millions.
+constexpr size_t kMaxBorderCopies = 4096;
 
 /// An edge or reflect Pad: one strided copy per combination of the axes' runs.
 Lowered borderCopies(const ir::Graph& g, ir::NodeId id, ElementwiseLayer l,
@@ -331,6 +344,10 @@ Lowered borderCopies(const ir::Graph& g, ir::NodeId id, ElementwiseLayer l,
     if (axes.back().empty())
       return std::string("a reflect Pad as wide as its axis (the reflection wraps)");
     passes *= axes.back().size();
+    if (passes > kMaxBorderCopies)
+      return fmt::format("a reflect Pad needing more than {} strided copies (one per reflected "
+                         "border position and axis combination)",
+                         kMaxBorderCopies);
   }
   if (inShape.empty() || numElements(inShape) == 0)
     return std::string("an edge or reflect Pad of an empty tensor");
@@ -343,6 +360,7 @@ Lowered borderCopies(const ir::Graph& g, ir::NodeId id, ElementwiseLayer l,
       const PadRun& r = axes[k][rest % axes[k].size()];
       rest /= axes[k].size();
       p.extents.insert(p.extents.begin(), r.count);
+      p.a.strides[k] = r.inStep * inStrides[k];
       p.a.offset += r.inStart * inStrides[k];
       p.out.offset += r.outStart * outStrides[k];
     }

@@ -235,8 +235,9 @@ TEST(Elementwise, DepthToSpaceBorderPadsSubsamplingTileAndExpandAreStridedCopies
   const auto layers = expectExact(g);
   EXPECT_EQ(layers.at("dcr").passes.size(), 1u);
   EXPECT_EQ(layers.at("dcr").passes[0].extents, (Dims{1, 2, 6, 2, 6, 2}));
-  // 1 + 2 runs along H (before 1, after 2) times 1 + 3 along W (before 2, after 1).
-  EXPECT_EQ(layers.at("edge").passes.size(), 4u * 4u);
+  // Edge: one run per border (step 0) and the interior, 3 along H times 3 along W. Reflect: each
+  // border position alone, 1 + 2 + 1 along H (before 2, after 1) times 1 + 1 + 3 along W.
+  EXPECT_EQ(layers.at("edge").passes.size(), 3u * 3u);
   EXPECT_EQ(layers.at("reflect").passes.size(), 4u * 5u);
   for (const auto& [name, l] : layers)
     for (const ElementwisePass& p : l.passes)
@@ -257,7 +258,11 @@ TEST(Elementwise, RefusesWhatStridesCannotExpress) {
   // A reflection wider than its axis wraps around (period 2 * (dim - 1)).
   const auto wrap = b.op(OpKind::Pad, "wrap", {x, b.ints("pads", {0, 0, 0, 3, 0, 0, 0, 0})},
                          attrs({{"mode", std::string("reflect")}}));
-  const ir::Graph g = finish(b, {up, wrap});
+  // Reflecting 70 rows before H and W would need 71 x 71 copies: refused, not lowered.
+  const auto big = b.input("big", {1, 1, 80, 80});
+  const auto wide = b.op(OpKind::Pad, "wide", {big, b.ints("pw", {0, 0, 70, 70, 0, 0, 0, 0})},
+                         attrs({{"mode", std::string("reflect")}}));
+  const ir::Graph g = finish(b, {up, wrap, wide});
   const quant::QuantizedModel qm = quant::quantize(g, {});
   auto why = [&](const char* name) {
     auto r = lowerElementwise(qm, nodeNamed(g, name));
@@ -266,6 +271,8 @@ TEST(Elementwise, RefusesWhatStridesCannotExpress) {
   EXPECT_NE(why("up_1_5").find("neither an integer-factor repeat nor"), std::string::npos);
   EXPECT_NE(why("up_1_5").find("no gather table"), std::string::npos);
   EXPECT_EQ(why("wrap"), "a reflect Pad as wide as its axis (the reflection wraps)");
+  EXPECT_EQ(why("wide"), "a reflect Pad needing more than 4096 strided copies (one per reflected "
+                         "border position and axis combination)");
   EXPECT_EQ(elementwiseFuncName(ElementwiseFunc::Requantize), "requantize");
   EXPECT_EQ(elementwiseArity(ElementwiseFunc::Fill), 0);
 }
