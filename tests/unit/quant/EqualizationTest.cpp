@@ -117,55 +117,66 @@ TEST(Equalization, BringsInt8CloserToFp32WhenOneChannelIsFarWider) {
   EXPECT_GT(equalized, 0.995);
 }
 
+/// [m, c, 1, 1] weights whose output channel 0 is \p f times wider than the others (f > 1), or
+/// whose input channel 0 is weighted down by 1/f (f < 1): a pair equalization would rescale.
+Tensor skewed(std::mt19937_64& rng, int64_t m, int64_t c, float f) {
+  Tensor w = randomTensor({m, c, 1, 1}, rng);
+  for (int64_t i = 0; i < m * c; ++i)
+    if ((f > 1 && i < c) || (f < 1 && i % c == 0))
+      w.data<float>()[i] *= f;
+  return w;
+}
+
 TEST(Equalization, LeavesAloneWhatCannotBeRescaled) {
+  // Every graph holds a conv1 -> conv2 pair 1000x out of balance, which equalization rescales
+  // when nothing stops it (the first case); each other case adds one obstacle.
   std::mt19937_64 rng(7);
   const std::vector<std::vector<Tensor>> calib = inputSets(rng, 2);
-  CalibrationOptions o;
-  o.equalize = true;
-  {
-    // conv1's output is also a graph output: its channels are what the user reads.
+  struct Pair {
     GraphBuilder b;
-    const ir::ValueId x = b.input("x", {1, 3, 8, 8});
-    const ir::ValueId c1 =
-        b.op(ir::OpKind::Conv, "conv1", {x, b.constant("w1", randomTensor({8, 3, 1, 1}, rng))});
-    const ir::ValueId c2 =
-        b.op(ir::OpKind::Conv, "conv2", {c1, b.constant("w2", randomTensor({4, 8, 1, 1}, rng))});
-    EXPECT_EQ(quantize(finish(b, {c1, c2}), calib, o).equalizedGroups, 0);
+    ir::ValueId x, c1, w2;
+  };
+  const auto pair = [&](Pair& p, ir::ValueId between = ir::kNoValue) {
+    p.x = p.b.input("x", {1, 3, 8, 8});
+    p.c1 = p.b.op(ir::OpKind::Conv, "conv1", {p.x, p.b.constant("w1", skewed(rng, 3, 3, 1000))});
+    p.w2 = p.b.constant("w2", skewed(rng, 3, 3, 1e-3f));
+    return p.b.op(ir::OpKind::Conv, "conv2", {between == ir::kNoValue ? p.c1 : between, p.w2});
+  };
+  const auto groups = [&](Pair& p, const std::vector<ir::ValueId>& outputs) {
+    return equalized(finish(p.b, outputs), calib).equalizedGroups;
+  };
+  {
+    Pair p; // the control: nothing in the way
+    const ir::ValueId c2 = pair(p);
+    EXPECT_EQ(groups(p, {c2}), 1);
   }
   {
-    // An Add reads conv1's output besides conv2: the Add would see rescaled channels.
-    GraphBuilder b;
-    const ir::ValueId x = b.input("x", {1, 3, 8, 8});
-    const ir::ValueId c1 =
-        b.op(ir::OpKind::Conv, "conv1", {x, b.constant("w1", randomTensor({3, 3, 1, 1}, rng))});
-    const ir::ValueId c2 =
-        b.op(ir::OpKind::Conv, "conv2", {c1, b.constant("w2", randomTensor({3, 3, 1, 1}, rng))});
-    EXPECT_EQ(
-        quantize(finish(b, {b.op(ir::OpKind::Add, "add", {c1, c2})}), calib, o).equalizedGroups, 0);
+    Pair p; // conv1's output is also a graph output: its channels are what the user reads
+    const ir::ValueId c2 = pair(p);
+    EXPECT_EQ(groups(p, {p.c1, c2}), 0);
   }
   {
-    // Two convolutions share conv2's weights: rescaling them for one would change the other.
-    GraphBuilder b;
-    const ir::ValueId x = b.input("x", {1, 3, 8, 8});
-    const ir::ValueId w2 = b.constant("w2", randomTensor({3, 3, 1, 1}, rng));
-    const ir::ValueId c1 =
-        b.op(ir::OpKind::Conv, "conv1", {x, b.constant("w1", randomTensor({3, 3, 1, 1}, rng))});
-    const ir::ValueId c2 = b.op(ir::OpKind::Conv, "conv2", {c1, w2});
-    const ir::ValueId c3 = b.op(ir::OpKind::Conv, "conv3", {x, w2});
-    EXPECT_EQ(
-        quantize(finish(b, {b.op(ir::OpKind::Add, "add", {c2, c3})}), calib, o).equalizedGroups, 0);
+    Pair p; // an Add reads conv1's output besides conv2: it would see rescaled channels
+    const ir::ValueId c2 = pair(p);
+    EXPECT_EQ(groups(p, {p.b.op(ir::OpKind::Add, "add", {p.c1, c2})}), 0);
+  }
+  {
+    Pair p; // conv3 shares conv2's weights: rescaling them for conv2 would change conv3
+    const ir::ValueId c2 = pair(p);
+    const ir::ValueId c3 = p.b.op(ir::OpKind::Conv, "conv3", {p.x, p.w2});
+    EXPECT_EQ(groups(p, {p.b.op(ir::OpKind::Add, "add", {c2, c3})}), 0);
   }
   {
     // A Clip (Relu6) between does not commute with a per-channel scale.
     GraphBuilder b;
-    const ir::ValueId x = b.input("x", {1, 3, 8, 8});
-    const ir::ValueId c1 =
-        b.op(ir::OpKind::Conv, "conv1", {x, b.constant("w1", randomTensor({8, 3, 1, 1}, rng))});
+    const ir::ValueId x = b.input("x0", {1, 3, 8, 8});
+    const ir::ValueId c0 =
+        b.op(ir::OpKind::Conv, "conv0", {x, b.constant("w0", skewed(rng, 3, 3, 1000))});
     const ir::ValueId r6 = b.op(ir::OpKind::Clip, "relu6",
-                                {c1, b.floats("lo", {}, {0.0f}), b.floats("hi", {}, {6.0f})});
-    const ir::ValueId c2 =
-        b.op(ir::OpKind::Conv, "conv2", {r6, b.constant("w2", randomTensor({4, 8, 1, 1}, rng))});
-    EXPECT_EQ(quantize(finish(b, {c2}), calib, o).equalizedGroups, 0);
+                                {c0, b.floats("lo", {}, {0.0f}), b.floats("hi", {}, {6.0f})});
+    const ir::ValueId out =
+        b.op(ir::OpKind::Conv, "conv_after", {r6, b.constant("wa", skewed(rng, 3, 3, 1e-3f))});
+    EXPECT_EQ(equalized(finish(b, {out}), calib).equalizedGroups, 0);
   }
 }
 
