@@ -5,6 +5,7 @@
 /// test file checks errors and parses tables the same way.
 #pragma once
 
+#include "CliPaths.h"
 #include "nnaccel/frontend/Onnx.h"
 #include "nnaccel/ir/ShapeInference.h"
 
@@ -128,17 +129,17 @@ inline std::vector<std::string> rowStartingWith(const std::string& text, const s
   return {};
 }
 
-/// A test fixture with a fresh scratch directory per test, NNACCEL_CLI_WORK_DIR/PREFIX<test name>.
+/// A test fixture with a fresh scratch directory per test, cliWorkDir()/PREFIX<test name>.
 class CliFixture : public ::testing::Test {
 protected:
   /// \p binary: the nnaccel executable the fixture runs (another build of the CLI, e.g. one
   /// linked with a test engine).
-  explicit CliFixture(std::string prefix, std::string binary = NNACCEL_CLI)
+  explicit CliFixture(std::string prefix, std::string binary = nnaccel::test::cliBinary())
       : prefix_(std::move(prefix)), binary_(std::move(binary)) {}
 
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = std::filesystem::path(NNACCEL_CLI_WORK_DIR) / (prefix_ + info->name());
+    dir_ = nnaccel::test::cliWorkDir() / (prefix_ + info->name());
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
   }

@@ -4,6 +4,7 @@
 /// model, on an ONNX file written by `zoo export` and on hand-written ONNX files with symbolic
 /// dimensions or transposed convolutions; every error path with its exact message). The runner,
 /// the error assertions and the table helpers come from CliSupport.h.
+#include "../support/SourcePaths.h"
 #include "CliSupport.h"
 #include "nnaccel/driver/Inputs.h"
 #include "nnaccel/driver/ModelLoader.h"
@@ -33,7 +34,7 @@ void writeSymbolicModel(const std::string& path) {
   writeReluModel(path, {"N", "3", "H", "4"});
 }
 
-/// Scratch directories are NNACCEL_CLI_WORK_DIR/<test name> (no prefix).
+/// Scratch directories are cliWorkDir()/<test name> (no prefix).
 class Cli : public CliFixture {
 protected:
   Cli() : CliFixture("") {}
@@ -445,7 +446,7 @@ TEST_F(Cli, GarbageModelFileIsAModelError) {
 
 TEST_F(Cli, MalformedCorpusGivesOneLineErrors) {
   // Every file of the malformed-ONNX corpus, with the message substring its manifest expects.
-  const fs::path corpus = fs::path(NNACCEL_SOURCE_DIR) / "tests/corpus/onnx-malformed";
+  const fs::path corpus = nnaccel::test::sourceDir() / "tests/corpus/onnx-malformed";
   std::ifstream manifest(corpus / "expected.txt");
   ASSERT_TRUE(manifest.good()) << "missing " << corpus / "expected.txt";
   int files = 0;

@@ -4,6 +4,7 @@
 /// pinned here; tests/unit/scalesim pins them all), GEMM input, an exported topology runs
 /// through `scalesim`, `info` and `simulate`, and every error path with its exact message and
 /// exit code.
+#include "../support/SourcePaths.h"
 #include "CliSupport.h"
 
 #include <filesystem>
@@ -15,7 +16,7 @@ using namespace nnaccel::clitest;
 namespace {
 
 std::string data(const std::string& name) {
-  return fmt::format("'{}/tests/data/scalesim/{}'", NNACCEL_SOURCE_DIR, name);
+  return fmt::format("'{}/tests/data/scalesim/{}'", nnaccel::test::sourceDir().string(), name);
 }
 
 class ScaleSimCli : public CliFixture {

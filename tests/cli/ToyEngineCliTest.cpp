@@ -10,7 +10,7 @@ namespace {
 
 class ToyEngineCli : public CliFixture {
 protected:
-  ToyEngineCli() : CliFixture("toy_", NNACCEL_CLI_TOY) {}
+  ToyEngineCli() : CliFixture("toy_", nnaccel::test::cliToyBinary()) {}
 };
 
 TEST_F(ToyEngineCli, ArchListAndShowIncludeTheRegisteredEngine) {

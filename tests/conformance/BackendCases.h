@@ -9,6 +9,7 @@
 /// differ only in the engine (and in whether ConvTranspose is an array operator).
 #pragma once
 
+#include "../support/SourcePaths.h"
 #include "nnaccel/driver/ModelLoader.h"
 #include "nnaccel/frontend/Onnx.h"
 #include "nnaccel/ir/Graph.h"
@@ -36,8 +37,7 @@ inline std::filesystem::path dataRoot() {
 
 /// The manifest's passing cases, in file order.
 inline std::vector<std::string> passingCases() {
-  std::ifstream in(std::filesystem::path(NNACCEL_SOURCE_DIR) /
-                   "tests/conformance/onnx_backend_cases.tsv");
+  std::ifstream in(nnaccel::test::sourceDir() / "tests/conformance/onnx_backend_cases.tsv");
   std::vector<std::string> cases;
   std::string line;
   while (std::getline(in, line)) {

@@ -8,6 +8,7 @@
 // Regenerate the manifest after a deliberate change with
 //   NNACCEL_UPDATE_CONFORMANCE=1 <build>/tests/conformance/conformance_test
 // which rewrites the file in the source tree (review the diff!).
+#include "../support/SourcePaths.h"
 #include "nnaccel/frontend/Onnx.h"
 #include "nnaccel/ir/InputRoles.h"
 #include "nnaccel/ir/ShapeInference.h"
@@ -42,7 +43,7 @@ fs::path dataRoot() {
 }
 
 fs::path manifestPath() {
-  return fs::path(NNACCEL_SOURCE_DIR) / "tests/conformance/onnx_backend_cases.tsv";
+  return nnaccel::test::sourceDir() / "tests/conformance/onnx_backend_cases.tsv";
 }
 
 /// "suite/case" for every case directory, sorted.

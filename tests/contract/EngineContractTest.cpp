@@ -9,6 +9,7 @@
 #include "../support/AttentionGraph.h"
 #include "../support/LayerSpecGraphs.h"
 #include "../support/QdqGraph.h"
+#include "../support/SourcePaths.h"
 #include "Profiles.h"
 #include "nnaccel/compare/Budget.h"
 #include "nnaccel/driver/ModelLoader.h"
@@ -93,7 +94,7 @@ TEST_P(EngineContract, EveryPresetRoundTripsThroughItsYaml) {
 
 TEST_P(EngineContract, ShippedPresetFilesAreTheEmbeddedOnes) {
   const Engine& e = engine();
-  const auto dir = std::filesystem::path(NNACCEL_SOURCE_DIR) / "configs" / e.name();
+  const auto dir = nnaccel::test::sourceDir() / "configs" / e.name();
   if (!std::filesystem::exists(dir))
     GTEST_SKIP() << "no configs/" << e.name() << " (an engine registered by a test)";
   for (const std::string& p : e.presetNames())

@@ -2,6 +2,7 @@
 // is at the shape level, through ir::inferShapes + ir::verify) and checks each one ends in an
 // nnaccel::Error whose message contains the substring listed in the corpus's expected.txt.
 // A crash, an assertion or a silently accepted file fails the test.
+#include "../../support/SourcePaths.h"
 #include "nnaccel/frontend/Onnx.h"
 #include "nnaccel/ir/ShapeInference.h"
 #include "nnaccel/ir/Verifier.h"
@@ -15,7 +16,7 @@ using namespace nnaccel;
 
 namespace {
 
-const std::string kCorpusDir = std::string(NNACCEL_SOURCE_DIR) + "/tests/corpus/onnx-malformed";
+const std::string kCorpusDir = nnaccel::test::sourceDir().string() + "/tests/corpus/onnx-malformed";
 
 struct CorpusCase {
   std::string file;

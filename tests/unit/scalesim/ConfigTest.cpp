@@ -3,6 +3,7 @@
 /// [DEFAULT], extra keys) and every error, each one line naming the file, line or key.
 #include "nnaccel/scalesim/Config.h"
 
+#include "../../support/SourcePaths.h"
 #include "nnaccel/support/Error.h"
 
 #include <fmt/format.h>
@@ -69,8 +70,8 @@ TEST(ScaleSimConfig, ReadsScaleSimsSampleConfig) {
 }
 
 TEST(ScaleSimConfig, ConfigparserSyntax) {
-  const Config c =
-      parseConfigFile(fmt::format("{}/tests/data/scalesim/quirky.cfg", NNACCEL_SOURCE_DIR));
+  const Config c = parseConfigFile(
+      fmt::format("{}/tests/data/scalesim/quirky.cfg", nnaccel::test::sourceDir().string()));
   EXPECT_EQ(c.runName, "quirky");
   EXPECT_EQ(c.arrayRows, 5); // "arrayheight = 5"
   EXPECT_EQ(c.arrayCols, 7); // "ARRAYWIDTH: 7"

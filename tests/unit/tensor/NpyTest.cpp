@@ -2,6 +2,7 @@
 // make_npy.py), round trips of every dtype, and every malformed-file error path.
 #include "nnaccel/tensor/Npy.h"
 
+#include "../../support/SourcePaths.h"
 #include "TempFiles.h"
 
 #include <cstdio>
@@ -15,7 +16,7 @@ using namespace nnaccel::test;
 namespace {
 
 std::string dataFile(const std::string& name) {
-  return std::string(NNACCEL_SOURCE_DIR) + "/tests/data/npy/" + name;
+  return nnaccel::test::sourceDir().string() + "/tests/data/npy/" + name;
 }
 
 /// A version-1.0 file with \p header (unpadded) followed by \p data.

@@ -8,6 +8,7 @@
 /// the checks identical.
 #pragma once
 
+#include "../../../support/SourcePaths.h"
 #include "nnaccel/support/Error.h"
 
 #include <filesystem>
@@ -38,7 +39,7 @@ std::string expectError(Action&& action, ErrorKind kind, const std::string& file
 
 /// The contents of \p relative under the source tree ("" when it cannot be read).
 inline std::string sourceFile(const std::string& relative) {
-  std::ifstream in(std::filesystem::path(NNACCEL_SOURCE_DIR) / relative, std::ios::binary);
+  std::ifstream in(nnaccel::test::sourceDir() / relative, std::ios::binary);
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
