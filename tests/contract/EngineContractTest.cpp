@@ -330,6 +330,47 @@ TEST_P(EngineContract, AttentionMatMulsOfTwoTensorsRunBitExactly) {
   }
 }
 
+/// A Gemm with transA whose A is computed (a 1x1 convolution over pixels written as a Gemm on
+/// the channel-major [C, pixels] view, as converters emit it) runs on the engine, reading A in
+/// its stored layout, bit-exactly. Before, sparse and broadcast sent it to the host.
+TEST_P(EngineContract, GemmWithTransposedAOfAComputedTensorRunsOnTheEngine) {
+  const Engine& e = engine();
+  if (const std::string why = contract::skipReason(e, "model:gemm-transA"); !why.empty())
+    GTEST_SKIP() << why;
+  using nnaccel::testing::graph::addNode;
+  using nnaccel::testing::graph::uniformTensor;
+  Rng rng(41);
+  ir::Graph g;
+  g.name = "gemm_transA";
+  const ir::ValueId x = g.addValue("x", DType::F32, {1, 4, 3, 5});
+  g.inputs = {x};
+  const ir::ValueId conv =
+      addNode(g, ir::OpKind::Conv, "conv",
+              {x, g.addConstant("conv.w", uniformTensor(rng, {6, 4, 3, 3}, 0.5f))}, [] {
+                ir::AttrMap a;
+                a.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+                return a;
+              }());
+  const ir::ValueId flat =
+      addNode(g, ir::OpKind::Reshape, "view",
+              {conv, g.addConstant("view.shape", Tensor::fromVector<int64_t>({2}, {6, 15}))});
+  ir::AttrMap transA;
+  transA.set("transA", int64_t{1});
+  g.outputs = {addNode(g, ir::OpKind::Gemm, "gemm",
+                       {flat, g.addConstant("gemm.b", uniformTensor(rng, {6, 7}, 0.5f)),
+                        g.addConstant("gemm.c", uniformTensor(rng, {7}, 0.5f))},
+                       transA)};
+  driver::prepareGraph(g);
+  const report::RunReport r = e.simulate(g, e.preset(""), contract::runOptionsOf(e));
+  expectReportInvariants(r, GetParam());
+  bool ranGemm = false;
+  for (const report::LayerStats& l : r.layers) {
+    EXPECT_FALSE(l.hostFallback) << l.name << " (" << l.op << "): " << l.note;
+    ranGemm = ranGemm || l.op.starts_with("Gemm");
+  }
+  EXPECT_TRUE(ranGemm);
+}
+
 /// A QDQ model (the model's own activation and weight scales, int8 codes and int32 biases) runs
 /// bit-exactly with no Quantize/Dequantize layer left to execute.
 TEST_P(EngineContract, QdqModelsRunWithTheirOwnScalesBitExactly) {

@@ -48,6 +48,9 @@ inline Profile profileOf(const std::string& engine) {
           "its classifier multiplies each channel's 4x4 plane by one 16x5 matrix (a MatMul "
           "over [1, 8, 16]); the dense patch takes one vector per frame, and the compiler "
           "refuses it naming the node"},
+         {"model:gemm-transA",
+          "its Gemm reads a 15-row A (one row per pixel); the dense patch takes one vector "
+          "per frame, and the compiler refuses it naming the node"},
          {"model:attention",
           "the stream chip has no unit for a MatMul of two computed tensors, nor for the "
           "per-head Transpose of a token sequence; the compiler refuses it naming the node"}},

@@ -35,15 +35,14 @@ std::string noUnitNote(const ir::Graph& g, ir::NodeId id, std::string_view engin
   return fmt::format("{} has no unit on the {} engine", ir::opName(g.node(id).op), engine);
 }
 
-std::optional<FullyConnected> fullyConnected(const quant::QuantizedModel& qm, ir::NodeId id) {
+FullyConnected fullyConnected(const quant::QuantizedModel& qm, ir::NodeId id) {
   const quant::QuantNode& qn = qm.node(id);
-  if (qn.transA)
-    return std::nullopt;
   FullyConnected fc;
   fc.reduction = qn.reductionLength;
   fc.columns = static_cast<int64_t>(qn.weightScales.size());
   fc.rows = numElements(qm.graph.value(qm.graph.node(id).inputs[0]).shape) / fc.reduction;
   fc.weights = qn.weights.data<int8_t>();
+  fc.transposedInput = qn.transA && fc.rows > 1; // one row: [k, 1] and [1, k] are one layout
   return fc;
 }
 

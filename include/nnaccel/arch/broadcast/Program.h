@@ -72,9 +72,13 @@ struct ConvLayer {
   /// row of A (matrixLayout).
   ConvAxes axes;
   int64_t inChannels = 0, outChannels = 0;
-  int64_t convGroups = 1;      ///< grouped convolution: each group is its own standard conv
-  bool depthwise = false;      ///< one input channel per output channel (no channel reduction)
-  bool matrixLayout = false;   ///< Gemm/MatMul: input [rows, C], output [rows, K]
+  int64_t convGroups = 1;       ///< grouped convolution: each group is its own standard conv
+  bool depthwise = false;       ///< one input channel per output channel (no channel reduction)
+  bool matrixLayout = false;    ///< Gemm/MatMul: input [rows, C], output [rows, K]
+  bool inputTransposed = false; ///< Gemm with transA: input A stored [C, rows], output [rows, K]
+  /// A ConvTranspose stride phase no kernel tap reaches: one zero-weight tap, so its outputs are
+  /// the requantized bias (a configuration without zero skipping issues those zero MACs).
+  bool biasOnly = false;
   Tiling tiling;               ///< the method: 1xN with broadcasting
   Tiling baselineConventional; ///< the conventional 1x1 decomposition (same machine)
   Tiling baselineNoBroadcast;  ///< 1xN without broadcasting (same N, same tiling)

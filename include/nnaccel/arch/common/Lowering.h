@@ -121,22 +121,21 @@ Layer* appendElementwiseLayer(const quant::QuantizedModel& qm, ir::NodeId id,
   return &l;
 }
 
-/// The host-fallback note of a Gemm with transA (no engine reads A column-major).
-inline constexpr std::string_view kTransANote = "Gemm with transA (A is read column-major)";
-
 /// A fully-connected accumulate node (Gemm, MatMul) as a 1x1 convolution over a 1 x rows
 /// plane: the rows of A are its output points, the reduction its input channels.
 struct FullyConnected {
   int64_t rows = 0, reduction = 0, columns = 0;
+  /// Gemm with transA: A is stored [reduction, rows], so input channel c of row x is at
+  /// c * rows + x (the channel-major layout of a convolution's input) instead of x * reduction + c.
+  bool transposedInput = false;
   const int8_t* weights = nullptr; ///< columns x reduction, row-major
 
   /// The weight of output column \p m on input channel \p c.
   int8_t weight(int64_t m, int64_t c) const { return weights[m * reduction + c]; }
 };
 
-/// Node \p id (a non-Conv Accumulate node) as a FullyConnected layer; nothing when it has
-/// transA (kTransANote).
-std::optional<FullyConnected> fullyConnected(const quant::QuantizedModel& qm, ir::NodeId id);
+/// Node \p id (a non-Conv Accumulate node) as a FullyConnected layer.
+FullyConnected fullyConnected(const quant::QuantizedModel& qm, ir::NodeId id);
 
 /// Evaluates node \p id on the host in int8 (quant::evalQuantizedNode): reads its computed
 /// inputs from \p values (indexed by ValueId; constants come from the model), stores its

@@ -131,6 +131,8 @@ struct ConvLayer {
   /// Gemm/MatMul: the input is [rows, C] and the output [rows, K] (pixel-major); a convolution's
   /// are [1, C, H, W] and [1, K, OH, OW].
   bool matrixLayout = false;
+  /// Gemm with transA: the input is A stored [C, rows] (channel-major); the output stays [rows, K].
+  bool inputTransposed = false;
   int64_t outChannels = 0, outH = 0, outW = 0;
   /// Weight coordinate frame: r = dx - dxMin in [0, extentX), s = dy - dyMin in [0, extentY).
   int64_t dxMin = 0, dyMin = 0, extentX = 1, extentY = 1;

@@ -294,16 +294,15 @@ private:
   }
 
   void lowerGemm(ir::NodeId id) {
-    const std::optional<common::FullyConnected> fc = common::fullyConnected(qm_, id);
-    if (!fc)
-      return lowerHost(id, std::string(common::kTransANote));
+    const common::FullyConnected fc = common::fullyConnected(qm_, id);
     // A fully-connected layer is a 1x1 convolution whose rows of A are the output points of a
     // 1 x rows plane and whose columns are the input channels: the conventional decomposition.
     ConvAxes a;
-    a.inW = fc->rows;
-    a.outW = fc->rows;
-    auto weight = [f = *fc](int64_t m, int64_t c, int64_t, int64_t) { return f.weight(m, c); };
-    lowerConvLike(id, a, 1, 1, fc->reduction, fc->columns, 1, false, true, weight);
+    a.inW = fc.rows;
+    a.outW = fc.rows;
+    auto weight = [f = fc](int64_t m, int64_t c, int64_t, int64_t) { return f.weight(m, c); };
+    lowerConvLike(id, a, 1, 1, fc.reduction, fc.columns, 1, false, true, weight);
+    program_.layers.back().conv.inputTransposed = fc.transposedInput;
   }
 
   /// N for a layer: its override, the config's (clipped to the kernel), or the estimate's best.
@@ -358,10 +357,40 @@ private:
     return all;
   }
 
+  /// One axis of a ConvTranspose and the stride phases of its outputs.
+  struct TransposeAxis {
+    int64_t in = 1, out = 1, stride = 1, pad = 0, kernel = 1, dilation = 1;
+  };
+  /// Outputs o = s*j + r of a phase take the taps k with d*k = r + p (mod s): k = k0 + s'*t for
+  /// s' = s/gcd(s, d), each reading input j + c0 - d'*t (c0 = (r + p - d*k0)/s, d' = d/gcd(s, d)).
+  /// Taken in reverse order they are a correlation of `taps` taps at dilation d'.
+  struct TransposePhase {
+    int64_t k0 = 0, tapStep = 1, dilation = 1, taps = 0, pad = 0, out = 0;
+  };
+  static TransposePhase transposePhase(const TransposeAxis& a, int64_t r) {
+    const int64_t g = std::gcd(a.stride, a.dilation);
+    TransposePhase ph;
+    ph.tapStep = a.stride / g;
+    ph.dilation = a.dilation / g;
+    ph.out = ceilDiv(a.out - r, a.stride);
+    ph.k0 = -1;
+    for (int64_t k = 0; k < ph.tapStep && k < a.kernel; ++k)
+      if ((r + a.pad - a.dilation * k) % a.stride == 0) {
+        ph.k0 = k;
+        break;
+      }
+    if (ph.k0 < 0) // no tap reaches these outputs: they are the bias alone
+      return ph;
+    ph.taps = ceilDiv(a.kernel - ph.k0, ph.tapStep);
+    const int64_t c0 = (r + a.pad - a.dilation * ph.k0) / a.stride;
+    ph.pad = (ph.taps - 1) * ph.dilation - c0;
+    return ph;
+  }
+
   /// A ConvTranspose as one stride-1 convolution per output stride phase (docs/arch/
-  /// Broadcast.md): along an axis of stride s, pad p and kernel K, outputs o = s*j + r take the
-  /// taps k = rho + s*t (rho = (r + p) mod s) in reverse order, reading input j + c0 - t with
-  /// c0 = (r + p - rho) / s: a correlation of T = ceil((K - rho) / s) taps with pad T - 1 - c0.
+  /// Broadcast.md, transposePhase), dilated or not. A phase that no tap reaches (a kernel
+  /// smaller than the stride, or a dilation sharing a factor with it) is one zero-weight tap:
+  /// its outputs are the requantized bias, written by the same post-processing.
   void lowerConvTranspose(ir::NodeId id) {
     const ir::ConvParams cp = ir::convParams(g_, id);
     if (cp.spatialRank > 2)
@@ -369,19 +398,11 @@ private:
                                        "1-D and 2-D rows)",
                                        cp.spatialRank));
     const bool twoD = cp.spatialRank == 2;
-    if (std::any_of(cp.dilations.begin(), cp.dilations.end(), [](int64_t d) { return d != 1; }))
-      return lowerHost(id, "dilated transposed convolution");
-    struct Axis {
-      int64_t in = 1, out = 1, stride = 1, pad = 0, kernel = 1;
-    };
     auto axis = [&](size_t a) {
-      return Axis{cp.inSpatial[a], cp.outSpatial[a], cp.strides[a], cp.padsBegin[a], cp.kernel[a]};
+      return TransposeAxis{cp.inSpatial[a], cp.outSpatial[a], cp.strides[a],
+                           cp.padsBegin[a], cp.kernel[a],     cp.dilations[a]};
     };
-    const Axis ay = twoD ? axis(0) : Axis{}, ax = axis(twoD ? 1 : 0);
-    for (const Axis& a : {ay, ax})
-      if (a.kernel < a.stride)
-        return lowerHost(id, "a transposed convolution whose kernel is smaller than its stride "
-                             "(some outputs are the bias alone)");
+    const TransposeAxis ay = twoD ? axis(0) : TransposeAxis{}, ax = axis(twoD ? 1 : 0);
     const int8_t* w = qm_.node(id).weights.data<int8_t>(); // [C, M/group, kh, kw]
     const int64_t kh = ay.kernel, kw = ax.kernel, m = cp.outChannels;
     // Grouped: output channel mo reads input channel c of its group, weight [C][mo % (M/g)];
@@ -389,43 +410,51 @@ private:
     const int64_t groups = cp.group, cg = cp.inChannels / groups, mg = m / groups;
     const bool depthwise = groups > 1 && cg == 1 && mg == 1;
     Layer& l = beginLayer(id, LayerKind::Conv);
+    int64_t tapsY = 0, tapsX = 0, firstTapsY = 0, firstTapsX = 0;
     for (int64_t ry = 0; ry < ay.stride; ++ry)
       for (int64_t rx = 0; rx < ax.stride; ++rx) {
-        struct Phase {
-          int64_t rho, taps, c0, out;
-        };
-        auto phase = [](const Axis& a, int64_t r) {
-          const int64_t rho = (r + a.pad) % a.stride;
-          return Phase{rho, ceilDiv(a.kernel - rho, a.stride), (r + a.pad - rho) / a.stride,
-                       ceilDiv(a.out - r, a.stride)};
-        };
-        const Phase py = phase(ay, ry), px = phase(ax, rx);
+        const TransposePhase py = transposePhase(ay, ry), px = transposePhase(ax, rx);
         if (py.out <= 0 || px.out <= 0)
           continue;
+        const bool biasOnly = py.taps == 0 || px.taps == 0;
         ConvAxes a;
         a.inH = ay.in;
         a.inW = ax.in;
         a.outH = py.out;
         a.outW = px.out;
-        a.padTop = py.taps - 1 - py.c0;
-        a.padLeft = px.taps - 1 - px.c0;
-        auto weight = [=](int64_t mo, int64_t c, int64_t uy, int64_t ux) {
-          const int64_t ky = py.rho + ay.stride * (py.taps - 1 - uy);
-          const int64_t kx = px.rho + ax.stride * (px.taps - 1 - ux);
+        a.dilationY = py.dilation;
+        a.dilationX = px.dilation;
+        a.padTop = biasOnly ? 0 : py.pad;
+        a.padLeft = biasOnly ? 0 : px.pad;
+        const int64_t th = biasOnly ? 1 : py.taps, tw = biasOnly ? 1 : px.taps;
+        tapsY = std::max(tapsY, th);
+        tapsX = std::max(tapsX, tw);
+        if (l.phases.empty()) {
+          firstTapsY = th;
+          firstTapsX = tw;
+        }
+        auto weight = [=](int64_t mo, int64_t c, int64_t uy, int64_t ux) -> int8_t {
+          if (biasOnly)
+            return 0;
+          const int64_t ky = py.k0 + py.tapStep * (py.taps - 1 - uy);
+          const int64_t kx = px.k0 + px.tapStep * (px.taps - 1 - ux);
           const int64_t in = (mo / mg) * cg + c;
           return w[((in * mg + mo % mg) * kh + ky) * kw + kx];
         };
-        ConvLayer c = buildConv(id, a, py.taps, px.taps, cp.inChannels, m, depthwise ? 1 : groups,
-                                depthwise, false, weight);
+        ConvLayer c = buildConv(id, a, th, tw, cp.inChannels, m, depthwise ? 1 : groups, depthwise,
+                                false, weight);
         c.placement = OutputPlacement{ay.stride, ax.stride, ry, rx, ay.out, ax.out};
+        c.biasOnly = biasOnly;
         l.phases.push_back(std::move(c));
       }
     l.conv = l.phases.front();
-    const int64_t tapsY = ceilDiv(kh, ay.stride), tapsX = ceilDiv(kw, ax.stride);
-    l.note = fmt::format("{}x{} transposed, stride {}x{}: {} stride-phase convolutions of up to "
-                         "{}x{} taps; phase 0 {}",
-                         kh, kw, ay.stride, ax.stride, l.phases.size(), tapsY, tapsX,
-                         describe(l.conv, tapsY, tapsX, false));
+    const bool dilated = ay.dilation > 1 || ax.dilation > 1;
+    l.note = fmt::format(
+        "{}x{} transposed{}, stride {}x{}: {} stride-phase convolutions of up to "
+        "{}x{} taps; phase 0 {}",
+        kh, kw, dilated ? fmt::format(" dilation {}x{}", ay.dilation, ax.dilation) : std::string(),
+        ay.stride, ax.stride, l.phases.size(), tapsY, tapsX,
+        describe(l.conv, firstTapsY, firstTapsX, false));
     finishConvLayer(id, l);
   }
 

@@ -524,7 +524,7 @@ struct Simulator::Impl {
   static int64_t inputIndex(const ConvLayer& c, int64_t ch, int64_t y, int64_t x) {
     const ConvAxes& a = c.axes;
     if (c.matrixLayout)
-      return x * c.inChannels + ch;
+      return c.inputTransposed ? ch * a.inW + x : x * c.inChannels + ch;
     if (c.tiling.decomposition.transposed) // decomposed (y, x) = original (x, y)
       return (ch * a.inW + x) * a.inH + y;
     return (ch * a.inH + y) * a.inW + x;

@@ -32,7 +32,7 @@ const int8_t* planePixel(const ConvLayer& l, const int8_t* in, int64_t plane, in
   if (x < 0 || y < 0)
     return nullptr;
   if (l.matrixLayout)
-    return &in[x * l.inChannels + c];
+    return l.inputTransposed ? &in[c * l.inW + x] : &in[x * l.inChannels + c];
   return &in[(c * l.inH + y) * l.inW + x];
 }
 

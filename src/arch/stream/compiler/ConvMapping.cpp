@@ -73,16 +73,17 @@ void Mapper::lowerConv(ir::NodeId id) {
 
 void Mapper::lowerDense(ir::NodeId id) {
   const ir::Node& n = g_.node(id);
-  const std::optional<common::FullyConnected> fc = common::fullyConnected(qm_, id);
-  if (!fc || fc->rows != 1)
+  const common::FullyConnected fc = common::fullyConnected(qm_, id);
+  if (fc.rows != 1)
     throw Error(ErrorKind::Unsupported, ErrorContext{.node = n.name},
-                fmt::format("only a dense layer over one vector (batch 1, no "
-                            "transA) maps onto the ASIC"));
+                fmt::format("only a dense layer over one vector (batch 1) maps onto the ASIC; "
+                            "this one has {} rows",
+                            fc.rows));
   const Placed& in = at(n.inputs[0], n.outputs[0]);
   const FrameShape f = in.format.frame;
-  if (f.values() != fc->reduction)
+  if (f.values() != fc.reduction)
     throw Error(ErrorKind::Unsupported, ErrorContext{.node = n.name},
-                fmt::format("dense over {} values but its input stream carries {}", fc->reduction,
+                fmt::format("dense over {} values but its input stream carries {}", fc.reduction,
                             f.values()));
   // A dense layer is a convolution whose kernel is the whole frame ("valid": one output
   // position, Fig. 27B); its reduction order (c, h, w) is ONNX Flatten's.
@@ -90,14 +91,13 @@ void Mapper::lowerDense(ir::NodeId id) {
   s.id = id;
   s.name = n.name;
   s.inChannels = f.channels;
-  s.outChannels = fc->columns;
+  s.outChannels = fc.columns;
   s.kh = f.rows;
   s.kw = f.cols;
   s.outH = s.outW = 1;
-  const common::FullyConnected d = *fc;
   const int64_t h = f.rows, wd = f.cols;
   s.weight = [=](int64_t m, int64_t c, int64_t ky, int64_t kx) {
-    return d.weight(m, (c * h + ky) * wd + kx);
+    return fc.weight(m, (c * h + ky) * wd + kx);
   };
   mapFusedConv(std::move(s));
 }
