@@ -179,6 +179,10 @@ std::vector<QuantTensor> evalNodeImpl(const QuantizedModel& m, ir::NodeId id,
     y = minMax(n.op == ir::OpKind::Max, q.inputMultipliers.at(0), q.inputMultipliers.at(1),
                operand(0), operand(1), outShape);
     break;
+  case QuantOpKind::Select:
+    y = select(operand(0), q.inputMultipliers.at(1), q.inputMultipliers.at(2), operand(1),
+               operand(2), outShape);
+    break;
   case QuantOpKind::Compare:
     y = compare(comparisonOf(n.op), q.inputMultipliers.at(0), q.inputMultipliers.at(1), operand(0),
                 operand(1), outShape);

@@ -307,6 +307,26 @@ Tensor minMax(bool max, QuantMultiplier ma, QuantMultiplier mb, const Tensor& a,
   return out;
 }
 
+Tensor select(const Tensor& cond, QuantMultiplier mx, QuantMultiplier my, const Tensor& x,
+              const Tensor& y, const Dims& outShape) {
+  requireS8(cond, "select");
+  requireS8(x, "select");
+  requireS8(y, "select");
+  Tensor out(DType::I8, outShape);
+  const int8_t* pc = cond.data<int8_t>();
+  const int8_t* px = x.data<int8_t>();
+  const int8_t* py = y.data<int8_t>();
+  int8_t* dst = out.data<int8_t>();
+  forEachBroadcast(outShape, y.shape(), y.shape(), [&](int64_t i, int64_t iy, int64_t) {
+    dst[i] = static_cast<int8_t>(requantize(py[iy], my));
+  });
+  forEachBroadcast(outShape, cond.shape(), x.shape(), [&](int64_t i, int64_t ic, int64_t ix) {
+    if (pc[ic] != 0)
+      dst[i] = static_cast<int8_t>(requantize(px[ix], mx));
+  });
+  return out;
+}
+
 Comparison comparisonOf(ir::OpKind op) {
   switch (op) {
   case ir::OpKind::Equal:

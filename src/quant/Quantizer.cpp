@@ -87,6 +87,8 @@ std::string_view quantOpKindName(QuantOpKind kind) {
     return "lookup";
   case QuantOpKind::Compare:
     return "compare";
+  case QuantOpKind::Select:
+    return "select";
   case QuantOpKind::Interpolate:
     return "interpolate";
   case QuantOpKind::Softmax:
@@ -432,6 +434,16 @@ QuantNode classifyNode(const Graph& g, NodeId id) {
       return island("its operands are not f32");
     }
     return ofKind(QuantOpKind::Compare);
+  }
+  if (n.op == OpKind::Where) {
+    // A comparison's s8 0/1 picks between x and y, both requantized to the output scale.
+    if (!isInt8Bool(g, inputAt(n, 0))) {
+      return island("its condition is not a comparison of two f32 operands");
+    }
+    if (!isF32(g, inputAt(n, 1)) || !isF32(g, inputAt(n, 2))) {
+      return island("its operands are not f32");
+    }
+    return ofKind(QuantOpKind::Select);
   }
   if (n.op == OpKind::Cast && isInt8Bool(g, inputAt(n, 0)) && !n.outputs.empty() &&
       isF32(g, n.outputs[0])) {
@@ -869,7 +881,8 @@ private:
     if (q.kind != QuantOpKind::FloatIsland) {
       const bool allData = q.kind == QuantOpKind::AddSub || q.kind == QuantOpKind::Mul ||
                            q.kind == QuantOpKind::TensorMatMul || q.kind == QuantOpKind::Concat ||
-                           q.kind == QuantOpKind::MinMax || q.kind == QuantOpKind::Compare;
+                           q.kind == QuantOpKind::MinMax || q.kind == QuantOpKind::Compare ||
+                           q.kind == QuantOpKind::Select;
       const size_t numData = allData ? n.inputs.size() : 1;
       for (size_t i = 0; i < numData; ++i) {
         inScales[i] = operandScale(n.inputs[i]);
@@ -947,6 +960,13 @@ private:
         q.inputMultipliers.push_back(
             multiplier(id, static_cast<double>(inScales[i]) / static_cast<double>(sOut),
                        "input " + std::to_string(i)));
+      }
+      break;
+    case QuantOpKind::Select: // the condition (scale 1) keeps a unit multiplier
+      for (size_t i = 0; i < 3; ++i) {
+        q.inputMultipliers.push_back(multiplier(
+            id, i == 0 ? 1.0 : static_cast<double>(inScales[i]) / static_cast<double>(sOut),
+            "input " + std::to_string(i)));
       }
       break;
     case QuantOpKind::Compare: {

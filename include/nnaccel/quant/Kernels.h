@@ -174,6 +174,11 @@ inline int8_t compareValue(Comparison c, QuantMultiplier ma, QuantMultiplier mb,
 Tensor compare(Comparison c, QuantMultiplier ma, QuantMultiplier mb, const Tensor& a,
                const Tensor& b, const Dims& outShape);
 
+/// Where of s8 tensors with numpy broadcasting: requantize(y, \p my) everywhere, then
+/// requantize(x, \p mx) where \p cond (a comparison's s8 0/1) is non-zero.
+Tensor select(const Tensor& cond, QuantMultiplier mx, QuantMultiplier my, const Tensor& x,
+              const Tensor& y, const Dims& outShape);
+
 /// Entries of one int8 lookup table: one per int8 input value.
 inline constexpr int64_t kLookupEntries = 256;
 

@@ -66,6 +66,8 @@ enum class QuantOpKind {
   MinMax,       ///< Min, Max of two tensors: both requantized to the output scale, compared
   Compare,      ///< Equal, Greater, Less, GreaterOrEqual, LessOrEqual: both operands onto the
                 ///< coarser scale, compared; the bool output is held as s8 0/1 at scale 1
+  Select,       ///< Where(cond, x, y) of a comparison's s8 0/1: x and y requantized to the
+                ///< output scale (inputMultipliers[1], [2]), the condition picks (select())
   Lookup,       ///< unary element-wise function as 256-entry int8 tables (lookupTable())
   FloatIsland,  ///< dequantize, reference::evalNode in fp32, quantize the outputs
 };

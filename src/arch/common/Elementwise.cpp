@@ -46,6 +46,8 @@ std::string_view elementwiseFuncName(ElementwiseFunc f) {
     return "reduce";
   case ElementwiseFunc::Dot:
     return "dot";
+  case ElementwiseFunc::Select:
+    return "select";
   }
   NNACCEL_UNREACHABLE("bad ElementwiseFunc");
   return "";
@@ -63,6 +65,7 @@ int elementwiseArity(ElementwiseFunc f) {
   case ElementwiseFunc::Compare:
   case ElementwiseFunc::Div:
   case ElementwiseFunc::Dot:
+  case ElementwiseFunc::Select:
     return 2;
   default:
     return 1;
@@ -117,6 +120,22 @@ Lowered lowerBinary(const quant::QuantizedModel& qm, ir::NodeId id, ElementwiseL
   if (q.kind == quant::QuantOpKind::Compare)
     p.comparison = quant::comparisonOf(n.op);
   l.passes.push_back(std::move(p));
+  return l;
+}
+
+/// Where(cond, x, y): y requantized onto the whole output, then x requantized where the
+/// comparison's 0/1 is set (a predicated write), each operand broadcast to the output.
+Lowered lowerSelect(const quant::QuantizedModel& qm, ir::NodeId id, ElementwiseLayer l) {
+  const ir::Graph& g = qm.graph;
+  const ir::Node& n = g.node(id);
+  const quant::QuantNode& q = qm.node(id);
+  ElementwisePass otherwise = wholePass(g, ElementwiseFunc::Requantize, l.output, n.inputs[2]);
+  otherwise.multiplier = q.inputMultipliers.at(2);
+  l.passes.push_back(std::move(otherwise));
+  ElementwisePass chosen = wholePass(g, ElementwiseFunc::Select, l.output, n.inputs[0]);
+  chosen.b = {n.inputs[1], 0, broadcastStrides(g.value(n.inputs[1]).shape, l.outShape)};
+  chosen.multiplierB = q.inputMultipliers.at(1);
+  l.passes.push_back(std::move(chosen));
   return l;
 }
 
@@ -533,8 +552,9 @@ int8_t applyFunc(const ElementwisePass& p, const std::vector<int8_t>& tables, in
   case ElementwiseFunc::Softmax:
   case ElementwiseFunc::Reduce:
   case ElementwiseFunc::Dot:
+  case ElementwiseFunc::Select:
     NNACCEL_UNREACHABLE("interpolation, softmax, reductions and dot products read several "
-                        "elements per point");
+                        "elements per point; a select may leave its point unwritten");
   }
   NNACCEL_UNREACHABLE("bad ElementwiseFunc");
   return 0;
@@ -631,6 +651,8 @@ std::variant<ElementwiseLayer, std::string> lowerElementwise(const quant::Quanti
   case QuantOpKind::MinMax:
   case QuantOpKind::Compare:
     return lowerBinary(qm, id, std::move(l));
+  case QuantOpKind::Select:
+    return lowerSelect(qm, id, std::move(l));
   case QuantOpKind::Concat:
     return lowerConcat(qm, id, std::move(l));
   case QuantOpKind::Gather:
@@ -678,6 +700,13 @@ Tensor runElementwise(const ElementwiseLayer& layer, const quant::QuantizedModel
       forEachPoint(p, [&](int64_t ia, int64_t, int64_t io, const std::vector<int64_t>&) {
         quant::softmaxLine(a + ia, p.lineStride, p.lineLength, layer.expTable, p.multiplier,
                            dst + io);
+      });
+      continue;
+    }
+    if (p.func == ElementwiseFunc::Select) {
+      forEachPoint(p, [&](int64_t ia, int64_t ib, int64_t io, const std::vector<int64_t>&) {
+        if (a[ia] != 0)
+          dst[io] = static_cast<int8_t>(quant::requantize(b[ib], p.multiplierB));
       });
       continue;
     }

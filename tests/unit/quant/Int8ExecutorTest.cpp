@@ -791,6 +791,54 @@ TEST(Int8Executor, ComparisonsRescaleOntoTheCoarserScaleAndHoldBoolsAsZeroOne) {
   EXPECT_GT(measureAgreement(f[0], r.dequantized[0]).cosineSimilarity, 0.99);
 }
 
+TEST(Int8Executor, WhereOfAComparisonSelectsRequantizedOperands) {
+  // x where x > 0.3 else y (broadcast per channel): both operands onto the output scale, the
+  // comparison's 0/1 picks. A Where whose condition is not a comparison computed in int8 (a
+  // Cast to bool here) stays a float island with its reason.
+  GraphBuilder b;
+  const auto x = b.input("x", {1, 2, 4, 4});
+  const auto y = b.input("y", {1, 2, 1, 1});
+  const auto above = b.op(OpKind::Greater, "above", {x, b.floats("t", {0.3f})});
+  const auto sel = b.op(OpKind::Where, "sel", {above, x, y});
+  const ir::Graph g = finish(b, {sel});
+  std::mt19937_64 rng(8);
+  const std::vector<std::vector<Tensor>> sets = {
+      {randomTensor({1, 2, 4, 4}, rng, -1.0f, 1.0f), randomTensor({1, 2, 1, 1}, rng, -4.0f, 4.0f)}};
+  const QuantizedModel m = quantize(g, sets);
+  const QuantNode& q = m.node(g.value(sel).producer);
+  ASSERT_EQ(q.kind, QuantOpKind::Select);
+  EXPECT_EQ(q.inputMultipliers.at(1),
+            quantizeMultiplier(static_cast<double>(m.scale(x)) / m.scale(sel)));
+  EXPECT_EQ(q.inputMultipliers.at(2),
+            quantizeMultiplier(static_cast<double>(m.scale(y)) / m.scale(sel)));
+  Int8Executor ex(m);
+  const Int8Result r = ex.run(sets[0]);
+  const Tensor qx = ex.value(x).data, qy = ex.value(y).data, qc = ex.value(above).data;
+  int64_t chosen = 0;
+  for (int64_t i = 0; i < 32; ++i) {
+    const bool pick = qc.data<int8_t>()[i] != 0;
+    chosen += pick;
+    const int32_t want =
+        pick ? referenceRequantize(qx.data<int8_t>()[i], q.inputMultipliers[1])
+             : referenceRequantize(qy.data<int8_t>()[i / 16], q.inputMultipliers[2]);
+    ASSERT_EQ(r.outputs[0].data.data<int8_t>()[i], want) << i;
+  }
+  EXPECT_GT(chosen, 0);
+  EXPECT_LT(chosen, 32);
+  const std::vector<Tensor> f = reference::Executor(g).run(sets[0]);
+  EXPECT_GT(measureAgreement(f[0], r.dequantized[0]).cosineSimilarity, 0.99);
+
+  GraphBuilder b2;
+  const auto x2 = b2.input("x", {1, 2, 4, 4});
+  const auto flag = b2.op(OpKind::Cast, "flag", {x2}, attrs({{"to", int64_t{9}}})); // to bool
+  const auto sel2 = b2.op(OpKind::Where, "sel", {flag, x2, b2.floats("z", {0.0f})});
+  const ir::Graph g2 = finish(b2, {sel2});
+  const QuantizedModel m2 = quantize(g2, {});
+  const QuantNode& island = m2.node(g2.value(sel2).producer);
+  EXPECT_EQ(island.kind, QuantOpKind::FloatIsland);
+  EXPECT_EQ(island.islandReason, "its condition is not a comparison of two f32 operands");
+}
+
 TEST(Int8Executor, SoftmaxAgreesWithFp32OnEveryAxis) {
   GraphBuilder b;
   const auto x = b.input("x", {2, 4, 3, 3});

@@ -16,7 +16,8 @@
 /// along an axis), Add/Sub/Mul of tensors or constants and Min/Max of two tensors with numpy
 /// broadcasting, comparisons of two tensors (a 0/1 result), linear Resize (one interpolating
 /// pass through per-axis tap tables), Softmax and ReduceMean/Sum/Max/Min over contiguous axes
-/// (one pass over their lines), Concat (one
+/// (one pass over their lines), Where of a comparison (a requantizing pass of y, then a
+/// predicated pass of x), Concat (one
 /// requantizing pass per input into its slice of the output), Resize that repeats each input
 /// element an integer number of times (one copy pass with stride-0 repeat axes), Transpose,
 /// Slice and constant-zero Pad.
@@ -62,9 +63,12 @@ enum class ElementwiseFunc : uint8_t {
   /// elements, lineStride apart) and a line of b (lineLength elements, lineStrideB apart),
   /// quant::requantize(acc, multiplier): one multiply-accumulate per element of the line
   Dot,
+  /// A predicated write (Where): quant::requantize(b, multiplierB) where a (a comparison's 0/1)
+  /// is non-zero; the output keeps what an earlier pass wrote elsewhere
+  Select,
 };
 std::string_view elementwiseFuncName(ElementwiseFunc f);
-/// Operands the function reads: 0 (Fill), 1 or 2 (Add, Sub, Mul, Min, Max, Compare).
+/// Operands the function reads: 0 (Fill), 1 or 2 (Add, Sub, Mul, Min, Max, Compare, Select).
 int elementwiseArity(ElementwiseFunc f);
 
 /// An address generator over the pass's iteration space: point i reads (or writes) element

@@ -96,6 +96,28 @@ TEST(Elementwise, ComparisonsOfTwoTensorsGiveZeroOrOne) {
   EXPECT_EQ(layers.at("eq").passes.at(0).comparison, quant::Comparison::Equal);
 }
 
+TEST(Elementwise, WhereOfAComparisonIsARequantizingPassThenAPredicatedOne) {
+  // A thresholded mask (x where x > gate, else a constant) and a select between two tensors
+  // broadcast from different shapes: y onto the whole output, then x where the 0/1 is set.
+  GraphBuilder b;
+  const auto x = b.input("x", {1, 4, 3, 5});
+  const auto gate = b.input("gate", {1, 4, 1, 1});
+  const auto row = b.input("row", {5});
+  const auto above = b.op(OpKind::Greater, "above", {x, gate});
+  const auto masked = b.op(OpKind::Where, "masked", {above, x, b.floats("zero", {0.0f})});
+  const auto picked = b.op(OpKind::Where, "picked", {above, gate, row});
+  const ir::Graph g = finish(b, {masked, picked});
+  const auto layers = expectExact(g);
+  const ElementwiseLayer& l = layers.at("picked");
+  ASSERT_EQ(l.passes.size(), 2u);
+  EXPECT_EQ(l.passes[0].func, ElementwiseFunc::Requantize);
+  EXPECT_EQ(l.passes[0].a.strides, (Dims{0, 0, 0, 1})); // y: the row
+  EXPECT_EQ(l.passes[1].func, ElementwiseFunc::Select);
+  EXPECT_EQ(l.passes[1].b.strides, (Dims{0, 1, 0, 0})); // x: the gate
+  EXPECT_EQ(l.elementOps(), 2 * 60);
+  EXPECT_EQ(layers.at("masked").constantBytes(g), 1);
+}
+
 TEST(Elementwise, LinearResizeInterpolatesThroughTapTables) {
   GraphBuilder b;
   const auto x = b.input("x", {1, 3, 5, 6});
