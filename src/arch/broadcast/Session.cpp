@@ -84,6 +84,7 @@ SessionResult simulateModel(const ir::Graph& model, const BroadcastConfig& confi
   rep.config = config.name;
   rep.model = g.name;
   rep.dtype = "int8";
+  rep.summary.push_back(common::quantizationSummary(qm, options));
   rep.peCount = config.peCount();
   rep.peakMacsPerCycle = config.macsPerCycle();
   rep.clockMhz = config.clockMhz;

@@ -2,6 +2,8 @@
 /// The run options, quantization and run data shared by the engines' sessions (Session.h).
 #include "nnaccel/arch/common/Session.h"
 
+#include <fmt/format.h>
+
 namespace nnaccel::arch::common {
 
 void RunOptions::reportProgress(const std::string& what, size_t done, size_t total) const {
@@ -13,6 +15,28 @@ quant::QuantizedModel quantizeForRun(const ir::Graph& g, const RunOptions& optio
   quant::checkFiniteInt8Inputs(g, options.inputs); // before they calibrate the model
   options.reportProgress("quantizing", 0, 1);
   return quant::quantize(g, options.calibrationSets, options.calibration);
+}
+
+std::pair<std::string, std::string> quantizationSummary(const quant::QuantizedModel& qm,
+                                                        const RunOptions& options) {
+  std::string note;
+  if (qm.rounding == quant::Rounding::HalfEven) {
+    note = "the model's own QuantizeLinear/DequantizeLinear scales (rounding half to even); "
+           "values they leave open calibrated by ";
+  } else {
+    note = "calibrated by ";
+  }
+  const quant::CalibrationOptions& c = options.calibration;
+  note += std::string(quant::calibrationMethodName(c.method));
+  if (c.method == quant::CalibrationMethod::Percentile)
+    note += fmt::format(" {}", c.percentile);
+  note += fmt::format(" on {} {} input set{}", qm.calibrationCount,
+                      options.calibrationSets.empty() ? "seeded random" : "given",
+                      qm.calibrationCount == 1 ? "" : "s");
+  if (c.equalize)
+    note += fmt::format("; channels equalized in {} group{}", qm.equalizedGroups,
+                        qm.equalizedGroups == 1 ? "" : "s");
+  return {"int8 scales", note};
 }
 
 std::vector<Tensor> runInputs(const ir::Graph& g, const RunOptions& options) {

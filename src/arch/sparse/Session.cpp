@@ -81,6 +81,7 @@ SessionResult simulateModel(const ir::Graph& model, const SparseConfig& config,
   rep.config = config.name;
   rep.model = g.name;
   rep.dtype = "int8";
+  rep.summary.push_back(common::quantizationSummary(qm, options));
   rep.peCount = config.peCount();
   rep.peakMacsPerCycle = config.peCount() * config.multipliersPerPe();
   rep.clockMhz = config.clockMhz;

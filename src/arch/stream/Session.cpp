@@ -89,6 +89,7 @@ SessionResult simulateModel(const ir::Graph& model, const StreamConfig& config,
   rep.config = config.name;
   rep.model = g.name;
   rep.dtype = "int8";
+  rep.summary.push_back(common::quantizationSummary(qm, options));
   // A kernel tile is the stream engine's processing element; the machine is the chips the
   // placement took (a model that outgrows the given chips is placed on more).
   const int64_t chips = std::max<int64_t>(1, r.program.chipsUsed);

@@ -170,6 +170,8 @@ SessionResult simulateModel(const ir::Graph& g, const SystolicConfig& config,
   r.config = cfg.name;
   r.model = g.name;
   r.dtype = options.dtype == DType::I8 ? "int8" : "fp32";
+  if (qmp)
+    r.summary.push_back(common::quantizationSummary(*qmp, options));
   r.peCount = cfg.peRows * cfg.peCols;
   r.peakMacsPerCycle = r.peCount;
   r.clockMhz = cfg.clockMhz;

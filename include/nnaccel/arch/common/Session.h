@@ -70,6 +70,12 @@ template <typename Program, typename LayerDetail, typename Totals> struct Sessio
 /// here first), reports "quantizing" and quantizes \p g with the run's calibration.
 quant::QuantizedModel quantizeForRun(const ir::Graph& g, const RunOptions& options);
 
+/// The report's summary line on where \p qm's int8 scales came from: a QDQ model's own scales,
+/// or the calibration (method, input sets, channel equalization) of \p options. Added by every
+/// engine's session, so a reader of a report knows which int8 model was verified.
+std::pair<std::string, std::string> quantizationSummary(const quant::QuantizedModel& qm,
+                                                        const RunOptions& options);
+
 /// The run's graph inputs: options.inputs, or quant::randomInputs(g, options.inputSeed) when it
 /// is empty (Error(Unsupported) for an input that is not f32).
 std::vector<Tensor> runInputs(const ir::Graph& g, const RunOptions& options);

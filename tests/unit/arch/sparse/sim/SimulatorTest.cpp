@@ -571,10 +571,11 @@ TEST(SparseSimulator, ReportCarriesTheSparseEngineFields) {
   EXPECT_EQ(rep.layers[0].op, "Conv+Relu");
   EXPECT_EQ(rep.layers[0].unit, "array");
   EXPECT_EQ(rep.baseline.size(), 2u);
-  ASSERT_EQ(rep.summary.size(), 3u);
-  EXPECT_EQ(rep.summary[0].first, "dense baseline (PTIS-dense, same multipliers and buffers)");
-  EXPECT_EQ(rep.summary[1].first, "oracle bound (useful products / multipliers)");
-  EXPECT_EQ(rep.summary[2].first, "multiplier slots (array layers)");
+  ASSERT_EQ(rep.summary.size(), 4u);
+  EXPECT_EQ(rep.summary[0].first, "int8 scales");
+  EXPECT_EQ(rep.summary[1].first, "dense baseline (PTIS-dense, same multipliers and buffers)");
+  EXPECT_EQ(rep.summary[2].first, "oracle bound (useful products / multipliers)");
+  EXPECT_EQ(rep.summary[3].first, "multiplier slots (array layers)");
   const std::vector<std::string> metricNames = {"w_density", "a_density", "dense_cycles",
                                                 "speedup"};
   for (const auto& l : rep.layers) {
@@ -600,7 +601,7 @@ TEST(SparseSimulator, ReportCarriesTheSparseEngineFields) {
   EXPECT_FALSE(quick.report.verdict.checked);
   EXPECT_EQ(quick.details[0].cycles, r.details[0].cycles);
   EXPECT_EQ(quick.details[0].denseCycles, 0);
-  EXPECT_EQ(quick.report.summary.size(), 2u);
+  EXPECT_EQ(quick.report.summary.size(), 3u); // no dense baseline line
 }
 
 TEST(SparseSimulator, InvalidConfigIsRejectedBeforeRunning) {

@@ -1,0 +1,33 @@
+// The shared session helpers: the report's "int8 scales" line names where the verified int8
+// model's scales came from (calibration method, input sets, equalization, or a QDQ model's own).
+#include "nnaccel/arch/common/Session.h"
+
+#include "../../../support/LayerSpecGraphs.h"
+#include "../../../support/QdqGraph.h"
+
+#include <gtest/gtest.h>
+
+namespace nnaccel::arch::common {
+namespace {
+
+TEST(Session, QuantizationSummaryNamesTheCalibration) {
+  const ir::Graph g = nnaccel::testing::buildLayerGraph(nnaccel::testing::conv(3, 4, 6, 6, 3, 1));
+  RunOptions o;
+  EXPECT_EQ(quantizationSummary(quantizeForRun(g, o), o),
+            (std::pair<std::string, std::string>{
+                "int8 scales", "calibrated by minmax on 4 seeded random input sets"}));
+  o.calibration = {quant::CalibrationMethod::Percentile, 99.9, true};
+  o.calibrationSets = quant::makeCalibrationInputs(g, 2, 5);
+  EXPECT_EQ(quantizationSummary(quantizeForRun(g, o), o).second,
+            "calibrated by percentile 99.9 on 2 given input sets; channels equalized in 0 groups");
+}
+
+TEST(Session, QuantizationSummaryNamesAQdqModelsOwnScales) {
+  RunOptions o;
+  const ir::Graph g = nnaccel::testing::qdqGraph();
+  EXPECT_TRUE(quantizationSummary(quantizeForRun(g, o), o)
+                  .second.starts_with("the model's own QuantizeLinear/DequantizeLinear scales"));
+}
+
+} // namespace
+} // namespace nnaccel::arch::common
