@@ -677,6 +677,20 @@ TEST(BroadcastSimulatorTest, ABatchRunsImageAfterImage) {
 namespace nnaccel::arch::broadcast {
 namespace {
 
+/// Runs transposed convolution \p spec on \p preset and expects it bit-exact on the array as
+/// \p phases stride-phase convolutions with the operator's useful MACs; returns the layer.
+Layer expectStridePhases(const LayerSpec& spec, const char* preset, int64_t phases) {
+  const ir::Graph g = buildLayerGraph(spec);
+  const SessionResult r = run(g, broadcastPreset(preset));
+  EXPECT_TRUE(r.report.verdict.passed) << r.report.verdict.detail;
+  const Layer& l = r.program.layers.at(0);
+  EXPECT_EQ(l.kind, LayerKind::Conv) << l.note;
+  EXPECT_FALSE(r.report.layers[0].hostFallback) << l.note;
+  EXPECT_EQ(static_cast<int64_t>(l.phases.size()), phases);
+  EXPECT_EQ(r.report.layers[0].usefulMacs, ir::nodeMacs(g, l.node));
+  return l;
+}
+
 TEST(BroadcastSimulatorTest, TransposedConvolutionsRunAsStridePhases) {
   // Random ConvTranspose layers (1-D and 2-D, strides 1-3, any kernel, pads and output padding,
   // grouped as the generator draws them) on both presets, bit-exact: one stride-1 convolution
@@ -691,20 +705,13 @@ TEST(BroadcastSimulatorTest, TransposedConvolutionsRunAsStridePhases) {
     s.inChannels = std::max<int64_t>(1, s.inChannels);
     ++ran;
     SCOPED_TRACE(s.describe());
+    // One phase per output residue class that holds an output (a short output may have fewer
+    // rows than the stride).
     const ir::Graph g = buildLayerGraph(s);
-    for (const char* preset : {"npu", "fig8"}) {
-      const SessionResult r = run(g, broadcastPreset(preset));
-      EXPECT_TRUE(r.report.verdict.passed) << r.report.verdict.detail;
-      const Layer& l = r.program.layers.at(0);
-      ASSERT_EQ(l.kind, LayerKind::Conv) << l.note;
-      // One phase per output residue class that holds an output (a short output may have
-      // fewer rows than the stride).
-      const Dims& out = g.value(g.outputs[0]).shape;
-      const int64_t outH = s.oneD ? 1 : out.at(2), outW = out.back();
-      EXPECT_EQ(static_cast<int64_t>(l.phases.size()),
-                std::min(s.oneD ? 1 : s.sh, outH) * std::min(s.sw, outW));
-      EXPECT_EQ(r.report.layers[0].usefulMacs, ir::nodeMacs(g, l.node));
-    }
+    const Dims& out = g.value(g.outputs[0]).shape;
+    const int64_t outH = s.oneD ? 1 : out.at(2), outW = out.back();
+    for (const char* preset : {"npu", "fig8"})
+      expectStridePhases(s, preset, std::min(s.oneD ? 1 : s.sh, outH) * std::min(s.sw, outW));
   }
   // Grouped ones, depthwise included (a Caffe FCN's bilinear "Deconvolution" is group = C):
   // each phase is a grouped (or depthwise) convolution on the array. Before, the host.
@@ -717,14 +724,7 @@ TEST(BroadcastSimulatorTest, TransposedConvolutionsRunAsStridePhases) {
     g4.sh = g4.sw = 2;
     g4.padTop = g4.padLeft = g4.padBottom = g4.padRight = 1;
     SCOPED_TRACE(g4.describe());
-    const ir::Graph g = buildLayerGraph(g4);
-    const SessionResult r = run(g, broadcastPreset("npu"));
-    EXPECT_TRUE(r.report.verdict.passed) << r.report.verdict.detail;
-    const Layer& l = r.program.layers.at(0);
-    ASSERT_EQ(l.kind, LayerKind::Conv) << l.note;
-    EXPECT_EQ(l.phases.size(), 4u);
-    EXPECT_EQ(l.conv.depthwise, group == 4);
-    EXPECT_EQ(r.report.layers[0].usefulMacs, ir::nodeMacs(g, l.node));
+    EXPECT_EQ(expectStridePhases(g4, "npu", 4).conv.depthwise, group == 4);
   }
   std::printf("%d of the random transposed convolutions were grouped\n", grouped);
 }
@@ -752,14 +752,7 @@ TEST(BroadcastSimulatorTest, DilatedAndSparseTransposedConvolutionsRunAsStridePh
     t.padTop = t.padLeft = t.padBottom = t.padRight = c.pad;
     t.outPadH = t.outPadW = c.outPad;
     SCOPED_TRACE(t.describe());
-    const ir::Graph g = buildLayerGraph(t);
-    const SessionResult r = run(g, broadcastPreset("npu"));
-    EXPECT_TRUE(r.report.verdict.passed) << r.report.verdict.detail;
-    const Layer& l = r.program.layers.at(0);
-    ASSERT_EQ(l.kind, LayerKind::Conv) << l.note;
-    EXPECT_EQ(static_cast<int64_t>(l.phases.size()), c.s * c.s);
-    EXPECT_EQ(r.report.layers[0].usefulMacs, ir::nodeMacs(g, l.node));
-    EXPECT_FALSE(r.report.layers[0].hostFallback);
+    expectStridePhases(t, "npu", c.s * c.s);
   }
 }
 
