@@ -34,12 +34,90 @@ bool isComputed(const ir::Graph& g, ir::ValueId v) {
   return v != ir::kNoValue && !g.isConstant(v);
 }
 
+/// The int8 code of \p v when it is a one-element graph constant in int8 form.
+std::optional<int32_t> scalarCode(const QuantizedModel& qm, ir::ValueId v) {
+  if (v == ir::kNoValue || !qm.graph.isConstant(v))
+    return std::nullopt;
+  const QuantTensor& c = qm.constants.at(static_cast<size_t>(v));
+  if (!c.isQuantized() || c.data.numElements() != 1)
+    return std::nullopt;
+  return int32_t{c.data.data<int8_t>()[0]};
+}
+
+/// Operand \p v of a node whose output has shape \p shape, as a table over one source: a
+/// computed value of that shape (its function), or a scalar constant (a constant table).
+std::optional<ElementFunction> operandFunction(const QuantizedModel& qm, const Functions& fs,
+                                               ir::ValueId v, const Dims& shape) {
+  if (const std::optional<int32_t> code = scalarCode(qm, v)) {
+    ElementFunction f; // source kNoValue: matches any
+    f.table.fill(static_cast<int8_t>(*code));
+    return f;
+  }
+  if (!isComputed(qm.graph, v) || qm.graph.value(v).shape != shape)
+    return std::nullopt; // broadcasting pairs different elements
+  return functionOf(fs, v);
+}
+
+/// The common source of \p parts (scalar constants have none); nullopt when two differ or
+/// none has one.
+std::optional<ir::ValueId> commonSource(std::initializer_list<const ElementFunction*> parts) {
+  std::optional<ir::ValueId> source;
+  for (const ElementFunction* f : parts) {
+    if (f->source == ir::kNoValue)
+      continue;
+    if (source && *source != f->source)
+      return std::nullopt;
+    source = f->source;
+  }
+  return source;
+}
+
+/// Compare and Where (Select) of operands that are functions of one source or scalar
+/// constants: a threshold such as x > 0.3, or x where x > t else 0, is one table of x.
+std::optional<ElementFunction> selectionFunction(const QuantizedModel& qm, const Functions& fs,
+                                                 ir::NodeId id) {
+  const ir::Node& n = qm.graph.node(id);
+  const QuantNode& q = qm.node(id);
+  const Dims& shape = qm.graph.value(n.outputs[0]).shape;
+  std::vector<ElementFunction> ops;
+  for (ir::ValueId v : n.inputs) {
+    std::optional<ElementFunction> f = operandFunction(qm, fs, v, shape);
+    if (!f)
+      return std::nullopt;
+    ops.push_back(*f);
+  }
+  ElementFunction f;
+  if (q.kind == QuantOpKind::Compare && ops.size() == 2) {
+    const std::optional<ir::ValueId> source = commonSource({&ops[0], &ops[1]});
+    if (!source)
+      return std::nullopt;
+    f.source = *source;
+    for (size_t i = 0; i < f.table.size(); ++i)
+      f.table[i] = compareValue(comparisonOf(n.op), q.inputMultipliers.at(0),
+                                q.inputMultipliers.at(1), ops[0].table[i], ops[1].table[i]);
+    return f;
+  }
+  if (q.kind != QuantOpKind::Select || ops.size() != 3)
+    return std::nullopt;
+  const std::optional<ir::ValueId> source = commonSource({&ops[0], &ops[1], &ops[2]});
+  if (!source)
+    return std::nullopt;
+  f.source = *source;
+  for (size_t i = 0; i < f.table.size(); ++i)
+    f.table[i] = static_cast<int8_t>(ops[0].table[i] != 0
+                                         ? requantize(ops[1].table[i], q.inputMultipliers.at(1))
+                                         : requantize(ops[2].table[i], q.inputMultipliers.at(2)));
+  return f;
+}
+
 /// The element function of node \p id's output, if its rule is one of a single source.
 std::optional<ElementFunction> nodeFunction(const QuantizedModel& qm, const Functions& fs,
                                             ir::NodeId id) {
   const ir::Graph& g = qm.graph;
   const ir::Node& n = g.node(id);
   const QuantNode& q = qm.node(id);
+  if (n.outputs.size() == 1 && (q.kind == QuantOpKind::Compare || q.kind == QuantOpKind::Select))
+    return selectionFunction(qm, fs, id);
   if (n.outputs.size() != 1 || n.inputs.empty() || !isComputed(g, n.inputs[0]))
     return std::nullopt;
   switch (q.kind) {

@@ -1,8 +1,10 @@
 /// \file
 /// Element-wise chains as one lookup table: a value computed from one upstream int8 value
-/// only by element-wise integer rules (Clamp, a single-table Lookup, and Add/Sub/Mul of two
-/// such functions of the same value, as in x * clip(x + 3, 0, 6) / 6 when an exporter writes
-/// HardSwish out) is, element by element, a function of that value's 256 int8 codes. The table
+/// only by element-wise integer rules (Clamp, a single-table Lookup, Add/Sub/Mul of two such
+/// functions of the same value, as in x * clip(x + 3, 0, 6) / 6 when an exporter writes
+/// HardSwish out, and comparisons and Where whose operands are such functions or scalar
+/// constants, as in a threshold mask x where x > t else 0) is, element by element, a function
+/// of that value's 256 int8 codes. The table
 /// is built by applying the int8 reference's own per-element rules (quant/Kernels.h) to each
 /// code, so an engine that looks it up gives the reference's bits exactly. Engines whose units
 /// look up tables (the stream engine's aux-tile LUT 4906) run a whole chain in one pass.

@@ -1,6 +1,7 @@
 // Tests of element-wise chains as one table (quant/ElementFunction.cpp): the HardSwish an
 // exporter writes out (x * clip(x + 3, 0, 6) / 6) and a product of two functions of one value
-// give, through their tables, exactly the int8 executor's bits; chains stop at two different
+// give, through their tables, exactly the int8 executor's bits, and so do threshold masks
+// (comparisons and Where against scalar constants); chains stop at two different
 // sources, at broadcasting, at per-channel tables and at the engine's fused nodes.
 #include "nnaccel/quant/ElementFunction.h"
 
@@ -47,6 +48,41 @@ TEST(ElementFunction, DecomposedHardSwishIsOneTableWithTheExecutorsBits) {
   const ElementFunction& f = *fs[static_cast<size_t>(y)];
   for (size_t i = 0; i < src.size(); ++i)
     ASSERT_EQ(f.table[static_cast<size_t>(src[i] + 128)], got[i]) << "element " << i;
+}
+
+TEST(ElementFunction, ThresholdMasksAreOneTableWithTheExecutorsBits) {
+  // x where x > 0.3 else 0, a comparison of two functions of x, and 0.5 < x with the constant
+  // first: each a table of the convolution's output. A Where whose operand is another tensor
+  // is not (two sources).
+  std::mt19937_64 rng(4);
+  GraphBuilder b;
+  const auto x = b.input("x", {1, 4, 5, 5});
+  const auto other = b.input("other", {1, 4, 5, 5});
+  const auto c = b.op(OpKind::Conv, "conv", {x, b.constant("w", randomTensor({4, 4, 1, 1}, rng))});
+  const auto above = b.op(OpKind::Greater, "above", {c, b.constant("t", scalar(0.3f))});
+  const auto masked = b.op(OpKind::Where, "masked", {above, c, b.constant("z", scalar(0.0f))});
+  const auto relu = b.op(OpKind::Relu, "relu", {c});
+  const auto same = b.op(OpKind::Equal, "same", {c, relu});
+  const auto below = b.op(OpKind::Less, "below", {b.constant("h", scalar(0.5f)), c});
+  const auto mixed = b.op(OpKind::Where, "mixed", {above, c, other});
+  const ir::Graph g = finish(b, {masked, same, below, mixed});
+  std::vector<std::vector<Tensor>> sets{
+      {randomTensor({1, 4, 5, 5}, rng, -2.0f, 2.0f), randomTensor({1, 4, 5, 5}, rng)}};
+  const QuantizedModel qm = quantize(g, sets);
+  const auto fs = elementFunctions(qm, {});
+  EXPECT_FALSE(fs[static_cast<size_t>(mixed)]);
+  Int8Executor ex(qm);
+  ex.run(sets[0]);
+  const std::vector<int8_t> src = s8(ex.value(c).data);
+  for (ir::ValueId v : {above, masked, same, below}) {
+    ASSERT_TRUE(fs[static_cast<size_t>(v)]) << g.value(v).name;
+    const ElementFunction& f = *fs[static_cast<size_t>(v)];
+    EXPECT_EQ(f.source, c);
+    const std::vector<int8_t> got = s8(ex.value(v).data);
+    for (size_t i = 0; i < src.size(); ++i)
+      ASSERT_EQ(f.table[static_cast<size_t>(src[i] + 128)], got[i])
+          << g.value(v).name << " element " << i;
+  }
 }
 
 TEST(ElementFunction, StopsAtTwoSourcesBroadcastsPerChannelTablesAndFusedNodes) {

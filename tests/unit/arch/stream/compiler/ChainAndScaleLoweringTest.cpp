@@ -1,7 +1,8 @@
 /// \file
 /// Tests of the stream compiler's element-wise chains (ChainLowering.cpp) and channel scale
 /// (ScaleLowering.cpp), run through the simulator and checked bit-exact against the int8
-/// reference: a written-out SiLU is one LUT with no tiles for its inner nodes;
+/// reference: a written-out SiLU and a threshold mask are each one LUT with no tiles for their
+/// inner nodes;
 /// squeeze-and-excitation's x * s waits a frame in FIFO 4902 and scales each frame of a batch by
 /// its own vector; a broadcast the multiplier cannot take is refused naming the node; a FIFO
 /// shortened by hand is reported, not realigned.
@@ -90,6 +91,19 @@ TEST(StreamChainLowering, AWrittenOutSiluIsOneLookupTable) {
   EXPECT_TRUE(end.auxTiles.empty());
   EXPECT_NE(end.note.find("lookup table 4906 of 'conv' (folded)"), std::string::npos) << end.note;
   EXPECT_EQ(layerNamed(r.program, "conv").outputs, std::vector<ir::ValueId>{g.outputs[0]});
+}
+
+TEST(StreamChainLowering, AThresholdMaskIsOneLookupTable) {
+  // x where x > 0.25 else 0: the comparison against a constant and the Where are one table of
+  // the convolution's output on its aux tile. Before, the constant was "not a stream".
+  const ir::Graph g = graphAfterConv(8, 10, 1, [](ir::Graph& gr, ir::ValueId y) {
+    const ir::ValueId above = append(gr, ir::OpKind::Greater, "above", {y, scalar(gr, "t", 0.25f)});
+    return append(gr, ir::OpKind::Where, "masked", {above, y, scalar(gr, "zero", 0.0f)});
+  });
+  const SessionResult r = run(g);
+  ASSERT_TRUE(r.report.verdict.checked);
+  EXPECT_TRUE(r.report.verdict.passed) << r.report.verdict.detail;
+  EXPECT_NE(layerNamed(r.program, "above").note.find("no tile of its own"), std::string::npos);
 }
 
 /// Squeeze-and-excitation on the convolution's output y: y * hardsigmoid(conv(relu(conv(gap(y))))).
