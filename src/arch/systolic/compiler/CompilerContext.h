@@ -176,6 +176,9 @@ struct ElementwisePlan {
   int inputA = 0, inputB = -1;   ///< node inputs read as A and B (-1: unary)
   OperandView a, b;              ///< their views
   bool perChannelTables = false; ///< Lookup: one table per channel
+  /// Lookup: a table the compiler computed (a Where folded into its source's 256 codes,
+  /// quant::elementFunctions) instead of the node's own lookupTables
+  std::vector<int8_t> table;
   /// Lookup whose tables vary along the last axis of a rank >= 3 tensor (a LayerNorm affine on
   /// [N, T, C]): that axis goes to the partitions, the DMA reading the tensor transposed
   bool lastAxisOnPartitions = false;

@@ -12,6 +12,7 @@
 /// with emitPipelined. Results are bit-exact: VECTOR applies the quant module's scalar rules.
 #include "CompilerContext.h"
 #include "nnaccel/ir/OpParams.h"
+#include "nnaccel/quant/ElementFunction.h"
 #include "nnaccel/quant/QuantizedModel.h"
 #include "nnaccel/support/Error.h"
 
@@ -19,6 +20,7 @@
 #include <array>
 #include <fmt/format.h>
 #include <optional>
+#include <set>
 #include <string>
 #include <variant>
 #include <vector>
@@ -230,6 +232,37 @@ std::variant<ElementwisePlan, std::string> planLookup(const ir::Graph& g, ir::No
   p.op.func = VectorFunc::Lookup;
   p.perChannelTables = qn.lookupAxis >= 0;
   p.lastAxisOnPartitions = lastAxis;
+  return p;
+}
+
+/// Where: VECTOR has no predicated write, but a Where whose condition and operands are functions
+/// of one of its inputs (a threshold mask, x where x > t else 0) is one table of that input's
+/// codes (quant/ElementFunction.h): a Lookup.
+std::variant<ElementwisePlan, std::string> planSelect(const CompilerContext& ctx, ir::NodeId id) {
+  const ir::Graph& g = ctx.g;
+  const ir::Node& n = g.node(id);
+  // x's and y's producers stay sources, so the table reads a tensor the program has (a Relu
+  // fused into its convolution is not one).
+  std::set<ir::NodeId> sources;
+  for (size_t i = 1; i < n.inputs.size(); ++i)
+    if (!g.isConstant(n.inputs[i]) && g.value(n.inputs[i]).producer >= 0)
+      sources.insert(g.value(n.inputs[i]).producer);
+  const std::vector<std::optional<quant::ElementFunction>> fs =
+      quant::elementFunctions(*ctx.qm, sources);
+  const std::optional<quant::ElementFunction>& f = fs[static_cast<size_t>(n.outputs[0])];
+  const auto source = f ? std::find(n.inputs.begin(), n.inputs.end(), f->source) : n.inputs.end();
+  if (source == n.inputs.end())
+    return std::string("VECTOR has no predicated write; only a Where whose condition and "
+                       "operands are functions of one of its inputs (one lookup table) runs");
+  const std::optional<OperandView> a =
+      operandView(g.value(*source).shape, g.value(n.outputs[0]).shape);
+  if (!a || a->perRow)
+    return std::string("its table's source is broadcast");
+  ElementwisePlan p;
+  p.a = *a;
+  p.inputA = static_cast<int>(source - n.inputs.begin());
+  p.op.func = VectorFunc::Lookup;
+  p.table.assign(f->table.begin(), f->table.end());
   return p;
 }
 
@@ -468,7 +501,7 @@ private:
       d.b = operand(inputRange(static_cast<size_t>(p_.inputB)), p_.b);
     d.out = output();
     if (d.op.func == VectorFunc::Lookup) {
-      const std::vector<int8_t>& t = ctx_.qm->node(id_).lookupTables;
+      const std::vector<int8_t>& t = p_.table.empty() ? ctx_.qm->node(id_).lookupTables : p_.table;
       d.tablesAddr = ctx_.addSegment(std::vector<uint8_t>(t.begin(), t.end()));
       d.perChannelTables = p_.perChannelTables;
     }
@@ -573,7 +606,7 @@ private:
 bool isElementwiseKind(quant::QuantOpKind k) {
   using K = quant::QuantOpKind;
   return k == K::Clamp || k == K::Lookup || k == K::AddSub || k == K::Mul || k == K::MinMax ||
-         k == K::Compare || k == K::Concat || k == K::Gather || k == K::Softmax;
+         k == K::Compare || k == K::Concat || k == K::Gather || k == K::Softmax || k == K::Select;
 }
 
 std::variant<ElementwisePlan, std::string> planElementwise(const CompilerContext& ctx,
@@ -604,6 +637,8 @@ std::variant<ElementwisePlan, std::string> planElementwise(const CompilerContext
     return planReplicate(g, id, qn);
   case K::Softmax:
     return planSoftmax(ctx, id, qn);
+  case K::Select:
+    return planSelect(ctx, id);
   default:
     break;
   }

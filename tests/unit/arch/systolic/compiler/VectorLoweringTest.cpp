@@ -1,7 +1,8 @@
 /// \file
 /// The systolic compiler's element-wise lowering (src/arch/systolic/compiler/VectorLowering.cpp):
 /// residual Add + Relu, LeNet-5's Tanh, plane/image chunking, per-channel and scalar broadcasts,
-/// constant operands, per-channel lookup tables, channel Concat, nearest Resize; and the
+/// constant operands, per-channel lookup tables, channel Concat, nearest Resize, a threshold
+/// Where as one lookup; and the
 /// patterns that stay on the host say why. Every simulated case is verified bit-exact against
 /// the int8 reference by the session.
 #include "nnaccel/arch/systolic/Compiler.h"
@@ -220,6 +221,27 @@ TEST(SystolicVectorLowering, ComparisonsSwapTheirPredicateWithTheirOperands) {
   ASSERT_FALSE(v.empty());
   EXPECT_EQ(v[0].func, VectorFunc::Greater);
   EXPECT_EQ(v[0].bStep, 0);
+}
+
+TEST(SystolicVectorLowering, AThresholdWhereIsOneLookupOfItsSource) {
+  // x where x > 0.2 else 0 is one table of x's codes: a Lookup reading x. A Where choosing
+  // between two tensors needs a predicated write VECTOR lacks: the host, with the reason.
+  RawGraph g;
+  const ir::ValueId x = g.input("x", {1, 20, 6, 6});
+  const ir::ValueId other = g.input("other", {1, 20, 6, 6});
+  const ir::ValueId r = g.node(ir::OpKind::Relu, "relu", {x});
+  const ir::ValueId above = g.node(ir::OpKind::Greater, "above",
+                                   {r, g.constant("t", Tensor::fromVector<float>({1}, {0.2f}))});
+  const ir::ValueId zero = g.constant("zero", Tensor::fromVector<float>({1}, {0.0f}));
+  const ir::ValueId masked = g.node(ir::OpKind::Where, "masked", {above, r, zero});
+  const ir::ValueId mixed = g.node(ir::OpKind::Where, "mixed", {above, r, other});
+  const SessionResult res = simulate(g.finish({masked, mixed}));
+  const std::vector<Vector> v = opsOf<Vector>(res.program, layerNamed(res.program, "masked"));
+  ASSERT_FALSE(v.empty());
+  EXPECT_EQ(v[0].func, VectorFunc::Lookup);
+  EXPECT_EQ(hostLayers(res.program), 1);
+  EXPECT_NE(layerNamed(res.program, "mixed").note.find("VECTOR has no predicated write"),
+            std::string::npos);
 }
 
 TEST(SystolicVectorLowering, DivKeepsItsOperandOrder) {
