@@ -7,6 +7,7 @@
 /// cycles, energy parts to the energy). Parameterised over engines::engineNames(), so an engine
 /// added to the registry is tested without a line here (skip lists: Profiles.h).
 #include "../support/AttentionGraph.h"
+#include "../support/DenseGraphs.h"
 #include "../support/LayerSpecGraphs.h"
 #include "../support/QdqGraph.h"
 #include "../support/SourcePaths.h"
@@ -337,30 +338,7 @@ TEST_P(EngineContract, GemmWithTransposedAOfAComputedTensorRunsOnTheEngine) {
   const Engine& e = engine();
   if (const std::string why = contract::skipReason(e, "model:gemm-transA"); !why.empty())
     GTEST_SKIP() << why;
-  using nnaccel::testing::graph::addNode;
-  using nnaccel::testing::graph::uniformTensor;
-  Rng rng(41);
-  ir::Graph g;
-  g.name = "gemm_transA";
-  const ir::ValueId x = g.addValue("x", DType::F32, {1, 4, 3, 5});
-  g.inputs = {x};
-  const ir::ValueId conv =
-      addNode(g, ir::OpKind::Conv, "conv",
-              {x, g.addConstant("conv.w", uniformTensor(rng, {6, 4, 3, 3}, 0.5f))}, [] {
-                ir::AttrMap a;
-                a.set("pads", std::vector<int64_t>{1, 1, 1, 1});
-                return a;
-              }());
-  const ir::ValueId flat =
-      addNode(g, ir::OpKind::Reshape, "view",
-              {conv, g.addConstant("view.shape", Tensor::fromVector<int64_t>({2}, {6, 15}))});
-  ir::AttrMap transA;
-  transA.set("transA", int64_t{1});
-  g.outputs = {addNode(g, ir::OpKind::Gemm, "gemm",
-                       {flat, g.addConstant("gemm.b", uniformTensor(rng, {6, 7}, 0.5f)),
-                        g.addConstant("gemm.c", uniformTensor(rng, {7}, 0.5f))},
-                       transA)};
-  driver::prepareGraph(g);
+  const ir::Graph g = nnaccel::testing::transposedGemmGraph();
   const report::RunReport r = e.simulate(g, e.preset(""), contract::runOptionsOf(e));
   expectReportInvariants(r, GetParam());
   bool ranGemm = false;

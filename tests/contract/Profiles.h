@@ -50,7 +50,8 @@ inline Profile profileOf(const std::string& engine) {
           "refuses it naming the node"},
          {"model:gemm-transA",
           "its Gemm reads a 15-row A (one row per pixel); the dense patch takes one vector "
-          "per frame, and the compiler refuses it naming the node"},
+          "per frame, and the compiler refuses it naming the node (stream's EngineTest "
+          "checks the message)"},
          {"model:attention",
           "the stream chip has no unit for a MatMul of two computed tensors, nor for the "
           "per-head Transpose of a token sequence; the compiler refuses it naming the node"}},

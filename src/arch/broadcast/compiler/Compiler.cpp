@@ -300,7 +300,7 @@ private:
     ConvAxes a;
     a.inW = fc.rows;
     a.outW = fc.rows;
-    auto weight = [f = fc](int64_t m, int64_t c, int64_t, int64_t) { return f.weight(m, c); };
+    auto weight = [fc](int64_t m, int64_t c, int64_t, int64_t) { return fc.weight(m, c); };
     lowerConvLike(id, a, 1, 1, fc.reduction, fc.columns, 1, false, true, weight);
     program_.layers.back().conv.inputTransposed = fc.transposedInput;
   }

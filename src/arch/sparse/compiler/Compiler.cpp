@@ -287,7 +287,7 @@ private:
     const common::FullyConnected fc = common::fullyConnected(qm_, id);
     // A fully-connected layer is a 1x1 convolution: A's rows are the pixels of a 1 x rows
     // plane, its columns the input channels (digest §8: FC maps poorly; it is honest here).
-    auto weight = [f = fc](int64_t m, int64_t c, int64_t, int64_t) { return f.weight(m, c); };
+    auto weight = [fc](int64_t m, int64_t c, int64_t, int64_t) { return fc.weight(m, c); };
     AxisConv ax{fc.rows, fc.rows, 1, 1, 1, 0, false};
     lowerConvLike(id, ax, AxisConv{}, fc.reduction, fc.columns, 1, weight, true);
     program_.layers.back().conv.inputTransposed = fc.transposedInput;

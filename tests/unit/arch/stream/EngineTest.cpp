@@ -6,6 +6,7 @@
 /// concatenations, lane-level through concat mux 4912 or as ragged sets) bit-exact against the
 /// int8 reference with a consistent timing plan, tampered programs reported, per-frame energy,
 /// and the compiler's errors.
+#include "DenseGraphs.h"
 #include "LayerSpecGraphs.h"
 #include "nnaccel/arch/stream/Compiler.h"
 #include "nnaccel/arch/stream/Session.h"
@@ -95,7 +96,6 @@ ir::Graph prepared(zoo::GraphBuilder& b) {
   return g;
 }
 
-/// The aux tiles of \p r running \p f.
 /// \p g must be refused on the big preset with a message that holds every one of \p parts.
 void expectRefused(const ir::Graph& g, const std::vector<std::string>& parts) {
   try {
@@ -107,6 +107,7 @@ void expectRefused(const ir::Graph& g, const std::vector<std::string>& parts) {
   }
 }
 
+/// The aux tiles of \p r running \p f.
 int64_t countAux(const SessionResult& r, AuxFunction f) {
   int64_t n = 0;
   for (const AuxTile& t : r.program.auxTiles)
@@ -164,6 +165,13 @@ TEST(StreamEngine, ExpandOfAFullRateStreamIsRefused) {
   x = b.conv("c0", x, {.outChannels = 8, .kernel = 3, .pad = 1});
   b.output(b.resize("up", x, 12, 12, zoo::ResizeMode::Nearest), "output");
   expectRefused(prepared(b), {"node 'up'", "needs 4 cycles per input position"});
+}
+
+TEST(StreamEngine, ADenseLayerOverManyRowsIsRefusedNamingItsRows) {
+  // The dense patch takes one vector per frame; a Gemm over the 15 pixel rows of a
+  // channel-major view (transA) is refused with its row count.
+  expectRefused(nnaccel::testing::transposedGemmGraph(),
+                {"node 'gemm'", "only a dense layer over one vector", "this one has 15 rows"});
 }
 
 /// Two convolutions of \p channels each over one 3x10x12 input, concatenated; after
