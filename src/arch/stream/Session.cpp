@@ -233,13 +233,17 @@ std::string placementTable(const Program& p) {
                       : t.add == AuxAdd::Scale    ? "channel scale (int8 multiply)"
                       : t.add == AuxAdd::Multiply ? "int8 multiply of two frames"
                       : t.add == AuxAdd::Compare  ? "int8 compare"
+                      : t.add == AuxAdd::Extremum ? (t.extremumMax ? "int8 max" : "int8 min")
                                                   : "scaled int8 add";
-    out += fmt::format("  r{}.a{}: {} <- {}{} (mux 4407), FIFO 4902 {} / aux FIFO {} positions; "
-                       "add {}; requantize {}; LUT {}; {}\n",
-                       t.row, t.index, t.layer, bus(t.primary),
-                       t.hasAux ? fmt::format(" + {}", bus(t.aux)) : "", t.primaryDelayPositions,
-                       t.auxDelayPositions, add, t.requantize.empty() ? "no" : "yes",
-                       t.lutEnabled ? "yes" : "no", auxFunctionDetail(t));
+    out += fmt::format(
+        "  r{}.a{}: {} <- {}{} (mux 4407), FIFO 4902 {} / aux FIFO {} positions; "
+        "add {}; requantize {}; LUT {}; {}\n",
+        t.row, t.index, t.layer, bus(t.primary), t.hasAux ? fmt::format(" + {}", bus(t.aux)) : "",
+        t.primaryDelayPositions, t.auxDelayPositions, add, t.requantize.empty() ? "no" : "yes",
+        !t.lutEnabled           ? "no"
+        : t.channelLuts.empty() ? "yes"
+                                : fmt::format("{} per-channel tables", t.channelLuts.size()),
+        auxFunctionDetail(t));
   }
   std::vector<std::string> outs;
   for (const OutputSelect& o : p.outputs)

@@ -127,6 +127,9 @@ enum class AuxAdd {
   /// Adder 4904 as a comparator (nnaccel's addition): both operands requantized onto the coarser
   /// scale and compared, 1 or 0 (quant::compareValue), e.g. Equal(x, maxpool(x)).
   Compare,
+  /// The same comparator passing the larger (Max) or smaller (Min) operand, both requantized
+  /// onto the output scale first (quant::minMaxValue): Max(x, conv(x)).
+  Extremum,
 };
 
 /// A window for the patch functions (pooling, sampling, expanding).
@@ -158,13 +161,18 @@ struct AuxTile {
   quant::AddSubMultipliers addScales; ///< AuxAdd::Scaled
   quant::QuantMultiplier mulScale;    ///< AuxAdd::Scale, Multiply: s_a * s_b / s_out
   quant::Comparison comparison = quant::Comparison::Equal; ///< AuxAdd::Compare
-  std::array<quant::QuantMultiplier, 2> compareScales{};   ///< AuxAdd::Compare: s_a/s_c, s_b/s_c
+  std::array<quant::QuantMultiplier, 2> compareScales{};   ///< AuxAdd::Compare: s_a/s_c, s_b/s_c;
+                                                           ///< Extremum: s_a/s_out, s_b/s_out
+  bool extremumMax = true;                                 ///< AuxAdd::Extremum: Max, else Min
   int64_t auxFirstChannel = 0; ///< AuxAdd::Scale: the aux channel of primary lane 0
   /// Requantizer before the LUT: int32 sums -> int8 with a per-channel multiplier (empty: the
   /// input is already int8). One entry per channel of the set.
   std::vector<quant::QuantMultiplier> requantize;
   bool lutEnabled = false;       ///< mux 4907
   std::array<int8_t, 256> lut{}; ///< 4906: output for int8 index q at lut[q + 128]
+  /// 4906 addressed by channel too (nnaccel's extension, docs/arch/Stream.md "Per-channel
+  /// tables"): when not empty, one table per channel of the set, used instead of \c lut.
+  std::vector<std::array<int8_t, 256>> channelLuts;
   AuxFunction function = AuxFunction::Bypass;
   PatchWindow window;
   std::vector<quant::CountMultiplier> averageMultipliers; ///< Average / GlobalAverage

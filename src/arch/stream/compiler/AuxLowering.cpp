@@ -19,6 +19,24 @@ std::array<int8_t, 256> composeLuts(const std::array<int8_t, 256>& inner,
   });
 }
 
+void appendLut(AuxTile& t, const ChannelLuts& tables) {
+  const auto ch = static_cast<size_t>(t.channels);
+  NNACCEL_ASSERT(tables.size() == 1 || tables.size() == ch)
+      << t.layer << ": " << tables.size() << " tables for " << ch << " channels";
+  if (tables.size() == 1 && t.channelLuts.empty()) {
+    t.lut = t.lutEnabled ? composeLuts(t.lut, tables[0]) : tables[0];
+  } else {
+    ChannelLuts composed(ch);
+    for (size_t k = 0; k < ch; ++k) {
+      const auto& outer = tables[tables.size() == 1 ? 0 : k];
+      const auto& inner = t.channelLuts.empty() ? t.lut : t.channelLuts[k];
+      composed[k] = t.lutEnabled ? composeLuts(inner, outer) : outer;
+    }
+    t.channelLuts = std::move(composed);
+  }
+  t.lutEnabled = true;
+}
+
 // ---- patch functions ---------------------------------------------------------------------------
 
 /// A patch function on every set of \p in for layer \p li: folded into the set's producing aux
@@ -246,8 +264,7 @@ void Mapper::lowerInterpolate(ir::NodeId id) {
 
 /// \p lut applied to stream \p source as node \p id's output; \p alone: the node is the
 /// source's only reader (directly or through an element-wise chain).
-void Mapper::lowerLut(ir::NodeId id, const std::array<int8_t, 256>& lut, ir::ValueId source,
-                      bool alone) {
+void Mapper::lowerLut(ir::NodeId id, const ChannelLuts& tables, ir::ValueId source, bool alone) {
   const ir::Node& n = g_.node(id);
   const Placed in = at(source, n.outputs[0]);
   Layer& l = addLayer(id, "");
@@ -255,19 +272,23 @@ void Mapper::lowerLut(ir::NodeId id, const std::array<int8_t, 256>& lut, ir::Val
   l.in = in.format;
   l.out = in.format;
   Placed out = in;
+  int64_t c0 = 0; // the set's first channel
   for (size_t si = 0; si < in.sets.size(); ++si) {
+    const int64_t ch = channelsOfSet(in.sets[si]);
+    const ChannelLuts setTables =
+        tables.size() == 1 ? tables : ChannelLuts(tables.begin() + c0, tables.begin() + c0 + ch);
+    c0 += ch;
     const int64_t producer = si < in.producerAux.size() ? in.producerAux[si] : -1;
     // Fold into the producing aux tile when this is its value's only reader and its output mux
     // still bypasses (the LUT sits before the patch function, Fig. 49).
     if (alone && producer >= 0 &&
         aux(static_cast<size_t>(producer)).function == AuxFunction::Bypass) {
-      foldLut(li, id, static_cast<size_t>(producer), lut, in, out, si);
+      foldLut(li, id, static_cast<size_t>(producer), setTables, in, out, si);
       continue;
     }
     const size_t ti = newAuxFor(li, in.sets[si].bus, in.sets[si], nullptr);
     AuxTile& t = aux(ti);
-    t.lutEnabled = true;
-    t.lut = lut;
+    appendLut(t, setTables);
     const BusRef ref{t.row, t.outSlot};
     const int64_t start = planAux(ti, in.format.cyclesPerPosition);
     noteSet(ref, t.channels, start);
@@ -281,11 +302,10 @@ void Mapper::lowerLut(ir::NodeId id, const std::array<int8_t, 256>& lut, ir::Val
 
 /// \p lut of node \p id (layer \p li) folded into aux tile \p producer, which writes set \p si
 /// of \p in: composed after the tile's own LUT, the tile replanned into \p out.
-void Mapper::foldLut(size_t li, ir::NodeId id, size_t producer, const std::array<int8_t, 256>& lut,
+void Mapper::foldLut(size_t li, ir::NodeId id, size_t producer, const ChannelLuts& tables,
                      const Placed& in, Placed& out, size_t si) {
   AuxTile& t = aux(producer);
-  t.lut = t.lutEnabled ? composeLuts(t.lut, lut) : lut;
-  t.lutEnabled = true; // the tile's LUT stage may come into use: replanned
+  appendLut(t, tables); // the tile's LUT stage may come into use: replanned
   const BusRef ref{t.row, t.outSlot};
   const int64_t start = planAux(producer, in.format.cyclesPerPosition);
   noteSet(ref, t.channels, start);
@@ -358,18 +378,25 @@ void Mapper::lowerAdd(ir::NodeId id) {
 void Mapper::lowerPair(ir::NodeId id) {
   const ir::Node& n = g_.node(id);
   const quant::QuantNode& q = qm_.node(id);
-  const bool compare = q.kind == quant::QuantOpKind::Compare;
-  combineStreams(id, at(n.inputs[0], n.outputs[0]), at(n.inputs[1], n.outputs[0]), false,
-                 compare ? "adder 4904 compares" : "a multiplier beside adder 4904",
+  const bool multiply = q.kind == quant::QuantOpKind::Mul;
+  const char* note = multiply                                ? "a multiplier beside adder 4904"
+                     : q.kind == quant::QuantOpKind::Compare ? "adder 4904 compares"
+                                                             : "adder 4904 compares and selects";
+  combineStreams(id, at(n.inputs[0], n.outputs[0]), at(n.inputs[1], n.outputs[0]), false, note,
                  [&](AuxTile& t) {
-                   if (!compare) {
+                   if (multiply) {
                      t.add = AuxAdd::Multiply;
                      t.mulScale = q.mulMultiplier;
                      return;
                    }
-                   t.add = AuxAdd::Compare;
-                   t.comparison = quant::comparisonOf(n.op);
                    t.compareScales = {q.inputMultipliers.at(0), q.inputMultipliers.at(1)};
+                   if (q.kind == quant::QuantOpKind::Compare) {
+                     t.add = AuxAdd::Compare;
+                     t.comparison = quant::comparisonOf(n.op);
+                   } else {
+                     t.add = AuxAdd::Extremum;
+                     t.extremumMax = n.op == ir::OpKind::Max;
+                   }
                  });
 }
 

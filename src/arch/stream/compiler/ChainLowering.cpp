@@ -7,7 +7,10 @@
 /// the nodes inside the chain move no data. docs/arch/Stream.md, "Element-wise chains".
 #include "Mapper.h"
 #include "nnaccel/quant/ElementFunction.h"
+#include "nnaccel/quant/Kernels.h"
+#include "nnaccel/support/Error.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 namespace nnaccel::arch::stream::detail {
@@ -64,7 +67,7 @@ bool Mapper::lowerElementChain(ir::NodeId id) {
   bool alone = ends.size() == 1 && !g_.isOutput(f.source);
   for (ir::NodeId u : g_.users(f.source))
     alone = alone && (u == id || chainInterior_.contains(u));
-  lowerLut(id, f.table, f.source, alone);
+  lowerLut(id, {f.table}, f.source, alone);
   if (n.inputs.size() != 1 || n.inputs[0] != f.source) {
     Layer& l = program_.layers.back();
     l.inputs = {f.source};
@@ -73,6 +76,42 @@ bool Mapper::lowerElementChain(ir::NodeId id) {
                            g_.value(f.source).name);
   }
   return true;
+}
+
+/// A Lookup with one table per channel (a per-channel constant Add/Sub/Mul/Div, a PRelu's
+/// slopes, a standalone BatchNormalization) as LUT 4906 addressed by channel: each set's aux
+/// tile holds the tables of its own channels (docs/arch/Stream.md, "Per-channel tables").
+void Mapper::lowerChannelLookup(ir::NodeId id) {
+  const ir::Node& n = g_.node(id);
+  const quant::QuantNode& q = qm_.node(id);
+  const Placed& in = at(n.inputs[0], n.outputs[0]);
+  const int64_t channels = g_.value(n.outputs[0]).shape.at(1);
+  if (in.pixelMajor || in.flattenedFrame || in.format.frame.channels != channels)
+    throw Error(ErrorKind::Unsupported, ErrorContext{.node = n.name},
+                fmt::format("its {} tables run along axis 1, which is not the channel axis of "
+                            "the stream it reads ({} channels per position)",
+                            channels, in.format.frame.channels));
+  // Every lane looks up its own copy of the table (16 lookups a cycle); with per-channel tables
+  // a lane's copy holds the tables of the channels it carries in turn.
+  for (BusRef set : in.sets) {
+    const int64_t perLane = ceilDiv(channelsOfSet(set), c_.lanes);
+    if (perLane * quant::kLookupEntries > c_.lutEntries)
+      throw Error(ErrorKind::Config, ErrorContext{.node = n.name, .key = "aux_tiles.lut_entries"},
+                  fmt::format("each lane carries {} channels in turn and needs their {} tables "
+                              "of {} entries; the LUT holds {}",
+                              perLane, perLane, quant::kLookupEntries, c_.lutEntries));
+  }
+  ChannelLuts tables(static_cast<size_t>(channels));
+  NNACCEL_ASSERT(q.lookupTables.size() == tables.size() * quant::kLookupEntries)
+      << n.name << ": tables";
+  for (size_t c = 0; c < tables.size(); ++c)
+    std::copy_n(q.lookupTables.begin() + static_cast<std::ptrdiff_t>(c * quant::kLookupEntries),
+                quant::kLookupEntries, tables[c].begin());
+  lowerLut(id, tables, n.inputs[0], soleConsumer(n.inputs[0]).has_value());
+  Layer& l = program_.layers.back();
+  if (l.note.empty())
+    l.note = fmt::format("lookup table 4906 addressed by channel: {} tables of {} entries",
+                         channels, quant::kLookupEntries);
 }
 
 } // namespace nnaccel::arch::stream::detail

@@ -99,7 +99,12 @@ void Mapper::lowerNode(ir::NodeId id) {
       return lowerPair(id); // two frames streamed together
     break;
   case quant::QuantOpKind::Compare:
+  case quant::QuantOpKind::MinMax:
     return lowerPair(id);
+  case quant::QuantOpKind::Lookup:
+    if (q.lookupAxis == 1)
+      return lowerChannelLookup(id);
+    break;
   case quant::QuantOpKind::Concat:
     if (fusePaddingIntoAdd(id))
       return;
@@ -126,8 +131,8 @@ void Mapper::lowerNode(ir::NodeId id) {
               ErrorContext{.node = n.name, .op = std::string(ir::opName(n.op))},
               fmt::format("the stream ASIC has no unit for it (kernel tiles: "
                           "convolution, transposed convolution and dense; aux tiles: activation "
-                          "LUT, pooling, sampling, upsampling, residual add, channel scale, "
-                          "concatenation)"));
+                          "LUT, pooling, sampling, upsampling, residual add, max/min, compare, "
+                          "multiply, channel scale, concatenation)"));
 }
 
 void Mapper::lowerView(ir::NodeId id) {

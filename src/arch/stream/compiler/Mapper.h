@@ -125,6 +125,14 @@ template <typename F> std::array<int8_t, 256> makeLut(F f) {
 std::array<int8_t, 256> composeLuts(const std::array<int8_t, 256>& inner,
                                     const std::array<int8_t, 256>& outer);
 
+/// Lookup tables for a value's channels: one for all, or one per channel (a per-channel
+/// constant operand, a PRelu's slopes, a standalone BatchNormalization).
+using ChannelLuts = std::vector<std::array<int8_t, 256>>;
+
+/// \p tables (one, or one per channel of aux tile \p t's set) applied after the tile's LUT
+/// stage: composed with the table(s) already there, or set when the stage was unused.
+void appendLut(AuxTile& t, const ChannelLuts& tables);
+
 /// A convolution or dense layer as the kernel tiles see it.
 struct ConvSpec {
   ir::NodeId id = -1;
@@ -285,9 +293,10 @@ private:
                            const char* unit) const;
   void lowerInterpolate(ir::NodeId id);
   void placeUpsampling(ir::NodeId id, const Placed& in, AuxFunction fn, const PatchWindow& w);
-  void lowerLut(ir::NodeId id, const std::array<int8_t, 256>& lut, ir::ValueId source, bool alone);
-  void foldLut(size_t li, ir::NodeId id, size_t producer, const std::array<int8_t, 256>& lut,
+  void lowerLut(ir::NodeId id, const ChannelLuts& tables, ir::ValueId source, bool alone);
+  void foldLut(size_t li, ir::NodeId id, size_t producer, const ChannelLuts& tables,
                const Placed& in, Placed& out, size_t si);
+  void lowerChannelLookup(ir::NodeId id);
   bool isOutputFunction(ir::NodeId id) const;
   void lowerOutputFunction(ir::NodeId id);
   void lowerAdd(ir::NodeId id);

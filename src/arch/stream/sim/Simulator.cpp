@@ -302,6 +302,18 @@ void scaleSets(const AuxTile& t, const SetStream& ain, const std::string& where,
       }
 }
 
+/// One output of aux tile \p t's element-pair stage (Multiply, Compare, Extremum) on \p a, \p b.
+Value pairValue(const AuxTile& t, Value a, Value b) {
+  switch (t.add) {
+  case AuxAdd::Multiply:
+    return quant::mulValue(t.mulScale, a, b);
+  case AuxAdd::Compare:
+    return quant::compareValue(t.comparison, t.compareScales[0], t.compareScales[1], a, b);
+  default:
+    return quant::minMaxValue(t.extremumMax, t.compareScales[0], t.compareScales[1], a, b);
+  }
+}
+
 /// Aux tile \p t's two-input stage on \p out (a copy of the primary \p pin): the alternating
 /// mux, the concat mux, the channel-scale multiplier or the adder, when the tile has one.
 void combineOperands(const AuxTile& t, int64_t lanes, const SetStream& pin, const SetStream* ain,
@@ -314,14 +326,11 @@ void combineOperands(const AuxTile& t, int64_t lanes, const SetStream& pin, cons
   } else if (t.add == AuxAdd::Scale) {
     NNACCEL_ASSERT(ain) << where << ": channel scale without a vector";
     scaleSets(t, *ain, where, out);
-  } else if (t.add == AuxAdd::Multiply || t.add == AuxAdd::Compare) {
+  } else if (t.add == AuxAdd::Multiply || t.add == AuxAdd::Compare || t.add == AuxAdd::Extremum) {
     NNACCEL_ASSERT(ain && ain->values.size() == out.values.size())
         << where << ": operands of " << out.values.size() << " values";
     for (size_t q = 0; q < out.values.size(); ++q)
-      out.values[q] = t.add == AuxAdd::Multiply
-                          ? quant::mulValue(t.mulScale, out.values[q], ain->values[q])
-                          : quant::compareValue(t.comparison, t.compareScales[0],
-                                                t.compareScales[1], out.values[q], ain->values[q]);
+      out.values[q] = pairValue(t, out.values[q], ain->values[q]);
   } else if (t.add != AuxAdd::None) {
     addSets(t, ain, where, out);
   }
@@ -335,11 +344,16 @@ void requantizeAndLookUp(const AuxTile& t, const std::string& where, SetStream& 
     for (size_t q = 0; q < out.values.size(); ++q)
       out.values[q] = quant::requantize(out.values[q], t.requantize[q % static_cast<size_t>(ch)]);
   }
-  if (t.lutEnabled) {
-    for (Value& v : out.values) {
-      NNACCEL_ASSERT(v >= -128 && v <= 127) << where << ": LUT index " << v << " is not int8";
-      v = t.lut[static_cast<size_t>(v + 128)];
-    }
+  if (!t.lutEnabled)
+    return;
+  const auto ch = static_cast<size_t>(out.frame.channels);
+  NNACCEL_ASSERT(t.channelLuts.empty() || t.channelLuts.size() == ch)
+      << where << ": " << t.channelLuts.size() << " tables for " << ch << " channels";
+  for (size_t q = 0; q < out.values.size(); ++q) {
+    Value& v = out.values[q];
+    NNACCEL_ASSERT(v >= -128 && v <= 127) << where << ": LUT index " << v << " is not int8";
+    const auto& table = t.channelLuts.empty() ? t.lut : t.channelLuts[q % ch];
+    v = table[static_cast<size_t>(v + 128)];
   }
 }
 

@@ -3,8 +3,9 @@
 /// classifiers, run through the simulator and checked bit-exact against the int8 reference:
 /// dilated convolutions as one block per tap (ConvMapping.cpp), channel slices as Subset tiles
 /// (ConcatLowering.cpp), the product and the comparison of two streamed frames on the aux tile's
-/// two-input stage (AuxLowering.cpp), and spare kernel tiles configured as identity bypasses
-/// when a row's aux tiles run out (Placement.cpp), which never carry int32 partial sums.
+/// two-input stage (AuxLowering.cpp), per-channel lookup tables (ChainLowering.cpp), and spare
+/// kernel tiles configured as identity bypasses when a row's aux tiles run out (Placement.cpp),
+/// which never carry int32 partial sums.
 #include "LayerSpecGraphs.h"
 #include "nnaccel/arch/stream/Session.h"
 #include "nnaccel/driver/ModelLoader.h"
@@ -121,6 +122,86 @@ TEST(StreamDetectorOps, PeakMaskMultipliesAndComparesTwoStreams) {
   }
   EXPECT_EQ(compares, 1);
   EXPECT_EQ(multiplies, 1);
+}
+
+/// conv(24) -> 2x2 max pool -> standalone BatchNormalization -> PRelu with per-channel slopes
+/// -> Add of a per-channel constant -> Max with the pooled frame; \p stride2 puts a stride-2
+/// convolution first (the frame then streams at 4 cycles per position, T = 2).
+ir::Graph perChannelGraph(bool stride2) {
+  zoo::GraphBuilder b("per_channel", 9);
+  ir::ValueId x = b.input("input", {1, 3, 16, 16});
+  if (stride2)
+    x = b.relu("r", b.conv("down", x, {.outChannels = 8, .kernel = 3, .stride = 2, .pad = 1}));
+  x = b.conv("c0", x, {.outChannels = 24, .kernel = 3, .pad = 1});
+  const ir::ValueId pooled = b.maxPool("pool", x, {.kernel = 2, .stride = 2});
+  b.output(b.batchNorm("bn", pooled), "bn_out"); // extended below
+  ir::Graph g = b.finish();
+  auto append = [&](ir::OpKind op, const std::string& name, std::vector<ir::ValueId> in) {
+    ir::Node n;
+    n.op = op;
+    n.name = name;
+    n.opset = 13;
+    n.inputs = std::move(in);
+    n.outputs = {g.addValue(name, DType::F32)};
+    g.addNode(std::move(n));
+    return g.node(static_cast<ir::NodeId>(g.numNodes()) - 1).outputs[0];
+  };
+  std::vector<float> slopes(24), offsets(24);
+  for (size_t c = 0; c < 24; ++c) {
+    slopes[c] = 0.05f * static_cast<float>(c);
+    offsets[c] = 0.1f * static_cast<float>(c) - 1.0f;
+  }
+  const ir::ValueId prelu = append(
+      ir::OpKind::PRelu, "prelu",
+      {g.outputs[0], g.addConstant("slopes", Tensor::fromVector<float>({24, 1, 1}, slopes))});
+  const ir::ValueId shifted =
+      append(ir::OpKind::Add, "shift",
+             {prelu, g.addConstant("offsets", Tensor::fromVector<float>({1, 24, 1, 1}, offsets))});
+  g.outputs = {append(ir::OpKind::Max, "max", {shifted, pooled})};
+  driver::prepareGraph(g);
+  return g;
+}
+
+TEST(StreamDetectorOps, PerChannelConstantsAreChannelTablesAndMaxSelects) {
+  const SessionResult r = simulateDetector(perChannelGraph(false), streamPreset("large"));
+  ASSERT_TRUE(r.report.verdict.checked);
+  EXPECT_TRUE(r.report.verdict.passed) << r.report.verdict.detail;
+  // BatchNormalization, PRelu and the Add compose into one set of per-channel tables per set
+  // (16 + 8 channels), folded into one aux tile each; Max selects on the comparator.
+  size_t tabled = 0, channelTables = 0, selects = 0;
+  for (const AuxTile& t : r.program.auxTiles) {
+    tabled += t.channelLuts.empty() ? 0 : 1;
+    channelTables += t.channelLuts.size();
+    if (t.add == AuxAdd::Extremum) {
+      ++selects;
+      EXPECT_TRUE(t.extremumMax);
+    }
+  }
+  EXPECT_EQ(tabled, 2u);
+  EXPECT_EQ(channelTables, 24u);
+  EXPECT_EQ(selects, 2u); // one per set
+  EXPECT_EQ(layerOf(r.program, "prelu").outputs.size(), 0u) << "folded into the BN's tile";
+}
+
+TEST(StreamDetectorOps, PerChannelTablesNeedRoomForEveryChannelALaneCarries) {
+  // At T = 2 each lane carries two channels in turn and holds both tables: 512 entries.
+  const ir::Graph g = perChannelGraph(true);
+  StreamConfig c = streamPreset("large");
+  c.lutEntries = 256;
+  try {
+    simulateDetector(g, c);
+    FAIL() << "expected the LUT to be too small";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Config);
+    EXPECT_EQ(e.context().key, "aux_tiles.lut_entries");
+    EXPECT_EQ(e.context().node, "bn");
+    EXPECT_NE(std::string(e.what()).find("needs their 2 tables of 256 entries; the LUT holds 256"),
+              std::string::npos)
+        << e.what();
+  }
+  c.lutEntries = 512;
+  const SessionResult r = simulateDetector(g, c);
+  EXPECT_TRUE(r.report.verdict.passed) << r.report.verdict.detail;
 }
 
 TEST(StreamDetectorOps, SpareKernelTilesBypassWhenARowsAuxTilesRunOut) {
