@@ -891,7 +891,7 @@ TEST_F(Cli, AllocationsBeyondTheMemoryBudgetAreRefusedBeforeTheyHappen) {
   const Result small = run("simulate lenet5 --max-memory 1M");
   EXPECT_EQ(small.exitCode, 1);
   EXPECT_NE(small.err.find("error: the systolic machine's memories (DRAM, SBUF, PSUM) would take "
-                           "13.1 MiB, more than the memory budget of 1 MiB (--max-memory)"),
+                           "1.15 MiB, more than the memory budget of 1 MiB (--max-memory)"),
             std::string::npos)
       << small.err;
   const std::string values = "=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16";
@@ -903,11 +903,11 @@ TEST_F(Cli, AllocationsBeyondTheMemoryBudgetAreRefusedBeforeTheyHappen) {
   EXPECT_EQ(grid.exitCode, 1);
   EXPECT_NE(grid.err.find("error: a sweep of 1048576 points would take "), std::string::npos)
       << grid.err;
-  // The systolic SBUF is allocated for what the program uses (the compiler's layout reaches a
-  // quarter of each partition), not the configured maximum: 16 partitions of 64 MiB (1 GiB)
-  // run LeNet-5 within a 512 MiB budget.
+  // The systolic SBUF and its resident region are allocated and estimated for what the program
+  // uses (the vector unit's buffers lie at most 64 KiB apart), not the configured maximum:
+  // 16 partitions of 64 MiB (1 GiB) run LeNet-5 within a 32 MiB budget.
   writeText("big_sbuf.yaml", "sbuf:\n  bytes_per_partition: 67108864\n");
-  const Result big = run("simulate lenet5 --config big_sbuf.yaml --max-memory 512M");
+  const Result big = run("simulate lenet5 --config big_sbuf.yaml --max-memory 32M");
   EXPECT_EQ(big.exitCode, 0) << big.err;
   EXPECT_NE(big.out.find("VERIFIED"), std::string::npos) << big.out;
   const Result bad = run("simulate lenet5 --max-memory 8X");

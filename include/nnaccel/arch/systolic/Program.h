@@ -119,6 +119,7 @@ struct Program {
 /// not the configured maximum (issue 20: an accepted 1 GiB per partition was 128 GiB of SBUF).
 struct ProgramExtents {
   int64_t sbufBytesPerPartition = 0; ///< one past the highest SBUF working-area byte used
+  int64_t residentBytes = 0; ///< one past the highest resident-region offset any DMA or tensor uses
 };
 
 /// Structural check of every instruction against the config (counts equal, addresses inside

@@ -176,6 +176,7 @@ private:
                          end ? showNumber(Show::Hex, *end) : std::string("overflow"),
                          showNumber(Show::Hex, kResidentBase), showNumber(Show::Hex, limit)));
       }
+      noteResident(*end);
       return;
     }
     if (!end || addr < 0 || *end > p_.dramBytes) {
@@ -292,6 +293,11 @@ private:
     }
   }
 
+  /// Records that the resident region is used up to address \p end (exclusive).
+  void noteResident(int64_t end) const {
+    extents_.residentBytes = std::max(extents_.residentBytes, end - kResidentBase);
+  }
+
   void checkSbuf(const char* name, int64_t base, std::initializer_list<Level> levels,
                  int64_t unitBytes) const {
     const std::optional<Span> span = patternSpan(base, levels, unitBytes);
@@ -322,6 +328,7 @@ private:
         fieldFail(name, fmt::format("starts in the resident region but reaches {} below it",
                                     showNumber(Show::Hex, span->begin)));
       }
+      noteResident(span->end);
       return;
     }
     checkInside(name, span, p_.dramBytes, Show::Hex, "DRAM bytes");

@@ -171,16 +171,20 @@ void columnSums(const float* x, int64_t vectors, int64_t rows, const float* w, i
 
 namespace {
 
-/// The SBUF bytes per partition to allocate: what the program uses (validateProgram's extents),
-/// not the configured maximum. Every access is checked against this bound at run time too, so
-/// a program reaching past it fails, never reads outside the allocation. A program that does
-/// not validate (only hand-built ones reach here: decoding and compiling validate) gets the
-/// configured size, and the run-time checks report what is wrong with it.
-int64_t sbufBytesUsed(const Program& p) {
+/// The SBUF working bytes per partition and resident-region bytes to allocate: what the program
+/// uses (validateProgram's extents), not the configured maximum. Every access is checked against
+/// this bound at run time too, so a program reaching past it fails, never reads outside the
+/// allocation. A program that does not validate (only hand-built ones reach here: decoding and
+/// compiling validate) gets the configured size, and the run-time checks report what is wrong with
+/// it.
+ProgramExtents extentsUsed(const Program& p) {
   try {
-    return std::max<int64_t>(1, validateProgram(p).sbufBytesPerPartition);
+    ProgramExtents e = validateProgram(p);
+    e.sbufBytesPerPartition = std::max<int64_t>(1, e.sbufBytesPerPartition);
+    return e;
   } catch (const Error&) {
-    return p.config.sbufWorkingBytesPerPartition();
+    return {.sbufBytesPerPartition = p.config.sbufWorkingBytesPerPartition(),
+            .residentBytes = residentRegionBytes(p.config)};
   }
 }
 
@@ -190,6 +194,7 @@ struct Simulator::Impl {
   const Program program; ///< a copy: the simulator never depends on the caller's lifetime
   HostContext host;
   const SystolicConfig& config;
+  const ProgramExtents extents; ///< what the program touches: the memories are sized to it
   const int64_t rows, cols, sbufPartitionBytes, psumEntries, elemBytes;
 
   /// resident: the SBUF resident region, in its flat address order (Program.h's mapping onto
@@ -213,8 +218,9 @@ struct Simulator::Impl {
   size_t current = 0;
 
   Impl(const Program& p, HostContext h)
-      : program(p), host(h), config(program.config), rows(p.config.peRows), cols(p.config.peCols),
-        sbufPartitionBytes(sbufBytesUsed(p)), psumEntries(p.config.psumEntriesPerColumn),
+      : program(p), host(h), config(program.config), extents(extentsUsed(p)), rows(p.config.peRows),
+        cols(p.config.peCols), sbufPartitionBytes(extents.sbufBytesPerPartition),
+        psumEntries(p.config.psumEntriesPerColumn),
         elemBytes(static_cast<int64_t>(dtypeSizeBytes(p.dtype))) {
     if (p.dtype != DType::I8 && p.dtype != DType::F32) {
       throw Error(ErrorKind::Model, {},
@@ -1092,13 +1098,13 @@ struct Simulator::Impl {
   uint64_t machineStateBytes() const {
     const auto u = [](int64_t v) { return static_cast<uint64_t>(v); };
     const uint64_t psumValueBytes = program.dtype == DType::F32 ? sizeof(float) : sizeof(int32_t);
-    return u(program.dramBytes) + u(rows) * u(sbufPartitionBytes) + u(residentRegionBytes(config)) +
+    return u(program.dramBytes) + u(rows) * u(sbufPartitionBytes) + u(extents.residentBytes) +
            u(psumEntries) * u(cols) * (psumValueBytes + 1) + u(rows) * u(cols) * 2 * psumValueBytes;
   }
 
   void resetMachine() {
     sbuf.assign(static_cast<size_t>(rows * sbufPartitionBytes));
-    resident.assign(static_cast<size_t>(residentRegionBytes(config)));
+    resident.assign(static_cast<size_t>(extents.residentBytes));
     actTable.assign(static_cast<size_t>(cols * kActTableSlots * kActRecordBytes), 0);
     poolTable.assign(static_cast<size_t>(kPoolTableEntries * kPoolRecordBytes), 0);
     lookupTable.assign(static_cast<size_t>(rows * kLookupTableBytes), 0);

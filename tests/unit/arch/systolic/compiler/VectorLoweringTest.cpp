@@ -142,6 +142,22 @@ TEST(SystolicVectorLowering, Lenet5RunsWithoutHostLayers) {
   EXPECT_EQ(tanh, 4);
 }
 
+TEST(SystolicVectorLowering, AHugeStateBufferIsNotSpannedByTheVectorBuffers) {
+  // Issue 20: with 1 GiB per partition the four vector buffers lay a quarter of it apart, so a
+  // LeNet-5 program (and the simulator's SBUF) spanned 4 GiB. They now lie at most 64 KiB apart.
+  SystolicConfig c = testConfig();
+  c.sbufBytesPerPartition = int64_t{1} << 30;
+  c.sbufResidentBytesPerPartition = int64_t{1} << 20;
+  const SessionResult r = simulate(driver::loadModel("lenet5"), c);
+  EXPECT_TRUE(r.report.verdict.passed) << r.report.verdict.detail;
+  const ProgramExtents e = validateProgram(r.program);
+  EXPECT_GT(e.sbufBytesPerPartition, 0);
+  EXPECT_LE(e.sbufBytesPerPartition, 4 * (int64_t{64} << 10));
+  // The resident region holds LeNet-5's activations: the extents say how much of it is used.
+  EXPECT_GT(e.residentBytes, 0);
+  EXPECT_LE(e.residentBytes, residentRegionBytes(c));
+}
+
 TEST(SystolicVectorLowering, ChunksPlanesAndBatchesImages) {
   RawGraph big;
   const ir::ValueId a = big.input("a", {2, 20, 20, 30});
