@@ -41,11 +41,12 @@ int64_t DimBinder::bind(const std::string& input, size_t runtimeIndex, size_t ax
                         const std::string& param) {
   if (!param.empty() && bound_.contains(param))
     return bound_.at(param);
+  // A dim with neither a value nor a dim_param is named INPUT[AXIS], for --dim too.
   const std::string name = param.empty() ? fmt::format("{}[{}]", input, axis) : param;
   std::optional<int64_t> value;
   std::string how;
-  if (auto it = options_.dimParams.find(param); !param.empty() && it != options_.dimParams.end()) {
-    usedParams_.insert(param);
+  if (auto it = options_.dimParams.find(name); it != options_.dimParams.end()) {
+    usedParams_.insert(name);
     value = it->second;
     how = "--dim";
   } else if (auto f = fromFiles_.find(param); !param.empty() && f != fromFiles_.end()) {
@@ -59,8 +60,8 @@ int64_t DimBinder::bind(const std::string& input, size_t runtimeIndex, size_t ax
     how = options_.batchGiven ? "--batch" : "the batch default; --batch sets it";
   }
   if (!value) {
-    unbound_.push_back(
-        fmt::format("{} (axis {} of '{}')", param.empty() ? name : "'" + name + "'", axis, input));
+    unbound_.push_back(fmt::format("'{}' ({}axis {} of '{}')", name,
+                                   param.empty() ? "unnamed, " : "", axis, input));
     return 0;
   }
   bindings_.push_back(fmt::format("{}={} ({})", name, *value, how));

@@ -665,6 +665,8 @@ float applyActivation(const ActivationParams& p, float x) {
     const double softplus = v > 0.0 ? v + std::log1p(std::exp(-v)) : std::log1p(std::exp(v));
     return static_cast<float>(v * std::tanh(softplus));
   }
+  case OpKind::Softsign:
+    return x / (1.0f + std::fabs(x));
   case OpKind::Sqrt:
     return std::sqrt(x);
   case OpKind::Reciprocal:

@@ -642,6 +642,7 @@ QuantNode classifyNode(const Graph& g, NodeId id) {
   case OpKind::Gelu:
   case OpKind::Swish:
   case OpKind::Mish:
+  case OpKind::Softsign:
   case OpKind::Sqrt:
   case OpKind::Reciprocal:
   case OpKind::Log:

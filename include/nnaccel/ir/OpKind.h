@@ -69,6 +69,7 @@ bool isRowMajorView(OpKind kind);
   case ::nnaccel::ir::OpKind::Gelu:                                                                \
   case ::nnaccel::ir::OpKind::Swish:                                                               \
   case ::nnaccel::ir::OpKind::Mish:                                                                \
+  case ::nnaccel::ir::OpKind::Softsign:                                                            \
   case ::nnaccel::ir::OpKind::Sqrt:                                                                \
   case ::nnaccel::ir::OpKind::Reciprocal:                                                          \
   case ::nnaccel::ir::OpKind::Log:                                                                 \

@@ -5,6 +5,7 @@
 #include "OnnxModelBuilder.h"
 #include "nnaccel/ir/ShapeInference.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -238,8 +239,14 @@ TEST(OnnxImporter, SymbolicDimensionsAreBound) {
   b.input("w", {std::string("n"), int64_t{2}});
   EXPECT_STREQ(
       importError(b, unnamed).what(),
-      "m.onnx: 1 symbolic input dimension nothing binds: x[2] (axis 2 of 'x'); bind it with "
-      "--dim NAME=VALUE or give --input files whose shapes have it");
+      "m.onnx: 1 symbolic input dimension nothing binds: 'x[2]' (unnamed, axis 2 of 'x'); bind "
+      "it with --dim NAME=VALUE or give --input files whose shapes have it");
+  // An unnamed dimension is bound by its INPUT[AXIS] name (Silero VAD's state input has one).
+  unnamed.dimParams["x[2]"] = 11;
+  ir::Graph bound = b.import(unnamed);
+  EXPECT_EQ(bound.value(bound.inputs[0]).shape[2], 11);
+  EXPECT_NE(std::find(bound.dimBindings.begin(), bound.dimBindings.end(), "x[2]=11 (--dim)"),
+            bound.dimBindings.end());
 }
 
 TEST(OnnxImporter, UnboundAndConflictingDimensionsAreErrors) {

@@ -610,6 +610,8 @@ TEST(ApplyActivation, ReferenceValues) {
   EXPECT_FLOAT_EQ(f(OpKind::Mish, 1.0f), 0.8650984f);                           // tanh(log(1 + e))
   EXPECT_FLOAT_EQ(f(OpKind::Mish, -1.0f), -0.3034015f); // -tanh(log(1 + 1/e))
   EXPECT_EQ(f(OpKind::Mish, 100.0f), 100.0f);           // no overflow
+  EXPECT_FLOAT_EQ(f(OpKind::Softsign, 3.0f), 0.75f);    // x / (1 + |x|)
+  EXPECT_FLOAT_EQ(f(OpKind::Softsign, -1.0f), -0.5f);
   EXPECT_FLOAT_EQ(f(OpKind::Elu, -1.0f), -0.63212055f);
   EXPECT_EQ(f(OpKind::Elu, 2.0f), 2.0f);
   EXPECT_FLOAT_EQ(f(OpKind::Selu, -1.0f), -1.1113307f);
