@@ -40,6 +40,12 @@ MODELS = [
     # token Transpose naming the node).
     ("ch_PP-OCRv4_rec_infer.onnx", ["p2o.DynamicDimension.0=1", "p2o.DynamicDimension.1=320"],
      False),
+    # openWakeWord's speech embedding (Google's speech_embedding via tf2onnx): 20 convolutions
+    # of 1x3/3x1/3x3 with LeakyReLU and Max on a 76x32 mel spectrogram (NHWC, one channel). The
+    # stream engine reads the input (its Reshape to NCHW is a view) but refuses the 1x3
+    # convolutions once pooling has left the frame 2 columns wide: an aperture narrower than
+    # its 3-wide kernel block.
+    ("embedding_model.onnx", [], False),
 ]
 ENGINES = [("systolic", []), ("sparse", ["--threads", "1"]), ("broadcast", []),
            ("stream", ["--preset", "large"])]

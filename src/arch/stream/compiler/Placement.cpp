@@ -149,7 +149,8 @@ void Mapper::mapInput() {
   placed_[v] = std::move(p);
 }
 
-/// The Transpose (perm 0, 3, 1, 2) that turns the NHWC graph input \p v into NCHW, when it is
+/// The Transpose (perm 0, 3, 1, 2), or for one channel the equivalent Reshape, that turns the
+/// NHWC graph input \p v into NCHW, when it is
 /// \p v's only reader or ends a single-reader path of element-wise chain nodes from \p v
 /// (whose one lookup table treats every channel alike); -1 otherwise. The path's values are
 /// NHWC tensors: \p chain receives them.
@@ -162,6 +163,15 @@ ir::NodeId Mapper::nhwcInputTranspose(ir::ValueId v, std::set<ir::ValueId>& chai
     const ir::Node& u = g_.node(users[0]);
     if (u.op == ir::OpKind::Transpose)
       return ir::transposePerm(g_, users[0]) == std::vector<int64_t>{0, 3, 1, 2} ? users[0] : -1;
+    // With one channel, NHWC [1, H, W, 1] -> NCHW [1, 1, H, W] is a Reshape as well (an audio
+    // model's mel-spectrogram "image"): the same view.
+    if (u.op == ir::OpKind::Reshape) {
+      const Dims& in = g_.value(at).shape;
+      const Dims& out = g_.value(u.outputs[0]).shape;
+      const bool oneChannel = in.size() == 4 && in[3] == 1 && out.size() == 4 && out[1] == 1 &&
+                              in[0] == out[0] && in[1] == out[2] && in[2] == out[3];
+      return oneChannel ? users[0] : -1;
+    }
     const auto& f =
         u.outputs.size() == 1 ? functions_[static_cast<size_t>(u.outputs[0])] : std::nullopt;
     if (!f || f->source != v)

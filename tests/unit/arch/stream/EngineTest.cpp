@@ -438,6 +438,30 @@ TEST(StreamEngine, AnNhwcInputIsThePixelStreamItself) {
   }
 }
 
+TEST(StreamEngine, AOneChannelNhwcInputReshapedToNchwIsThePixelStreamToo) {
+  // openWakeWord's speech embedding (tf2onnx): a 76x32x1 mel "image" reshaped to 1x1x76x32.
+  // Before, the input bus took the 76 as channels and refused the model.
+  ir::Graph g;
+  g.name = "mel";
+  Rng rng(17);
+  const ir::ValueId x = g.addValue("input", DType::F32, {1, 9, 7, 1});
+  const ir::ValueId shape = g.addConstant("shape", Tensor::fromVector<int64_t>({4}, {1, 1, 9, 7}));
+  const ir::ValueId nchw = testing::detail::addNode(g, ir::OpKind::Reshape, "to_nchw", {x, shape});
+  ir::AttrMap conv;
+  conv.set("kernel_shape", std::vector<int64_t>{3, 3});
+  conv.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  const ir::ValueId w = g.addConstant("w", testing::detail::sparseWeights(rng, {4, 1, 3, 3}, 1.0));
+  g.inputs = {x};
+  g.outputs = {testing::detail::addNode(g, ir::OpKind::Conv, "c", {nchw, w}, conv)};
+  driver::prepareGraph(g);
+  const SessionResult r = run(g, streamPreset("fig44"));
+  EXPECT_TRUE(r.report.verdict.passed) << r.report.verdict.detail;
+  EXPECT_EQ(r.program.input.frame.channels, 1);
+  EXPECT_EQ(r.program.input.frame.rows, 9);
+  EXPECT_EQ(r.program.input.frame.cols, 7);
+  EXPECT_EQ(r.program.layers.front().kind, LayerKind::View);
+}
+
 /// conv -> relu -> max pool on an input of \p batch images.
 ir::Graph batchGraph(int64_t batch) {
   zoo::GraphBuilder b("batch", 5);
