@@ -2,6 +2,8 @@
 // (see OnnxTensor.h). Every byte read from a TensorProto is bounds-checked here first.
 #include "OnnxTensor.h"
 
+#include "nnaccel/tensor/Half.h"
+
 #include <bit>
 #include <cctype>
 #include <cstring>
@@ -68,11 +70,49 @@ int64_t valuesOutside(const onnx::TensorProto& p, const void* expected) {
   return n;
 }
 
+/// A float16 tensor widened to fp32: two little-endian bytes per value in raw_data, or one
+/// value's bits per entry of int32_data (ONNX's layout for float16).
+Tensor halfTensorFromProto(const onnx::TensorProto& proto, Dims dims, int64_t count,
+                           const TensorFail& fail) {
+  const bool raw = proto.has_raw_data();
+  if (valuesOutside(proto, raw ? nullptr : &proto.int32_data()) > 0) {
+    fail(ErrorKind::Model, "has values in a typed data field that does not match element type "
+                           "float16");
+  }
+  const int64_t given =
+      raw ? static_cast<int64_t>(proto.raw_data().size()) / 2 : proto.int32_data_size();
+  if (given != count || (raw && proto.raw_data().size() % 2 != 0)) {
+    fail(ErrorKind::Model, "has " + std::to_string(raw ? proto.raw_data().size() : given) +
+                               (raw ? " bytes of raw_data" : " values in int32_data") +
+                               ", expected " + std::to_string(raw ? 2 * count : count) +
+                               " for float16 shape " + dimsToString(dims));
+  }
+  Tensor t(DType::F32, std::move(dims));
+  float* out = t.data<float>();
+  for (int64_t i = 0; i < count; ++i) {
+    uint32_t bits = 0;
+    if (raw) {
+      const auto* b = reinterpret_cast<const unsigned char*>(proto.raw_data().data()) + 2 * i;
+      bits = b[0] | (uint32_t{b[1]} << 8);
+    } else {
+      bits = static_cast<uint32_t>(proto.int32_data(static_cast<int>(i)));
+      if (bits > 0xffffu) {
+        fail(ErrorKind::Model, "has float16 element " + std::to_string(i) + " = " +
+                                   std::to_string(proto.int32_data(static_cast<int>(i))) +
+                                   " in int32_data; expected a 16-bit pattern");
+      }
+    }
+    out[i] = halfBitsToFloat(static_cast<uint16_t>(bits));
+  }
+  return t;
+}
+
 } // namespace
 
 std::optional<DType> dtypeFromOnnx(int32_t elemType) {
   switch (elemType) {
   case onnx::TensorProto::FLOAT:
+  case onnx::TensorProto::FLOAT16: // widened to fp32 (tensor/Half.h, docs/IR.md)
     return DType::F32;
   case onnx::TensorProto::INT8:
     return DType::I8;
@@ -140,7 +180,7 @@ Tensor tensorFromProto(const onnx::TensorProto& proto, const ErrorContext& conte
     }
     fail(ErrorKind::Unsupported, "has element type " + onnxTypeName(proto.data_type()) +
                                      ", which nnaccel does not support (supported: float, "
-                                     "int8, uint8, int32, int64, bool)");
+                                     "float16, int8, uint8, int32, int64, bool)");
   }
 
   Dims dims(proto.dims().begin(), proto.dims().end());
@@ -155,6 +195,9 @@ Tensor tensorFromProto(const onnx::TensorProto& proto, const ErrorContext& conte
     }
   }
 
+  if (proto.data_type() == onnx::TensorProto::FLOAT16) {
+    return halfTensorFromProto(proto, std::move(dims), count, fail);
+  }
   if (proto.has_raw_data()) {
     if (valuesOutside(proto, nullptr) > 0) {
       fail(ErrorKind::Model, "has both raw_data and typed data fields");

@@ -8,6 +8,7 @@
 #include "nnaccel/ir/LogicOps.h"
 #include "nnaccel/ir/ShapeOps.h"
 #include "nnaccel/support/IntMath.h"
+#include "nnaccel/tensor/Half.h"
 
 #include <algorithm>
 #include <cmath>
@@ -1520,6 +1521,7 @@ DType castTarget(const Graph& g, NodeId id) {
   // onnx::TensorProto_DataType numbering.
   switch (to) {
   case 1:
+  case 10: // float16: held as fp32, the values rounded to half precision (castValues)
     return DType::F32;
   case 2:
     return DType::U8;
@@ -1535,14 +1537,24 @@ DType castTarget(const Graph& g, NodeId id) {
     break;
   }
   static const std::pair<int64_t, const char*> kNames[] = {
-      {4, "uint16"},  {5, "int16"},   {8, "string"},     {10, "float16"},    {11, "double"},
-      {12, "uint32"}, {13, "uint64"}, {14, "complex64"}, {15, "complex128"}, {16, "bfloat16"}};
+      {4, "uint16"},  {5, "int16"},      {8, "string"},      {11, "double"},  {12, "uint32"},
+      {13, "uint64"}, {14, "complex64"}, {15, "complex128"}, {16, "bfloat16"}};
   for (const auto& [code, name] : kNames) {
     if (code == to) {
       g.fail(id, std::string("cast to ") + name + " is not supported", ErrorKind::Unsupported);
     }
   }
   g.fail(id, "unknown cast target type " + str(to));
+}
+
+Tensor castValues(const Graph& g, NodeId id, const Tensor& x) {
+  Tensor y = x.castTo(castTarget(g, id));
+  if (requiredIntAttr(g, id, "to") == 10) {
+    float* v = y.data<float>();
+    for (int64_t i = 0; i < y.numElements(); ++i)
+      v[i] = roundToHalf(v[i]);
+  }
+  return y;
 }
 
 } // namespace nnaccel::ir

@@ -688,7 +688,7 @@ std::vector<OutInfo> computeOutputs(const Graph& g, NodeId id) {
     const DType to = castTarget(g, id);
     OutInfo info{to, x.shape, std::nullopt};
     if (x.constant && foldable(x.shape)) {
-      info.folded = x.constant->castTo(to);
+      info.folded = castValues(g, id, *x.constant);
     }
     return {info};
   }

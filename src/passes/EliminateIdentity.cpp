@@ -77,7 +77,10 @@ std::size_t eliminateIdentity(Graph& g) {
       continue;
     }
     ValueId in = n.inputs[0];
-    const bool copy = n.op == OpKind::Identity ||
+    // A Cast between f32 values that does not round (to float; to float16 rounds: castValues).
+    const bool f32Copy = n.op == OpKind::Cast && g.value(in).dtype == DType::F32 &&
+                         g.value(n.outputs[0]).dtype == DType::F32 && n.attrs.getInt("to", 0) == 1;
+    const bool copy = n.op == OpKind::Identity || f32Copy ||
                       (n.op == OpKind::Dropout && isInferenceDropout(g, id)) ||
                       (n.op == OpKind::Transpose && isIdentityTranspose(g, id, in));
     if (!copy) {

@@ -1228,6 +1228,20 @@ private:
   std::vector<detail::Range> ranges_;
 };
 
+/// A cast to float16 of an f32 value rounds it to 11 significant bits; on int8 codes
+/// (|q| <= 127, so |q - fp16(q)| <= 127 * 2^-12 < 0.5 at one scale) it changes nothing, so the
+/// int8 graph holds it as an Identity (a view on every engine). docs/Quantization.md.
+void halfCastsAsCopies(Graph& g) {
+  for (NodeId id = 0; id < static_cast<NodeId>(g.numNodes()); ++id) {
+    ir::Node& n = g.node(id);
+    if (n.op != OpKind::Cast || n.inputs.empty() || !isF32(g, n.inputs[0]) || n.outputs.empty() ||
+        !isF32(g, n.outputs[0]))
+      continue;
+    n.op = OpKind::Identity;
+    n.attrs = {};
+  }
+}
+
 } // namespace
 
 QuantizedModel quantize(const Graph& g, const std::vector<std::vector<Tensor>>& calibrationInputs,
@@ -1235,6 +1249,7 @@ QuantizedModel quantize(const Graph& g, const std::vector<std::vector<Tensor>>& 
   QuantizedModel model;
   model.graph = g;
   std::map<ValueId, float> modelScales = absorbQdqPairs(model.graph);
+  halfCastsAsCopies(model.graph);
   // An imported QDQ model rounds as ONNX does (half to even); nnaccel's own rule otherwise.
   bool qdq = !modelScales.empty();
   for (size_t v = 0; v < model.graph.numValues(); ++v)

@@ -222,7 +222,7 @@ std::vector<Tensor> evalUnchecked(const ir::Graph& g, ir::NodeId id, const NodeI
     return out;
   }
   case OpKind::Cast:
-    return one(in.at(0).castTo(ir::castTarget(g, id)));
+    return one(ir::castValues(g, id, in.at(0)));
   case OpKind::QLinearConv:
   case OpKind::QLinearMatMul:
     g.fail(id,

@@ -247,8 +247,13 @@ struct SplitParams {
 };
 SplitParams splitParams(const Graph& g, NodeId id);
 
-/// Cast target dtype; throws Unsupported for ONNX types nnaccel does not hold (e.g. f16).
+/// Cast target dtype; throws Unsupported for ONNX types nnaccel does not hold (e.g. f64).
+/// float16 is F32 (nnaccel widens it; castValues rounds the values).
 DType castTarget(const Graph& g, NodeId id);
+/// Cast node \p id applied to \p x: Tensor::castTo its target, and for a cast to float16 each
+/// value then rounded to half precision (roundToHalf), so the fp32 tensor holds the model's
+/// float16 values.
+Tensor castValues(const Graph& g, NodeId id, const Tensor& x);
 
 /// QuantizeLinear / DequantizeLinear (opset 10-17): QdqParams (Graph.h), validated: scale an f32
 /// constant with positive finite values, zero point absent or a constant of the scale's shape,

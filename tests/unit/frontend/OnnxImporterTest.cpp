@@ -249,6 +249,32 @@ TEST(OnnxImporter, SymbolicDimensionsAreBound) {
             bound.dimBindings.end());
 }
 
+TEST(OnnxImporter, Float16TensorsAreWidenedToFp32) {
+  // raw_data (little-endian halves) and int32_data (one bit pattern each) both widen exactly;
+  // a pattern beyond 16 bits is a malformed model.
+  ModelBuilder b;
+  b.input("x", {int64_t{2}});
+  b.initializer(rawTensor<uint16_t>("a", onnx::TensorProto::FLOAT16, {2}, {0x3c00, 0xc100}));
+  onnx::TensorProto typed;
+  typed.set_name("c");
+  typed.set_data_type(onnx::TensorProto::FLOAT16);
+  typed.add_dims(2);
+  typed.add_int32_data(0x3555);
+  typed.add_int32_data(0x7bff);
+  b.initializer(typed);
+  b.node("Add", {"x", "a"}, {"s"});
+  b.node("Mul", {"s", "c"}, {"y"});
+  b.output("y");
+  ir::Graph g = b.import();
+  EXPECT_EQ(*valueNamed(g, "a").constant, Tensor::fromVector<float>({2}, {1.0f, -2.5f}));
+  EXPECT_EQ(*valueNamed(g, "c").constant,
+            Tensor::fromVector<float>({2}, {0.333251953125f, 65504.0f}));
+  b.graph().mutable_initializer(1)->set_int32_data(0, 0x10000);
+  EXPECT_STREQ(importError(b).what(),
+               "m.onnx: initializer 'c' has float16 element 0 = 65536 in int32_data; expected a "
+               "16-bit pattern");
+}
+
 TEST(OnnxImporter, UnboundAndConflictingDimensionsAreErrors) {
   ModelBuilder b;
   b.input("x", {std::string("n"), std::string("h"), std::string("w")});
@@ -541,13 +567,16 @@ TEST(OnnxImporter, ReadTensorProtoFileErrors) {
   half.set_name("h");
   half.set_data_type(onnx::TensorProto::FLOAT16);
   half.add_dims(1);
-  half.set_raw_data(std::string(2, '\0'));
-  const std::string halfPath = writeTempFile("half.pb", half.SerializeAsString());
+  half.set_raw_data(std::string("\x00\x3c", 2)); // 1.0
+  const Tensor widened = readTensorProtoFile(writeTempFile("half.pb", half.SerializeAsString()));
+  EXPECT_EQ(widened, Tensor::fromVector<float>({1}, {1.0f}));
+  half.set_data_type(onnx::TensorProto::BFLOAT16);
+  const std::string halfPath = writeTempFile("bfloat.pb", half.SerializeAsString());
   e = expectError([&] { readTensorProtoFile(halfPath); });
   EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
   EXPECT_EQ(std::string(e.what()),
-            halfPath + ": tensor 'h' has element type float16, which nnaccel does not support "
-                       "(supported: float, int8, uint8, int32, int64, bool)");
+            halfPath + ": tensor 'h' has element type bfloat16, which nnaccel does not support "
+                       "(supported: float, float16, int8, uint8, int32, int64, bool)");
 
   e = expectError([] { readTensorProtoFile("/nonexistent/x.pb"); });
   EXPECT_EQ(e.kind(), ErrorKind::Io);
@@ -756,15 +785,15 @@ TEST(OnnxImporterErrors, BadConstantNodes) {
 
   ModelBuilder half;
   onnx::TensorProto h;
-  h.set_data_type(onnx::TensorProto::FLOAT16);
+  h.set_data_type(onnx::TensorProto::BFLOAT16);
   h.add_dims(1);
   h.set_raw_data(std::string(2, '\0'));
   attrTensor(half.node("Constant", {}, {"y"}, "k"), "value", h);
   half.output("y");
   EXPECT_STREQ(importError(half).what(),
-               "m.onnx: node 'k' (Constant, opset 13): 'value': tensor has element type float16, "
-               "which nnaccel does not support (supported: float, int8, uint8, int32, int64, "
-               "bool)");
+               "m.onnx: node 'k' (Constant, opset 13): 'value': tensor has element type bfloat16, "
+               "which nnaccel does not support (supported: float, float16, int8, uint8, int32, "
+               "int64, bool)");
 }
 
 TEST(OnnxImporterErrors, MissingInput) {
@@ -846,7 +875,7 @@ TEST(OnnxImporter, DeclaredOutputTypesAreRecorded) {
   EXPECT_FALSE(g2.value(g2.outputs[0]).declaredDType);
   ModelBuilder half = convReluModel();
   half.graph().mutable_output(0)->mutable_type()->mutable_tensor_type()->set_elem_type(
-      onnx::TensorProto::FLOAT16);
+      onnx::TensorProto::BFLOAT16);
   ir::Graph g3 = half.import();
   EXPECT_FALSE(g3.value(g3.outputs[0]).declaredDType);
   // An output without any type declares nothing either.
@@ -1021,15 +1050,17 @@ TEST(OnnxImporterErrors, BadInitializers) {
   EXPECT_STREQ(e.what(), "m.onnx: initializer 'huge' has dims 1099511627776x1099511627776 whose "
                          "element count overflows");
 
-  onnx::TensorProto half = rawTensor<uint16_t>("half", onnx::TensorProto::FLOAT16, {1}, {0});
+  onnx::TensorProto half = rawTensor<uint16_t>("half", onnx::TensorProto::BFLOAT16, {1}, {0});
   e = withInit(half);
   EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
-  EXPECT_STREQ(e.what(), "m.onnx: initializer 'half' has element type float16, which nnaccel does "
-                         "not support (supported: float, int8, uint8, int32, int64, bool)");
+  EXPECT_STREQ(e.what(),
+               "m.onnx: initializer 'half' has element type bfloat16, which nnaccel does "
+               "not support (supported: float, float16, int8, uint8, int32, int64, bool)");
 
   e = withInit(rawTensor<double>("dbl", onnx::TensorProto::DOUBLE, {1}, {1.0}));
-  EXPECT_STREQ(e.what(), "m.onnx: initializer 'dbl' has element type double, which nnaccel does "
-                         "not support (supported: float, int8, uint8, int32, int64, bool)");
+  EXPECT_STREQ(e.what(),
+               "m.onnx: initializer 'dbl' has element type double, which nnaccel does "
+               "not support (supported: float, float16, int8, uint8, int32, int64, bool)");
 
   onnx::TensorProto ext;
   ext.set_name("ext");
@@ -1089,8 +1120,9 @@ TEST(OnnxImporterErrors, BadInitializers) {
   onnx::TensorProto odd = floatTensor("odd", {1}, {1});
   odd.set_data_type(77);
   e = withInit(odd);
-  EXPECT_STREQ(e.what(), "m.onnx: initializer 'odd' has element type data type 77, which nnaccel "
-                         "does not support (supported: float, int8, uint8, int32, int64, bool)");
+  EXPECT_STREQ(e.what(),
+               "m.onnx: initializer 'odd' has element type data type 77, which nnaccel "
+               "does not support (supported: float, float16, int8, uint8, int32, int64, bool)");
 
   onnx::TensorProto seg = floatTensor("seg", {1}, {1});
   seg.mutable_segment()->set_begin(0);

@@ -13,6 +13,7 @@
 #include "nnaccel/support/Rng.h"
 #include "nnaccel/zoo/Zoo.h"
 
+#include <cmath>
 #include <cstring>
 #include <gtest/gtest.h>
 
@@ -373,6 +374,22 @@ TEST(Executor, EvalNodeComputesFoldableNodes) {
   EXPECT_EQ(valuesOf<int64_t>(m), (std::vector<int64_t>{10}));
   const Tensor c = evalNode(g, cast, {&m})[0];
   EXPECT_EQ(valuesOf<float>(c), (std::vector<float>{10.0f}));
+}
+
+TEST(Executor, ACastToFloat16RoundsToHalfPrecisionInFp32) {
+  // float16 is held as fp32 (tensor/Half.h): a cast to it (to = 10) rounds each value to the
+  // nearest half, ties to even, beyond 65504 to infinity; arithmetic after it stays fp32.
+  Graph g;
+  const ValueId x = g.addValue("x", DType::F32, {4});
+  const NodeId cast = addNode(g, OpKind::Cast, "cast", {x}, {"h"}, attrs({{"to", int64_t{10}}}));
+  g.inputs = {x};
+  g.outputs = {out(g, cast)};
+  inferShapes(g);
+  EXPECT_EQ(g.value(out(g, cast)).dtype, DType::F32);
+  Executor ex(g);
+  const float third = 1.0f / 3.0f, tie = 1.0f + 1.0f / 2048.0f;
+  const std::vector<Tensor> y = ex.run({tensorOf<float>({4}, {third, tie, 7e4f, -2.5f})});
+  EXPECT_EQ(valuesOf<float>(y[0]), (std::vector<float>{0.333251953125f, 1.0f, INFINITY, -2.5f}));
 }
 
 TEST(Executor, InputMismatchesAreUsageErrors) {
