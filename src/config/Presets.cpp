@@ -5,6 +5,7 @@
 
 #include "nnaccel/support/Error.h"
 #include "nnaccel/support/ReadFile.h"
+#include "nnaccel/support/Suggest.h"
 
 #include <cerrno>
 #include <cstring>
@@ -32,7 +33,8 @@ size_t presetIndex(std::span<const EmbeddedConfig> files, std::string_view engin
     }
   }
   throw Error(ErrorKind::Usage, {},
-              fmt::format("no {} preset named '{}' (presets: {})", engine, name,
+              fmt::format("no {} preset named '{}'{} (presets: {})", engine, name,
+                          didYouMean(name, presetNames(files)),
                           fmt::join(presetNames(files), ", ")));
 }
 

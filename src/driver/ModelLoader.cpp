@@ -7,6 +7,7 @@
 #include "nnaccel/passes/Pipeline.h"
 #include "nnaccel/scalesim/Topology.h"
 #include "nnaccel/scalesim/TopologyGraph.h"
+#include "nnaccel/support/Suggest.h"
 #include "nnaccel/zoo/Zoo.h"
 
 #include <cctype>
@@ -47,10 +48,13 @@ ir::Graph importOrBuild(const std::string& model, const LoadOptions& options) {
   if (std::filesystem::is_directory(model, ec)) {
     throw Error(ErrorKind::Io, ErrorContext{.file = model}, "is a directory, not an onnx file");
   }
+  std::vector<std::string> zooNames{std::string(kDemoAlias)};
+  for (const zoo::ZooModel& z : zoo::zooModels())
+    zooNames.push_back(z.name);
   throw Error(ErrorKind::Usage, {},
-              fmt::format("model '{}': no such file and no zoo model of that name (see 'nnaccel "
-                          "zoo list')",
-                          model));
+              fmt::format("model '{}': no such file and no zoo model of that name{} (see "
+                          "'nnaccel zoo list')",
+                          model, didYouMean(model, zooNames)));
 }
 
 } // namespace

@@ -89,7 +89,21 @@ TEST_F(Cli, UsageErrorsExitWithTwo) {
               "the following argument was not expected: --frob (see 'nnaccel info --help')");
   expectError("zoo export lenet5", 2, "OUT is required (see 'nnaccel zoo export --help')");
   expectError("run lenet5 --dtype int4", 2,
-              "--dtype: int4 not in {f32,int8} (see 'nnaccel run --help')");
+              "--dtype: int4 not in {f32,int8} (did you mean 'int8'?) (see 'nnaccel run --help')");
+  // Typos get the nearest valid name (support/Suggest.h).
+  expectErrorPrefix("simulat lenet5", 2,
+                    "unknown command 'simulat' for 'nnaccel' (did you mean "
+                    "'simulate'?)");
+  expectErrorPrefix("simulate lenet5 --arch systolc", 2,
+                    "--arch: systolc not in {systolic,sparse,broadcast,stream} (did you mean "
+                    "'systolic'?)");
+  expectErrorPrefix("simulate lenet", 2,
+                    "model 'lenet': no such file and no zoo model of that name (did you mean "
+                    "'lenet5'?)");
+  expectErrorPrefix(
+      "simulate lenet5 --preset sever", 2,
+      "no systolic preset named 'sever' (did you mean 'server'?) (presets: small, edge, "
+      "server)");
   expectError("run lenet5 --dtype int8 --calib-samples 0", 2,
               "--calib-samples: Value 0 not in range 1 to 10000 (see 'nnaccel run --help')");
   expectError("run lenet5 --seed -3", 2,
@@ -426,7 +440,8 @@ TEST_F(Cli, UnknownModelIsAUsageError) {
                 "model 'nosuch.onnx': no such file and no zoo model of that name (see 'nnaccel "
                 "zoo list')");
     expectError(std::string(cmd) + " resnet19", 2,
-                "model 'resnet19': no such file and no zoo model of that name (see 'nnaccel zoo "
+                "model 'resnet19': no such file and no zoo model of that name (did you mean "
+                "'resnet18'?) (see 'nnaccel zoo "
                 "list')");
   }
 }

@@ -93,7 +93,8 @@ TEST_F(ScaleSimCli, ExportTopologyErrors) {
   expectError("export-topology lenet5", 2,
               "--output is required (see 'nnaccel export-topology --help')");
   expectError("export-topology resnet19 -o t.csv", 2,
-              "model 'resnet19': no such file and no zoo model of that name (see 'nnaccel zoo "
+              "model 'resnet19': no such file and no zoo model of that name (did you mean "
+              "'resnet18'?) (see 'nnaccel zoo "
               "list')");
   expectError("export-topology dcgan -o t.csv", 1,
               "dcgan: no convolution or fully-connected layer to export");

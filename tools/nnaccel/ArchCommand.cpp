@@ -45,7 +45,7 @@ public:
                                        "of its --config files)");
     show_->add_option("ENGINE", engine_, "accelerator engine")
         ->required()
-        ->check(CLI::IsMember(engines::engineNames()));
+        ->check(oneOf(engines::engineNames()));
     arch_.configure(*show_, false);
   }
 

@@ -1,6 +1,8 @@
 // --arch / --preset / --config for the commands that target an engine (ArchOptions.h).
 #include "ArchOptions.h"
 
+#include "Command.h"
+
 #include <fmt/format.h>
 
 namespace nnaccel::cli {
@@ -11,7 +13,7 @@ void ArchOptions::configure(CLI::App& app, bool withArchOption) {
     arch_ = all.front()->name();
   if (withArchOption)
     app.add_option("--arch", arch_, "accelerator engine")
-        ->check(CLI::IsMember(engines::engineNames()))
+        ->check(oneOf(engines::engineNames()))
         ->capture_default_str();
   std::vector<std::string> defaults;
   for (const engines::Engine* e : all)

@@ -21,7 +21,7 @@ void CalibrationOptions::configure(CLI::App& app) {
   methodOption_ = app.add_option("--calib-method", method_,
                                  "how activation ranges are chosen: minmax, percentile, mse or "
                                  "entropy (docs/Quantization.md)")
-                      ->check(CLI::IsMember({"minmax", "percentile", "mse", "entropy"}))
+                      ->check(oneOf({"minmax", "percentile", "mse", "entropy"}))
                       ->capture_default_str()
                       ->group(group);
   percentileOption_ = app.add_option("--percentile", percentile_,

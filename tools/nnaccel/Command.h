@@ -8,8 +8,10 @@
 #pragma once
 
 #include "nnaccel/support/Error.h"
+#include "nnaccel/support/Suggest.h"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -60,6 +62,21 @@ inline std::string helpPointer(const CLI::App& app) {
 /// the message followed by the pointer to \p app's --help.
 inline Error usageError(const CLI::App& app, const std::string& message) {
   return Error(ErrorKind::Usage, {}, message + " " + helpPointer(app));
+}
+
+/// Validator for an option taking one of \p names: "X not in {a,b}" as CLI11's IsMember says
+/// it, with the nearest name suggested (support/Suggest.h).
+inline CLI::Validator oneOf(std::vector<std::string> names) {
+  std::string list;
+  for (const std::string& n : names)
+    list += (list.empty() ? "" : ",") + n;
+  return CLI::Validator(
+      [names, list](std::string& text) -> std::string {
+        if (std::find(names.begin(), names.end(), text) != names.end())
+          return "";
+        return text + " not in {" + list + "}" + nnaccel::didYouMean(text, names);
+      },
+      "{" + list + "}");
 }
 
 /// Validator for seeds: a decimal integer in [0, 2^64).

@@ -22,7 +22,7 @@ public:
     modelOptions_.configure(app);
     app.add_option("--archs", engines_, "engines to compare, comma-separated")
         ->delimiter(',')
-        ->check(CLI::IsMember(engines::engineNames()))
+        ->check(oneOf(engines::engineNames()))
         ->capture_default_str();
     app.add_option("--budget", budgetFile_,
                    "equal-resource budget (YAML, docs/Compare.md; default: "

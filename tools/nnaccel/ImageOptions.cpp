@@ -33,7 +33,7 @@ void ImageOptions::configure(CLI::App& app) {
   app.add_option("--layout", layout_,
                  "tensor layout of an image input: nchw, nhwc, or auto (from the input's shape: "
                  "the axis of extent 1, 3 or 4 holds the channels)")
-      ->check(CLI::IsMember({"auto", "nchw", "nhwc"}))
+      ->check(oneOf({"auto", "nchw", "nhwc"}))
       ->capture_default_str()
       ->group(group);
   app.add_option("--size", size_,
@@ -43,7 +43,7 @@ void ImageOptions::configure(CLI::App& app) {
   app.add_option("--norm", norm_,
                  "value normalization: unit (x/255), signed ((x/255 - 0.5)/0.5), raw (x), imagenet "
                  "(torchvision's mean/std)")
-      ->check(CLI::IsMember({"unit", "signed", "raw", "imagenet"}))
+      ->check(oneOf({"unit", "signed", "raw", "imagenet"}))
       ->capture_default_str()
       ->group(group);
   app.add_option("--mean", mean_, "per-channel mean on the [0, 1] scale (overrides --norm)")
@@ -54,7 +54,7 @@ void ImageOptions::configure(CLI::App& app) {
       ->group(group);
   app.add_option("--channel-order", order_,
                  "rgb, or bgr (OpenCV-, Caffe- and Paddle-trained models)")
-      ->check(CLI::IsMember({"rgb", "bgr"}))
+      ->check(oneOf({"rgb", "bgr"}))
       ->capture_default_str()
       ->group(group);
 }

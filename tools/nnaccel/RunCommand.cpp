@@ -137,7 +137,7 @@ public:
     app.add_option("--dtype", dtype_,
                    "f32: fp32 reference executor; int8: calibrate, quantize, run the int8 "
                    "executor and compare with fp32")
-        ->check(CLI::IsMember({"f32", "int8"}))
+        ->check(oneOf({"f32", "int8"}))
         ->capture_default_str();
     app.add_option("--seed", seed_, "seed of the random input (without --input)")
         ->check(seedValidator())

@@ -29,7 +29,7 @@ public:
     app.add_option("-p", outDir_, "directory for the reports (they go to OUTDIR/run_name)")
         ->required();
     app.add_option("-i", inputType_, "topology format: conv (convolution rows) or gemm (M, N, K)")
-        ->check(CLI::IsMember({"conv", "gemm"}))
+        ->check(oneOf({"conv", "gemm"}))
         ->capture_default_str();
   }
 

@@ -88,7 +88,7 @@ public:
     app.add_option("--dtype", dtype_,
                    "int8 (bit-exact against the int8 reference) or fp32 (engines with an fp32 "
                    "path, within the tolerance their docs state)")
-        ->check(CLI::IsMember({"int8", "fp32"}))
+        ->check(oneOf({"int8", "fp32"}))
         ->capture_default_str();
     app.add_option("--input", inputs_,
                    "a .npy file or a PNG/JPEG image for each model input, in order (default: a "
@@ -207,7 +207,7 @@ public:
     modelOptions_.configure(app);
     arch_.configure(app);
     app.add_option("--dtype", dtype_, "int8 or fp32")
-        ->check(CLI::IsMember({"int8", "fp32"}))
+        ->check(oneOf({"int8", "fp32"}))
         ->capture_default_str();
     app.add_option("-o,--output", output_, "program file to write (.nnx)")->required();
     app.add_flag("--baseline", baseline_, "compile the patents' baselines instead");

@@ -12,6 +12,7 @@
 #include "SweepGridCommand.h"
 
 #include "ArchOptions.h"
+#include "Command.h"
 #include "HostOptions.h"
 #include "ModelOptions.h"
 #include "ReportOutput.h"
@@ -226,7 +227,7 @@ public:
         ->allow_extra_args(false);
     app.add_option("--objective", objective_,
                    "what the best point minimizes: cycles, energy, or edp (energy x time)")
-        ->check(CLI::IsMember({"cycles", "energy", "edp"}))
+        ->check(oneOf({"cycles", "energy", "edp"}))
         ->capture_default_str();
     app.add_option("--pareto", pareto_,
                    "the metrics the Pareto front minimizes, two or more of cycles, time_us, "

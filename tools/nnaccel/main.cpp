@@ -6,6 +6,7 @@
 
 #include <cctype>
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 #include <new>
 #include <optional>
 #include <vector>
@@ -72,11 +73,12 @@ std::optional<std::string> unknownSubcommand(const CLI::App& app, int argc, char
       }
     }
     if (sub == nullptr) {
-      std::string names;
+      std::vector<std::string> names;
       for (const CLI::App* candidate : current->get_subcommands({})) {
-        names += (names.empty() ? "" : ", ") + candidate->get_name();
+        names.push_back(candidate->get_name());
       }
-      return fmt::format("unknown command '{}' for '{}' (expected one of: {})", word, path, names);
+      return fmt::format("unknown command '{}' for '{}'{} (expected one of: {})", word, path,
+                         nnaccel::didYouMean(word, names), fmt::join(names, ", "));
     }
     current = sub;
     path += " " + word;
