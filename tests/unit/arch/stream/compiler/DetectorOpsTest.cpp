@@ -6,6 +6,7 @@
 /// two-input stage (AuxLowering.cpp), per-channel lookup tables (ChainLowering.cpp), and spare
 /// kernel tiles configured as identity bypasses when a row's aux tiles run out (Placement.cpp),
 /// which never carry int32 partial sums.
+#include "GraphHelpers.h"
 #include "LayerSpecGraphs.h"
 #include "nnaccel/arch/stream/Session.h"
 #include "nnaccel/driver/ModelLoader.h"
@@ -136,15 +137,8 @@ ir::Graph perChannelGraph(bool stride2) {
   const ir::ValueId pooled = b.maxPool("pool", x, {.kernel = 2, .stride = 2});
   b.output(b.batchNorm("bn", pooled), "bn_out"); // extended below
   ir::Graph g = b.finish();
-  auto append = [&](ir::OpKind op, const std::string& name, std::vector<ir::ValueId> in) {
-    ir::Node n;
-    n.op = op;
-    n.name = name;
-    n.opset = 13;
-    n.inputs = std::move(in);
-    n.outputs = {g.addValue(name, DType::F32)};
-    g.addNode(std::move(n));
-    return g.node(static_cast<ir::NodeId>(g.numNodes()) - 1).outputs[0];
+  const auto append = [&](ir::OpKind op, const std::string& name, std::vector<ir::ValueId> in) {
+    return testing::graph::addNode(g, op, name, std::move(in));
   };
   std::vector<float> slopes(24), offsets(24);
   for (size_t c = 0; c < 24; ++c) {
