@@ -25,6 +25,17 @@ std::vector<std::pair<int64_t, int64_t>> dilatedBlocks(int64_t taps, int64_t dil
   return blocks;
 }
 
+/// \p blocks with every block wider than \p maxWidth cut into pieces of at most that width.
+std::vector<std::pair<int64_t, int64_t>>
+narrowedBlocks(const std::vector<std::pair<int64_t, int64_t>>& blocks, int64_t maxWidth) {
+  NNACCEL_ASSERT(maxWidth >= 1) << "frame width " << maxWidth;
+  std::vector<std::pair<int64_t, int64_t>> out;
+  for (const auto& [q0, w] : blocks)
+    for (int64_t at = 0; at < w; at += maxWidth)
+      out.emplace_back(q0 + at, std::min(maxWidth, w - at));
+  return out;
+}
+
 } // namespace
 
 bool ConvPlan::connected(int64_t in0, int64_t in1, int64_t out0, int64_t out1) const {
@@ -189,13 +200,11 @@ ConvPlan Mapper::planConv(const ConvSpec& s) {
   const int64_t tapsY = (s.kh - 1) / s.dilationY + 1, tapsX = (s.kw - 1) / s.dilationX + 1;
   layer.usefulMacs = s.outH * s.outW * s.outChannels * p.inChannelsPerGroup * tapsY * tapsX;
   p.rowBlocks = s.dilationY > 1 ? dilatedBlocks(tapsY, s.dilationY) : kernelBlocks(s.kh);
-  p.colBlocks = s.dilationX > 1 ? dilatedBlocks(tapsX, s.dilationX) : kernelBlocks(s.kw);
-  for (const auto& [q0, w] : p.colBlocks)
-    if (w > f.cols)
-      throw Error(ErrorKind::Unsupported, ErrorContext{.node = s.name},
-                  fmt::format("array width {} is narrower than a {}-wide kernel "
-                              "block",
-                              f.cols, w));
+  // A tile's aperture block is at most as wide as the frame (the everted row holds one block
+  // width of partial sums, EvertedConv::validated): on a frame narrower than a block the block
+  // splits into frame-wide pieces, summed like a composite kernel's.
+  p.colBlocks = narrowedBlocks(
+      s.dilationX > 1 ? dilatedBlocks(tapsX, s.dilationX) : kernelBlocks(s.kw), f.cols);
   return p;
 }
 

@@ -1,7 +1,8 @@
 /// \file
 /// Tests of the stream compiler's lowerings that trained detectors (DBNet, M-LSD) need beyond
 /// classifiers, run through the simulator and checked bit-exact against the int8 reference:
-/// dilated convolutions as one block per tap (ConvMapping.cpp), channel slices as Subset tiles
+/// dilated convolutions as one block per tap and blocks split on frames narrower than a block
+/// (ConvMapping.cpp), channel slices as Subset tiles
 /// (ConcatLowering.cpp), the product and the comparison of two streamed frames on the aux tile's
 /// two-input stage (AuxLowering.cpp), per-channel lookup tables (ChainLowering.cpp), and spare
 /// kernel tiles configured as identity bypasses when a row's aux tiles run out (Placement.cpp),
@@ -54,6 +55,27 @@ TEST(StreamDetectorOps, DilatedConvolutionsAreOneBlockPerTap) {
     EXPECT_EQ(l.usefulMacs, 14 * 14 * 8 * 16 * 9);
     for (int64_t t : l.kernelTiles)
       EXPECT_EQ(r.program.kernelTiles[static_cast<size_t>(t)].subRows, 1);
+  }
+}
+
+TEST(StreamDetectorOps, FramesNarrowerThanAKernelBlockSplitTheBlock) {
+  // A 3x3 convolution on a 2-column frame (the last stage of a small-input ResNet, the 1x3
+  // convolutions of openWakeWord's embedding after pooling): the 3-wide block splits into a
+  // 2-wide and a 1-wide block, summed like a composite kernel's. Rows are not limited: the
+  // 3 rows of each block exceed the frame's 2.
+  for (const int64_t cols : {1, 2}) {
+    SCOPED_TRACE(fmt::format("{} columns", cols));
+    zoo::GraphBuilder b("narrow", 9);
+    ir::ValueId x = b.input("input", {1, 4, 2, cols});
+    x = b.relu("r0", b.conv("c0", x, {.outChannels = 16, .kernel = 3, .pad = 1}));
+    b.output(b.conv("c1", x, {.outChannels = 8, .kernel = 3, .pad = 1}), "output");
+    const SessionResult r = simulateDetector(preparedDetector(b), streamPreset("large"));
+    ASSERT_TRUE(r.report.verdict.checked);
+    EXPECT_TRUE(r.report.verdict.passed) << r.report.verdict.detail;
+    const Layer& l = layerOf(r.program, "c1");
+    EXPECT_EQ(l.kernelTiles.size(), cols == 2 ? 2u : 3u);
+    for (int64_t t : l.kernelTiles)
+      EXPECT_LE(r.program.kernelTiles[static_cast<size_t>(t)].subCols, cols);
   }
 }
 
