@@ -32,7 +32,11 @@ endif()
 function(nnaccel_add_module name)
   cmake_parse_arguments(M "" "" "SOURCES;DEPS;PRIVATE_DEPS" ${ARGN})
   add_library(nnaccel_${name} STATIC ${M_SOURCES})
-  target_include_directories(nnaccel_${name} PUBLIC ${PROJECT_SOURCE_DIR}/include)
+  target_include_directories(nnaccel_${name} PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
+                                                    $<INSTALL_INTERFACE:include>)
+  # Installed and exported as nnaccel::<name> (cmake/NnaccelInstall.cmake).
+  set_target_properties(nnaccel_${name} PROPERTIES EXPORT_NAME ${name})
+  set_property(GLOBAL APPEND PROPERTY NNACCEL_LIBRARY_TARGETS nnaccel_${name})
   target_link_libraries(nnaccel_${name} PUBLIC ${M_DEPS} PRIVATE ${M_PRIVATE_DEPS})
   nnaccel_warnings(nnaccel_${name})
 endfunction()
@@ -115,6 +119,12 @@ function(nnaccel_test_pch target)
     target_link_libraries(nnaccel_test_pch PRIVATE GTest::gtest)
     nnaccel_warnings(nnaccel_test_pch)
     nnaccel_test_opt(nnaccel_test_pch)
+    if(CMAKE_POSITION_INDEPENDENT_CODE)
+      # The test programs are executables (-fPIE); GCC takes a PCH only when built alike, so
+      # the owner, a library, is not -fPIC here (NNACCEL_PYTHON makes the libraries PIC).
+      set_target_properties(nnaccel_test_pch PROPERTIES POSITION_INDEPENDENT_CODE OFF)
+      target_compile_options(nnaccel_test_pch PRIVATE -fPIE)
+    endif()
     target_precompile_headers(nnaccel_test_pch PRIVATE
       <gtest/gtest.h> <algorithm> <array> <cmath> <cstdint> <cstring> <filesystem> <fstream>
       <functional> <map> <memory> <optional> <set> <sstream> <string> <string_view> <span>
@@ -225,7 +235,13 @@ function(nnaccel_add_engine_bundle)
   get_property(_engines GLOBAL PROPERTY NNACCEL_ENGINE_TARGETS)
   add_library(nnaccel_engines_all INTERFACE)
   foreach(_engine IN LISTS _engines)
-    target_link_libraries(nnaccel_engines_all INTERFACE "$<LINK_LIBRARY:WHOLE_ARCHIVE,${_engine}>")
+    # An installed tree names the engine by its exported name (an export keeps the target name
+    # inside $<LINK_LIBRARY:...> as written; cmake/NnaccelInstall.cmake).
+    get_target_property(_exported ${_engine} EXPORT_NAME)
+    target_link_libraries(nnaccel_engines_all INTERFACE
+      "$<BUILD_INTERFACE:$<LINK_LIBRARY:WHOLE_ARCHIVE,${_engine}>>"
+      "$<INSTALL_INTERFACE:$<LINK_LIBRARY:WHOLE_ARCHIVE,nnaccel::${_exported}>>")
   endforeach()
   target_link_libraries(nnaccel_engines_all INTERFACE nnaccel_engines)
+  set_target_properties(nnaccel_engines_all PROPERTIES EXPORT_NAME engines_all)
 endfunction()

@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <onnx/onnx_pb.h>
 
 namespace fs = std::filesystem;
@@ -607,6 +608,45 @@ TEST_F(Cli, ArchListShowsEnginesAndPresets) {
     EXPECT_NE(help.out.find("Usage:"), std::string::npos) << args;
   }
   EXPECT_NE(run("arch show --help").out.find("--config"), std::string::npos);
+}
+
+TEST_F(Cli, ListingsAndInfoTakeJsonAndCsv) {
+  // info: the same fields as nnaccel.info() (driver::summaryJson), one CSV row per layer.
+  const Result info = run("info lenet5 --json");
+  ASSERT_EQ(info.exitCode, 0) << info.err;
+  const nlohmann::json summary = nlohmann::json::parse(info.out);
+  EXPECT_EQ(summary["schema"], "nnaccel.model_summary");
+  EXPECT_EQ(summary["total_macs"], 416520);
+  EXPECT_EQ(summary["inputs"][0]["shape"], nlohmann::json::parse("[1, 1, 32, 32]"));
+  EXPECT_EQ(summary["layers"][0]["window"]["kernel"], nlohmann::json::parse("[5, 5]"));
+  const Result csv = run("info lenet5 --csv");
+  ASSERT_EQ(csv.exitCode, 0) << csv.err;
+  EXPECT_EQ(csv.out.substr(0, csv.out.find('\n')),
+            "index,name,op,fused_activation,input_shapes,output_shapes,kernel,strides,pads_begin,"
+            "pads_end,dilations,group,macs,params");
+  EXPECT_NE(csv.out.find("\n0,c1,Conv,Tanh,1x1x32x32,1x6x28x28,5x5,1x1,0x0,0x0,1x1,1,117600,156\n"),
+            std::string::npos)
+      << csv.out;
+  // zoo list and arch list: one record per model, per engine and preset.
+  const nlohmann::json zoo = nlohmann::json::parse(run("zoo list --json").out);
+  ASSERT_TRUE(zoo.is_array());
+  EXPECT_EQ(zoo[0]["name"], "lenet5");
+  EXPECT_EQ(zoo[0]["macs"], 416520);
+  const Result zooCsv = run("zoo list --csv");
+  EXPECT_EQ(zooCsv.out.substr(0, zooCsv.out.find('\n')),
+            "name,input_shape,params,macs,classifier,description");
+  EXPECT_NE(zooCsv.out.find("\nresnet18,1x3x224x224,11689512,1814073344,true,"), std::string::npos);
+  const nlohmann::json arch = nlohmann::json::parse(run("arch list --json").out);
+  ASSERT_TRUE(arch.is_array());
+  EXPECT_EQ(arch[0]["engine"], "systolic");
+  EXPECT_EQ(arch[2]["preset"], "server");
+  EXPECT_EQ(arch[2]["default"], true);
+  EXPECT_EQ(arch[2]["PE array"], "128x64");
+  const Result archCsv = run("arch list --csv");
+  EXPECT_EQ(archCsv.out.rfind("engine,preset,default,description,PE array,", 0), 0u);
+  EXPECT_NE(archCsv.out.find("\nstream,fig44,true,"), std::string::npos) << archCsv.out;
+  expectError("info lenet5 --json --csv", 2, "--json excludes --csv (see 'nnaccel info --help')");
+  expectError("zoo list --csv --json", 2, "--json excludes --csv (see 'nnaccel zoo list --help')");
 }
 
 TEST_F(Cli, ArchShowPrintsTheEffectiveConfig) {

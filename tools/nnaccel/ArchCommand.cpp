@@ -1,11 +1,12 @@
 /// \file
-/// `nnaccel arch list` (every registered engine's shipped presets, one summary table per engine
-/// in the engine's own columns) and
+/// `nnaccel arch list [--json|--csv]` (every registered engine's shipped presets, one summary
+/// table per engine in the engine's own columns; as JSON, one record per engine and preset) and
 /// `nnaccel arch show ENGINE [--preset NAME | --config FILE]` (the effective config as YAML in
 /// the engine's config-file schema, so its output is a starting point for a custom --config
 /// file).
 #include "ArchOptions.h"
 #include "Command.h"
+#include "ListOutput.h"
 #include "TextTable.h"
 #include "nnaccel/support/Error.h"
 
@@ -36,11 +37,32 @@ void listEngine(const engines::Engine& e) {
              e.description(), e.defaultPreset(), e.name());
 }
 
+/// One record per engine and preset: the engine's description and default, the preset, and the
+/// engine's own summary columns under their names.
+nlohmann::ordered_json presetRecords() {
+  nlohmann::ordered_json records = nlohmann::ordered_json::array();
+  for (const engines::Engine* e : engines::allEngines()) {
+    const engines::PresetSummary summary = e->presetSummary();
+    const std::vector<std::string> presets = e->presetNames();
+    for (size_t i = 0; i < summary.rows.size(); ++i) {
+      nlohmann::ordered_json r = {{"engine", e->name()},
+                                  {"preset", presets.at(i)},
+                                  {"default", presets.at(i) == e->defaultPreset()},
+                                  {"description", e->description()}};
+      for (size_t c = 0; c < summary.columns.size(); ++c)
+        r[summary.columns[c]] = summary.rows[i].at(c);
+      records.push_back(std::move(r));
+    }
+  }
+  return records;
+}
+
 class ArchCommand final : public Command {
 public:
   void configure(CLI::App& app) override {
     app.require_subcommand(1);
     list_ = app.add_subcommand("list", "list the accelerator engines and their presets");
+    listOutput_.configure(*list_, "one record per engine and preset");
     show_ = app.add_subcommand("show", "print an engine's effective config as YAML (the schema "
                                        "of its --config files)");
     show_->add_option("ENGINE", engine_, "accelerator engine")
@@ -50,6 +72,10 @@ public:
   }
 
   void run() override {
+    if (list_->parsed() && !listOutput_.table()) {
+      listOutput_.print(presetRecords());
+      return;
+    }
     if (list_->parsed()) {
       const std::vector<const engines::Engine*> all = engines::allEngines();
       for (const engines::Engine* e : all) {
@@ -66,6 +92,7 @@ public:
 private:
   CLI::App* list_ = nullptr;
   CLI::App* show_ = nullptr;
+  ListOutput listOutput_;
   ArchOptions arch_;
   std::string engine_;
 };

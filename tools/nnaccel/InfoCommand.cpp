@@ -1,12 +1,14 @@
-// `nnaccel info MODEL [--raw] [--dim NAME=VALUE]... [--batch N]`: a header per model and a
-// per-layer table with shapes, kernel windows, MACs and parameter counts, with totals.
+// `nnaccel info MODEL [--raw] [--dim NAME=VALUE]... [--batch N] [--json|--csv]`: a header per
+// model and a per-layer table with shapes, kernel windows, MACs and parameter counts, with
+// totals; or the same as JSON (driver::summaryJson, also the Python package's) or CSV.
 #include "Command.h"
 #include "ModelOptions.h"
 #include "TextTable.h"
 #include "nnaccel/driver/ModelSummary.h"
+#include "nnaccel/report/Report.h"
 
 #include <algorithm>
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 namespace nnaccel::cli {
 
@@ -113,6 +115,31 @@ std::string layerTable(const driver::ModelSummary& summary) {
   return table.render();
 }
 
+/// One CSV row per layer: shapes as 1x3x224x224, several joined by ';'.
+std::string layerCsv(const driver::ModelSummary& summary) {
+  std::string out = "index,name,op,fused_activation,input_shapes,output_shapes,kernel,strides,"
+                    "pads_begin,pads_end,dilations,group,macs,params\n";
+  const auto shapes = [](const std::vector<Dims>& list) {
+    std::vector<std::string> parts;
+    for (const Dims& s : list)
+      parts.push_back(joinDims(s, "x"));
+    return fmt::format("{}", fmt::join(parts, ";"));
+  };
+  for (const driver::LayerSummary& l : summary.layers) {
+    std::string window = ",,,,,";
+    if (l.window)
+      window = fmt::format("{},{},{},{},{},{}", joinDims(l.window->kernel, "x"),
+                           joinDims(l.window->strides, "x"), joinDims(l.window->padsBegin, "x"),
+                           joinDims(l.window->padsEnd, "x"), joinDims(l.window->dilations, "x"),
+                           l.window->hasGroup ? std::to_string(l.window->group) : "");
+    out += fmt::format("{},{},{},{},{},{},{},{},{}\n", l.node, report::csvField(l.name),
+                       ir::opName(l.op),
+                       l.fusedActivation ? std::string(ir::opName(*l.fusedActivation)) : "",
+                       shapes(l.inputShapes), shapes(l.outputShapes), window, l.macs, l.params);
+  }
+  return out;
+}
+
 class InfoCommand final : public Command {
 public:
   void configure(CLI::App& app) override {
@@ -120,6 +147,10 @@ public:
     app.add_flag("--raw", raw_,
                  "show the graph as imported (shape inference only; no constant folding, "
                  "BatchNormalization folding or activation-fusion marking)");
+    auto* json = app.add_flag("--json", json_,
+                              "print the summary as JSON (inputs, outputs, symbolic dims, every "
+                              "layer; docs/CLI.md) instead of the table");
+    app.add_flag("--csv", csv_, "print one CSV row per layer instead of the table")->excludes(json);
   }
 
   void run() override {
@@ -127,6 +158,10 @@ public:
     options.runPasses = !raw_;
     const ir::Graph g = driver::loadModel(modelOptions_.model(), options);
     const driver::ModelSummary summary = driver::summarizeModel(g);
+    if (json_ || csv_) {
+      fmt::print("{}", json_ ? driver::summaryJson(g, summary) : layerCsv(summary));
+      return;
+    }
     fmt::print("model {} (opset {}{}): {} layers, {} params, {} MACs\n",
                g.name.empty() ? modelOptions_.model() : g.name, g.opsetVersion, raw_ ? ", raw" : "",
                summary.layers.size(), humanCount(summary.totalParams),
@@ -141,7 +176,7 @@ public:
 
 private:
   ModelOptions modelOptions_;
-  bool raw_ = false;
+  bool raw_ = false, json_ = false, csv_ = false;
 };
 
 } // namespace

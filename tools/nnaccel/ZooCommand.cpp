@@ -1,5 +1,6 @@
-// `nnaccel zoo list` and `nnaccel zoo export NAME out.onnx`: the built-in models.
+// `nnaccel zoo list [--json|--csv]` and `nnaccel zoo export NAME out.onnx`: the built-in models.
 #include "Command.h"
+#include "ListOutput.h"
 #include "TextTable.h"
 #include "nnaccel/driver/Inputs.h"
 #include "nnaccel/driver/ModelLoader.h"
@@ -16,7 +17,21 @@ namespace {
 
 /// One row per model. The counts come from the layer shapes (ZooModel::counts): no weight is
 /// drawn, so listing takes milliseconds even with VGG-16's 138 M parameters.
-void listModels() {
+void listModels(const ListOutput& output) {
+  if (!output.table()) {
+    nlohmann::ordered_json records = nlohmann::ordered_json::array();
+    for (const zoo::ZooModel& m : zoo::zooModels()) {
+      const zoo::ModelCounts counts = m.counts();
+      records.push_back({{"name", m.name},
+                         {"input_shape", m.inputShape},
+                         {"params", counts.params},
+                         {"macs", counts.macs},
+                         {"classifier", m.isClassifier},
+                         {"description", m.description}});
+    }
+    output.print(records);
+    return;
+  }
   constexpr auto kLeft = TextTable::Align::Left;
   constexpr auto kRight = TextTable::Align::Right;
   TextTable table({{"name", kLeft},
@@ -51,6 +66,7 @@ public:
   void configure(CLI::App& app) override {
     app.require_subcommand(1);
     list_ = app.add_subcommand("list", "list the built-in models: input shape, parameters, MACs");
+    listOutput_.configure(*list_, "the models");
     export_ = app.add_subcommand("export", "write a built-in model as an ONNX file");
     export_->add_option("NAME", name_, "zoo model name (see 'nnaccel zoo list')")->required();
     export_->add_option("OUT", path_, "output .onnx path")->required();
@@ -61,7 +77,7 @@ public:
 
   void run() override {
     if (list_->parsed()) {
-      listModels();
+      listModels(listOutput_);
     } else {
       exportModel(name_, path_, seed_);
     }
@@ -70,6 +86,7 @@ public:
 private:
   CLI::App* list_ = nullptr;
   CLI::App* export_ = nullptr;
+  ListOutput listOutput_;
   std::string name_;
   std::string path_;
   uint64_t seed_ = zoo::kDefaultSeed;

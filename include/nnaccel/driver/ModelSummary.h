@@ -69,4 +69,11 @@ int64_t countParameters(const ir::Graph& g);
 /// Summarizes every node of a shape-inferred, verified graph.
 ModelSummary summarizeModel(const ir::Graph& g);
 
+/// \p s (of \p g) as JSON: {schema "nnaccel.model_summary", schema_version, name, opset,
+/// symbolic_dims, inputs and outputs ({name, dtype, shape}), layers ({index, name, op,
+/// input_shapes, output_shapes, macs, params, fused_activation, fused_into_producer, and
+/// window {kernel, strides, pads_begin, pads_end, dilations, output_padding, global, group}
+/// for convolutions and pooling}), total_macs, total_params}. `info --json` and nnaccel.info().
+std::string summaryJson(const ir::Graph& g, const ModelSummary& s);
+
 } // namespace nnaccel::driver

@@ -1,0 +1,26 @@
+# cmake -P script of the install_consumer test (CMakeLists.txt): install, configure and build
+# the consumer against the prefix, run it, and check what it printed.
+file(REMOVE_RECURSE "${WORK_DIR}")
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
+  endif()
+  set(last_output "${out}" PARENT_SCOPE)
+endfunction()
+run(${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${WORK_DIR}/prefix")
+run(${CMAKE_COMMAND} -S "${CONSUMER_DIR}" -B "${WORK_DIR}/build" -G "${GENERATOR}"
+    -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_BUILD_TYPE=Release
+    "-DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix")
+run(${CMAKE_COMMAND} --build "${WORK_DIR}/build")
+run("${WORK_DIR}/build/consumer")
+message(STATUS "consumer printed: ${last_output}")
+foreach(expected "engines: systolic sparse broadcast stream" "lenet5 on systolic" "VERIFIED")
+  string(FIND "${last_output}" "${expected}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "the consumer's output lacks '${expected}'")
+  endif()
+endforeach()
+if(NOT EXISTS "${WORK_DIR}/prefix/bin/nnaccel")
+  message(FATAL_ERROR "the CLI was not installed")
+endif()
