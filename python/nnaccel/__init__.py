@@ -21,6 +21,7 @@ from . import zoo
 
 Error = _core.Error
 Model = _core.Model
+Error.__module__ = Model.__module__ = __name__  # shown as nnaccel.Error in tracebacks
 
 __all__ = ["Error", "Model", "Report", "Comparison", "Sweep", "load", "info", "run", "simulate",
            "compare", "sweep", "engines", "presets", "config", "zoo"]

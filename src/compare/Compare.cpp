@@ -220,10 +220,9 @@ std::string formatComparison(const Comparison& c) {
       unmapped += fmt::format("  {}: not mapped: {}\n", r.engine, r.error);
       continue;
     }
-    for (const report::LayerStats& l : r.report->layers)
-      if (l.hostFallback)
-        unmapped += fmt::format("  {}: layer '{}' ({}) runs on the host (H): {}\n", r.engine,
-                                l.name, l.op, l.note.empty() ? "no array mapping" : l.note);
+    const std::string host = report::hostFallbackGroups(r.report->layers, "    ");
+    if (!host.empty())
+      unmapped += fmt::format("  {}: on the host (H):\n{}", r.engine, host);
     if (r.report->verdict.checked && !r.report->verdict.passed)
       unmapped +=
           fmt::format("  {}: verification failed: {}\n", r.engine, r.report->verdict.detail);

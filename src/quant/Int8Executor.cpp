@@ -232,7 +232,8 @@ QuantTensor Int8Executor::value(ir::ValueId id) const {
   return values_.at(static_cast<size_t>(id));
 }
 
-Int8Result Int8Executor::run(const std::vector<Tensor>& inputs) {
+Int8Result Int8Executor::run(const std::vector<Tensor>& inputs,
+                             const std::function<void(size_t, size_t)>& nodeDone) {
   checkFiniteInt8Inputs(model_.graph, inputs);
   const ir::Graph& g = model_.graph;
   ErrorContext context;
@@ -277,6 +278,8 @@ Int8Result Int8Executor::run(const std::vector<Tensor>& inputs) {
         values_[static_cast<size_t>(n.outputs[k])] = std::move(outs[k]);
       }
     }
+    if (nodeDone)
+      nodeDone(i + 1, g.numNodes());
   }
   Int8Result result;
   for (ir::ValueId v : g.outputs) {

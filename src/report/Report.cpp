@@ -207,9 +207,10 @@ std::vector<std::string> layerCellsBase(const LayerStats& l) {
           l.hostFallback ? "HOST" : ""};
 }
 
-/// A metric cell: integers with thousands grouping, fractions with two decimals.
+/// A metric cell in the table's one number format: a count (an integer) as the MACs and cycles
+/// columns print it, "845" or "1.06K"; a ratio or fraction with two decimals, "1.68".
 std::string metricText(double v) {
-  if (v == static_cast<double>(static_cast<int64_t>(v)) && std::abs(v) >= 1000)
+  if (v == static_cast<double>(static_cast<int64_t>(v)))
     return human(static_cast<int64_t>(v));
   return fmt::format("{:.2f}", v);
 }
@@ -316,7 +317,7 @@ std::string RunReport::formatTable() const {
            {"cycles", true},
            {"busy%", true},
            {"util%", true},
-           {"DRAM KB", true},
+           {"DRAM KiB", true},
            {"energy uJ", true}});
   const std::vector<std::string> keys = metricKeys(layers);
   for (const std::string& key : keys)
@@ -341,15 +342,9 @@ std::string RunReport::formatTable() const {
 
   for (const auto& [name, value] : summary)
     out += fmt::format("{}: {}\n", name, value);
-  std::string hostNotes;
-  int64_t hostLayers = 0;
-  for (const LayerStats& l : layers) {
-    if (l.hostFallback) {
-      ++hostLayers;
-      hostNotes += fmt::format("  {} ({}): {}\n", l.name, l.op,
-                               l.note.empty() ? "runs on the host" : l.note);
-    }
-  }
+  const std::string hostNotes = hostFallbackGroups(layers, "  ");
+  const auto hostLayers = std::count_if(layers.begin(), layers.end(),
+                                        [](const LayerStats& l) { return l.hostFallback; });
   if (!hostNotes.empty()) {
     const auto share = [](double part, double whole) { return whole > 0 ? part / whole : 0.0; };
     out += fmt::format(
@@ -562,6 +557,34 @@ std::string listWithNotes(const std::vector<std::string>& items, size_t limit) {
   if (items.size() > limit)
     list.append(fmt::format("; and {} more (see each layer's note)", items.size() - limit));
   return list;
+}
+
+std::string hostFallbackGroups(const std::vector<LayerStats>& layers, const std::string& indent,
+                               size_t namesShown) {
+  // Groups in the order their first layer runs.
+  std::vector<std::pair<std::string, std::vector<std::string>>> groups; // "(op): reason", names
+  for (const LayerStats& l : layers) {
+    if (!l.hostFallback)
+      continue;
+    const std::string key =
+        fmt::format("({}): {}", l.op, l.note.empty() ? "runs on the host" : l.note);
+    auto it =
+        std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
+    if (it == groups.end())
+      it = groups.insert(groups.end(), {key, {}});
+    it->second.push_back(l.name);
+  }
+  std::string out;
+  for (const auto& [key, names] : groups) {
+    std::string shown;
+    for (size_t i = 0; i < names.size() && i < namesShown; ++i)
+      shown += (i > 0 ? ", " : "") + names[i];
+    if (names.size() > namesShown)
+      shown += fmt::format(" and {} more", names.size() - namesShown);
+    out += fmt::format("{}{} {} {}: {}\n", indent, names.size(),
+                       names.size() == 1 ? "layer" : "layers", key, shown);
+  }
+  return out;
 }
 
 } // namespace nnaccel::report

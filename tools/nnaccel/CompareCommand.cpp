@@ -10,6 +10,7 @@
 #include "nnaccel/driver/Inputs.h"
 #include "nnaccel/driver/ModelLoader.h"
 
+#include <chrono>
 #include <fmt/format.h>
 
 namespace nnaccel::cli {
@@ -32,7 +33,7 @@ public:
     app.add_flag("--timing-only", timingOnly_,
                  "skip the verification against the reference executor");
     app.add_flag("--show-budget", showBudget_, "print the effective budget as YAML and exit");
-    output_.configure(app);
+    output_.configure(app, "the engines' totals side by side, then each engine's charts");
     hostOptions_.configure(app);
   }
 
@@ -50,9 +51,18 @@ public:
     engines::RunOptions options;
     options.verify = !timingOnly_;
     options.host = hostOptions_.model();
+    // One line per engine: which, of how many, and the time so far with what is left at the
+    // rate of the engines done (they differ, so an estimate).
+    const auto start = std::chrono::steady_clock::now();
+    size_t started = 0;
     const compare::Comparison c =
-        compare::compareModel(g, budget, engines_, options, [](const std::string& engine) {
-          fmt::print(stderr, "[nnaccel] {}\n", engine);
+        compare::compareModel(g, budget, engines_, options, [&](const std::string& engine) {
+          const double elapsed =
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+          fmt::print(stderr, "[nnaccel] engine {}/{}: {} ({:.1f} s{})\n", started + 1,
+                     engines_.size(), engine, elapsed,
+                     remainingText(elapsed, started, engines_.size()));
+          ++started;
         });
     fmt::print(humanOut(), "{}", compare::formatComparison(c));
     if (!report_.empty())

@@ -28,11 +28,11 @@ namespace fs = std::filesystem;
 
 void claimOutputs(const CLI::App& app, const std::vector<const std::string*>& paths);
 
-void ReportOutput::configure(CLI::App& app, bool withCsv) {
+void ReportOutput::configure(CLI::App& app, const std::string& htmlContents, bool withCsv) {
   app.add_option("--html", htmlPath_,
-                 "also write a self-contained HTML report (charts of cycles by cause, "
-                 "utilization, traffic, energy, roofline, and the config) to this file (- for "
-                 "standard output)");
+                 fmt::format("also write a self-contained HTML report ({}) to this file (- for "
+                             "standard output)",
+                             htmlContents));
   if (withCsv)
     app.add_option("--csv", csvPath_,
                    "also write the per-layer report as CSV (docs/report-schema.md) to this file (- "

@@ -14,8 +14,9 @@ namespace nnaccel::cli {
 
 class ReportOutput {
 public:
-  /// Adds --html and --screenshot (and --csv when \p withCsv) to \p app.
-  void configure(CLI::App& app, bool withCsv = true);
+  /// Adds --html (whose help says the page holds \p htmlContents) and --screenshot, and --csv
+  /// when \p withCsv, to \p app.
+  void configure(CLI::App& app, const std::string& htmlContents, bool withCsv = true);
   /// Checks the options go together and the files can be written (Error otherwise), together
   /// with the command's other output files \p others (claimOutputs).
   void check(const CLI::App& app, std::initializer_list<const std::string*> others = {}) const;

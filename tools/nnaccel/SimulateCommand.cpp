@@ -29,11 +29,18 @@ namespace nnaccel::cli {
 namespace {
 
 /// Progress on stderr once a run has taken more than a second: one line per phase change and at
-/// most one line every two seconds otherwise (a carriage-return update on a terminal).
+/// most one line every two seconds otherwise (a carriage-return update on a terminal), with the
+/// time left in the phase at its rate so far.
 class Progress {
 public:
   void operator()(const std::string& what, size_t done, size_t total) {
     const auto now = std::chrono::steady_clock::now();
+    // A phase's first step began when the previous call returned (the end of the last phase).
+    if (what != callPhase_) {
+      callPhase_ = what;
+      phaseStart_ = lastCall_;
+    }
+    lastCall_ = now;
     const double elapsed = std::chrono::duration<double>(now - start_).count();
     if (elapsed < 1.0)
       return;
@@ -44,11 +51,13 @@ public:
     last_ = now;
     phase_ = what;
     printed_ = true;
-    const std::string line =
-        total > 1 ? fmt::format("[nnaccel] {}: layer {}/{} ({:.1f} s)", what, done, total, elapsed)
-                  : fmt::format("[nnaccel] {} ({:.1f} s)", what, elapsed);
+    const double inPhase = std::chrono::duration<double>(now - phaseStart_).count();
+    const std::string line = total > 1
+                                 ? fmt::format("[nnaccel] {}: layer {}/{} ({:.1f} s{})", what, done,
+                                               total, elapsed, remainingText(inPhase, done, total))
+                                 : fmt::format("[nnaccel] {} ({:.1f} s)", what, elapsed);
     if (tty)
-      fmt::print(stderr, "\r{:<60}", line);
+      fmt::print(stderr, "\r{:<78}", line);
     else
       fmt::print(stderr, "{}\n", line);
     std::fflush(stderr);
@@ -59,8 +68,9 @@ public:
   }
 
 private:
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now(), last_{};
-  std::string phase_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now(), last_{},
+                                        phaseStart_ = start_, lastCall_ = start_;
+  std::string phase_, callPhase_; ///< the phase last printed; the phase of the last call
   bool printed_ = false;
 };
 
@@ -96,7 +106,8 @@ public:
     app.add_option("--report", report_,
                    "also write the report as JSON (docs/report-schema.md) to this file (- for "
                    "standard output)");
-    output_.configure(app);
+    output_.configure(app, "charts of cycles by cause, utilization, traffic, energy, roofline, "
+                           "and the config");
     app.add_option("--program", program_,
                    "run this compiled program (from `nnaccel compile`) instead of compiling");
     std::vector<std::string> baselines;

@@ -38,6 +38,11 @@
 #include <unistd.h>
 
 namespace nnaccel::cli {
+
+/// What a sweep's --html page holds (explore::renderSweepHtml).
+constexpr const char* kSweepHtml =
+    "the Pareto front on its first two axes with every other point behind it, cycles and energy "
+    "per point, and the table of points";
 namespace {
 
 using explore::PointResult;
@@ -60,9 +65,10 @@ public:
     last_ = now;
     constexpr size_t kWidth = 30;
     const size_t filled = total == 0 ? kWidth : done * kWidth / total;
-    const std::string line = fmt::format(
-        "[nnaccel] sweep [{}{}] {}/{} points, {} failed, {:.1f} s", std::string(filled, '#'),
-        std::string(kWidth - filled, '.'), done, total, failed_, elapsed());
+    const std::string line =
+        fmt::format("[nnaccel] sweep [{}{}] {}/{} points, {} failed, {:.1f} s{}",
+                    std::string(filled, '#'), std::string(kWidth - filled, '.'), done, total,
+                    failed_, elapsed(), remainingText(elapsed(), done, total));
     if (tty_)
       fmt::print(stderr, "\r{}", line);
     else
@@ -246,7 +252,7 @@ public:
     app.add_flag("--timing-only", timingOnly_,
                  "skip the verification against the int8 reference (an engine whose timing does "
                  "not depend on the data runs its cycle model only); verified by default");
-    output_.configure(app, /*withCsv=*/false);
+    output_.configure(app, kSweepHtml, /*withCsv=*/false);
   }
 
   void run() override {
@@ -351,7 +357,7 @@ public:
         ->required();
     app.add_option("--csv", csv_,
                    "write the merged sweep to this CSV file (- for standard output)");
-    output_.configure(app, /*withCsv=*/false);
+    output_.configure(app, kSweepHtml, /*withCsv=*/false);
   }
 
   void run() override {

@@ -13,6 +13,7 @@
 
 #include "nnaccel/quant/QuantizedModel.h"
 
+#include <functional>
 #include <vector>
 
 namespace nnaccel::quant {
@@ -29,8 +30,10 @@ public:
   explicit Int8Executor(const QuantizedModel& model);
 
   /// Runs the model. A wrong number of inputs, or an input whose dtype or shape differs from
-  /// the graph's, throws nnaccel::Error (Usage).
-  Int8Result run(const std::vector<Tensor>& inputs);
+  /// the graph's, throws nnaccel::Error (Usage). \p nodeDone, when set, is called after each
+  /// node with (nodes done, nodes): the progress of a long reference run.
+  Int8Result run(const std::vector<Tensor>& inputs,
+                 const std::function<void(size_t, size_t)>& nodeDone = {});
 
   /// Every value of the last run by ValueId: int8 tensors with their scales for quantized
   /// values, raw tensors for the others. Graph constants are not copied here: their int8 form

@@ -174,4 +174,11 @@ struct RunReport {
 /// (see each layer's note)" when there are more.
 std::string listWithNotes(const std::vector<std::string>& items, size_t limit);
 
+/// The host-fallback layers of \p layers grouped by op and reason, one line each, prefixed by
+/// \p indent: "  16 layers (Add): no unit adds two tensors: layer1.0.add, layer1.1.add,
+/// layer2.0.add and 13 more". A group names at most \p namesShown layers (the report's rows
+/// and --report list every one). Empty when no layer ran on the host.
+std::string hostFallbackGroups(const std::vector<LayerStats>& layers, const std::string& indent,
+                               size_t namesShown = 3);
+
 } // namespace nnaccel::report

@@ -49,7 +49,9 @@ Int8Run::Int8Run(const ir::Graph& g, const quant::QuantizedModel& qm, const RunO
   if (withReference) {
     options.reportProgress("int8 reference", 0, 1);
     reference.emplace(qm);
-    reference->run(inputs);
+    reference->run(inputs, [&](size_t done, size_t total) {
+      options.reportProgress("int8 reference", done, total);
+    });
   }
 }
 

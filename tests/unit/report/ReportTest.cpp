@@ -238,7 +238,7 @@ TEST(Report, TableHasRowsTotalsAndHostMarker) {
             0u)
       << table;
   const std::string header = lineWith(table, "layer");
-  for (const char* column : {"op", "shape", "unit", "MACs", "cycles", "busy%", "util%", "DRAM KB",
+  for (const char* column : {"op", "shape", "unit", "MACs", "cycles", "busy%", "util%", "DRAM KiB",
                              "energy uJ", "host"}) {
     EXPECT_NE(header.find(column), std::string::npos) << column << "\n" << header;
   }
@@ -260,8 +260,8 @@ TEST(Report, TableHasRowsTotalsAndHostMarker) {
       << table;
   EXPECT_NE(table.find("HOST: 1 of 3 layers ran on the host, charged by the host model (link "
                        "transfers and host compute): 0 cycles (0.0% of the total), 0.000 uJ "
-                       "(0.0% of the energy):\n  softmax (Softmax): Softmax has no systolic "
-                       "lowering\n"),
+                       "(0.0% of the energy):\n  1 layer (Softmax): Softmax has no systolic "
+                       "lowering: softmax\n"),
             std::string::npos)
       << table;
   EXPECT_EQ(table.find("baseline vs method"), std::string::npos);
@@ -485,3 +485,21 @@ TEST(TextTableNumbers, GroupThousandsHandlesSignsAndTheInt64Extremes) {
 }
 
 } // namespace
+
+TEST(RunReport, HostLayersAreGroupedByOpAndReason) {
+  // Repeated reasons print once, with the count and the first names (issue 23).
+  std::vector<LayerStats> layers;
+  for (int i = 0; i < 5; ++i)
+    layers.push_back(LayerStats{.name = "add" + std::to_string(i),
+                                .op = "Add",
+                                .hostFallback = true,
+                                .note = "no unit adds two tensors"});
+  layers.push_back(LayerStats{.name = "conv", .op = "Conv"});
+  layers.push_back(LayerStats{.name = "soft", .op = "Softmax", .hostFallback = true});
+  EXPECT_EQ(hostFallbackGroups(layers, "  "),
+            "  5 layers (Add): no unit adds two tensors: add0, add1, add2 and 2 more\n"
+            "  1 layer (Softmax): runs on the host: soft\n");
+  EXPECT_EQ(hostFallbackGroups(layers, "", 10).substr(0, 64),
+            "5 layers (Add): no unit adds two tensors: add0, add1, add2, add3");
+  EXPECT_EQ(hostFallbackGroups({layers[5]}, "  "), "");
+}
