@@ -25,5 +25,8 @@ for engine, why in comparison.errors.items():
     print(f"{engine:<10} not run: {why}")
 
 frame = comparison.to_pandas()
+# One row per layer, one column per engine (<NA> where an engine lowers the model into other
+# layers, e.g. a fused pair).
 table = frame.pivot_table(index="name", columns="engine", values="cycles", sort=False)
-print(table.drop(index="total", errors="ignore").head(15).to_string())
+print("cycles of the first layers:")
+print(table.round(0).astype("Int64").head(15).to_string())
