@@ -273,6 +273,46 @@ std::string comparisonCsv(const Comparison& c) {
   return out;
 }
 
+namespace {
+
+/// Per-layer charts across engines: one category per layer name (in the order the engines
+/// first list them), one series per engine that ran, for cycles, energy and DRAM bytes. A layer
+/// an engine does not have under that name (it fused or split it) is 0 in that engine's series.
+void addPerLayerCharts(report::HtmlPage& page, const Comparison& c) {
+  std::vector<std::string> layers;
+  for (const EngineRun& r : c.runs)
+    if (r.report)
+      for (const report::LayerStats& l : r.report->layers)
+        if (std::find(layers.begin(), layers.end(), l.name) == layers.end())
+          layers.push_back(l.name);
+  if (layers.empty())
+    return;
+  std::vector<report::Series> cycles, energy, dram;
+  for (const EngineRun& r : c.runs) {
+    if (!r.report)
+      continue;
+    for (auto* s : {&cycles, &energy, &dram})
+      s->push_back(report::Series{r.engine, std::vector<double>(layers.size(), 0.0)});
+    for (const report::LayerStats& l : r.report->layers) {
+      const size_t i =
+          static_cast<size_t>(std::find(layers.begin(), layers.end(), l.name) - layers.begin());
+      cycles.back().values[i] += static_cast<double>(l.cycles);
+      energy.back().values[i] += l.energyPj / 1e6;
+      dram.back().values[i] += static_cast<double>(l.dram.readBytes + l.dram.writeBytes);
+    }
+  }
+  page.heading("Per layer, across engines");
+  page.paragraph("Each layer's bar per engine, matched by layer name; 0 where an engine lowers "
+                 "the layer into others (a fused activation) or runs it under another name.");
+  page.chart(
+      report::groupedBars("compare-layer-cycles", "cycles per layer", layers, cycles, "cycles"));
+  page.chart(report::groupedBars("compare-layer-energy", "energy per layer", layers, energy, "uJ"));
+  page.chart(
+      report::groupedBars("compare-layer-dram", "DRAM traffic per layer", layers, dram, "bytes"));
+}
+
+} // namespace
+
 std::string renderComparisonHtml(const Comparison& c) {
   report::HtmlPage page(
       fmt::format("nnaccel compare: {} under budget '{}'", c.model, c.budget.name));
@@ -311,6 +351,7 @@ std::string renderComparisonHtml(const Comparison& c) {
       report::groupedBars("compare-energy", "total energy per engine", engines, {energy}, "uJ"));
   page.chart(
       report::groupedBars("compare-dram", "DRAM traffic per engine", engines, {dram}, "bytes"));
+  addPerLayerCharts(page, c);
   for (const EngineRun& r : c.runs) {
     if (!r.report)
       continue;

@@ -20,6 +20,17 @@ std::string pointLabel(const SweepResult& r, const PointResult& p) {
   return out.empty() ? "base config" : out;
 }
 
+/// The bar charts' short category: each param's last key segment and value, "rows=64 cols=32"
+/// ("base config" with no params).
+std::string shortLabel(const SweepResult& r, const PointResult& p) {
+  std::string out;
+  for (size_t i = 0; i < p.values.size() && i < r.spec.params.size(); ++i) {
+    const std::string& key = r.spec.params[i].key;
+    out += fmt::format("{}{}={}", i == 0 ? "" : " ", key.substr(key.rfind('.') + 1), p.values[i]);
+  }
+  return out.empty() ? "base config" : out;
+}
+
 } // namespace
 
 std::string renderSweepHtml(const SweepResult& r) {
@@ -41,7 +52,7 @@ std::string renderSweepHtml(const SweepResult& r) {
       continue;
     scatter.push_back(report::ScatterPoint{fmt::format("point {} ({})", p.index, pointLabel(r, p)),
                                            metricValue(p, xAxis), metricValue(p, yAxis), p.pareto});
-    labels.push_back(fmt::format("{}", p.index));
+    labels.push_back(shortLabel(r, p));
     cycles.values.push_back(static_cast<double>(p.cycles));
     energy.values.push_back(p.energyPj / 1e6);
   }

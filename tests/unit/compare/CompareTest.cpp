@@ -65,3 +65,25 @@ TEST(Compare, IsDeterministic) {
 }
 
 } // namespace
+
+namespace nnaccel::compare {
+namespace {
+
+TEST(Compare, HtmlChartsEveryLayerAcrossTheEngines) {
+  const ir::Graph g = driver::loadModel("lenet5");
+  engines::RunOptions o;
+  o.verify = false;
+  const Comparison c = compareModel(g, defaultBudget(), {"systolic", "broadcast"}, o);
+  const std::string html = renderComparisonHtml(c);
+  for (const char* id : {"compare-layer-cycles", "compare-layer-energy", "compare-layer-dram"})
+    EXPECT_NE(html.find(id), std::string::npos) << id;
+  // Every layer of either engine is a category of the per-layer charts.
+  const size_t at = html.find("compare-layer-cycles");
+  const size_t end = html.find("compare-layer-energy");
+  for (const EngineRun& r : c.runs)
+    for (const report::LayerStats& l : r.report->layers)
+      EXPECT_NE(html.substr(at, end - at).find(">" + l.name + "<"), std::string::npos) << l.name;
+}
+
+} // namespace
+} // namespace nnaccel::compare
