@@ -649,6 +649,24 @@ TEST_F(Cli, ListingsAndInfoTakeJsonAndCsv) {
   expectError("zoo list --csv --json", 2, "--json excludes --csv (see 'nnaccel zoo list --help')");
 }
 
+TEST_F(Cli, SetOverridesAConfigKeyOverThePresetOrFile) {
+  const Result base = run("simulate lenet5 --timing-only");
+  const Result small = run("simulate lenet5 --timing-only --set array.rows=32 --set array.cols=32");
+  ASSERT_EQ(base.exitCode, 0) << base.err;
+  ASSERT_EQ(small.exitCode, 0) << small.err;
+  EXPECT_NE(lineWith(base.out, "total: "), lineWith(small.out, "total: "));
+  const Result shown = run("arch show systolic --preset edge --set array.rows=16");
+  EXPECT_NE(shown.out.find("  rows: 16\n"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("name: edge\n"), std::string::npos) << shown.out;
+  expectError("simulate lenet5 --set array.rowz=32", 1,
+              "--set: 'array.rowz': unknown key (expected one of: rows, cols, "
+              "weight_load_cycles, shadow_weights)");
+  expectError("simulate lenet5 --set array.rows=-3", 1,
+              "--set: 'array.rows': must be >= 1 (got -3)");
+  expectError("simulate lenet5 --set array.rows", 2,
+              "'array.rows' is not a setting: expected KEY=VALUE, e.g. array.rows=64");
+}
+
 TEST_F(Cli, ArchShowPrintsTheEffectiveConfig) {
   const Result edge = run("arch show systolic --preset edge");
   ASSERT_EQ(edge.exitCode, 0) << edge.err;

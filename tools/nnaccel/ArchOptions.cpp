@@ -24,17 +24,28 @@ void ArchOptions::configure(CLI::App& app, bool withArchOption) {
                                  fmt::join(defaults, ", ")));
   configOption_ = app.add_option("--config", config_, "architecture config file (YAML)");
   presetOption_->excludes(configOption_);
+  setOption_ = app.add_option("--set", settings_,
+                              "set a config key over the preset or file, KEY=VALUE with the "
+                              "schema's dotted key (--set array.rows=64); repeatable ('nnaccel "
+                              "arch show ENGINE' prints the keys)");
 }
 
 bool ArchOptions::given() const {
-  return presetOption_->count() > 0 || configOption_->count() > 0;
+  return presetOption_->count() > 0 || configOption_->count() > 0 || setOption_->count() > 0;
 }
 
 engines::EngineConfig ArchOptions::engineConfig() const {
   const engines::Engine& e = implementation();
-  if (configOption_->count() > 0)
-    return e.loadFile(config_);
-  return e.preset(presetOption_->count() > 0 ? preset_ : e.defaultPreset());
+  const engines::EngineConfig base =
+      configOption_->count() > 0
+          ? e.loadFile(config_)
+          : e.preset(presetOption_->count() > 0 ? preset_ : e.defaultPreset());
+  if (settings_.empty())
+    return base;
+  std::vector<engines::Override> overrides;
+  for (const std::string& text : settings_)
+    overrides.push_back(engines::parseOverride(text));
+  return engines::applyOverrides(base, overrides, "--set");
 }
 
 } // namespace nnaccel::cli

@@ -181,7 +181,7 @@ private:
       throw usageError(*app_, "--baseline compiles the model; it cannot be combined with "
                               "--program");
     if (arch_.given())
-      throw usageError(*app_, "--program carries its own config; drop --preset/--config");
+      throw usageError(*app_, "--program carries its own config; drop --preset/--config/--set");
   }
 
   void write(const report::RunReport& r) const {
