@@ -34,6 +34,10 @@ def load(model, dims=None, batch=None, inputs=None):
     (numpy arrays, one per model input) bind the others; ``batch`` sets a batch dimension.
     """
     if isinstance(model, Model):
+        # A loaded model's shapes are bound; rebinding them silently would run another model.
+        if dims or batch is not None:
+            raise Error(f"model '{model.source}' is already loaded with its shapes bound; "
+                        "pass dims and batch to nnaccel.load() instead")
         return model
     return _core.load(str(model), dict(dims or {}), batch, _as_list(inputs))
 

@@ -42,24 +42,16 @@ template <typename Work> auto interruptible(const py::object& progress, Work&& w
   return work(report);
 }
 
-std::vector<engines::Override> parseOverrides(const std::vector<std::string>& texts) {
-  std::vector<engines::Override> out;
-  for (const std::string& t : texts)
-    out.push_back(engines::parseOverride(t));
-  return out;
-}
-
 engines::EngineConfig configOf(const std::string& arch, const std::string& preset,
                                const std::string& config,
                                const std::vector<std::string>& overrides) {
   if (!preset.empty() && !config.empty())
     throw Error(ErrorKind::Usage, ErrorContext{.key = "config"},
                 "give a preset or a config file, not both");
-  const engines::Engine& e = engines::engineNamed(arch);
-  const engines::EngineConfig base =
-      config.empty() ? e.preset(preset.empty() ? e.defaultPreset() : preset) : e.loadFile(config);
-  return overrides.empty() ? base
-                           : engines::applyOverrides(base, parseOverrides(overrides), "overrides");
+  std::vector<engines::Override> parsed;
+  for (const std::string& t : overrides)
+    parsed.push_back(engines::parseOverride(t));
+  return engines::loadConfig(arch, preset, config, parsed, "overrides");
 }
 
 /// The engine's own options (`--threads`, `--exact`, ...) by name, checked as the CLI checks

@@ -121,6 +121,15 @@ EngineConfig loadConfigFile(const std::string& engine, const std::string& path) 
   return engineNamed(engine).loadFile(path);
 }
 
+EngineConfig loadConfig(const std::string& engine, const std::string& preset,
+                        const std::string& path, const std::vector<Override>& overrides,
+                        const std::string& origin) {
+  const Engine& e = engineNamed(engine);
+  const EngineConfig base =
+      path.empty() ? e.preset(preset.empty() ? e.defaultPreset() : preset) : e.loadFile(path);
+  return overrides.empty() ? base : applyOverrides(base, overrides, origin);
+}
+
 namespace {
 
 /// Inserts \p value at the dotted \p key of \p root (sections become maps).

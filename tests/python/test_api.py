@@ -192,3 +192,33 @@ def test_results_as_pandas_frames():
     s = nnaccel.sweep("lenet5", arch="systolic", params={"array.cols": [32, 64]},
                       timing_only=True)
     assert list(s.to_pandas()["params.array.cols"]) == [32, 64]
+
+
+def test_bad_arguments_are_one_line_usage_errors():
+    cases = [
+        (lambda: nnaccel.simulate("lenet5", batch=0), "batch 0 must be at least 1"),
+        (lambda: nnaccel.run("lenet5", dtype="int4"), "'int4' is not a dtype"),
+        (lambda: nnaccel.simulate("lenet5", dtype="int4"), "'int4' is not a dtype"),
+        (lambda: nnaccel.run("lenet5", dtype="int8", method="best"),
+         "'best' is not a calibration method"),
+        (lambda: nnaccel.simulate("lenet5", arch="broadcast", engine_options={"exact": 1}),
+         "has no option 'exact'"),
+        (lambda: nnaccel.simulate("lenet5", preset="server", config="x.yaml"),
+         "give a preset or a config file, not both"),
+        (lambda: nnaccel.simulate("lenet5", dims={"h": 3}), "dims apply only to .onnx files"),
+        (lambda: nnaccel.sweep("lenet5", params={"array.rows": [16]}, threads=0),
+         "threads 0 must be at least 1"),
+        (lambda: nnaccel.simulate("lenet5", host={"link_bytes_per_second": -1}),
+         "link_bytes_per_second"),
+    ]
+    for call, message in cases:
+        with pytest.raises(nnaccel.Error) as e:
+            call()
+        assert message in str(e.value)
+        assert "\n" not in str(e.value)
+
+
+def test_a_loaded_model_refuses_new_shape_bindings():
+    m = nnaccel.load("lenet5")
+    with pytest.raises(nnaccel.Error, match="already loaded"):
+        nnaccel.simulate(m, batch=4)

@@ -35,17 +35,11 @@ bool ArchOptions::given() const {
 }
 
 engines::EngineConfig ArchOptions::engineConfig() const {
-  const engines::Engine& e = implementation();
-  const engines::EngineConfig base =
-      configOption_->count() > 0
-          ? e.loadFile(config_)
-          : e.preset(presetOption_->count() > 0 ? preset_ : e.defaultPreset());
-  if (settings_.empty())
-    return base;
   std::vector<engines::Override> overrides;
   for (const std::string& text : settings_)
     overrides.push_back(engines::parseOverride(text));
-  return engines::applyOverrides(base, overrides, "--set");
+  return engines::loadConfig(arch_, presetOption_->count() > 0 ? preset_ : "",
+                             configOption_->count() > 0 ? config_ : "", overrides, "--set");
 }
 
 } // namespace nnaccel::cli

@@ -347,6 +347,13 @@ Override parseOverride(const std::string& text);
 EngineConfig applyOverrides(const EngineConfig& base, const std::vector<Override>& overrides,
                             const std::string& origin);
 
+/// \p engine's config as a user names it: the file \p path when non-empty, else the preset
+/// \p preset (empty: the engine's default), with \p overrides applied (applyOverrides, errors
+/// naming \p origin). What `--preset/--config/--set` and the Python package's
+/// preset/config/overrides arguments resolve to.
+EngineConfig loadConfig(const std::string& engine, const std::string& preset,
+                        const std::string& path, const std::vector<Override>& overrides,
+                        const std::string& origin);
 /// \p config's resources; how each engine's keys count is documented in docs/Compare.md.
 Resources resources(const EngineConfig& config);
 
