@@ -92,6 +92,8 @@ save('clip_min_only', [h.make_node('Conv',['a','w'],['b']),h.make_node('Clip',['
 save('conv1d', [h.make_node('Reshape',['a','sh'],['r']),h.make_node('Conv',['r','w'],['y'],pads=[1,1])],[i64('sh',[1,8,256]),W('w',(8,8,3))])
 save('pow2', [h.make_node('Pow',['a','two'],['y'])],[c('two',2.0)])
 save('where_mask', [h.make_node('Greater',['a','k'],['m']),h.make_node('Where',['m','a','z'],['y'])],[c('k',0.3),c('z',0.0)])
+# Where choosing between two computed tensors (a gate: the larger branch where a > conv(a)).
+save('where_two', [h.make_node('Conv',['a','w'],['b']),h.make_node('Greater',['a','b'],['m']),h.make_node('Where',['m','a','b'],['y'])],[W('w',(8,8,1,1))])
 save('tile', [h.make_node('GlobalAveragePool',['a'],['p']),h.make_node('Tile',['p','rp'],['y'])],[i64('rp',[1,1,4,4])])
 save('expand', [h.make_node('GlobalAveragePool',['a'],['p']),h.make_node('Expand',['p','sh'],['e']),h.make_node('Add',['e','a'],['y'])],[i64('sh',[1,8,16,16])])
 save('sum3', [h.make_node('Conv',['a','w'],['b']),h.make_node('Sum',['a','b','a'],['y'])],[W('w',(8,8,1,1))])

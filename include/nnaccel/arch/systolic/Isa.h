@@ -218,7 +218,18 @@ enum class VectorFunc : uint8_t {
   /// table in the pool table (record d's first int32 = expTable[d], d = max - a) and outM.
   /// The pooling engine's table serves its element-wise function too (docs/arch/Systolic.md).
   Softmax,
+  /// Where: C (a comparison's s8 0/1) picks, out = C != 0 ? requantize(B, bM) : requantize(A, aM)
+  /// (quant::select); A is the else-operand so that it can be computed in place.
+  Select,
+  /// out = C == 0 ? requantize(B, bM) : requantize(A, aM): Select with A as the then-operand,
+  /// for a Where whose else-operand is the broadcast one (x where c else 0).
+  SelectNot,
 };
+
+/// True for Select and SelectNot, which read operand C.
+constexpr bool isSelect(VectorFunc f) {
+  return f == VectorFunc::Select || f == VectorFunc::SelectNot;
+}
 
 /// True for the comparisons (Equal ... LessOrEqual), which rescale both operands by aM, bM.
 constexpr bool isComparison(VectorFunc f) {
@@ -228,7 +239,8 @@ constexpr bool isComparison(VectorFunc f) {
 /// True for the functions that read operand B.
 constexpr bool isBinary(VectorFunc f) {
   return f == VectorFunc::Add || f == VectorFunc::Sub || f == VectorFunc::Mul ||
-         f == VectorFunc::Min || f == VectorFunc::Max || isComparison(f) || f == VectorFunc::Div;
+         f == VectorFunc::Min || f == VectorFunc::Max || isComparison(f) || f == VectorFunc::Div ||
+         isSelect(f);
 }
 
 /// Vector (element-wise) unit of the pooling engine, SBUF -> SBUF, s8 programs only: the
@@ -237,6 +249,7 @@ constexpr bool isBinary(VectorFunc f) {
 ///   A   at a + y * aRowStride + x
 ///   B   at b + y * bRowStride + x * bStep   (bStep 0: one value per row, bRowStride 0 too:
 ///                                            one scalar per partition; binary functions)
+///   C   at c + y * cRowStride + x * cStep   (the same; Select and SelectNot only)
 ///   out at dst + y * dstRowStride + x
 /// dst may equal a (in place). Multipliers are quant::QuantMultiplier {M, shift} pairs.
 struct Vector {
@@ -246,9 +259,10 @@ struct Vector {
   int64_t a = 0, aRowStride = 0;
   int64_t b = 0, bRowStride = 0, bStep = 1;
   int64_t dst = 0, dstRowStride = 0;
-  int32_t leftShift = 0;                          ///< Add/Sub: operands scaled by 2^leftShift
-  int32_t aMultiplier = 1 << 30, aShift = -1;     ///< Add/Sub/Min/Max/comparisons: A's rescale
-  int32_t bMultiplier = 1 << 30, bShift = -1;     ///< Add/Sub/Min/Max/comparisons: B's rescale
+  int64_t c = 0, cRowStride = 0, cStep = 1;   ///< Select/SelectNot: the condition
+  int32_t leftShift = 0;                      ///< Add/Sub: operands scaled by 2^leftShift
+  int32_t aMultiplier = 1 << 30, aShift = -1; ///< Add/Sub/Min/Max/comparisons/Select: A's rescale
+  int32_t bMultiplier = 1 << 30, bShift = -1; ///< Add/Sub/Min/Max/comparisons/Select: B's rescale
   int32_t outMultiplier = 1 << 30, outShift = -1; ///< Add/Sub/Mul/Requantize: output rescale
   int64_t clampLo = -128, clampHi = 127;
   bool operator==(const Vector&) const = default;

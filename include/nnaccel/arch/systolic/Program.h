@@ -99,7 +99,7 @@ inline bool isResidentAddr(int64_t addr) {
 }
 
 struct Program {
-  static constexpr uint32_t kVersion = 3; ///< 3: the rounding header field
+  static constexpr uint32_t kVersion = 4; ///< 3: the rounding header field; 4: VECTOR's C
   SystolicConfig config;   ///< the config it was compiled for (the simulator runs on it)
   DType dtype = DType::I8; ///< I8 or F32
   /// How every requantization of an s8 program (ACTIVATE, POOL average, VECTOR) and the

@@ -150,6 +150,7 @@ struct VectorDesc {
   Vector op; ///< func, multipliers and clamp; the lowering fills partitions, counts, addresses
   int64_t batch = 1, channels = 1, plane = 1;
   VectorOperand a, b, out; ///< b absent (empty range) for unary functions
+  VectorOperand c;         ///< Select/SelectNot's condition; absent otherwise
   /// Lookup: DRAM address of the tables, one per channel (perChannelTables) or one for all.
   int64_t tablesAddr = -1;
   bool perChannelTables = false;
@@ -174,7 +175,8 @@ struct ElementwisePlan {
   enum class Kind : uint8_t { Vector, Concat, Replicate } kind = Kind::Vector;
   Vector op;                     ///< Vector: func, multipliers, clamp
   int inputA = 0, inputB = -1;   ///< node inputs read as A and B (-1: unary)
-  OperandView a, b;              ///< their views
+  int inputC = -1;               ///< Select/SelectNot: the node input read as C (the condition)
+  OperandView a, b, c;           ///< their views
   bool perChannelTables = false; ///< Lookup: one table per channel
   /// Lookup: a table the compiler computed (a Where folded into its source's 256 codes,
   /// quant::elementFunctions) instead of the node's own lookupTables

@@ -2,7 +2,8 @@
 /// Lowering of int8 element-wise nodes onto the pooling engine's vector unit (VECTOR, Isa.h) and
 /// onto pure DMA patterns: standalone Relu/Clip (Clamp), lookup-table functions (Sigmoid, Tanh,
 /// HardSwish, ...), Add/Sub/Mul (same shape, per-channel or scalar broadcast, constant operand),
-/// Concat along the channel axis, and nearest Resize by integer factors.
+/// Where (SELECT, or one lookup for a threshold mask), Softmax, Concat along the channel axis, and
+/// nearest Resize by integer factors.
 ///
 /// Why: these nodes sit between the array's layers (residual adds, squeeze-excite gates, skip
 /// concatenations); sending them to the host costs a round trip of both tensors. Like seed 000's
@@ -235,10 +236,10 @@ std::variant<ElementwisePlan, std::string> planLookup(const ir::Graph& g, ir::No
   return p;
 }
 
-/// Where: VECTOR has no predicated write, but a Where whose condition and operands are functions
-/// of one of its inputs (a threshold mask, x where x > t else 0) is one table of that input's
-/// codes (quant/ElementFunction.h): a Lookup.
-std::variant<ElementwisePlan, std::string> planSelect(const CompilerContext& ctx, ir::NodeId id) {
+/// Where whose condition and operands are functions of one of its inputs (a threshold mask,
+/// x where x > t else 0): one table of that input's codes (quant/ElementFunction.h), a Lookup;
+/// nullopt otherwise.
+std::optional<ElementwisePlan> selectAsLookup(const CompilerContext& ctx, ir::NodeId id) {
   const ir::Graph& g = ctx.g;
   const ir::Node& n = g.node(id);
   // x's and y's producers stay sources, so the table reads a tensor the program has (a Relu
@@ -252,17 +253,55 @@ std::variant<ElementwisePlan, std::string> planSelect(const CompilerContext& ctx
   const std::optional<quant::ElementFunction>& f = fs[static_cast<size_t>(n.outputs[0])];
   const auto source = f ? std::find(n.inputs.begin(), n.inputs.end(), f->source) : n.inputs.end();
   if (source == n.inputs.end())
-    return std::string("VECTOR has no predicated write; only a Where whose condition and "
-                       "operands are functions of one of its inputs (one lookup table) runs");
+    return std::nullopt;
   const std::optional<OperandView> a =
       operandView(g.value(*source).shape, g.value(n.outputs[0]).shape);
   if (!a || a->perRow)
-    return std::string("its table's source is broadcast");
+    return std::nullopt;
   ElementwisePlan p;
   p.a = *a;
   p.inputA = static_cast<int>(source - n.inputs.begin());
   p.op.func = VectorFunc::Lookup;
   p.table.assign(f->table.begin(), f->table.end());
+  return p;
+}
+
+/// Where(cond, x, y): a threshold mask folds into one Lookup (selectAsLookup); otherwise one
+/// SELECT pass with the condition as operand C and the full-tensor operand of x and y computed
+/// in place as A (quant::select: y requantized everywhere, x where the condition holds).
+std::variant<ElementwisePlan, std::string> planSelect(const CompilerContext& ctx, ir::NodeId id,
+                                                      const quant::QuantNode& qn) {
+  if (std::optional<ElementwisePlan> lookup = selectAsLookup(ctx, id))
+    return *std::move(lookup);
+  const ir::Graph& g = ctx.g;
+  const ir::Node& n = g.node(id);
+  const Dims& out = g.value(n.outputs[0]).shape;
+  const std::optional<OperandView> c = operandView(g.value(n.inputs[0]).shape, out);
+  const std::optional<OperandView> x = operandView(g.value(n.inputs[1]).shape, out);
+  const std::optional<OperandView> y = operandView(g.value(n.inputs[2]).shape, out);
+  if (!c || !x || !y)
+    return fmt::format("broadcast of {}, {} and {} to {} does not fit the vector unit (each "
+                       "operand must be the full tensor, one value per channel, or a scalar)",
+                       dimsToString(g.value(n.inputs[0]).shape),
+                       dimsToString(g.value(n.inputs[1]).shape),
+                       dimsToString(g.value(n.inputs[2]).shape), dimsToString(out));
+  if (x->perRow && y->perRow)
+    return std::string("neither x nor y is the full tensor, which SELECT computes in place");
+  const bool elseInPlace = !y->perRow;
+  ElementwisePlan p;
+  p.op.func = elseInPlace ? VectorFunc::Select : VectorFunc::SelectNot;
+  p.inputA = elseInPlace ? 2 : 1;
+  p.inputB = elseInPlace ? 1 : 2;
+  p.inputC = 0;
+  p.a = elseInPlace ? *y : *x;
+  p.b = elseInPlace ? *x : *y;
+  p.c = *c;
+  const quant::QuantMultiplier& ma = qn.inputMultipliers.at(static_cast<size_t>(p.inputA));
+  const quant::QuantMultiplier& mb = qn.inputMultipliers.at(static_cast<size_t>(p.inputB));
+  p.op.aMultiplier = ma.multiplier;
+  p.op.aShift = ma.shift;
+  p.op.bMultiplier = mb.multiplier;
+  p.op.bShift = mb.shift;
   return p;
 }
 
@@ -312,18 +351,21 @@ private:
   static constexpr int64_t kVectorBufferSpacingMaxBytes = int64_t{64} << 10;
 
   bool binary() const { return d_.b.range.hi > d_.b.range.lo; }
+  bool select() const { return isSelect(d_.op.func); }
+  /// A and B double-buffered, and Select's C.
+  int64_t bufferCount() const { return select() ? 6 : 4; }
   const VectorStep& step(int64_t k) const { return steps_[static_cast<size_t>(k)]; }
   static Range sbuf(int64_t addr, int64_t bytes) { return Range{Space::Sbuf, addr, addr + bytes}; }
 
   /// Elements of s per step, and images per step when whole planes fit. The four buffers (A and
-  /// B, double-buffered) lie a quarter of the working area apart, or kVectorBufferSpacingMaxBytes
-  /// when that is less and a step fits: spread out, a step's load seldom waits for the
-  /// neighbouring layers' use of low addresses (packing them end to end cost the PaddleOCR
-  /// detector 1.4 % of its cycles), and the cap keeps a program on a huge SBUF from spanning
-  /// gigabytes (issue 20: a 1 GiB partition made LeNet-5's program, and the simulator's SBUF,
-  /// span 4 GiB).
+  /// B, double-buffered; six with Select's C) lie a quarter (a sixth) of the working area apart, or
+  /// kVectorBufferSpacingMaxBytes when that is less and a step fits: spread out, a step's load
+  /// seldom waits for the neighbouring layers' use of low addresses (packing them end to end cost
+  /// the PaddleOCR detector 1.4 % of its cycles), and the cap keeps a program on a huge SBUF from
+  /// spanning gigabytes (issue 20: a 1 GiB partition made LeNet-5's program, and the simulator's
+  /// SBUF, span 4 GiB).
   void planChunks() {
-    bufBytes_ = ctx_.sbufBytes() / 4;
+    bufBytes_ = ctx_.sbufBytes() / bufferCount();
     NNACCEL_ASSERT(bufBytes_ >= 1) << "state buffer too small for the vector unit";
     len_ = std::min(d_.plane, bufBytes_);
     images_ = len_ == d_.plane ? std::clamp<int64_t>(bufBytes_ / d_.plane, 1, d_.batch) : 1;
@@ -341,6 +383,7 @@ private:
 
   int64_t aAddr(int64_t k) const { return (k % 2) * bufBytes_; }
   int64_t bAddr(int64_t k) const { return (2 + k % 2) * bufBytes_; }
+  int64_t cAddr(int64_t k) const { return (4 + k % 2) * bufBytes_; }
 
   /// DRAM -> SBUF of one operand's block for step \p s (one value per row when perRow).
   void loadOperand(const VectorOperand& o, const VectorStep& s, int64_t sbufAddr) {
@@ -393,6 +436,8 @@ private:
     loadOperand(d_.a, s, aAddr(k));
     if (binary())
       loadOperand(d_.b, s, bAddr(k));
+    if (select())
+      loadOperand(d_.c, s, cAddr(k));
   }
 
   void compute(int64_t k) {
@@ -409,6 +454,12 @@ private:
       v.bStep = d_.b.perRow ? 0 : 1;
       v.bRowStride = d_.b.perRow ? 1 : s.len;
       reads.push_back(sbuf(v.b, bufBytes_));
+    }
+    if (select()) {
+      v.c = cAddr(k);
+      v.cStep = d_.c.perRow ? 0 : 1;
+      v.cRowStride = d_.c.perRow ? 1 : s.len;
+      reads.push_back(sbuf(v.c, bufBytes_));
     }
     if (v.func == VectorFunc::Lookup)
       reads.push_back(Range{Space::LookupTable, 0, kLookupTableBytes});
@@ -508,6 +559,8 @@ private:
     d.a = operand(inputRange(static_cast<size_t>(p_.inputA)), p_.a);
     if (p_.inputB >= 0)
       d.b = operand(inputRange(static_cast<size_t>(p_.inputB)), p_.b);
+    if (p_.inputC >= 0)
+      d.c = operand(inputRange(static_cast<size_t>(p_.inputC)), p_.c);
     d.out = output();
     if (d.op.func == VectorFunc::Lookup) {
       const std::vector<int8_t>& t = p_.table.empty() ? ctx_.qm->node(id_).lookupTables : p_.table;
@@ -647,7 +700,7 @@ std::variant<ElementwisePlan, std::string> planElementwise(const CompilerContext
   case K::Softmax:
     return planSoftmax(ctx, id, qn);
   case K::Select:
-    return planSelect(ctx, id);
+    return planSelect(ctx, id, qn);
   default:
     break;
   }

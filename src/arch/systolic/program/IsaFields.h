@@ -60,9 +60,9 @@ template <> struct EnumInfo<OnChip> {
 };
 template <> struct EnumInfo<VectorFunc> {
   static constexpr const char* kType = "vector function";
-  static constexpr std::array kNames{"clamp",      "lookup", "add", "sub", "mul",
-                                     "requantize", "min",    "max", "eq",  "gt",
-                                     "lt",         "ge",     "le",  "div", "softmax"};
+  static constexpr std::array kNames{
+      "clamp", "lookup", "add", "sub", "mul", "requantize", "min",    "max",       "eq",
+      "gt",    "lt",     "ge",  "le",  "div", "softmax",    "select", "select_not"};
 };
 template <> struct EnumInfo<ActFunc> {
   static constexpr const char* kType = "activation function";
@@ -272,6 +272,9 @@ void forEachField(O& x, V&& v) {
   v(dec("out.shift"), x.outShift);
   v(dec("lo"), x.clampLo);
   v(dec("hi"), x.clampHi);
+  v(hex("c"), x.c);
+  v(hex("c.rstride"), x.cRowStride);
+  v(dec("c.step"), x.cStep);
 }
 
 template <class O, class V>

@@ -525,6 +525,12 @@ private:
       }
       checkSbuf("b", v.b, {{v.bRowStride, v.rows}, {v.bStep, v.rowLen}}, 1);
     }
+    if (isSelect(v.func)) {
+      if (v.cStep != 0 && v.cStep != 1) {
+        fieldFail("c.step", "must be 1 (a block like A) or 0 (one value per row)");
+      }
+      checkSbuf("c", v.c, {{v.cRowStride, v.rows}, {v.cStep, v.rowLen}}, 1);
+    }
     if (v.func == VectorFunc::Add || v.func == VectorFunc::Sub) {
       if (v.leftShift < 0 || v.leftShift > kMaxVectorLeftShift) {
         fieldFail("lshift", fmt::format("lies outside [0, {}] (an int8 operand shifted left must "
@@ -533,7 +539,7 @@ private:
       }
     }
     if (v.func == VectorFunc::Add || v.func == VectorFunc::Sub || v.func == VectorFunc::Min ||
-        v.func == VectorFunc::Max || isComparison(v.func)) {
+        v.func == VectorFunc::Max || isComparison(v.func) || isSelect(v.func)) {
       checkMultiplier("a.m", v.aMultiplier, v.aShift);
       checkMultiplier("b.m", v.bMultiplier, v.bShift);
     }

@@ -267,14 +267,17 @@ void LayerAccounts::addTraffic(Account& a, const Instruction& inst) {
                  [&](const HostOp&) {},
                  [&](const Barrier&) {},
                  [&](const Vector& v) {
-                   // Operand A and the result per element, B per element (or per row when
-                   // broadcast), one vector operation per element: priced like a pooling-window
-                   // element.
+                   // Operand A and the result per element, B (and Select's C) per element (or
+                   // per row when broadcast), one vector operation per element: priced like a
+                   // pooling-window element.
                    const int64_t elements = v.rows * v.rowLen * v.partitions;
                    const bool binary = isBinary(v.func);
                    const int64_t bReads =
                        !binary ? 0 : (v.bStep == 0 ? v.rows * v.partitions : elements);
-                   sbuf.readBytes += elements + bReads;
+                   const int64_t cReads = !isSelect(v.func) ? 0
+                                          : v.cStep == 0    ? v.rows * v.partitions
+                                                            : elements;
+                   sbuf.readBytes += elements + bReads + cReads;
                    sbuf.writeBytes += elements;
                    extraPj += static_cast<double>(elements) * e.poolOpPj;
                    a.energy.postProcess += static_cast<double>(elements) * e.poolOpPj;

@@ -969,6 +969,13 @@ struct Simulator::Impl {
       checkInside("b", extentOf(v.b, {{v.bRowStride, v.rows}, {v.bStep, v.rowLen}}, 1),
                   sbufPartitionBytes, "SBUF bytes per partition");
     }
+    if (isSelect(v.func)) {
+      if (v.cStep != 0 && v.cStep != 1) {
+        fail("c.step = " + std::to_string(v.cStep) + " must be 0 or 1");
+      }
+      checkInside("c", extentOf(v.c, {{v.cRowStride, v.rows}, {v.cStep, v.rowLen}}, 1),
+                  sbufPartitionBytes, "SBUF bytes per partition");
+    }
     if (v.leftShift < 0 || v.leftShift > kMaxVectorLeftShift) {
       fail("lshift = " + std::to_string(v.leftShift) + " lies outside [0, " +
            std::to_string(kMaxVectorLeftShift) + "]");

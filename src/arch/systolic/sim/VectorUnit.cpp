@@ -30,9 +30,10 @@ std::optional<int8_t> addSub(const Vector& v, int8_t a, int8_t b, quant::Roundin
 }
 
 /// The function before the final clamp.
-std::optional<int8_t> apply(const Vector& v, int8_t a, int8_t b, const int8_t* table,
+std::optional<int8_t> apply(const Vector& v, const VectorOperands& x, const int8_t* table,
                             quant::Rounding rounding) {
   const quant::QuantMultiplier out = multiplier(v.outMultiplier, v.outShift, rounding);
+  const int8_t a = x.a, b = x.b;
   switch (v.func) {
   case VectorFunc::Clamp:
     return a;
@@ -65,15 +66,23 @@ std::optional<int8_t> apply(const Vector& v, int8_t a, int8_t b, const int8_t* t
     return quant::compareValue(c, multiplier(v.aMultiplier, v.aShift, rounding),
                                multiplier(v.bMultiplier, v.bShift, rounding), a, b);
   }
+  case VectorFunc::Select:
+  case VectorFunc::SelectNot: {
+    // quant::select: the then-operand B where the condition holds (SelectNot: where it does not).
+    const bool pickB = (x.c != 0) == (v.func == VectorFunc::Select);
+    return static_cast<int8_t>(
+        pickB ? quant::requantize(b, multiplier(v.bMultiplier, v.bShift, rounding))
+              : quant::requantize(a, multiplier(v.aMultiplier, v.aShift, rounding)));
+  }
   }
   return std::nullopt;
 }
 
 } // namespace
 
-std::optional<int8_t> vectorElement(const Vector& v, int8_t a, int8_t b, const int8_t* table,
+std::optional<int8_t> vectorElement(const Vector& v, const VectorOperands& x, const int8_t* table,
                                     quant::Rounding rounding) {
-  const std::optional<int8_t> r = apply(v, a, b, table, rounding);
+  const std::optional<int8_t> r = apply(v, x, table, rounding);
   if (!r)
     return r;
   return static_cast<int8_t>(std::clamp<int64_t>(*r, v.clampLo, v.clampHi));
@@ -82,6 +91,7 @@ std::optional<int8_t> vectorElement(const Vector& v, int8_t a, int8_t b, const i
 bool vectorPartition(const Vector& v, uint8_t* part, const int8_t* table,
                      std::span<const int32_t> expTable, quant::Rounding rounding) {
   const bool binary = isBinary(v.func);
+  const bool select = isSelect(v.func);
   std::vector<int8_t> out(static_cast<size_t>(v.rows * v.rowLen));
   size_t k = 0;
   if (v.func == VectorFunc::Softmax) {
@@ -97,10 +107,13 @@ bool vectorPartition(const Vector& v, uint8_t* part, const int8_t* table,
   }
   for (int64_t y = 0; y < v.rows && v.func != VectorFunc::Softmax; ++y)
     for (int64_t x = 0; x < v.rowLen; ++x) {
-      const auto a = static_cast<int8_t>(part[v.a + y * v.aRowStride + x]);
-      const auto b =
-          binary ? static_cast<int8_t>(part[v.b + y * v.bRowStride + x * v.bStep]) : int8_t{0};
-      const std::optional<int8_t> r = vectorElement(v, a, b, table, rounding);
+      VectorOperands o;
+      o.a = static_cast<int8_t>(part[v.a + y * v.aRowStride + x]);
+      if (binary)
+        o.b = static_cast<int8_t>(part[v.b + y * v.bRowStride + x * v.bStep]);
+      if (select)
+        o.c = static_cast<int8_t>(part[v.c + y * v.cRowStride + x * v.cStep]);
+      const std::optional<int8_t> r = vectorElement(v, o, table, rounding);
       if (!r)
         return false;
       out[k++] = *r;

@@ -15,10 +15,15 @@
 
 namespace nnaccel::arch::systolic::detail {
 
-/// One element of \p v from operands \p a and \p b and the partition's lookup table \p table
+/// One element's operands (b: binary functions; c: Select and SelectNot).
+struct VectorOperands {
+  int8_t a = 0, b = 0, c = 0;
+};
+
+/// One element of \p v from operands \p x and the partition's lookup table \p table
 /// (kLookupTableBytes int8 entries), clamped to [clampLo, clampHi]; nullopt when an Add/Sub
 /// intermediate leaves int32 (only a program whose multipliers the quantizer did not make).
-std::optional<int8_t> vectorElement(const Vector& v, int8_t a, int8_t b, const int8_t* table,
+std::optional<int8_t> vectorElement(const Vector& v, const VectorOperands& x, const int8_t* table,
                                     quant::Rounding rounding);
 
 /// Applies \p v to one partition: \p part is the partition's SBUF bytes, \p table its lookup

@@ -70,7 +70,8 @@ TEST(Disassembler, FormatsAVectorOnThePoolEngine) {
   EXPECT_EQ(formatInstruction(inst),
             "POOL VECTOR func=mul part=2 part.n=14 rows=3 rowlen=49 a=0x100 a.rstride=0x31 "
             "b=0x800 b.rstride=0x1 b.step=0 dst=0x100 dst.rstride=0x31 lshift=0 a.m=1073741824 "
-            "a.shift=-1 b.m=1073741824 b.shift=-1 out.m=1518500250 out.shift=7 lo=0 hi=127");
+            "a.shift=-1 b.m=1073741824 b.shift=-1 out.m=1518500250 out.shift=7 lo=0 hi=127 c=0x0 "
+            "c.rstride=0x0 c.step=1");
 }
 
 TEST(Disassembler, FormatsNegativeHexFloatsAndEnums) {
@@ -104,7 +105,7 @@ TEST(Disassembler, FormatsNegativeHexFloatsAndEnums) {
 
 TEST(Disassembler, ListsTheSmallProgramLineByLine) {
   const std::vector<std::string> expected = {
-      "; nnaccel program for the systolic engine (NNXSYS01 version 3)",
+      "; nnaccel program for the systolic engine (NNXSYS01 version 4)",
       "; model 'tiny', dtype s8, rounding half_away, proposed dataflow",
       "; config 'small': 16x16 PE array (rows x cols), SBUF 16 partitions x 16384 bytes, PSUM 16 "
       "columns x 512 entries (tile <= 16x32), zero mode reset, shadow weights on",

@@ -581,6 +581,9 @@ private:
     v.b = place(c.sbufWorkingBytesPerPartition(), 1, {{v.bRowStride, v.rows}, {v.bStep, v.rowLen}});
     v.dstRowStride = stride(256);
     v.dst = place(c.sbufWorkingBytesPerPartition(), 1, {{v.dstRowStride, v.rows}, {1, v.rowLen}});
+    v.cStep = in(0, 1);
+    v.cRowStride = stride(256);
+    v.c = place(c.sbufWorkingBytesPerPartition(), 1, {{v.cRowStride, v.rows}, {v.cStep, v.rowLen}});
     v.leftShift = static_cast<int32_t>(in(0, kMaxVectorLeftShift));
     std::tie(v.aMultiplier, v.aShift) = multiplier();
     std::tie(v.bMultiplier, v.bShift) = multiplier();

@@ -322,6 +322,19 @@ TEST(ProgramValidate, Vector) {
       msg([](Vector& v) { v.b = 0x3FFC; }),
       at + "field 'b' = 0x3ffc touches SBUF working bytes [0x3ffc, 0x401c) outside [0, 0x4000)");
   EXPECT_EQ(msg([](Vector& v) {
+              v.func = VectorFunc::Select;
+              v.cStep = 2;
+            }),
+            at + "field 'c.step' = 2 must be 1 (a block like A) or 0 (one value per row)");
+  EXPECT_EQ(
+      msg([](Vector& v) {
+        v.func = VectorFunc::SelectNot;
+        v.cRowStride = 8;
+        v.c = 0x3FFC;
+      }),
+      at + "field 'c' = 0x3ffc touches SBUF working bytes [0x3ffc, 0x401c) outside [0, 0x4000)");
+  EXPECT_EQ(msg([](Vector& v) { v.c = 0x3FFC; }), "valid"); // only Select reads C
+  EXPECT_EQ(msg([](Vector& v) {
               v.func = VectorFunc::Clamp; // B is not read
               v.b = 0x3FFC;
             }),

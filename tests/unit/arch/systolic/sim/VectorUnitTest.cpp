@@ -1,8 +1,8 @@
 /// \file
 /// The systolic vector unit (VECTOR, src/arch/systolic/sim/VectorUnit.cpp) through the
 /// simulator: every function against the quant module's int8 kernels (per-partition lookup
-/// tables, per-row broadcast B, the final clamp), the add/sub overflow error, and its cycles,
-/// traffic and energy in the per-layer accounts.
+/// tables, per-row broadcast B, Where's condition C, the final clamp), the add/sub overflow error,
+/// and its cycles, traffic and energy in the per-layer accounts.
 #include "SimTestBuilder.h"
 #include "nnaccel/arch/systolic/Simulator.h"
 #include "nnaccel/quant/Kernels.h"
@@ -20,7 +20,7 @@ namespace vector_unit_test {
 using testing::ProgramBuilder;
 
 constexpr int64_t kParts = 3, kRows = 2, kRowLen = 5;
-constexpr int64_t kA = 0, kB = 0x100, kDst = 0x200;
+constexpr int64_t kA = 0, kB = 0x100, kDst = 0x200, kC = 0x300;
 
 std::vector<int8_t> randomS8(std::mt19937& rng, size_t n) {
   std::uniform_int_distribution<int> d(-128, 127);
@@ -40,6 +40,7 @@ Tensor s8Tensor(const std::vector<int8_t>& values, Dims shape) {
 /// lookup tables in SBUF, one VECTOR into kDst, stored to an s8 [kParts, kRows, kRowLen] tensor.
 struct VectorCase {
   std::vector<int8_t> a, b, tables;
+  std::vector<int8_t> c; ///< Select's condition, like A (loaded when not empty)
   Vector op;
   bool perRowB = false;
 
@@ -49,6 +50,8 @@ struct VectorCase {
     pb.layer("vector", LayerUnit::Vector);
     pb.loadRows(pb.segmentOf(a), kParts, kRows * kRowLen, kA);
     pb.loadRows(pb.segmentOf(b), kParts, bLen, kB);
+    if (!c.empty())
+      pb.loadRows(pb.segmentOf(c), kParts, kRows * kRowLen, kC);
     DmaLoad t;
     t.space = OnChip::LookupTable;
     t.partitionCount = kParts;
@@ -66,6 +69,8 @@ struct VectorCase {
     v.bStep = perRowB ? 0 : 1;
     v.dst = kDst;
     v.dstRowStride = kRowLen;
+    v.c = kC;
+    v.cRowStride = kRowLen;
     pb.add(v);
     const int32_t out = pb.tensor("out", DType::I8, {kParts, kRows, kRowLen});
     DmaStore s;
@@ -165,6 +170,34 @@ TEST(SystolicVectorUnit, RequantizeThenClampLikeAFusedRelu) {
   c.op.clampLo = 0;
   const Tensor want = quant::clampTensor(quant::requantizeTensor(c.tensorA(), m), 0, 127);
   EXPECT_EQ(valuesOf(c.run()), valuesOf(want));
+}
+
+TEST(SystolicVectorUnit, SelectAndSelectNotMatchTheSelectKernel) {
+  for (const VectorFunc f : {VectorFunc::Select, VectorFunc::SelectNot}) {
+    for (const bool perRow : {false, true}) {
+      SCOPED_TRACE(::testing::Message()
+                   << "select_not " << (f == VectorFunc::SelectNot) << " perRow " << perRow);
+      VectorCase c = randomCase(8, f);
+      c.perRowB = perRow;
+      std::mt19937 rng(9);
+      c.c = randomS8(rng, kParts * kRows * kRowLen);
+      for (size_t i = 0; i < c.c.size(); i += 3)
+        c.c[i] = 0; // a comparison's 0/1; any non-zero value selects
+      const quant::QuantMultiplier ma = quant::quantizeMultiplier(0.83);
+      const quant::QuantMultiplier mb = quant::quantizeMultiplier(1.9);
+      c.op.aMultiplier = ma.multiplier;
+      c.op.aShift = ma.shift;
+      c.op.bMultiplier = mb.multiplier;
+      c.op.bShift = mb.shift;
+      // Select: B where C, else A. SelectNot: A where C, else B.
+      const Tensor cond = s8Tensor(c.c, {kParts, kRows, kRowLen});
+      const Dims out{kParts, kRows, kRowLen};
+      const Tensor want = f == VectorFunc::Select
+                              ? quant::select(cond, mb, ma, c.tensorB(), c.tensorA(), out)
+                              : quant::select(cond, ma, mb, c.tensorA(), c.tensorB(), out);
+      EXPECT_EQ(valuesOf(c.run()), valuesOf(want));
+    }
+  }
 }
 
 TEST(SystolicVectorUnit, AddIntermediateOutsideInt32IsAnError) {
