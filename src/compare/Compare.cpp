@@ -330,9 +330,9 @@ std::string renderComparisonHtml(const Comparison& c) {
       continue;
     }
     const report::LayerStats& t = r.report->total;
-    rows.push_back({r.engine, fmt::format("{}", t.cycles),
+    rows.push_back({r.engine, report::groupThousands(t.cycles),
                     fmt::format("{:.1f} %", 100 * t.utilization),
-                    fmt::format("{}", t.dram.readBytes + t.dram.writeBytes),
+                    report::groupThousands(t.dram.readBytes + t.dram.writeBytes),
                     fmt::format("{:.3f}", t.energyPj / 1e6), hostLayers(*r.report),
                     verdictText(*r.report), resourcesLine(r, c.budget)});
     engines.push_back(r.engine);

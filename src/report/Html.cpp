@@ -4,6 +4,7 @@
 /// run report. Every number on a chart comes from the RunReport; nothing is fetched.
 #include "nnaccel/report/Html.h"
 
+#include "nnaccel/report/TextTable.h"
 #include "nnaccel/support/Error.h"
 
 #include <algorithm>
@@ -535,19 +536,28 @@ template <typename F> Series seriesOf(const RunReport& r, const std::string& nam
 
 } // namespace
 
+/// The summary table's verdict: checked, mismatched, or interrupted after some layers.
+std::string verdictCell(const RunReport& r) {
+  const Verdict& v = r.verdict;
+  if (v.checked && !v.passed)
+    return "MISMATCH: " + v.detail;
+  const std::string verdict = v.checked ? "bit-exact vs " + v.reference : "not checked";
+  if (r.interrupted)
+    return fmt::format("INTERRUPTED after {} of {} layers (totals cover them only); {}",
+                       r.layers.size(), r.layersPlanned, verdict);
+  return verdict;
+}
+
 void addRunSections(HtmlPage& page, const RunReport& r, const std::string& idPrefix) {
   const std::vector<std::string> names = layerNames(r);
   const LayerStats& t = r.total;
   const double micros = r.clockMhz > 0 ? static_cast<double>(t.cycles) / r.clockMhz : 0.0;
   page.table({"engine", "config", "model", "dtype", "cycles", "time (us)", "utilization",
               "DRAM bytes", "energy (uJ)", "verified"},
-             {{r.engine, r.config, r.model, r.dtype, fmt::format("{}", t.cycles),
+             {{r.engine, r.config, r.model, r.dtype, groupThousands(t.cycles),
                fmt::format("{:.2f}", micros), fmt::format("{:.1f} %", 100 * t.utilization),
-               fmt::format("{}", t.dram.readBytes + t.dram.writeBytes),
-               fmt::format("{:.3f}", t.energyPj / 1e6),
-               !r.verdict.checked ? "not checked"
-               : r.verdict.passed ? "bit-exact vs " + r.verdict.reference
-                                  : "MISMATCH: " + r.verdict.detail}});
+               groupThousands(t.dram.readBytes + t.dram.writeBytes),
+               fmt::format("{:.3f}", t.energyPj / 1e6), verdictCell(r)}});
   for (const auto& [name, value] : r.summary)
     page.paragraph(fmt::format("{}: {}", name, value));
   std::vector<std::vector<std::string>> host;

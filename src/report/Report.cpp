@@ -76,6 +76,13 @@ double RunReport::utilizationOf(const LayerStats& l) const {
          (static_cast<double>(peak) * static_cast<double>(l.cycles));
 }
 
+void RunReport::markInterrupted(size_t layersDone, size_t layersPlannedCount) {
+  NNACCEL_ASSERT(layersDone <= layers.size()) << "more layers done than reported";
+  layers.resize(layersDone);
+  interrupted = true;
+  layersPlanned = static_cast<int64_t>(layersPlannedCount);
+}
+
 void RunReport::finalize() {
   LayerStats sum;
   sum.name = "total";
@@ -286,8 +293,20 @@ std::string baselineSection(const std::vector<BaselineRow>& rows) {
   return "baseline vs method:\n" + t.render() + notes;
 }
 
+/// An interrupted run's line: what ran, and whether what ran was checked.
+std::string interruptedLine(const RunReport& r) {
+  const Verdict& v = r.verdict;
+  return fmt::format("INTERRUPTED after {} of {} layers: the totals cover those layers only; {}",
+                     r.layers.size(), r.layersPlanned,
+                     v.checked ? fmt::format("their outputs match the {}, {} elements", v.reference,
+                                             groupThousands(v.comparedElements))
+                               : "their outputs were not checked");
+}
+
 std::string verdictLine(const RunReport& r) {
   const Verdict& v = r.verdict;
+  if (r.interrupted && (!v.checked || v.passed))
+    return interruptedLine(r);
   if (!v.checked) {
     return "NOT CHECKED: outputs were not compared against a reference";
   }
@@ -305,10 +324,10 @@ std::string verdictLine(const RunReport& r) {
 } // namespace
 
 std::string RunReport::formatTable() const {
-  std::string out =
-      fmt::format("{} '{}': {} PEs{} at {} MHz, model {}, {}{}\n", engine, config, peCount,
-                  peakMacs() != peCount ? fmt::format(" ({} MACs/cycle)", peakMacs()) : "",
-                  clockMhz, model, dtype, exact ? ", exact array model" : "");
+  std::string out = fmt::format(
+      "{} '{}': {} PEs{} at {} MHz, model {}, {}{}\n", engine, config, groupThousands(peCount),
+      peakMacs() != peCount ? fmt::format(" ({} MACs/cycle)", groupThousands(peakMacs())) : "",
+      clockMhz, model, dtype, exact ? ", exact array model" : "");
   Table t({{"layer", false},
            {"op", false},
            {"shape", false},
@@ -477,6 +496,10 @@ std::string RunReport::toJson() const {
   v["detail"] = verdict.detail;
   v["compared_elements"] = verdict.comparedElements;
   j["verdict"] = std::move(v);
+  if (interrupted)
+    j["interrupted"] = {{"layers_done", layers.size()}, {"layers_planned", layersPlanned}};
+  else
+    j["interrupted"] = nullptr;
   j["config_yaml"] = configYaml;
   // Names come from model files: invalid UTF-8 is replaced, never thrown.
   return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
@@ -527,7 +550,10 @@ std::string RunReport::csvNotRunRow(const std::string& engine, const std::string
 
 std::string RunReport::toCsvRows() const {
   // Verified: the run's verdict (per-layer checks stop at the first mismatch).
-  const std::string verified = !verdict.checked ? "unchecked" : verdict.passed ? "yes" : "no";
+  const std::string verified = verdict.checked && !verdict.passed ? "no"
+                               : interrupted                      ? "interrupted"
+                               : !verdict.checked                 ? "unchecked"
+                                                                  : "yes";
   std::string out;
   const auto row = [&](const LayerStats& l) {
     const CycleCauses& c = l.causes;

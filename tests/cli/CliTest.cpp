@@ -1026,7 +1026,7 @@ TEST_F(Cli, SimulateSparseVerifiesAndReports) {
   ASSERT_EQ(r.exitCode, 0) << r.err;
   // scnn: 64 PEs x 16 multipliers.
   EXPECT_EQ(
-      r.out.rfind("sparse 'scnn': 64 PEs (1024 MACs/cycle) at 1000 MHz, model lenet5, int8\n", 0),
+      r.out.rfind("sparse 'scnn': 64 PEs (1,024 MACs/cycle) at 1000 MHz, model lenet5, int8\n", 0),
       0u)
       << r.out;
   // The engine's extra columns, the summary lines and the verdict.

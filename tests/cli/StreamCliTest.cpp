@@ -23,7 +23,7 @@ TEST_F(StreamCli, SimulateLeNetOnTwoChipsVerifies) {
        {"stream 'fig44'", "\nVERIFIED: lenet5 on stream 'fig44' matches the int8 reference",
         "\ntiles used: 14 kernel + 10 aux (0 bypass) in 7 rows on 2 chip(s)",
         "\nfirst-output latency: ", "\nframe rate (back to back): ",
-        "(one frame every 1024 cycles)",
+        "(one frame every 1,024 cycles)",
         "\nmultiplies at positions a Sample discards: ", "\nbaseline: output-centric order"})
     EXPECT_NE(r.out.find(text), std::string::npos) << text << "\n" << r.out;
   EXPECT_EQ(run("simulate lenet5 --arch stream --chips 2").out, r.out); // deterministic

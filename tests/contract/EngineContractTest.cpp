@@ -16,6 +16,7 @@
 #include "nnaccel/driver/ModelLoader.h"
 #include "nnaccel/engines/Engine.h"
 #include "nnaccel/support/Error.h"
+#include "nnaccel/support/Interrupt.h"
 
 #include <cmath>
 #include <filesystem>
@@ -249,6 +250,38 @@ TEST_P(EngineContract, ModelReportsAreIdenticalAcrossRunsAndKeepTheInvariants) {
   engines::RunOptions timing = contract::runOptionsOf(e);
   timing.verify = false;
   EXPECT_EQ(e.simulate(g, c, timing).total.cycles, a.total.cycles);
+}
+
+TEST_P(EngineContract, AnInterruptedRunReportsTheLayersItFinished) {
+  // Ctrl-C in `simulate` asks the run to stop (support/Interrupt.h); the next progress point
+  // stops it, and the report holds the layers verified so far, marked interrupted.
+  const Engine& e = engine();
+  if (const std::string why = contract::skipReason(e, "model:lenet5"); !why.empty())
+    GTEST_SKIP() << why;
+  struct ClearAfter {
+    ~ClearAfter() { nnaccel::clearInterrupt(); }
+  } clear;
+  engines::RunOptions o = contract::runOptionsOf(e);
+  o.progress = [](const std::string& what, size_t done, size_t) {
+    if (what == "simulating" && done == 2)
+      nnaccel::requestInterrupt();
+  };
+  const report::RunReport r = e.simulate(driver::loadModel("lenet5", {}), e.preset(""), o);
+  EXPECT_TRUE(r.interrupted);
+  ASSERT_EQ(r.layers.size(), 3u); // stopped at the progress point after the third layer
+  EXPECT_GT(r.layersPlanned, 3);
+  EXPECT_TRUE(r.verdict.checked && r.verdict.passed) << r.verdict.detail;
+  int64_t cycles = 0;
+  for (const report::LayerStats& l : r.layers)
+    cycles += l.cycles;
+  EXPECT_EQ(r.total.cycles, cycles);
+  EXPECT_NE(r.formatTable().find(fmt::format("INTERRUPTED after 3 of {} layers", r.layersPlanned)),
+            std::string::npos)
+      << r.formatTable();
+  EXPECT_NE(r.toJson().find("\"layers_done\": 3"), std::string::npos);
+  nnaccel::clearInterrupt();
+  EXPECT_FALSE(e.simulate(driver::loadModel("lenet5", {}), e.preset(""), contract::runOptionsOf(e))
+                   .interrupted);
 }
 
 /// conv -> LRN -> conv -> InstanceNormalization -> conv -> LayerNormalization over (C, H, W) ->

@@ -131,26 +131,33 @@ public:
     report::RunReport r;
     arch::common::LayerVerifier verifier(g, r.verdict, so.verify);
     const int64_t slowdown = o.engineOption("toy-slowdown", 1);
-    arch::common::forEachLoweredNode(qm, std::set<ir::NodeId>{}, [&](ir::NodeId id) {
-      report::LayerStats s;
-      s.name = g.node(id).name;
-      s.op = std::string(ir::opName(g.node(id).op));
-      s.unit = "row";
-      arch::common::runHostNode(qm, id, values, s);
-      s.hostFallback = false; // the toy's row runs it: nothing crosses the host link
-      s.hostBytes = 0;
-      s.usefulMacs = s.issuedMacs = macsOf(qm, id);
-      s.cycles =
-          slowdown * std::max<int64_t>(1, (s.usefulMacs + c.multipliers - 1) / c.multipliers);
-      s.causes.compute = s.cycles;
-      s.energyPj = static_cast<double>(s.usefulMacs); // 1 pJ per MAC: a toy figure
-      s.energy.compute = s.energyPj;
-      for (ir::ValueId v : g.node(id).outputs)
-        if (v != ir::kNoValue && run.reference && verifier.active())
-          verifier.check(r.layers.size(), s.name, s.op, v, values[static_cast<size_t>(v)],
-                         run.reference->value(v).data);
-      r.layers.push_back(std::move(s));
+    size_t planned = 0;
+    arch::common::forEachLoweredNode(qm, std::set<ir::NodeId>{}, [&](ir::NodeId) { ++planned; });
+    const bool interrupted = arch::common::runUntilInterrupted([&] {
+      arch::common::forEachLoweredNode(qm, std::set<ir::NodeId>{}, [&](ir::NodeId id) {
+        report::LayerStats s;
+        s.name = g.node(id).name;
+        s.op = std::string(ir::opName(g.node(id).op));
+        s.unit = "row";
+        arch::common::runHostNode(qm, id, values, s);
+        s.hostFallback = false; // the toy's row runs it: nothing crosses the host link
+        s.hostBytes = 0;
+        s.usefulMacs = s.issuedMacs = macsOf(qm, id);
+        s.cycles =
+            slowdown * std::max<int64_t>(1, (s.usefulMacs + c.multipliers - 1) / c.multipliers);
+        s.causes.compute = s.cycles;
+        s.energyPj = static_cast<double>(s.usefulMacs); // 1 pJ per MAC: a toy figure
+        s.energy.compute = s.energyPj;
+        for (ir::ValueId v : g.node(id).outputs)
+          if (v != ir::kNoValue && run.reference && verifier.active())
+            verifier.check(r.layers.size(), s.name, s.op, v, values[static_cast<size_t>(v)],
+                           run.reference->value(v).data);
+        r.layers.push_back(std::move(s));
+        so.reportProgress("simulating", r.layers.size(), planned);
+      });
     });
+    if (interrupted)
+      r.markInterrupted(r.layers.size(), planned);
     r.engine = name();
     r.config = c.name;
     r.model = g.name;

@@ -84,11 +84,10 @@ inline CLI::Validator oneOf(std::vector<std::string> names) {
 /// ", about 12 s left" for a phase that finished \p done of \p total steps in \p elapsedSeconds,
 /// assuming the rest go at the same rate; "" before the first step, after the last and under a
 /// second. A progress line's estimate, not a measurement.
-inline std::string remainingText(double elapsedSeconds, size_t done, size_t total) {
-  if (done == 0 || done >= total)
+inline std::string remainingText(double elapsedSeconds, double done, size_t total) {
+  if (done <= 0 || done >= static_cast<double>(total))
     return "";
-  const double left =
-      elapsedSeconds / static_cast<double>(done) * static_cast<double>(total - done);
+  const double left = elapsedSeconds / done * (static_cast<double>(total) - done);
   if (left < 1)
     return "";
   return left >= 90 ? fmt::format(", about {:.0f} min left", left / 60)

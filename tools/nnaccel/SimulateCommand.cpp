@@ -18,8 +18,10 @@
 #include "nnaccel/engines/Engine.h"
 #include "nnaccel/quant/QuantizedModel.h"
 #include "nnaccel/report/Html.h"
+#include "nnaccel/support/Interrupt.h"
 
 #include <chrono>
+#include <csignal>
 #include <fmt/format.h>
 #include <fstream>
 #include <thread>
@@ -30,10 +32,24 @@ namespace {
 
 /// Progress on stderr once a run has taken more than a second: one line per phase change and at
 /// most one line every two seconds otherwise (a carriage-return update on a terminal), with the
-/// time left in the phase at its rate so far.
+/// time left in the phase at its rate so far. Inside a long layer (layerFraction) the line says
+/// how much of the layer is done.
 class Progress {
 public:
   void operator()(const std::string& what, size_t done, size_t total) {
+    show(what, static_cast<double>(done), total, "");
+  }
+
+  /// Layer \p layer of \p layers is \p fraction done (the "simulating" phase).
+  void layerFraction(size_t layer, size_t layers, double fraction) {
+    show("simulating", static_cast<double>(layer) + fraction, layers,
+         fmt::format("layer {}/{} {:.0f} %", layer + 1, layers, 100 * fraction));
+  }
+
+private:
+  /// One update of phase \p what at \p done of \p total steps; \p position replaces the
+  /// "layer done/total" text when it is not empty.
+  void show(const std::string& what, double done, size_t total, const std::string& position) {
     const auto now = std::chrono::steady_clock::now();
     // A phase's first step began when the previous call returned (the end of the last phase).
     if (what != callPhase_) {
@@ -46,22 +62,25 @@ public:
       return;
     const bool tty = isatty(STDERR_FILENO) != 0;
     const double since = std::chrono::duration<double>(now - last_).count();
-    if (what == phase_ && since < (tty ? 0.1 : 2.0) && done != total)
+    if (what == phase_ && since < (tty ? 0.1 : 2.0) && done != static_cast<double>(total))
       return;
     last_ = now;
     phase_ = what;
     printed_ = true;
     const double inPhase = std::chrono::duration<double>(now - phaseStart_).count();
-    const std::string line = total > 1
-                                 ? fmt::format("[nnaccel] {}: layer {}/{} ({:.1f} s{})", what, done,
-                                               total, elapsed, remainingText(inPhase, done, total))
-                                 : fmt::format("[nnaccel] {} ({:.1f} s)", what, elapsed);
+    const std::string at =
+        position.empty() ? fmt::format("layer {:.0f}/{}", done, total) : position;
+    const std::string line = total > 1 ? fmt::format("[nnaccel] {}: {} ({:.1f} s{})", what, at,
+                                                     elapsed, remainingText(inPhase, done, total))
+                                       : fmt::format("[nnaccel] {} ({:.1f} s)", what, elapsed);
     if (tty)
       fmt::print(stderr, "\r{:<78}", line);
     else
       fmt::print(stderr, "{}\n", line);
     std::fflush(stderr);
   }
+
+public:
   ~Progress() {
     if (printed_ && isatty(STDERR_FILENO) != 0)
       fmt::print(stderr, "\n");
@@ -72,6 +91,36 @@ private:
                                         phaseStart_ = start_, lastCall_ = start_;
   std::string phase_, callPhase_; ///< the phase last printed; the phase of the last call
   bool printed_ = false;
+};
+
+/// While alive, the first Ctrl-C asks the run to stop at its next progress point
+/// (support/Interrupt.h: between layers) so that the layers finished so far are reported; the
+/// handler then gives SIGINT back its default action, so a second Ctrl-C ends the process at once.
+class StopOnCtrlC {
+public:
+  StopOnCtrlC() {
+    sigaction(SIGINT, nullptr, &previous_);
+    installed_ = previous_.sa_handler != SIG_IGN; // a background job keeps ignoring it
+    if (!installed_)
+      return;
+    struct sigaction action {};
+    action.sa_handler = &onSigint;
+    action.sa_flags = SA_RESETHAND;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, nullptr);
+  }
+  ~StopOnCtrlC() {
+    if (installed_)
+      sigaction(SIGINT, &previous_, nullptr);
+    clearInterrupt();
+  }
+  StopOnCtrlC(const StopOnCtrlC&) = delete;
+  StopOnCtrlC& operator=(const StopOnCtrlC&) = delete;
+
+private:
+  static void onSigint(int) { requestInterrupt(); }
+  struct sigaction previous_ {};
+  bool installed_ = false;
 };
 
 DType dtypeOf(const std::string& s) {
@@ -161,8 +210,28 @@ public:
     ro.programFile = program_;
     ro.threads = std::thread::hardware_concurrency() >= 2 ? 2 : 1;
     ro.progress = std::ref(progress);
-    const report::RunReport r = engine.simulate(g, arch_.engineConfig(), ro);
-    write(r);
+    ro.layerProgress = [&progress](size_t layer, size_t layers, double fraction) {
+      progress.layerFraction(layer, layers, fraction);
+    };
+    const StopOnCtrlC stop;
+    std::optional<report::RunReport> r;
+    try {
+      r = engine.simulate(g, arch_.engineConfig(), ro);
+    } catch (const Interrupted&) {
+      fmt::print(stderr, "[nnaccel] interrupted before the first layer finished; no report "
+                         "written\n");
+      throw;
+    }
+    write(*r);
+    if (r->interrupted) {
+      fmt::print(stderr,
+                 "[nnaccel] interrupted: the report holds the {} of {} layers that finished{}\n",
+                 r->layers.size(), r->layersPlanned,
+                 report_.empty() && !output_.wantsCsv() && !output_.wantsHtml()
+                     ? ""
+                     : " (written to the requested files)");
+      throw Interrupted();
+    }
   }
 
 private:

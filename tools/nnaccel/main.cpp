@@ -2,6 +2,7 @@
 // one `error: ...` line on stderr and an exit code (0 ok, 1 model/config/io error, 2 usage).
 #include "Command.h"
 #include "nnaccel/support/Error.h"
+#include "nnaccel/support/Interrupt.h"
 #include "nnaccel/support/MemoryBudget.h"
 
 #include <cctype>
@@ -16,6 +17,8 @@ namespace {
 constexpr int kExitOk = 0;
 constexpr int kExitError = 1;
 constexpr int kExitUsage = 2;
+/// Stopped by Ctrl-C (128 + SIGINT, the shell's convention); the command said what it wrote.
+constexpr int kExitInterrupted = 130;
 
 const nnaccel::cli::CommandSpec kCommands[] = {
     {"info", "print the layers of a model: shapes, kernel windows, MACs, parameters",
@@ -145,6 +148,8 @@ int runCli(int argc, char** argv) {
 int main(int argc, char** argv) {
   try {
     return runCli(argc, argv);
+  } catch (const nnaccel::Interrupted&) {
+    return kExitInterrupted;
   } catch (const nnaccel::Error& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return e.kind() == nnaccel::ErrorKind::Usage ? kExitUsage : kExitError;

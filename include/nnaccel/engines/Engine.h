@@ -130,6 +130,10 @@ struct RunOptions {
   std::string programFile;
   /// Progress: (what, done, total), called from the run loop.
   std::function<void(const std::string&, size_t, size_t)> progress;
+  /// Progress inside the layer being simulated: (layer index, layers, fraction of it done),
+  /// called from an engine's long inner loops (the sparse array's cycles) every few thousand
+  /// cycles. Engines whose layers are short do not call it.
+  std::function<void(size_t, size_t, double)> layerProgress;
   /// The host and link that the layers no unit of the engine runs are charged to.
   HostModel host;
 

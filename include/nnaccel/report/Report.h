@@ -146,7 +146,13 @@ struct RunReport {
   /// and written as a "summary" object in JSON.
   std::vector<std::pair<std::string, std::string>> summary;
   Verdict verdict;
+  /// Set when the user stopped the run (Ctrl-C): `layers` holds the first layers of
+  /// layersPlanned, and every total covers those layers only (markInterrupted).
+  bool interrupted = false;
+  int64_t layersPlanned = 0;
 
+  /// Keeps the first \p layersDone layers and marks the report interrupted (before finalize()).
+  void markInterrupted(size_t layersDone, size_t layersPlannedCount);
   /// peakMacsPerCycle, or peCount when it is not set (one multiplier per PE).
   int64_t peakMacs() const { return peakMacsPerCycle > 0 ? peakMacsPerCycle : peCount; }
   /// \p l's usefulMacs over peakMacs() x its cycles (0 without cycles or a peak).

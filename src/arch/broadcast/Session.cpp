@@ -4,6 +4,7 @@
 
 #include "nnaccel/arch/common/Verify.h"
 #include "nnaccel/quant/QuantizedModel.h"
+#include "nnaccel/report/TextTable.h"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -32,9 +33,9 @@ void summarizeMemory(const Program& p, report::RunReport& rep) {
       spilled.push_back(fmt::format("{} ({})", l.name, l.memory.spill));
   }
   rep.summary.emplace_back(
-      "global buffer",
-      fmt::format("{} B, peak use {} B; {} of {} array-layer outputs stay on chip",
-                  p.config.globalBufferCapacityBytes, p.bufferPeakBytes, onChip, outputs));
+      "global buffer", fmt::format("{} B, peak use {} B; {} of {} array-layer outputs stay on chip",
+                                   report::groupThousands(p.config.globalBufferCapacityBytes),
+                                   report::groupThousands(p.bufferPeakBytes), onChip, outputs));
   if (spilled.empty())
     return;
   const std::string list = report::listWithNotes(spilled, kListed);
@@ -70,14 +71,17 @@ SessionResult simulateModel(const ir::Graph& model, const BroadcastConfig& confi
   common::LayerVerifier verifier(g, r.report.verdict, options.verify);
   SimOptions so;
   so.baselines = options.baselines;
+  size_t layersDone = 0;
   so.onLayerDone = [&](size_t li) {
-    options.reportProgress("simulating", li + 1, r.program.layers.size());
     verifier.checkOutputs(
         li, r.program.layers[li], [&](ir::ValueId v) -> const Tensor& { return sim.value(v); },
         [&](ir::ValueId v) { return run.reference->value(v).data; });
+    layersDone = li + 1;
+    options.reportProgress("simulating", li + 1, r.program.layers.size());
   };
-  sim.run(so);
+  const bool interrupted = common::runUntilInterrupted([&] { sim.run(so); });
   r.details = sim.layerDetails();
+  r.details.resize(layersDone);
 
   report::RunReport& rep = r.report;
   rep.engine = "broadcast";
@@ -89,6 +93,8 @@ SessionResult simulateModel(const ir::Graph& model, const BroadcastConfig& confi
   rep.peakMacsPerCycle = config.macsPerCycle();
   rep.clockMhz = config.clockMhz;
   rep.layers = sim.layerStats();
+  if (interrupted)
+    rep.markInterrupted(layersDone, r.program.layers.size());
   rep.finalize();
 
   Totals& t = r.totals;
@@ -137,8 +143,10 @@ SessionResult simulateModel(const ir::Graph& model, const BroadcastConfig& confi
       "activation reads (data read module)",
       fmt::format("{} reads ({} bytes), {} register-file writes ({:.3f} writes per read), {} "
                   "broadcasts",
-                  m.activationReads, m.activationReadBytes, m.inputRfWrites, m.writesPerRead(),
-                  m.broadcasts));
+                  report::groupThousands(m.activationReads),
+                  report::groupThousands(m.activationReadBytes),
+                  report::groupThousands(m.inputRfWrites), m.writesPerRead(),
+                  report::groupThousands(m.broadcasts)));
   if (options.baselines) {
     for (Variant base : {kConventional, kNoBroadcast}) {
       const VariantStats& b = t.variants[base];
@@ -146,13 +154,16 @@ SessionResult simulateModel(const ir::Graph& model, const BroadcastConfig& confi
           fmt::format("baseline: {}", variantName(base)),
           fmt::format("{} reads, {} bytes ({:.2f}x the method's), {} cycles (method {:.2f}x "
                       "faster), {:.3f} uJ (energy ratio {:.2f}x)",
-                      b.activationReads, b.activationReadBytes, t.readReduction(base), b.cycles,
-                      t.speedup(base), b.energyPj / 1e6, ratio(b.energyPj, m.energyPj)));
+                      report::groupThousands(b.activationReads),
+                      report::groupThousands(b.activationReadBytes), t.readReduction(base),
+                      report::groupThousands(b.cycles), t.speedup(base), b.energyPj / 1e6,
+                      ratio(b.energyPj, m.energyPj)));
     }
   }
   std::string reuse;
   for (size_t k = 1; k < m.reuseHistogram.size(); ++k)
-    reuse.append(fmt::format("{}{}: {}", k > 1 ? ", " : "", k, m.reuseHistogram[k]));
+    reuse.append(
+        fmt::format("{}{}: {}", k > 1 ? ", " : "", k, report::groupThousands(m.reuseHistogram[k])));
   rep.summary.emplace_back("re-use histogram (PEs per read: reads)", reuse);
   rep.summary.emplace_back("PE busy (MAC) / idle",
                            fmt::format("{:.1f}% / {:.1f}% of {} PE-cycles",
@@ -160,10 +171,11 @@ SessionResult simulateModel(const ir::Graph& model, const BroadcastConfig& confi
                                                      static_cast<double>(m.peCycles)),
                                        100.0 - 100.0 * ratio(static_cast<double>(m.peBusyCycles),
                                                              static_cast<double>(m.peCycles)),
-                                       m.peCycles));
+                                       report::groupThousands(m.peCycles)));
   summarizeMemory(r.program, rep);
   for (ir::ValueId v : g.outputs)
-    r.outputs.push_back(quant::QuantTensor{sim.value(v), qm.scale(v)}.dequantize());
+    if (!interrupted)
+      r.outputs.push_back(quant::QuantTensor{sim.value(v), qm.scale(v)}.dequantize());
   return r;
 }
 

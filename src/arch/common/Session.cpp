@@ -2,11 +2,15 @@
 /// The run options, quantization and run data shared by the engines' sessions (Session.h).
 #include "nnaccel/arch/common/Session.h"
 
+#include "nnaccel/support/Interrupt.h"
+
 #include <fmt/format.h>
 
 namespace nnaccel::arch::common {
 
 void RunOptions::reportProgress(const std::string& what, size_t done, size_t total) const {
+  if (interruptRequested())
+    throw Interrupted();
   if (progress)
     progress(what, done, total);
 }

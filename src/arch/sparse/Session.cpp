@@ -5,6 +5,7 @@
 #include "nnaccel/arch/common/Verify.h"
 #include "nnaccel/quant/Kernels.h"
 #include "nnaccel/quant/QuantizedModel.h"
+#include "nnaccel/report/TextTable.h"
 
 #include <fmt/format.h>
 
@@ -61,20 +62,26 @@ SessionResult simulateModel(const ir::Graph& model, const SparseConfig& config,
   so.denseBaseline = options.denseBaseline;
   so.threads = options.threads;
   so.syntheticActivationDensity = options.activationDensity;
+  size_t layersDone = 0;
   so.onLayerDone = [&](size_t li) {
-    options.reportProgress("simulating", li + 1, r.program.layers.size());
     const Layer& l = r.program.layers[li];
-    if (!run.reference && l.kind != LayerKind::Conv)
-      return;
-    verifier.checkOutputs(
-        li, l, [&](ir::ValueId v) -> const Tensor& { return sim.value(v); },
-        [&](ir::ValueId v) {
-          return run.reference ? run.reference->value(v).data
-                               : layerReference(qm, l, sim.layerInput(li));
-        });
+    if (run.reference || l.kind == LayerKind::Conv)
+      verifier.checkOutputs(
+          li, l, [&](ir::ValueId v) -> const Tensor& { return sim.value(v); },
+          [&](ir::ValueId v) {
+            return run.reference ? run.reference->value(v).data
+                                 : layerReference(qm, l, sim.layerInput(li));
+          });
+    layersDone = li + 1;
+    options.reportProgress("simulating", li + 1, r.program.layers.size());
   };
-  sim.run(so);
+  if (options.layerProgress)
+    so.onLayerProgress = [&](size_t li, double fraction) {
+      options.layerProgress(li, r.program.layers.size(), fraction);
+    };
+  const bool interrupted = common::runUntilInterrupted([&] { sim.run(so); });
   r.details = sim.layerDetails();
+  r.details.resize(layersDone);
 
   report::RunReport& rep = r.report;
   rep.engine = "sparse";
@@ -86,6 +93,8 @@ SessionResult simulateModel(const ir::Graph& model, const SparseConfig& config,
   rep.peakMacsPerCycle = config.peCount() * config.multipliersPerPe();
   rep.clockMhz = config.clockMhz;
   rep.layers = sim.layerStats();
+  if (interrupted)
+    rep.markInterrupted(layersDone, r.program.layers.size());
   rep.finalize();
 
   Totals& t = r.totals;
@@ -137,11 +146,12 @@ SessionResult simulateModel(const ir::Graph& model, const SparseConfig& config,
     rep.summary.emplace_back("dense baseline (PTIS-dense, same multipliers and buffers)",
                              fmt::format("{} cycles, {:.3f} uJ: speedup {:.2f}x, energy ratio "
                                          "{:.2f}x",
-                                         t.denseCycles, t.denseEnergyPj / 1e6, t.speedup(),
-                                         t.energyRatio()));
+                                         report::groupThousands(t.denseCycles),
+                                         t.denseEnergyPj / 1e6, t.speedup(), t.energyRatio()));
   }
   rep.summary.emplace_back("oracle bound (useful products / multipliers)",
-                           fmt::format("{} cycles ({:.2f}x faster than simulated)", t.oracleCycles,
+                           fmt::format("{} cycles ({:.2f}x faster than simulated)",
+                                       report::groupThousands(t.oracleCycles),
                                        t.oracleCycles > 0 ? static_cast<double>(t.cycles) /
                                                                 static_cast<double>(t.oracleCycles)
                                                           : 0.0));
@@ -156,7 +166,8 @@ SessionResult simulateModel(const ir::Graph& model, const SparseConfig& config,
                   percentOf(s.starvation, all), percentOf(s.imbalance, all),
                   percentOf(s.haloPpu, all), percentOf(s.dram, all), percentOf(s.idlePes, all)));
   for (ir::ValueId v : g.outputs)
-    r.outputs.push_back(quant::QuantTensor{sim.value(v), qm.scale(v)}.dequantize());
+    if (!interrupted)
+      r.outputs.push_back(quant::QuantTensor{sim.value(v), qm.scale(v)}.dequantize());
   return r;
 }
 

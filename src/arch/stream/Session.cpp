@@ -4,6 +4,7 @@
 
 #include "nnaccel/arch/common/Verify.h"
 #include "nnaccel/quant/Int8Executor.h"
+#include "nnaccel/report/TextTable.h"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -43,24 +44,27 @@ SessionResult simulateModel(const ir::Graph& model, const StreamConfig& config,
   common::LayerVerifier verifier(g, r.report.verdict, options.verify);
   SimOptions so;
   so.frames = std::max(options.frames, batch);
+  size_t layersDone = 0;
   so.onLayerDone = [&](size_t li) {
-    options.reportProgress("simulating", li + 1, r.program.layers.size());
     const Layer& l = r.program.layers[li];
     // A layer whose output continues into the next layer's tile (a fused pool) has no sets of
     // its own; the next layer's check covers it.
-    if (l.kind != LayerKind::Tiles || l.outSets.empty())
-      return;
-    Tensor got;
-    verifier.checkOutputs(
-        li, l,
-        [&](ir::ValueId v) -> const Tensor& {
-          got = sim.value(v);
-          return got;
-        },
-        [&](ir::ValueId v) { return run.reference->value(v).data; });
+    if (l.kind == LayerKind::Tiles && !l.outSets.empty()) {
+      Tensor got;
+      verifier.checkOutputs(
+          li, l,
+          [&](ir::ValueId v) -> const Tensor& {
+            got = sim.value(v);
+            return got;
+          },
+          [&](ir::ValueId v) { return run.reference->value(v).data; });
+    }
+    layersDone = li + 1;
+    options.reportProgress("simulating", li + 1, r.program.layers.size());
   };
-  sim.run(so);
+  const bool interrupted = common::runUntilInterrupted([&] { sim.run(so); });
   r.details = sim.layerDetails();
+  r.details.resize(std::min(r.details.size(), layersDone));
   report::Verdict& verdict = r.report.verdict;
   if (!sim.timingViolations().empty() && (verdict.passed || !verdict.checked)) {
     verdict.checked = true;
@@ -82,7 +86,8 @@ SessionResult simulateModel(const ir::Graph& model, const StreamConfig& config,
     return quant::evalQuantizedNode(qm, producer, ins).at(0);
   };
   for (ir::ValueId v : g.outputs)
-    r.outputs.push_back(leaving(v).dequantize());
+    if (!interrupted)
+      r.outputs.push_back(leaving(v).dequantize());
 
   report::RunReport& rep = r.report;
   rep.engine = "stream";
@@ -97,6 +102,8 @@ SessionResult simulateModel(const ir::Graph& model, const StreamConfig& config,
   rep.peakMacsPerCycle = config.macsPerCycle() / std::max<int64_t>(1, config.chips) * chips;
   rep.clockMhz = config.clockMhz;
   rep.layers = sim.layerStats();
+  if (interrupted)
+    rep.markInterrupted(layersDone, r.program.layers.size());
   rep.finalize();
 
   Totals& t = r.totals;
@@ -137,29 +144,32 @@ SessionResult simulateModel(const ir::Graph& model, const StreamConfig& config,
                                                  "--chips fixes it)")
                                    : ""));
   sum.emplace_back("FIFO storage",
-                   fmt::format("{:.1f} kbit", static_cast<double>(t.fifoBits) / 1000.0));
-  sum.emplace_back("first-output latency",
-                   fmt::format("{} cycles ({:.2f} us at {} MHz)", t.firstOutputCycles,
-                               t.firstOutputMicros, config.clockMhz));
+                   fmt::format("{} kbit", report::groupThousands((t.fifoBits + 500) / 1000)));
+  sum.emplace_back("first-output latency", fmt::format("{} cycles ({:.2f} us at {} MHz)",
+                                                       report::groupThousands(t.firstOutputCycles),
+                                                       t.firstOutputMicros, config.clockMhz));
   sum.emplace_back("frame rate (back to back)",
                    fmt::format("{:.1f} frames/s (one frame every {} cycles)", t.framesPerSecond,
-                               t.framePeriodCycles));
+                               report::groupThousands(t.framePeriodCycles)));
   sum.emplace_back("frames streamed",
                    fmt::format("{}{}: {} cycles = first-output latency {} + {} x frame period {}",
                                frames, batch > 1 ? fmt::format(" (the batch of {})", batch) : "",
-                               sim.runCycles(), t.firstOutputCycles, frames, t.framePeriodCycles));
-  sum.emplace_back(
-      "multiplies at positions a Sample discards",
-      fmt::format("{} of {} ({:.1f}%)", t.discardedMacs, t.issuedMacs, 100.0 * t.discardedShare()));
+                               report::groupThousands(sim.runCycles()),
+                               report::groupThousands(t.firstOutputCycles), frames,
+                               report::groupThousands(t.framePeriodCycles)));
+  sum.emplace_back("multiplies at positions a Sample discards",
+                   fmt::format("{} of {} ({:.1f}%)", report::groupThousands(t.discardedMacs),
+                               report::groupThousands(t.issuedMacs), 100.0 * t.discardedShare()));
   sum.emplace_back(
       "baseline: output-centric order (inputs re-read from RAM per kernel position)",
-      fmt::format("{} activation reads per frame vs the stream's {} (each input used once, on "
-                  "arrival): {:.1f}x; compute-bound on the same multipliers it would take {} "
-                  "cycles per frame, the stream is bound by its input rate ({} cycles)",
-                  t.baselineInputReads, t.streamInputReads,
-                  static_cast<double>(t.baselineInputReads) /
-                      static_cast<double>(std::max<int64_t>(1, t.streamInputReads)),
-                  t.baselineCycles, t.framePeriodCycles));
+      fmt::format(
+          "{} activation reads per frame vs the stream's {} (each input used once, on "
+          "arrival): {:.1f}x; compute-bound on the same multipliers it would take {} "
+          "cycles per frame, the stream is bound by its input rate ({} cycles)",
+          report::groupThousands(t.baselineInputReads), report::groupThousands(t.streamInputReads),
+          static_cast<double>(t.baselineInputReads) /
+              static_cast<double>(std::max<int64_t>(1, t.streamInputReads)),
+          report::groupThousands(t.baselineCycles), report::groupThousands(t.framePeriodCycles)));
   return r;
 }
 

@@ -7,6 +7,7 @@
 #include "nnaccel/quant/Int8Executor.h"
 #include "nnaccel/quant/QuantizedModel.h"
 #include "nnaccel/reference/Executor.h"
+#include "nnaccel/report/TextTable.h"
 #include "nnaccel/support/Error.h"
 
 #include <fmt/format.h>
@@ -30,6 +31,8 @@ struct RunOutcome {
   std::vector<report::LayerStats> stats;
   report::Verdict verdict;
   std::vector<Tensor> outputs;
+  /// Set when the user interrupted the run: stats holds the layers finished before it.
+  bool interrupted = false;
 };
 
 RunOutcome runProgram(const ir::Graph& g, const Program& program, const quant::QuantizedModel* qm,
@@ -48,16 +51,22 @@ RunOutcome runProgram(const ir::Graph& g, const Program& program, const quant::Q
   SimOptions so;
   so.functional = options.verify;
   so.exact = options.exact;
+  size_t layersDone = 0;
   so.onLayerDone = [&](size_t li) {
-    options.reportProgress(what, li + 1, program.layers.size());
     const Layer& l = program.layers[li];
     for (size_t j = 0; j < l.outputTensors.size() && verifier.active(); ++j)
       if (l.outputTensors[j] >= 0)
         verifier.check(li, l.name, l.op, l.outputValues[j], sim.readTensor(l.outputTensors[j]),
                        ref->value(l.outputValues[j]));
+    layersDone = li + 1;
+    options.reportProgress(what, li + 1, program.layers.size());
   };
-  sim.run(so);
+  out.interrupted = common::runUntilInterrupted([&] { sim.run(so); });
   out.stats = sim.layerStats();
+  if (out.interrupted) {
+    out.stats.resize(layersDone);
+    return out;
+  }
   if (options.verify) {
     for (ir::ValueId v : g.outputs) {
       int32_t t = -1;
@@ -101,8 +110,8 @@ void summarizeResidency(const Program& p, report::RunReport& rep) {
       "SBUF resident region",
       fmt::format("{} B per partition ({} B in all); {} of {} intermediate layer outputs stay on "
                   "chip",
-                  p.config.sbufResidentBytesPerPartition, residentRegionBytes(p.config), onChip,
-                  activations));
+                  report::groupThousands(p.config.sbufResidentBytesPerPartition),
+                  report::groupThousands(residentRegionBytes(p.config)), onChip, activations));
   if (spilled.empty())
     return;
   const std::string list = report::listWithNotes(spilled, kListed);
@@ -180,6 +189,11 @@ SessionResult simulateModel(const ir::Graph& g, const SystolicConfig& config,
   r.verdict = main.verdict;
   result.outputs = std::move(main.outputs);
   summarizeResidency(result.program, r);
+  if (main.interrupted) {
+    r.markInterrupted(r.layers.size(), result.program.layers.size());
+    r.finalize();
+    return result;
+  }
 
   if (options.baselineRows) {
     co.baseline = true;

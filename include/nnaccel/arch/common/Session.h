@@ -11,6 +11,7 @@
 #include "nnaccel/quant/Int8Executor.h"
 #include "nnaccel/quant/QuantizedModel.h"
 #include "nnaccel/report/Report.h"
+#include "nnaccel/support/Interrupt.h"
 #include "nnaccel/tensor/Tensor.h"
 
 #include <cstdint>
@@ -33,10 +34,25 @@ struct RunOptions {
   quant::CalibrationOptions calibration;
   /// Progress: (what, done, total), called from the run loop.
   std::function<void(const std::string&, size_t, size_t)> progress;
+  /// Inside a layer: (layer index, layers, fraction done) (engines::RunOptions::layerProgress).
+  std::function<void(size_t, size_t, double)> layerProgress;
 
-  /// Calls progress, when it is set.
+  /// Calls progress, when it is set; throws nnaccel::Interrupted first when the user asked the
+  /// run to stop (support/Interrupt.h). Every progress point is therefore a place a run can
+  /// stop: between layers, and between the reference's nodes.
   void reportProgress(const std::string& what, size_t done, size_t total) const;
 };
+
+/// Runs \p simulate (a simulator's run loop, which calls reportProgress between layers); true
+/// when the user interrupted it there (nnaccel::Interrupted), false when it ran to the end.
+template <typename F> bool runUntilInterrupted(F&& simulate) {
+  try {
+    simulate();
+    return false;
+  } catch (const Interrupted&) {
+    return true;
+  }
+}
 
 /// An engine's SessionOptions (derived from RunOptions) with the shared fields taken from the
 /// registry's run options \p o.
@@ -54,6 +70,7 @@ template <typename SessionOptions> SessionOptions sessionOptions(const engines::
                     "' (minmax, percentile, mse or entropy)");
   so.calibration = {*method, o.calibrationPercentile, o.calibrationEqualize};
   so.progress = o.progress;
+  so.layerProgress = o.layerProgress;
   return so;
 }
 

@@ -81,6 +81,8 @@ struct SimOptions {
   int threads = 1;
   /// Called after every layer (in program order) with its index; for progress.
   std::function<void(size_t layer)> onLayerDone;
+  /// Called inside a Conv layer's cycle loop with the fraction of the layer done; for progress.
+  std::function<void(size_t layer, double fraction)> onLayerProgress;
   /// Density sweeps: every Conv layer reads a synthetic input instead of its producer's output
   /// (seeded uniform non-zero int8 values at exactly round(density * n) seeded positions), so
   /// the activation density is the sweep's, layer by layer. Each layer stays verifiable on its

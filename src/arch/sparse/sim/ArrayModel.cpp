@@ -129,13 +129,17 @@ constexpr int64_t kUnknown = -1;
 constexpr size_t kMaxVector = 64;
 /// Credit waits up to this many cycles are stepped addition by addition (nextBroadcast).
 constexpr int64_t kSteppedAdditions = 64;
+/// Cycles between two progress reports of a layer (runArray's progress): often enough for a
+/// display, rare enough to cost nothing.
+constexpr int64_t kProgressCycles = int64_t{1} << 14;
 
 class ArrayRun {
 public:
-  ArrayRun(const ConvLayer& l, const SparseConfig& c, const LayerInput& in, bool dense, int threads)
-      : l_(l), c_(c), in_(in), dense_(dense), threads_(threads), pes_(l.inTiling.pes()),
-        groups_(static_cast<int64_t>(l.groups.size())), F_(c.weightsPerVector),
-        I_(c.activationsPerVector), P_(F_ * I_) {}
+  ArrayRun(const ConvLayer& l, const SparseConfig& c, const LayerInput& in, bool dense, int threads,
+           const std::function<void(double)>& progress)
+      : l_(l), c_(c), in_(in), dense_(dense), threads_(threads), progress_(progress),
+        pes_(l.inTiling.pes()), groups_(static_cast<int64_t>(l.groups.size())),
+        F_(c.weightsPerVector), I_(c.activationsPerVector), P_(F_ * I_) {}
 
   ArrayResult run() {
     mapFrames();
@@ -349,8 +353,12 @@ private:
     double credit = 0;
     int64_t broadcast = 0; // vectors broadcast so far
     StepWorker worker(*this, parallelSteps() ? pes_ / 2 : pes_);
-    int64_t t = 0;
+    int64_t t = 0, nextProgress = kProgressCycles;
     for (bool running = true; running; ++t) {
+      if (progress_ && t >= nextProgress && totalVecs_ > 0) {
+        progress_(static_cast<double>(broadcast) / static_cast<double>(totalVecs_));
+        nextProgress = t + kProgressCycles;
+      }
       // 1. Every PE steps one cycle (the two halves of the grid in parallel): it sees the
       //    vectors broadcast before this cycle.
       worker.step(t, broadcast);
@@ -867,6 +875,7 @@ private:
   const LayerInput& in_;
   bool dense_;
   int threads_;
+  const std::function<void(double)>& progress_;
   int64_t pes_, groups_, F_, I_, P_;
   std::vector<std::vector<PlaneWork>> work_;
   std::vector<WEntry> weights_;
@@ -891,8 +900,8 @@ public:
 } // namespace
 
 ArrayResult runArray(const ConvLayer& layer, const SparseConfig& config, const LayerInput& input,
-                     bool dense, int threads) {
-  ArrayRun run(layer, config, input, dense, threads);
+                     bool dense, int threads, const std::function<void(double)>& progress) {
+  ArrayRun run(layer, config, input, dense, threads, progress);
   if (!dense) {
     const int64_t n = layer.matrixLayout ? layer.outW * layer.outChannels
                                          : layer.outChannels * layer.outH * layer.outW;

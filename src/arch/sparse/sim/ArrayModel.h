@@ -10,6 +10,7 @@
 #include "nnaccel/arch/sparse/Simulator.h"
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace nnaccel::arch::sparse {
@@ -48,7 +49,10 @@ struct ArrayResult {
 /// Runs \p layer on the array. Sparse mode: functional + timing from \p input. Dense mode
 /// (PTIS-dense baseline): timing and access counts only. \p threads >= 2 steps the two halves
 /// of the PE grid on two threads (identical results).
+/// \p progress, when set, is called every kProgressCycles cycles with the share of the layer's
+/// weight vectors broadcast so far.
 ArrayResult runArray(const ConvLayer& layer, const SparseConfig& config, const LayerInput& input,
-                     bool dense, int threads = 1);
+                     bool dense, int threads = 1,
+                     const std::function<void(double)>& progress = nullptr);
 
 } // namespace nnaccel::arch::sparse

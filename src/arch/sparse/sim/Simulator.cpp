@@ -126,6 +126,7 @@ struct Simulator::Impl {
   std::vector<Tensor> values;
   std::vector<Residency> residency;
   std::vector<report::LayerStats> stats;
+  size_t layerIndex_ = 0; ///< the layer run() is in (progress reports)
   std::vector<LayerDetail> details;
   std::vector<std::optional<Tensor>>
       synthetic; ///< per layer: the synthetic input of a density sweep
@@ -152,6 +153,7 @@ struct Simulator::Impl {
     details.clear();
     synthetic.assign(program.layers.size(), std::nullopt);
     for (size_t i = 0; i < program.layers.size(); ++i) {
+      layerIndex_ = i;
       const Layer& l = program.layers[i];
       report::LayerStats s;
       s.name = l.name;
@@ -334,7 +336,13 @@ struct Simulator::Impl {
     const int64_t loadCycles = loadInput(l.inputs[0], images == 1 ? kWholeValue : image, c.inTiling,
                                          inPlace, iaBytes, dramSide, fromDram);
     const int64_t loadBytes = dramSide.dramReadBytes + dramSide.dramWriteBytes;
-    ArrayResult sparse = runArray(c, config, in, false, options.threads);
+    std::function<void(double)> progress;
+    if (options.onLayerProgress)
+      progress = [&](double f) {
+        options.onLayerProgress(layerIndex_,
+                                (static_cast<double>(image) + f) / static_cast<double>(images));
+      };
+    ArrayResult sparse = runArray(c, config, in, false, options.threads, progress);
     d = sparse.detail;
     d.inputFromDram = fromDram;
     d.weightDensity = c.denseWeights > 0 ? static_cast<double>(c.nonZeroWeights) /

@@ -21,6 +21,7 @@
 #include "nnaccel/quant/Requantize.h"
 #include "nnaccel/reference/Executor.h"
 #include "nnaccel/support/Error.h"
+#include "nnaccel/support/Interrupt.h"
 #include "nnaccel/support/MemoryBudget.h"
 #include "nnaccel/support/ZeroedBytes.h"
 
@@ -1318,7 +1319,6 @@ struct Simulator::Impl {
 
   template <class T> void run(const SimOptions& options) {
     using Acc = typename Arith<T>::Acc;
-    const bool data = options.functional;
     if (options.exact) {
       checkExactBudget();
     }
@@ -1326,6 +1326,20 @@ struct Simulator::Impl {
     Machine<Acc> m(config, options.exact);
     detail::LayerAccounts accounts(program);
     size_t nextLayer = 0;
+    try {
+      issueAll<T>(m, accounts, nextLayer, options);
+    } catch (const Interrupted&) {
+      stats = accounts.finish(total); // the layers done so far (the session keeps those)
+      throw;
+    }
+    stats = accounts.finish(total);
+  }
+
+  /// Issues every instruction in order, reporting finished layers as their last one issues.
+  template <class T, class Acc>
+  void issueAll(Machine<Acc>& m, detail::LayerAccounts& accounts, size_t& nextLayer,
+                const SimOptions& options) {
+    const bool data = options.functional;
     layersDoneUpTo(0, nextLayer, options);
     for (size_t i = 0; i < program.instructions.size(); ++i) {
       current = i;
@@ -1341,7 +1355,6 @@ struct Simulator::Impl {
       layersDoneUpTo(static_cast<int64_t>(i) + 1, nextLayer, options);
     }
     layersDoneUpTo(std::numeric_limits<int64_t>::max(), nextLayer, options);
-    stats = accounts.finish(total);
   }
 };
 

@@ -143,6 +143,29 @@ TEST(SparseSimulator, SameRunTwiceGivesTheSameReport) {
   }
 }
 
+TEST(SparseSimulator, ALongLayerReportsItsProgressAndTheSameResult) {
+  // A layer of more than kProgressCycles (2^14) cycles reports the share of its weight vectors
+  // broadcast so far, rising within [0, 1], through the session's layerProgress; watching does
+  // not change the run.
+  LayerSpec s = conv(64, 64, 32, 32, 3, 1);
+  const ir::Graph g = buildLayerGraph(s);
+  SessionOptions o;
+  const SessionResult quiet = simulateModel(g, sparsePreset("scnn"), o);
+  std::vector<double> seen;
+  o.layerProgress = [&](size_t layer, size_t layers, double fraction) {
+    EXPECT_EQ(layer, 0u);
+    EXPECT_EQ(layers, quiet.program.layers.size());
+    seen.push_back(fraction);
+  };
+  const SessionResult watched = simulateModel(g, sparsePreset("scnn"), o);
+  ASSERT_GT(quiet.report.layers[0].cycles, 2 * (int64_t{1} << 14));
+  ASSERT_GE(seen.size(), 2u);
+  EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
+  EXPECT_GE(seen.front(), 0.0);
+  EXPECT_LE(seen.back(), 1.0);
+  EXPECT_EQ(quiet.report.toJson(), watched.report.toJson());
+}
+
 TEST(SparseSimulator, TwoThreadsGiveTheSameReportAsOne) {
   // 64 PEs and ~600 weight vectors: large enough for the two-thread stepping to engage.
   LayerSpec s = conv(16, 32, 16, 16, 3, 1);

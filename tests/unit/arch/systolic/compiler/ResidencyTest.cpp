@@ -74,7 +74,7 @@ TEST(SystolicResidency, WhatDoesNotFitSpillsAndTheNoteSaysSo) {
   EXPECT_EQ(noted, spilled);
   // The summary names the region and the spills.
   std::map<std::string, std::string> summary(r.report.summary.begin(), r.report.summary.end());
-  EXPECT_NE(summary["SBUF resident region"].find("1024 B in all"), std::string::npos);
+  EXPECT_NE(summary["SBUF resident region"].find("1,024 B in all"), std::string::npos);
   EXPECT_NE(summary["SBUF resident region"].find("intermediate layer outputs stay on chip"),
             std::string::npos);
   const std::string& list = summary["outputs spilled to DRAM"];

@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""Ctrl-C during `nnaccel simulate` (tools/nnaccel/SimulateCommand.cpp, StopOnCtrlC): the run
+stops at the next layer, the requested report holds the layers that finished (marked
+interrupted, their totals only), the process exits 130, and a second Ctrl-C is not needed.
+
+usage: interrupt_test.py NNACCEL WORK_DIR
+
+It waits for the first "simulating: layer" progress line (printed once the run has taken a
+second), then sends SIGINT: an event, not a time limit.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+
+
+def main():
+    nnaccel, work = sys.argv[1:3]
+    os.makedirs(work, exist_ok=True)
+    report = os.path.join(work, "interrupted.json")
+    csv = os.path.join(work, "interrupted.csv")
+    if os.path.exists(report):
+        os.remove(report)
+    p = subprocess.Popen([nnaccel, "simulate", "resnet50", "--arch", "broadcast", "--report",
+                          report, "--csv", csv], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    err = []
+    for line in p.stderr:
+        err.append(line)
+        if "simulating: layer" in line:
+            p.send_signal(signal.SIGINT)
+            break
+    rest_err = p.stderr.read()
+    out = p.stdout.read()
+    rc = p.wait()
+    err = "".join(err) + rest_err
+    failures = []
+    if rc != 130:
+        failures.append(f"exit code {rc}, expected 130\n{err}")
+    r = json.load(open(report))
+    done = r["interrupted"]["layers_done"]
+    planned = r["interrupted"]["layers_planned"]
+    if not 0 < done < planned or len(r["layers"]) != done:
+        failures.append(f"interrupted {r['interrupted']} with {len(r['layers'])} layers")
+    if r["total"]["cycles"] != sum(l["cycles"] for l in r["layers"]):
+        failures.append("the total is not the sum of the finished layers")
+    if not (r["verdict"]["checked"] and r["verdict"]["passed"]):
+        failures.append(f"the finished layers were not verified: {r['verdict']}")
+    if f"INTERRUPTED after {done} of {planned} layers" not in out:
+        failures.append(f"no INTERRUPTED verdict line in the table:\n{out[-500:]}")
+    if f"the report holds the {done} of {planned} layers that finished" not in err:
+        failures.append(f"stderr does not say what was written:\n{err}")
+    rows = open(csv).read().splitlines()
+    if len(rows) != done + 2 or not all(row.endswith(",interrupted") for row in rows[1:]):
+        failures.append(f"CSV: {len(rows)} lines, expected {done + 2} marked interrupted")
+    for f in failures:
+        print("FAIL:", f)
+    if not failures:
+        print(f"interrupted after {done} of {planned} layers, exit 130, report and CSV written")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
