@@ -194,6 +194,7 @@ void describeMachine(report::RunReport& r, const EngineConfig& config) {
   const Resources res = resources(config);
   r.peakMacsPerCycle = res.multipliers;
   r.dramBytesPerCycle = res.dramBytesPerCycle;
+  r.onChipBytesPerCycle = res.onChipBytesPerCycle;
   r.configYaml = config.toYaml();
 }
 

@@ -1,12 +1,17 @@
 /// \file
 /// A sweep as an HTML page built from report/Html.h's parts: the front as a scatter on the
-/// spec's first two Pareto axes (log scales: sweeps span orders of magnitude), bars of cycles
-/// and energy per point, and the point table.
+/// spec's first two Pareto axes (each axis logarithmic when it spans a factor of ten, else
+/// linear and zoomed to the data), cycles and energy against each numeric parameter's values
+/// (one line per setting of the others), bars of cycles and energy per point, and the point
+/// table with thousands separators.
 #include "nnaccel/explore/SweepHtml.h"
 
 #include "nnaccel/report/Html.h"
+#include "nnaccel/report/TextTable.h"
 
+#include <charconv>
 #include <fmt/format.h>
+#include <optional>
 
 namespace nnaccel::explore {
 
@@ -29,6 +34,54 @@ std::string shortLabel(const SweepResult& r, const PointResult& p) {
     out += fmt::format("{}{}={}", i == 0 ? "" : " ", key.substr(key.rfind('.') + 1), p.values[i]);
   }
   return out.empty() ? "base config" : out;
+}
+
+/// \p text as a number when all of it is one ("64", "0.5"), else nullopt.
+std::optional<double> numberOf(const std::string& text) {
+  double v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size())
+    return std::nullopt;
+  return v;
+}
+
+/// Cycles and energy against parameter \p param's values: one line per setting of the other
+/// parameters. Nothing when the parameter is not numeric or takes one value.
+void addParameterCharts(report::HtmlPage& page, const SweepResult& r, size_t param) {
+  const std::string& key = r.spec.params[param].key;
+  std::vector<report::LineSeries> cycles, energy; // in the order the points give the settings
+  std::vector<double> seen;
+  for (const PointResult& p : r.points) {
+    if (p.status != PointStatus::Ok || param >= p.values.size())
+      continue;
+    const std::optional<double> x = numberOf(p.values[param]);
+    if (!x)
+      return;
+    if (std::find(seen.begin(), seen.end(), *x) == seen.end())
+      seen.push_back(*x);
+    std::string others;
+    for (size_t i = 0; i < p.values.size() && i < r.spec.params.size(); ++i)
+      if (i != param)
+        others +=
+            fmt::format("{}{}={}", others.empty() ? "" : " ", r.spec.params[i].key, p.values[i]);
+    const std::string name = others.empty() ? "all points" : others;
+    auto at = std::find_if(cycles.begin(), cycles.end(),
+                           [&](const report::LineSeries& s) { return s.name == name; });
+    if (at == cycles.end()) {
+      cycles.push_back({name, {}});
+      energy.push_back({name, {}});
+      at = cycles.end() - 1;
+    }
+    const auto k = static_cast<size_t>(at - cycles.begin());
+    cycles[k].points.emplace_back(*x, static_cast<double>(p.cycles));
+    energy[k].points.emplace_back(*x, p.energyPj / 1e6);
+  }
+  if (seen.size() < 2)
+    return;
+  page.chart(report::lines("sweep-cycles-by-" + key, fmt::format("cycles against {}", key), key,
+                           "cycles", cycles, true));
+  page.chart(report::lines("sweep-energy-by-" + key, fmt::format("energy against {}", key), key,
+                           "energy (uJ)", energy, true));
 }
 
 } // namespace
@@ -60,6 +113,8 @@ std::string renderSweepHtml(const SweepResult& r) {
   page.chart(report::scatter(
       "sweep-pareto", fmt::format("{} against {} (front highlighted and joined)", yAxis, xAxis),
       xAxis, yAxis, scatter, true));
+  for (size_t i = 0; i < s.params.size(); ++i)
+    addParameterCharts(page, r, i);
   page.chart(report::groupedBars("sweep-cycles", "cycles per point", labels, {cycles}, "cycles"));
   page.chart(report::groupedBars("sweep-energy", "energy per point", labels, {energy}, "uJ"));
 
@@ -76,13 +131,13 @@ std::string renderSweepHtml(const SweepResult& r) {
       row.push_back(v);
     const bool ok = p.status == PointStatus::Ok;
     row.push_back(statusName(p.status));
-    row.push_back(ok ? fmt::format("{}", p.cycles) : "");
+    row.push_back(ok ? report::groupThousands(p.cycles) : "");
     row.push_back(ok ? fmt::format("{:.2f}", p.timeUs) : "");
     row.push_back(ok ? fmt::format("{:.3f}", p.energyPj / 1e6) : "");
     row.push_back(ok ? fmt::format("{:.1f} %", 100 * p.utilization) : "");
-    row.push_back(ok ? fmt::format("{}", p.dramBytes) : "");
-    row.push_back(p.multipliers > 0 ? fmt::format("{}", p.multipliers) : "");
-    row.push_back(p.sramBytes > 0 ? fmt::format("{}", p.sramBytes) : "");
+    row.push_back(ok ? report::groupThousands(p.dramBytes) : "");
+    row.push_back(p.multipliers > 0 ? report::groupThousands(p.multipliers) : "");
+    row.push_back(p.sramBytes > 0 ? report::groupThousands(p.sramBytes) : "");
     row.push_back(p.pareto ? "*" : "");
     row.push_back(p.best ? "best" : "");
     row.push_back(p.error);

@@ -4,6 +4,7 @@
 /// run report. Every number on a chart comes from the RunReport; nothing is fetched.
 #include "nnaccel/report/Html.h"
 
+#include "ChartParts.h"
 #include "nnaccel/report/TextTable.h"
 #include "nnaccel/support/Error.h"
 
@@ -42,81 +43,13 @@ std::string escapeHtml(const std::string& text) {
   return out;
 }
 
+using namespace chart;
+
 namespace {
-
-/// Colour-blind-safe palette (Okabe-Ito), cycled.
-constexpr const char* kPalette[] = {"#0072B2", "#E69F00", "#009E73", "#D55E00",
-                                    "#CC79A7", "#56B4E9", "#F0E442", "#999999"};
-const char* colour(size_t i) {
-  return kPalette[i % std::size(kPalette)];
-}
-
-/// 0.5 -> "0.5", 1234 -> "1.23K", 2.5e9 -> "2.5G".
-std::string shortNumber(double v) {
-  static constexpr const char* kSuffixes[] = {"", "K", "M", "G", "T", "P", "E"};
-  if (v == 0)
-    return "0";
-  size_t s = 0;
-  double m = v;
-  while (std::fabs(m) >= 1000.0 && s + 1 < std::size(kSuffixes)) {
-    m /= 1000.0;
-    ++s;
-  }
-  std::string text = fmt::format("{:.3g}", m);
-  return text + kSuffixes[s];
-}
-
-/// A "nice" upper bound and step for a linear axis from 0 to \p max (1, 2 or 5 x 10^k steps).
-std::pair<double, double> niceAxis(double max) {
-  if (!(max > 0) || !std::isfinite(max))
-    return {1.0, 0.25};
-  const double rough = max / 5.0;
-  const double power = std::pow(10.0, std::floor(std::log10(rough)));
-  double step = power;
-  for (double f : {1.0, 2.0, 2.5, 5.0, 10.0}) {
-    step = f * power;
-    if (step >= rough)
-      break;
-  }
-  return {std::ceil(max / step - 1e-9) * step, step};
-}
 
 /// A bar's value: negative, NaN and infinite values draw nothing (and do not stretch the axis).
 double barValue(double v) {
   return std::isfinite(v) && v > 0 ? v : 0.0;
-}
-
-/// Plot area of a chart in SVG pixels.
-struct Frame {
-  double width, height, left, right, top, bottom;
-  double plotWidth() const { return width - left - right; }
-  double plotHeight() const { return height - top - bottom; }
-};
-
-std::string figureOpen(const std::string& id, const std::string& title, const Frame& f) {
-  return fmt::format("<figure class=\"chart\" data-chart=\"{}\"><figcaption>{}</figcaption>\n"
-                     "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
-                     "viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{}\">\n",
-                     escapeHtml(id), escapeHtml(title), f.width, f.height, f.width, f.height,
-                     escapeHtml(title));
-}
-
-constexpr const char* kFigureClose = "</svg></figure>\n";
-
-/// A linear y axis from 0 to \p max with gridlines and the unit.
-std::string linearYAxis(const Frame& f, double max, double step, const std::string& unit) {
-  std::string out;
-  for (double v = 0; v <= max + step * 1e-6; v += step) {
-    const double y = f.top + f.plotHeight() * (1.0 - v / max);
-    out += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" "
-                       "class=\"grid\"/><text x=\"{:.1f}\" y=\"{:.1f}\" class=\"tick\" "
-                       "text-anchor=\"end\">{}</text>\n",
-                       f.left, y, f.width - f.right, y, f.left - 4, y + 4, shortNumber(v));
-  }
-  out += fmt::format("<text x=\"12\" y=\"{:.1f}\" class=\"axis\" transform=\"rotate(-90 12 "
-                     "{:.1f})\" text-anchor=\"middle\">{}</text>\n",
-                     f.top + f.plotHeight() / 2, f.top + f.plotHeight() / 2, escapeHtml(unit));
-  return out;
 }
 
 /// Category labels under the plot, rotated when there are many.
@@ -129,40 +62,6 @@ std::string categoryLabels(const Frame& f, const std::vector<std::string>& categ
     out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"tick\" text-anchor=\"end\" "
                        "transform=\"rotate(-55 {:.1f} {:.1f})\">{}</text>\n",
                        x, y, x, y, escapeHtml(categories[i]));
-  }
-  return out;
-}
-
-/// Legend entries left to right from the plot's left edge, wrapping onto a new line of 16 px
-/// when the next entry would pass the chart's right edge (barFrame leaves room for them).
-constexpr double kLegendLineHeight = 16;
-double legendEntryWidth(const Series& s) {
-  return 24 + 7.0 * static_cast<double>(s.name.size());
-}
-size_t legendLines(double width, double left, const std::vector<Series>& series) {
-  size_t lines = 1;
-  double x = left;
-  for (const Series& s : series) {
-    if (x > left && x + legendEntryWidth(s) > width) {
-      ++lines;
-      x = left;
-    }
-    x += legendEntryWidth(s);
-  }
-  return lines;
-}
-std::string legend(const Frame& f, const std::vector<Series>& series) {
-  std::string out;
-  double x = f.left, y = 6;
-  for (size_t s = 0; s < series.size(); ++s) {
-    if (x > f.left && x + legendEntryWidth(series[s]) > f.width) {
-      x = f.left;
-      y += kLegendLineHeight;
-    }
-    out += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"10\" height=\"10\" "
-                       "fill=\"{}\"/><text x=\"{:.1f}\" y=\"{:.1f}\" class=\"legend\">{}</text>\n",
-                       x, y, colour(s), x + 14, y + 9, escapeHtml(series[s].name));
-    x += legendEntryWidth(series[s]);
   }
   return out;
 }
@@ -246,202 +145,6 @@ std::string groupedBars(const std::string& id, const std::string& title,
   return out + categoryLabels(f, categories) + (series.size() > 1 ? legend(f, series) : "") +
          kFigureClose;
 }
-
-namespace {
-
-/// A log10 axis covering [lo, hi] in whole decades.
-struct LogAxis {
-  double lo, hi; // decades: 10^lo .. 10^hi
-  /// At most kMaxDecades wide (ticks are drawn per decade); values outside are clamped.
-  static constexpr double kMaxDecades = 24;
-  static LogAxis covering(double minValue, double maxValue) {
-    double lo = std::floor(std::log10(minValue));
-    double hi = std::ceil(std::log10(maxValue));
-    if (!std::isfinite(lo) || !std::isfinite(hi)) { // callers filter, this is the last guard
-      lo = std::isfinite(lo) ? lo : 0;
-      hi = std::isfinite(hi) ? hi : lo + 1;
-    }
-    lo = std::max(lo, hi - kMaxDecades);
-    if (hi <= lo)
-      hi = lo + 1;
-    return {lo, hi};
-  }
-  double fraction(double v) const { return std::clamp((std::log10(v) - lo) / (hi - lo), 0.0, 1.0); }
-};
-
-/// A value a log axis can place: finite and positive.
-bool plottable(double v) {
-  return std::isfinite(v) && v > 0;
-}
-
-std::string logAxes(const Frame& f, const LogAxis& x, const LogAxis& y, const std::string& xLabel,
-                    const std::string& yLabel) {
-  std::string out;
-  for (double d = x.lo; d <= x.hi + 1e-9; d += 1) {
-    const double px = f.left + f.plotWidth() * (d - x.lo) / (x.hi - x.lo);
-    out += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" "
-                       "class=\"grid\"/><text x=\"{:.1f}\" y=\"{:.1f}\" class=\"tick\" "
-                       "text-anchor=\"middle\">{}</text>\n",
-                       px, f.top, px, f.top + f.plotHeight(), px, f.top + f.plotHeight() + 14,
-                       shortNumber(std::pow(10.0, d)));
-  }
-  for (double d = y.lo; d <= y.hi + 1e-9; d += 1) {
-    const double py = f.top + f.plotHeight() * (1.0 - (d - y.lo) / (y.hi - y.lo));
-    out += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" "
-                       "class=\"grid\"/><text x=\"{:.1f}\" y=\"{:.1f}\" class=\"tick\" "
-                       "text-anchor=\"end\">{}</text>\n",
-                       f.left, py, f.width - f.right, py, f.left - 4, py + 4,
-                       shortNumber(std::pow(10.0, d)));
-  }
-  out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"axis\" "
-                     "text-anchor=\"middle\">{}</text>\n",
-                     f.left + f.plotWidth() / 2, f.height - 6, escapeHtml(xLabel));
-  out += fmt::format("<text x=\"12\" y=\"{:.1f}\" class=\"axis\" transform=\"rotate(-90 12 "
-                     "{:.1f})\" text-anchor=\"middle\">{}</text>\n",
-                     f.top + f.plotHeight() / 2, f.top + f.plotHeight() / 2, escapeHtml(yLabel));
-  return out;
-}
-
-} // namespace
-
-std::string roofline(const std::string& id, const std::string& title, double peakMacsPerCycle,
-                     double dramBytesPerCycle, const std::vector<RooflinePoint>& points) {
-  const Frame f{640, 400, 70, 20, 20, 44};
-  const double peak = plottable(peakMacsPerCycle) ? peakMacsPerCycle : 1.0;
-  const bool hasDram = plottable(dramBytesPerCycle);
-  double xMin = std::numeric_limits<double>::infinity(), xMax = 0;
-  double yMin = peak, yMax = peak;
-  for (const RooflinePoint& p : points) {
-    if (!plottable(p.macsPerCycle))
-      continue;
-    yMin = std::min(yMin, p.macsPerCycle);
-    yMax = std::max(yMax, p.macsPerCycle);
-    if (p.withoutDram || !plottable(p.macsPerDramByte))
-      continue;
-    xMin = std::min(xMin, p.macsPerDramByte);
-    xMax = std::max(xMax, p.macsPerDramByte);
-  }
-  // The ridge point (peak / bandwidth) is always on the plot.
-  const double ridge = hasDram ? peak / dramBytesPerCycle : 1.0;
-  if (plottable(ridge)) {
-    xMin = std::min(xMin, ridge / 10);
-    xMax = std::max(xMax, ridge * 10);
-  }
-  const LogAxis xa = LogAxis::covering(plottable(xMin) ? xMin : 0.1, plottable(xMax) ? xMax : 10);
-  const LogAxis ya = LogAxis::covering(std::max(yMin, 1e-3), std::max(yMax, 1.0));
-  std::string out =
-      figureOpen(id, title, f) +
-      logAxes(f, xa, ya, "operational intensity (multiplies per DRAM byte)", "multiplies / cycle");
-  const auto px = [&](double x) { return f.left + f.plotWidth() * xa.fraction(x); };
-  const auto py = [&](double y) { return f.top + f.plotHeight() * (1.0 - ya.fraction(y)); };
-  // The roof: bandwidth-bound slope up to the ridge, then flat at the peak. It is drawn for
-  // reference and is not a "mark": the chart check counts the layers' points only.
-  const double x0 = std::pow(10.0, xa.lo), x1 = std::pow(10.0, xa.hi);
-  std::string roof;
-  if (hasDram) {
-    const double slopeStart = std::max(x0, std::pow(10.0, ya.lo) / dramBytesPerCycle);
-    roof = fmt::format("{:.1f},{:.1f} ", px(slopeStart), py(slopeStart * dramBytesPerCycle));
-  } else {
-    roof = fmt::format("{:.1f},{:.1f} ", px(x0), py(peak));
-  }
-  roof += fmt::format("{:.1f},{:.1f} {:.1f},{:.1f}", px(std::clamp(ridge, x0, x1)), py(peak),
-                      px(x1), py(peak));
-  out += fmt::format("<polyline class=\"roof\" points=\"{}\" fill=\"none\" stroke=\"#333\" "
-                     "stroke-width=\"2\"><title>roof: {} multiplies/cycle peak, {} bytes/cycle "
-                     "DRAM</title></polyline>\n",
-                     roof, shortNumber(peak), hasDram ? shortNumber(dramBytesPerCycle) : "no");
-  for (const RooflinePoint& p : points) {
-    if (!plottable(p.macsPerCycle))
-      continue;
-    if (p.withoutDram || !plottable(p.macsPerDramByte)) {
-      // No DRAM traffic: infinite intensity, drawn hollow at the right edge.
-      out += fmt::format("<circle class=\"mark\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" "
-                         "fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"><title>{}: no DRAM "
-                         "traffic, {} multiplies/cycle</title></circle>\n",
-                         px(x1), py(p.macsPerCycle), colour(0), escapeHtml(p.label),
-                         shortNumber(p.macsPerCycle));
-      continue;
-    }
-    out += fmt::format("<circle class=\"mark\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"{}\" "
-                       "fill-opacity=\"0.75\"><title>{}: {} multiplies/byte, {} "
-                       "multiplies/cycle</title></circle>\n",
-                       px(p.macsPerDramByte), py(p.macsPerCycle), colour(0), escapeHtml(p.label),
-                       shortNumber(p.macsPerDramByte), shortNumber(p.macsPerCycle));
-  }
-  return out + kFigureClose;
-}
-
-std::string scatter(const std::string& id, const std::string& title, const std::string& xLabel,
-                    const std::string& yLabel, const std::vector<ScatterPoint>& points,
-                    bool logAxes_) {
-  const Frame f{640, 400, 70, 20, 20, 44};
-  double xMin = std::numeric_limits<double>::infinity(), xMax = 0;
-  double yMin = std::numeric_limits<double>::infinity(), yMax = 0;
-  // A point a chart can place: finite, and positive on log axes.
-  const auto placeable = [&](const ScatterPoint& p) {
-    return std::isfinite(p.x) && std::isfinite(p.y) && (!logAxes_ || (p.x > 0 && p.y > 0));
-  };
-  for (const ScatterPoint& p : points) {
-    if (!placeable(p))
-      continue;
-    xMin = std::min(xMin, p.x);
-    xMax = std::max(xMax, p.x);
-    yMin = std::min(yMin, p.y);
-    yMax = std::max(yMax, p.y);
-  }
-  if (!(xMax > 0) || !(yMax > 0)) { // nothing to plot: an empty frame
-    xMin = yMin = 1;
-    xMax = yMax = 10;
-  }
-  std::string out = figureOpen(id, title, f);
-  std::function<double(double)> px, py;
-  if (logAxes_) {
-    const LogAxis xa = LogAxis::covering(xMin, xMax), ya = LogAxis::covering(yMin, yMax);
-    out += logAxes(f, xa, ya, xLabel, yLabel);
-    px = [=](double x) { return f.left + f.plotWidth() * xa.fraction(x); };
-    py = [=](double y) { return f.top + f.plotHeight() * (1.0 - ya.fraction(y)); };
-  } else {
-    const auto [xTop, xStep] = niceAxis(xMax);
-    const auto [yTop, yStep] = niceAxis(yMax);
-    out += linearYAxis(f, yTop, yStep, yLabel);
-    for (double v = 0; v <= xTop + xStep * 1e-6; v += xStep)
-      out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"tick\" "
-                         "text-anchor=\"middle\">{}</text>\n",
-                         f.left + f.plotWidth() * v / xTop, f.top + f.plotHeight() + 14,
-                         shortNumber(v));
-    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"axis\" "
-                       "text-anchor=\"middle\">{}</text>\n",
-                       f.left + f.plotWidth() / 2, f.height - 6, escapeHtml(xLabel));
-    // Copies, not the structured bindings: clang 14 (the fuzz build) cannot capture those.
-    px = [=, top = xTop](double x) { return f.left + f.plotWidth() * x / top; };
-    py = [=, top = yTop](double y) { return f.top + f.plotHeight() * (1.0 - y / top); };
-  }
-  std::vector<const ScatterPoint*> front;
-  for (const ScatterPoint& p : points)
-    if (p.highlighted && placeable(p))
-      front.push_back(&p);
-  std::sort(front.begin(), front.end(), [](const auto* a, const auto* b) { return a->x < b->x; });
-  if (front.size() > 1) {
-    std::string line;
-    for (const ScatterPoint* p : front)
-      line += fmt::format("{:.1f},{:.1f} ", px(p->x), py(p->y));
-    out += fmt::format("<polyline class=\"mark front\" points=\"{}\" fill=\"none\" "
-                       "stroke=\"{}\" stroke-width=\"1.5\"/>\n",
-                       line, colour(3));
-  }
-  for (const ScatterPoint& p : points) {
-    if (!placeable(p))
-      continue;
-    out += fmt::format("<circle class=\"mark\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{}\" fill=\"{}\">"
-                       "<title>{}: {}, {}</title></circle>\n",
-                       px(p.x), py(p.y), p.highlighted ? 5 : 3.5,
-                       p.highlighted ? colour(3) : colour(0), escapeHtml(p.label), shortNumber(p.x),
-                       shortNumber(p.y));
-  }
-  return out + kFigureClose;
-}
-
-// --- page ---------------------------------------------------------------------------------------
 
 void HtmlPage::heading(const std::string& text, int level) {
   body_ += fmt::format("<h{0}>{1}</h{0}>\n", std::clamp(level, 1, 4), escapeHtml(text));
@@ -534,7 +237,51 @@ template <typename F> Series seriesOf(const RunReport& r, const std::string& nam
   return s;
 }
 
-} // namespace
+/// The engine's own per-layer figures (LayerStats::metrics: sparse densities and speed-up,
+/// broadcast reads and reuse, stream tiles, FIFO bits and latency), one bar chart each, and
+/// each group of counts named GROUP.PART (the sparse array's multiplier slots by loss) as one
+/// stacked chart. Engine-neutral: the names come from the report.
+void addEngineCharts(HtmlPage& page, const RunReport& r, const std::string& idPrefix,
+                     const std::vector<std::string>& names) {
+  std::vector<std::string> metrics, groups;
+  for (const LayerStats& l : r.layers) {
+    for (const auto& [key, value] : l.metrics)
+      if (std::find(metrics.begin(), metrics.end(), key) == metrics.end())
+        metrics.push_back(key);
+    for (const auto& [key, value] : l.counts)
+      if (const size_t dot = key.find('.');
+          dot != std::string::npos &&
+          std::find(groups.begin(), groups.end(), key.substr(0, dot)) == groups.end())
+        groups.push_back(key.substr(0, dot));
+  }
+  const auto valueOf = [](const auto& pairs, const std::string& key) {
+    for (const auto& [k, v] : pairs)
+      if (k == key)
+        return static_cast<double>(v);
+    return 0.0;
+  };
+  for (const std::string& group : groups) {
+    std::vector<Series> parts;
+    for (const LayerStats& l : r.layers)
+      for (const auto& [key, value] : l.counts)
+        if (key.starts_with(group + ".") &&
+            std::none_of(parts.begin(), parts.end(),
+                         [&](const Series& s) { return s.name == key.substr(group.size() + 1); }))
+          parts.push_back({key.substr(group.size() + 1), {}});
+    for (Series& s : parts)
+      for (const LayerStats& l : r.layers)
+        s.values.push_back(valueOf(l.counts, group + "." + s.name));
+    page.chart(stackedBars(idPrefix + "counts-" + group,
+                           fmt::format("{}: {} per layer", r.engine, group), names, parts, group));
+  }
+  for (const std::string& key : metrics) {
+    Series s{key, {}};
+    for (const LayerStats& l : r.layers)
+      s.values.push_back(valueOf(l.metrics, key));
+    page.chart(groupedBars(idPrefix + "metric-" + key,
+                           fmt::format("{}: {} per layer", r.engine, key), names, {s}, key));
+  }
+}
 
 /// The summary table's verdict: checked, mismatched, or interrupted after some layers.
 std::string verdictCell(const RunReport& r) {
@@ -547,6 +294,8 @@ std::string verdictCell(const RunReport& r) {
                        r.layers.size(), r.layersPlanned, verdict);
   return verdict;
 }
+
+} // namespace
 
 void addRunSections(HtmlPage& page, const RunReport& r, const std::string& idPrefix) {
   const std::vector<std::string> names = layerNames(r);
@@ -607,18 +356,21 @@ void addRunSections(HtmlPage& page, const RunReport& r, const std::string& idPre
        seriesOf(r, "host", [](const LayerStats& l) { return l.energy.host / 1e6; }),
        seriesOf(r, "other", [](const LayerStats& l) { return l.energy.other / 1e6; })},
       "uJ"));
+  addEngineCharts(page, r, idPrefix, names);
   std::vector<RooflinePoint> points;
   for (const LayerStats& l : r.layers) {
     const int64_t dram = l.dram.readBytes + l.dram.writeBytes;
+    const int64_t onChip = l.sbuf.readBytes + l.sbuf.writeBytes;
     if (l.usefulMacs <= 0 || l.cycles <= 0)
       continue;
-    points.push_back(RooflinePoint{
-        l.name, dram > 0 ? static_cast<double>(l.usefulMacs) / static_cast<double>(dram) : 0.0,
-        static_cast<double>(l.usefulMacs) / static_cast<double>(l.cycles), dram == 0});
+    const auto macs = static_cast<double>(l.usefulMacs);
+    points.push_back(RooflinePoint{l.name, dram > 0 ? macs / static_cast<double>(dram) : 0.0,
+                                   macs / static_cast<double>(l.cycles), dram == 0,
+                                   onChip > 0 ? macs / static_cast<double>(onChip) : 0.0, macs});
   }
   page.chart(roofline(idPrefix + "roofline", fmt::format("{}: roofline", r.engine),
                       static_cast<double>(std::max<int64_t>(1, r.peakMacsPerCycle)),
-                      r.dramBytesPerCycle, points));
+                      r.dramBytesPerCycle, r.onChipBytesPerCycle, points));
   if (!r.configYaml.empty()) {
     page.heading(fmt::format("{} config used", r.engine), 3);
     page.preformatted(r.configYaml);

@@ -469,6 +469,7 @@ std::string RunReport::toJson() const {
   j["clock_mhz"] = clockMhz;
   j["peak_macs_per_cycle"] = peakMacsPerCycle;
   j["dram_bytes_per_cycle"] = dramBytesPerCycle;
+  j["on_chip_bytes_per_cycle"] = onChipBytesPerCycle;
   j["exact"] = exact;
   j["layers"] = Json::array();
   for (const LayerStats& l : layers) {

@@ -5,6 +5,7 @@
 #include "Command.h"
 #include "HostOptions.h"
 #include "ModelOptions.h"
+#include "Progress.h"
 #include "ReportOutput.h"
 #include "nnaccel/compare/Compare.h"
 #include "nnaccel/driver/Inputs.h"
@@ -12,6 +13,7 @@
 
 #include <chrono>
 #include <fmt/format.h>
+#include <memory>
 
 namespace nnaccel::cli {
 namespace {
@@ -52,18 +54,31 @@ public:
     options.verify = !timingOnly_;
     options.host = hostOptions_.model();
     // One line per engine: which, of how many, and the time so far with what is left at the
-    // rate of the engines done (they differ, so an estimate).
+    // rate of the engines done (they differ, so an estimate); then that engine's own phases
+    // and layers, as `simulate` shows them.
     const auto start = std::chrono::steady_clock::now();
     size_t started = 0;
+    std::unique_ptr<ProgressLine> engineProgress;
+    options.progress = [&](const std::string& what, size_t done, size_t total) {
+      if (engineProgress)
+        (*engineProgress)(what, done, total);
+    };
+    options.layerProgress = [&](size_t layer, size_t layers, double fraction) {
+      if (engineProgress)
+        engineProgress->layerFraction(layer, layers, fraction);
+    };
     const compare::Comparison c =
         compare::compareModel(g, budget, engines_, options, [&](const std::string& engine) {
+          engineProgress.reset();
           const double elapsed =
               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
           fmt::print(stderr, "[nnaccel] engine {}/{}: {} ({:.1f} s{})\n", started + 1,
                      engines_.size(), engine, elapsed,
                      remainingText(elapsed, started, engines_.size()));
           ++started;
+          engineProgress = std::make_unique<ProgressLine>(fmt::format("{}: ", engine));
         });
+    engineProgress.reset();
     fmt::print(humanOut(), "{}", compare::formatComparison(c));
     if (!report_.empty())
       writeTextFile(report_, compare::comparisonJson(c));

@@ -12,6 +12,7 @@
 #include "HostOptions.h"
 #include "ImageOptions.h"
 #include "ModelOptions.h"
+#include "Progress.h"
 #include "ReportOutput.h"
 #include "nnaccel/driver/Inputs.h"
 #include "nnaccel/driver/ModelLoader.h"
@@ -29,69 +30,6 @@
 
 namespace nnaccel::cli {
 namespace {
-
-/// Progress on stderr once a run has taken more than a second: one line per phase change and at
-/// most one line every two seconds otherwise (a carriage-return update on a terminal), with the
-/// time left in the phase at its rate so far. Inside a long layer (layerFraction) the line says
-/// how much of the layer is done.
-class Progress {
-public:
-  void operator()(const std::string& what, size_t done, size_t total) {
-    show(what, static_cast<double>(done), total, "");
-  }
-
-  /// Layer \p layer of \p layers is \p fraction done (the "simulating" phase).
-  void layerFraction(size_t layer, size_t layers, double fraction) {
-    show("simulating", static_cast<double>(layer) + fraction, layers,
-         fmt::format("layer {}/{} {:.0f} %", layer + 1, layers, 100 * fraction));
-  }
-
-private:
-  /// One update of phase \p what at \p done of \p total steps; \p position replaces the
-  /// "layer done/total" text when it is not empty.
-  void show(const std::string& what, double done, size_t total, const std::string& position) {
-    const auto now = std::chrono::steady_clock::now();
-    // A phase's first step began when the previous call returned (the end of the last phase).
-    if (what != callPhase_) {
-      callPhase_ = what;
-      phaseStart_ = lastCall_;
-    }
-    lastCall_ = now;
-    const double elapsed = std::chrono::duration<double>(now - start_).count();
-    if (elapsed < 1.0)
-      return;
-    const bool tty = isatty(STDERR_FILENO) != 0;
-    const double since = std::chrono::duration<double>(now - last_).count();
-    if (what == phase_ && since < (tty ? 0.1 : 2.0) && done != static_cast<double>(total))
-      return;
-    last_ = now;
-    phase_ = what;
-    printed_ = true;
-    const double inPhase = std::chrono::duration<double>(now - phaseStart_).count();
-    const std::string at =
-        position.empty() ? fmt::format("layer {:.0f}/{}", done, total) : position;
-    const std::string line = total > 1 ? fmt::format("[nnaccel] {}: {} ({:.1f} s{})", what, at,
-                                                     elapsed, remainingText(inPhase, done, total))
-                                       : fmt::format("[nnaccel] {} ({:.1f} s)", what, elapsed);
-    if (tty)
-      fmt::print(stderr, "\r{:<78}", line);
-    else
-      fmt::print(stderr, "{}\n", line);
-    std::fflush(stderr);
-  }
-
-public:
-  ~Progress() {
-    if (printed_ && isatty(STDERR_FILENO) != 0)
-      fmt::print(stderr, "\n");
-  }
-
-private:
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now(), last_{},
-                                        phaseStart_ = start_, lastCall_ = start_;
-  std::string phase_, callPhase_; ///< the phase last printed; the phase of the last call
-  bool printed_ = false;
-};
 
 /// While alive, the first Ctrl-C asks the run to stop at its next progress point
 /// (support/Interrupt.h: between layers) so that the layers finished so far are reported; the
@@ -155,8 +93,9 @@ public:
     app.add_option("--report", report_,
                    "also write the report as JSON (docs/report-schema.md) to this file (- for "
                    "standard output)");
-    output_.configure(app, "charts of cycles by cause, utilization, traffic, energy, roofline, "
-                           "and the config");
+    output_.configure(app, "charts of cycles by cause, utilization, traffic, energy, the "
+                           "engine's own per-layer figures, a DRAM and on-chip roofline, and "
+                           "the config");
     app.add_option("--program", program_,
                    "run this compiled program (from `nnaccel compile`) instead of compiling");
     std::vector<std::string> baselines;
@@ -203,7 +142,7 @@ public:
       ro.calibrationSets = calibration_.readFolder(g, modelOptions_.model(), images_.preprocess());
     else if (!ro.inputs.empty())
       ro.calibrationSets = {ro.inputs};
-    Progress progress;
+    ProgressLine progress;
     ro.verify = !timingOnly_;
     ro.baselineRows = baseline_;
     ro.dtype = dtypeOf(dtype_);

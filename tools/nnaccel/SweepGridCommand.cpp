@@ -42,7 +42,7 @@ namespace nnaccel::cli {
 /// What a sweep's --html page holds (explore::renderSweepHtml).
 constexpr const char* kSweepHtml =
     "the Pareto front on its first two axes with every other point behind it, cycles and energy "
-    "per point, and the table of points";
+    "against each numeric parameter, cycles and energy per point, and the table of points";
 namespace {
 
 using explore::PointResult;

@@ -89,6 +89,9 @@ struct Resources {
   int64_t sramBytes = 0;        ///< on-chip storage for activations, weights and partial sums
   double clockMhz = 0;          ///< cycles -> time
   double dramBytesPerCycle = 0; ///< off-chip bandwidth (0: the engine has no DRAM interface)
+  /// The bandwidth of the on-chip buffer whose traffic reports count as `sbuf` (the roofline's
+  /// second roof; 0: none)
+  double onChipBytesPerCycle = 0;
 };
 
 /// A command-line option an engine adds to `simulate` (and, where it applies, `map`): the CLI

@@ -17,6 +17,7 @@
 #include "nnaccel/report/Report.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace nnaccel::report {
@@ -37,21 +38,28 @@ std::string groupedBars(const std::string& id, const std::string& title,
                         const std::vector<std::string>& categories,
                         const std::vector<Series>& series, const std::string& unit);
 
-/// A roofline (log-log): attainable multiplies per cycle against operational intensity
-/// (multiplies per DRAM byte), the roof min(peak, bandwidth x intensity), and one point per
-/// layer. A machine without DRAM (bandwidth 0) has a flat roof. The roof is not a mark; points
-/// that are not finite are left out.
+/// A hierarchical roofline (log-log): attainable multiplies per cycle against operational
+/// intensity (multiplies per byte moved at a memory level), one roof min(peak, bandwidth x
+/// intensity) per level with a bandwidth (DRAM solid, the on-chip buffer dashed), and one point
+/// per layer and level (DRAM filled circles, on-chip open squares), the layers with the most
+/// multiplies labelled. A machine without either level has a flat roof. Roofs are not marks;
+/// points that are not finite are left out.
 struct RooflinePoint {
   std::string label;
   double macsPerDramByte = 0;
   double macsPerCycle = 0;
-  bool withoutDram = false; ///< no DRAM traffic: drawn hollow at the right edge
+  bool withoutDram = false;     ///< no DRAM traffic: drawn hollow at the right edge
+  double macsPerOnChipByte = 0; ///< against the on-chip buffer's traffic (0: none)
+  double macs = 0;              ///< the layer's multiplies: the largest layers are labelled
 };
 std::string roofline(const std::string& id, const std::string& title, double peakMacsPerCycle,
-                     double dramBytesPerCycle, const std::vector<RooflinePoint>& points);
+                     double dramBytesPerCycle, double onChipBytesPerCycle,
+                     const std::vector<RooflinePoint>& points);
 
-/// A scatter plot (log-log when \p logAxes) with highlighted points joined by a line in x order
-/// (a Pareto front).
+/// A scatter plot with highlighted points joined by a line in x order (a Pareto front). Each
+/// axis is logarithmic when \p logAxes and its data spans a factor of ten or more, else linear
+/// (zoomed to the data when it lies far from zero).
+
 struct ScatterPoint {
   std::string label;
   double x = 0, y = 0;
@@ -60,6 +68,15 @@ struct ScatterPoint {
 std::string scatter(const std::string& id, const std::string& title, const std::string& xLabel,
                     const std::string& yLabel, const std::vector<ScatterPoint>& points,
                     bool logAxes);
+
+/// Lines through (x, y) points, one per series, with a legend when there are several: a figure
+/// against a swept parameter's values. Axes as scatter's.
+struct LineSeries {
+  std::string name;
+  std::vector<std::pair<double, double>> points;
+};
+std::string lines(const std::string& id, const std::string& title, const std::string& xLabel,
+                  const std::string& yLabel, const std::vector<LineSeries>& series, bool allowLog);
 
 /// \p text with &, <, >, " and ' escaped.
 std::string escapeHtml(const std::string& text);

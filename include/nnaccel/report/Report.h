@@ -136,6 +136,9 @@ struct RunReport {
   /// Utilization is usefulMacs / (peakMacsPerCycle x cycles) on every engine.
   int64_t peakMacsPerCycle = 0;
   double dramBytesPerCycle = 0;
+  /// The roofline's on-chip roof: the bandwidth of the buffer whose traffic the layers' `sbuf`
+  /// counts (0: none drawn).
+  double onChipBytesPerCycle = 0;
   /// The effective architecture config (YAML), shown in the HTML report.
   std::string configYaml;
   bool exact = false;

@@ -118,7 +118,8 @@ protected:
             .sramBytes = c.peCount() * (c.inputRfBytes + c.weightRfBytes + c.outputRfBytes) +
                          c.columns * c.columnBufferBytes + c.globalBufferCapacityBytes,
             .clockMhz = c.clockMhz,
-            .dramBytesPerCycle = c.memoryBytesPerCycle};
+            .dramBytesPerCycle = c.memoryBytesPerCycle,
+            .onChipBytesPerCycle = c.globalBufferBytesPerCycle};
   }
 };
 

@@ -132,7 +132,11 @@ protected:
     return {.multipliers = c.peCount() * c.multipliersPerPe(),
             .sramBytes = c.peCount() * (c.iaRamBytes + c.oaRamBytes + fifoBytes + accumulatorBytes),
             .clockMhz = c.clockMhz,
-            .dramBytesPerCycle = c.dramBytesPerCycle};
+            .dramBytesPerCycle = c.dramBytesPerCycle,
+            // Each PE reads one vector of I activations from its IA RAM and one of F weights
+            // from its weight FIFO per cycle (docs/arch/Sparse.md, "Roofline").
+            .onChipBytesPerCycle =
+                static_cast<double>(c.peCount() * (c.activationsPerVector + c.weightsPerVector))};
   }
 };
 

@@ -153,7 +153,10 @@ protected:
     return {.multipliers = c.peRows * c.peCols,
             .sramBytes = c.sbufBytesPerPartition * c.peRows + c.psumEntriesPerColumn * c.peCols * 4,
             .clockMhz = c.clockMhz,
-            .dramBytesPerCycle = c.dramBytesPerCycle};
+            .dramBytesPerCycle = c.dramBytesPerCycle,
+            // The array reads one int8 per partition row and the activation engine writes one
+            // per column each cycle (docs/arch/Systolic.md, "Roofline").
+            .onChipBytesPerCycle = static_cast<double>(c.peRows + c.peCols)};
   }
 
 private:

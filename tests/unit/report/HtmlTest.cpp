@@ -1,11 +1,14 @@
 /// \file
 /// Tests of the HTML report's parts: escaping of every text that reaches the page, charts that
 /// stay well-formed (finite coordinates, no hang) on NaN, infinite, zero and negative values,
-/// the roofline of a machine without DRAM, legends that wrap, the host-layer table, and a page
-/// that needs nothing from the network.
+/// the roofline of a machine without DRAM and its two memory levels, axes that zoom or go
+/// logarithmic with the data, line charts, legends that wrap, the engine's own per-layer
+/// charts, the host-layer table, and a page that needs nothing from the network.
 #include "nnaccel/report/Html.h"
 
+#include <algorithm>
 #include <cmath>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <limits>
 #include <regex>
@@ -64,20 +67,76 @@ TEST(Html, LogChartsSurviveExtremeAndMissingValues) {
                                 true);
   expectFiniteGeometry(s);
   EXPECT_EQ(count(s, "<circle class=\"mark\""), 2u); // b and d are placeable
-  const std::string r = roofline("r", "t", 1024, 1e-310, {{"l", kInf, 10}, {"m", 4, kNaN}});
+  const std::string r = roofline("r", "t", 1024, 1e-310, 0, {{"l", kInf, 10}, {"m", 4, kNaN}});
   expectFiniteGeometry(r);
   // No points, no DRAM: the flat roof is drawn but is not a mark.
-  const std::string flat = roofline("f", "t", 100, 0, {});
+  const std::string flat = roofline("f", "t", 100, 0, 0, {});
   EXPECT_EQ(count(flat, "class=\"mark"), 0u);
   EXPECT_NE(flat.find("class=\"roof\""), std::string::npos);
 }
 
 TEST(Html, RooflinePlacesLayersWithoutDramTrafficAtTheRightEdge) {
   const std::string r =
-      roofline("r", "t", 1024, 32, {{"a", 8, 200}, {"b", 0, 500, /*withoutDram=*/true}});
+      roofline("r", "t", 1024, 32, 0, {{"a", 8, 200}, {"b", 0, 500, /*withoutDram=*/true}});
   EXPECT_EQ(count(r, "class=\"mark\""), 2u);
   EXPECT_NE(r.find("b: no DRAM traffic"), std::string::npos);
   expectFiniteGeometry(r);
+}
+
+/// The tick labels of a chart's axes, in drawing order.
+std::vector<std::string> tickLabels(const std::string& svg) {
+  const std::regex re(R"re(class="tick" text-anchor="(?:middle|end)">([^<]*)</text>)re");
+  std::vector<std::string> out;
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), re); it != std::sregex_iterator();
+       ++it)
+    out.push_back((*it)[1].str());
+  return out;
+}
+
+TEST(Html, ScatterAxesZoomToNarrowDataAndGoLogarithmicOverDecades) {
+  // Energies of 682 to 721 uJ against cycles of 1.1M to 4.2M: both linear, the energy axis
+  // zoomed to the data (the old decade axes put every point on one line).
+  const std::vector<ScatterPoint> narrow = {{"a", 1.1e6, 682}, {"b", 4.2e6, 721}};
+  const std::vector<std::string> ticks = tickLabels(scatter("n", "t", "x", "y", narrow, true));
+  EXPECT_NE(std::find(ticks.begin(), ticks.end(), "680"), ticks.end());
+  EXPECT_NE(std::find(ticks.begin(), ticks.end(), "720"), ticks.end());
+  EXPECT_EQ(std::find(ticks.begin(), ticks.end(), "100"), ticks.end());
+  EXPECT_NE(std::find(ticks.begin(), ticks.end(), "0"), ticks.end()) << "cycles start at 0";
+  // Three decades of y: a log axis with a tick per decade.
+  const std::vector<ScatterPoint> wide = {{"a", 1, 2}, {"b", 2, 3000}};
+  const std::vector<std::string> logTicks = tickLabels(scatter("w", "t", "x", "y", wide, true));
+  for (const char* decade : {"1", "10", "100", "1K", "10K"})
+    EXPECT_NE(std::find(logTicks.begin(), logTicks.end(), decade), logTicks.end()) << decade;
+}
+
+TEST(Html, LinesDrawOnePolylinePerSeriesWithALegend) {
+  const std::string svg = lines("l", "t", "array.rows", "cycles",
+                                {{"cols=32", {{32, 4.2e6}, {64, 2.9e6}, {128, 2.4e6}}},
+                                 {"cols=64", {{32, 2.3e6}, {64, kNaN}, {128, 1.3e6}}}},
+                                true);
+  expectFiniteGeometry(svg);
+  EXPECT_EQ(count(svg, "class=\"mark\""), 5u); // the NaN point is left out
+  EXPECT_EQ(count(svg, "<polyline"), 2u);
+  EXPECT_EQ(count(svg, "class=\"legend\""), 2u);
+  EXPECT_NE(svg.find("cols=32: array.rows = 64, 2.9M"), std::string::npos);
+}
+
+TEST(Html, RooflineDrawsARoofAndPointsPerMemoryLevelAndLabelsTheLargestLayers) {
+  std::vector<RooflinePoint> points;
+  for (int i = 0; i < 20; ++i)
+    points.push_back({"layer" + std::to_string(i), 4.0 + i, 100.0 + i, false, 0.5 + i * 0.1,
+                      static_cast<double>(i)});
+  const std::string r = roofline("r", "t", 1024, 32, 512, points);
+  expectFiniteGeometry(r);
+  EXPECT_EQ(count(r, "class=\"roof\""), 2u);
+  EXPECT_EQ(count(r, "<circle class=\"mark\""), 20u); // DRAM
+  EXPECT_EQ(count(r, "<rect class=\"mark\""), 20u);   // on-chip buffer
+  EXPECT_NE(r.find("DRAM (32 B/cycle)"), std::string::npos);
+  EXPECT_NE(r.find("on-chip buffer (512 B/cycle)"), std::string::npos);
+  // The 12 layers with the most multiplies carry a label; the smallest do not.
+  EXPECT_NE(r.find(">layer19</text>"), std::string::npos);
+  EXPECT_NE(r.find(">layer8</text>"), std::string::npos);
+  EXPECT_EQ(r.find(">layer7</text>"), std::string::npos);
 }
 
 TEST(Html, LongLegendsWrapInsideTheChart) {
@@ -97,6 +156,29 @@ TEST(Html, LongLegendsWrapInsideTheChart) {
     EXPECT_LT(std::stod((*it)[1].str()) + 7.0 * 25, width + 1) << "legend entry past the edge";
   }
   EXPECT_EQ(legends, 12u);
+}
+
+TEST(Html, RunPageChartsTheEnginesOwnMetricsAndCountGroups) {
+  RunReport r;
+  r.engine = "sparse";
+  r.peakMacsPerCycle = 16;
+  r.clockMhz = 1000;
+  for (const char* name : {"c1", "c2"}) {
+    LayerStats l;
+    l.name = name;
+    l.cycles = l.causes.compute = 100;
+    l.usefulMacs = 800;
+    l.metrics = {{"speedup", 1.5}, {"w_density", 0.5}};
+    l.counts = {{"multiplies", 7}, {"slots.useful", 80}, {"slots.idle_pes", 20}};
+    r.layers.push_back(l);
+  }
+  r.finalize();
+  const std::string page = renderRunHtml(r);
+  for (const char* id : {"sparse-metric-speedup", "sparse-metric-w_density", "sparse-counts-slots"})
+    EXPECT_NE(page.find(fmt::format("data-chart=\"{}\"", id)), std::string::npos) << id;
+  EXPECT_EQ(page.find("sparse-metric-multiplies"), std::string::npos); // counts are not charted
+  EXPECT_NE(page.find("sparse: slots per layer"), std::string::npos);
+  EXPECT_NE(page.find(">idle_pes</text>"), std::string::npos);
 }
 
 TEST(Html, RunPageListsHostLayersAndNeedsNoNetwork) {

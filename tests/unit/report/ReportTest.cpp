@@ -155,10 +155,11 @@ TEST(Report, JsonParsesBackWithEveryField) {
   for (const auto& item : j.items()) {
     keys.push_back(item.key());
   }
-  EXPECT_EQ(keys, (std::vector<std::string>{
-                      "schema", "schema_version", "engine", "config", "model", "dtype", "pe_count",
-                      "clock_mhz", "peak_macs_per_cycle", "dram_bytes_per_cycle", "exact", "layers",
-                      "total", "baseline", "summary", "verdict", "interrupted", "config_yaml"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"schema", "schema_version", "engine", "config", "model",
+                                            "dtype", "pe_count", "clock_mhz", "peak_macs_per_cycle",
+                                            "dram_bytes_per_cycle", "on_chip_bytes_per_cycle",
+                                            "exact", "layers", "total", "baseline", "summary",
+                                            "verdict", "interrupted", "config_yaml"}));
   EXPECT_EQ(j["schema"], "nnaccel.report");
   EXPECT_EQ(j["schema_version"], kSchemaVersion);
   EXPECT_EQ(j["summary"], (Json{{"dense baseline", "2.50x"}}));

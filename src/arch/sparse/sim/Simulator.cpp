@@ -543,7 +543,18 @@ struct Simulator::Impl {
                 {"dram_read_bytes", ac.dramReadBytes},
                 {"dram_write_bytes", ac.dramWriteBytes},
                 {"dense_cycles", d.denseCycles},
-                {"oracle_cycles", d.oracleCycles}};
+                {"oracle_cycles", d.oracleCycles},
+                // Multiplier slots by where they went (the summary's breakdown, per layer; the
+                // HTML report stacks the "slots." group).
+                {"slots.useful", d.losses.useful},
+                {"slots.fragmentation", d.losses.fragmentation},
+                {"slots.outside_plane", d.losses.outsidePlane},
+                {"slots.crossbar_conflicts", d.losses.conflicts},
+                {"slots.weight_starvation", d.losses.starvation},
+                {"slots.imbalance", d.losses.imbalance},
+                {"slots.halo_ppu", d.losses.haloPpu},
+                {"slots.dram", d.losses.dram},
+                {"slots.idle_pes", d.losses.idlePes}};
   }
 
   /// The compacted size of a Conv layer's output, tile by tile, as its post-processing units
