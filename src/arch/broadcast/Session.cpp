@@ -62,7 +62,9 @@ SessionResult simulateModel(const ir::Graph& model, const BroadcastConfig& confi
   const ir::Graph& g = qm.graph;
   options.reportProgress("compiling", 0, 1);
   SessionResult r;
-  r.program = compile(qm, config);
+  r.program = compile(qm, config, [&](size_t done, size_t total) {
+    options.reportProgress("compiling", done, total);
+  });
   const common::Int8Run run(g, qm, options, options.verify);
 
   Simulator sim(r.program, qm);

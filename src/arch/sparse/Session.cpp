@@ -46,7 +46,9 @@ SessionResult simulateModel(const ir::Graph& model, const SparseConfig& config,
   const ir::Graph& g = qm.graph;
   options.reportProgress("compiling", 0, 1);
   SessionResult r;
-  r.program = compile(qm, config);
+  r.program = compile(qm, config, [&](size_t done, size_t total) {
+    options.reportProgress("compiling", done, total);
+  });
   // Synthetic activations: each array layer is checked on its own input (layerReference).
   const common::Int8Run run(g, qm, options, options.verify && !options.activationDensity);
 

@@ -15,6 +15,8 @@
 #include "nnaccel/arch/broadcast/Program.h"
 #include "nnaccel/quant/QuantizedModel.h"
 
+#include <functional>
+
 namespace nnaccel::arch::broadcast {
 
 /// The compiler's closed-form estimate of one layer under \p t, used to choose N: the cycles
@@ -31,6 +33,9 @@ int64_t estimateCycles(const ConvLayer& c, const Tiling& t, const BroadcastConfi
 /// Compiles \p qm's graph (shape-inferred, passes applied, quantized) for \p config. Throws
 /// nnaccel::Error (Config) naming the layer for a per-layer N the kernel cannot take; operators
 /// the engine does not cover become host layers, never errors.
-Program compile(const quant::QuantizedModel& qm, const BroadcastConfig& config);
+/// \p progress, when set, is called after each node with (nodes done, nodes of the graph): the
+/// session's "compiling" progress, and a point where a run can be interrupted.
+Program compile(const quant::QuantizedModel& qm, const BroadcastConfig& config,
+                const std::function<void(size_t, size_t)>& progress = nullptr);
 
 } // namespace nnaccel::arch::broadcast

@@ -14,6 +14,8 @@
 #include "nnaccel/arch/sparse/Program.h"
 #include "nnaccel/quant/QuantizedModel.h"
 
+#include <functional>
+
 namespace nnaccel::arch::sparse {
 
 /// The code tables the config selects (weights and activations).
@@ -26,6 +28,9 @@ formats::Frame activationFrame(const SparseConfig& c, int64_t tileW, int64_t til
 /// Compiles \p qm's graph (shape-inferred, passes applied, quantized) for \p config. Throws
 /// nnaccel::Error for a config the program cannot be built for; operators the engine does not
 /// cover become host layers, never errors.
-Program compile(const quant::QuantizedModel& qm, const SparseConfig& config);
+/// \p progress, when set, is called after each node with (nodes done, nodes of the graph): the
+/// session's "compiling" progress, and a point where a run can be interrupted.
+Program compile(const quant::QuantizedModel& qm, const SparseConfig& config,
+                const std::function<void(size_t, size_t)>& progress = nullptr);
 
 } // namespace nnaccel::arch::sparse

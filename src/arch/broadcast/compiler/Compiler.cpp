@@ -198,8 +198,15 @@ public:
       overrides_.emplace(name, n);
   }
 
-  Program run() {
-    common::forEachLoweredNode(qm_, consumed_, [&](ir::NodeId id) { lowerNode(id); });
+  Program run(const std::function<void(size_t, size_t)>& progress) {
+    const size_t nodes = g_.numNodes();
+    common::forEachLoweredNode(qm_, consumed_, [&](ir::NodeId id) {
+      lowerNode(id);
+      if (progress)
+        progress(static_cast<size_t>(id) + 1, nodes);
+    });
+    if (progress) // nodes a fusion consumed were lowered with their producer
+      progress(nodes, nodes);
     for (const auto& [name, n] : overrides_)
       if (!seen_.count(name))
         throw Error(ErrorKind::Config, ErrorContext{.key = "decomposition.layers." + name},
@@ -575,9 +582,10 @@ private:
 
 } // namespace
 
-Program compile(const quant::QuantizedModel& qm, const BroadcastConfig& config) {
+Program compile(const quant::QuantizedModel& qm, const BroadcastConfig& config,
+                const std::function<void(size_t, size_t)>& progress) {
   validate(config);
-  return Driver(qm, config).run();
+  return Driver(qm, config).run(progress);
 }
 
 } // namespace nnaccel::arch::broadcast

@@ -882,8 +882,11 @@ struct Simulator::Impl {
                 {"read_stall_cycles", m.readStallCycles},
                 {"rf_read_bytes", m.macs * 2},
                 {"rf_write_bytes", m.inputRfWriteBytes + m.weightRfWriteBytes}};
-    for (size_t k = 1; k < m.reuseHistogram.size(); ++k) // reads delivered to k PEs
-      s.counts.emplace_back(fmt::format("reads_reuse_{}", k), m.reuseHistogram[k]);
+    // Reads delivered to k PEs (the re-use histogram; the HTML report stacks the "reuse."
+    // group per layer).
+    for (size_t k = 1; k < m.reuseHistogram.size(); ++k)
+      s.counts.emplace_back(fmt::format("reuse.{}_pe{}", k, k == 1 ? "" : "s"),
+                            m.reuseHistogram[k]);
   }
 };
 

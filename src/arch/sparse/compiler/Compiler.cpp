@@ -195,8 +195,15 @@ public:
     program_.model = g_.name;
   }
 
-  Program run() {
-    common::forEachLoweredNode(qm_, consumed_, [&](ir::NodeId id) { lowerNode(id); });
+  Program run(const std::function<void(size_t, size_t)>& progress) {
+    const size_t nodes = g_.numNodes();
+    common::forEachLoweredNode(qm_, consumed_, [&](ir::NodeId id) {
+      lowerNode(id);
+      if (progress)
+        progress(static_cast<size_t>(id) + 1, nodes);
+    });
+    if (progress) // nodes a fusion consumed were lowered with their producer
+      progress(nodes, nodes);
     for (const Layer& l : program_.layers)
       for (const WeightGroup& wg : l.conv.groups)
         program_.weightBytes += (wg.streamBits + 7) / 8;
@@ -541,9 +548,10 @@ private:
 
 } // namespace
 
-Program compile(const quant::QuantizedModel& qm, const SparseConfig& config) {
+Program compile(const quant::QuantizedModel& qm, const SparseConfig& config,
+                const std::function<void(size_t, size_t)>& progress) {
   validate(config);
-  return Driver(qm, config).run();
+  return Driver(qm, config).run(progress);
 }
 
 } // namespace nnaccel::arch::sparse

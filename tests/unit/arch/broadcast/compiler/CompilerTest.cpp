@@ -144,6 +144,18 @@ void expectConsistent(const Compiled& cm, const BroadcastConfig& config) {
 
 // --- N from the config ------------------------------------------------------------------------
 
+TEST(BroadcastCompilerTest, ReportsItsProgressNodeByNode) {
+  const BroadcastConfig config = broadcastPreset("fig8");
+  const Compiled cm = compileSpec(conv(3, 4, 6, 8, 3, 1), config);
+  std::vector<std::pair<size_t, size_t>> seen;
+  const Program p =
+      compile(cm.qm, config, [&](size_t done, size_t total) { seen.emplace_back(done, total); });
+  ASSERT_FALSE(seen.empty());
+  EXPECT_EQ(seen.back(), std::make_pair(cm.qm.graph.numNodes(), cm.qm.graph.numNodes()));
+  EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
+  EXPECT_EQ(p.layers.size(), cm.program.layers.size());
+}
+
 TEST(BroadcastCompilerTest, ConfigWidthThreeOnThreeByThreeGivesOneByThreeVectors) {
   const BroadcastConfig config = broadcastPreset("fig8");
   const Compiled cm = compileSpec(conv(3, 4, 6, 8, 3, 1), config);

@@ -169,6 +169,20 @@ Compiled compileAndCheck(const LayerSpec& s, const SparseConfig& c) {
   return r;
 }
 
+TEST(SparseCompiler, ReportsItsProgressNodeByNode) {
+  const SparseConfig c = sparsePreset("scnn");
+  LayerSpec s = conv(3, 4, 16, 16, 3, 1);
+  s.relu = true;
+  const Compiled r = compileSpec(s, c);
+  std::vector<std::pair<size_t, size_t>> seen;
+  const Program p =
+      compile(r.qm, c, [&](size_t done, size_t total) { seen.emplace_back(done, total); });
+  ASSERT_FALSE(seen.empty());
+  EXPECT_EQ(seen.back(), std::make_pair(r.qm.graph.numNodes(), r.qm.graph.numNodes()));
+  EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
+  EXPECT_EQ(p.layers.size(), r.program.layers.size()); // watching changes nothing
+}
+
 TEST(SparseCompiler, SameConvOnScnn) {
   const SparseConfig c = sparsePreset("scnn");
   const Compiled r = compileAndCheck(conv(3, 4, 16, 16, 3, 1), c);
