@@ -118,8 +118,12 @@ TEST_F(ReportCli, CompareWritesEveryFormAndKeepsUnmappedEngines) {
   const std::string html = readFile(path("c #1.html"));
   expectSelfContained(html);
   const Json check = renderedChartCheck(path("c #1.html"));
-  for (const char* chart : {"compare-cycles", "compare-energy", "compare-dram", "sparse-cycles",
-                            "broadcast-roofline", "systolic-energy"}) {
+  // The engines' own per-layer charts too: the sparse array's slots and speed-up, broadcast's
+  // re-use and reads.
+  for (const char* chart :
+       {"compare-cycles", "compare-energy", "compare-dram", "sparse-cycles", "broadcast-roofline",
+        "systolic-energy", "sparse-counts-slots", "sparse-metric-speedup", "broadcast-counts-reuse",
+        "broadcast-metric-reads"}) {
     ASSERT_TRUE(check.contains(chart)) << chart << " missing: " << check.dump();
     EXPECT_GT(check[chart].get<int>(), 0) << chart;
   }
@@ -141,6 +145,11 @@ TEST_F(ReportCli, SweepHtmlPlotsTheParetoFront) {
   EXPECT_GE(check["sweep-pareto"].get<int>(), 5);
   EXPECT_EQ(check["sweep-cycles"].get<int>(), 4);
   EXPECT_EQ(check["sweep-energy"].get<int>(), 4);
+  // Cycles and energy against each parameter: four points each.
+  for (const char* chart : {"sweep-cycles-by-array.rows", "sweep-energy-by-array.cols"}) {
+    ASSERT_TRUE(check.contains(chart)) << chart << " missing: " << check.dump();
+    EXPECT_EQ(check[chart].get<int>(), 4) << chart;
+  }
 }
 
 TEST_F(ReportCli, CompareBudgetDerivesEqualResources) {
