@@ -156,6 +156,7 @@ SessionResult simulateModel(const ir::Graph& g, const SystolicConfig& config,
                   fmt::format("the program was compiled from model '{}', not '{}'",
                               result.program.model, g.name));
   } else {
+    options.reportProgress("compiling", 0, 1);
     result.program = compile(pg, qmp, config, co);
   }
   const SystolicConfig& cfg = result.program.config;
@@ -165,7 +166,9 @@ SessionResult simulateModel(const ir::Graph& g, const SystolicConfig& config,
     options.reportProgress(qmp ? "int8 reference" : "fp32 reference", 0, 1);
     if (qmp) {
       ref.int8.emplace(*qmp);
-      ref.int8->run(inputs);
+      ref.int8->run(inputs, [&](size_t done, size_t total) {
+        options.reportProgress("int8 reference", done, total);
+      });
     } else {
       ref.fp32.emplace(g);
       ref.fp32->run(inputs);
