@@ -6,6 +6,7 @@
 #include "nnaccel/report/Html.h"
 #include "nnaccel/report/TextTable.h"
 #include "nnaccel/support/Error.h"
+#include "nnaccel/support/Interrupt.h"
 
 #include <algorithm>
 #include <cmath>
@@ -23,14 +24,24 @@ Comparison compareModel(const ir::Graph& g, const Budget& budget,
   c.model = g.name;
   c.budget = budget;
   for (const std::string& engine : engineList) {
-    if (onEngine)
-      onEngine(engine);
     EngineRun run;
     run.engine = engine;
+    if (interruptRequested()) { // Ctrl-C: the engines after the interrupted one do not run
+      run.error = "not run: interrupted (Ctrl-C)";
+      run.interrupted = true;
+      c.runs.push_back(std::move(run));
+      continue;
+    }
+    if (onEngine)
+      onEngine(engine);
     try {
       run.config = deriveConfig(budget, engine);
       run.resources = engines::resources(*run.config);
       run.report = engines::simulate(g, *run.config, options);
+      run.interrupted = run.report->interrupted;
+    } catch (const Interrupted&) {
+      run.error = "interrupted (Ctrl-C) before its first layer finished";
+      run.interrupted = true;
     } catch (const Error& e) {
       // Kept with the engine: one engine's refusal must not hide the others' results.
       run.error = e.what();
@@ -110,9 +121,13 @@ std::string hostLayers(const report::RunReport& r) {
 }
 
 std::string verdictText(const report::RunReport& r) {
+  if (r.verdict.checked && !r.verdict.passed)
+    return "MISMATCH";
+  if (r.interrupted) // its totals cover only the layers that finished
+    return fmt::format("INTERRUPTED after {} of {} layers", r.layers.size(), r.layersPlanned);
   if (!r.verdict.checked)
     return "not checked";
-  return r.verdict.passed ? "bit-exact" : "MISMATCH";
+  return "bit-exact";
 }
 
 /// The engine's resources, and what differs from the budget by more than 1 % (e.g. an engine
@@ -200,7 +215,8 @@ std::string formatComparison(const Comparison& c) {
                                                    "verdict"}};
   for (const EngineRun& r : c.runs) {
     if (!r.report) {
-      totals.push_back({r.engine, "n/a", "n/a", "n/a", "n/a", "n/a", "n/a", "not mapped"});
+      totals.push_back({r.engine, "n/a", "n/a", "n/a", "n/a", "n/a", "n/a",
+                        r.interrupted ? "not run (Ctrl-C)" : "not mapped"});
       continue;
     }
     const report::LayerStats& t = r.report->total;
@@ -217,7 +233,8 @@ std::string formatComparison(const Comparison& c) {
   std::string unmapped;
   for (const EngineRun& r : c.runs) {
     if (!r.report) {
-      unmapped += fmt::format("  {}: not mapped: {}\n", r.engine, r.error);
+      unmapped +=
+          fmt::format("  {}: {}{}\n", r.engine, r.interrupted ? "" : "not mapped: ", r.error);
       continue;
     }
     const std::string host = report::hostFallbackGroups(r.report->layers, "    ");
@@ -248,7 +265,7 @@ std::string comparisonJson(const Comparison& c) {
   for (const EngineRun& r : c.runs) {
     Json e;
     e["engine"] = r.engine;
-    e["status"] = r.report ? "ok" : "not_mapped";
+    e["status"] = r.interrupted ? "interrupted" : r.report ? "ok" : "not_mapped";
     e["error"] = r.error;
     e["resources"] = Json{{"multipliers", r.resources.multipliers},
                           {"sram_bytes", r.resources.sramBytes},

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Ctrl-C during `nnaccel simulate` (tools/nnaccel/SimulateCommand.cpp, StopOnCtrlC): the run
+"""Ctrl-C during `nnaccel simulate` and `nnaccel compare` (tools/nnaccel/StopOnCtrlC.h): the run
 stops at the next layer, the requested report holds the layers that finished (marked
-interrupted, their totals only), the process exits 130, and a second Ctrl-C is not needed.
+interrupted, their totals only; in compare, the engines after the interrupted one did not run),
+the process exits 130, and a second Ctrl-C is not needed.
 
 usage: interrupt_test.py NNACCEL WORK_DIR
 
@@ -13,6 +14,41 @@ import os
 import signal
 import subprocess
 import sys
+
+
+def interrupt_at(argv, marker):
+    """Runs argv, sends SIGINT at the first stderr line holding marker; (exit code, out, err)."""
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    err = []
+    for line in p.stderr:
+        err.append(line)
+        if marker in line:
+            p.send_signal(signal.SIGINT)
+            break
+    rest = p.stderr.read()
+    out = p.stdout.read()
+    return p.wait(), out, "".join(err) + rest
+
+
+def check_compare(nnaccel, work):
+    """compare: the engine running at Ctrl-C keeps its finished layers, the next does not run."""
+    report = os.path.join(work, "compare.json")
+    rc, out, err = interrupt_at([nnaccel, "compare", "resnet50", "--archs", "broadcast,systolic",
+                                 "--timing-only", "--report", report],
+                                "broadcast: simulating: layer")
+    failures = []
+    if rc != 130:
+        failures.append(f"compare: exit code {rc}, expected 130\n{err}")
+        return failures
+    engines = json.load(open(report))["engines"]
+    first, second = engines
+    if first["status"] != "interrupted" or not first["report"]["interrupted"]:
+        failures.append(f"compare: broadcast is {first['status']}, {first['report']}")
+    if second["status"] != "interrupted" or second["report"] is not None:
+        failures.append(f"compare: systolic is {second['status']} and ran")
+    if "INTERRUPTED after" not in out or "not run (Ctrl-C)" not in out:
+        failures.append(f"compare: the totals do not say what was cut:\n{out}")
+    return failures
 
 
 def main():
@@ -54,6 +90,7 @@ def main():
     rows = open(csv).read().splitlines()
     if len(rows) != done + 2 or not all(row.endswith(",interrupted") for row in rows[1:]):
         failures.append(f"CSV: {len(rows)} lines, expected {done + 2} marked interrupted")
+    failures += check_compare(nnaccel, work)
     for f in failures:
         print("FAIL:", f)
     if not failures:

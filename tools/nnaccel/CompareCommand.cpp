@@ -7,6 +7,7 @@
 #include "ModelOptions.h"
 #include "Progress.h"
 #include "ReportOutput.h"
+#include "StopOnCtrlC.h"
 #include "nnaccel/compare/Compare.h"
 #include "nnaccel/driver/Inputs.h"
 #include "nnaccel/driver/ModelLoader.h"
@@ -67,6 +68,7 @@ public:
       if (engineProgress)
         engineProgress->layerFraction(layer, layers, fraction);
     };
+    const StopOnCtrlC stop;
     const compare::Comparison c =
         compare::compareModel(g, budget, engines_, options, [&](const std::string& engine) {
           engineProgress.reset();
@@ -86,6 +88,12 @@ public:
       output_.writeCsv(compare::comparisonCsv(c));
     if (output_.wantsHtml())
       output_.writeHtml(compare::renderComparisonHtml(c));
+    if (interruptRequested()) {
+      fmt::print(stderr, "[nnaccel] interrupted: the comparison holds the engines and layers "
+                         "that finished (the interrupted engine's totals cover its finished "
+                         "layers only; the engines after it did not run)\n");
+      throw Interrupted();
+    }
     for (const compare::EngineRun& r : c.runs) {
       if (r.internalError) // a bug in nnaccel: main() prints it as "error: internal: ..."
         throw std::runtime_error(fmt::format("{}: {}", r.engine, r.error));

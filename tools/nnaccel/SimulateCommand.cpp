@@ -14,6 +14,7 @@
 #include "ModelOptions.h"
 #include "Progress.h"
 #include "ReportOutput.h"
+#include "StopOnCtrlC.h"
 #include "nnaccel/driver/Inputs.h"
 #include "nnaccel/driver/ModelLoader.h"
 #include "nnaccel/engines/Engine.h"
@@ -30,36 +31,6 @@
 
 namespace nnaccel::cli {
 namespace {
-
-/// While alive, the first Ctrl-C asks the run to stop at its next progress point
-/// (support/Interrupt.h: between layers) so that the layers finished so far are reported; the
-/// handler then gives SIGINT back its default action, so a second Ctrl-C ends the process at once.
-class StopOnCtrlC {
-public:
-  StopOnCtrlC() {
-    sigaction(SIGINT, nullptr, &previous_);
-    installed_ = previous_.sa_handler != SIG_IGN; // a background job keeps ignoring it
-    if (!installed_)
-      return;
-    struct sigaction action {};
-    action.sa_handler = &onSigint;
-    action.sa_flags = SA_RESETHAND;
-    sigemptyset(&action.sa_mask);
-    sigaction(SIGINT, &action, nullptr);
-  }
-  ~StopOnCtrlC() {
-    if (installed_)
-      sigaction(SIGINT, &previous_, nullptr);
-    clearInterrupt();
-  }
-  StopOnCtrlC(const StopOnCtrlC&) = delete;
-  StopOnCtrlC& operator=(const StopOnCtrlC&) = delete;
-
-private:
-  static void onSigint(int) { requestInterrupt(); }
-  struct sigaction previous_ {};
-  bool installed_ = false;
-};
 
 DType dtypeOf(const std::string& s) {
   return s == "int8" ? DType::I8 : DType::F32;

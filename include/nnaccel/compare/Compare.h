@@ -28,6 +28,8 @@ struct EngineRun {
   std::optional<report::RunReport> report;     ///< absent: no config, or the model did not map
   std::string error;                           ///< why report is absent (one line)
   bool internalError = false;                  ///< the error is a bug in nnaccel, not a refusal
+  /// Ctrl-C: the run stopped (report holds its finished layers) or never started (no report)
+  bool interrupted = false;
 };
 
 struct Comparison {

@@ -200,12 +200,14 @@ public:
 
   Program run(const std::function<void(size_t, size_t)>& progress) {
     const size_t nodes = g_.numNodes();
+    size_t reported = 0;
     common::forEachLoweredNode(qm_, consumed_, [&](ir::NodeId id) {
       lowerNode(id);
+      reported = static_cast<size_t>(id) + 1;
       if (progress)
-        progress(static_cast<size_t>(id) + 1, nodes);
+        progress(reported, nodes);
     });
-    if (progress) // nodes a fusion consumed were lowered with their producer
+    if (progress && reported != nodes) // nodes a fusion consumed went with their producer
       progress(nodes, nodes);
     for (const auto& [name, n] : overrides_)
       if (!seen_.count(name))
