@@ -6,6 +6,7 @@
 
 #include "nnaccel/explore/Mpi.h"
 #include "nnaccel/support/Error.h"
+#include "nnaccel/support/Interrupt.h"
 #include "nnaccel/support/MemoryBudget.h"
 
 #include <algorithm>
@@ -234,6 +235,8 @@ std::string statusName(PointStatus s) {
     return "mismatch";
   case PointStatus::Error:
     return "error";
+  case PointStatus::Interrupted:
+    return "interrupted";
   }
   NNACCEL_UNREACHABLE("bad status");
   return "";
@@ -377,7 +380,12 @@ PointResult evaluatePoint(const ir::Graph& g, const engines::EngineConfig& base,
     r.edpPjUs = r.energyPj * r.timeUs;
     r.utilization = report.total.utilization;
     r.dramBytes = report.total.dram.readBytes + report.total.dram.writeBytes;
-    if (!report.verdict.checked) {
+    if (report.interrupted && (!report.verdict.checked || report.verdict.passed)) {
+      r.status = PointStatus::Interrupted;
+      r.verified = "interrupted";
+      r.error = fmt::format("interrupted (Ctrl-C) after {} of {} layers", report.layers.size(),
+                            report.layersPlanned);
+    } else if (!report.verdict.checked) {
       r.status = PointStatus::Ok;
       r.verified = "skipped";
     } else if (report.verdict.passed) {
@@ -389,6 +397,11 @@ PointResult evaluatePoint(const ir::Graph& g, const engines::EngineConfig& base,
       r.error = report.verdict.detail.empty() ? "outputs differ from the reference"
                                               : report.verdict.detail;
     }
+  } catch (const Interrupted&) {
+    r = PointResult{.index = index,
+                    .values = r.values,
+                    .status = PointStatus::Interrupted,
+                    .error = "interrupted (Ctrl-C) before its first layer finished"};
   } catch (const Error& e) {
     r = PointResult{.index = index, .values = r.values, .error = e.what()};
   } catch (const std::exception& e) {
@@ -405,16 +418,19 @@ std::vector<PointResult> runPoints(const std::vector<size_t>& points, int thread
                                    const std::function<PointResult(size_t)>& evaluate,
                                    const PointDone& done) {
   std::vector<PointResult> results(points.size());
+  std::vector<char> ran(points.size(), 0);
   std::atomic<size_t> next{0};
   std::mutex mutex; // guards finished, failure and the done callback
   size_t finished = 0;
   std::exception_ptr failure;
   const auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < points.size();) {
+    // After Ctrl-C no new point starts; the running ones stop at their next layer.
+    for (size_t i; !interruptRequested() && (i = next.fetch_add(1)) < points.size();) {
       try {
         PointResult r = evaluate(points[i]);
         const std::lock_guard<std::mutex> lock(mutex);
         results[i] = std::move(r);
+        ran[i] = 1;
         ++finished;
         if (done)
           done(results[i], finished, points.size());
@@ -435,7 +451,11 @@ std::vector<PointResult> runPoints(const std::vector<size_t>& points, int thread
     t.join();
   if (failure)
     std::rethrow_exception(failure);
-  return results;
+  std::vector<PointResult> out; // the points that ran (all of them unless interrupted)
+  for (size_t i = 0; i < results.size(); ++i)
+    if (ran[i])
+      out.push_back(std::move(results[i]));
+  return out;
 }
 
 std::string configDigest(const engines::EngineConfig& config) {

@@ -145,9 +145,12 @@ PointResult rowFromFields(const std::vector<std::string>& f, size_t paramCount,
       p.status = PointStatus::Mismatch;
     else if (s == "error")
       p.status = PointStatus::Error;
+    else if (s == "interrupted")
+      p.status = PointStatus::Interrupted;
     else
-      throw malformed(origin, line,
-                      fmt::format("status: expected ok, mismatch or error, got '{}'", s));
+      throw malformed(
+          origin, line,
+          fmt::format("status: expected ok, mismatch, error or interrupted, got '{}'", s));
     ++c;
   }
   p.cycles = integer<int64_t>(f[c], origin, line, cols[c - 1 - paramCount]), ++c;

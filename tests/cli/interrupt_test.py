@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Ctrl-C during `nnaccel simulate` and `nnaccel compare` (tools/nnaccel/StopOnCtrlC.h): the run
+"""Ctrl-C during `nnaccel simulate`, `compare` and `sweep` (tools/nnaccel/StopOnCtrlC.h): the run
 stops at the next layer, the requested report holds the layers that finished (marked
-interrupted, their totals only; in compare, the engines after the interrupted one did not run),
-the process exits 130, and a second Ctrl-C is not needed.
+interrupted, their totals only; in compare, the engines after the interrupted one did not run;
+in sweep, the point cut short is marked and no new point starts), the process exits 130, and a
+second Ctrl-C is not needed.
 
 usage: interrupt_test.py NNACCEL WORK_DIR
 
@@ -51,6 +52,23 @@ def check_compare(nnaccel, work):
     return failures
 
 
+def check_sweep(nnaccel, work):
+    """sweep: the points that finished stay ranked, the one cut short is marked, no more start."""
+    csv = os.path.join(work, "sweep.csv")
+    rc, out, err = interrupt_at([nnaccel, "sweep", "resnet50", "--arch", "broadcast", "--param",
+                                 "pe_array.columns=4,8,16", "-j", "1", "--timing-only", "--csv",
+                                 csv], "1/3 points")
+    if rc != 130:
+        return [f"sweep: exit code {rc}, expected 130\n{err}"]
+    rows = [line.split(",") for line in open(csv).read().splitlines() if not line.startswith("#")]
+    status = [row[rows[0].index("status")] for row in rows[1:]]
+    if status != ["ok", "interrupted"]:
+        return [f"sweep: point statuses {status}, expected ok then interrupted\n{err}"]
+    if "2 of 3 points ran" not in err:
+        return [f"sweep: stderr does not say what ran:\n{err}"]
+    return []
+
+
 def main():
     nnaccel, work = sys.argv[1:3]
     os.makedirs(work, exist_ok=True)
@@ -91,6 +109,7 @@ def main():
     if len(rows) != done + 2 or not all(row.endswith(",interrupted") for row in rows[1:]):
         failures.append(f"CSV: {len(rows)} lines, expected {done + 2} marked interrupted")
     failures += check_compare(nnaccel, work)
+    failures += check_sweep(nnaccel, work)
     for f in failures:
         print("FAIL:", f)
     if not failures:

@@ -16,6 +16,7 @@
 #include "HostOptions.h"
 #include "ModelOptions.h"
 #include "ReportOutput.h"
+#include "StopOnCtrlC.h"
 #include "TextTable.h"
 #include "nnaccel/driver/Inputs.h"
 #include "nnaccel/driver/ModelLoader.h"
@@ -190,7 +191,9 @@ void printSweep(const SweepResult& r) {
   for (const PointResult& p : r.points)
     if (p.status != PointStatus::Ok)
       fmt::print(humanOut(), "point {} ({}): {}: {}\n", p.index, pointText(r, p),
-                 p.status == PointStatus::Error ? "error" : "does not match the reference",
+                 p.status == PointStatus::Error         ? "error"
+                 : p.status == PointStatus::Interrupted ? "interrupted"
+                                                        : "does not match the reference",
                  p.error);
 }
 
@@ -318,9 +321,17 @@ public:
       return;
     }
 #endif
+    const StopOnCtrlC stop;
     result.points = explore::runPoints(points, threads, evaluate, std::ref(progress));
     progress.finish(points.size(), 1);
     finish(result);
+    if (interruptRequested()) {
+      fmt::print(stderr,
+                 "[nnaccel] interrupted: {} of {} points ran; the files hold them, the points "
+                 "cut short marked interrupted and left out of the ranking\n",
+                 result.points.size(), points.size());
+      throw Interrupted();
+    }
   }
 
 private:

@@ -100,6 +100,8 @@ enum class PointStatus {
   Ok,       ///< simulated; verified bit-exact, or timing only
   Mismatch, ///< simulated, but the outputs differ from the reference (a simulator bug)
   Error,    ///< the config is invalid or the model does not compile for it (see `error`)
+  /// Ctrl-C stopped its run (its figures cover the layers that finished; never ranked)
+  Interrupted,
 };
 std::string statusName(PointStatus s);
 

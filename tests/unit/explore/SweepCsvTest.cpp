@@ -141,7 +141,7 @@ TEST(SweepCsv, MalformedFilesNameTheFileAndLine) {
   EXPECT_EQ(error(replaced("\n0,8,[int8],ok,", "\n0,8,[int8],ok,,")),
             "s.csv: line 13: expected 16 fields, found 17");
   EXPECT_EQ(error(replaced("\n0,8,[int8],ok,", "\n0,8,[int8],fine,")),
-            "s.csv: line 13: status: expected ok, mismatch or error, got 'fine'");
+            "s.csv: line 13: status: expected ok, mismatch, error or interrupted, got 'fine'");
   EXPECT_EQ(error(replaced("\n2,16,[int8],ok,", "\n2,16,[int8],ok,12x")),
             "s.csv: line 15: cycles: '12x1400' is not an integer");
   EXPECT_EQ(error(replaced("\n2,16,[int8],ok,", "\n9,16,[int8],ok,")),

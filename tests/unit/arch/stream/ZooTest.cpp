@@ -52,7 +52,8 @@ class StreamZoo : public ::testing::TestWithParam<ZooCase> {};
 TEST_P(StreamZoo, BitExactWithConsistentTiming) {
   const SessionResult r = runChecked(GetParam());
   // The stream runs at its input rate: one frame per input position.
-  const Dims& in = driver::loadModel(GetParam().model).value(r.program.inputValue).shape;
+  // A copy: the loaded graph is a temporary (a reference into it dangled, and read zeros once).
+  const Dims in = driver::loadModel(GetParam().model).value(r.program.inputValue).shape;
   EXPECT_EQ(r.totals.framePeriodCycles, in[2] * in[3]);
   EXPECT_LE(r.totals.chipsUsed, GetParam().chips);
 }
