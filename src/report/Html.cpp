@@ -263,11 +263,14 @@ void addEngineCharts(HtmlPage& page, const RunReport& r, const std::string& idPr
   for (const std::string& group : groups) {
     std::vector<Series> parts;
     for (const LayerStats& l : r.layers)
-      for (const auto& [key, value] : l.counts)
-        if (key.starts_with(group + ".") &&
+      for (const auto& count : l.counts) { // not a structured binding: clang 14 (the fuzz
+                                           // build) cannot capture one in the lambda
+        const std::string part = count.first.substr(std::min(count.first.size(), group.size() + 1));
+        if (count.first.starts_with(group + ".") &&
             std::none_of(parts.begin(), parts.end(),
-                         [&](const Series& s) { return s.name == key.substr(group.size() + 1); }))
-          parts.push_back({key.substr(group.size() + 1), {}});
+                         [&](const Series& s) { return s.name == part; }))
+          parts.push_back({part, {}});
+      }
     for (Series& s : parts)
       for (const LayerStats& l : r.layers)
         s.values.push_back(valueOf(l.counts, group + "." + s.name));
