@@ -12,6 +12,7 @@
 #include "nnaccel/tensor/Tensor.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -80,6 +81,26 @@ void forEachLoweredNode(const quant::QuantizedModel& qm, const Consumed& consume
   for (ir::NodeId id = 0; id < static_cast<ir::NodeId>(qm.graph.numNodes()); ++id)
     if (!consumed.count(id) && qm.node(id).kind != quant::QuantOpKind::Folded)
       lower(id);
+}
+
+/// forEachLoweredNode with a compile's progress: \p progress (when set) is called after each
+/// lowered node with (nodes done, nodes of the graph), and once more with (nodes, nodes) when
+/// the last nodes were consumed by a fusion. Where a session's "compiling" progress comes from,
+/// and a point where a run can be interrupted.
+template <typename Consumed, typename Lower>
+void forEachLoweredNodeReporting(const quant::QuantizedModel& qm, const Consumed& consumed,
+                                 const std::function<void(size_t, size_t)>& progress,
+                                 Lower&& lower) {
+  const size_t nodes = qm.graph.numNodes();
+  size_t reported = 0;
+  forEachLoweredNode(qm, consumed, [&](ir::NodeId id) {
+    lower(id);
+    reported = static_cast<size_t>(id) + 1;
+    if (progress)
+      progress(reported, nodes);
+  });
+  if (progress && reported != nodes)
+    progress(nodes, nodes);
 }
 
 /// The lowering rules every engine applies before its own, appending to \p layers: a float

@@ -199,16 +199,8 @@ public:
   }
 
   Program run(const std::function<void(size_t, size_t)>& progress) {
-    const size_t nodes = g_.numNodes();
-    size_t reported = 0;
-    common::forEachLoweredNode(qm_, consumed_, [&](ir::NodeId id) {
-      lowerNode(id);
-      reported = static_cast<size_t>(id) + 1;
-      if (progress)
-        progress(reported, nodes);
-    });
-    if (progress && reported != nodes) // nodes a fusion consumed went with their producer
-      progress(nodes, nodes);
+    common::forEachLoweredNodeReporting(qm_, consumed_, progress,
+                                        [&](ir::NodeId id) { lowerNode(id); });
     for (const auto& [name, n] : overrides_)
       if (!seen_.count(name))
         throw Error(ErrorKind::Config, ErrorContext{.key = "decomposition.layers." + name},
