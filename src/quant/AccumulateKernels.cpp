@@ -72,9 +72,10 @@ Geometry3 geometryOf(const ir::ConvParams& p) {
 }
 
 /// Gathers, for output positions [p0, p0 + count), the taps (c, kd, kh, kw) of \p channels
-/// input channels starting at \p x into consecutive rows of \p col (one row per position).
+/// input channels starting at \p x into consecutive rows of \p col (one row per position);
+/// a tap outside the input reads \p pad (the code of real 0).
 void im2col(const Geometry3& g, const int8_t* x, int64_t channels, int64_t p0, int64_t count,
-            int8_t* col) {
+            int8_t pad, int8_t* col) {
   const int64_t inVol = g.inVolume();
   const auto& [t0, t1, t2] = g.table;
   const auto [k0, k1, k2] = g.kernel;
@@ -90,14 +91,14 @@ void im2col(const Geometry3& g, const int8_t* x, int64_t channels, int64_t p0, i
         for (int64_t b = 0; b < k1; ++b) {
           const int64_t i1 = t1[static_cast<size_t>(o1 * k1 + b)];
           if (i0 < 0 || i1 < 0) {
-            std::fill(dst, dst + k2, int8_t{0});
+            std::fill(dst, dst + k2, pad);
             dst += k2;
             continue;
           }
           const int8_t* xrow = xc + (i0 * g.in[1] + i1) * g.in[2];
           const int64_t* row2 = t2.data() + o2 * k2;
           for (int64_t k = 0; k < k2; ++k) {
-            *dst++ = row2[k] < 0 ? int8_t{0} : xrow[row2[k]];
+            *dst++ = row2[k] < 0 ? pad : xrow[row2[k]];
           }
         }
       }
@@ -203,10 +204,28 @@ void checkBias(std::span<const int32_t> bias, int64_t channels) {
       << "bias has " << bias.size() << " entries for " << channels << " output channels";
 }
 
+/// With an input zero point z, sum (x - z) * w = sum x * w - z * sum w: the bias of each of the
+/// \p channels weight rows of \p length less z times the row's sum (padding then reads the code
+/// z, which adds nothing). \p bias unchanged (or empty) when z is 0.
+std::vector<int32_t> biasForZeroPoint(std::span<const int32_t> bias, const int8_t* rows,
+                                      int64_t channels, int64_t length, int32_t z) {
+  std::vector<int32_t> out(bias.begin(), bias.end());
+  if (z == 0)
+    return out;
+  out.resize(static_cast<size_t>(channels), 0);
+  for (int64_t c = 0; c < channels; ++c) {
+    int64_t sum = 0;
+    for (int64_t i = 0; i < length; ++i)
+      sum += rows[c * length + i];
+    out[static_cast<size_t>(c)] -= static_cast<int32_t>(z * sum);
+  }
+  return out;
+}
+
 } // namespace
 
 Tensor convAccumulate(const ir::ConvParams& p, const Tensor& x, const Tensor& w,
-                      std::span<const int32_t> bias) {
+                      std::span<const int32_t> biasIn, int32_t zIn) {
   NNACCEL_ASSERT(x.dtype() == DType::I8 && w.dtype() == DType::I8) << "convAccumulate wants s8";
   const Geometry3 g = geometryOf(p);
   const int64_t group = p.group;
@@ -218,7 +237,7 @@ Tensor convAccumulate(const ir::ConvParams& p, const Tensor& x, const Tensor& w,
   const int64_t outVol = g.outVolume();
   NNACCEL_ASSERT(x.numElements() == p.batch * p.inChannels * inVol) << "conv input size";
   NNACCEL_ASSERT(w.numElements() == p.outChannels * rowLength) << "conv weight size";
-  checkBias(bias, p.outChannels);
+  checkBias(biasIn, p.outChannels);
 
   // Weight rows [group][mg][cg * kvol] in the im2col order (c outer, kernel offset inner).
   // Conv weights [M, C/g, k...] already are; ConvTranspose [C, M/g, k...] is rearranged.
@@ -237,6 +256,9 @@ Tensor convAccumulate(const ir::ConvParams& p, const Tensor& x, const Tensor& w,
     }
     weights = transposedWeights.data();
   }
+  const std::vector<int32_t> biasRows =
+      biasForZeroPoint(biasIn, weights, p.outChannels, rowLength, zIn);
+  const std::span<const int32_t> bias(biasRows);
 
   Dims outShape{p.batch, p.outChannels};
   outShape.insert(outShape.end(), p.outSpatial.begin(), p.outSpatial.end());
@@ -250,7 +272,7 @@ Tensor convAccumulate(const ir::ConvParams& p, const Tensor& x, const Tensor& w,
       int32_t* outG = out.data<int32_t>() + (n * p.outChannels + grp * mg) * outVol;
       for (int64_t p0 = 0; p0 < outVol; p0 += kChunkPositions) {
         const int64_t count = std::min(kChunkPositions, outVol - p0);
-        im2col(g, xg, cg, p0, count, col.data());
+        im2col(g, xg, cg, p0, count, static_cast<int8_t>(zIn), col.data());
         dotRows(col.data(), count, wg, mg, rowLength, bg, outG + p0, outVol);
       }
     }
@@ -259,14 +281,16 @@ Tensor convAccumulate(const ir::ConvParams& p, const Tensor& x, const Tensor& w,
 }
 
 Tensor matmulAccumulate(const Tensor& a, bool transA, const Tensor& w,
-                        std::span<const int32_t> bias) {
+                        std::span<const int32_t> biasIn, int32_t zIn) {
   NNACCEL_ASSERT(a.dtype() == DType::I8 && w.dtype() == DType::I8) << "matmulAccumulate wants s8";
   NNACCEL_ASSERT(a.rank() == 2 && w.rank() == 2) << "matmulAccumulate wants 2-D operands";
   const int64_t m = transA ? a.dim(1) : a.dim(0);
   const int64_t k = transA ? a.dim(0) : a.dim(1);
   const int64_t n = w.dim(0);
   NNACCEL_ASSERT(w.dim(1) == k) << "matmulAccumulate: K mismatch " << k << " vs " << w.dim(1);
-  checkBias(bias, n);
+  checkBias(biasIn, n);
+  const std::vector<int32_t> biasRows = biasForZeroPoint(biasIn, w.data<int8_t>(), n, k, zIn);
+  const std::span<const int32_t> bias(biasRows);
   std::vector<int8_t> transposed;
   const int8_t* rows = a.data<int8_t>();
   if (transA) {
@@ -311,7 +335,8 @@ std::vector<int64_t> matmulBatchIndex(const Dims& shape, const Dims& outShape) {
   return index;
 }
 
-Tensor tensorMatmulAccumulate(const Tensor& a, const Tensor& b, const Dims& outShape) {
+Tensor tensorMatmulAccumulate(const Tensor& a, const Tensor& b, const Dims& outShape, int32_t za,
+                              int32_t zb) {
   NNACCEL_ASSERT(a.dtype() == DType::I8 && b.dtype() == DType::I8) << "tensor matmul wants s8";
   NNACCEL_ASSERT(a.rank() >= 2 && b.rank() >= 2) << "tensor matmul wants rank >= 2";
   const int64_t m = a.dim(a.rank() - 2), k = a.dim(a.rank() - 1), n = b.dim(b.rank() - 1);
@@ -327,6 +352,16 @@ Tensor tensorMatmulAccumulate(const Tensor& a, const Tensor& b, const Dims& outS
         bt[static_cast<size_t>(c * k + r)] = bb[r * n + c];
     const int8_t* ab = a.data<int8_t>() + ia[batch] * m * k;
     int32_t* acc = out.data<int32_t>() + static_cast<int64_t>(batch) * m * n;
+    if (za != 0 || zb != 0) { // products of two differences (|q - z| <= 255): plain loops
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          int32_t sum = 0;
+          for (int64_t r = 0; r < k; ++r)
+            sum += (ab[i * k + r] - za) * (bt[static_cast<size_t>(j * k + r)] - zb);
+          acc[i * n + j] = sum;
+        }
+      continue;
+    }
     for (int64_t i = 0; i < m; ++i)
       dotRows(ab + i * k, 1, bt.data(), n, k, nullptr, acc + i * n, 1);
   }

@@ -57,7 +57,7 @@ std::vector<QuantTensor> evalFloatIsland(const QuantizedModel& m, ir::NodeId id,
     }
     const float scale = m.scale(v);
     result[i] = (outs[i].dtype() == DType::F32 && scale > 0)
-                    ? quantizeTensor(outs[i], scale, m.rounding)
+                    ? quantizeTensor(outs[i], scale, m.rounding, m.zeroPoint(v))
                     : QuantTensor{std::move(outs[i]), 0.0f};
   }
   return result;
@@ -67,28 +67,39 @@ Tensor evalAccumulate(const QuantizedModel& m, ir::NodeId id, const Tensor& x) {
   const ir::Graph& g = m.graph;
   const ir::Node& n = g.node(id);
   const QuantNode& q = m.node(id);
+  const ZeroPoints z = m.zeroPointsOf(id);
   if (n.op == ir::OpKind::Conv || n.op == ir::OpKind::ConvTranspose) {
-    const Tensor acc = convAccumulate(ir::convParams(g, id), x, q.weights, q.bias);
-    return requantizePerChannel(acc, 1, q.multipliers);
+    const Tensor acc = convAccumulate(ir::convParams(g, id), x, q.weights, q.bias, z.in[0]);
+    return requantizePerChannel(acc, 1, q.multipliers, kInt8Min, kInt8Max, z.out);
   }
   if (n.op == ir::OpKind::Gemm) {
-    return requantizePerChannel(matmulAccumulate(x, q.transA, q.weights, q.bias), 1, q.multipliers);
+    return requantizePerChannel(matmulAccumulate(x, q.transA, q.weights, q.bias, z.in[0]), 1,
+                                q.multipliers, kInt8Min, kInt8Max, z.out);
   }
   // MatMul: A [..., M, K] (or [K]) times the constant [K, N] as rows of K.
   NNACCEL_ASSERT(n.op == ir::OpKind::MatMul) << "accumulate op " << ir::opName(n.op);
   const int64_t k = q.weights.dim(1);
   const Tensor rows = x.reshaped({x.numElements() / k, k});
-  const Tensor acc = matmulAccumulate(rows, false, q.weights, q.bias);
-  return requantizePerChannel(acc, 1, q.multipliers).reshaped(g.value(n.outputs[0]).shape);
+  const Tensor acc = matmulAccumulate(rows, false, q.weights, q.bias, z.in[0]);
+  return requantizePerChannel(acc, 1, q.multipliers, kInt8Min, kInt8Max, z.out)
+      .reshaped(g.value(n.outputs[0]).shape);
 }
 
-Tensor evalDataMovement(const ir::Graph& g, ir::NodeId id, const Tensor& x) {
+/// A constant Pad of int8 codes fills with the code of real 0: the input's zero point.
+ir::PadParams int8PadParams(const ir::Graph& g, ir::NodeId id, int32_t zIn) {
+  ir::PadParams p = ir::padParams(g, id);
+  p.valueIsInteger = true;
+  p.intValue = zIn;
+  return p;
+}
+
+Tensor evalDataMovement(const ir::Graph& g, ir::NodeId id, const Tensor& x, int32_t zIn) {
   const ir::Node& n = g.node(id);
   switch (n.op) {
   case ir::OpKind::Transpose:
     return reference::transpose(x, ir::transposePerm(g, id));
   case ir::OpKind::Pad:
-    return reference::pad(ir::padParams(g, id), x);
+    return reference::pad(int8PadParams(g, id, zIn), x);
   case ir::OpKind::DepthToSpace:
     return reference::depthToSpace(ir::depthToSpaceParams(g, id), x);
   case ir::OpKind::Slice:
@@ -131,13 +142,15 @@ std::vector<QuantTensor> evalNodeImpl(const QuantizedModel& m, ir::NodeId id,
   };
   const ir::ValueId out = n.outputs[0];
   const Dims& outShape = g.value(out).shape;
+  const ZeroPoints z = m.zeroPointsOf(id);
   Tensor y;
   switch (q.kind) {
   case QuantOpKind::Accumulate:
     y = evalAccumulate(m, id, operand(0));
     break;
   case QuantOpKind::TensorMatMul:
-    y = requantizeTensor(tensorMatmulAccumulate(operand(0), operand(1), outShape), q.mulMultiplier);
+    y = requantizeTensor(tensorMatmulAccumulate(operand(0), operand(1), outShape, z.in[0], z.in[1]),
+                         q.mulMultiplier, 0, z.out);
     break;
   case QuantOpKind::Clamp:
     y = clampTensor(operand(0), q.clampMin, q.clampMax);
@@ -146,7 +159,7 @@ std::vector<QuantTensor> evalNodeImpl(const QuantizedModel& m, ir::NodeId id,
     y = reference::pool(ir::poolParams(g, id), operand(0));
     break;
   case QuantOpKind::DataMovement:
-    y = evalDataMovement(g, id, operand(0));
+    y = evalDataMovement(g, id, operand(0), z.in[0]);
     break;
   case QuantOpKind::Gather:
     y = gather(operand(0), q.gatherIndex, outShape);
@@ -157,41 +170,43 @@ std::vector<QuantTensor> evalNodeImpl(const QuantizedModel& m, ir::NodeId id,
   case QuantOpKind::Reduce:
     y = reduce(reductionOf(n.op), operand(0),
                *reduceGeometry(ir::reduceParams(g, id).axes, g.value(n.inputs[0]).shape),
-               q.reduceMultiplier, outShape);
+               q.reduceMultiplier, outShape, z);
     break;
   case QuantOpKind::Softmax:
     y = softmax(operand(0), softmaxGeometry(ir::softmaxParams(g, id), outShape), q.softmaxExp,
-                q.softmaxOutput);
+                q.softmaxOutput, z.out);
     break;
   case QuantOpKind::AveragePool:
-    y = averagePool(ir::poolParams(g, id), operand(0), q.countMultipliers);
+    y = averagePool(ir::poolParams(g, id), operand(0), q.countMultipliers, z);
     break;
   case QuantOpKind::AddSub:
-    y = addSub(n.op == ir::OpKind::Sub, q.addSub, operand(0), operand(1), outShape);
+    y = addSub(n.op == ir::OpKind::Sub, q.addSub, operand(0), operand(1), outShape, z);
     break;
   case QuantOpKind::Mul:
-    y = mul(q.mulMultiplier, operand(0), operand(1), outShape, n.op == ir::OpKind::Div);
+    y = mul(q.mulMultiplier, operand(0), operand(1), outShape, n.op == ir::OpKind::Div, z);
     break;
   case QuantOpKind::Lookup:
     y = lookup(operand(0), q.lookupTables, q.lookupAxis);
     break;
   case QuantOpKind::MinMax:
     y = minMax(n.op == ir::OpKind::Max, q.inputMultipliers.at(0), q.inputMultipliers.at(1),
-               operand(0), operand(1), outShape);
+               operand(0), operand(1), outShape, z);
     break;
   case QuantOpKind::Select:
     y = select(operand(0), q.inputMultipliers.at(1), q.inputMultipliers.at(2), operand(1),
-               operand(2), outShape);
+               operand(2), outShape, z);
     break;
   case QuantOpKind::Compare:
     y = compare(comparisonOf(n.op), q.inputMultipliers.at(0), q.inputMultipliers.at(1), operand(0),
-                operand(1), outShape);
+                operand(1), outShape, z);
     break;
   case QuantOpKind::Concat: {
     std::vector<Tensor> parts;
     parts.reserve(n.inputs.size());
     for (size_t i = 0; i < n.inputs.size(); ++i) {
-      parts.push_back(requantizeTensor(operand(i), q.inputMultipliers.at(i)));
+      const ir::ValueId v = n.inputs[i];
+      const int32_t zIn = g.isConstant(v) ? 0 : m.zeroPoint(v);
+      parts.push_back(requantizeTensor(operand(i), q.inputMultipliers.at(i), zIn, z.out));
     }
     std::vector<const Tensor*> ptrs;
     for (const Tensor& t : parts) {
@@ -208,7 +223,7 @@ std::vector<QuantTensor> evalNodeImpl(const QuantizedModel& m, ir::NodeId id,
       << "node " << n.name << ": int8 result " << dimsToString(y.shape()) << ", graph says "
       << dimsToString(outShape);
   std::vector<QuantTensor> result(n.outputs.size());
-  result[0] = QuantTensor{std::move(y), m.scale(out)};
+  result[0] = QuantTensor{std::move(y), m.scale(out), m.zeroPoint(out)};
   return result;
 }
 
@@ -256,7 +271,7 @@ Int8Result Int8Executor::run(const std::vector<Tensor>& inputs,
     }
     const float scale = model_.scale(v);
     values_[static_cast<size_t>(v)] = (value.dtype == DType::F32 && scale > 0)
-                                          ? quantizeTensor(inputs[i], scale, model_.rounding)
+                                          ? model_.quantizeInput(inputs[i], v)
                                           : QuantTensor{inputs[i], 0.0f};
   }
   for (size_t i = 0; i < g.numNodes(); ++i) {

@@ -126,7 +126,8 @@ PoolAxes poolAxes(const ir::PoolParams& params) {
 } // namespace
 
 Tensor requantizePerChannel(const Tensor& acc, int64_t axis,
-                            std::span<const QuantMultiplier> multipliers, int32_t lo, int32_t hi) {
+                            std::span<const QuantMultiplier> multipliers, int32_t lo, int32_t hi,
+                            int32_t zOut) {
   NNACCEL_ASSERT(acc.dtype() == DType::I32) << "requantizePerChannel wants s32";
   NNACCEL_ASSERT(axis >= 0 && axis < acc.rank()) << "channel axis " << axis;
   const int64_t channels = acc.dim(axis);
@@ -145,29 +146,29 @@ Tensor requantizePerChannel(const Tensor& acc, int64_t axis,
       const QuantMultiplier m = multipliers[static_cast<size_t>(c)];
       const int64_t base = (o * channels + c) * inner;
       for (int64_t i = 0; i < inner; ++i) {
-        dst[base + i] = toS8(requantize(src[base + i], m, lo, hi));
+        dst[base + i] = toS8(requantizeTo(src[base + i], m, zOut, lo, hi));
       }
     }
   }
   return out;
 }
 
-Tensor requantizeTensor(const Tensor& x, QuantMultiplier m) {
-  if (x.dtype() == DType::I8 && m.isIdentity()) {
-    return x; // exactly 1.0: requantize is the identity on int8 values
+Tensor requantizeTensor(const Tensor& x, QuantMultiplier m, int32_t zIn, int32_t zOut) {
+  if (x.dtype() == DType::I8 && m.isIdentity() && zIn == zOut) {
+    return x; // exactly 1.0 on the same zero point: the identity on int8 values
   }
   Tensor out(DType::I8, x.shape());
   int8_t* dst = out.data<int8_t>();
   if (x.dtype() == DType::I8) {
     const int8_t* src = x.data<int8_t>();
     for (int64_t i = 0; i < x.numElements(); ++i) {
-      dst[i] = toS8(requantize(src[i], m));
+      dst[i] = toS8(requantizeTo(src[i] - zIn, m, zOut));
     }
   } else {
     NNACCEL_ASSERT(x.dtype() == DType::I32) << "requantizeTensor wants s8 or s32";
     const int32_t* src = x.data<int32_t>();
     for (int64_t i = 0; i < x.numElements(); ++i) {
-      dst[i] = toS8(requantize(src[i], m));
+      dst[i] = toS8(requantizeTo(src[i] - zIn, m, zOut));
     }
   }
   return out;
@@ -206,7 +207,7 @@ std::vector<int64_t> averagePoolCounts(const ir::PoolParams& p) {
 }
 
 Tensor averagePool(const ir::PoolParams& p, const Tensor& x,
-                   std::span<const CountMultiplier> multipliers) {
+                   std::span<const CountMultiplier> multipliers, ZeroPoints z) {
   requireS8(x, "averagePool");
   const PoolAxes axes = poolAxes(p);
   const int64_t inVol = axes.in[0] * axes.in[1] * axes.in[2];
@@ -245,11 +246,13 @@ Tensor averagePool(const ir::PoolParams& p, const Tensor& x,
             for (int64_t i1 : t1) {
               const int8_t* row = xp + (i0 * axes.in[1] + i1) * axes.in[2];
               for (int64_t i2 : t2) {
-                sum += row[i2];
+                sum += row[i2] - z.in[0];
               }
             }
           }
-          dst[plane * outVol + outPos] = count > 0 ? toS8(requantizeWide(sum, m)) : int8_t{0};
+          dst[plane * outVol + outPos] =
+              count > 0 ? toS8(requantizeWide(sum, m, kInt8Min - z.out, kInt8Max - z.out) + z.out)
+                        : toS8(z.out);
         }
       }
     }
@@ -258,15 +261,17 @@ Tensor averagePool(const ir::PoolParams& p, const Tensor& x,
 }
 
 Tensor addSub(bool subtract, const AddSubMultipliers& m, const Tensor& a, const Tensor& b,
-              const Dims& outShape) {
+              const Dims& outShape, ZeroPoints z) {
   requireS8(a, "addSub");
   requireS8(b, "addSub");
-  NNACCEL_ASSERT(m.leftShift >= 0 && m.leftShift <= 23) << "leftShift " << m.leftShift;
-  // a' and b' depend only on the int8 operand: tabulate them (256 entries each).
+  NNACCEL_ASSERT(m.leftShift >= 0 && m.leftShift <= (z == ZeroPoints{} ? 23 : 22))
+      << "leftShift " << m.leftShift;
+  // a' and b' depend only on the int8 operand: tabulate them (256 entries each). |q - z| <= 255,
+  // so (q - z) * 2^leftShift stays within int32.
   std::array<int64_t, 256> tableA{}, tableB{};
   for (int32_t q = kInt8Min; q <= kInt8Max; ++q) {
-    tableA[static_cast<size_t>(q + 128)] = addSubOperand(q, m.leftShift, m.a);
-    tableB[static_cast<size_t>(q + 128)] = addSubOperand(q, m.leftShift, m.b);
+    tableA[static_cast<size_t>(q + 128)] = addSubOperand(q - z.in[0], m.leftShift, m.a);
+    tableB[static_cast<size_t>(q + 128)] = addSubOperand(q - z.in[1], m.leftShift, m.b);
   }
   Tensor out(DType::I8, outShape);
   const int8_t* pa = a.data<int8_t>();
@@ -274,13 +279,13 @@ Tensor addSub(bool subtract, const AddSubMultipliers& m, const Tensor& a, const 
   int8_t* dst = out.data<int8_t>();
   forEachBroadcast(outShape, a.shape(), b.shape(), [&](int64_t i, int64_t ia, int64_t ib) {
     dst[i] = addSubRescaled(subtract, tableA[static_cast<size_t>(pa[ia] + 128)],
-                            tableB[static_cast<size_t>(pb[ib] + 128)], m.output);
+                            tableB[static_cast<size_t>(pb[ib] + 128)], m.output, z.out);
   });
   return out;
 }
 
 Tensor mul(QuantMultiplier output, const Tensor& a, const Tensor& b, const Dims& outShape,
-           bool divide) {
+           bool divide, ZeroPoints z) {
   requireS8(a, "mul");
   requireS8(b, "mul");
   Tensor out(DType::I8, outShape);
@@ -288,13 +293,14 @@ Tensor mul(QuantMultiplier output, const Tensor& a, const Tensor& b, const Dims&
   const int8_t* pb = b.data<int8_t>();
   int8_t* dst = out.data<int8_t>();
   forEachBroadcast(outShape, a.shape(), b.shape(), [&](int64_t i, int64_t ia, int64_t ib) {
-    dst[i] = divide ? divValue(output, pa[ia], pb[ib]) : mulValue(output, pa[ia], pb[ib]);
+    const int32_t qa = pa[ia] - z.in[0], qb = pb[ib] - z.in[1];
+    dst[i] = divide ? divValue(output, qa, qb, z.out) : mulValue(output, qa, qb, z.out);
   });
   return out;
 }
 
 Tensor minMax(bool max, QuantMultiplier ma, QuantMultiplier mb, const Tensor& a, const Tensor& b,
-              const Dims& outShape) {
+              const Dims& outShape, ZeroPoints z) {
   requireS8(a, "minMax");
   requireS8(b, "minMax");
   Tensor out(DType::I8, outShape);
@@ -302,13 +308,13 @@ Tensor minMax(bool max, QuantMultiplier ma, QuantMultiplier mb, const Tensor& a,
   const int8_t* pb = b.data<int8_t>();
   int8_t* dst = out.data<int8_t>();
   forEachBroadcast(outShape, a.shape(), b.shape(), [&](int64_t i, int64_t ia, int64_t ib) {
-    dst[i] = minMaxValue(max, ma, mb, pa[ia], pb[ib]);
+    dst[i] = minMaxValue(max, ma, mb, pa[ia], pb[ib], z);
   });
   return out;
 }
 
 Tensor select(const Tensor& cond, QuantMultiplier mx, QuantMultiplier my, const Tensor& x,
-              const Tensor& y, const Dims& outShape) {
+              const Tensor& y, const Dims& outShape, ZeroPoints z) {
   requireS8(cond, "select");
   requireS8(x, "select");
   requireS8(y, "select");
@@ -318,11 +324,11 @@ Tensor select(const Tensor& cond, QuantMultiplier mx, QuantMultiplier my, const 
   const int8_t* py = y.data<int8_t>();
   int8_t* dst = out.data<int8_t>();
   forEachBroadcast(outShape, y.shape(), y.shape(), [&](int64_t i, int64_t iy, int64_t) {
-    dst[i] = static_cast<int8_t>(requantize(py[iy], my));
+    dst[i] = static_cast<int8_t>(requantizeTo(py[iy] - z.in[2], my, z.out));
   });
   forEachBroadcast(outShape, cond.shape(), x.shape(), [&](int64_t i, int64_t ic, int64_t ix) {
     if (pc[ic] != 0)
-      dst[i] = static_cast<int8_t>(requantize(px[ix], mx));
+      dst[i] = static_cast<int8_t>(requantizeTo(px[ix] - z.in[1], mx, z.out));
   });
   return out;
 }
@@ -346,7 +352,7 @@ Comparison comparisonOf(ir::OpKind op) {
 }
 
 Tensor compare(Comparison c, QuantMultiplier ma, QuantMultiplier mb, const Tensor& a,
-               const Tensor& b, const Dims& outShape) {
+               const Tensor& b, const Dims& outShape, ZeroPoints z) {
   requireS8(a, "compare");
   requireS8(b, "compare");
   Tensor out(DType::I8, outShape);
@@ -354,7 +360,7 @@ Tensor compare(Comparison c, QuantMultiplier ma, QuantMultiplier mb, const Tenso
   const int8_t* pb = b.data<int8_t>();
   int8_t* dst = out.data<int8_t>();
   forEachBroadcast(outShape, a.shape(), b.shape(), [&](int64_t i, int64_t ia, int64_t ib) {
-    dst[i] = compareValue(c, ma, mb, pa[ia], pb[ib]);
+    dst[i] = compareValue(c, ma, mb, pa[ia], pb[ib], z.in[0], z.in[1]);
   });
   return out;
 }
@@ -469,7 +475,7 @@ LineGeometry softmaxGeometry(const ir::SoftmaxParams& p, const Dims& shape) {
 }
 
 void softmaxLine(const int8_t* x, int64_t stride, int64_t length, std::span<const int32_t> expTable,
-                 QuantMultiplier output, int8_t* out) {
+                 QuantMultiplier output, int8_t* out, int32_t zOut) {
   int32_t max = kInt8Min;
   for (int64_t k = 0; k < length; ++k)
     max = std::max<int32_t>(max, x[k * stride]);
@@ -480,12 +486,12 @@ void softmaxLine(const int8_t* x, int64_t stride, int64_t length, std::span<cons
   for (int64_t k = 0; k < length; ++k) {
     const int64_t e = expTable[static_cast<size_t>(max - x[k * stride])];
     const auto p = static_cast<int32_t>(((e << kSoftmaxProbBits) + sum / 2) / sum);
-    out[k * stride] = static_cast<int8_t>(requantize(p, output));
+    out[k * stride] = static_cast<int8_t>(requantizeTo(p, output, zOut));
   }
 }
 
 Tensor softmax(const Tensor& x, const LineGeometry& geo, std::span<const int32_t> expTable,
-               QuantMultiplier output) {
+               QuantMultiplier output, int32_t zOut) {
   requireS8(x, "softmax");
   NNACCEL_ASSERT(geo.outer * geo.length * geo.inner == x.numElements()) << "softmax lines";
   Tensor out(DType::I8, x.shape());
@@ -493,7 +499,7 @@ Tensor softmax(const Tensor& x, const LineGeometry& geo, std::span<const int32_t
     for (int64_t i = 0; i < geo.inner; ++i) {
       const int64_t at = o * geo.length * geo.inner + i;
       softmaxLine(x.data<int8_t>() + at, geo.inner, geo.length, expTable, output,
-                  out.data<int8_t>() + at);
+                  out.data<int8_t>() + at, zOut);
     }
   return out;
 }
@@ -534,17 +540,20 @@ Reduction reductionOf(ir::OpKind op) {
   }
 }
 
-int8_t reduceLine(Reduction r, const int8_t* x, int64_t stride, int64_t length, QuantMultiplier m) {
-  int64_t acc = r == Reduction::Max ? kInt8Min : r == Reduction::Min ? kInt8Max : 0;
+int8_t reduceLine(Reduction r, const int8_t* x, int64_t stride, int64_t length, QuantMultiplier m,
+                  ZeroPoints z) {
+  int64_t acc = r == Reduction::Max   ? kInt8Min - z.in[0]
+                : r == Reduction::Min ? kInt8Max - z.in[0]
+                                      : 0;
   for (int64_t k = 0; k < length; ++k) {
-    const int64_t v = x[k * stride];
+    const int64_t v = x[k * stride] - z.in[0];
     acc = r == Reduction::Max ? std::max(acc, v) : r == Reduction::Min ? std::min(acc, v) : acc + v;
   }
-  return static_cast<int8_t>(requantize(static_cast<int32_t>(acc), m));
+  return static_cast<int8_t>(requantizeTo(static_cast<int32_t>(acc), m, z.out));
 }
 
 Tensor reduce(Reduction r, const Tensor& x, const LineGeometry& geo, QuantMultiplier m,
-              const Dims& outShape) {
+              const Dims& outShape, ZeroPoints z) {
   requireS8(x, "reduce");
   NNACCEL_ASSERT(geo.outer * geo.length * geo.inner == x.numElements() &&
                  geo.outer * geo.inner == numElements(outShape))
@@ -553,7 +562,7 @@ Tensor reduce(Reduction r, const Tensor& x, const LineGeometry& geo, QuantMultip
   for (int64_t o = 0; o < geo.outer; ++o)
     for (int64_t i = 0; i < geo.inner; ++i)
       out.data<int8_t>()[o * geo.inner + i] = reduceLine(
-          r, x.data<int8_t>() + o * geo.length * geo.inner + i, geo.inner, geo.length, m);
+          r, x.data<int8_t>() + o * geo.length * geo.inner + i, geo.inner, geo.length, m, z);
   return out;
 }
 

@@ -21,20 +21,22 @@ using ir::NodeId;
 using ir::OpKind;
 using ir::ValueId;
 
-/// The symmetric int8 scale a QuantizeLinear's parameters stand for, or a one-line reason why
-/// they have none: nnaccel's int8 values are symmetric (zero point 0); a uint8 value with zero
-/// point 128 is the same set of numbers (q - 128 is the int8 code).
-std::optional<std::string> asymmetry(const ir::QdqParams& p) {
+/// A one-line reason why a QuantizeLinear's parameters have no int8 activation form here, or
+/// nothing: one scale and zero point per tensor, int8 or uint8 (its codes shifted by 128).
+std::optional<std::string> unsupportedActivation(const ir::QdqParams& p) {
   if (p.axis >= 0)
     return std::string("a per-axis activation scale (nnaccel holds one scale per activation "
                        "tensor)");
-  const int32_t symmetricZero = p.quantized == DType::U8 ? 128 : 0;
-  if (p.zeros.at(0) != symmetricZero)
-    return fmt::format("{} zero point {} has no symmetric int8 form (nnaccel's engines hold "
-                       "activations as symmetric int8: zero point 0, or 128 for uint8; "
-                       "asymmetric activations are not supported yet)",
-                       dtypeName(p.quantized), p.zeros.at(0));
+  if (p.quantized != DType::I8 && p.quantized != DType::U8)
+    return fmt::format("{} activations (nnaccel's activations are 8-bit: int8 or uint8)",
+                       dtypeName(p.quantized));
   return std::nullopt;
+}
+
+/// The int8 form of a per-tensor int8 or uint8 quantization.
+ActivationQuant activationQuant(const ir::QdqParams& p) {
+  const int32_t shift = p.quantized == DType::U8 ? 128 : 0;
+  return {p.scales.at(0), p.zeros.at(0) - shift};
 }
 
 /// Ops that only move an integer tensor's codes (a QOperator model reshapes int8 tensors
@@ -51,8 +53,8 @@ bool sameParams(const ir::QdqParams& a, const ir::QdqParams& b) {
 
 } // namespace
 
-std::map<ir::ValueId, float> absorbQdqPairs(Graph& g) {
-  std::map<ValueId, float> scales;
+std::map<ir::ValueId, ActivationQuant> absorbQdqPairs(Graph& g) {
+  std::map<ValueId, ActivationQuant> scales;
   std::vector<NodeId> removed;
   std::vector<ValueId> movedToFloat;
   for (NodeId id = 0; id < static_cast<NodeId>(g.numNodes()); ++id) {
@@ -60,7 +62,7 @@ std::map<ir::ValueId, float> absorbQdqPairs(Graph& g) {
     if (q.op != OpKind::QuantizeLinear)
       continue;
     const ir::QdqParams p = ir::qdqParams(g, id);
-    if (const std::optional<std::string> why = asymmetry(p))
+    if (const std::optional<std::string> why = unsupportedActivation(p))
       g.fail(id, *why, ErrorKind::Unsupported);
     const ValueId x = q.inputs[0], code = q.outputs[0];
     if (g.isOutput(code))
@@ -94,10 +96,13 @@ std::map<ir::ValueId, float> absorbQdqPairs(Graph& g) {
         }
       }
     }
-    if (auto [it, fresh] = scales.emplace(x, p.scales[0]); !fresh && it->second != p.scales[0])
+    const ActivationQuant aq = activationQuant(p);
+    if (auto [it, fresh] = scales.emplace(x, aq); !fresh && !(it->second == aq))
       g.fail(id,
-             fmt::format("value '{}' is quantized with two scales ({} and {})", g.value(x).name,
-                         it->second, p.scales[0]),
+             fmt::format("value '{}' is quantized twice (scale {} zero point {}, and scale {} "
+                         "zero point {})",
+                         g.value(x).name, it->second.scale, it->second.zeroPoint, aq.scale,
+                         aq.zeroPoint),
              ErrorKind::Unsupported);
     removed.push_back(id);
   }

@@ -36,21 +36,39 @@ Tensor QuantTensor::dequantize() const {
   const int8_t* src = data.data<int8_t>();
   float* dst = out.data<float>();
   for (int64_t i = 0; i < data.numElements(); ++i) {
-    dst[i] = dequantizeValue(src[i], scale);
+    dst[i] = dequantizeValue(src[i], scale, zeroPoint);
   }
   return out;
 }
 
-QuantTensor quantizeTensor(const Tensor& x, float scale, Rounding rounding) {
+QuantTensor quantizeTensor(const Tensor& x, float scale, Rounding rounding, int32_t zeroPoint) {
   NNACCEL_ASSERT(x.dtype() == DType::F32) << "quantizeTensor wants f32";
   NNACCEL_ASSERT(scale > 0) << "quantizeTensor: scale " << scale;
-  QuantTensor q{Tensor(DType::I8, x.shape()), scale};
+  QuantTensor q{Tensor(DType::I8, x.shape()), scale, zeroPoint};
   const float* src = x.data<float>();
   int8_t* dst = q.data.data<int8_t>();
   for (int64_t i = 0; i < x.numElements(); ++i) {
-    dst[i] = quantizeValue(src[i], scale, kInt8Min, kInt8Max, rounding);
+    dst[i] = quantizeValue(src[i], scale, kInt8Min, kInt8Max, rounding, zeroPoint);
   }
   return q;
+}
+
+ir::ValueId QuantizedModel::firstAsymmetricValue() const {
+  for (size_t v = 0; v < zeroPoints.size(); ++v)
+    if (zeroPoints[v] != 0)
+      return static_cast<ir::ValueId>(v);
+  return ir::kNoValue;
+}
+
+ZeroPoints QuantizedModel::zeroPointsOf(ir::NodeId id) const {
+  ZeroPoints z;
+  const ir::Node& n = graph.node(id);
+  for (size_t i = 0; i < n.inputs.size() && i < z.in.size(); ++i)
+    if (n.inputs[i] != ir::kNoValue && !graph.isConstant(n.inputs[i]))
+      z.in[i] = zeroPoint(n.inputs[i]);
+  if (!n.outputs.empty() && n.outputs[0] != ir::kNoValue)
+    z.out = zeroPoint(n.outputs[0]);
+  return z;
 }
 
 float symmetricScale(float maxAbs) {
@@ -701,7 +719,7 @@ QuantNode classifyNode(const Graph& g, NodeId id) {
 /// fails fast), assign() after it.
 class Quantizer {
 public:
-  Quantizer(QuantizedModel& model, std::map<ValueId, float> modelScales)
+  Quantizer(QuantizedModel& model, std::map<ValueId, ActivationQuant> modelScales)
       : m_(model), g_(model.graph), modelScales_(std::move(modelScales)) {}
 
   void classify() {
@@ -757,6 +775,7 @@ public:
   void assign(std::vector<detail::Range> ranges) {
     ranges_ = std::move(ranges);
     m_.scales.assign(g_.numValues(), 0.0f);
+    m_.zeroPoints.assign(g_.numValues(), 0);
     m_.constants.assign(g_.numValues(), QuantTensor{});
     m_.calibratedMaxAbs.assign(g_.numValues(), 0.0f);
     for (size_t v = 0; v < g_.numValues(); ++v) {
@@ -766,7 +785,9 @@ public:
       if (isF32(g_, v)) {
         const auto model = modelScales_.find(v);
         m_.scales[static_cast<size_t>(v)] =
-            model != modelScales_.end() ? model->second : rangeScale(usefulMaxAbs(v));
+            model != modelScales_.end() ? model->second.scale : rangeScale(usefulMaxAbs(v));
+        if (model != modelScales_.end())
+          m_.zeroPoints[static_cast<size_t>(v)] = model->second.zeroPoint;
       }
     }
     for (size_t i = 0; i < g_.numNodes(); ++i) {
@@ -817,20 +838,24 @@ private:
     return bounded && (kind == QuantOpKind::Lookup || kind == QuantOpKind::Softmax);
   }
 
-  /// A QDQ model's own scale for output \p v of node \p id replaces the calibrated one; a
-  /// scale-preserving node must see the same scale on both sides.
+  /// A QDQ model's own scale and zero point for output \p v of node \p id replace the
+  /// calibrated ones; a scale-preserving node must see the same on both sides.
   void applyModelScale(NodeId id, ValueId v, bool preserving) {
     const auto model = modelScales_.find(v);
     if (model == modelScales_.end())
       return;
     float& s = m_.scales[static_cast<size_t>(v)];
-    if (preserving && s != model->second)
+    int32_t& z = m_.zeroPoints[static_cast<size_t>(v)];
+    if (preserving && (s != model->second.scale || z != model->second.zeroPoint))
       g_.fail(id,
-              fmt::format("the model quantizes its input at scale {} and its output at {}, but "
-                          "{} keeps its input's int8 codes (one scale on both sides)",
-                          s, model->second, ir::opName(g_.node(id).op)),
+              fmt::format("the model quantizes its input at scale {} (zero point {}) and its "
+                          "output at {} (zero point {}), but {} keeps its input's int8 codes "
+                          "(one quantization on both sides)",
+                          s, z, model->second.scale, model->second.zeroPoint,
+                          ir::opName(g_.node(id).op)),
               ErrorKind::Unsupported);
-    s = model->second;
+    s = model->second.scale;
+    z = model->second.zeroPoint;
   }
 
   /// symmetricScale(maxAbs) for a value's calibrated range when it is a normal f32 number; a
@@ -898,25 +923,32 @@ private:
       if (!isF32(g_, v)) {
         continue;
       }
-      m_.scales[static_cast<size_t>(v)] = (isScalePreserving(q.kind) && i == 0) ? inScales[0]
+      const bool preserving = isScalePreserving(q.kind) && i == 0;
+      m_.scales[static_cast<size_t>(v)] = preserving ? inScales[0]
                                           : boundedOutput(n.op, q.kind)
                                               ? symmetricScale(1.0f)
                                               : rangeScale(usefulMaxAbs(v));
-      applyModelScale(id, v, isScalePreserving(q.kind) && i == 0);
+      if (preserving)
+        m_.zeroPoints[static_cast<size_t>(v)] = zeroPointOf(n.inputs[0]);
+      applyModelScale(id, v, preserving);
     }
     const float sOut = m_.scales[static_cast<size_t>(n.outputs[0])];
+    const int32_t zIn = n.inputs.empty() ? 0 : zeroPointOf(n.inputs[0]);
+    const int32_t zOut = zeroPointOf(n.outputs[0]);
+    // Largest |q - z| of an int8 operand: 128 symmetric, up to 255 with a zero point.
+    const int64_t operandMax = zIn == 0 ? -kInt8Min : kInt8Max - kInt8Min;
     switch (q.kind) {
     case QuantOpKind::Accumulate:
-      quantizeAccumulate(id, q, inScales[0], sOut);
+      quantizeAccumulate(id, q, inScales[0], sOut, zIn);
       break;
     case QuantOpKind::Clamp:
       if (n.op == OpKind::Relu) {
-        q.clampMin = 0;
+        q.clampMin = zOut; // the code of real 0
         q.clampMax = kInt8Max;
       } else {
         const ir::ActivationParams p = ir::activationParams(g_, id);
-        q.clampMin = quantizeValue(p.alpha, sOut);
-        q.clampMax = quantizeValue(p.beta, sOut);
+        q.clampMin = quantizeValue(p.alpha, sOut, kInt8Min, kInt8Max, Rounding::HalfAway, zOut);
+        q.clampMax = quantizeValue(p.beta, sOut, kInt8Min, kInt8Max, Rounding::HalfAway, zOut);
       }
       break;
     case QuantOpKind::AveragePool:
@@ -925,7 +957,8 @@ private:
                          (static_cast<double>(sOut) * static_cast<double>(count));
         // Window sums of `count` int8 values: |sum| <= 128 * count (accumulated in int64).
         q.countMultipliers.push_back(
-            {count, multiplier(id, m, "window count " + std::to_string(count), -kInt8Min * count)});
+            {count,
+             multiplier(id, m, "window count " + std::to_string(count), operandMax * count)});
       }
       break;
     case QuantOpKind::AddSub: {
@@ -945,13 +978,14 @@ private:
                            static_cast<double>(inScales[0]) /
                                (std::ldexp(static_cast<double>(inScales[1]), kReciprocalBits) *
                                 static_cast<double>(sOut)),
-                           "output", int64_t{1} << 30)
+                           "output", zIn == 0 ? int64_t{1} << 30 : operandMax << kReciprocalBits)
               : multiplier(id,
                            static_cast<double>(inScales[0]) * static_cast<double>(inScales[1]) /
                                static_cast<double>(sOut),
                            "output");
       break;
     case QuantOpKind::TensorMatMul:
+      checkTensorReduction(id);
       q.mulMultiplier = multiplier(
           id, static_cast<double>(inScales[0]) * static_cast<double>(inScales[1]) / sOut, "output");
       break;
@@ -978,7 +1012,7 @@ private:
       break;
     }
     case QuantOpKind::Lookup:
-      fillLookupTables(id, q, inScales[0], sOut);
+      fillLookupTables(id, q, {inScales[0], zIn}, {sOut, zOut});
       break;
     case QuantOpKind::Reduce: {
       const ir::Node& r = g_.node(id);
@@ -986,7 +1020,7 @@ private:
           *reduceGeometry(ir::reduceParams(g_, id).axes, g_.value(r.inputs[0]).shape);
       const double count = r.op == OpKind::ReduceMean ? static_cast<double>(geo.length) : 1.0;
       q.reduceMultiplier = multiplier(id, inScales[0] / (count * static_cast<double>(sOut)),
-                                      "output", kMaxReduceLength * 128);
+                                      "output", kMaxReduceLength * operandMax);
       break;
     }
     case QuantOpKind::Softmax:
@@ -1007,12 +1041,31 @@ private:
     }
   }
 
+  /// The zero point of data operand \p v: 0 for a constant (constants are symmetric).
+  int32_t zeroPointOf(ValueId v) const {
+    return v == kNoValue || g_.isConstant(v) ? 0 : m_.zeroPoints[static_cast<size_t>(v)];
+  }
+
+  /// A MatMul of two computed tensors sums K products of two differences q - z in int32.
+  void checkTensorReduction(NodeId id) const {
+    const ir::Node& n = g_.node(id);
+    const int64_t k = g_.value(n.inputs[0]).shape.back();
+    const int64_t a = zeroPointOf(n.inputs[0]) == 0 ? 128 : 255;
+    const int64_t b = zeroPointOf(n.inputs[1]) == 0 ? 128 : 255;
+    if (k * a * b > std::numeric_limits<int32_t>::max())
+      g_.fail(id,
+              fmt::format("reduction length {} of two int8 operands with zero points may "
+                          "overflow the int32 accumulator",
+                          k),
+              ErrorKind::Unsupported);
+  }
+
   /// The tables of a Lookup node: the reference fp32 function of the node (with its constant
   /// operands) evaluated on the 256 dequantized int8 values, once per index along lookupAxis,
   /// and quantized to the output scale. The probe tensor has the output's rank, the table
   /// count on lookupAxis and the 256 values on another axis, so constants broadcast as in the
   /// graph.
-  void fillLookupTables(NodeId id, QuantNode& q, float sIn, float sOut) const {
+  void fillLookupTables(NodeId id, QuantNode& q, ActivationQuant in, ActivationQuant out) const {
     const ir::Node& n = g_.node(id);
     const Dims& outShape = g_.value(n.outputs[0]).shape;
     const size_t rank = std::max<size_t>(outShape.size(), 1);
@@ -1030,7 +1083,8 @@ private:
     for (int64_t t = 0; t < tables; ++t) {
       for (int64_t v = 0; v < kLookupEntries; ++v) {
         const int64_t at = valueStride == 1 ? t * kLookupEntries + v : v * tables + t;
-        x[static_cast<size_t>(at)] = dequantizeValue(static_cast<int32_t>(v) + kInt8Min, sIn);
+        x[static_cast<size_t>(at)] =
+            dequantizeValue(static_cast<int32_t>(v) + kInt8Min, in.scale, in.zeroPoint);
       }
     }
     std::vector<const Tensor*> args(n.inputs.size(), nullptr);
@@ -1042,13 +1096,13 @@ private:
     }
     const Tensor y = reference::evalNode(g_, id, args).at(0);
     NNACCEL_ASSERT(y.numElements() == tables * kLookupEntries) << "lookup probe shape";
-    std::span<const float> out = y.values<float>();
     q.lookupTables.resize(static_cast<size_t>(tables * kLookupEntries));
     for (int64_t t = 0; t < tables; ++t) {
       for (int64_t v = 0; v < kLookupEntries; ++v) {
         const int64_t at = valueStride == 1 ? t * kLookupEntries + v : v * tables + t;
         q.lookupTables[static_cast<size_t>(t * kLookupEntries + v)] =
-            quantizeValue(out[static_cast<size_t>(at)], sOut);
+            quantizeValue(y.values<float>()[static_cast<size_t>(at)], out.scale, kInt8Min, kInt8Max,
+                          Rounding::HalfAway, out.zeroPoint);
       }
     }
   }
@@ -1129,7 +1183,7 @@ private:
     return f;
   }
 
-  void quantizeAccumulate(NodeId id, QuantNode& q, float sIn, float sOut) {
+  void quantizeAccumulate(NodeId id, QuantNode& q, float sIn, float sOut, int32_t zIn) {
     const FloatWeights f = floatWeights(id, q);
     NNACCEL_ASSERT(f.reduction == reductionLength(g_, id)) << "reduction length";
     std::vector<float> maxAbs(static_cast<size_t>(f.channels), 0.0f);
@@ -1156,15 +1210,19 @@ private:
                             kWeightMax);
     }
     q.reductionLength = f.reduction;
-    if (model && f.reduction * 128 * 128 > std::numeric_limits<int32_t>::max())
+    // Largest |product|: 128 * 127 for nnaccel's own weights, 128 * 128 with the model's -128;
+    // with an input zero point a kernel may sum x * w and z * w separately (the bias form of
+    // sum (x - z) * w), so twice 128 * 128.
+    const int64_t product = zIn != 0 ? 2 * 128 * 128 : model ? 128 * 128 : kMaxProduct;
+    if ((model || zIn != 0) && f.reduction * product > std::numeric_limits<int32_t>::max())
       g_.fail(id,
-              fmt::format("reduction length {} of int8 weights that include -128 may "
-                          "overflow the int32 accumulator",
-                          f.reduction),
+              fmt::format("reduction length {} of int8 {} may overflow the int32 accumulator",
+                          f.reduction,
+                          zIn != 0 ? "inputs with a zero point" : "weights that include -128"),
               ErrorKind::Unsupported);
-    // Bias headroom: |bias| + K * 128 * 127 never exceeds INT32_MAX, for any summation order.
-    const auto biasLimit = static_cast<int32_t>(std::numeric_limits<int32_t>::max() -
-                                                f.reduction * (model ? 128 * 128 : kMaxProduct));
+    // Bias headroom: |bias| + K * product never exceeds INT32_MAX, for any summation order.
+    const auto biasLimit =
+        static_cast<int32_t>(std::numeric_limits<int32_t>::max() - f.reduction * product);
     const ValueId biasValue = inputAt(n, 2);
     const ir::QdqParams* biasModel =
         biasValue != kNoValue && g_.value(biasValue).dequantizedFrom && n.op != OpKind::Gemm
@@ -1224,7 +1282,8 @@ private:
 
   QuantizedModel& m_;
   const Graph& g_;
-  std::map<ValueId, float> modelScales_; ///< a QDQ model's activation scales (absorbQdqPairs)
+  /// a QDQ model's activation scales and zero points (absorbQdqPairs)
+  std::map<ValueId, ActivationQuant> modelScales_;
   std::vector<detail::Range> ranges_;
 };
 
@@ -1248,7 +1307,7 @@ QuantizedModel quantize(const Graph& g, const std::vector<std::vector<Tensor>>& 
                         const CalibrationOptions& calibration) {
   QuantizedModel model;
   model.graph = g;
-  std::map<ValueId, float> modelScales = absorbQdqPairs(model.graph);
+  std::map<ValueId, ActivationQuant> modelScales = absorbQdqPairs(model.graph);
   halfCastsAsCopies(model.graph);
   // An imported QDQ model rounds as ONNX does (half to even); nnaccel's own rule otherwise.
   bool qdq = !modelScales.empty();

@@ -12,16 +12,19 @@ namespace nnaccel::quant {
 
 namespace {
 
-/// clamp(round(x / s), -127, 127) * s element-wise, and the share of elements clamped.
-Tensor fakeQuantize(const Tensor& x, float s, double& clippedFraction) {
+/// (clamp(round(x / s) + z, lo, 127) - z) * s element-wise (lo = -127 for a symmetric value,
+/// -128 with a zero point), and the share of elements clamped.
+Tensor fakeQuantize(const Tensor& x, float s, int32_t z, double& clippedFraction) {
   Tensor y(DType::F32, x.shape());
   int64_t clipped = 0;
   const float* in = x.data<float>();
   float* out = y.data<float>();
+  const auto lo = static_cast<float>((z == 0 ? -kWeightMax : kInt8Min) - z);
+  const auto hi = static_cast<float>(kInt8Max - z);
   for (int64_t i = 0; i < x.numElements(); ++i) {
     const float q = std::nearbyint(in[i] / s);
-    clipped += std::fabs(q) > 127.0f ? 1 : 0;
-    out[i] = std::clamp(q, -127.0f, 127.0f) * s;
+    clipped += q < lo || q > hi ? 1 : 0;
+    out[i] = std::clamp(q, lo, hi) * s;
   }
   clippedFraction = x.numElements() > 0
                         ? static_cast<double>(clipped) / static_cast<double>(x.numElements())
@@ -122,7 +125,8 @@ std::vector<Tensor> runFakeQuantized(const QuantizedModel& model,
   double clipped = 0;
   const auto settle = [&](ir::ValueId v, Tensor t) {
     const auto i = static_cast<size_t>(v);
-    values[i] = measured[i] ? fakeQuantize(t, model.scale(v), clipped) : std::move(t);
+    values[i] =
+        measured[i] ? fakeQuantize(t, model.scale(v), model.zeroPoint(v), clipped) : std::move(t);
   };
   for (size_t i = 0; i < g.inputs.size(); ++i)
     settle(g.inputs[i], inputs.at(i));
@@ -158,7 +162,8 @@ std::vector<ValueSensitivity> measureSensitivity(const QuantizedModel& model,
     s.channelSpread = channelSpread(cleanValues[static_cast<size_t>(v)]);
     const std::vector<Tensor> changed =
         propagate(g, cleanValues, v,
-                  fakeQuantize(cleanValues[static_cast<size_t>(v)], s.scale, s.clippedFraction));
+                  fakeQuantize(cleanValues[static_cast<size_t>(v)], s.scale, model.zeroPoint(v),
+                               s.clippedFraction));
     bool first = true;
     for (size_t o = 0; o < g.outputs.size(); ++o) {
       const Tensor& ref = clean[o];

@@ -3,8 +3,9 @@
 models (make_models.py), runs each on ONNX Runtime (run_ort.mjs, the npm package
 onnxruntime-node that scripts/fetch-onnxruntime installs) and on nnaccel's int8 executor
 (`nnaccel run --dtype int8`, which keeps the model's own scales), and compares the output
-codes element by element; then simulates each model on every int8 engine that takes it and
-requires VERIFIED with no layer on the host.
+codes element by element; then simulates each model on every int8 engine and requires
+VERIFIED with no layer on the host, or, for the asymmetric (`asym_*`) models, which no engine
+holds yet, a one-line refusal naming the asymmetric activation (never a silent run).
 
 ONNX Runtime runs each model twice: as it ships (graph optimizations on, QDQ groups fused into
 its integer kernels) and unfused (optimizations off: DequantizeLinear, the fp32 op,
@@ -33,8 +34,20 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # model, input, output scale (the last QuantizeLinear's), codes allowed to differ from ORT's
 MODELS = [("qdq_conv", "x_image", 0.05, 0), ("qdq_depthwise", "x_image", 0.03, 0),
           ("qdq_residual", "x_image", 0.05, 0), ("qdq_concat_pool", "x_image", 0.04, 1),
-          ("qdq_matmul", "x_rows", 0.1, 0), ("qop_conv_matmul", "x_image", 0.2, 0)]
+          ("qdq_matmul", "x_rows", 0.1, 0), ("qop_conv_matmul", "x_image", 0.2, 0),
+          ("asym_conv", "x_image", 0.03, 0), ("asym_depthwise", "x_image", 0.031, 0),
+          ("asym_residual", "x_image", 0.05, 0), ("asym_concat_pool", "x_image", 0.03, 1),
+          ("asym_matmul", "x_rows", 0.1, 0), ("asym_global_pool", "x_image", 0.01, 1)]
 ENGINES = [("systolic", []), ("sparse", ["--threads", "1"]), ("broadcast", [])]
+
+
+def refusal(cmd):
+    """The one-line error of a command expected to refuse its input, or why it is not one."""
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    lines = r.stderr.strip().splitlines()
+    if r.returncode == 0 or r.returncode >= 128 or len(lines) != 1:
+        return None, f"exit {r.returncode}, stderr {r.stderr.strip()!r}"
+    return lines[0], None
 
 
 def run(cmd):
@@ -96,8 +109,14 @@ def main():
                 failures.append(f"{model} ({mode}): shapes differ or largest difference {worst}")
         for engine, extra in ENGINES:
             report = os.path.join(work, f"{model}.{engine}.json")
-            run([nnaccel, "simulate", onnx_file, "--arch", engine, "--input", x_file,
-                 "--report", report] + extra)
+            cmd = [nnaccel, "simulate", onnx_file, "--arch", engine, "--input", x_file,
+                   "--report", report] + extra
+            if model.startswith("asym_"):
+                line, why = refusal(cmd)
+                if line is None or "asymmetric activation" not in line:
+                    failures.append(f"{model} on {engine}: expected a refusal, got {why or line}")
+                continue
+            run(cmd)
             r = json.load(open(report))
             host = sum(1 for l in r["layers"] if l["host_fallback"])
             if host or not r["verdict"]["checked"] or not r["verdict"]["passed"]:

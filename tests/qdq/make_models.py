@@ -2,8 +2,10 @@
 """Builds the QDQ test models (docs/Quantization.md, "QDQ models") with the ONNX Python API of
 Debian's python3-onnx, in the form ONNX Runtime's static quantizer writes with symmetric int8
 activations: int8 weights per output channel and int32 biases behind DequantizeLinear, every
-activation wrapped in QuantizeLinear -> DequantizeLinear (int8, zero point 0). One model per
-case, plus one input; seeded, so the files are the same on every run.
+activation wrapped in QuantizeLinear -> DequantizeLinear (int8, zero point 0). The `asym_*`
+models are the form of ONNX Runtime's default (asymmetric) activations: uint8 or int8 with
+zero points, a Relu's output at uint8 zero point 0. One model per case, plus one input; seeded,
+so the files are the same on every run.
 
 usage: make_models.py OUT_DIR
 """
@@ -37,9 +39,9 @@ class Builder:
         self.nodes.append(helper.make_node(op, inputs, [out], name=out, **attrs))
         return out
 
-    def qdq(self, x, scale):
+    def qdq(self, x, scale, zero=0, dtype=np.int8):
         s = self.const("s", np.array(scale, dtype=np.float32))
-        z = self.const("z", np.array(0, dtype=np.int8))
+        z = self.const("z", np.array(zero, dtype=dtype))
         return self.node("DequantizeLinear", [self.node("QuantizeLinear", [x, s, z], "q"), s, z],
                          "dq")
 
@@ -143,11 +145,69 @@ def qoperator_model(out):
     b.save(out, [1, 8, 12, 12], y, [1, 6, 10])
 
 
+U8 = np.uint8
+
+
+def asym_conv_model(out):
+    """uint8 input at zero point 120 (padding is real 0: the code 120), Conv fused with a Relu
+    whose output is uint8 at zero point 0, as ONNX Runtime's quantizer writes it."""
+    b = Builder("asym_conv")
+    x = b.qdq("x", 0.02, 120, U8)
+    c = b.conv(x, 0.02, 8, 16)
+    y = b.qdq(b.node("Relu", [b.qdq(c, 0.03, 0, U8)], "relu"), 0.03, 0, U8)
+    b.save(out, [1, 8, 12, 12], y, [1, 16, 12, 12])
+
+
+def asym_depthwise_model(out):
+    b = Builder("asym_depthwise")
+    x = b.qdq("x", 0.021, -9)
+    y = b.qdq(b.conv(x, 0.021, 8, 8, group=8), 0.031, 17)
+    b.save(out, [1, 8, 12, 12], y, [1, 8, 12, 12])
+
+
+def asym_residual_model(out):
+    b = Builder("asym_residual")
+    x = b.qdq("x", 0.02, 131, U8)
+    c = b.qdq(b.conv(x, 0.02, 8, 8), 0.04, 100, U8)
+    y = b.qdq(b.node("Add", [c, x], "add"), 0.05, 140, U8)
+    b.save(out, [1, 8, 12, 12], y, [1, 8, 12, 12])
+
+
+def asym_concat_pool_model(out):
+    """Concat of two zero points, max pooling, and average pooling with padding (a padded
+    position is real 0, excluded from the count)."""
+    b = Builder("asym_concat_pool")
+    x = b.qdq("x", 0.02, 5)
+    c = b.qdq(b.conv(x, 0.02, 8, 8), 0.04, -30)
+    cat = b.qdq(b.node("Concat", [c, x], "cat", axis=1), 0.04, -12)
+    m = b.qdq(b.node("MaxPool", [cat], "maxpool", kernel_shape=[2, 2], strides=[2, 2]), 0.04, -12)
+    y = b.qdq(b.node("AveragePool", [m], "avgpool", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+              0.03, 7)
+    b.save(out, [1, 8, 12, 12], y, [1, 16, 6, 6])
+
+
+def asym_matmul_model(out):
+    b = Builder("asym_matmul")
+    x = b.qdq("x", 0.02, 110, U8)
+    w, _ = b.weights((32, 10), 1)
+    y = b.qdq(b.node("MatMul", [x, w], "mm"), 0.1, 140, U8)
+    b.save(out, [1, 6, 32], y, [1, 6, 10])
+
+
+def asym_global_pool_model(out):
+    b = Builder("asym_global_pool")
+    x = b.qdq("x", 0.02, 128 + 40, U8)
+    c = b.qdq(b.conv(x, 0.02, 8, 12), 0.04, 90, U8)
+    y = b.qdq(b.node("GlobalAveragePool", [c], "gap"), 0.01, 120, U8)
+    b.save(out, [1, 8, 12, 12], y, [1, 12, 1, 1])
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     for make in (conv_model, depthwise_model, residual_model, concat_pool_model, matmul_model,
-                 qoperator_model):
+                 qoperator_model, asym_conv_model, asym_depthwise_model, asym_residual_model,
+                 asym_concat_pool_model, asym_matmul_model, asym_global_pool_model):
         make(out)
     for name, shape in (("x_image", (1, 8, 12, 12)), ("x_rows", (1, 6, 32))):
         np.save(os.path.join(out, name + ".npy"),

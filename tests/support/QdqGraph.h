@@ -89,8 +89,10 @@ inline Weights weights(ir::Graph& g, Rng& rng, const std::string& name, Dims sha
 /// The QDQ model: x [1, 4, 8, 8] -> conv 3x3 (+ Relu) -> depthwise 3x3 -> residual Add with
 /// the conv output -> Concat with it -> MaxPool 2x2 -> Reshape [1, 8, 16] -> MatMul by [16, 5].
 /// Activation scales are the model's (uint8 zero point 128 on the Relu output and the pool,
-/// int8 elsewhere). Prepared like a loaded model (its weight DequantizeLinears fold).
-inline ir::Graph qdqGraph() {
+/// int8 elsewhere). With \p asymmetric, the form of ONNX Runtime's default quantizer: uint8
+/// activations with zero points (0 on the Relu output, other values elsewhere). Prepared like a
+/// loaded model (its weight DequantizeLinears fold).
+inline ir::Graph qdqGraph(bool asymmetric = false) {
   using ir::OpKind;
   using qdq::node;
   using qdq::wrap;
@@ -103,28 +105,34 @@ inline ir::Graph qdqGraph() {
   pad.set("pads", std::vector<int64_t>{1, 1, 1, 1});
   const float sx = 1.0f / 127.0f;
   const qdq::Weights w1 = qdq::weights(g, rng, "c1", {4, 4, 3, 3}, 0, sx, true);
+  // uint8 zero points of the asymmetric form, or -1 (int8, zero point 0) / 128.
+  const auto zero = [&](int symmetric, int asym) { return asymmetric ? asym : symmetric; };
   const ir::ValueId c1 =
-      node(g, OpKind::Conv, "c1", {wrap(g, x, "x", sx), w1.weights, w1.bias}, pad);
-  const ir::ValueId r1 = wrap(g, node(g, OpKind::Relu, "r1", {c1}), "r1", 0.04f, 128);
+      node(g, OpKind::Conv, "c1", {wrap(g, x, "x", sx, zero(-1, 120)), w1.weights, w1.bias}, pad);
+  const ir::ValueId r1 = wrap(g, node(g, OpKind::Relu, "r1", {c1}), "r1", 0.04f, zero(128, 0));
   ir::AttrMap dw = pad;
   dw.set("group", int64_t{4});
   const qdq::Weights w2 = qdq::weights(g, rng, "dw", {4, 1, 3, 3}, 0, 0.04f, true);
-  const ir::ValueId d =
-      wrap(g, node(g, OpKind::Conv, "dw", {r1, w2.weights, w2.bias}, dw), "dw", 0.05f);
-  const ir::ValueId sum = wrap(g, node(g, OpKind::Add, "add", {d, r1}), "add", 0.06f);
+  const ir::ValueId d = wrap(g, node(g, OpKind::Conv, "dw", {r1, w2.weights, w2.bias}, dw), "dw",
+                             0.05f, zero(-1, 100));
+  const ir::ValueId sum =
+      wrap(g, node(g, OpKind::Add, "add", {d, r1}), "add", 0.06f, zero(-1, 140));
   ir::AttrMap axis;
   axis.set("axis", int64_t{1});
   // At 0.08 the Relu output's codes (0.04) halve: every odd code is a tie, which the model's
   // rule (half to even) must decide on every engine.
-  const ir::ValueId cat = wrap(g, node(g, OpKind::Concat, "cat", {sum, r1}, axis), "cat", 0.08f);
+  const ir::ValueId cat =
+      wrap(g, node(g, OpKind::Concat, "cat", {sum, r1}, axis), "cat", 0.08f, zero(-1, 64));
   ir::AttrMap pool;
   pool.set("kernel_shape", std::vector<int64_t>{2, 2});
   pool.set("strides", std::vector<int64_t>{2, 2});
-  const ir::ValueId p = wrap(g, node(g, OpKind::MaxPool, "pool", {cat}, pool), "pool", 0.08f);
+  const ir::ValueId p =
+      wrap(g, node(g, OpKind::MaxPool, "pool", {cat}, pool), "pool", 0.08f, zero(-1, 64));
   const ir::ValueId shape = g.addConstant("shape", Tensor::fromVector<int64_t>({3}, {1, 8, 16}));
   const ir::ValueId flat = node(g, OpKind::Reshape, "flat", {p, shape});
   const qdq::Weights w3 = qdq::weights(g, rng, "fc", {16, 5}, 1, 0.08f, false);
-  g.outputs = {wrap(g, node(g, OpKind::MatMul, "fc", {flat, w3.weights}), "fc", 0.2f)};
+  g.outputs = {
+      wrap(g, node(g, OpKind::MatMul, "fc", {flat, w3.weights}), "fc", 0.2f, zero(-1, 90))};
   driver::prepareGraph(g);
   return g;
 }

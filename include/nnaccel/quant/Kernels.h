@@ -16,6 +16,7 @@
 #include "nnaccel/tensor/Tensor.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -23,40 +24,53 @@
 
 namespace nnaccel::quant {
 
+/// The zero points of an int8 kernel's data operands (in[i]: operand i) and of its result: the
+/// code of real 0 of each (real = s * (q - z)). All 0 for the symmetric models nnaccel
+/// quantizes itself; an imported asymmetric QDQ model's own values otherwise. Every kernel
+/// computes on the differences q - z (|q - z| <= 255) and adds out to its requantized result.
+struct ZeroPoints {
+  std::array<int32_t, 3> in{0, 0, 0};
+  int32_t out = 0;
+  bool operator==(const ZeroPoints&) const = default;
+};
+
 // --- AccumulateKernels.cpp ---------------------------------------------------------------------
 /// Conv (p.transposed == false) or ConvTranspose int32 accumulators:
-///   acc[n][oc][o...] = bias[oc] + sum over the taps reaching o of x[n][c][i...] * w[...]
-/// \p x is s8 [N, C, in...] (zero padding is the int8 value 0: zero point 0), \p w is s8 in
-/// the ONNX layout ([M, C/group, k...] for Conv, [C, M/group, k...] for ConvTranspose), \p bias
-/// is empty or one int32 per output channel. Returns s32 [N, M, out...]. 1 to 3 spatial axes.
+///   acc[n][oc][o...] = bias[oc] + sum over the taps reaching o of (x[n][c][i...] - zIn) * w[...]
+/// \p x is s8 [N, C, in...] with zero point \p zIn (padding, and ConvTranspose's positions
+/// between input samples, are real 0: they add nothing), \p w is s8 in the ONNX layout
+/// ([M, C/group, k...] for Conv, [C, M/group, k...] for ConvTranspose), \p bias is empty or one
+/// int32 per output channel. Returns s32 [N, M, out...]. 1 to 3 spatial axes.
 Tensor convAccumulate(const ir::ConvParams& p, const Tensor& x, const Tensor& w,
-                      std::span<const int32_t> bias);
+                      std::span<const int32_t> bias, int32_t zIn = 0);
 
-/// Gemm/MatMul int32 accumulators: acc[m][n] = bias[n] + sum_k a[m][k] * w[n][k].
+/// Gemm/MatMul int32 accumulators: acc[m][n] = bias[n] + sum_k (a[m][k] - zIn) * w[n][k].
 /// \p a is s8 [M, K] (or [K, M] when \p transA); \p w is s8 [N, K], one row per output
 /// channel (like Conv's [M, C/g, k...]); \p bias is empty or [N]. Returns s32 [M, N].
 Tensor matmulAccumulate(const Tensor& a, bool transA, const Tensor& w,
-                        std::span<const int32_t> bias);
+                        std::span<const int32_t> bias, int32_t zIn = 0);
 
 /// MatMul of two s8 tensors (numpy batch broadcasting, both of rank >= 2) as int32 sums:
-///   acc[..., i, j] = sum_k a[..., i, k] * b[..., k, j]
+///   acc[..., i, j] = sum_k (a[..., i, k] - za) * (b[..., k, j] - zb)
 /// Returns s32 of \p outShape ([..., M, N]).
-Tensor tensorMatmulAccumulate(const Tensor& a, const Tensor& b, const Dims& outShape);
+Tensor tensorMatmulAccumulate(const Tensor& a, const Tensor& b, const Dims& outShape,
+                              int32_t za = 0, int32_t zb = 0);
 
 /// The flat batch index of an operand of \p shape (rank >= 2) for each batch index of
 /// \p outShape (numpy broadcasting of the dims before the last two).
 std::vector<int64_t> matmulBatchIndex(const Dims& shape, const Dims& outShape);
 
 // --- Kernels.cpp -------------------------------------------------------------------------------
-/// s8 result of requantize(acc, multipliers[c], lo, hi) for every element of the s32 tensor
-/// \p acc, where c is the element's index along \p axis.
+/// s8 result of requantizeTo(acc, multipliers[c], zOut, lo, hi) for every element of the s32
+/// tensor \p acc, where c is the element's index along \p axis.
 Tensor requantizePerChannel(const Tensor& acc, int64_t axis,
                             std::span<const QuantMultiplier> multipliers, int32_t lo = kInt8Min,
-                            int32_t hi = kInt8Max);
+                            int32_t hi = kInt8Max, int32_t zOut = 0);
 
-/// s8 result of requantize(x, m) for every element of the s8 or s32 tensor \p x (Concat inputs
-/// whose scale differs from the output's). An exact 1.0 multiplier returns \p x unchanged.
-Tensor requantizeTensor(const Tensor& x, QuantMultiplier m);
+/// s8 result of requantizeTo(x - zIn, m, zOut) for every element of the s8 or s32 tensor \p x
+/// (Concat inputs whose scale or zero point differs from the output's). An exact 1.0
+/// multiplier with zIn == zOut returns \p x unchanged.
+Tensor requantizeTensor(const Tensor& x, QuantMultiplier m, int32_t zIn = 0, int32_t zOut = 0);
 
 /// min(max(x, lo), hi) element-wise on s8 (Relu: [0, 127]; Clip: its quantized bounds).
 Tensor clampTensor(const Tensor& x, int32_t lo, int32_t hi);
@@ -73,13 +87,13 @@ struct CountMultiplier {
 /// past pads_end never counts). Global pooling has the single count prod(in).
 std::vector<int64_t> averagePoolCounts(const ir::PoolParams& p);
 
-/// AveragePool / GlobalAveragePool on s8: the int64 sum of the window's in-bounds inputs
-/// requantized (requantizeWide: the one rule, exact on int64 sums) with the multiplier of the
-/// window's count (a window with count 0 gives 0). The multipliers come from
-/// quantizeMultiplier(s_in / (s_out * count), 128 * count).
-/// \p multipliers must hold every count of averagePoolCounts(p).
+/// AveragePool / GlobalAveragePool on s8: the int64 sum of the window's in-bounds inputs minus
+/// \p z.in[0] requantized (requantizeWide: the one rule, exact on int64 sums) with the
+/// multiplier of the window's count, plus z.out (a window with count 0 gives z.out, real 0).
+/// The multipliers come from quantizeMultiplier(s_in / (s_out * count), 128 * count) (255 *
+/// count with a zero point). \p multipliers must hold every count of averagePoolCounts(p).
 Tensor averagePool(const ir::PoolParams& p, const Tensor& x,
-                   std::span<const CountMultiplier> multipliers);
+                   std::span<const CountMultiplier> multipliers, ZeroPoints z = {});
 
 /// The integer Add/Sub rule (TFLite style): with a' = multiplyRounded(qa * 2^leftShift, a)
 /// and b' likewise, out = requantize(a' +- b', output).
@@ -93,12 +107,13 @@ inline int64_t addSubOperand(int32_t q, int32_t leftShift, QuantMultiplier m) {
   return multiplyRounded(q * (int32_t{1} << leftShift), m);
 }
 
-/// One element of the integer Add/Sub rule: requantize(a' +- b', output) of rescaled operands
-/// (addSubOperand). The quantizer's multipliers keep a' +- b' within int32.
-inline int8_t addSubRescaled(bool subtract, int64_t a, int64_t b, QuantMultiplier output) {
+/// One element of the integer Add/Sub rule: requantizeTo(a' +- b', output, zOut) of rescaled
+/// operands (addSubOperand). The quantizer's multipliers keep a' +- b' within int32.
+inline int8_t addSubRescaled(bool subtract, int64_t a, int64_t b, QuantMultiplier output,
+                             int32_t zOut = 0) {
   const int64_t sum = subtract ? a - b : a + b;
   NNACCEL_ASSERT(sum >= INT32_MIN && sum <= INT32_MAX) << "add/sub intermediate overflows int32";
-  return static_cast<int8_t>(requantize(static_cast<int32_t>(sum), output));
+  return static_cast<int8_t>(requantizeTo(static_cast<int32_t>(sum), output, zOut));
 }
 
 /// One element of addSub() on int8 operands \p qa, \p qb.
@@ -107,55 +122,61 @@ inline int8_t addSubValue(bool subtract, const AddSubMultipliers& m, int32_t qa,
                         addSubOperand(qb, m.leftShift, m.b), m.output);
 }
 
-/// One element of mul(): requantize(qa * qb, output).
-inline int8_t mulValue(QuantMultiplier output, int32_t qa, int32_t qb) {
-  return static_cast<int8_t>(requantize(qa * qb, output));
+/// One element of mul(): requantizeTo(qa * qb, output, zOut) (\p qa, \p qb: the operands'
+/// differences from their zero points, |q| <= 255).
+inline int8_t mulValue(QuantMultiplier output, int32_t qa, int32_t qb, int32_t zOut = 0) {
+  return static_cast<int8_t>(requantizeTo(qa * qb, output, zOut));
 }
 
 /// Div of two int8 tensors multiplies by a reciprocal in units of 2^-kReciprocalBits.
 inline constexpr int kReciprocalBits = 23;
-/// One element of a Div of two tensors: requantize(qa * round(2^23 / qb), output) with output =
-/// s_a / (2^23 * s_b * s_out) (|qa * r| <= 2^30); a zero divisor saturates like x / 0 = +-inf
-/// (0 for 0 / 0).
-inline int8_t divValue(QuantMultiplier output, int32_t qa, int32_t qb) {
+/// One element of a Div of two tensors: requantizeTo(qa * round(2^23 / qb), output, zOut) with
+/// output = s_a / (2^23 * s_b * s_out) (|qa * r| <= 255 * 2^23 < 2^31; \p qa, \p qb: the
+/// operands' differences from their zero points); a zero divisor saturates like x / 0 = +-inf
+/// (real 0, the code zOut, for 0 / 0).
+inline int8_t divValue(QuantMultiplier output, int32_t qa, int32_t qb, int32_t zOut = 0) {
   if (qb == 0)
-    return static_cast<int8_t>(qa > 0 ? kInt8Max : qa < 0 ? kInt8Min : 0);
+    return static_cast<int8_t>(qa > 0 ? kInt8Max : qa < 0 ? kInt8Min : zOut);
   const int32_t half = (qb > 0 ? qb : -qb) / 2;
   const int32_t num = int32_t{1} << kReciprocalBits;
   const int32_t r = qb > 0 ? (num + half) / qb : -((num + half) / -qb); // round half away
-  return static_cast<int8_t>(requantize(qa * r, output));
+  return static_cast<int8_t>(requantizeTo(qa * r, output, zOut));
 }
 
 /// One element of minMax(): the larger (\p max) or smaller of the operands, each requantized to
-/// the output scale by its multiplier (\p ma: s_a / s_out, \p mb: s_b / s_out).
-inline int8_t minMaxValue(bool max, QuantMultiplier ma, QuantMultiplier mb, int32_t qa,
-                          int32_t qb) {
-  const int32_t a = requantize(qa, ma), b = requantize(qb, mb);
+/// the output scale by its multiplier (\p ma: s_a / s_out, \p mb: s_b / s_out); with zero
+/// points, of (q - z.in[i]) onto the output's z.out.
+inline int8_t minMaxValue(bool max, QuantMultiplier ma, QuantMultiplier mb, int32_t qa, int32_t qb,
+                          ZeroPoints z = {}) {
+  const int32_t a = requantizeTo(qa - z.in[0], ma, z.out);
+  const int32_t b = requantizeTo(qb - z.in[1], mb, z.out);
   return static_cast<int8_t>(max ? std::max(a, b) : std::min(a, b));
 }
 
-/// Add (or Sub when \p subtract) of two s8 tensors with numpy broadcasting to \p outShape.
+/// Add (or Sub when \p subtract) of two s8 tensors with numpy broadcasting to \p outShape; with
+/// zero points, the rule on the differences q - z.in[i], plus z.out.
 Tensor addSub(bool subtract, const AddSubMultipliers& m, const Tensor& a, const Tensor& b,
-              const Dims& outShape);
+              const Dims& outShape, ZeroPoints z = {});
 /// Mul of two s8 tensors with numpy broadcasting: out = requantize(qa * qb, output); with
-/// \p divide, Div of two tensors (divValue).
+/// \p divide, Div of two tensors (divValue). With zero points, on q - z.in[i], plus z.out.
 Tensor mul(QuantMultiplier output, const Tensor& a, const Tensor& b, const Dims& outShape,
-           bool divide = false);
+           bool divide = false, ZeroPoints z = {});
 /// Max (\p max) or Min of two s8 tensors with numpy broadcasting (minMaxValue).
 Tensor minMax(bool max, QuantMultiplier ma, QuantMultiplier mb, const Tensor& a, const Tensor& b,
-              const Dims& outShape);
+              const Dims& outShape, ZeroPoints z = {});
 
 /// The predicate of an int8 comparison (ONNX Equal, Greater, Less, GreaterOrEqual, LessOrEqual).
 enum class Comparison : uint8_t { Equal, Greater, Less, GreaterOrEqual, LessOrEqual };
 /// The comparison of ONNX op \p op (asserts it is one).
 Comparison comparisonOf(ir::OpKind op);
 
-/// One element of compare(): 1 when \p c holds between the operands, each requantized onto the
-/// coarser of the two scales (\p ma: s_a / s_c, \p mb: s_b / s_c, both <= 1), else 0. A bool
-/// held in int8 is 0 or 1 at scale 1.
+/// One element of compare(): 1 when \p c holds between the operands, each (q - z, \p za and
+/// \p zb their zero points) rescaled onto the coarser of the two scales (\p ma: s_a / s_c,
+/// \p mb: s_b / s_c, both <= 1) without saturation, else 0. A bool held in int8 is 0 or 1 at
+/// scale 1.
 inline int8_t compareValue(Comparison c, QuantMultiplier ma, QuantMultiplier mb, int32_t qa,
-                           int32_t qb) {
-  const int32_t a = requantize(qa, ma), b = requantize(qb, mb);
+                           int32_t qb, int32_t za = 0, int32_t zb = 0) {
+  const int64_t a = multiplyRounded(qa - za, ma), b = multiplyRounded(qb - zb, mb);
   switch (c) {
   case Comparison::Equal:
     return a == b;
@@ -172,12 +193,13 @@ inline int8_t compareValue(Comparison c, QuantMultiplier ma, QuantMultiplier mb,
 }
 /// Comparison \p c of two s8 tensors with numpy broadcasting (compareValue): an s8 0/1 tensor.
 Tensor compare(Comparison c, QuantMultiplier ma, QuantMultiplier mb, const Tensor& a,
-               const Tensor& b, const Dims& outShape);
+               const Tensor& b, const Dims& outShape, ZeroPoints z = {});
 
 /// Where of s8 tensors with numpy broadcasting: requantize(y, \p my) everywhere, then
-/// requantize(x, \p mx) where \p cond (a comparison's s8 0/1) is non-zero.
+/// requantize(x, \p mx) where \p cond (a comparison's s8 0/1) is non-zero. With zero points,
+/// requantizeTo(q - z.in[i], m, z.out) (x is operand 1, y operand 2).
 Tensor select(const Tensor& cond, QuantMultiplier mx, QuantMultiplier my, const Tensor& x,
-              const Tensor& y, const Dims& outShape);
+              const Tensor& y, const Dims& outShape, ZeroPoints z = {});
 
 /// Entries of one int8 lookup table: one per int8 input value.
 inline constexpr int64_t kLookupEntries = 256;
@@ -214,22 +236,24 @@ enum class Reduction : uint8_t { Mean, Sum, Max, Min };
 /// The reduction of ONNX op \p op (asserts it is one).
 Reduction reductionOf(ir::OpKind op);
 /// One reduced line of \p length int8 values at x[k * stride]: the int32 sum (Mean, Sum) or
-/// the maximum/minimum, requantized by \p m (Mean: s_in / (length * s_out); Sum, Max, Min:
-/// s_in / s_out).
-int8_t reduceLine(Reduction r, const int8_t* x, int64_t stride, int64_t length, QuantMultiplier m);
+/// the maximum/minimum of q - z.in[0], requantized by \p m (Mean: s_in / (length * s_out);
+/// Sum, Max, Min: s_in / s_out) onto z.out.
+int8_t reduceLine(Reduction r, const int8_t* x, int64_t stride, int64_t length, QuantMultiplier m,
+                  ZeroPoints z = {});
 /// The reduction of an s8 tensor by \p geo into an s8 tensor of \p outShape (outer x inner).
 Tensor reduce(Reduction r, const Tensor& x, const LineGeometry& geo, QuantMultiplier m,
-              const Dims& outShape);
+              const Dims& outShape, ZeroPoints z = {});
 /// The lines of Softmax \p p over a tensor of \p shape: along p.axis (opset >= 13), or over the
 /// 2-D coercion at p.axis (every trailing axis in one line).
 LineGeometry softmaxGeometry(const ir::SoftmaxParams& p, const Dims& shape);
 
-/// One softmax line of \p length int8 values at x[k * stride] into out[k * stride].
+/// One softmax line of \p length int8 values at x[k * stride] into out[k * stride] (the
+/// differences max - q do not depend on the input's zero point; \p zOut is the output's).
 void softmaxLine(const int8_t* x, int64_t stride, int64_t length, std::span<const int32_t> expTable,
-                 QuantMultiplier output, int8_t* out);
+                 QuantMultiplier output, int8_t* out, int32_t zOut = 0);
 /// Softmax of an s8 tensor of \p shape by \p geo: softmaxLine on every line.
 Tensor softmax(const Tensor& x, const LineGeometry& geo, std::span<const int32_t> expTable,
-               QuantMultiplier output);
+               QuantMultiplier output, int32_t zOut = 0);
 
 /// Linear Resize weights are integers in units of 2^-kInterpolationWeightBits.
 inline constexpr int kInterpolationWeightBits = 10;

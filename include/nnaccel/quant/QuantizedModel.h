@@ -5,8 +5,10 @@
 /// Scheme (docs/Quantization.md has the full specification):
 ///  - weights: symmetric per-output-channel int8 in [-127, 127], scale_w[oc] = max|w[oc]| / 127
 ///    (an all-zero channel gets scale 1/127);
-///  - activations: symmetric per-tensor int8 in [-128, 127], zero point 0,
-///    scale = max|x| / 127 over the calibration runs (1 when the tensor is always 0);
+///  - activations: per-tensor int8 in [-128, 127], scale = max|x| / 127 over the calibration
+///    runs (1 when the tensor is always 0) and zero point 0; an imported QDQ model's activations
+///    keep the model's own scale and zero point (real = scale * (q - zero), a uint8 code u held
+///    as the int8 code u - 128 with zero point z - 128);
 ///    a bool computed by a comparison is held as s8 0 or 1 at scale 1;
 ///    scale-preserving ops (Relu, Clip, MaxPool, data movement, Resize) give their output the
 ///    input's scale;
@@ -27,19 +29,23 @@
 
 namespace nnaccel::quant {
 
-/// An int8 tensor with its scale (real value = q * scale), or a raw tensor (scale 0) for values
-/// that are not quantized (non-f32 values such as a Dropout mask, or constants read in fp32).
+/// An int8 tensor with its scale and zero point (real value = (q - zeroPoint) * scale), or a raw
+/// tensor (scale 0) for values that are not quantized (non-f32 values such as a Dropout mask, or
+/// constants read in fp32).
 struct QuantTensor {
-  Tensor data;     ///< s8 when quantized, any dtype when raw
-  float scale = 0; ///< > 0 when quantized
+  Tensor data;           ///< s8 when quantized, any dtype when raw
+  float scale = 0;       ///< > 0 when quantized
+  int32_t zeroPoint = 0; ///< the code of real 0, in [-128, 127]
 
   bool isQuantized() const { return scale > 0; }
-  /// fp32 tensor q * scale (dequantizeValue per element); a raw tensor is returned unchanged.
+  /// fp32 tensor (q - zeroPoint) * scale (dequantizeValue per element); a raw tensor is
+  /// returned unchanged.
   Tensor dequantize() const;
 };
 
-/// Quantizes an f32 tensor with quantizeValue (per tensor, zero point 0).
-QuantTensor quantizeTensor(const Tensor& x, float scale, Rounding rounding = Rounding::HalfAway);
+/// Quantizes an f32 tensor with quantizeValue (per tensor).
+QuantTensor quantizeTensor(const Tensor& x, float scale, Rounding rounding = Rounding::HalfAway,
+                           int32_t zeroPoint = 0);
 /// max|x| / 127 in fp32, or 1 when maxAbs == 0 (any scale represents an all-zero tensor).
 float symmetricScale(float maxAbs);
 
@@ -162,6 +168,10 @@ struct QuantizedModel {
   /// every f32 constant read as an int8 operand; 1 for the bool output of a Compare node (held
   /// as s8 0/1); 0 for other values.
   std::vector<float> scales;
+  /// Per ValueId: the zero point of every quantized value (the code of real 0): 0 for every
+  /// value nnaccel quantizes itself and for constants; an imported QDQ model's own zero points
+  /// (as int8 codes) for the activations it quantizes. Empty means all 0.
+  std::vector<int32_t> zeroPoints;
   /// Per ValueId: calibrated max|x| over all calibration runs, before any clipping method (0 when
   /// never computed).
   std::vector<float> calibratedMaxAbs;
@@ -180,11 +190,19 @@ struct QuantizedModel {
   Rounding rounding = Rounding::HalfAway;
   /// A model input's int8 form: quantizeTensor at its scale with the model's rounding.
   QuantTensor quantizeInput(const Tensor& x, ir::ValueId v) const {
-    return quantizeTensor(x, scale(v), rounding);
+    return quantizeTensor(x, scale(v), rounding, zeroPoint(v));
   }
 
   const QuantNode& node(ir::NodeId id) const { return nodes.at(static_cast<size_t>(id)); }
   float scale(ir::ValueId id) const { return scales.at(static_cast<size_t>(id)); }
+  int32_t zeroPoint(ir::ValueId id) const {
+    return zeroPoints.empty() ? 0 : zeroPoints.at(static_cast<size_t>(id));
+  }
+  /// The first value with a non-zero zero point (an asymmetric activation), or kNoValue.
+  ir::ValueId firstAsymmetricValue() const;
+  /// The zero points of node \p id's data operands (inputs 0..2) and of its output 0 (all 0 for
+  /// a constant operand or a missing input), as the kernels take them.
+  ZeroPoints zeroPointsOf(ir::NodeId id) const;
 };
 
 /// Calibration inputs used when none are given: kDefaultCalibrationCount sets drawn with

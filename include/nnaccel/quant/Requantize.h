@@ -105,6 +105,15 @@ constexpr int32_t requantize(int32_t acc, QuantMultiplier q, int32_t lo = kInt8M
   return r < lo ? lo : (r > hi ? hi : static_cast<int32_t>(r));
 }
 
+/// The requantization rule onto an output with zero point \p zOut (real = s * (q - zOut)):
+/// clamp(multiplyRounded(acc, q) + zOut, lo, hi), the bounds being codes of the output. ONNX's
+/// QLinearConv/QuantizeLinear: saturate(round(acc * m) + zero_point). zOut = 0 is requantize().
+constexpr int32_t requantizeTo(int32_t acc, QuantMultiplier q, int32_t zOut, int32_t lo = kInt8Min,
+                               int32_t hi = kInt8Max) {
+  const int64_t r = multiplyRounded(acc, q) + zOut;
+  return r < lo ? lo : (r > hi ? hi : static_cast<int32_t>(r));
+}
+
 /// The requantization rule on an int64 \p acc (average-pool window sums): the same formula as
 /// multiplyRounded + clamp, with x = acc * M computed exactly in 128 bits (|x| < 2^94) and the
 /// rounded quotient saturated to [lo, hi]. Equal to requantize() for every int32 \p acc.
@@ -141,21 +150,30 @@ inline int64_t roundHalfAwayClamped(double x, int64_t lo, int64_t hi) {
   return static_cast<int64_t>(std::round(x));
 }
 
-/// Activation quantization: q = clamp(round(x / scale), lo, hi) with x / scale an IEEE fp32
-/// division, a half-way quotient rounded away from zero, or to even under Rounding::HalfEven
-/// (ONNX QuantizeLinear); NaN gives 0. \p scale must be > 0.
+/// Activation quantization: q = clamp(round(x / scale) + zero, lo, hi) with x / scale an IEEE
+/// fp32 division, a half-way quotient rounded away from zero, or to even under
+/// Rounding::HalfEven (ONNX QuantizeLinear: saturate(round(x / y_scale) + y_zero_point)); NaN
+/// gives the zero point. \p scale must be > 0; \p lo and \p hi are codes (zero included).
 inline int8_t quantizeValue(float x, float scale, int32_t lo = kInt8Min, int32_t hi = kInt8Max,
-                            Rounding rounding = Rounding::HalfAway) {
+                            Rounding rounding = Rounding::HalfAway, int32_t zero = 0) {
   const float q = x / scale;
-  if (rounding == Rounding::HalfEven && !std::isnan(q))
-    return static_cast<int8_t>(
-        std::clamp<float>(std::nearbyint(q), static_cast<float>(lo), static_cast<float>(hi)));
-  return static_cast<int8_t>(roundHalfAwayClamped(static_cast<double>(q), lo, hi));
+  if (std::isnan(q))
+    return static_cast<int8_t>(std::clamp(zero, lo, hi));
+  // Round first (an integer-valued float), then offset: |round(q)| beyond the int8 range
+  // saturates either way, so clamping the rounded quotient to [lo - zero, hi - zero] is exact.
+  const auto lower = static_cast<int64_t>(lo) - zero, upper = static_cast<int64_t>(hi) - zero;
+  const int64_t r =
+      rounding == Rounding::HalfEven
+          ? static_cast<int64_t>(std::clamp<float>(std::nearbyint(q), static_cast<float>(lower),
+                                                   static_cast<float>(upper)))
+          : roundHalfAwayClamped(static_cast<double>(q), lower, upper);
+  return static_cast<int8_t>(r + zero);
 }
 
-/// Dequantization: x = q * scale, an fp32 multiplication.
-inline float dequantizeValue(int32_t q, float scale) {
-  return static_cast<float>(q) * scale;
+/// Dequantization: x = (q - zero) * scale, an fp32 multiplication of the exact integer
+/// difference (ONNX DequantizeLinear).
+inline float dequantizeValue(int32_t q, float scale, int32_t zero = 0) {
+  return static_cast<float>(q - zero) * scale;
 }
 
 /// Bias quantization: round-half-away(b / (sIn * sW)) with the division and product in double,

@@ -56,7 +56,7 @@ double Totals::speedup(Variant baseline) const {
 SessionResult simulateModel(const ir::Graph& model, const BroadcastConfig& config,
                             const SessionOptions& options) {
   validate(config);
-  const quant::QuantizedModel qm = common::quantizeForRun(model, options);
+  const quant::QuantizedModel qm = common::quantizeForRun(model, options, "broadcast");
   // From here on the quantized model's graph: a QDQ model's Quantize/Dequantize pairs are
   // absorbed into its scales there (quant/QdqModel.h), and node and value ids are its own.
   const ir::Graph& g = qm.graph;

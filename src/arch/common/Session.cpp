@@ -15,10 +15,24 @@ void RunOptions::reportProgress(const std::string& what, size_t done, size_t tot
     progress(what, done, total);
 }
 
-quant::QuantizedModel quantizeForRun(const ir::Graph& g, const RunOptions& options) {
+quant::QuantizedModel quantizeForRun(const ir::Graph& g, const RunOptions& options,
+                                     std::string_view engine, ZeroPointSupport zeroPoints) {
   quant::checkFiniteInt8Inputs(g, options.inputs); // before they calibrate the model
   options.reportProgress("quantizing", 0, 1);
-  return quant::quantize(g, options.calibrationSets, options.calibration);
+  quant::QuantizedModel qm = quant::quantize(g, options.calibrationSets, options.calibration);
+  const ir::ValueId v = qm.firstAsymmetricValue();
+  if (zeroPoints == ZeroPointSupport::SymmetricOnly && v != ir::kNoValue) {
+    const ir::Value& value = qm.graph.value(v);
+    const std::string why = fmt::format(
+        "the model quantizes '{}' with zero point {} (an asymmetric activation); the {} "
+        "engine's int8 datapath holds symmetric activations only (`nnaccel run --dtype int8` "
+        "runs the model on the int8 reference)",
+        value.name, qm.zeroPoint(v), engine);
+    if (value.producer >= 0)
+      qm.graph.fail(value.producer, why, ErrorKind::Unsupported);
+    throw Error(ErrorKind::Unsupported, ErrorContext{g.sourcePath}, why);
+  }
+  return qm;
 }
 
 std::pair<std::string, std::string> quantizationSummary(const quant::QuantizedModel& qm,

@@ -136,7 +136,7 @@ SessionResult simulateModel(const ir::Graph& g, const SystolicConfig& config,
   const std::vector<Tensor> inputs = common::runInputs(g, options);
   std::optional<quant::QuantizedModel> qm;
   if (options.dtype == DType::I8)
-    qm = common::quantizeForRun(g, options);
+    qm = common::quantizeForRun(g, options, "systolic");
   const quant::QuantizedModel* qmp = qm ? &*qm : nullptr;
   // int8 programs are compiled from the quantized model's graph (a QDQ model's Quantize/
   // Dequantize pairs are absorbed into its scales there: quant/QdqModel.h).

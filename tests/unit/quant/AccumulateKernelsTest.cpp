@@ -64,9 +64,10 @@ bool next(Dims& index, const Dims& extent) {
   return false;
 }
 
-/// Direct convolution: every output element sums its taps, read straight from x and w.
+/// Direct convolution: every output element sums its in-bounds taps (x - z) * w, read straight
+/// from x and w (padding is real 0).
 std::vector<int64_t> naiveConv(const ir::ConvParams& p, const Tensor& x, const Tensor& w,
-                               const std::vector<int32_t>& bias) {
+                               const std::vector<int32_t>& bias, int32_t z) {
   const size_t rank = p.inSpatial.size();
   const int64_t cg = p.inChannels / p.group, mg = p.outChannels / p.group;
   Dims xShape{p.batch, p.inChannels}, wShape{p.outChannels, cg}, yShape{p.batch, p.outChannels};
@@ -93,8 +94,8 @@ std::vector<int64_t> naiveConv(const ir::ConvParams& p, const Tensor& x, const T
               Dims xi{n, grp * cg + c}, wi{oc, c};
               xi.insert(xi.end(), i.begin(), i.end());
               wi.insert(wi.end(), k.begin(), k.end());
-              sum +=
-                  int64_t{x.data<int8_t>()[flat(xShape, xi)]} * w.data<int8_t>()[flat(wShape, wi)];
+              sum += (int64_t{x.data<int8_t>()[flat(xShape, xi)]} - z) *
+                     w.data<int8_t>()[flat(wShape, wi)];
             }
           } while (next(k, p.kernel));
         }
@@ -110,7 +111,7 @@ std::vector<int64_t> naiveConv(const ir::ConvParams& p, const Tensor& x, const T
 /// Scatter-form transposed convolution: every input element adds its products to the outputs
 /// it reaches (o = i * stride - padBegin + k * dilation).
 std::vector<int64_t> naiveConvTranspose(const ir::ConvParams& p, const Tensor& x, const Tensor& w,
-                                        const std::vector<int32_t>& bias) {
+                                        const std::vector<int32_t>& bias, int32_t z) {
   const size_t rank = p.inSpatial.size();
   const int64_t cg = p.inChannels / p.group, mg = p.outChannels / p.group;
   Dims xShape{p.batch, p.inChannels}, wShape{p.inChannels, mg}, yShape{p.batch, p.outChannels};
@@ -132,7 +133,7 @@ std::vector<int64_t> naiveConvTranspose(const ir::ConvParams& p, const Tensor& x
       do {
         Dims xi{n, c};
         xi.insert(xi.end(), i.begin(), i.end());
-        const int64_t xv = x.data<int8_t>()[flat(xShape, xi)];
+        const int64_t xv = x.data<int8_t>()[flat(xShape, xi)] - z;
         for (int64_t j = 0; j < mg; ++j) {
           Dims k(rank, 0);
           do {
@@ -177,7 +178,15 @@ void checkConvCase(const ConvCase& c, std::mt19937_64& rng) {
   }
   const Tensor acc = convAccumulate(p, x, w, bias);
   const std::vector<int64_t> expected =
-      c.transposed ? naiveConvTranspose(p, x, w, bias) : naiveConv(p, x, w, bias);
+      c.transposed ? naiveConvTranspose(p, x, w, bias, 0) : naiveConv(p, x, w, bias, 0);
+  // With an input zero point: padding and the positions between a transposed convolution's
+  // samples are real 0 (the code z).
+  const auto z = std::uniform_int_distribution<int32_t>(kInt8Min, kInt8Max)(rng);
+  const Tensor accZ = convAccumulate(p, x, w, bias, z);
+  const std::vector<int64_t> expectedZ =
+      c.transposed ? naiveConvTranspose(p, x, w, bias, z) : naiveConv(p, x, w, bias, z);
+  for (size_t i = 0; i < expectedZ.size(); ++i)
+    ASSERT_EQ(accZ.data<int32_t>()[i], expectedZ[i]) << "element " << i << ", zero point " << z;
   ASSERT_EQ(acc.dtype(), DType::I32);
   ASSERT_EQ(static_cast<size_t>(acc.numElements()), expected.size());
   Dims expectedShape{p.batch, p.outChannels};
@@ -337,16 +346,17 @@ TEST(MatmulAccumulate, RandomMatchesTripleLoop) {
         bias.push_back(static_cast<int32_t>(pick(-5000, 5000)));
       }
     }
-    const Tensor acc = matmulAccumulate(a, transA, w, bias);
+    const auto z = static_cast<int32_t>(i % 4 == 0 ? 0 : pick(kInt8Min, kInt8Max));
+    const Tensor acc = matmulAccumulate(a, transA, w, bias, z);
     ASSERT_EQ(acc.shape(), (Dims{m, n}));
     for (int64_t r = 0; r < m; ++r) {
       for (int64_t col = 0; col < n; ++col) {
         int64_t sum = bias.empty() ? 0 : bias[static_cast<size_t>(col)];
         for (int64_t j = 0; j < k; ++j) {
           const int64_t av = transA ? a.data<int8_t>()[j * m + r] : a.data<int8_t>()[r * k + j];
-          sum += av * w.data<int8_t>()[col * k + j];
+          sum += (av - z) * w.data<int8_t>()[col * k + j];
         }
-        ASSERT_EQ(acc.data<int32_t>()[r * n + col], sum) << "case " << i;
+        ASSERT_EQ(acc.data<int32_t>()[r * n + col], sum) << "case " << i << ", zero point " << z;
       }
     }
   }

@@ -283,6 +283,74 @@ TEST(QuantKernels, AddSubAndMulBroadcastMatchReferences) {
   EXPECT_GT(static_cast<double>(exactToReal) / static_cast<double>(total), 0.99);
 }
 
+/// With zero points every kernel computes on the differences q - z and adds the output's zero
+/// point before saturating: checked element by element against the 128-bit reference rule on
+/// explicitly formed differences, for random zero points and multipliers.
+TEST(QuantKernels, ZeroPointsAreOffsetsOfTheDifferences) {
+  std::mt19937_64 rng(17);
+  const auto pickZero = [&] { return std::uniform_int_distribution<int32_t>(-128, 127)(rng); };
+  std::uniform_real_distribution<double> logM(-3.0, -0.1);
+  const auto clampS8 = [](int64_t v) { return std::clamp<int64_t>(v, -128, 127); };
+  for (int trial = 0; trial < 30; ++trial) {
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    const Dims shape{3, 7};
+    const Tensor a = randomS8(shape, rng), b = randomS8(shape, rng);
+    const Tensor cond = randomS8(shape, rng, 0, 1);
+    const ZeroPoints z{{pickZero(), pickZero(), pickZero()}, pickZero()};
+    const QuantMultiplier ma = quantizeMultiplier(std::exp2(logM(rng)));
+    const QuantMultiplier mb = quantizeMultiplier(std::exp2(logM(rng)));
+    AddSubMultipliers m;
+    m.a = ma;
+    m.b = mb;
+    m.output = quantizeMultiplier(std::ldexp(1.0, -20) * 2);
+    const Tensor sum = addSub(trial % 2 == 1, m, a, b, shape, z);
+    const Tensor product = mul(ma, a, b, shape, false, z);
+    const Tensor larger = minMax(true, ma, mb, a, b, shape, z);
+    const Tensor greater = compare(Comparison::Greater, ma, mb, a, b, shape, z);
+    const Tensor chosen =
+        select(cond, ma, mb, a, b, shape, ZeroPoints{{0, z.in[0], z.in[1]}, z.out});
+    const Tensor moved = requantizeTensor(a, ma, z.in[0], z.out);
+    for (int64_t i = 0; i < numElements(shape); ++i) {
+      const int64_t da = a.data<int8_t>()[i] - z.in[0], db = b.data<int8_t>()[i] - z.in[1];
+      const int64_t ra = referenceRequantize(da << 20, ma, kNoClamp.first, kNoClamp.second);
+      const int64_t rb = referenceRequantize(db << 20, mb, kNoClamp.first, kNoClamp.second);
+      const int64_t s = referenceRequantize(trial % 2 == 1 ? ra - rb : ra + rb, m.output,
+                                            kNoClamp.first, kNoClamp.second);
+      ASSERT_EQ(sum.data<int8_t>()[i], clampS8(s + z.out)) << i;
+      ASSERT_EQ(product.data<int8_t>()[i],
+                clampS8(referenceRequantize(da * db, ma, kNoClamp.first, kNoClamp.second) + z.out));
+      const int64_t xa = referenceRequantize(da, ma, kNoClamp.first, kNoClamp.second);
+      const int64_t xb = referenceRequantize(db, mb, kNoClamp.first, kNoClamp.second);
+      ASSERT_EQ(larger.data<int8_t>()[i], clampS8(std::max(xa, xb) + z.out)) << i;
+      ASSERT_EQ(greater.data<int8_t>()[i], xa > xb ? 1 : 0) << i; // no saturation before comparing
+      ASSERT_EQ(chosen.data<int8_t>()[i], clampS8((cond.data<int8_t>()[i] != 0 ? xa : xb) + z.out));
+      ASSERT_EQ(moved.data<int8_t>()[i], clampS8(xa + z.out)) << i;
+    }
+    // Lines: ReduceMean of each row's differences; global average pooling of each plane.
+    const QuantMultiplier mean = quantizeMultiplier(std::exp2(logM(rng)) / 7);
+    const Tensor reduced = reduce(Reduction::Mean, a, LineGeometry{3, 7, 1}, mean, {3}, z);
+    ir::PoolParams p;
+    p.kind = ir::PoolParams::Kind::Average;
+    p.global = true;
+    p.spatialRank = 1;
+    p.batch = 1;
+    p.channels = 3;
+    p.inSpatial = {7};
+    p.outSpatial = {1};
+    const std::vector<CountMultiplier> counts{{7, mean}};
+    const Tensor pooled = averagePool(p, a.reshaped({1, 3, 7}), counts, z);
+    for (int64_t row = 0; row < 3; ++row) {
+      int64_t total = 0;
+      for (int64_t k = 0; k < 7; ++k)
+        total += a.data<int8_t>()[row * 7 + k] - z.in[0];
+      const int64_t want =
+          clampS8(referenceRequantize(total, mean, kNoClamp.first, kNoClamp.second) + z.out);
+      ASSERT_EQ(reduced.data<int8_t>()[row], want) << row;
+      ASSERT_EQ(pooled.data<int8_t>()[row], want) << row;
+    }
+  }
+}
+
 TEST(QuantKernels, AveragePoolRejectsFourSpatialAxes) {
   ir::PoolParams p;
   p.kind = ir::PoolParams::Kind::Average;

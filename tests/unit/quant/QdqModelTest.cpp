@@ -154,9 +154,12 @@ TEST(QdqModel, PairsBecomeScalesAndWeightsKeepTheirCodes) {
   }
 }
 
-TEST(QdqModel, Int8LandsWithinOneOutputStepOfTheModelsOwnSemantics) {
-  const ir::Graph g = testing::qdqGraph();
+class QdqForms : public ::testing::TestWithParam<bool> {};
+
+TEST_P(QdqForms, Int8LandsWithinOneOutputStepOfTheModelsOwnSemantics) {
+  const ir::Graph g = testing::qdqGraph(GetParam());
   const QuantizedModel m = quantize(g, {});
+  EXPECT_EQ(m.firstAsymmetricValue() != ir::kNoValue, GetParam());
   const std::vector<Tensor> in = randomInputs(g, 3);
   const Tensor fp = reference::Executor(g).run(in)[0]; // the QDQ graph: fake quantization
   const Tensor q = Int8Executor(m).run(in).dequantized[0];
@@ -171,6 +174,8 @@ TEST(QdqModel, Int8LandsWithinOneOutputStepOfTheModelsOwnSemantics) {
   // multiplier, docs/Quantization.md): most elements agree exactly, none by more than a step.
   EXPECT_GT(exact, fp.numElements() * 3 / 4);
 }
+
+INSTANTIATE_TEST_SUITE_P(SymmetricAndAsymmetric, QdqForms, ::testing::Bool());
 
 /// x -> Q/DQ with the given zero point -> Relu.
 ir::Graph asymmetricGraph(int zero, bool uint8) {
@@ -188,11 +193,6 @@ ir::Graph asymmetricGraph(int zero, bool uint8) {
                          {testing::qdq::node(g, ir::OpKind::DequantizeLinear, "dq", {q, s, z})})};
   driver::prepareGraph(g);
   return g;
-}
-
-std::string absorbError(int zero, bool uint8) {
-  ir::Graph g = asymmetricGraph(zero, uint8);
-  return nnaccel::test::errorOf([&] { absorbQdqPairs(g); }, ErrorKind::Unsupported);
 }
 
 /// x -> QuantizeLinear -> \p between (an op on the int8 codes) -> DequantizeLinear -> Relu: a
@@ -219,7 +219,7 @@ ir::Graph codesBetween(ir::OpKind between) {
 
 TEST(QdqModel, CodesMovedBetweenAPairRunOnTheFloatSide) {
   ir::Graph g = codesBetween(ir::OpKind::Reshape);
-  const std::map<ir::ValueId, float> scales = absorbQdqPairs(g);
+  const std::map<ir::ValueId, ActivationQuant> scales = absorbQdqPairs(g);
   EXPECT_EQ(scales.size(), 1u);
   ASSERT_EQ(g.numNodes(), 2u); // Reshape of x, Relu
   EXPECT_EQ(g.node(0).op, ir::OpKind::Reshape);
@@ -278,8 +278,8 @@ TEST(QdqModel, IntegerValuesThatNoPairWrapsAreRefused) {
     g.outputs = outs;
     driver::prepareGraph(g);
     EXPECT_EQ(nnaccel::test::errorOf([&] { absorbQdqPairs(g); }, ErrorKind::Unsupported),
-              "node 'qb' (QuantizeLinear, opset 13): value 'x' is quantized with two scales (0.1 "
-              "and 0.2)");
+              "node 'qb' (QuantizeLinear, opset 13): value 'x' is quantized twice (scale 0.1 zero "
+              "point 0, and scale 0.2 zero point 0)");
   }
   { // a per-axis activation scale
     ir::Graph g;
@@ -328,8 +328,9 @@ TEST(QdqModel, WeightsAndScalesTheInt8LayersCannotHoldAreRefused) {
   // The Relu keeps its input's int8 codes: one scale on both sides.
   EXPECT_EQ(nnaccel::test::errorOf([&] { quantize(weightGraph(0, 0.04f, 0.05f), {}); },
                                    ErrorKind::Unsupported),
-            "node 'relu' (Relu, opset 13): the model quantizes its input at scale 0.04 and its "
-            "output at 0.05, but Relu keeps its input's int8 codes (one scale on both sides)");
+            "node 'relu' (Relu, opset 13): the model quantizes its input at scale 0.04 (zero "
+            "point 0) and its output at 0.05 (zero point 0), but Relu keeps its input's int8 "
+            "codes (one quantization on both sides)");
 }
 
 TEST(QdqModel, WeightScalesAlongAnotherAxisThanTheOutputChannelsAreRefused) {
@@ -355,17 +356,30 @@ TEST(QdqModel, WeightScalesAlongAnotherAxisThanTheOutputChannelsAreRefused) {
             "per output channel");
 }
 
-TEST(QdqModel, WhatHasNoSymmetricInt8FormIsAOneLineError) {
-  EXPECT_EQ(absorbError(0, true),
-            "node 'q' (QuantizeLinear, opset 13): u8 zero point 0 has no symmetric int8 "
-            "form (nnaccel's engines hold activations as symmetric int8: zero point 0, or 128 "
-            "for uint8; asymmetric activations are not supported yet)");
-  EXPECT_EQ(absorbError(3, false),
-            "node 'q' (QuantizeLinear, opset 13): s8 zero point 3 has no symmetric int8 "
-            "form (nnaccel's engines hold activations as symmetric int8: zero point 0, or 128 "
-            "for uint8; asymmetric activations are not supported yet)");
-  ir::Graph symmetric = asymmetricGraph(128, true);
-  EXPECT_EQ(absorbQdqPairs(symmetric).size(), 1u);
+TEST(QdqModel, ZeroPointsAreKeptAsInt8Codes) {
+  // uint8 codes u are held as the int8 codes u - 128: zero point z becomes z - 128.
+  for (auto [zero, uint8, expected] :
+       {std::tuple{0, true, -128}, std::tuple{128, true, 0}, std::tuple{200, true, 72},
+        std::tuple{3, false, 3}, std::tuple{-20, false, -20}}) {
+    ir::Graph g = asymmetricGraph(zero, uint8);
+    const std::map<ir::ValueId, ActivationQuant> scales = absorbQdqPairs(g);
+    ASSERT_EQ(scales.size(), 1u);
+    EXPECT_EQ(scales.begin()->second, (ActivationQuant{0.1f, expected})) << zero;
+  }
+}
+
+TEST(QdqModel, AZeroPointIsReproducedByTheInt8Executor) {
+  // x -> Q(0.1, uint8 zero point 0) -> DQ -> Relu: the input's codes are u - 128, and the Relu
+  // clamps at the code of real 0 (-128).
+  const QuantizedModel m = quantize(asymmetricGraph(0, true), {});
+  EXPECT_EQ(m.zeroPoint(m.graph.inputs[0]), -128);
+  Int8Executor exec(m);
+  const Tensor x = Tensor::fromVector<float>({1, 2}, {-0.3f, 1.26f});
+  const Int8Result r = exec.run({x});
+  EXPECT_EQ(r.outputs[0].zeroPoint, -128);
+  EXPECT_EQ(r.outputs[0].data.values<int8_t>()[0], -128);     // max(0, -0.3) = 0
+  EXPECT_EQ(r.outputs[0].data.values<int8_t>()[1], 13 - 128); // round(12.6) = 13
+  EXPECT_FLOAT_EQ(r.dequantized[0].values<float>()[1], 1.3f);
 }
 
 } // namespace

@@ -83,9 +83,17 @@ template <typename Program, typename LayerDetail, typename Totals> struct Sessio
   std::vector<Tensor> outputs; ///< graph outputs as fp32 (dequantized)
 };
 
+/// Whether an engine's int8 datapath reproduces activation zero points (real = s * (q - z)).
+enum class ZeroPointSupport { SymmetricOnly, Asymmetric };
+
 /// Refuses non-finite options.inputs (quant::checkFiniteInt8Inputs: every int8 run passes
-/// here first), reports "quantizing" and quantizes \p g with the run's calibration.
-quant::QuantizedModel quantizeForRun(const ir::Graph& g, const RunOptions& options);
+/// here first), reports "quantizing" and quantizes \p g with the run's calibration. An engine
+/// that holds symmetric activations only refuses a model with a zero point (an asymmetric QDQ
+/// model) with Error(Unsupported) naming the node that produces the first such value, rather
+/// than verify against a different int8 model.
+quant::QuantizedModel quantizeForRun(const ir::Graph& g, const RunOptions& options,
+                                     std::string_view engine,
+                                     ZeroPointSupport zeroPoints = ZeroPointSupport::SymmetricOnly);
 
 /// The report's summary line on where \p qm's int8 scales came from: a QDQ model's own scales,
 /// or the calibration (method, input sets, channel equalization) of \p options. Added by every
