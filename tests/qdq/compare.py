@@ -121,6 +121,13 @@ def main():
             host = sum(1 for l in r["layers"] if l["host_fallback"])
             if host or not r["verdict"]["checked"] or not r["verdict"]["passed"]:
                 failures.append(f"{model} on {engine}: {host} host layers, verdict {r['verdict']}")
+        if model.startswith("asym_"):  # the compile-only paths refuse it too
+            for cmd in ([nnaccel, "compile", onnx_file, "--arch", "systolic", "--output",
+                         os.path.join(work, model + ".prog")],
+                        [nnaccel, "map", onnx_file, "--arch", "stream"]):
+                line, why = refusal(cmd)
+                if line is None or "asymmetric activation" not in line:
+                    failures.append(f"{model}: {cmd[1]} expected a refusal, got {why or line}")
     print(f"all: {total_equal}/{total} output codes equal to ONNX Runtime's (unfused)")
     for f in failures:
         print("FAIL:", f)

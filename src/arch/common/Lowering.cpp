@@ -10,6 +10,21 @@
 
 namespace nnaccel::arch::common {
 
+void refuseZeroPoints(const quant::QuantizedModel& qm, std::string_view engine) {
+  const ir::ValueId v = qm.firstAsymmetricValue();
+  if (v == ir::kNoValue)
+    return;
+  const ir::Value& value = qm.graph.value(v);
+  const std::string why =
+      fmt::format("the model quantizes '{}' with zero point {} (an asymmetric activation); the {} "
+                  "engine's int8 datapath holds symmetric activations only (`nnaccel run --dtype "
+                  "int8` runs the model on the int8 reference)",
+                  value.name, qm.zeroPoint(v), engine);
+  if (value.producer >= 0)
+    qm.graph.fail(value.producer, why, ErrorKind::Unsupported);
+  throw Error(ErrorKind::Unsupported, ErrorContext{qm.graph.sourcePath}, why);
+}
+
 std::optional<FusedClamp> fusedClamp(const quant::QuantizedModel& qm, ir::NodeId id) {
   const ir::Node& n = qm.graph.node(id);
   if (!n.fusedActivation)

@@ -2,6 +2,7 @@
 /// The run options, quantization and run data shared by the engines' sessions (Session.h).
 #include "nnaccel/arch/common/Session.h"
 
+#include "nnaccel/arch/common/Lowering.h"
 #include "nnaccel/support/Interrupt.h"
 
 #include <fmt/format.h>
@@ -20,18 +21,8 @@ quant::QuantizedModel quantizeForRun(const ir::Graph& g, const RunOptions& optio
   quant::checkFiniteInt8Inputs(g, options.inputs); // before they calibrate the model
   options.reportProgress("quantizing", 0, 1);
   quant::QuantizedModel qm = quant::quantize(g, options.calibrationSets, options.calibration);
-  const ir::ValueId v = qm.firstAsymmetricValue();
-  if (zeroPoints == ZeroPointSupport::SymmetricOnly && v != ir::kNoValue) {
-    const ir::Value& value = qm.graph.value(v);
-    const std::string why = fmt::format(
-        "the model quantizes '{}' with zero point {} (an asymmetric activation); the {} "
-        "engine's int8 datapath holds symmetric activations only (`nnaccel run --dtype int8` "
-        "runs the model on the int8 reference)",
-        value.name, qm.zeroPoint(v), engine);
-    if (value.producer >= 0)
-      qm.graph.fail(value.producer, why, ErrorKind::Unsupported);
-    throw Error(ErrorKind::Unsupported, ErrorContext{g.sourcePath}, why);
-  }
+  if (zeroPoints == ZeroPointSupport::SymmetricOnly)
+    refuseZeroPoints(qm, engine); // before the int8 reference runs
   return qm;
 }
 

@@ -33,6 +33,12 @@ struct FusedClamp {
 /// The clamp fused into node \p id, if it has one the drain can apply.
 std::optional<FusedClamp> fusedClamp(const quant::QuantizedModel& qm, ir::NodeId id);
 
+/// Throws Error(Unsupported) naming the node that produces \p qm's first asymmetric value (a
+/// non-zero zero point) for an engine whose int8 datapath holds symmetric activations only:
+/// every compile of such an engine calls it, so no path (simulate, coverage, a written
+/// program, a placement) runs an asymmetric model as if it were symmetric.
+void refuseZeroPoints(const quant::QuantizedModel& qm, std::string_view engine);
+
 /// True when node \p id is a row-major view (Reshape, Flatten, ...) of a computed value with an
 /// unchanged scale: its output aliases its input.
 bool isAliasView(const quant::QuantizedModel& qm, ir::NodeId id);

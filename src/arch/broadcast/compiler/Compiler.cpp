@@ -579,6 +579,7 @@ private:
 Program compile(const quant::QuantizedModel& qm, const BroadcastConfig& config,
                 const std::function<void(size_t, size_t)>& progress) {
   validate(config);
+  common::refuseZeroPoints(qm, "broadcast");
   return Driver(qm, config).run(progress);
 }
 

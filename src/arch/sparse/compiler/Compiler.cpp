@@ -545,6 +545,7 @@ private:
 Program compile(const quant::QuantizedModel& qm, const SparseConfig& config,
                 const std::function<void(size_t, size_t)>& progress) {
   validate(config);
+  common::refuseZeroPoints(qm, "sparse");
   return Driver(qm, config).run(progress);
 }
 

@@ -893,6 +893,8 @@ Program compile(const ir::Graph& g, const quant::QuantizedModel* qm, const Systo
                 fmt::format("config '{}' does not support {}", config.name,
                             options.dtype == DType::I8 ? "int8" : "fp32"));
   NNACCEL_ASSERT(options.dtype != DType::I8 || qm != nullptr) << "int8 compile needs the model";
+  if (qm != nullptr)
+    common::refuseZeroPoints(*qm, "systolic");
   // A layer whose tiles need more of the SBUF than the resident region leaves gets it: the
   // region halves (to 0 at worst) and the layer's note says so.
   SystolicConfig c = config;
