@@ -397,6 +397,27 @@ TEST_P(EngineContract, QdqModelsRunWithTheirOwnScalesBitExactly) {
   }
 }
 
+/// The same model with ONNX Runtime's default asymmetric activations (uint8 zero points): run
+/// bit-exactly by an engine whose datapath holds zero points, else refused with a one-line
+/// error naming the asymmetric value, never run as if it were symmetric.
+TEST_P(EngineContract, AsymmetricQdqModelsRunBitExactlyOrAreRefused) {
+  const Engine& e = engine();
+  if (const std::string why = contract::skipReason(e, "model:qdq"); !why.empty())
+    GTEST_SKIP() << why;
+  const ir::Graph g = nnaccel::testing::qdqGraph(true);
+  if (!contract::profileOf(e.name()).refusesZeroPoints.empty()) {
+    const Error err = errorOf([&] { e.simulate(g, e.preset(""), contract::runOptionsOf(e)); });
+    EXPECT_EQ(err.kind(), ErrorKind::Unsupported);
+    EXPECT_NE(err.reason().find("with zero point -8 (an asymmetric activation)"), std::string::npos)
+        << err.reason();
+    return;
+  }
+  const report::RunReport r = e.simulate(g, e.preset(""), contract::runOptionsOf(e));
+  expectReportInvariants(r, GetParam());
+  for (const report::LayerStats& l : r.layers)
+    EXPECT_FALSE(l.hostFallback) << l.name << " (" << l.op << "): " << l.note;
+}
+
 TEST_P(EngineContract, CoverageSaysWhyEveryHostLayerFallsBack) {
   const Engine& e = engine();
   const ir::Graph g = driver::loadModel("lenet5", {});

@@ -27,12 +27,21 @@ struct Profile {
   /// The fewest ONNX conformance runs (cases x presets x loaders) that must verify bit-exact
   /// when the test data is installed; the rest may be refused with a one-line reason.
   int minConformanceRuns = 0;
+  /// Why the engine refuses a model with activation zero points (an asymmetric QDQ model), or
+  /// "" when it runs them bit-exactly.
+  std::string refusesZeroPoints;
 };
 
 inline Profile profileOf(const std::string& engine) {
   static const std::map<std::string, Profile> kProfiles = {
-      {"systolic", {{"small", "edge"}, {}, {}, 40}},
-      {"sparse", {{"scnn", "tiny"}, {}, {}, 40}},
+      {"systolic",
+       {{"small", "edge"},
+        {},
+        {},
+        40,
+        "its instructions carry no zero points yet (MATMUL, ACTIVATE, POOL, VECTOR)"}},
+      {"sparse",
+       {{"scnn", "tiny"}, {}, {}, 40, "its compression skips the code 0, not the zero point, yet"}},
       {"broadcast", {{"npu", "fig8"}, {}, {}, 40}},
       {"stream",
        {{"fig44"},
@@ -55,7 +64,8 @@ inline Profile profileOf(const std::string& engine) {
          {"model:attention",
           "the stream chip has no unit for a MatMul of two computed tensors, nor for the "
           "per-head Transpose of a token sequence; the compiler refuses it naming the node"}},
-        6}},
+        6,
+        "its kernel tiles and aux tiles carry no zero points yet"}},
   };
   const auto it = kProfiles.find(engine);
   return it == kProfiles.end() ? Profile{} : it->second;

@@ -119,7 +119,8 @@ public:
                                        const engines::RunOptions& o) const override {
     const auto so = arch::common::sessionOptions<arch::common::RunOptions>(o);
     const ToyConfig& c = config.as<ToyConfig>();
-    const quant::QuantizedModel qm = arch::common::quantizeForRun(model, so, "toy");
+    const quant::QuantizedModel qm =
+        arch::common::quantizeForRun(model, so, "toy", arch::common::ZeroPointSupport::Asymmetric);
     const ir::Graph& g = qm.graph; // ids of the quantized model (a QDQ model's pairs absorbed)
     const arch::common::Int8Run run(g, qm, so, so.verify);
     std::vector<Tensor> values(g.numValues());

@@ -116,10 +116,12 @@ inline int8_t addSubRescaled(bool subtract, int64_t a, int64_t b, QuantMultiplie
   return static_cast<int8_t>(requantizeTo(static_cast<int32_t>(sum), output, zOut));
 }
 
-/// One element of addSub() on int8 operands \p qa, \p qb.
-inline int8_t addSubValue(bool subtract, const AddSubMultipliers& m, int32_t qa, int32_t qb) {
-  return addSubRescaled(subtract, addSubOperand(qa, m.leftShift, m.a),
-                        addSubOperand(qb, m.leftShift, m.b), m.output);
+/// One element of addSub() on int8 operands \p qa, \p qb with zero points \p z (the rule on
+/// qa - z.in[0] and qb - z.in[1], onto z.out).
+inline int8_t addSubValue(bool subtract, const AddSubMultipliers& m, int32_t qa, int32_t qb,
+                          ZeroPoints z = {}) {
+  return addSubRescaled(subtract, addSubOperand(qa - z.in[0], m.leftShift, m.a),
+                        addSubOperand(qb - z.in[1], m.leftShift, m.b), m.output, z.out);
 }
 
 /// One element of mul(): requantizeTo(qa * qb, output, zOut) (\p qa, \p qb: the operands'

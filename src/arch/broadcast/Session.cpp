@@ -56,7 +56,8 @@ double Totals::speedup(Variant baseline) const {
 SessionResult simulateModel(const ir::Graph& model, const BroadcastConfig& config,
                             const SessionOptions& options) {
   validate(config);
-  const quant::QuantizedModel qm = common::quantizeForRun(model, options, "broadcast");
+  const quant::QuantizedModel qm =
+      common::quantizeForRun(model, options, "broadcast", common::ZeroPointSupport::Asymmetric);
   // From here on the quantized model's graph: a QDQ model's Quantize/Dequantize pairs are
   // absorbed into its scales there (quant/QdqModel.h), and node and value ids are its own.
   const ir::Graph& g = qm.graph;
@@ -177,7 +178,8 @@ SessionResult simulateModel(const ir::Graph& model, const BroadcastConfig& confi
   summarizeMemory(r.program, rep);
   for (ir::ValueId v : g.outputs)
     if (!interrupted)
-      r.outputs.push_back(quant::QuantTensor{sim.value(v), qm.scale(v)}.dequantize());
+      r.outputs.push_back(
+          quant::QuantTensor{sim.value(v), qm.scale(v), qm.zeroPoint(v)}.dequantize());
   return r;
 }
 

@@ -149,8 +149,10 @@ Lowered lowerConcat(const quant::QuantizedModel& qm, ir::NodeId id, ElementwiseL
   for (size_t i = 0; i < n.inputs.size(); ++i) {
     const Dims& shape = g.value(n.inputs[i]).shape;
     const quant::QuantMultiplier m = qm.node(id).inputMultipliers.at(i);
+    const bool sameZero =
+        g.isConstant(n.inputs[i]) || qm.zeroPoint(n.inputs[i]) == qm.zeroPoint(l.output);
     ElementwisePass p;
-    p.func = m.isIdentity() ? ElementwiseFunc::Copy : ElementwiseFunc::Requantize;
+    p.func = m.isIdentity() && sameZero ? ElementwiseFunc::Copy : ElementwiseFunc::Requantize;
     p.multiplier = m;
     p.extents = shape;
     p.a = {n.inputs[i], 0, rowMajorStrides(shape)};
@@ -532,22 +534,24 @@ int8_t applyFunc(const ElementwisePass& p, const std::vector<int8_t>& tables, in
     return tables[static_cast<size_t>(table * quant::kLookupEntries + a + 128)];
   case ElementwiseFunc::Add:
   case ElementwiseFunc::Sub:
-    return quant::addSubValue(p.func == ElementwiseFunc::Sub, p.addSub, a, b);
+    return quant::addSubValue(p.func == ElementwiseFunc::Sub, p.addSub, a, b, p.zero);
   case ElementwiseFunc::Mul:
-    return quant::mulValue(p.multiplier, a, b);
+    return quant::mulValue(p.multiplier, a - p.zero.in[0], b - p.zero.in[1], p.zero.out);
   case ElementwiseFunc::Min:
   case ElementwiseFunc::Max:
-    return quant::minMaxValue(p.func == ElementwiseFunc::Max, p.multiplier, p.multiplierB, a, b);
+    return quant::minMaxValue(p.func == ElementwiseFunc::Max, p.multiplier, p.multiplierB, a, b,
+                              p.zero);
   case ElementwiseFunc::Requantize:
-    return static_cast<int8_t>(quant::requantize(a, p.multiplier));
+    return static_cast<int8_t>(quant::requantizeTo(a - p.zero.in[0], p.multiplier, p.zero.out));
   case ElementwiseFunc::Copy:
     return static_cast<int8_t>(a);
   case ElementwiseFunc::Fill:
-    return 0;
+    return static_cast<int8_t>(p.zero.out);
   case ElementwiseFunc::Compare:
-    return quant::compareValue(p.comparison, p.multiplier, p.multiplierB, a, b);
+    return quant::compareValue(p.comparison, p.multiplier, p.multiplierB, a, b, p.zero.in[0],
+                               p.zero.in[1]);
   case ElementwiseFunc::Div:
-    return quant::divValue(p.multiplier, a, b);
+    return quant::divValue(p.multiplier, a - p.zero.in[0], b - p.zero.in[1], p.zero.out);
   case ElementwiseFunc::Interpolate:
   case ElementwiseFunc::Softmax:
   case ElementwiseFunc::Reduce:
@@ -623,8 +627,9 @@ int64_t ElementwiseLayer::readBytesOf(ir::ValueId v) const {
   return readBytes(passes, [v](ir::ValueId read) { return read == v; });
 }
 
-std::variant<ElementwiseLayer, std::string> lowerElementwise(const quant::QuantizedModel& qm,
-                                                             ir::NodeId id) {
+namespace {
+/// The layer of node \p id as lowered, or why not (lowerElementwise without zero points).
+Lowered lowerPasses(const quant::QuantizedModel& qm, ir::NodeId id) {
   const ir::Graph& g = qm.graph;
   const ir::Node& n = g.node(id);
   const quant::QuantNode& q = qm.node(id);
@@ -671,6 +676,24 @@ std::variant<ElementwiseLayer, std::string> lowerElementwise(const quant::Quanti
     return fmt::format("{} is not an element-wise operation", ir::opName(n.op));
   }
 }
+} // namespace
+
+std::variant<ElementwiseLayer, std::string> lowerElementwise(const quant::QuantizedModel& qm,
+                                                             ir::NodeId id) {
+  Lowered lowered = lowerPasses(qm, id);
+  if (auto* l = std::get_if<ElementwiseLayer>(&lowered)) {
+    const auto zeroOf = [&](ir::ValueId v) {
+      return v == ir::kNoValue || qm.graph.isConstant(v) ? 0 : qm.zeroPoint(v);
+    };
+    for (ElementwisePass& p : l->passes) {
+      const int arity = elementwiseArity(p.func);
+      p.zero.in[0] = arity >= 1 ? zeroOf(p.a.value) : 0;
+      p.zero.in[1] = arity >= 2 ? zeroOf(p.b.value) : 0;
+      p.zero.out = zeroOf(l->output);
+    }
+  }
+  return lowered;
+}
 
 Tensor runElementwise(const ElementwiseLayer& layer, const quant::QuantizedModel& qm,
                       std::span<const Tensor> values) {
@@ -683,30 +706,33 @@ Tensor runElementwise(const ElementwiseLayer& layer, const quant::QuantizedModel
     const auto tableAxis = static_cast<size_t>(p.tableAxis);
     if (p.func == ElementwiseFunc::Reduce) {
       forEachPoint(p, [&](int64_t ia, int64_t, int64_t io, const std::vector<int64_t>&) {
-        dst[io] = quant::reduceLine(p.reduction, a + ia, p.lineStride, p.lineLength, p.multiplier);
+        dst[io] = quant::reduceLine(p.reduction, a + ia, p.lineStride, p.lineLength, p.multiplier,
+                                    p.zero);
       });
       continue;
     }
     if (p.func == ElementwiseFunc::Dot) {
       forEachPoint(p, [&](int64_t ia, int64_t ib, int64_t io, const std::vector<int64_t>&) {
-        int32_t acc = 0; // |acc| <= lineLength * 2^14 < 2^31 (quantizer's bound)
+        int32_t acc = 0; // |acc| <= lineLength * 255^2 < 2^31 (quantizer's bound)
         for (int64_t i = 0; i < p.lineLength; ++i)
-          acc += int32_t{a[ia + i * p.lineStride]} * b[ib + i * p.lineStrideB];
-        dst[io] = static_cast<int8_t>(quant::requantize(acc, p.multiplier));
+          acc += (a[ia + i * p.lineStride] - p.zero.in[0]) *
+                 (b[ib + i * p.lineStrideB] - p.zero.in[1]);
+        dst[io] = static_cast<int8_t>(quant::requantizeTo(acc, p.multiplier, p.zero.out));
       });
       continue;
     }
     if (p.func == ElementwiseFunc::Softmax) {
       forEachPoint(p, [&](int64_t ia, int64_t, int64_t io, const std::vector<int64_t>&) {
         quant::softmaxLine(a + ia, p.lineStride, p.lineLength, layer.expTable, p.multiplier,
-                           dst + io);
+                           dst + io, p.zero.out);
       });
       continue;
     }
     if (p.func == ElementwiseFunc::Select) {
       forEachPoint(p, [&](int64_t ia, int64_t ib, int64_t io, const std::vector<int64_t>&) {
         if (a[ia] != 0)
-          dst[io] = static_cast<int8_t>(quant::requantize(b[ib], p.multiplierB));
+          dst[io] = static_cast<int8_t>(
+              quant::requantizeTo(b[ib] - p.zero.in[1], p.multiplierB, p.zero.out));
       });
       continue;
     }

@@ -75,7 +75,8 @@ void runHostNode(const quant::QuantizedModel& qm, ir::NodeId id, std::vector<Ten
     const Tensor& t = values.at(static_cast<size_t>(v));
     NNACCEL_ASSERT(t.sizeBytes() > 0 || numElements(qm.graph.value(v).shape) == 0)
         << "value " << v << " read before it was produced";
-    held.push_back(quant::QuantTensor{t, t.dtype() == DType::I8 ? qm.scale(v) : 0.0f});
+    held.push_back(t.dtype() == DType::I8 ? quant::QuantTensor{t, qm.scale(v), qm.zeroPoint(v)}
+                                          : quant::QuantTensor{t, 0.0f});
     ptrs.push_back(&held.back());
     s.dram.readBytes += static_cast<int64_t>(t.sizeBytes());
   }

@@ -34,10 +34,10 @@ void maxPool(const ir::PoolParams& p, const int8_t* in, int8_t* out) {
 } // namespace
 
 Tensor poolInt8(const ir::PoolParams& p, const Tensor& x,
-                std::span<const quant::CountMultiplier> countMultipliers) {
+                std::span<const quant::CountMultiplier> countMultipliers, quant::ZeroPoints z) {
   NNACCEL_ASSERT(p.spatialRank == 2) << "poolInt8 wants 2-D pooling";
   if (p.kind == ir::PoolParams::Kind::Average)
-    return quant::averagePool(p, x, countMultipliers);
+    return quant::averagePool(p, x, countMultipliers, z);
   Tensor out(DType::I8, {p.batch, p.channels, p.outSpatial[0], p.outSpatial[1]});
   maxPool(p, x.data<int8_t>(), out.data<int8_t>());
   return out;

@@ -28,7 +28,7 @@ std::string percentOf(int64_t part, int64_t whole) {
 /// The int8 reference of one array layer on \p input: its node, then its fused clamp.
 Tensor layerReference(const quant::QuantizedModel& qm, const Layer& l, const Tensor& input) {
   const ir::Node& n = qm.graph.node(l.node);
-  const quant::QuantTensor x{input, qm.scale(n.inputs[0])};
+  const quant::QuantTensor x{input, qm.scale(n.inputs[0]), qm.zeroPoint(n.inputs[0])};
   std::vector<const quant::QuantTensor*> ptrs(n.inputs.size(), nullptr);
   ptrs[0] = &x;
   const Tensor out = quant::evalQuantizedNode(qm, l.node, ptrs).at(0).data;
@@ -169,7 +169,8 @@ SessionResult simulateModel(const ir::Graph& model, const SparseConfig& config,
                   percentOf(s.haloPpu, all), percentOf(s.dram, all), percentOf(s.idlePes, all)));
   for (ir::ValueId v : g.outputs)
     if (!interrupted)
-      r.outputs.push_back(quant::QuantTensor{sim.value(v), qm.scale(v)}.dequantize());
+      r.outputs.push_back(
+          quant::QuantTensor{sim.value(v), qm.scale(v), qm.zeroPoint(v)}.dequantize());
   return r;
 }
 

@@ -77,7 +77,7 @@ SessionResult simulateModel(const ir::Graph& model, const StreamConfig& config,
   // order), through the output circuit (e.g. a final Softmax) by the int8 rule as they leave.
   const std::function<quant::QuantTensor(ir::ValueId)> leaving = [&](ir::ValueId v) {
     if (sim.hasValue(v))
-      return quant::QuantTensor{sim.value(v), qm.scale(v)};
+      return quant::QuantTensor{sim.value(v), qm.scale(v), qm.zeroPoint(v)};
     const ir::NodeId producer = g.value(v).producer;
     const ir::Node& n = g.node(producer);
     const quant::QuantTensor x = leaving(n.inputs[0]);

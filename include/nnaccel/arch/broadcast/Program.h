@@ -87,6 +87,9 @@ struct ConvLayer {
   std::vector<WeightOperand> weights;
   std::vector<ChannelPost> post; ///< per output channel
   int32_t clampMin = quant::kInt8Min, clampMax = quant::kInt8Max;
+  /// Zero points (real = s * (q - z)): the PEs multiply q - inputZero (a padded tap is never
+  /// multiplied, so it adds real 0), the drain requantizes onto outputZero. 0 when symmetric.
+  int32_t inputZero = 0, outputZero = 0;
   OutputPlacement placement;
   int64_t usefulMacs = 0;   ///< MACs of the convolution itself (no dummies, no padding)
   int64_t denseWeights = 0; ///< real weights (no dummies)
@@ -102,6 +105,7 @@ struct ConvLayer {
 struct PoolLayer {
   ir::PoolParams params;
   std::vector<quant::CountMultiplier> countMultipliers; ///< average pooling (quant)
+  quant::ZeroPoints zero; ///< the input's and output's zero points (average pooling)
 };
 
 /// Where a layer reads an operand from (docs/arch/BroadcastCompiler.md, "Memory hierarchy").

@@ -47,7 +47,7 @@ enum class ElementwiseFunc : uint8_t {
   Max,        ///< quant::minMaxValue(true, multiplier, multiplierB, a, b)
   Requantize, ///< quant::requantize(a, multiplier)
   Copy,       ///< a
-  Fill,       ///< 0 (the int8 zero of a constant-zero Pad); reads nothing
+  Fill,       ///< zero.out (the code of real 0: a constant-zero Pad's border); reads nothing
   Compare,    ///< quant::compareValue(comparison, multiplier, multiplierB, a, b): 0 or 1
   Div,        ///< quant::divValue(multiplier, a, b): a times an integer reciprocal of b
   /// quant::interpolateAt over the layer's interpolation tables: a is read through per-axis
@@ -97,6 +97,10 @@ struct ElementwisePass {
   int64_t lineLength = 1, lineStride = 1; ///< Softmax, Reduce, Dot: elements per line, spacing
   int64_t lineStrideB = 1;                ///< Dot: spacing of b's line
   quant::Reduction reduction = quant::Reduction::Mean; ///< Reduce
+  /// Zero points of a (in[0]), b (in[1]) and the output (out): every rule computes on the
+  /// differences q - z and adds out (quant/Kernels.h); all 0 for a symmetric model. Set by
+  /// lowerElementwise from the model's values.
+  quant::ZeroPoints zero;
 
   int64_t points() const { return numElements(extents); }
 };

@@ -16,9 +16,10 @@
 
 namespace nnaccel::arch::common {
 
-/// Pools the s8 tensor \p x ([N, C, H, W], 2-D, undilated) by \p p.
+/// Pools the s8 tensor \p x ([N, C, H, W], 2-D, undilated) by \p p; average pooling with the
+/// input's and output's zero points \p z (quant::averagePool). Max pooling compares codes.
 Tensor poolInt8(const ir::PoolParams& p, const Tensor& x,
-                std::span<const quant::CountMultiplier> countMultipliers);
+                std::span<const quant::CountMultiplier> countMultipliers, quant::ZeroPoints z = {});
 
 /// Why a whole-layer pooling unit cannot run pooling node \p id (its parameters \p p): a
 /// spatial rank other than 2 ("N-D pooling (" + \p why2D + ")"), dilation, or a used MaxPool

@@ -155,7 +155,8 @@ struct PoolLayer {
   ir::PoolParams params; ///< batch 1, 2-D
   /// Average pooling: s_in / (s_out * count) for each window element count (quant).
   std::vector<quant::CountMultiplier> countMultipliers;
-  Tiling tiling; ///< output tiling over the PE grid (each PE pools its own output tile)
+  quant::ZeroPoints zero; ///< the input's and output's zero points (average pooling)
+  Tiling tiling;          ///< output tiling over the PE grid (each PE pools its own output tile)
 };
 
 struct Layer {

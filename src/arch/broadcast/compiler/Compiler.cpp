@@ -258,6 +258,7 @@ private:
     l.outputs = {n.outputs[0]};
     l.pool.params = p;
     l.pool.countMultipliers = qm_.node(id).countMultipliers;
+    l.pool.zero = qm_.zeroPointsOf(id);
   }
 
   void lowerConv(ir::NodeId id) {
@@ -527,6 +528,9 @@ private:
     for (int64_t m = 0; m < outChannels; ++m)
       c.post.push_back(ChannelPost{qn.bias.empty() ? 0 : qn.bias[static_cast<size_t>(m)],
                                    qn.multipliers[static_cast<size_t>(m)]});
+    const quant::ZeroPoints z = qm_.zeroPointsOf(id);
+    c.inputZero = z.in[0];
+    c.outputZero = z.out;
     return c;
   }
 
@@ -579,7 +583,6 @@ private:
 Program compile(const quant::QuantizedModel& qm, const BroadcastConfig& config,
                 const std::function<void(size_t, size_t)>& progress) {
   validate(config);
-  common::refuseZeroPoints(qm, "broadcast");
   return Driver(qm, config).run(progress);
 }
 

@@ -432,7 +432,7 @@ struct Simulator::Impl {
     const ir::Value& out = qm.graph.value(l.outputs[0]);
     if (options.functional)
       values[static_cast<size_t>(l.outputs[0])] =
-          common::poolInt8(l.pool.params, input(l.inputs[0]), l.pool.countMultipliers)
+          common::poolInt8(l.pool.params, input(l.inputs[0]), l.pool.countMultipliers, l.pool.zero)
               .reshaped(out.shape);
     const int64_t ops = common::poolWindowOps(l.pool.params);
     laneLayer(
@@ -800,7 +800,7 @@ struct Simulator::Impl {
           const WeightOperand& w = c.weights[0];
           const int8_t* wv = w.values.data() + tap * w.depth + seg * channels + c0;
           for (int64_t ch = 0; ch < cc; ++ch)
-            acc[ch] += static_cast<int32_t>(xv[ch]) * wv[ch];
+            acc[ch] += (xv[ch] - c.inputZero) * wv[ch];
           continue;
         }
         for (int64_t f = 0; f < it.filters; ++f) {
@@ -809,7 +809,7 @@ struct Simulator::Impl {
           const int8_t* wv = w.values.data() + tap * w.depth + seg * channels + c0;
           int32_t sum = 0;
           for (int64_t ch = 0; ch < cc; ++ch)
-            sum += static_cast<int32_t>(xv[ch]) * wv[ch];
+            sum += (xv[ch] - c.inputZero) * wv[ch];
           acc[f] += sum;
         }
       }
@@ -825,8 +825,8 @@ struct Simulator::Impl {
             c.depthwise ? it.firstFilter + f : it.group * c.filtersPerGroup() + it.firstFilter + f;
         const ChannelPost& post = c.post[static_cast<size_t>(m)];
         const int32_t acc = data.acc[static_cast<size_t>(k * it.filters + f)];
-        data.out[outputIndex(c, m, it.oy, ox)] = static_cast<int8_t>(
-            quant::requantize(acc + post.bias, post.multiplier, c.clampMin, c.clampMax));
+        data.out[outputIndex(c, m, it.oy, ox)] = static_cast<int8_t>(quant::requantizeTo(
+            acc + post.bias, post.multiplier, c.outputZero, c.clampMin, c.clampMax));
       }
     }
   }

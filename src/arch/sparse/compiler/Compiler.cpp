@@ -529,6 +529,7 @@ private:
     l.outputs = {n.outputs[0]};
     l.pool.params = p;
     l.pool.countMultipliers = qm_.node(id).countMultipliers;
+    l.pool.zero = qm_.zeroPointsOf(id);
     l.pool.tiling = planeTiling(g_.value(n.outputs[0]).shape);
   }
 

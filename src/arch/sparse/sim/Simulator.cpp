@@ -594,7 +594,7 @@ struct Simulator::Impl {
   void runPool(const Layer& l, report::LayerStats& s, LayerDetail& d) {
     const ir::PoolParams& p = l.pool.params;
     const Tensor& x = input(l.inputs[0]);
-    Tensor out = common::poolInt8(p, x, l.pool.countMultipliers)
+    Tensor out = common::poolInt8(p, x, l.pool.countMultipliers, l.pool.zero)
                      .reshaped(qm.graph.value(l.outputs[0]).shape);
     // Each PE pools its own output tile; window elements are one post-processing op each.
     const Tiling& t = l.pool.tiling;
