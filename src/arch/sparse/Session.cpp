@@ -40,7 +40,8 @@ Tensor layerReference(const quant::QuantizedModel& qm, const Layer& l, const Ten
 SessionResult simulateModel(const ir::Graph& model, const SparseConfig& config,
                             const SessionOptions& options) {
   validate(config);
-  const quant::QuantizedModel qm = common::quantizeForRun(model, options, "sparse");
+  const quant::QuantizedModel qm =
+      common::quantizeForRun(model, options, "sparse", common::ZeroPointSupport::Asymmetric);
   // From here on the quantized model's graph: a QDQ model's Quantize/Dequantize pairs are
   // absorbed into its scales there (quant/QdqModel.h), and node and value ids are its own.
   const ir::Graph& g = qm.graph;

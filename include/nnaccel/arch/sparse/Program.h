@@ -142,6 +142,10 @@ struct ConvLayer {
   std::vector<WeightGroup> groups;
   std::vector<ChannelPost> post; ///< per output channel
   int32_t clampMin = quant::kInt8Min, clampMax = quant::kInt8Max;
+  /// Zero points (real = s * (q - z)). The compressed input holds the non-zero differences
+  /// q - inputZero (real 0 is what the Cartesian product skips; a padded pixel is absent), and
+  /// post-processing requantizes onto outputZero. 0 when symmetric.
+  int32_t inputZero = 0, outputZero = 0;
   int64_t denseWeights = 0; ///< weights of the dense layer (the dense baseline's count)
   int64_t nonZeroWeights = 0;
   /// Dense taps per plane for one output channel (the dense baseline's weight vectors).

@@ -380,6 +380,16 @@ private:
     for (int64_t m = 0; m < outChannels; ++m)
       c.post.push_back(ChannelPost{qn.bias.empty() ? 0 : qn.bias[static_cast<size_t>(m)],
                                    qn.multipliers[static_cast<size_t>(m)]});
+    const quant::ZeroPoints z = qm_.zeroPointsOf(id);
+    c.inputZero = z.in[0];
+    c.outputZero = z.out;
+    if (c.inputZero != 0 && config_.valueBits < 9)
+      throw Error(ErrorKind::Config, ErrorContext{.key = "numerics.value_bits"},
+                  fmt::format("node '{}' reads '{}' at zero point {}: its compressed values are "
+                              "the differences q - z in [-255, 255], which need 9 value bits, "
+                              "not {}",
+                              g_.node(id).name, g_.value(g_.node(id).inputs[0]).name, c.inputZero,
+                              config_.valueBits));
     const ir::ValueId out = fuseActivation(id, l);
     l.outputs = {out};
     l.note = mappingNote(c);
@@ -546,7 +556,6 @@ private:
 Program compile(const quant::QuantizedModel& qm, const SparseConfig& config,
                 const std::function<void(size_t, size_t)>& progress) {
   validate(config);
-  common::refuseZeroPoints(qm, "sparse");
   return Driver(qm, config).run(progress);
 }
 

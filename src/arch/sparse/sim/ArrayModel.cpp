@@ -60,9 +60,9 @@ LayerInput compactInput(const ConvLayer& l, const SparseConfig& config, const in
         for (int64_t x = 0; x < f.inW; ++x) {
           const int8_t* v = planePixel(l, in, c, f.inX0 + x, f.inY0 + y);
           pixels += v != nullptr ? 1 : 0;
-          if (v != nullptr && *v != 0) {
+          if (v != nullptr && *v != l.inputZero) { // real 0 is the zero point's code
             pos.push_back(sp::Position{x, y, 0});
-            val.push_back(*v);
+            val.push_back(*v - l.inputZero);
           }
         }
       r.pixels.push_back(pixels);
@@ -797,8 +797,9 @@ private:
                 u |= ~mask;
               v = static_cast<int64_t>(u);
             }
-            const int32_t q = quant::requantize(static_cast<int32_t>(v) + post.bias,
-                                                post.multiplier, l_.clampMin, l_.clampMax);
+            const int32_t q =
+                quant::requantizeTo(static_cast<int32_t>(v) + post.bias, post.multiplier,
+                                    l_.outputZero, l_.clampMin, l_.clampMax);
             const size_t o = l_.matrixLayout
                                  ? static_cast<size_t>(ox * l_.outChannels + m)
                                  : static_cast<size_t>((m * l_.outH + oy) * l_.outW + ox);

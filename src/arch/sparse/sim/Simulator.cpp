@@ -230,9 +230,12 @@ struct Simulator::Impl {
     return cycles + dramCycles(compressedBytes);
   }
 
-  /// A tensor of value \p v's shape with exactly round(density * n) non-zero int8 values.
+  /// A tensor of value \p v's shape with exactly round(density * n) non-zero values: codes
+  /// other than v's zero point (the code of real 0), which fills the rest.
   Tensor syntheticInput(ir::ValueId v, double density, uint64_t seed) const {
     Tensor t(DType::I8, qm.graph.value(v).shape);
+    const int32_t zero = qm.zeroPoint(v);
+    std::fill_n(t.data<int8_t>(), t.numElements(), static_cast<int8_t>(zero));
     const int64_t n = t.numElements();
     const auto keep = static_cast<int64_t>(std::llround(density * static_cast<double>(n)));
     std::vector<int64_t> order(static_cast<size_t>(n));
@@ -242,9 +245,11 @@ struct Simulator::Impl {
     for (int64_t i = 0; i < keep; ++i) { // a partial Fisher-Yates shuffle picks the positions
       const auto j = i + static_cast<int64_t>(rng.nextU64() % static_cast<uint64_t>(n - i));
       std::swap(order[static_cast<size_t>(i)], order[static_cast<size_t>(j)]);
-      const auto magnitude = static_cast<int8_t>(1 + rng.nextU64() % 127);
-      t.data<int8_t>()[order[static_cast<size_t>(i)]] =
-          (rng.nextU64() & 1) != 0 ? magnitude : static_cast<int8_t>(-magnitude);
+      const auto magnitude = static_cast<int32_t>(1 + rng.nextU64() % 127);
+      const int32_t up = zero + magnitude, down = zero - magnitude;
+      const bool positive = (rng.nextU64() & 1) != 0;
+      t.data<int8_t>()[order[static_cast<size_t>(i)]] = static_cast<int8_t>(
+          (positive && up <= quant::kInt8Max) || down < quant::kInt8Min ? up : down);
     }
     return t;
   }
@@ -569,6 +574,7 @@ struct Simulator::Impl {
     view.inputXOf = c.outputXOf;
     view.inputYOf = c.outputYOf;
     view.matrixLayout = c.matrixLayout;
+    view.inputZero = c.outputZero; // the next layer compresses q - z of this output
     view.inTiling = c.outTiling;
     for (const PeFrame& f : c.frames) {
       PeFrame g;

@@ -10,6 +10,7 @@
 #include "nnaccel/arch/sparse/Compiler.h"
 
 #include "LayerSpecGraphs.h"
+#include "QdqGraph.h"
 #include "nnaccel/driver/ModelLoader.h"
 #include "nnaccel/quant/QuantizedModel.h"
 #include "nnaccel/support/Error.h"
@@ -181,6 +182,25 @@ TEST(SparseCompiler, ReportsItsProgressNodeByNode) {
   EXPECT_EQ(seen.back(), std::make_pair(r.qm.graph.numNodes(), r.qm.graph.numNodes()));
   EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
   EXPECT_EQ(p.layers.size(), r.program.layers.size()); // watching changes nothing
+}
+
+TEST(SparseCompiler, ZeroPointsCompressDifferencesOfNineBits) {
+  SparseConfig c = sparsePreset("scnn");
+  const quant::QuantizedModel qm = quant::quantize(nnaccel::testing::qdqGraph(true), {});
+  const Program p = compile(qm, c);
+  ASSERT_FALSE(p.layers.empty());
+  EXPECT_EQ(p.layers[0].conv.inputZero, -8);    // uint8 zero point 120
+  EXPECT_EQ(p.layers[0].conv.outputZero, -128); // the Relu's uint8 zero point 0
+  c.valueBits = 8;
+  try {
+    compile(qm, c);
+    FAIL() << "8 value bits took differences of 9";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Config);
+    EXPECT_EQ(e.context().key, "numerics.value_bits");
+    EXPECT_EQ(e.reason(), "node 'c1' reads 'x' at zero point -8: its compressed values are the "
+                          "differences q - z in [-255, 255], which need 9 value bits, not 8");
+  }
 }
 
 TEST(SparseCompiler, SameConvOnScnn) {
