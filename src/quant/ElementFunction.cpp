@@ -87,14 +87,16 @@ std::optional<ElementFunction> selectionFunction(const QuantizedModel& qm, const
     ops.push_back(*f);
   }
   ElementFunction f;
+  const ZeroPoints z = qm.zeroPointsOf(id);
   if (q.kind == QuantOpKind::Compare && ops.size() == 2) {
     const std::optional<ir::ValueId> source = commonSource({&ops[0], &ops[1]});
     if (!source)
       return std::nullopt;
     f.source = *source;
     for (size_t i = 0; i < f.table.size(); ++i)
-      f.table[i] = compareValue(comparisonOf(n.op), q.inputMultipliers.at(0),
-                                q.inputMultipliers.at(1), ops[0].table[i], ops[1].table[i]);
+      f.table[i] =
+          compareValue(comparisonOf(n.op), q.inputMultipliers.at(0), q.inputMultipliers.at(1),
+                       ops[0].table[i], ops[1].table[i], z.in[0], z.in[1]);
     return f;
   }
   if (q.kind != QuantOpKind::Select || ops.size() != 3)
@@ -104,9 +106,10 @@ std::optional<ElementFunction> selectionFunction(const QuantizedModel& qm, const
     return std::nullopt;
   f.source = *source;
   for (size_t i = 0; i < f.table.size(); ++i)
-    f.table[i] = static_cast<int8_t>(ops[0].table[i] != 0
-                                         ? requantize(ops[1].table[i], q.inputMultipliers.at(1))
-                                         : requantize(ops[2].table[i], q.inputMultipliers.at(2)));
+    f.table[i] = static_cast<int8_t>(
+        ops[0].table[i] != 0
+            ? requantizeTo(ops[1].table[i] - z.in[1], q.inputMultipliers.at(1), z.out)
+            : requantizeTo(ops[2].table[i] - z.in[2], q.inputMultipliers.at(2), z.out));
   return f;
 }
 
@@ -143,13 +146,16 @@ std::optional<ElementFunction> nodeFunction(const QuantizedModel& qm, const Func
       return std::nullopt;
     ElementFunction f{.source = a.source};
     const bool subtract = n.op == ir::OpKind::Sub;
-    for (size_t i = 0; i < f.table.size(); ++i)
-      f.table[i] = n.op == ir::OpKind::Div      ? divValue(q.mulMultiplier, a.table[i], b.table[i])
-                   : q.kind == QuantOpKind::Mul ? mulValue(q.mulMultiplier, a.table[i], b.table[i])
+    const ZeroPoints z = qm.zeroPointsOf(id);
+    for (size_t i = 0; i < f.table.size(); ++i) {
+      const int32_t da = a.table[i] - z.in[0], db = b.table[i] - z.in[1];
+      f.table[i] = n.op == ir::OpKind::Div      ? divValue(q.mulMultiplier, da, db, z.out)
+                   : q.kind == QuantOpKind::Mul ? mulValue(q.mulMultiplier, da, db, z.out)
                    : q.kind == QuantOpKind::MinMax
                        ? minMaxValue(n.op == ir::OpKind::Max, q.inputMultipliers.at(0),
-                                     q.inputMultipliers.at(1), a.table[i], b.table[i])
-                       : addSubValue(subtract, q.addSub, a.table[i], b.table[i]);
+                                     q.inputMultipliers.at(1), a.table[i], b.table[i], z)
+                       : addSubValue(subtract, q.addSub, a.table[i], b.table[i], z);
+    }
     return f;
   }
   default:

@@ -35,19 +35,25 @@ TEST(ElementFunction, DecomposedHardSwishIsOneTableWithTheExecutorsBits) {
   const auto y = b.op(OpKind::Mul, "gate", {s, d}); // two functions of one source again
   const ir::Graph g = finish(b, {y});
   std::vector<std::vector<Tensor>> sets{{randomTensor({1, 4, 5, 5}, rng, -4.0f, 4.0f)}};
-  const QuantizedModel qm = quantize(g, sets);
-  const auto fs = elementFunctions(qm, {});
-  EXPECT_FALSE(fs[static_cast<size_t>(c)]); // the convolution is a source
-  for (ir::ValueId v : {a, k, m, d, s, y}) {
-    ASSERT_TRUE(fs[static_cast<size_t>(v)]) << g.value(v).name;
-    EXPECT_EQ(fs[static_cast<size_t>(v)]->source, c);
+  QuantizedModel qm = quantize(g, sets);
+  for (const bool zeroPoints : {false, true}) {
+    SCOPED_TRACE(zeroPoints ? "with zero points" : "symmetric");
+    if (zeroPoints) // as an asymmetric QDQ model would quantize them: the rules take them
+      for (auto [v, z] : {std::pair{c, -9}, std::pair{a, 20}, std::pair{m, -3}, std::pair{d, 5}})
+        qm.zeroPoints[static_cast<size_t>(v)] = z;
+    const auto fs = elementFunctions(qm, {});
+    EXPECT_FALSE(fs[static_cast<size_t>(c)]); // the convolution is a source
+    for (ir::ValueId v : {a, k, m, d, s, y}) {
+      ASSERT_TRUE(fs[static_cast<size_t>(v)]) << g.value(v).name;
+      EXPECT_EQ(fs[static_cast<size_t>(v)]->source, c);
+    }
+    Int8Executor ex(qm);
+    ex.run(sets[0]);
+    const std::vector<int8_t> src = s8(ex.value(c).data), got = s8(ex.value(y).data);
+    const ElementFunction& f = *fs[static_cast<size_t>(y)];
+    for (size_t i = 0; i < src.size(); ++i)
+      ASSERT_EQ(f.table[static_cast<size_t>(src[i] + 128)], got[i]) << "element " << i;
   }
-  Int8Executor ex(qm);
-  ex.run(sets[0]);
-  const std::vector<int8_t> src = s8(ex.value(c).data), got = s8(ex.value(y).data);
-  const ElementFunction& f = *fs[static_cast<size_t>(y)];
-  for (size_t i = 0; i < src.size(); ++i)
-    ASSERT_EQ(f.table[static_cast<size_t>(src[i] + 128)], got[i]) << "element " << i;
 }
 
 TEST(ElementFunction, ThresholdMasksAreOneTableWithTheExecutorsBits) {
@@ -68,20 +74,26 @@ TEST(ElementFunction, ThresholdMasksAreOneTableWithTheExecutorsBits) {
   const ir::Graph g = finish(b, {masked, same, below, mixed});
   std::vector<std::vector<Tensor>> sets{
       {randomTensor({1, 4, 5, 5}, rng, -2.0f, 2.0f), randomTensor({1, 4, 5, 5}, rng)}};
-  const QuantizedModel qm = quantize(g, sets);
-  const auto fs = elementFunctions(qm, {});
-  EXPECT_FALSE(fs[static_cast<size_t>(mixed)]);
-  Int8Executor ex(qm);
-  ex.run(sets[0]);
-  const std::vector<int8_t> src = s8(ex.value(c).data);
-  for (ir::ValueId v : {above, masked, same, below}) {
-    ASSERT_TRUE(fs[static_cast<size_t>(v)]) << g.value(v).name;
-    const ElementFunction& f = *fs[static_cast<size_t>(v)];
-    EXPECT_EQ(f.source, c);
-    const std::vector<int8_t> got = s8(ex.value(v).data);
-    for (size_t i = 0; i < src.size(); ++i)
-      ASSERT_EQ(f.table[static_cast<size_t>(src[i] + 128)], got[i])
-          << g.value(v).name << " element " << i;
+  QuantizedModel qm = quantize(g, sets);
+  for (const bool zeroPoints : {false, true}) {
+    SCOPED_TRACE(zeroPoints ? "with zero points" : "symmetric");
+    if (zeroPoints)
+      for (auto [v, z] : {std::pair{c, 11}, std::pair{masked, -40}})
+        qm.zeroPoints[static_cast<size_t>(v)] = z;
+    const auto fs = elementFunctions(qm, {});
+    EXPECT_FALSE(fs[static_cast<size_t>(mixed)]);
+    Int8Executor ex(qm);
+    ex.run(sets[0]);
+    const std::vector<int8_t> src = s8(ex.value(c).data);
+    for (ir::ValueId v : {above, masked, same, below}) {
+      ASSERT_TRUE(fs[static_cast<size_t>(v)]) << g.value(v).name;
+      const ElementFunction& f = *fs[static_cast<size_t>(v)];
+      EXPECT_EQ(f.source, c);
+      const std::vector<int8_t> got = s8(ex.value(v).data);
+      for (size_t i = 0; i < src.size(); ++i)
+        ASSERT_EQ(f.table[static_cast<size_t>(src[i] + 128)], got[i])
+            << g.value(v).name << " element " << i;
+    }
   }
 }
 
