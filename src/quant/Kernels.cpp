@@ -264,8 +264,7 @@ Tensor addSub(bool subtract, const AddSubMultipliers& m, const Tensor& a, const 
               const Dims& outShape, ZeroPoints z) {
   requireS8(a, "addSub");
   requireS8(b, "addSub");
-  NNACCEL_ASSERT(m.leftShift >= 0 && m.leftShift <= (z == ZeroPoints{} ? 23 : 22))
-      << "leftShift " << m.leftShift;
+  NNACCEL_ASSERT(m.leftShift >= 0 && m.leftShift <= 23) << "leftShift " << m.leftShift;
   // a' and b' depend only on the int8 operand: tabulate them (256 entries each). |q - z| <= 255,
   // so (q - z) * 2^leftShift stays within int32.
   std::array<int64_t, 256> tableA{}, tableB{};

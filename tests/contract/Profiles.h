@@ -34,12 +34,7 @@ struct Profile {
 
 inline Profile profileOf(const std::string& engine) {
   static const std::map<std::string, Profile> kProfiles = {
-      {"systolic",
-       {{"small", "edge"},
-        {},
-        {},
-        40,
-        "its instructions carry no zero points yet (MATMUL, ACTIVATE, POOL, VECTOR)"}},
+      {"systolic", {{"small", "edge"}, {}, {}, 40}},
       {"sparse", {{"scnn", "tiny"}, {}, {}, 40}},
       {"broadcast", {{"npu", "fig8"}, {}, {}, 40}},
       {"stream",

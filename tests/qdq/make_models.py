@@ -202,12 +202,26 @@ def asym_global_pool_model(out):
     b.save(out, [1, 8, 12, 12], y, [1, 12, 1, 1])
 
 
+def asym_convtranspose_model(out):
+    """A 3x3 stride-2 ConvTranspose (the positions between input samples are real 0: the
+    input's zero point) with padding, uint8 in and out."""
+    b = Builder("asym_convtranspose")
+    x = b.qdq("x", 0.02, 100, U8)
+    w, ws = b.weights((8, 6, 3, 3), 1)
+    bias = b.bias(6, 0.02, ws)
+    y = b.node("ConvTranspose", [x, w, bias], "deconv", strides=[2, 2], pads=[1, 1, 1, 1],
+               output_padding=[1, 1])
+    y = b.qdq(y, 0.05, 130, U8)
+    b.save(out, [1, 8, 12, 12], y, [1, 6, 24, 24])
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     for make in (conv_model, depthwise_model, residual_model, concat_pool_model, matmul_model,
                  qoperator_model, asym_conv_model, asym_depthwise_model, asym_residual_model,
-                 asym_concat_pool_model, asym_matmul_model, asym_global_pool_model):
+                 asym_concat_pool_model, asym_matmul_model, asym_global_pool_model,
+                 asym_convtranspose_model):
         make(out)
     for name, shape in (("x_image", (1, 8, 12, 12)), ("x_rows", (1, 6, 32))):
         np.save(os.path.join(out, name + ".npy"),

@@ -79,8 +79,9 @@ RunOutcome runProgram(const ir::Graph& g, const Program& program, const quant::Q
         continue;
       }
       const Tensor raw = sim.readTensor(t);
-      const float scale = program.tensors[static_cast<size_t>(t)].scale;
-      out.outputs.push_back(scale > 0 ? quant::QuantTensor{raw, scale}.dequantize() : raw);
+      const DramTensor& d = program.tensors[static_cast<size_t>(t)];
+      out.outputs.push_back(d.scale > 0 ? quant::QuantTensor{raw, d.scale, d.zeroPoint}.dequantize()
+                                        : raw);
     }
   }
   return out;
@@ -136,7 +137,7 @@ SessionResult simulateModel(const ir::Graph& g, const SystolicConfig& config,
   const std::vector<Tensor> inputs = common::runInputs(g, options);
   std::optional<quant::QuantizedModel> qm;
   if (options.dtype == DType::I8)
-    qm = common::quantizeForRun(g, options, "systolic");
+    qm = common::quantizeForRun(g, options, "systolic", common::ZeroPointSupport::Asymmetric);
   const quant::QuantizedModel* qmp = qm ? &*qm : nullptr;
   // int8 programs are compiled from the quantized model's graph (a QDQ model's Quantize/
   // Dequantize pairs are absorbed into its scales there: quant/QdqModel.h).

@@ -48,6 +48,8 @@ inline constexpr int kPoolRecordBytes = 16;
 inline constexpr int kLookupTableBytes = 256; ///< per partition: one int8 output per int8 input
 /// VECTOR Add/Sub: |q| * 2^leftShift <= 2^31 for every int8 q.
 inline constexpr int kMaxVectorLeftShift = 24;
+/// With a zero point an Add/Sub operand is a difference |q - z| <= 255: 255 * 2^23 < 2^31.
+inline constexpr int kMaxZeroPointLeftShift = 23;
 
 /// Optional wait/signal carried by every instruction. sem == -1 means "none".
 struct SemWait {
@@ -96,10 +98,11 @@ struct DmaStore {
   int64_t sbufAddr = 0, sbufOuterStride = 0;
 };
 
-/// DRAM -> DRAM copy (or zero fill when fillZero) with patterns on both sides; used by the
-/// baselines (zero insertion, rotated weight copy; seed 000 FIG. 3).
+/// DRAM -> DRAM copy (or a fill with fillValue when fillZero) with patterns on both sides; used
+/// by the baselines (zero insertion, rotated weight copy; seed 000 FIG. 3) and Pad borders.
 struct DmaCopy {
-  bool fillZero = false; ///< write zeros, read nothing (src ignored)
+  bool fillZero = false; ///< write fillValue (the code of real 0), read nothing (src ignored)
+  int32_t fillValue = 0; ///< the byte a fill writes: the tensor's zero point (0 when symmetric)
   int64_t elemBytes = 1;
   int64_t partitionCount = 1, outerCount = 1, innerCount = 1;
   DramPattern src, dst;
@@ -113,6 +116,9 @@ struct LoadWeights {
   int64_t addr = 0;
   int64_t rows = 1, cols = 1;
   int64_t colStride = 1;
+  /// s8: the loaded weight is the element minus zero (a computed tensor with a zero point
+  /// loaded as weights, attention's B); 0 for constant weights, which are symmetric.
+  int32_t zero = 0;
 };
 
 /// Streams outerCount x innerCount input vectors through the array. Vector k = (o, i) is the
@@ -128,6 +134,9 @@ struct Matmul {
   /// (overwrite); true: it is added. In WrittenFlags mode an entry whose flag is clear reads
   /// as 0 on the accumulate path too, and every write sets the flag.
   bool accumulate = true;
+  /// s8: the array multiplies element - srcZero on rows 0..rows-1 (the input's zero point: real
+  /// 0 multiplies to 0; padding is never streamed, so nothing else needs correcting).
+  int32_t srcZero = 0;
 };
 
 /// Zeroes `entries` consecutive PSUM entries starting at addr in columns 0..cols-1 (FIG. 7A).
@@ -154,8 +163,8 @@ enum class ActFunc : uint8_t {
 /// Drains a PSUM tile of rows x rowLen entries (entry psum + y * psumRowStride + x) of columns
 /// colStart..colStart+cols-1 through the activation engine into SBUF: column colStart + m goes to
 /// partition dstPartition + m at dst + y * dstRowStride + x * elemBytes.
-/// s8: out = requantize(acc + bias, M, shift) clamped to [clampLo, clampHi] (docs/Quantization.md)
-/// with bias/M/shift from activation-table slot tableSlot of the column.
+/// s8: out = requantizeTo(acc + bias, {M, shift}, zeroOut) clamped to [clampLo, clampHi]
+/// (docs/Quantization.md) with bias/M/shift from activation-table slot tableSlot of the column.
 /// f32: out = func(acc + bias) with alpha/beta/gamma (ir::ActivationParams semantics).
 /// releaseEntries (WrittenFlags mode): clears the drained entries' written flags.
 struct Activate {
@@ -168,6 +177,7 @@ struct Activate {
   int64_t clampLo = -128, clampHi = 127;
   float alpha = 0, beta = 0, gamma = 0;
   bool releaseEntries = false;
+  int32_t zeroOut = 0; ///< s8: the output's zero point
 };
 
 /// Pooling engine, SBUF -> SBUF, partitions [partitionStart, +partitions) in parallel.
@@ -196,6 +206,9 @@ struct Pool {
   int64_t padBottom = 0, padRight = 0, dilH = 1, dilW = 1;
   bool countIncludePad = false;
   int64_t tableRow0 = 0; ///< Interpolate: the pool-table record of output row outRow0
+  /// s8 Average: the sum is of element - zeroIn, requantized onto zeroOut (an empty window
+  /// gives zeroOut, real 0). Max and Interpolate work on the codes.
+  int32_t zeroIn = 0, zeroOut = 0;
 };
 
 /// Function of the vector unit (VECTOR). Every result is finally clamped to [clampLo, clampHi].
@@ -252,6 +265,8 @@ constexpr bool isBinary(VectorFunc f) {
 ///   C   at c + y * cRowStride + x * cStep   (the same; Select and SelectNot only)
 ///   out at dst + y * dstRowStride + x
 /// dst may equal a (in place). Multipliers are quant::QuantMultiplier {M, shift} pairs.
+/// Zero points: every function computes on A - aZero and B - bZero (C is a 0/1 condition) and
+/// adds outZero before the final clamp (quant::ZeroPoints); all 0 for a symmetric model.
 struct Vector {
   VectorFunc func = VectorFunc::Clamp;
   int64_t partitionStart = 0, partitions = 1;
@@ -265,6 +280,7 @@ struct Vector {
   int32_t bMultiplier = 1 << 30, bShift = -1; ///< Add/Sub/Min/Max/comparisons/Select: B's rescale
   int32_t outMultiplier = 1 << 30, outShift = -1; ///< Add/Sub/Mul/Requantize: output rescale
   int64_t clampLo = -128, clampHi = 127;
+  int32_t aZero = 0, bZero = 0, outZero = 0;
   bool operator==(const Vector&) const = default;
 };
 

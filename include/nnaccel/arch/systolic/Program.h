@@ -29,8 +29,9 @@ struct DramTensor {
   int32_t value = -1; ///< graph ValueId (-1 for compiler-made buffers)
   DType dtype = DType::I8;
   Dims shape;
-  int64_t addr = 0; ///< byte address in DRAM, or in the resident region (isResidentAddr)
-  float scale = 0;  ///< int8 scale (0 for f32/raw tensors)
+  int64_t addr = 0;      ///< byte address in DRAM, or in the resident region (isResidentAddr)
+  float scale = 0;       ///< int8 scale (0 for f32/raw tensors)
+  int32_t zeroPoint = 0; ///< int8 zero point: real = scale * (q - zeroPoint)
   enum class Role : uint8_t {
     Input,
     Output,
@@ -99,7 +100,9 @@ inline bool isResidentAddr(int64_t addr) {
 }
 
 struct Program {
-  static constexpr uint32_t kVersion = 4; ///< 3: the rounding header field; 4: VECTOR's C
+  /// 3: the rounding header field; 4: VECTOR's C; 5: zero points (tensors, MATMUL, LOAD_WEIGHTS,
+  /// ACTIVATE, POOL, VECTOR, the DMA fill value)
+  static constexpr uint32_t kVersion = 5;
   SystolicConfig config;   ///< the config it was compiled for (the simulator runs on it)
   DType dtype = DType::I8; ///< I8 or F32
   /// How every requantization of an s8 program (ACTIVATE, POOL average, VECTOR) and the

@@ -121,6 +121,7 @@ private:
     if (int8() && (val.dtype == DType::F32 || ctx_.qm->scale(v) > 0)) {
       t.dtype = DType::I8;
       t.scale = ctx_.qm->scale(v);
+      t.zeroPoint = g_.isConstant(v) ? 0 : ctx_.qm->zeroPoint(v);
     }
     const bool isOutput = g_.isOutput(v);
     t.role = isOutput && role == DramTensor::Role::Activation ? DramTensor::Role::Output : role;
@@ -432,7 +433,8 @@ private:
     const Range dilRange = ctx_.dramRange(dilT);
     Emitter& em = ctx_.emitter;
     DmaCopy fill;
-    fill.fillZero = true;
+    fill.fillZero = true; // real 0: the input's zero point
+    fill.fillValue = int8() ? ctx_.qm->zeroPoint(g_.node(d.node).inputs[0]) : 0;
     fill.elemBytes = eb;
     fill.innerCount = d.batch * d.inChannels * dh * dw;
     fill.dst.addr = dilAddr;
@@ -861,6 +863,11 @@ private:
     const ir::Node& n = node(id);
     d.inTensor = tensorOf(n.inputs[0]);
     d.outTensor = tensorOf(n.outputs[0]);
+    if (int8()) {
+      const quant::ZeroPoints z = ctx_.qm->zeroPointsOf(id);
+      d.zeroIn = z.in[0];
+      d.zeroOut = z.out;
+    }
     const int64_t first = ctx_.emitter.size();
     Layer& l = beginLayer(id, LayerUnit::Pool, std::string(ir::opName(n.op)), shapeOf(n));
     setOutputs(l, {n.outputs[0]});
@@ -893,8 +900,6 @@ Program compile(const ir::Graph& g, const quant::QuantizedModel* qm, const Systo
                 fmt::format("config '{}' does not support {}", config.name,
                             options.dtype == DType::I8 ? "int8" : "fp32"));
   NNACCEL_ASSERT(options.dtype != DType::I8 || qm != nullptr) << "int8 compile needs the model";
-  if (qm != nullptr)
-    common::refuseZeroPoints(*qm, "systolic");
   // A layer whose tiles need more of the SBUF than the resident region leaves gets it: the
   // region halves (to 0 at worst) and the layer's note says so.
   SystolicConfig c = config;

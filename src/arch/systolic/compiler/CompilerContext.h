@@ -125,6 +125,8 @@ struct PoolDesc {
   int32_t inTensor = -1, outTensor = -1;
   /// I8 average: (count, M, shift) per distinct window count.
   std::vector<std::array<int32_t, 3>> countTable;
+  /// I8 average: the input's and output's zero points (POOL zero.in, zero.out).
+  int32_t zeroIn = 0, zeroOut = 0;
   /// Interpolate: (index0, index1, weight1) per output column and per output row.
   std::vector<std::array<int32_t, 3>> columnTaps, rowTaps;
 };

@@ -199,7 +199,8 @@ struct WeightItem {
 class ConvLowering {
 public:
   ConvLowering(CompilerContext& ctx, const ConvDesc& d)
-      : ctx_(ctx), cfg_(ctx.config), d_(d), eb_(ctx.elemBytes), em_(ctx.emitter) {}
+      : ctx_(ctx), cfg_(ctx.config), d_(d), eb_(ctx.elemBytes), em_(ctx.emitter),
+        zero_(zeroPointsOf(ctx, d)) {}
 
   void run() {
     planBlocks();
@@ -255,6 +256,18 @@ private:
   const ConvDesc& d_;
   const int64_t eb_;
   Emitter& em_;
+  /// The node's zero points: its input (MATMUL's src.zero), a computed B loaded as weights
+  /// (LOAD_WEIGHTS' zero) and its output (ACTIVATE's zero); all 0 in f32 programs.
+  const quant::ZeroPoints zero_;
+
+  static quant::ZeroPoints zeroPointsOf(const CompilerContext& ctx, const ConvDesc& d) {
+    if (ctx.qm == nullptr || ctx.elemBytes != 1 || d.node < 0)
+      return {};
+    quant::ZeroPoints z = ctx.qm->zeroPointsOf(d.node);
+    if (d.weightTensor < 0)
+      z.in[1] = 0; // constant weights are symmetric
+    return z;
+  }
   std::vector<MBlock> blocks_;
   int64_t distinct_ = 0; ///< distinct input-channel blocks
   int64_t maxCBlocks_ = 0, maxMCount_ = 0;
@@ -629,6 +642,7 @@ void ConvLowering::emitMatmul(int64_t k, const MBlock& b, const WeightItem& it, 
   lw.rows = cb.count;
   lw.cols = b.count;
   lw.colStride = kernelVolume(d_) * eb_;
+  lw.zero = zero_.in[1];
   em_.emit(lw,
            {sbufRange(wbuf + static_cast<int64_t>(it.cb) * bytesPerPartition, bytesPerPartition)},
            {});
@@ -648,6 +662,7 @@ void ConvLowering::emitMatmul(int64_t k, const MBlock& b, const WeightItem& it, 
   mm.dstOuterStride = it.plan.rows.dstStep * L_.tw;
   mm.dstOuterCount = it.plan.rows.count;
   mm.accumulate = accumulate;
+  mm.srcZero = zero_.in[0];
   const int64_t slotBytes = L_.resident ? d_.h.in * d_.w.in * eb_ : L_.windowSlotBytes;
   em_.emit(mm, {sbufRange(inAddr, slotBytes)}, {psum});
 }
@@ -691,6 +706,7 @@ void ConvLowering::drainChunk(int64_t k, const Step& st, const MBlock& b, int64_
   a.beta = d_.beta;
   a.gamma = d_.gamma;
   a.releaseEntries = cfg_.psumZeroMode == PsumZeroMode::WrittenFlags;
+  a.zeroOut = zero_.out;
   const Range table{Space::ActTable, a.tableSlot, a.tableSlot + 1};
   std::vector<Range> writes{sbufRange(a.dst, chunkBytes)};
   if (a.releaseEntries)

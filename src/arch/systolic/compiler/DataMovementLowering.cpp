@@ -69,6 +69,7 @@ void lowerDataMovement(CompilerContext& ctx, const common::ElementwiseLayer& l, 
       const PassAxis &ap = axes[outer], &ao = axes[outer + 1], &ai = axes[outer + 2];
       DmaCopy op;
       op.fillZero = p.func == common::ElementwiseFunc::Fill;
+      op.fillValue = op.fillZero ? p.zero.out : 0; // the code of real 0
       op.elemBytes = 1;
       op.partitionCount = ap.extent;
       op.outerCount = ao.extent;

@@ -239,6 +239,10 @@ void PoolLowering::compute(int64_t k) {
   p.dilH = d_.dilH;
   p.dilW = d_.dilW;
   p.countIncludePad = d_.countIncludePad;
+  if (p.kind == Pool::Kind::Average) {
+    p.zeroIn = d_.zeroIn;
+    p.zeroOut = d_.zeroOut;
+  }
   std::vector<Range> reads{sbufRange(p.src, inBufBytes_)};
   if (!d_.countTable.empty())
     reads.push_back(Range{Space::PoolTable, 0, static_cast<int64_t>(d_.countTable.size())});

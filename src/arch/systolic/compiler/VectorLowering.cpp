@@ -541,9 +541,20 @@ private:
     return operand(ctx_.dramRange(io_.output), v, channelOffset * o.s);
   }
 
+  /// The zero point of node input \p i (0 for a constant, which is symmetric, or none).
+  int32_t inputZero(int i) const {
+    if (i < 0)
+      return 0;
+    const ir::ValueId v = n_.inputs.at(static_cast<size_t>(i));
+    return ctx_.g.isConstant(v) ? 0 : ctx_.qm->zeroPoint(v);
+  }
+
   VectorDesc desc(const Ncs& shape) const {
     VectorDesc d;
     d.op = p_.op;
+    d.op.aZero = inputZero(p_.inputA); // the C operand is a comparison's 0/1 (zero point 0)
+    d.op.bZero = inputZero(p_.inputB);
+    d.op.outZero = ctx_.qm->zeroPoint(n_.outputs[0]);
     d.batch = shape.n;
     d.channels = shape.c;
     d.plane = shape.s;
@@ -607,19 +618,21 @@ private:
   }
 
   /// Each input into its channel range of the output: a DRAM copy when its multiplier is
-  /// exactly 1, else a REQUANTIZE through the vector unit.
+  /// exactly 1 and its zero point the output's, else a REQUANTIZE through the vector unit.
   void concat() {
     const std::vector<quant::QuantMultiplier>& m = ctx_.qm->node(id_).inputMultipliers;
     int64_t offset = 0;
     for (size_t i = 0; i < n_.inputs.size(); ++i) {
       const Ncs in = ncsOf(ctx_.g.value(n_.inputs[i]).shape);
       const Range src = inputRange(i);
-      if (m.at(i).isIdentity()) {
+      const int32_t zero = inputZero(static_cast<int>(i));
+      if (m.at(i).isIdentity() && zero == ctx_.qm->zeroPoint(n_.outputs[0])) {
         copyChannels(src, in, offset);
       } else {
         VectorDesc d = desc(in);
         d.op = withMultiplier(d.op, m[i]);
         d.op.func = VectorFunc::Requantize;
+        d.op.aZero = zero;
         d.a = operand(src, OperandView{in.c * in.s, in.s, false});
         d.out = output(offset);
         lowerVector(ctx_, d);

@@ -156,6 +156,7 @@ void forEachField(O& d, V&& v) {
   v(count("inner.n"), d.innerCount);
   patternFields(d.src, v, "src", "src.pstride", "src.ostride", "src.step");
   patternFields(d.dst, v, "dst", "dst.pstride", "dst.ostride", "dst.step");
+  v(dec("fill"), d.fillValue);
 }
 
 template <class O, class V>
@@ -165,6 +166,7 @@ void forEachField(O& w, V&& v) {
   v(count("rows"), w.rows);
   v(count("cols"), w.cols);
   v(hex("col.stride"), w.colStride);
+  v(dec("zero"), w.zero);
 }
 
 template <class O, class V>
@@ -183,6 +185,7 @@ void forEachField(O& m, V&& v) {
   v(dec("dst.ostride"), m.dstOuterStride);
   v(count("dst.on"), m.dstOuterCount);
   v(dec("acc"), m.accumulate);
+  v(dec("src.zero"), m.srcZero);
 }
 
 template <class O, class V>
@@ -214,6 +217,7 @@ void forEachField(O& a, V&& v) {
   v(dec("beta"), a.beta);
   v(dec("gamma"), a.gamma);
   v(dec("release"), a.releaseEntries);
+  v(dec("zero"), a.zeroOut);
 }
 
 template <class O, class V>
@@ -246,6 +250,8 @@ void forEachField(O& p, V&& v) {
   v(count("dil.w"), p.dilW);
   v(dec("incl.pad"), p.countIncludePad);
   v(nonNeg("table.row0"), p.tableRow0);
+  v(dec("zero.in"), p.zeroIn);
+  v(dec("zero.out"), p.zeroOut);
 }
 
 template <class O, class V>
@@ -275,6 +281,9 @@ void forEachField(O& x, V&& v) {
   v(hex("c"), x.c);
   v(hex("c.rstride"), x.cRowStride);
   v(dec("c.step"), x.cStep);
+  v(dec("a.zero"), x.aZero);
+  v(dec("b.zero"), x.bZero);
+  v(dec("out.zero"), x.outZero);
 }
 
 template <class O, class V>
@@ -366,6 +375,7 @@ void forEachField(T& t, V&& v) {
   v(hex("addr"), t.addr);
   v(dec("scale"), t.scale);
   v(dec("role"), t.role);
+  v(dec("zero"), t.zeroPoint);
 }
 
 template <class S, class V>

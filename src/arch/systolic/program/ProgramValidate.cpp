@@ -406,12 +406,14 @@ private:
       checkDram("src", d.src, d.partitionCount, d.outerCount, d.innerCount, d.elemBytes);
     }
     checkDram("dst", d.dst, d.partitionCount, d.outerCount, d.innerCount, d.elemBytes);
+    checkZero("fill", d.fillValue);
   }
 
   void check(const LoadWeights& w) const {
     checkRows("rows", w.rows);
     checkCols("cols", w.cols);
     checkSbuf("addr", w.addr, {{w.colStride, w.cols}}, elemBytes_);
+    checkZero("zero", w.zero);
   }
 
   void check(const Matmul& m) const {
@@ -431,6 +433,7 @@ private:
               {{m.srcInnerStep, m.srcInnerCount}, {m.srcOuterStride, m.srcOuterCount}}, elemBytes_);
     checkPsum("dst", m.dst,
               {{m.dstInnerStep, m.dstInnerCount}, {m.dstOuterStride, m.dstOuterCount}});
+    checkZero("src.zero", m.srcZero);
   }
 
   void check(const PsumReset& r) const {
@@ -462,6 +465,7 @@ private:
     if (a.clampLo > a.clampHi) {
       fieldFail("lo", fmt::format("exceeds hi = {}", a.clampHi));
     }
+    checkZero("zero", a.zeroOut);
   }
 
   /// An interpolating POOL: s8, window fields at their defaults, its records inside the table
@@ -486,6 +490,8 @@ private:
     checkSlots("src.rows", p.srcRow0, p.srcRows, p.inH, "rows of the input plane (in.h)");
     checkSbuf("src", p.src, {{p.srcRowStride, p.srcRows}, {p.elemBytes, p.inW}}, p.elemBytes);
     checkSbuf("dst", p.dst, {{p.dstRowStride, p.outRows}, {p.elemBytes, p.outW}}, p.elemBytes);
+    checkZero("zero.in", p.zeroIn);
+    checkZero("zero.out", p.zeroOut);
     if (p.kind == Pool::Kind::Interpolate) {
       checkInterpolation(p);
       return;
@@ -537,7 +543,15 @@ private:
                                         "fit int32)",
                                         kMaxVectorLeftShift));
       }
+      if ((v.aZero != 0 || v.bZero != 0) && v.leftShift > kMaxZeroPointLeftShift) {
+        fieldFail("lshift", fmt::format("exceeds {} with a zero point (a difference q - z "
+                                        "shifted left must fit int32)",
+                                        kMaxZeroPointLeftShift));
+      }
     }
+    checkZero("a.zero", v.aZero);
+    checkZero("b.zero", v.bZero);
+    checkZero("out.zero", v.outZero);
     if (v.func == VectorFunc::Add || v.func == VectorFunc::Sub || v.func == VectorFunc::Min ||
         v.func == VectorFunc::Max || isComparison(v.func) || isSelect(v.func)) {
       checkMultiplier("a.m", v.aMultiplier, v.aShift);
@@ -555,6 +569,14 @@ private:
     if (v.clampLo > v.clampHi) {
       fieldFail("lo", fmt::format("exceeds hi = {}", v.clampHi));
     }
+  }
+
+  /// A zero point: an int8 code in s8 programs, 0 in f32 programs (which hold no codes).
+  void checkZero(const char* name, int32_t zero) const {
+    if (p_.dtype != DType::I8 && zero != 0)
+      fieldFail(name, "must be 0 in an f32 program (a zero point is an int8 code)");
+    if (zero < -128 || zero > 127)
+      fieldFail(name, "lies outside the int8 range [-128, 127]");
   }
 
   /// A requantization multiplier {M, shift} (quant/Requantize.h); \p name is its M field.

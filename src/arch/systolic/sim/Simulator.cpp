@@ -413,8 +413,8 @@ struct Simulator::Impl {
         }
       }
     };
-    if (d.fillZero) {
-      each(d.dst, [&](uint8_t* at) { std::memset(at, 0, eb); });
+    if (d.fillZero) { // the fill value is one int8 code (0 for f32 and symmetric tensors)
+      each(d.dst, [&](uint8_t* at) { std::memset(at, static_cast<uint8_t>(d.fillValue), eb); });
       return;
     }
     each(d.src, [&](uint8_t* at) { buffer.insert(buffer.end(), at, at + eb); });
@@ -444,7 +444,7 @@ struct Simulator::Impl {
       const uint8_t* part = sbuf.data() + p * sbufPartitionBytes + w.addr;
       for (int64_t m = 0; m < w.cols; ++m) {
         out[static_cast<size_t>(p * cols + m)] =
-            static_cast<V>(loadElem<T>(part + m * w.colStride));
+            static_cast<V>(loadElem<T>(part + m * w.colStride)) - static_cast<V>(w.zero);
       }
     }
     return out;
@@ -490,7 +490,8 @@ struct Simulator::Impl {
                 psumEntries, "PSUM entries per column");
   }
 
-  /// The MATMUL's input vectors, \p stride values apart (stride >= rows; extra rows stay 0).
+  /// The MATMUL's input vectors, \p stride values apart (stride >= rows; extra rows stay 0),
+  /// each element less the input's zero point.
   template <class T, class V> std::vector<V> gather(const Matmul& m, int64_t stride) const {
     const int64_t n = m.srcOuterCount * m.srcInnerCount;
     std::vector<V> x(static_cast<size_t>(n * stride), V{});
@@ -500,7 +501,7 @@ struct Simulator::Impl {
         const uint8_t* row = part + o * m.srcOuterStride;
         for (int64_t i = 0; i < m.srcInnerCount; ++i) {
           x[static_cast<size_t>((o * m.srcInnerCount + i) * stride + p)] =
-              static_cast<V>(loadElem<T>(row + i * m.srcInnerStep));
+              static_cast<V>(loadElem<T>(row + i * m.srcInnerStep)) - static_cast<V>(m.srcZero);
         }
       }
     }
@@ -647,9 +648,10 @@ struct Simulator::Impl {
             const float v = acc + bias;
             storeElem<float>(dst, a.func == ActFunc::Identity ? v : ir::applyActivation(params, v));
           } else {
-            storeElem<int8_t>(dst, static_cast<int8_t>(quant::requantize(
-                                       wrapAdd(acc, bias), q, static_cast<int32_t>(a.clampLo),
-                                       static_cast<int32_t>(a.clampHi))));
+            storeElem<int8_t>(
+                dst, static_cast<int8_t>(quant::requantizeTo(wrapAdd(acc, bias), q, a.zeroOut,
+                                                             static_cast<int32_t>(a.clampLo),
+                                                             static_cast<int32_t>(a.clampHi))));
           }
         }
       }
@@ -814,19 +816,24 @@ struct Simulator::Impl {
     return w.count > 0 ? sum / static_cast<float>(w.count) : 0.0f;
   }
 
-  /// s8 average of window \p w: the wide sum requantized by its count's pool-table multiplier.
+  /// s8 average of window \p w: the wide sum of its elements less the input's zero point,
+  /// requantized by its count's pool-table multiplier onto the output's zero point.
   static int8_t
   poolAverageS8(const PoolWindow<int8_t>& w,
                 const std::vector<std::optional<quant::QuantMultiplier>>& multiplier) {
+    const Pool& p = w.p;
     int64_t sum = 0;
     for (int64_t iy : w.ty) {
       for (int64_t ix : w.tx) {
-        sum += w.at(iy, ix);
+        sum += w.at(iy, ix) - p.zeroIn;
       }
     }
-    return w.count > 0 ? static_cast<int8_t>(
-                             quant::requantizeWide(sum, *multiplier[static_cast<size_t>(w.count)]))
-                       : int8_t{0};
+    if (w.count <= 0)
+      return static_cast<int8_t>(p.zeroOut);
+    return static_cast<int8_t>(quant::requantizeWide(sum, *multiplier[static_cast<size_t>(w.count)],
+                                                     quant::kInt8Min - p.zeroOut,
+                                                     quant::kInt8Max - p.zeroOut) +
+                               p.zeroOut);
   }
 
   /// The value of a window without in-plane positions: max gives the lowest value (the
@@ -854,7 +861,8 @@ struct Simulator::Impl {
         const int64_t count = ay.counts[static_cast<size_t>(y)] * ax.counts[static_cast<size_t>(x)];
         uint8_t* out = dst + y * p.dstRowStride + x * p.elemBytes;
         if (ty.empty() || tx.empty()) {
-          storeElem<T>(out, poolEmptyWindow<T>(average));
+          const T empty = poolEmptyWindow<T>(average);
+          storeElem<T>(out, average ? static_cast<T>(empty + p.zeroOut) : empty);
           continue;
         }
         const PoolWindow<T> w{p, src, ty, tx, count};
@@ -1058,7 +1066,8 @@ struct Simulator::Impl {
       for (size_t i = 0; i < layer.inputTensors.size(); ++i) {
         if (layer.inputTensors[i] >= 0) {
           const DramTensor& t = tensorAt(layer.inputTensors[i]);
-          inputs[i] = {readDram(t), t.dtype == DType::I8 ? t.scale : 0.0f};
+          inputs[i] = t.dtype == DType::I8 ? quant::QuantTensor{readDram(t), t.scale, t.zeroPoint}
+                                           : quant::QuantTensor{readDram(t), 0.0f};
           ptrs[i] = &inputs[i];
         }
       }
@@ -1391,8 +1400,8 @@ void Simulator::setInput(size_t i, const Tensor& value) {
         throw Error(ErrorKind::Model, {}, "s8 input tensor '" + d.name + "' has no scale");
       }
       for (size_t k = 0; k < v.size(); ++k) {
-        dst[k] = static_cast<uint8_t>(
-            quant::quantizeValue(v[k], d.scale, quant::kInt8Min, quant::kInt8Max, p.rounding));
+        dst[k] = static_cast<uint8_t>(quant::quantizeValue(
+            v[k], d.scale, quant::kInt8Min, quant::kInt8Max, p.rounding, d.zeroPoint));
       }
     } else if (d.dtype == DType::F32) {
       std::memcpy(dst, v.data(), v.size() * sizeof(float));

@@ -38,13 +38,14 @@ TEST(Disassembler, FormatsAMatmulWithItsSync) {
                    {}};
   EXPECT_EQ(formatInstruction(inst),
             "PE   MATMUL rows=16 cols=16 src=0x40 src.step=2 src.n=9 src.ostride=0x26 src.on=2 "
-            "dst=11 dst.step=1 dst.n=9 dst.ostride=10 dst.on=2 acc=1");
+            "dst=11 dst.step=1 dst.n=9 dst.ostride=10 dst.on=2 acc=1 src.zero=0");
   inst.sync.waits[0] = {3, 2};
   inst.sync.waits[2] = {4, 1}; // an unused slot in between prints nothing
   inst.sync.signal = 5;
   EXPECT_EQ(formatInstruction(inst),
             "PE   MATMUL rows=16 cols=16 src=0x40 src.step=2 src.n=9 src.ostride=0x26 src.on=2 "
-            "dst=11 dst.step=1 dst.n=9 dst.ostride=10 dst.on=2 acc=1 | wait s3>=2 s4>=1 signal s5");
+            "dst=11 dst.step=1 dst.n=9 dst.ostride=10 dst.on=2 acc=1 src.zero=0 | wait s3>=2 s4>=1 "
+            "signal s5");
   inst.sync = {};
   inst.sync.signal = 0;
   EXPECT_EQ(formatInstruction(inst).substr(formatInstruction(inst).find(" | ")), " | signal s0");
@@ -71,7 +72,7 @@ TEST(Disassembler, FormatsAVectorOnThePoolEngine) {
             "POOL VECTOR func=mul part=2 part.n=14 rows=3 rowlen=49 a=0x100 a.rstride=0x31 "
             "b=0x800 b.rstride=0x1 b.step=0 dst=0x100 dst.rstride=0x31 lshift=0 a.m=1073741824 "
             "a.shift=-1 b.m=1073741824 b.shift=-1 out.m=1518500250 out.shift=7 lo=0 hi=127 c=0x0 "
-            "c.rstride=0x0 c.step=1");
+            "c.rstride=0x0 c.step=1 a.zero=0 b.zero=0 out.zero=0");
 }
 
 TEST(Disassembler, FormatsNegativeHexFloatsAndEnums) {
@@ -92,11 +93,12 @@ TEST(Disassembler, FormatsNegativeHexFloatsAndEnums) {
   EXPECT_EQ(formatInstruction(act),
             "ACT  ACTIVATE psum=7 psum.rstride=-3 rows=1 rowlen=1 col=0 cols=1 part=0 dst=0x80 "
             "dst.rstride=-0x20 elem=4 slot=1 func=leaky_relu lo=-5 hi=6 alpha=0.1 beta=-2.5 "
-            "gamma=1e-07 release=1");
+            "gamma=1e-07 release=1 zero=0");
   const Instruction copy{DmaCopy{.fillZero = true, .dst = {0x10, -0x100, 0, -1}}, {}};
-  EXPECT_EQ(formatInstruction(copy),
-            "DMA  DMA_COPY zero=1 elem=1 part.n=1 outer.n=1 inner.n=1 src=0x0 src.pstride=0x0 "
-            "src.ostride=0x0 src.step=0 dst=0x10 dst.pstride=-0x100 dst.ostride=0x0 dst.step=-1");
+  EXPECT_EQ(
+      formatInstruction(copy),
+      "DMA  DMA_COPY zero=1 elem=1 part.n=1 outer.n=1 inner.n=1 src=0x0 src.pstride=0x0 "
+      "src.ostride=0x0 src.step=0 dst=0x10 dst.pstride=-0x100 dst.ostride=0x0 dst.step=-1 fill=0");
   EXPECT_EQ(formatInstruction({Barrier{}, {}}), "CTRL BARRIER");
   EXPECT_EQ(formatInstruction({HostOp{.node = 4, .layer = 2}, {}}), "HOST HOST node=4 layer=2");
   EXPECT_EQ(formatInstruction({Pool{.kind = Pool::Kind::Max}, {}}).substr(0, 20),
@@ -105,7 +107,7 @@ TEST(Disassembler, FormatsNegativeHexFloatsAndEnums) {
 
 TEST(Disassembler, ListsTheSmallProgramLineByLine) {
   const std::vector<std::string> expected = {
-      "; nnaccel program for the systolic engine (NNXSYS01 version 4)",
+      "; nnaccel program for the systolic engine (NNXSYS01 version 5)",
       "; model 'tiny', dtype s8, rounding half_away, proposed dataflow",
       "; config 'small': 16x16 PE array (rows x cols), SBUF 16 partitions x 16384 bytes, PSUM 16 "
       "columns x 512 entries (tile <= 16x32), zero mode reset, shadow weights on",
@@ -144,14 +146,15 @@ TEST(Disassembler, ListsTheSmallProgramLineByLine) {
       "    2 DMA  DMA_LOAD space=act_table elem=1 part=0 part.n=8 outer.n=1 inner.n=16 dram=0x300 "
       "dram.pstride=0x10 dram.ostride=0x0 dram.step=1 sbuf=0x0 sbuf.ostride=0x0 | signal s2",
       "    3 PE   PSUM_RESET addr=0 entries=16 cols=8",
-      "    4 PE   LOAD_WEIGHTS addr=0x100 rows=4 cols=8 col.stride=0x1 | wait s1>=1",
+      "    4 PE   LOAD_WEIGHTS addr=0x100 rows=4 cols=8 col.stride=0x1 zero=0 | wait s1>=1",
       "    5 PE   MATMUL rows=4 cols=8 src=0x0 src.step=1 src.n=4 src.ostride=0x6 src.on=4 dst=0 "
-      "dst.step=1 dst.n=4 dst.ostride=4 dst.on=4 acc=1 | wait s0>=1",
-      "    6 PE   LOAD_WEIGHTS addr=0x120 rows=4 cols=8 col.stride=0x1",
+      "dst.step=1 dst.n=4 dst.ostride=4 dst.on=4 acc=1 src.zero=0 | wait s0>=1",
+      "    6 PE   LOAD_WEIGHTS addr=0x120 rows=4 cols=8 col.stride=0x1 zero=0",
       "    7 PE   MATMUL rows=4 cols=8 src=0x7 src.step=1 src.n=4 src.ostride=0x6 src.on=4 dst=0 "
-      "dst.step=1 dst.n=4 dst.ostride=4 dst.on=4 acc=1",
+      "dst.step=1 dst.n=4 dst.ostride=4 dst.on=4 acc=1 src.zero=0",
       "    8 ACT  ACTIVATE psum=0 psum.rstride=4 rows=4 rowlen=4 col=0 cols=8 part=4 dst=0x200 "
       "dst.rstride=0x4 elem=1 slot=0 func=identity lo=-128 hi=127 alpha=0 beta=0 gamma=0 release=0 "
+      "zero=0 "
       "| wait s2>=1 signal s3",
       "; layer 1: pool1 (AveragePool) 1x8x4x4 -> 1x8x2x2 k2x2 s2",
       ";   pool unit, instructions [9, 12), 0 useful MACs, inputs t2, outputs t3",
@@ -159,7 +162,8 @@ TEST(Disassembler, ListsTheSmallProgramLineByLine) {
       "dram.pstride=0x0 dram.ostride=0x0 dram.step=1 sbuf=0x40 sbuf.ostride=0x0 | signal s4",
       "   10 POOL POOL kind=avg elem=1 part=4 part.n=8 src=0x200 src.rstride=0x4 src.row0=0 "
       "src.rows=4 in.h=4 in.w=4 dst=0x300 dst.rstride=0x2 out.row0=0 out.rows=2 out.w=2 k.h=2 "
-      "k.w=2 s.h=2 s.w=2 pad.t=0 pad.l=0 pad.b=0 pad.r=0 dil.h=1 dil.w=1 incl.pad=0 table.row0=0 | "
+      "k.w=2 s.h=2 s.w=2 pad.t=0 pad.l=0 pad.b=0 pad.r=0 dil.h=1 dil.w=1 incl.pad=0 table.row0=0 "
+      "zero.in=0 zero.out=0 | "
       "wait s3>=1 "
       "s4>=1 signal s5",
       "   11 DMA  DMA_STORE elem=1 part=4 part.n=8 outer.n=2 inner.n=2 dram=0x500 dram.pstride=0x4 "
@@ -173,7 +177,7 @@ TEST(Disassembler, ListsTheSmallProgramLineByLine) {
       "   13 HOST HOST node=3 layer=3",
       "; (outside any layer)",
       "   14 DMA  DMA_COPY zero=0 elem=4 part.n=1 outer.n=1 inner.n=8 src=0x5a0 src.pstride=0x0 "
-      "src.ostride=0x0 src.step=4 dst=0x5c0 dst.pstride=0x0 dst.ostride=0x0 dst.step=4",
+      "src.ostride=0x0 src.step=4 dst=0x5c0 dst.pstride=0x0 dst.ostride=0x0 dst.step=4 fill=0",
   };
   const std::vector<std::string> actual = linesOf(disassemble(samples::smallProgram()));
   ASSERT_EQ(actual.size(), expected.size());

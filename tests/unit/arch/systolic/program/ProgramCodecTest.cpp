@@ -409,7 +409,7 @@ TEST(ProgramCodec, RejectsAnUnknownVersion) {
   std::vector<uint8_t> file = encodeProgram(smallProgram());
   file[format::kVersionOffset] = 1; // version 1 had no SBUF resident region
   expectIoError(file, "bad.nnx: offset 8: unsupported program format version 1 (this build "
-                      "reads version 4)");
+                      "reads version 5)");
 }
 
 TEST(ProgramCodec, RejectsACrcMismatch) {

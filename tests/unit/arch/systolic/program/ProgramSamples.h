@@ -474,6 +474,7 @@ private:
       d.innerCount = in(1, 8);
       d.src = dramPattern(d.partitionCount, d.outerCount, d.innerCount, d.elemBytes);
       d.dst = dramPattern(d.partitionCount, d.outerCount, d.innerCount, d.elemBytes);
+      d.fillValue = zeroPoint();
       return d;
     }
     case 3: {
@@ -482,6 +483,7 @@ private:
       w.cols = in(1, c.peCols);
       w.colStride = stride(64);
       w.addr = place(c.sbufWorkingBytesPerPartition(), elemBytes_, {{w.colStride, w.cols}});
+      w.zero = zeroPoint();
       return w;
     }
     case 4: {
@@ -499,6 +501,7 @@ private:
       m.dst = place(c.psumEntriesPerColumn, 1,
                     {{m.dstInnerStep, m.dstInnerCount}, {m.dstOuterStride, m.dstOuterCount}});
       m.accumulate = flip();
+      m.srcZero = zeroPoint();
       return m;
     }
     case 5: {
@@ -535,6 +538,7 @@ private:
       a.beta = anyFloat();
       a.gamma = anyFloat();
       a.releaseEntries = flip();
+      a.zeroOut = zeroPoint();
       return a;
     }
     case 7:
@@ -555,6 +559,11 @@ private:
     default:
       return tableLoad(OnChip::LookupTable);
     }
+  }
+
+  /// A zero point: any int8 code in s8 programs (often 0), 0 in f32 programs.
+  int32_t zeroPoint() {
+    return elemBytes_ == 1 && flip() ? static_cast<int32_t>(in(-128, 127)) : 0;
   }
 
   /// A valid requantization multiplier {M, shift}, now and then the zero multiplier.
@@ -584,7 +593,11 @@ private:
     v.cStep = in(0, 1);
     v.cRowStride = stride(256);
     v.c = place(c.sbufWorkingBytesPerPartition(), 1, {{v.cRowStride, v.rows}, {v.cStep, v.rowLen}});
-    v.leftShift = static_cast<int32_t>(in(0, kMaxVectorLeftShift));
+    v.aZero = zeroPoint();
+    v.bZero = zeroPoint();
+    v.outZero = zeroPoint();
+    v.leftShift = static_cast<int32_t>(
+        in(0, v.aZero != 0 || v.bZero != 0 ? kMaxZeroPointLeftShift : kMaxVectorLeftShift));
     std::tie(v.aMultiplier, v.aShift) = multiplier();
     std::tie(v.bMultiplier, v.bShift) = multiplier();
     std::tie(v.outMultiplier, v.outShift) = multiplier();
@@ -632,6 +645,8 @@ private:
     p.dstRowStride = stride(128);
     p.dst = place(c.sbufWorkingBytesPerPartition(), p.elemBytes,
                   {{p.dstRowStride, p.outRows}, {p.elemBytes, p.outW}});
+    p.zeroIn = zeroPoint();
+    p.zeroOut = zeroPoint();
     if (elemBytes_ == 1 && in(0, 3) == 0)
       return asInterpolation(p);
     return p;

@@ -73,6 +73,9 @@ TEST(ProgramValidate, Matmul) {
   EXPECT_EQ(msg([](Matmul& m) { m.srcInnerCount = m.dstInnerCount = 0; }),
             at + "field 'src.n' = 0 must be >= 1");
   EXPECT_EQ(msg([](Matmul& m) { m.rows = 0; }), at + "field 'rows' = 0 must be >= 1");
+  EXPECT_EQ(msg([](Matmul& m) { m.srcZero = -128; }), "valid");
+  EXPECT_EQ(msg([](Matmul& m) { m.srcZero = -129; }),
+            at + "field 'src.zero' = -129 lies outside the int8 range [-128, 127]");
   // Last byte touched: src + 3 * 1 + 3 * 6 must stay below the 0x4000-byte partition.
   EXPECT_EQ(msg([](Matmul& m) { m.src = 0x3FEA; }), "valid");
   EXPECT_EQ(
@@ -100,6 +103,14 @@ TEST(ProgramValidate, F32ProgramsTouchFourBytesPerElement) {
   EXPECT_EQ(f32(0x3FE7), "valid");
   EXPECT_EQ(f32(0x3FE8), "prog.nnx: instruction 5 (MATMUL): field 'src' = 0x3fe8 touches SBUF "
                          "working bytes [0x3fe8, 0x4001) outside [0, 0x4000)");
+  // An f32 program holds no int8 codes: every zero point is 0.
+  Program p = smallProgram();
+  p.dtype = DType::F32;
+  std::get<Activate>(p.instructions[kActivate].op).elemBytes = 4;
+  std::get<Pool>(p.instructions[kPool].op).elemBytes = 4;
+  std::get<Pool>(p.instructions[kPool].op).zeroOut = 3;
+  EXPECT_EQ(messageOf(p), "prog.nnx: instruction 10 (POOL): field 'zero.out' = 3 must be 0 in an "
+                          "f32 program (a zero point is an int8 code)");
 }
 
 TEST(ProgramValidate, LoadWeightsAndPsumReset) {
@@ -342,6 +353,19 @@ TEST(ProgramValidate, Vector) {
   EXPECT_EQ(msg([](Vector& v) { v.leftShift = 25; }),
             at + "field 'lshift' = 25 lies outside [0, 24] (an int8 operand shifted left must "
                  "fit int32)");
+  EXPECT_EQ(msg([](Vector& v) {
+              v.aZero = -128;
+              v.leftShift = 23;
+            }),
+            "valid");
+  EXPECT_EQ(msg([](Vector& v) {
+              v.bZero = 3;
+              v.leftShift = 24;
+            }),
+            at + "field 'lshift' = 24 exceeds 23 with a zero point (a difference q - z shifted "
+                 "left must fit int32)");
+  EXPECT_EQ(msg([](Vector& v) { v.outZero = 128; }),
+            at + "field 'out.zero' = 128 lies outside the int8 range [-128, 127]");
   EXPECT_EQ(msg([](Vector& v) { v.bMultiplier = 5; }),
             at + "field 'b.m' = 5 with shift -1 is not a requantization multiplier (M in [2^30, "
                  "2^31) and shift in [-30, 31], or M = 0 with shift 31)");
