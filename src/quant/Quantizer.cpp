@@ -784,10 +784,9 @@ public:
     for (ValueId v : g_.inputs) {
       if (isF32(g_, v)) {
         const auto model = modelScales_.find(v);
-        m_.scales[static_cast<size_t>(v)] =
-            model != modelScales_.end() ? model->second.scale : rangeScale(usefulMaxAbs(v));
-        if (model != modelScales_.end())
-          m_.zeroPoints[static_cast<size_t>(v)] = model->second.zeroPoint;
+        const ActivationQuant q = model != modelScales_.end() ? model->second : calibratedQuant(v);
+        m_.scales[static_cast<size_t>(v)] = q.scale;
+        m_.zeroPoints[static_cast<size_t>(v)] = q.zeroPoint;
       }
     }
     for (size_t i = 0; i < g_.numNodes(); ++i) {
@@ -796,16 +795,19 @@ public:
   }
 
 private:
-  /// max|x| of the part of v's calibrated range that matters: when every consumer is a Relu or
+  /// The part [lo, hi] of v's calibrated range that matters: when every consumer is a Relu or
   /// Clip reading v, values below/above the clamp bounds all map to the same output, so only
-  /// the clamped range counts (saturating the rest is exact).
-  float usefulMaxAbs(ValueId v) const {
+  /// the clamped range counts (saturating the rest is exact). [0, 0] when never seen.
+  std::pair<float, float> usefulRange(ValueId v) const {
     const detail::Range& r = ranges_[static_cast<size_t>(v)];
+    if (!r.seen())
+      return {0.0f, 0.0f};
     const std::vector<NodeId> users = g_.users(v);
-    if (!r.seen() || users.empty() || isGraphOutput(g_, v)) {
-      return r.maxAbs();
+    if (users.empty() || isGraphOutput(g_, v)) {
+      return {r.lo, r.hi};
     }
-    float best = 0.0f;
+    float lowest = std::numeric_limits<float>::infinity();
+    float highest = -std::numeric_limits<float>::infinity();
     for (NodeId u : users) {
       const ir::Node& n = g_.node(u);
       const bool clampUser = (n.op == OpKind::Relu || n.op == OpKind::Clip) &&
@@ -813,16 +815,46 @@ private:
                              std::count(n.inputs.begin(), n.inputs.end(), v) == 1 &&
                              n.inputs[0] == v;
       if (!clampUser) {
-        return r.maxAbs();
+        return {r.lo, r.hi};
       }
       const ir::ActivationParams p = ir::activationParams(g_, u);
       const float lo = n.op == OpKind::Relu ? 0.0f : p.alpha;
       const float hi = n.op == OpKind::Relu ? std::numeric_limits<float>::infinity() : p.beta;
-      const float a = std::min(std::max(r.lo, lo), hi);
-      const float b = std::min(std::max(r.hi, lo), hi);
-      best = std::max({best, std::fabs(a), std::fabs(b)});
+      lowest = std::min(lowest, std::min(std::max(r.lo, lo), hi));
+      highest = std::max(highest, std::min(std::max(r.hi, lo), hi));
     }
-    return best;
+    return {lowest, highest};
+  }
+
+  /// max|x| of usefulRange(v): what a symmetric scale must cover.
+  float usefulMaxAbs(ValueId v) const {
+    const auto [lo, hi] = usefulRange(v);
+    return std::max(std::fabs(lo), std::fabs(hi));
+  }
+
+  /// The scale and zero point of value \p v from its calibrated range: symmetric (max|x| / 127,
+  /// zero point 0), or with CalibrationOptions::asymmetric the range widened to hold 0 spread
+  /// over all 256 codes, scale = (hi - lo) / 255 and z = round(-128 - lo / scale) (real 0 is
+  /// then exactly the code z). A range too small for a normal scale is the all-zero value's.
+  ActivationQuant calibratedQuant(ValueId v) const {
+    if (!m_.calibration.asymmetric)
+      return {rangeScale(usefulMaxAbs(v)), 0};
+    const auto [usefulLo, usefulHi] = usefulRange(v);
+    const float lo = std::min(usefulLo, 0.0f), hi = std::max(usefulHi, 0.0f);
+    const float scale = (hi - lo) / 255.0f;
+    if (!(scale >= std::numeric_limits<float>::min()) || !std::isfinite(scale))
+      return {symmetricScale(0.0f), 0};
+    const auto zero = static_cast<int32_t>(
+        roundHalfAwayClamped(-128.0 - static_cast<double>(lo) / scale, kInt8Min, kInt8Max));
+    return {scale, zero};
+  }
+
+  /// The fixed quantization of an output in [-1, 1] by definition (boundedOutput): 1/127
+  /// symmetric; asymmetric, [0, 1] over the 256 codes for Sigmoid, HardSigmoid and Softmax.
+  ActivationQuant boundedQuant(OpKind op) const {
+    if (m_.calibration.asymmetric && op != OpKind::Tanh)
+      return {1.0f / 255.0f, kInt8Min};
+    return {symmetricScale(1.0f), 0};
   }
 
   /// True when the output of \p op run as \p kind lies in [-1, 1] by definition (Sigmoid,
@@ -924,12 +956,11 @@ private:
         continue;
       }
       const bool preserving = isScalePreserving(q.kind) && i == 0;
-      m_.scales[static_cast<size_t>(v)] = preserving ? inScales[0]
-                                          : boundedOutput(n.op, q.kind)
-                                              ? symmetricScale(1.0f)
-                                              : rangeScale(usefulMaxAbs(v));
-      if (preserving)
-        m_.zeroPoints[static_cast<size_t>(v)] = zeroPointOf(n.inputs[0]);
+      const ActivationQuant aq = preserving ? ActivationQuant{inScales[0], zeroPointOf(n.inputs[0])}
+                                 : boundedOutput(n.op, q.kind) ? boundedQuant(n.op)
+                                                               : calibratedQuant(v);
+      m_.scales[static_cast<size_t>(v)] = aq.scale;
+      m_.zeroPoints[static_cast<size_t>(v)] = aq.zeroPoint;
       applyModelScale(id, v, preserving);
     }
     const float sOut = m_.scales[static_cast<size_t>(n.outputs[0])];

@@ -418,6 +418,22 @@ TEST_P(EngineContract, AsymmetricQdqModelsRunBitExactlyOrAreRefused) {
     EXPECT_FALSE(l.hostFallback) << l.name << " (" << l.op << "): " << l.note;
 }
 
+/// A model nnaccel calibrates itself with asymmetric activations (zero points on every value):
+/// bit-exact on an engine that holds zero points, refused naming the value otherwise.
+TEST_P(EngineContract, AsymmetricCalibrationRunsBitExactlyOrIsRefused) {
+  const Engine& e = engine();
+  const ir::Graph g = driver::loadModel("lenet5", {});
+  engines::RunOptions o = contract::runOptionsOf(e);
+  o.calibrationAsymmetric = true;
+  if (!contract::profileOf(e.name()).refusesZeroPoints.empty()) {
+    const Error err = errorOf([&] { e.simulate(g, e.preset(""), o); });
+    EXPECT_EQ(err.kind(), ErrorKind::Unsupported);
+    EXPECT_NE(err.reason().find("(an asymmetric activation)"), std::string::npos) << err.reason();
+    return;
+  }
+  expectReportInvariants(e.simulate(g, e.preset(""), o), GetParam());
+}
+
 TEST_P(EngineContract, CoverageSaysWhyEveryHostLayerFallsBack) {
   const Engine& e = engine();
   const ir::Graph g = driver::loadModel("lenet5", {});

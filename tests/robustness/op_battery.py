@@ -5,10 +5,11 @@ run on every engine. Each run must end VERIFIED (bit-exact against the int8 refe
 one-line refusal naming the node; the table shows, per engine, the layers left on the host and
 the refusals, which is where the engines' op coverage ends.
 
-usage: op_battery.py NNACCEL WORK_DIR [--strict]
+usage: op_battery.py NNACCEL WORK_DIR [--strict] [--asymmetric]
 
 --strict: exit 1 when a run crashes, mismatches, or prints a multi-line error (refusals and host
-layers are reported, not failures). A measurement, not a ctest: it takes a few minutes.
+layers are reported, not failures). --asymmetric: every run calibrates asymmetric activations
+(zero points; docs/Quantization.md). A measurement, not a ctest: it takes a few minutes.
 """
 import json
 import os
@@ -125,6 +126,7 @@ def run(nnaccel, path, engine, extra, report):
 def main():
     nnaccel, work = sys.argv[1:3]
     strict = "--strict" in sys.argv[3:]
+    common = ["--asymmetric"] if "--asymmetric" in sys.argv[3:] else []
     os.makedirs(work, exist_ok=True)
     bad = 0
     counts = {e: {"ok": 0, "host": 0, "refused": 0} for e, _ in ENGINES}
@@ -133,7 +135,8 @@ def main():
         onnx.save(model, path)
         cells = []
         for engine, extra in ENGINES:
-            kind, text = run(nnaccel, path, engine, extra, os.path.join(work, "report.json"))
+            kind, text = run(nnaccel, path, engine, extra + common,
+                             os.path.join(work, "report.json"))
             bad += kind == "bad"
             if kind == "ok":
                 counts[engine]["host" if text != "ok" else "ok"] += 1

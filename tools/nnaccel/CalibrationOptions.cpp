@@ -33,10 +33,15 @@ void CalibrationOptions::configure(CLI::App& app) {
                                  "equalize the channels between convolutions before calibrating "
                                  "(the fp32 function is unchanged; docs/Quantization.md)")
                         ->group(group);
+  asymmetricOption_ = app.add_flag("--asymmetric", asymmetric_,
+                                   "asymmetric activations: each calibrated range over all 256 "
+                                   "int8 codes with a zero point (docs/Quantization.md; the "
+                                   "stream engine refuses them)")
+                          ->group(group);
 }
 
 std::vector<const CLI::Option*> CalibrationOptions::options() const {
-  return {folderOption_, methodOption_, percentileOption_, equalizeOption_};
+  return {folderOption_, methodOption_, percentileOption_, equalizeOption_, asymmetricOption_};
 }
 
 void CalibrationOptions::check() const {
@@ -49,6 +54,7 @@ quant::CalibrationOptions CalibrationOptions::method() const {
   o.method = *quant::calibrationMethodFromName(method_);
   o.percentile = percentile_;
   o.equalize = equalize_;
+  o.asymmetric = asymmetric_;
   return o;
 }
 

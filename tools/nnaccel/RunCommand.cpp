@@ -272,6 +272,9 @@ private:
     }
     const quant::QuantizedModel model = quant::quantize(g, calibration, calibration_.method());
     fmt::print("int8: activation ranges by {}\n", calibration_.methodText());
+    if (calibration_.method().asymmetric)
+      fmt::print("int8: asymmetric activations: each range over the 256 codes with a zero point "
+                 "(docs/Quantization.md)\n");
     if (calibration_.method().equalize)
       fmt::print("int8: channels equalized after {} (docs/Quantization.md)\n",
                  counted(model.equalizedGroups, "convolution"));

@@ -109,6 +109,7 @@ public:
     ro.calibrationMethod = std::string(quant::calibrationMethodName(calibration_.method().method));
     ro.calibrationPercentile = calibration_.method().percentile;
     ro.calibrationEqualize = calibration_.method().equalize;
+    ro.calibrationAsymmetric = calibration_.method().asymmetric;
     if (calibration_.hasFolder())
       ro.calibrationSets = calibration_.readFolder(g, modelOptions_.model(), images_.preprocess());
     else if (!ro.inputs.empty())

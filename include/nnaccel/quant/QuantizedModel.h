@@ -156,6 +156,11 @@ struct CalibrationOptions {
   /// "Channel equalization"): the fp32 function is unchanged, the per-tensor int8 ranges of the
   /// values between them are balanced. Not applied to QDQ models, whose scales are their own.
   bool equalize = false;
+  /// Asymmetric activations (docs/Quantization.md "Asymmetric calibration"): each calibrated
+  /// value's range [min(lo, 0), max(hi, 0)] spread over all 256 int8 codes with a zero point,
+  /// instead of max|x| over [-127, 127]. A non-negative value (after a Relu) then gets a step
+  /// half as large. Weights stay symmetric; engines without zero points refuse such a model.
+  bool asymmetric = false;
 };
 
 /// "minmax", "percentile", "mse", "entropy"; calibrationMethodFromName is its inverse.

@@ -45,6 +45,8 @@ std::pair<std::string, std::string> quantizationSummary(const quant::QuantizedMo
   if (c.equalize)
     note += fmt::format("; channels equalized in {} group{}", qm.equalizedGroups,
                         qm.equalizedGroups == 1 ? "" : "s");
+  if (c.asymmetric)
+    note += "; asymmetric activations (zero points)";
   return {"int8 scales", note};
 }
 

@@ -106,6 +106,41 @@ TEST(Calibration, ScalesAreMaxAbsOverAllRuns) {
   EXPECT_FLOAT_EQ(m.calibratedMaxAbs[static_cast<size_t>(y)], 1.0f / (1.0f + std::exp(-3.0f)));
 }
 
+TEST(Calibration, AsymmetricRangesSpreadOverAllCodesWithAZeroPoint) {
+  // x in [-1, 3] -> Relu -> r -> Sigmoid -> y, and x -> Neg -> n in [-3, 1].
+  GraphBuilder b;
+  const auto x = b.input("x", {5});
+  const auto r = b.op(OpKind::Relu, "r", {x});
+  const auto y = b.op(OpKind::Sigmoid, "y", {r});
+  const auto n = b.op(OpKind::Neg, "n", {x});
+  const ir::Graph g = finish(b, {y, n});
+  const std::vector<std::vector<Tensor>> sets{
+      {Tensor::fromVector<float>({5}, {-1.0f, 0.0f, 0.5f, 2.0f, 3.0f})}};
+  CalibrationOptions o;
+  o.asymmetric = true;
+  const QuantizedModel m = quantize(g, sets, o);
+  // [-1, 3]: scale 4/255, real 0 at round(-128 + 63.75) = -64.
+  EXPECT_FLOAT_EQ(m.scale(x), 4.0f / 255.0f);
+  EXPECT_EQ(m.zeroPoint(x), -64);
+  // A Relu keeps its input's codes and clamps at the zero point.
+  EXPECT_EQ(m.zeroPoint(r), -64);
+  EXPECT_EQ(m.node(m.graph.value(r).producer).clampMin, -64);
+  // A Sigmoid's [0, 1] over the 256 codes; Neg's own range [-3, 1].
+  EXPECT_EQ(m.scale(y), 1.0f / 255.0f);
+  EXPECT_EQ(m.zeroPoint(y), -128);
+  EXPECT_FLOAT_EQ(m.scale(n), 4.0f / 255.0f);
+  EXPECT_EQ(m.zeroPoint(n), 63); // round(-128 + 3 / (4/255)) = round(63.25)
+  // Every code lands within half a step of fp32 (the input's codes), and real 0 exactly.
+  const Int8Result res = Int8Executor(m).run(sets[0]);
+  const std::span<const float> got = res.dequantized[1].values<float>();
+  const std::vector<float> want{1.0f, -0.0f, -0.5f, -2.0f, -3.0f};
+  for (size_t i = 0; i < want.size(); ++i)
+    EXPECT_NEAR(got[i], want[i], 0.5f * 4.0f / 255.0f + 1e-6f) << i;
+  EXPECT_EQ(got[1], 0.0f);
+  // Symmetric (the default): zero points 0.
+  EXPECT_EQ(quantize(g, sets).firstAsymmetricValue(), ir::kNoValue);
+}
+
 TEST(Calibration, ClippingMethodsCutOutliersAndKeepInputsAndOutputs) {
   // x -> Abs -> h -> Sigmoid -> y: 4000 values in [0, 1] and one outlier at 100 in h (a
   // lookup's output has a scale of its own; a Relu's would be its input's).

@@ -68,7 +68,8 @@ template <typename SessionOptions> SessionOptions sessionOptions(const engines::
     throw Error(ErrorKind::Usage, ErrorContext{},
                 "unknown calibration method '" + o.calibrationMethod +
                     "' (minmax, percentile, mse or entropy)");
-  so.calibration = {*method, o.calibrationPercentile, o.calibrationEqualize};
+  so.calibration = {*method, o.calibrationPercentile, o.calibrationEqualize,
+                    o.calibrationAsymmetric};
   so.progress = o.progress;
   so.layerProgress = o.layerProgress;
   return so;
