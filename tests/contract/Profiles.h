@@ -58,8 +58,7 @@ inline Profile profileOf(const std::string& engine) {
          {"model:attention",
           "the stream chip has no unit for a MatMul of two computed tensors, nor for the "
           "per-head Transpose of a token sequence; the compiler refuses it naming the node"}},
-        6,
-        "its kernel tiles and aux tiles carry no zero points yet"}},
+        6}},
   };
   const auto it = kProfiles.find(engine);
   return it == kProfiles.end() ? Profile{} : it->second;

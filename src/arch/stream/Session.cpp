@@ -22,7 +22,8 @@ double Totals::discardedShare() const {
 SessionResult simulateModel(const ir::Graph& model, const StreamConfig& config,
                             const SessionOptions& options) {
   validate(config);
-  const quant::QuantizedModel qm = common::quantizeForRun(model, options, "stream");
+  const quant::QuantizedModel qm =
+      common::quantizeForRun(model, options, "stream", common::ZeroPointSupport::Asymmetric);
   // From here on the quantized model's graph: a QDQ model's Quantize/Dequantize pairs are
   // absorbed into its scales there (quant/QdqModel.h), and node and value ids are its own.
   const ir::Graph& g = qm.graph;

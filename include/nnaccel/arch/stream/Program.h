@@ -87,6 +87,10 @@ struct KernelTile {
   /// An identity 1x1 carrying an int8 set down one row (a bypass) where the row's aux tiles
   /// are all in use: out = in, one group pair per time slot (issue 25's tile-level placement).
   bool bypass = false;
+  /// The input's zero point (real = s * (q - z)): a subtractor before the mass multipliers
+  /// feeds q - inputZero (9 bits), so real 0 multiplies to 0; an input outside the frame never
+  /// arrives, so the border needs nothing else. 0 when symmetric and for a bypass.
+  int32_t inputZero = 0;
 };
 
 /// What an auxiliary tile's output mux (4914) selects after the adder, requantizer and LUT.
@@ -181,6 +185,11 @@ struct AuxTile {
   int64_t laneOffset = 0;  ///< Subset: the first input lane kept
   int64_t outSlot = 0;     ///< its set's slot on bus `row`
   int64_t startCycle = 0;  ///< compiler's figure: when its output's first position appears
+  /// Zero points of the primary's and the auxiliary's int8 codes (in[0], in[1]; 0 for int32
+  /// partial sums) and of the output (out). The int8 rules of the adder, the multiplier and the
+  /// comparator work on the differences q - z and add out; the requantizer adds out before the
+  /// LUT; Average and GlobalAverage sum q - in[0] and requantize onto out. 0 when symmetric.
+  quant::ZeroPoints zero;
 };
 
 /// True for the output-mux functions that run a patch stage (5002) with its own latency.

@@ -44,7 +44,8 @@ void appendLut(AuxTile& t, const ChannelLuts& tables) {
 /// Returns the new placement. DepthToSpace turns each set's channels into positions: a set of
 /// T time slots leaves with T / phases (at least 1), each value held as long as before.
 Placed Mapper::applyPatch(size_t li, const Placed& in, AuxFunction fn, const PatchWindow& w,
-                          std::vector<quant::CountMultiplier> counts, bool fuse) {
+                          std::vector<quant::CountMultiplier> counts, bool fuse,
+                          quant::ZeroPoints averageZero) {
   const FrameShape f = in.format.frame;
   const int64_t phases = fn == AuxFunction::DepthToSpace ? w.factorRows * w.factorCols : 1;
   FrameShape of{w.outRows, w.outCols, f.channels / phases};
@@ -65,6 +66,8 @@ Placed Mapper::applyPatch(size_t li, const Placed& in, AuxFunction fn, const Pat
     t.function = fn;
     t.window = w;
     t.averageMultipliers = counts;
+    if (fn == AuxFunction::Average || fn == AuxFunction::GlobalAverage)
+      t.zero = averageZero; // never fused: the tile is the pool's own
     t.channels = inChannels / phases;
     appendAuxSet(out, ti, planAux(ti, P, delay), false);
     // Row FIFOs of the patch (one row of per-column partial results per window row beyond the
@@ -110,7 +113,7 @@ void Mapper::lowerPool(ir::NodeId id) {
     counts = qm_.node(id).countMultipliers;
   // A max pool folds into the producing tile (after its LUT) when it is the only reader.
   const bool fuse = !average && soleConsumer(n.inputs[0]) == id;
-  Placed out = applyPatch(li, in, fn, w, counts, fuse);
+  Placed out = applyPatch(li, in, fn, w, counts, fuse, qm_.zeroPointsOf(id));
   program_.layers[li].out = out.format;
   program_.layers[li].outSets = out.sets;
   placed_[n.outputs[0]] = std::move(out);
@@ -355,9 +358,11 @@ void Mapper::lowerAdd(ir::NodeId id) {
   Placed a = at(padA ? paddedOf_.at(n.inputs[0]) : n.inputs[0], n.outputs[0]);
   Placed b = at(padB ? paddedOf_.at(n.inputs[1]) : n.inputs[1], n.outputs[0]);
   quant::AddSubMultipliers scales = qm_.node(id).addSub;
+  quant::ZeroPoints zero = qm_.zeroPointsOf(id);
   if (padA) { // the padded operand is the auxiliary input (addition commutes with its scale)
     std::swap(a, b);
     std::swap(scales.a, scales.b);
+    std::swap(zero.in[0], zero.in[1]);
   }
   const bool padded = padA || padB;
   combineStreams(
@@ -366,10 +371,12 @@ void Mapper::lowerAdd(ir::NodeId id) {
       [&](AuxTile& t) {
         t.add = AuxAdd::Scaled;
         t.addScales = scales;
+        t.zero = zero;
       },
-      [&](AuxTile& t) { // a set beyond the padding: the rule with a zero operand
+      [&](AuxTile& t) { // a set beyond the padding: the rule with a zero operand (real 0)
         t.lutEnabled = true;
-        t.lut = makeLut([&](int32_t v) { return quant::addSubValue(false, scales, v, 0); });
+        t.lut = makeLut(
+            [&](int32_t v) { return quant::addSubValue(false, scales, v, zero.in[1], zero); });
       });
 }
 
@@ -384,6 +391,7 @@ void Mapper::lowerPair(ir::NodeId id) {
                                                              : "adder 4904 compares and selects";
   combineStreams(id, at(n.inputs[0], n.outputs[0]), at(n.inputs[1], n.outputs[0]), false, note,
                  [&](AuxTile& t) {
+                   t.zero = qm_.zeroPointsOf(id);
                    if (multiply) {
                      t.add = AuxAdd::Multiply;
                      t.mulScale = q.mulMultiplier;

@@ -207,7 +207,6 @@ Error doesNotFit(const quant::QuantizedModel& qm, const StreamConfig& config, in
 Program compile(const quant::QuantizedModel& qm, const StreamConfig& config,
                 const CompileOptions& options) {
   validate(config);
-  common::refuseZeroPoints(qm, "stream");
   const int64_t chips = options.chips > 0 ? options.chips : config.chips;
   // A model that outgrows the run's chips is placed on as many chained chips as it takes (up to
   // Placer::capacityChips), so that the error can say what it needs.

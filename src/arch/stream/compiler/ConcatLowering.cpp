@@ -13,10 +13,11 @@ namespace nnaccel::arch::stream::detail {
 
 namespace {
 
-/// Aux tile \p t's LUT 4906 requantizing int8 by \p m (a concat input onto the output scale).
-void setRescaleLut(AuxTile& t, quant::QuantMultiplier m) {
+/// Aux tile \p t's LUT 4906 requantizing int8 by \p r (a concat input onto the output's scale
+/// and zero point).
+void setRescaleLut(AuxTile& t, const ConcatRescale& r) {
   t.lutEnabled = true;
-  t.lut = makeLut([=](int32_t v) { return quant::requantize(v, m); });
+  t.lut = makeLut([=](int32_t v) { return quant::requantizeTo(v - r.zIn, r.m, r.zOut); });
 }
 
 } // namespace
@@ -179,10 +180,14 @@ std::vector<std::vector<ConcatPiece>> Mapper::concatPieces(const std::vector<Pla
   return pieces;
 }
 
-/// The requantization of concatenation \p id's input \p part onto the output scale, if any.
-std::optional<quant::QuantMultiplier> Mapper::concatRescale(ir::NodeId id, size_t part) const {
-  const quant::QuantMultiplier m = qm_.node(id).inputMultipliers.at(part);
-  return m.isIdentity() ? std::nullopt : std::optional(m);
+/// The requantization of concatenation \p id's input \p part onto the output's scale and zero
+/// point, if any (none when both are the input's).
+std::optional<ConcatRescale> Mapper::concatRescale(ir::NodeId id, size_t part) const {
+  const ir::Node& n = g_.node(id);
+  const ir::ValueId in = n.inputs.at(part);
+  const ConcatRescale r{qm_.node(id).inputMultipliers.at(part),
+                        g_.isConstant(in) ? 0 : qm_.zeroPoint(in), qm_.zeroPoint(n.outputs[0])};
+  return r.m.isIdentity() && r.zIn == r.zOut ? std::nullopt : std::optional(r);
 }
 
 /// One output set of concatenation \p id (layer \p li) from pieces \p ps: a whole input set
@@ -200,7 +205,7 @@ ConcatSet Mapper::packConcatSet(size_t li, ir::NodeId id, const std::vector<Plac
   int64_t accLanes = 0;
   for (const ConcatPiece& pc : ps) {
     BusRef src = parts[pc.part].sets[pc.set];
-    const std::optional<quant::QuantMultiplier> m = concatRescale(id, pc.part);
+    const std::optional<ConcatRescale> m = concatRescale(id, pc.part);
     if (pc.lane0 > 0 || m)
       src = prepareConcatPiece(li, src, pc, m, out);
     if (accLanes == 0) {
@@ -226,7 +231,7 @@ ConcatSet Mapper::packConcatSet(size_t li, ir::NodeId id, const std::vector<Plac
 /// A prep tile for piece \p pc of set \p src: its lanes moved down to lane 0 (a channel
 /// Subset) and rescaled by \p rescale. Returns the tile's set.
 BusRef Mapper::prepareConcatPiece(size_t li, BusRef src, const ConcatPiece& pc,
-                                  const std::optional<quant::QuantMultiplier>& rescale,
+                                  const std::optional<ConcatRescale>& rescale,
                                   const StreamFormat& out) {
   const size_t ti = newAuxFor(li, src.bus, src, nullptr);
   AuxTile& t = aux(ti);

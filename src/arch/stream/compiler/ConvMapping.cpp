@@ -292,6 +292,7 @@ size_t Mapper::placeConvTile(const ConvPlan& plan, const ConvOutSet& os, const C
       << name << ": input set not readable from row " << row;
   KernelTile& t = program_.kernelTiles[ti];
   t.input = input;
+  t.inputZero = qm_.zeroPoint(plan.spec->input);
   t.inChannels = sh.ic1 - sh.ic0;
   t.outChannels = os.oc1 - os.oc0;
   for (int64_t gi = sh.g0; gi < sh.g1; ++gi)
@@ -402,6 +403,7 @@ std::pair<ChainEnd, size_t> Mapper::sumBlockRows(const ConvPlan& plan, const Con
   if (last) {
     for (int64_t m = os.oc0; m < os.oc1; ++m)
       a.requantize.push_back(s.multipliers[static_cast<size_t>(m)]);
+    a.zero.out = qm_.zeroPoint(s.output); // a fused clamp keeps its input's zero point
     if (s.clamp) {
       const int32_t lo = s.clamp->clampMin, hi = s.clamp->clampMax;
       a.lutEnabled = true;

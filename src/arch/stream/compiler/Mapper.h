@@ -208,12 +208,19 @@ struct ConcatPiece {
   int64_t lane0 = 0, lanes = 0;
 };
 
+/// A concatenation input's requantization onto the output's scale and zero point (an int8 LUT:
+/// requantizeTo(q - zIn, m, zOut)).
+struct ConcatRescale {
+  quant::QuantMultiplier m;
+  int32_t zIn = 0, zOut = 0;
+};
+
 /// A concatenation's output set after packing: a whole input set passed on, or the output of
 /// a chain of concat muxes.
 struct ConcatSet {
   BusRef set;
-  std::optional<quant::QuantMultiplier> rescale; ///< a passed-on set still to rescale
-  int64_t mux = -1;                              ///< the last concat mux tile, if any
+  std::optional<ConcatRescale> rescale; ///< a passed-on set still to rescale
+  int64_t mux = -1;                     ///< the last concat mux tile, if any
 };
 
 /// Walks the graph in topological order and lowers each node onto tiles through the Placer,
@@ -281,8 +288,10 @@ private:
   Placed sampleConvOutput(const ConvPlan& plan, const Placed& out);
 
   // ---- aux-tile functions (AuxLowering.cpp) --------------------------------------------------
+  /// \p averageZero: an Average or GlobalAverage's input and output zero points.
   Placed applyPatch(size_t li, const Placed& in, AuxFunction fn, const PatchWindow& w,
-                    std::vector<quant::CountMultiplier> counts, bool fuse);
+                    std::vector<quant::CountMultiplier> counts, bool fuse,
+                    quant::ZeroPoints averageZero = {});
   size_t patchTileFor(size_t li, const Placed& in, size_t si, bool fuse);
   bool isRagged(const Placed& p) const;
   Placed mergeSets(size_t li, Placed in, int64_t tm);
@@ -332,9 +341,8 @@ private:
   ConcatSet packConcatSet(size_t li, ir::NodeId id, const std::vector<Placed>& parts,
                           const std::vector<ConcatPiece>& ps, const StreamFormat& out, int64_t T);
   BusRef prepareConcatPiece(size_t li, BusRef src, const ConcatPiece& pc,
-                            const std::optional<quant::QuantMultiplier>& rescale,
-                            const StreamFormat& out);
-  std::optional<quant::QuantMultiplier> concatRescale(ir::NodeId id, size_t part) const;
+                            const std::optional<ConcatRescale>& rescale, const StreamFormat& out);
+  std::optional<ConcatRescale> concatRescale(ir::NodeId id, size_t part) const;
   void alignConcatSets(size_t li, const std::vector<ConcatSet>& built, int64_t P, Placed& out);
 
   const quant::QuantizedModel& qm_;

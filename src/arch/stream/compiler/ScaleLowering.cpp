@@ -58,6 +58,9 @@ void Mapper::lowerScale(ir::NodeId id, size_t xi) {
     AuxTile& t = aux(ti);
     t.add = AuxAdd::Scale;
     t.mulScale = qm_.node(id).mulMultiplier;
+    t.zero = qm_.zeroPointsOf(id); // the frame is input xi, the vector the other
+    if (xi == 1)
+      std::swap(t.zero.in[0], t.zero.in[1]);
     t.auxFirstChannel = first;
     latchVector(li, t, P, period);
     appendAuxSet(out, ti, planAux(ti, P), true);

@@ -276,12 +276,13 @@ void addSets(const AuxTile& t, const SetStream* ain, const std::string& where, S
   const quant::AddSubMultipliers& m = t.addScales;
   const auto ca = static_cast<size_t>(out.frame.channels);
   const auto cb = static_cast<size_t>(ain->frame.channels);
+  const quant::ZeroPoints& z = t.zero; // an undriven lane is real 0: the code z.in[1]
   for (size_t q = 0; q < out.values.size(); ++q) {
     const size_t position = q / ca, lane = q % ca;
-    const Value bq = lane < cb ? ain->values[position * cb + lane] : 0;
-    const int64_t va = quant::multiplyRounded(out.values[q] * (int32_t{1} << m.leftShift), m.a);
-    const int64_t vb = quant::multiplyRounded(bq * (int32_t{1} << m.leftShift), m.b);
-    out.values[q] = quant::requantize(static_cast<int32_t>(va + vb), m.output);
+    const Value bq = lane < cb ? ain->values[position * cb + lane] : z.in[1];
+    const int64_t va = quant::addSubOperand(out.values[q] - z.in[0], m.leftShift, m.a);
+    const int64_t vb = quant::addSubOperand(bq - z.in[1], m.leftShift, m.b);
+    out.values[q] = quant::requantizeTo(static_cast<int32_t>(va + vb), m.output, z.out);
   }
 }
 
@@ -297,20 +298,22 @@ void scaleSets(const AuxTile& t, const SetStream& ain, const std::string& where,
     for (int64_t q = 0; q < positions; ++q)
       for (int64_t k = 0; k < ca; ++k) {
         Value& v = out.values[static_cast<size_t>((f * positions + q) * ca + k)];
-        v = quant::mulValue(t.mulScale, v,
-                            ain.values[static_cast<size_t>(f * cb + t.auxFirstChannel + k)]);
+        const Value s = ain.values[static_cast<size_t>(f * cb + t.auxFirstChannel + k)];
+        v = quant::mulValue(t.mulScale, v - t.zero.in[0], s - t.zero.in[1], t.zero.out);
       }
 }
 
 /// One output of aux tile \p t's element-pair stage (Multiply, Compare, Extremum) on \p a, \p b.
 Value pairValue(const AuxTile& t, Value a, Value b) {
+  const quant::ZeroPoints& z = t.zero;
   switch (t.add) {
   case AuxAdd::Multiply:
-    return quant::mulValue(t.mulScale, a, b);
+    return quant::mulValue(t.mulScale, a - z.in[0], b - z.in[1], z.out);
   case AuxAdd::Compare:
-    return quant::compareValue(t.comparison, t.compareScales[0], t.compareScales[1], a, b);
+    return quant::compareValue(t.comparison, t.compareScales[0], t.compareScales[1], a, b, z.in[0],
+                               z.in[1]);
   default:
-    return quant::minMaxValue(t.extremumMax, t.compareScales[0], t.compareScales[1], a, b);
+    return quant::minMaxValue(t.extremumMax, t.compareScales[0], t.compareScales[1], a, b, z);
   }
 }
 
@@ -342,7 +345,8 @@ void requantizeAndLookUp(const AuxTile& t, const std::string& where, SetStream& 
     const int64_t ch = out.frame.channels;
     NNACCEL_ASSERT(static_cast<int64_t>(t.requantize.size()) == ch) << where << ": requantizer";
     for (size_t q = 0; q < out.values.size(); ++q)
-      out.values[q] = quant::requantize(out.values[q], t.requantize[q % static_cast<size_t>(ch)]);
+      out.values[q] =
+          quant::requantizeTo(out.values[q], t.requantize[q % static_cast<size_t>(ch)], t.zero.out);
   }
   if (!t.lutEnabled)
     return;
@@ -419,9 +423,14 @@ PoolWindow poolWindowOf(const PatchWindow& w) {
 std::unique_ptr<StreamStage> patchStage(const AuxTile& t, const FrameShape& frame,
                                         const std::string& where) {
   const PatchWindow& w = t.window;
+  // The sum is of q - zero.in[0] (runPatch subtracts it on the way in), requantized onto
+  // zero.out (the int8 average rule, quant::averagePool).
   auto averageRule = [&t](int64_t sum, int64_t count) {
+    const int32_t zOut = t.zero.out;
     return static_cast<Value>(
-        quant::requantizeWide(sum, countMultiplier(t.averageMultipliers, count).multiplier));
+        quant::requantizeWide(sum, countMultiplier(t.averageMultipliers, count).multiplier,
+                              quant::kInt8Min - zOut, quant::kInt8Max - zOut) +
+        zOut);
   };
   switch (t.function) {
   case AuxFunction::MaxPool:
@@ -473,6 +482,11 @@ std::unique_ptr<StreamStage> patchStage(const AuxTile& t, const FrameShape& fram
 int64_t runPatch(const AuxTile& t, const std::string& where, SetStream& out) {
   const int64_t P = out.cyclesPerPosition;
   const std::unique_ptr<StreamStage> stage = patchStage(t, out.frame, where);
+  const bool average =
+      t.function == AuxFunction::Average || t.function == AuxFunction::GlobalAverage;
+  if (average && t.zero.in[0] != 0) // a subtractor before the pool's accumulators
+    for (Value& v : out.values)
+      v -= t.zero.in[0];
   const StreamTrace tr = runStage(*stage, out);
   const FrameShape of = stage->outputShape();
   const int64_t Pout = std::max<int64_t>(1, P * out.frame.positions() / of.positions());
@@ -628,7 +642,11 @@ void Simulator::runKernelTile(size_t i) {
   NNACCEL_ASSERT(used > 0 && c1 <= t.inChannels) << "kernel tile r" << t.row << ".k" << t.index;
   const FrameShape f{in.frame.rows, in.frame.cols, used};
   EvertedConv engine(f, apertureKernel(t));
-  const StreamTrace tr = runStage(engine, sliceChannels(in, c0, c1));
+  SetStream operand = sliceChannels(in, c0, c1);
+  if (t.inputZero != 0) // the subtractor before the mass multipliers: real 0 multiplies to 0
+    for (Value& v : operand.values)
+      v -= t.inputZero;
+  const StreamTrace tr = runStage(engine, operand);
   // The engine's outputs form an unbroken stream Lat positions behind its input.
   const int64_t lat = engine.latencyPositions();
   for (size_t q = 0; q < tr.emitStep.size(); ++q)
