@@ -35,8 +35,7 @@ void CalibrationOptions::configure(CLI::App& app) {
                         ->group(group);
   asymmetricOption_ = app.add_flag("--asymmetric", asymmetric_,
                                    "asymmetric activations: each calibrated range over all 256 "
-                                   "int8 codes with a zero point (docs/Quantization.md; the "
-                                   "stream engine refuses them)")
+                                   "int8 codes with a zero point (docs/Quantization.md)")
                           ->group(group);
 }
 
