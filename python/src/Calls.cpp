@@ -92,6 +92,7 @@ void applyInt8(engines::RunOptions& ro, const ir::Graph& g, const Int8Options& i
   ro.calibrationMethod = int8.method;
   ro.calibrationPercentile = int8.percentile;
   ro.calibrationEqualize = int8.equalize;
+  ro.calibrationAsymmetric = int8.asymmetric;
   if (!int8.calibration.is_none()) {
     size_t i = 0;
     for (const py::handle set : int8.calibration) {
@@ -199,6 +200,7 @@ py::list run(const Model& m, const py::handle& inputs, const std::string& dtype,
       calibration.method = *quant::calibrationMethodFromName(ro.calibrationMethod);
       calibration.percentile = ro.calibrationPercentile;
       calibration.equalize = ro.calibrationEqualize;
+      calibration.asymmetric = ro.calibrationAsymmetric;
       const quant::QuantizedModel qm = quant::quantize(g, ro.calibrationSets, calibration);
       quant::Int8Executor executor(qm);
       out = executor.run(in).dequantized;

@@ -29,8 +29,8 @@ const char* kindName(nnaccel::ErrorKind k) {
 }
 
 Int8Options int8Options(py::object calibration, std::string method, double percentile,
-                        bool equalize) {
-  return Int8Options{std::move(calibration), std::move(method), percentile, equalize};
+                        bool equalize, bool asymmetric) {
+  return Int8Options{std::move(calibration), std::move(method), percentile, equalize, asymmetric};
 }
 
 void defineModel(py::module_& m) {
@@ -46,12 +46,15 @@ void defineRuns(py::module_& m) {
   m.def(
       "run",
       [](const Model& model, py::object inputs, const std::string& dtype, uint64_t seed,
-         py::object calibration, std::string method, double percentile, bool equalize) {
+         py::object calibration, std::string method, double percentile, bool equalize,
+         bool asymmetric) {
         return run(model, inputs, dtype, seed,
-                   int8Options(std::move(calibration), std::move(method), percentile, equalize));
+                   int8Options(std::move(calibration), std::move(method), percentile, equalize,
+                               asymmetric));
       },
       py::arg("model"), py::arg("inputs"), py::arg("dtype"), py::arg("seed"),
-      py::arg("calibration"), py::arg("method"), py::arg("percentile"), py::arg("equalize"));
+      py::arg("calibration"), py::arg("method"), py::arg("percentile"), py::arg("equalize"),
+      py::arg("asymmetric"));
   m.def(
       "simulate",
       [](const Model& model, py::object inputs, const std::string& arch, const std::string& preset,
@@ -59,17 +62,19 @@ void defineRuns(py::module_& m) {
          const std::string& dtype, bool timingOnly, bool baseline,
          const std::vector<std::string>& host, const std::map<std::string, int64_t>& engineOptions,
          int threads, py::object calibration, std::string method, double percentile, bool equalize,
-         py::object progress) {
+         bool asymmetric, py::object progress) {
         const SimulateOptions o{arch,       preset,   config, overrides,     dtype,
                                 timingOnly, baseline, host,   engineOptions, threads};
-        return simulate(
-            model, inputs, o,
-            int8Options(std::move(calibration), std::move(method), percentile, equalize), progress);
+        return simulate(model, inputs, o,
+                        int8Options(std::move(calibration), std::move(method), percentile, equalize,
+                                    asymmetric),
+                        progress);
       },
       py::arg("model"), py::arg("inputs"), py::arg("arch"), py::arg("preset"), py::arg("config"),
       py::arg("overrides"), py::arg("dtype"), py::arg("timing_only"), py::arg("baseline"),
       py::arg("host"), py::arg("engine_options"), py::arg("threads"), py::arg("calibration"),
-      py::arg("method"), py::arg("percentile"), py::arg("equalize"), py::arg("progress"));
+      py::arg("method"), py::arg("percentile"), py::arg("equalize"), py::arg("asymmetric"),
+      py::arg("progress"));
   m.def("compare", &compare, py::arg("model"), py::arg("budget"), py::arg("engines"),
         py::arg("timing_only"), py::arg("progress"));
   m.def(

@@ -75,6 +75,18 @@ def test_numpy_inputs_run_and_bind_the_batch():
     assert r.verified is True
 
 
+def test_asymmetric_int8_runs_and_simulates_bit_exactly():
+    # Activations with zero points (the CLI's --asymmetric): on the int8 executor and on an
+    # engine, which must verify against it and say so in its summary.
+    x = np.random.default_rng(4).standard_normal((1, 1, 32, 32)).astype(np.float32)
+    fp32 = nnaccel.run("lenet5", inputs=[x])
+    int8 = nnaccel.run("lenet5", inputs=[x], dtype="int8", asymmetric=True)
+    assert np.corrcoef(fp32[0].ravel(), int8[0].ravel())[0, 1] > 0.9
+    r = nnaccel.simulate("lenet5", arch="systolic", inputs=[x], asymmetric=True)
+    assert r.verified is True
+    assert "asymmetric activations" in r.to_dict()["summary"]["int8 scales"]
+
+
 def test_float64_arrays_are_narrowed_and_a_wrong_shape_is_an_error():
     x = np.zeros((1, 1, 32, 32))  # float64
     assert nnaccel.run("lenet5", inputs=[x])[0].shape == (1, 10)
