@@ -39,7 +39,8 @@ MODELS = [("qdq_conv", "x_image", 0.05, 0), ("qdq_depthwise", "x_image", 0.03, 0
           ("asym_conv", "x_image", 0.03, 0), ("asym_depthwise", "x_image", 0.031, 0),
           ("asym_residual", "x_image", 0.05, 0), ("asym_concat_pool", "x_image", 0.03, 1),
           ("asym_matmul", "x_rows", 0.1, 0), ("asym_global_pool", "x_image", 0.01, 1),
-          ("asym_convtranspose", "x_image", 0.05, 0)]
+          ("asym_convtranspose", "x_image", 0.05, 0),
+          ("asym_qop_conv_matmul", "x_image", 0.2, 0)]
 # engine, its options, whether it holds activation zero points (else it refuses asym_* models)
 ENGINES = [("systolic", [], True), ("sparse", ["--threads", "1"], True),
            ("broadcast", [], True)]

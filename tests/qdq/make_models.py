@@ -215,6 +215,41 @@ def asym_convtranspose_model(out):
     b.save(out, [1, 8, 12, 12], y, [1, 6, 24, 24])
 
 
+def asym_qoperator_model(out):
+    """The QOperator form with zero points: uint8 QLinearConv (x zero point 120, output 131),
+    a second one onto zero point 0, and a uint8 QLinearMatMul. The weights are 7-bit (|w| <= 64,
+    ONNX Runtime's reduce_range): ONNX Runtime runs QOperator nodes with its own u8s8 kernels even
+    with graph optimizations off, and on an x86 CPU without VNNI their int16 pair sums saturate
+    for 8-bit weights (255 * 127 * 2 > 32767); 7-bit weights keep them exact (2 * 255 * 64)."""
+    b = Builder("asym_qop_conv_matmul")
+    xs, xz = b.const("xs", np.array(0.02, dtype=np.float32)), b.const("xz", np.array(120, dtype=U8))
+    q = b.node("QuantizeLinear", ["x", xs, xz], "q")
+
+    def qlinear_conv(x, x_s, x_z, cin, cout, y_scale, y_zero):
+        codes = RNG.integers(-64, 65, size=(cout, cin, 3, 3), dtype=np.int8)
+        w_scales = (RNG.uniform(0.5, 1.5, size=cout) / 127 * 0.3).astype(np.float32)
+        bias = RNG.integers(-2000, 2000, size=cout).astype(np.int32)
+        ys = b.const("ys", np.array(y_scale, dtype=np.float32))
+        yz = b.const("yz", np.array(y_zero, dtype=U8))
+        y = b.node("QLinearConv", [x, x_s, x_z, b.const("w", codes), b.const("ws", w_scales),
+                                   b.const("wz", np.zeros(cout, dtype=np.int8)), ys, yz,
+                                   b.const("b", bias)], "qconv", pads=[1, 1, 1, 1])
+        return y, ys, yz
+
+    c1, s1, z1 = qlinear_conv(q, xs, xz, 8, 8, 0.04, 131)
+    c2, s2, z2 = qlinear_conv(c1, s1, z1, 8, 6, 0.05, 0)
+    shape = b.const("shape", np.array([1, 6, 144], dtype=np.int64))
+    flat = b.node("Reshape", [c2, shape], "flat")
+    w = b.const("mw", RNG.integers(-64, 65, size=(144, 10), dtype=np.int8))
+    ms = b.const("ms", np.array(0.003, dtype=np.float32))
+    mz = b.const("mz", np.array(0, dtype=np.int8))
+    ys = b.const("mys", np.array(0.2, dtype=np.float32))
+    yz = b.const("myz", np.array(110, dtype=U8))
+    mm = b.node("QLinearMatMul", [flat, s2, z2, w, ms, mz, ys, yz], "qmm")
+    y = b.node("DequantizeLinear", [mm, ys, yz], "dq")
+    b.save(out, [1, 8, 12, 12], y, [1, 6, 10])
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -226,6 +261,8 @@ def main():
     for name, shape in (("x_image", (1, 8, 12, 12)), ("x_rows", (1, 6, 32))):
         np.save(os.path.join(out, name + ".npy"),
                 RNG.uniform(-2.5, 2.5, size=shape).astype(np.float32))
+    # Made after the inputs, so that adding it left the earlier models' figures as they were.
+    asym_qoperator_model(out)
 
 
 if __name__ == "__main__":
