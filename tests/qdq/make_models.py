@@ -113,36 +113,43 @@ def matmul_model(out):
     b.save(out, [1, 6, 32], y, [1, 6, 10])
 
 
-def qoperator_model(out):
+def qoperator(out, name, dtype, zeros, weight_max):
     """The QOperator form (ONNX Runtime's QuantFormat.QOperator): QuantizeLinear, two QLinearConv
-    and a QLinearMatMul over int8 tensors, DequantizeLinear at the end."""
-    b = Builder("qop_conv_matmul")
-    xs, xz = b.const("xs", np.array(0.02, dtype=np.float32)), b.const("xz", np.array(0, dtype=np.int8))
+    and a QLinearMatMul over `dtype` tensors, DequantizeLinear at the end. `zeros`: the zero
+    points of the input, the two convolutions' outputs and the MatMul's output; the weights are
+    int8 codes within +-`weight_max`."""
+    b = Builder(name)
+    xs = b.const("xs", np.array(0.02, dtype=np.float32))
+    xz = b.const("xz", np.array(zeros[0], dtype=dtype))
     q = b.node("QuantizeLinear", ["x", xs, xz], "q")
 
-    def qlinear_conv(x, x_s, x_z, cin, cout, y_scale):
-        codes = RNG.integers(-127, 128, size=(cout, cin, 3, 3), dtype=np.int8)
+    def qlinear_conv(x, x_s, x_z, cin, cout, y_scale, y_zero):
+        codes = RNG.integers(-weight_max, weight_max + 1, size=(cout, cin, 3, 3), dtype=np.int8)
         w_scales = (RNG.uniform(0.5, 1.5, size=cout) / 127 * 0.3).astype(np.float32)
         bias = RNG.integers(-2000, 2000, size=cout).astype(np.int32)
         ys = b.const("ys", np.array(y_scale, dtype=np.float32))
-        yz = b.const("yz", np.array(0, dtype=np.int8))
+        yz = b.const("yz", np.array(y_zero, dtype=dtype))
         y = b.node("QLinearConv", [x, x_s, x_z, b.const("w", codes), b.const("ws", w_scales),
                                    b.const("wz", np.zeros(cout, dtype=np.int8)), ys, yz,
                                    b.const("b", bias)], "qconv", pads=[1, 1, 1, 1])
         return y, ys, yz
 
-    c1, s1, z1 = qlinear_conv(q, xs, xz, 8, 8, 0.04)
-    c2, s2, z2 = qlinear_conv(c1, s1, z1, 8, 6, 0.05)
+    c1, s1, z1 = qlinear_conv(q, xs, xz, 8, 8, 0.04, zeros[1])
+    c2, s2, z2 = qlinear_conv(c1, s1, z1, 8, 6, 0.05, zeros[2])
     shape = b.const("shape", np.array([1, 6, 144], dtype=np.int64))
     flat = b.node("Reshape", [c2, shape], "flat")
-    w = b.const("mw", RNG.integers(-127, 128, size=(144, 10), dtype=np.int8))
+    w = b.const("mw", RNG.integers(-weight_max, weight_max + 1, size=(144, 10), dtype=np.int8))
     ms = b.const("ms", np.array(0.003, dtype=np.float32))
     mz = b.const("mz", np.array(0, dtype=np.int8))
     ys = b.const("mys", np.array(0.2, dtype=np.float32))
-    yz = b.const("myz", np.array(0, dtype=np.int8))
+    yz = b.const("myz", np.array(zeros[3], dtype=dtype))
     mm = b.node("QLinearMatMul", [flat, s2, z2, w, ms, mz, ys, yz], "qmm")
     y = b.node("DequantizeLinear", [mm, ys, yz], "dq")
     b.save(out, [1, 8, 12, 12], y, [1, 6, 10])
+
+
+def qoperator_model(out):
+    qoperator(out, "qop_conv_matmul", np.int8, (0, 0, 0, 0), 127)
 
 
 U8 = np.uint8
@@ -221,33 +228,7 @@ def asym_qoperator_model(out):
     ONNX Runtime's reduce_range): ONNX Runtime runs QOperator nodes with its own u8s8 kernels even
     with graph optimizations off, and on an x86 CPU without VNNI their int16 pair sums saturate
     for 8-bit weights (255 * 127 * 2 > 32767); 7-bit weights keep them exact (2 * 255 * 64)."""
-    b = Builder("asym_qop_conv_matmul")
-    xs, xz = b.const("xs", np.array(0.02, dtype=np.float32)), b.const("xz", np.array(120, dtype=U8))
-    q = b.node("QuantizeLinear", ["x", xs, xz], "q")
-
-    def qlinear_conv(x, x_s, x_z, cin, cout, y_scale, y_zero):
-        codes = RNG.integers(-64, 65, size=(cout, cin, 3, 3), dtype=np.int8)
-        w_scales = (RNG.uniform(0.5, 1.5, size=cout) / 127 * 0.3).astype(np.float32)
-        bias = RNG.integers(-2000, 2000, size=cout).astype(np.int32)
-        ys = b.const("ys", np.array(y_scale, dtype=np.float32))
-        yz = b.const("yz", np.array(y_zero, dtype=U8))
-        y = b.node("QLinearConv", [x, x_s, x_z, b.const("w", codes), b.const("ws", w_scales),
-                                   b.const("wz", np.zeros(cout, dtype=np.int8)), ys, yz,
-                                   b.const("b", bias)], "qconv", pads=[1, 1, 1, 1])
-        return y, ys, yz
-
-    c1, s1, z1 = qlinear_conv(q, xs, xz, 8, 8, 0.04, 131)
-    c2, s2, z2 = qlinear_conv(c1, s1, z1, 8, 6, 0.05, 0)
-    shape = b.const("shape", np.array([1, 6, 144], dtype=np.int64))
-    flat = b.node("Reshape", [c2, shape], "flat")
-    w = b.const("mw", RNG.integers(-64, 65, size=(144, 10), dtype=np.int8))
-    ms = b.const("ms", np.array(0.003, dtype=np.float32))
-    mz = b.const("mz", np.array(0, dtype=np.int8))
-    ys = b.const("mys", np.array(0.2, dtype=np.float32))
-    yz = b.const("myz", np.array(110, dtype=U8))
-    mm = b.node("QLinearMatMul", [flat, s2, z2, w, ms, mz, ys, yz], "qmm")
-    y = b.node("DequantizeLinear", [mm, ys, yz], "dq")
-    b.save(out, [1, 8, 12, 12], y, [1, 6, 10])
+    qoperator(out, "asym_qop_conv_matmul", U8, (120, 131, 0, 110), 64)
 
 
 def main():
