@@ -11,6 +11,7 @@
 #include "nnaccel/passes/FoldPad.h"
 #include "nnaccel/passes/FuseActivation.h"
 #include "nnaccel/passes/FuseWrittenActivations.h"
+#include "nnaccel/passes/SplitChannelSlices.h"
 
 namespace nnaccel::passes {
 
@@ -29,6 +30,8 @@ void runDefaultPipeline(ir::Graph& g) {
   eliminateIdentity(g);
   foldPadIntoConv(g);
   g.removeDeadNodes();
+  ir::inferShapes(g); // the splitting below reads the shapes the folds left
+  splitConvAtChannelSlices(g);
   fuseActivations(g);
   ir::inferShapes(g);
   ir::verify(g);

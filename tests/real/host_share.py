@@ -18,8 +18,9 @@ import sys
 # [N,3,H,W]), and whether the stream engine takes it. The text classifier streams (its written-out
 # HardSwish chains are one LUT each, its squeeze-excite products run on channel-scale aux tiles);
 # the text detector streams its ConvTranspose upsampling as stride phases and depth to space;
-# the line detector its dilated convolutions, bilinear Resizes (Interpolate tiles), output
-# channel slices and peak mask x * (x == maxpool(x)) (docs/arch/Stream.md).
+# the line detector its dilated convolutions, bilinear Resizes (Interpolate tiles; its head's
+# channel slices are one convolution each after the pass pipeline) and peak mask
+# x * (x == maxpool(x)) (docs/arch/Stream.md).
 MODELS = [
     ("ch_PP-OCRv4_det_infer.onnx",
      ["p2o.DynamicDimension.0=1", "p2o.DynamicDimension.1=96", "p2o.DynamicDimension.2=128"],
