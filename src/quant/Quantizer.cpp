@@ -1,6 +1,7 @@
 // Post-training quantization: classify every node's int8 form, calibrate activation ranges on
 // the fp32 reference executor, assign scales (propagating them through scale-preserving ops)
 // and derive each node's int8 weights, int32 biases and requantization multipliers.
+#include "BiasCorrection.h"
 #include "Calibration.h"
 #include "Equalization.h"
 #include "nnaccel/ir/OpParams.h"
@@ -1365,6 +1366,8 @@ QuantizedModel quantize(const Graph& g, const std::vector<std::vector<Tensor>>& 
                             calibration.percentile));
   model.calibration = calibration;
   quantizer.assign(detail::calibrate(model.graph, inputs, calibration));
+  if (calibration.biasCorrection && !qdq)
+    model.correctedBiasChannels = detail::correctBiases(model, inputs);
   return model;
 }
 

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
+#include <utility>
 
 namespace nnaccel::quant {
 
@@ -113,14 +115,34 @@ std::vector<Tensor> propagate(const ir::Graph& g, const std::vector<Tensor>& cle
   return changedValues;
 }
 
+/// The graph output of \p got that agrees worst (lowest cosine) with \p clean, and its name;
+/// bool and constant outputs are skipped.
+std::pair<Agreement, std::string> worstOutput(const ir::Graph& g, const std::vector<Tensor>& clean,
+                                              const std::vector<Tensor>& got) {
+  std::pair<Agreement, std::string> worst;
+  bool first = true;
+  for (size_t o = 0; o < g.outputs.size(); ++o) {
+    if (clean[o].dtype() != DType::F32 || got[o].dtype() != DType::F32 || got[o].sizeBytes() == 0)
+      continue; // a bool output, or a constant one (nothing upstream changes it)
+    const Agreement a = measureAgreement(clean[o], got[o]);
+    if (first || a.cosineSimilarity < worst.first.cosineSimilarity) {
+      worst = {a, g.value(g.outputs[o]).name};
+      first = false;
+    }
+  }
+  return worst;
+}
+
 } // namespace
 
-std::vector<Tensor> runFakeQuantized(const QuantizedModel& model,
-                                     const std::vector<Tensor>& inputs) {
+std::vector<Tensor> runFakeQuantized(const QuantizedModel& model, const std::vector<Tensor>& inputs,
+                                     const std::vector<ir::ValueId>& keptInFp32) {
   const ir::Graph& g = model.graph;
   std::vector<bool> measured(g.numValues(), false);
   for (ir::ValueId v : measuredValues(model))
     measured[static_cast<size_t>(v)] = true;
+  for (ir::ValueId v : keptInFp32)
+    measured[static_cast<size_t>(v)] = false;
   std::vector<Tensor> values(g.numValues());
   double clipped = 0;
   const auto settle = [&](ir::ValueId v, Tensor t) {
@@ -164,20 +186,12 @@ std::vector<ValueSensitivity> measureSensitivity(const QuantizedModel& model,
         propagate(g, cleanValues, v,
                   fakeQuantize(cleanValues[static_cast<size_t>(v)], s.scale, model.zeroPoint(v),
                                s.clippedFraction));
-    bool first = true;
-    for (size_t o = 0; o < g.outputs.size(); ++o) {
-      const Tensor& ref = clean[o];
-      const auto y = static_cast<size_t>(g.outputs[o]);
-      const Tensor& got = changed[y].sizeBytes() > 0 ? changed[y] : cleanValues[y];
-      if (ref.dtype() != DType::F32 || got.dtype() != DType::F32 || got.sizeBytes() == 0)
-        continue; // a bool output, or a constant one (nothing upstream changes it)
-      const Agreement a = measureAgreement(ref, got);
-      if (first || a.cosineSimilarity < s.worstOutput.cosineSimilarity) {
-        s.worstOutput = a;
-        s.worstOutputName = g.value(g.outputs[o]).name;
-        first = false;
-      }
+    std::vector<Tensor> outputs;
+    for (ir::ValueId y : g.outputs) {
+      const auto i = static_cast<size_t>(y);
+      outputs.push_back(changed[i].sizeBytes() > 0 ? changed[i] : cleanValues[i]);
     }
+    std::tie(s.worstOutput, s.worstOutputName) = worstOutput(g, clean, outputs);
     out.push_back(std::move(s));
   }
   std::stable_sort(out.begin(), out.end(),
@@ -185,6 +199,28 @@ std::vector<ValueSensitivity> measureSensitivity(const QuantizedModel& model,
                      return a.worstOutput.cosineSimilarity < b.worstOutput.cosineSimilarity;
                    });
   return out;
+}
+
+std::vector<FallbackStep> measureFallback(const QuantizedModel& model,
+                                          const std::vector<Tensor>& inputs,
+                                          const std::vector<ValueSensitivity>& ranking,
+                                          double targetCosine) {
+  reference::Executor executor(model.graph);
+  const std::vector<Tensor> clean = executor.run(inputs);
+  std::vector<FallbackStep> steps;
+  std::vector<ir::ValueId> kept;
+  for (size_t k = 0;; k = k == 0 ? 1 : 2 * k) {
+    k = std::min(k, ranking.size());
+    while (kept.size() < k)
+      kept.push_back(ranking[kept.size()].value);
+    FallbackStep step;
+    step.keptInFp32 = k;
+    std::tie(step.worstOutput, step.worstOutputName) =
+        worstOutput(model.graph, clean, runFakeQuantized(model, inputs, kept));
+    steps.push_back(step);
+    if (step.worstOutput.cosineSimilarity >= targetCosine || k == ranking.size())
+      return steps;
+  }
 }
 
 } // namespace nnaccel::quant

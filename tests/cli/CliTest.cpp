@@ -570,6 +570,10 @@ TEST_F(Cli, RunInt8CalibratesOnAFolderWithAMethodAndRanksSensitivity) {
       << r.out;
   EXPECT_NE(r.out.find("int8 sensitivity on this input ("), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("     1  "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("int8 with the most sensitive values (ranked above) left in fp32"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("     0 of "), std::string::npos) << r.out;
 }
 
 TEST_F(Cli, RunInt8EqualizesChannelsOnRequest) {
@@ -586,6 +590,17 @@ TEST_F(Cli, RunInt8EqualizesChannelsOnRequest) {
       << r.out;
   expectError("run lenet5 --equalize", 2,
               "--equalize applies only to --dtype int8 (see 'nnaccel run --help')");
+}
+
+TEST_F(Cli, RunInt8CorrectsBiasesOnRequest) {
+  Result r = run("run lenet5 --dtype int8 --bias-correction --eval-samples 0");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("int8: bias corrected in "), std::string::npos) << r.out;
+  r = run("simulate lenet5 --arch systolic --bias-correction");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("; bias corrected in "), std::string::npos) << r.out;
+  expectError("run lenet5 --bias-correction", 2,
+              "--bias-correction applies only to --dtype int8 (see 'nnaccel run --help')");
 }
 
 // --- arch ---------------------------------------------------------------------------------------

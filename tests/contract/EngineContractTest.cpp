@@ -434,6 +434,24 @@ TEST_P(EngineContract, AsymmetricCalibrationRunsBitExactlyOrIsRefused) {
   expectReportInvariants(e.simulate(g, e.preset(""), o), GetParam());
 }
 
+/// A model whose biases calibration corrected (quant::CalibrationOptions::biasCorrection):
+/// every engine reads the corrected int32 biases from the quantized model, bit-exact.
+TEST_P(EngineContract, BiasCorrectedCalibrationRunsBitExactly) {
+  const Engine& e = engine();
+  const ir::Graph g = driver::loadModel("lenet5", {});
+  engines::RunOptions o = contract::runOptionsOf(e);
+  o.calibrationBiasCorrection = true;
+  const report::RunReport r = e.simulate(g, e.preset(""), o);
+  expectReportInvariants(r, GetParam());
+  // A report that describes its int8 scales says so, with how many channels moved (the toy
+  // engine's report has no such line).
+  const auto scales = std::find_if(r.summary.begin(), r.summary.end(),
+                                   [](const auto& kv) { return kv.first == "int8 scales"; });
+  if (scales != r.summary.end()) {
+    EXPECT_NE(scales->second.find("; bias corrected in "), std::string::npos) << scales->second;
+  }
+}
+
 TEST_P(EngineContract, CoverageSaysWhyEveryHostLayerFallsBack) {
   const Engine& e = engine();
   const ir::Graph g = driver::loadModel("lenet5", {});

@@ -5,10 +5,11 @@ folder of photographs and evaluated on a photograph outside that folder, preproc
 the model was trained (scripts/fetch-real-models provides both).
 
 usage: int8_agreement.py NNACCEL MODELS_DIR WORK_DIR [--methods m1,m2,...] [--equalize]
-                         [--asymmetric]
+                         [--asymmetric] [--bias-correction]
 
 --equalize passes --equalize to every run (channel equalization before calibration);
---asymmetric passes --asymmetric (asymmetric activations with zero points).
+--asymmetric passes --asymmetric (asymmetric activations with zero points);
+--bias-correction passes --bias-correction (biases shifted by their mean int8 error).
 
 Prints one row per model and method: the worst output's cosine similarity and relative error,
 and top-1 agreement for classifier outputs. A measurement, not a test: it asserts nothing.
@@ -44,7 +45,8 @@ def main():
     options = sys.argv[4:]
     if "--methods" in options:
         methods = options[options.index("--methods") + 1].split(",")
-    equalize = [flag for flag in ("--equalize", "--asymmetric") if flag in options]
+    equalize = [flag for flag in ("--equalize", "--asymmetric", "--bias-correction")
+                if flag in options]
     images = os.path.join(models_dir, "images")
     print(f"{'model':46} {'method':10} {'worst cosine':>12} {'rel error':>10} {'top-1':>6}")
     for model, extra, evaluated in MODELS:

@@ -37,10 +37,16 @@ void CalibrationOptions::configure(CLI::App& app) {
                                    "asymmetric activations: each calibrated range over all 256 "
                                    "int8 codes with a zero point (docs/Quantization.md)")
                           ->group(group);
+  biasCorrectionOption_ =
+      app.add_flag("--bias-correction", biasCorrection_,
+                   "after calibrating, shift each integer layer's bias by its channels' mean int8 "
+                   "error on the calibration inputs (docs/Quantization.md)")
+          ->group(group);
 }
 
 std::vector<const CLI::Option*> CalibrationOptions::options() const {
-  return {folderOption_, methodOption_, percentileOption_, equalizeOption_, asymmetricOption_};
+  return {folderOption_,   methodOption_,     percentileOption_,
+          equalizeOption_, asymmetricOption_, biasCorrectionOption_};
 }
 
 void CalibrationOptions::check() const {
@@ -54,6 +60,7 @@ quant::CalibrationOptions CalibrationOptions::method() const {
   o.percentile = percentile_;
   o.equalize = equalize_;
   o.asymmetric = asymmetric_;
+  o.biasCorrection = biasCorrection_;
   return o;
 }
 

@@ -38,9 +38,10 @@ private:
   CLI::App* app_ = nullptr;
   std::string folder_, method_ = "minmax";
   double percentile_ = 99.99;
-  bool equalize_ = false, asymmetric_ = false;
+  bool equalize_ = false, asymmetric_ = false, biasCorrection_ = false;
   CLI::Option *folderOption_ = nullptr, *methodOption_ = nullptr, *percentileOption_ = nullptr,
-              *equalizeOption_ = nullptr, *asymmetricOption_ = nullptr;
+              *equalizeOption_ = nullptr, *asymmetricOption_ = nullptr,
+              *biasCorrectionOption_ = nullptr;
 };
 
 } // namespace nnaccel::cli

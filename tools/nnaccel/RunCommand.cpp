@@ -25,6 +25,10 @@ namespace nnaccel::cli {
 
 namespace {
 
+/// The cosine to fp32 that `run --sensitivity`'s precision-fallback curve aims at: issue 19's
+/// target for detector and segmenter outputs (docs/Quantization.md, "Sensitivity").
+constexpr double kFallbackTargetCosine = 0.99;
+
 /// Elements shown per output.
 constexpr int64_t kShownValues = 8;
 
@@ -278,6 +282,9 @@ private:
     if (calibration_.method().equalize)
       fmt::print("int8: channels equalized after {} (docs/Quantization.md)\n",
                  counted(model.equalizedGroups, "convolution"));
+    if (calibration_.method().biasCorrection)
+      fmt::print("int8: bias corrected in {} (docs/Quantization.md)\n",
+                 counted(model.correctedBiasChannels, "output channel"));
     printEvaluation(model, g);
     quant::Int8Executor executor(model);
     std::vector<Tensor> int8 = executor.run(inputs).dequantized;
@@ -305,6 +312,7 @@ private:
   void printSensitivity(const quant::QuantizedModel& model,
                         const std::vector<Tensor>& inputs) const {
     constexpr size_t kSensitivityRows = 15;
+    constexpr size_t kMaxSensitivityRows = 64;
     const std::vector<Tensor> fake = quant::runFakeQuantized(model, inputs);
     reference::Executor fp32(model.graph);
     const std::vector<Tensor> clean = fp32.run(inputs);
@@ -314,12 +322,17 @@ private:
                        "every value fake-quantized at once, fp32 arithmetic",
                        quant::measureAgreement(clean[i], fake[i]));
     const std::vector<quant::ValueSensitivity> rows = quant::measureSensitivity(model, inputs);
+    const std::vector<quant::FallbackStep> fallback =
+        quant::measureFallback(model, inputs, rows, kFallbackTargetCosine);
+    // Every value the fallback needed is listed, so the user sees which layers they are.
+    const size_t listed =
+        std::min(std::max(kSensitivityRows, fallback.back().keptInFp32), kMaxSensitivityRows);
     fmt::print("int8 sensitivity on this input ({} values, each alone at int8, the rest fp32; "
                "worst first; spread: largest channel's max|x| over the median channel's):\n",
                rows.size());
     fmt::print("  {:>4}  {:<40} {:<18} {:>10} {:>9} {:>8} {:>12} {:>10}  {}\n", "rank", "value",
                "op", "scale", "clipped", "spread", "out cosine", "rel error", "worst output");
-    for (size_t i = 0; i < std::min(rows.size(), kSensitivityRows); ++i) {
+    for (size_t i = 0; i < std::min(rows.size(), listed); ++i) {
       const quant::ValueSensitivity& r = rows[i];
       fmt::print("  {:>4}  {:<40} {:<18} {:>10} {:>8.3f}% {:>8.1f} {:>12.6f} {:>10}  {}\n", i + 1,
                  r.name.size() > 40 ? "..." + r.name.substr(r.name.size() - 37) : r.name, r.op,
@@ -327,6 +340,25 @@ private:
                  r.worstOutput.cosineSimilarity, numberText(r.worstOutput.relativeError),
                  r.worstOutputName);
     }
+    printFallback(fallback, rows.size());
+  }
+
+  /// The precision-fallback curve: the worst output's cosine with the k most sensitive values
+  /// left in fp32.
+  static void printFallback(const std::vector<quant::FallbackStep>& steps, size_t values) {
+    fmt::print("int8 with the most sensitive values (ranked above) left in fp32, the rest at "
+               "int8 (fake-quantized; worst output's cosine):\n");
+    for (const quant::FallbackStep& s : steps)
+      fmt::print("  {:>4} of {} in fp32: cosine {:.6f} ({})\n", s.keptInFp32, values,
+                 s.worstOutput.cosineSimilarity, s.worstOutputName);
+    const quant::FallbackStep& last = steps.back();
+    if (last.keptInFp32 == 0)
+      fmt::print("  cosine {} reached at int8 alone\n", kFallbackTargetCosine);
+    else
+      fmt::print("  cosine {} {} with values ranked 1-{} in fp32\n", kFallbackTargetCosine,
+                 last.worstOutput.cosineSimilarity >= kFallbackTargetCosine ? "reached"
+                                                                            : "not reached",
+                 last.keptInFp32);
   }
 
   /// The agreement over --eval-samples seeded random input sets.

@@ -110,6 +110,7 @@ public:
     ro.calibrationPercentile = calibration_.method().percentile;
     ro.calibrationEqualize = calibration_.method().equalize;
     ro.calibrationAsymmetric = calibration_.method().asymmetric;
+    ro.calibrationBiasCorrection = calibration_.method().biasCorrection;
     if (calibration_.hasFolder())
       ro.calibrationSets = calibration_.readFolder(g, modelOptions_.model(), images_.preprocess());
     else if (!ro.inputs.empty())

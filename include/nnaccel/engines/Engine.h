@@ -119,13 +119,15 @@ struct RunOptions {
   /// The int8 model's calibration input sets (each in Graph::inputs order; empty: the default
   /// seeded random sets) and how its activation ranges are chosen: a quant::CalibrationMethod
   /// by name ("minmax", "percentile", "mse", "entropy"), the percentile method's share, and
-  /// whether channels are equalized first (quant::CalibrationOptions::equalize) and whether
-  /// activations are asymmetric (quant::CalibrationOptions::asymmetric).
+  /// whether channels are equalized first (quant::CalibrationOptions::equalize), whether
+  /// activations are asymmetric (quant::CalibrationOptions::asymmetric) and whether biases are
+  /// corrected after calibration (quant::CalibrationOptions::biasCorrection).
   std::vector<std::vector<Tensor>> calibrationSets;
   std::string calibrationMethod = "minmax";
   double calibrationPercentile = 99.99;
   bool calibrationEqualize = false;
   bool calibrationAsymmetric = false;
+  bool calibrationBiasCorrection = false;
   /// Threads one run may use (results never depend on it); a sweep running points in parallel
   /// gives each run one.
   int threads = 1;

@@ -161,6 +161,10 @@ struct CalibrationOptions {
   /// instead of max|x| over [-127, 127]. A non-negative value (after a Relu) then gets a step
   /// half as large. Weights stay symmetric; engines without zero points refuse such a model.
   bool asymmetric = false;
+  /// Empirical bias correction after calibration (docs/Quantization.md "Bias correction"): each
+  /// integer layer's int32 bias shifted, in graph order, by its output channels' mean int8
+  /// error over the calibration sets. Not applied to QDQ models, whose biases are their own.
+  bool biasCorrection = false;
 };
 
 /// "minmax", "percentile", "mse", "entropy"; calibrationMethodFromName is its inverse.
@@ -188,6 +192,8 @@ struct QuantizedModel {
   /// Convolution/consumer groups whose channels were equalized (CalibrationOptions::equalize);
   /// `graph` holds the rescaled weights.
   int64_t equalizedGroups = 0;
+  /// Output channels whose bias CalibrationOptions::biasCorrection shifted (0 when off).
+  int64_t correctedBiasChannels = 0;
   CalibrationOptions calibration; ///< how the activation ranges were chosen
   /// How requantizations and the quantization of the model's inputs round a half-way value:
   /// away from zero for the models nnaccel quantizes itself, to even for imported QDQ models

@@ -43,7 +43,28 @@ std::vector<ValueSensitivity> measureSensitivity(const QuantizedModel& model,
 /// the activations alone does to the outputs, without the integer arithmetic of the int8 rules
 /// (requantization multipliers, lookup tables, integer element-wise rules). Comparing it with
 /// the int8 executor's outputs separates the two sources of error.
-std::vector<Tensor> runFakeQuantized(const QuantizedModel& model,
-                                     const std::vector<Tensor>& inputs);
+/// Values listed in \p keptInFp32 are left unquantized: the mixed-precision what-if of
+/// measureFallback.
+std::vector<Tensor> runFakeQuantized(const QuantizedModel& model, const std::vector<Tensor>& inputs,
+                                     const std::vector<ir::ValueId>& keptInFp32 = {});
+
+/// One point of the precision-fallback curve: the \p keptInFp32 most sensitive values left in
+/// fp32, every other measured value at int8 (fake-quantized, fp32 arithmetic), and the worst
+/// output's agreement with fp32.
+struct FallbackStep {
+  size_t keptInFp32 = 0;
+  Agreement worstOutput;
+  std::string worstOutputName;
+};
+
+/// Which values int8 cannot hold: the fake-quantized graph with the first k values of
+/// \p ranking (measureSensitivity's order, worst first) left in fp32, for k = 0, 1, 2, 4, 8, ...
+/// until the worst output's cosine reaches \p targetCosine or every value is kept (which is
+/// the fp32 graph). TensorRT's per-layer precision fallback and PPQ's dispatcher search the
+/// same way, greedy in the single-value ranking. One fp32 run per step.
+std::vector<FallbackStep> measureFallback(const QuantizedModel& model,
+                                          const std::vector<Tensor>& inputs,
+                                          const std::vector<ValueSensitivity>& ranking,
+                                          double targetCosine);
 
 } // namespace nnaccel::quant

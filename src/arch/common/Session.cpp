@@ -47,6 +47,9 @@ std::pair<std::string, std::string> quantizationSummary(const quant::QuantizedMo
                         qm.equalizedGroups == 1 ? "" : "s");
   if (c.asymmetric)
     note += "; asymmetric activations (zero points)";
+  if (c.biasCorrection)
+    note += fmt::format("; bias corrected in {} output channel{}", qm.correctedBiasChannels,
+                        qm.correctedBiasChannels == 1 ? "" : "s");
   return {"int8 scales", note};
 }
 

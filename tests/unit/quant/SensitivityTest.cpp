@@ -1,9 +1,11 @@
 // Tests for the int8 sensitivity analysis: one row per value the int8 model holds at a scale,
 // the worst first, each measured by fake-quantizing that value alone; and the all-at-once fake
-// quantization equals the hand-composed rounding of every value.
+// quantization equals the hand-composed rounding of every value; the precision-fallback curve
+// keeps the worst values in fp32, k = 0, 1, 2, 4, ..., until its target holds.
 #include "nnaccel/quant/Sensitivity.h"
 
 #include "QuantTestUtil.h"
+#include "nnaccel/quant/Agreement.h"
 #include "nnaccel/reference/Executor.h"
 
 #include <cmath>
@@ -62,4 +64,39 @@ TEST(Sensitivity, OneRowPerScaledValueWorstFirst) {
   for (size_t i = 0; i < v.size(); ++i)
     EXPECT_FLOAT_EQ(fake[0].values<float>()[i], fq(std::exp(fq(std::fabs(fq(v[i], sx)), sa)), sy))
         << i;
+}
+
+TEST(Sensitivity, FallbackKeepsTheWorstValuesInFp32UntilTheTargetHolds) {
+  // x -> Exp -> e -> Mul(e, 100) -> y: the exponential of a coarse input is what int8 loses.
+  GraphBuilder gb;
+  const auto x = gb.input("x", {256});
+  const auto e = gb.op(OpKind::Exp, "e", {x});
+  const auto y = gb.op(OpKind::Mul, "y", {e, gb.constant("k", Tensor::scalar<float>(100.0f))});
+  const ir::Graph g = finish(gb, {y});
+  std::vector<float> v(256);
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] = std::sin(0.37f * static_cast<float>(i)) * 4.0f;
+  const std::vector<Tensor> in{Tensor::fromVector<float>({256}, v)};
+  const QuantizedModel m = quantize(g, {in});
+  const std::vector<ValueSensitivity> rows = measureSensitivity(m, in);
+  ASSERT_EQ(rows.size(), 3u); // x, e, y
+
+  // An unreachable target: k = 0, 1, 2, then every value (3), which is the fp32 graph itself.
+  const std::vector<FallbackStep> all = measureFallback(m, in, rows, 2.0);
+  ASSERT_EQ(all.size(), 4u);
+  const size_t expected[] = {0, 1, 2, 3};
+  for (size_t i = 0; i < all.size(); ++i)
+    EXPECT_EQ(all[i].keptInFp32, expected[i]);
+  const Tensor fp32 = reference::Executor(g).run(in).front();
+  EXPECT_EQ(runFakeQuantized(m, in, {x, e, y}).front(), fp32);
+  EXPECT_NEAR(all.back().worstOutput.cosineSimilarity, 1.0, 1e-12);
+  EXPECT_EQ(all.back().worstOutputName, "y");
+  // Step 0 is the all-at-once fake quantization.
+  const Agreement none = measureAgreement(fp32, runFakeQuantized(m, in).front());
+  EXPECT_EQ(all.front().worstOutput.cosineSimilarity, none.cosineSimilarity);
+
+  // A target int8 already meets: one step, nothing kept.
+  const std::vector<FallbackStep> met = measureFallback(m, in, rows, none.cosineSimilarity - 1e-9);
+  ASSERT_EQ(met.size(), 1u);
+  EXPECT_EQ(met[0].keptInFp32, 0u);
 }

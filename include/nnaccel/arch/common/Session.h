@@ -69,7 +69,7 @@ template <typename SessionOptions> SessionOptions sessionOptions(const engines::
                 "unknown calibration method '" + o.calibrationMethod +
                     "' (minmax, percentile, mse or entropy)");
   so.calibration = {*method, o.calibrationPercentile, o.calibrationEqualize,
-                    o.calibrationAsymmetric};
+                    o.calibrationAsymmetric, o.calibrationBiasCorrection};
   so.progress = o.progress;
   so.layerProgress = o.layerProgress;
   return so;
