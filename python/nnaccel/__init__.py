@@ -50,21 +50,23 @@ def info(model, dims=None, batch=None):
 
 def run(model, inputs=None, dtype="f32", seed=0x6e6e61636365, calibration=None,
         method="minmax", percentile=99.99, equalize=False, dims=None, batch=None,
-        asymmetric=False):
+        asymmetric=False, bias_correction=False):
     """Run the reference executor: fp32 outputs, or with ``dtype="int8"`` the int8 executor's
     dequantized outputs (calibrated on ``calibration``, a list of input sets, else on
     ``inputs``, else on seeded random inputs; ``asymmetric``: activations with zero points, as
-    ``--asymmetric``). Returns a list of numpy arrays."""
+    ``--asymmetric``; ``bias_correction``: biases shifted by their mean int8 error, as
+    ``--bias-correction``). Returns a list of numpy arrays."""
     inputs = _as_list(inputs)
     m = load(model, dims, batch, inputs)
     return _core.run(m, inputs, dtype, seed, calibration, method, percentile, equalize,
-                     asymmetric)
+                     asymmetric, bias_correction)
 
 
 def simulate(model, arch=None, preset=None, config=None, overrides=None, batch=None,
              inputs=None, dtype="int8", timing_only=False, baseline=False, host=None,
              engine_options=None, threads=1, calibration=None, method="minmax",
-             percentile=99.99, equalize=False, dims=None, progress=None, asymmetric=False):
+             percentile=99.99, equalize=False, dims=None, progress=None, asymmetric=False,
+             bias_correction=False):
     """Compile ``model`` for ``arch`` (default: the first registered engine, as the CLI's;
     preset name or ``config`` YAML file, ``overrides`` a dict
     of dotted config keys), run it on the simulator, verify it, and return its Report."""
@@ -73,7 +75,7 @@ def simulate(model, arch=None, preset=None, config=None, overrides=None, batch=N
     text = _core.simulate(m, inputs, arch or _default_arch(), preset or "", str(config or ""),
                           _settings(overrides), dtype, timing_only, baseline, _settings(host),
                           dict(engine_options or {}), threads, calibration, method, percentile,
-                          equalize, asymmetric, progress)
+                          equalize, asymmetric, bias_correction, progress)
     return Report.from_json(text)
 
 

@@ -93,6 +93,7 @@ void applyInt8(engines::RunOptions& ro, const ir::Graph& g, const Int8Options& i
   ro.calibrationPercentile = int8.percentile;
   ro.calibrationEqualize = int8.equalize;
   ro.calibrationAsymmetric = int8.asymmetric;
+  ro.calibrationBiasCorrection = int8.biasCorrection;
   if (!int8.calibration.is_none()) {
     size_t i = 0;
     for (const py::handle set : int8.calibration) {
@@ -201,6 +202,7 @@ py::list run(const Model& m, const py::handle& inputs, const std::string& dtype,
       calibration.percentile = ro.calibrationPercentile;
       calibration.equalize = ro.calibrationEqualize;
       calibration.asymmetric = ro.calibrationAsymmetric;
+      calibration.biasCorrection = ro.calibrationBiasCorrection;
       const quant::QuantizedModel qm = quant::quantize(g, ro.calibrationSets, calibration);
       quant::Int8Executor executor(qm);
       out = executor.run(in).dequantized;

@@ -34,7 +34,8 @@ struct Int8Options {
   std::string method = "minmax";
   double percentile = 99.99;
   bool equalize = false;
-  bool asymmetric = false; ///< quant::CalibrationOptions::asymmetric
+  bool asymmetric = false;     ///< quant::CalibrationOptions::asymmetric
+  bool biasCorrection = false; ///< quant::CalibrationOptions::biasCorrection
 };
 
 /// `nnaccel run`: the fp32 reference's outputs, or the int8 executor's dequantized outputs.

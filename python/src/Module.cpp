@@ -29,8 +29,9 @@ const char* kindName(nnaccel::ErrorKind k) {
 }
 
 Int8Options int8Options(py::object calibration, std::string method, double percentile,
-                        bool equalize, bool asymmetric) {
-  return Int8Options{std::move(calibration), std::move(method), percentile, equalize, asymmetric};
+                        bool equalize, bool asymmetric, bool biasCorrection) {
+  return Int8Options{std::move(calibration), std::move(method), percentile, equalize, asymmetric,
+                     biasCorrection};
 }
 
 void defineModel(py::module_& m) {
@@ -47,14 +48,14 @@ void defineRuns(py::module_& m) {
       "run",
       [](const Model& model, py::object inputs, const std::string& dtype, uint64_t seed,
          py::object calibration, std::string method, double percentile, bool equalize,
-         bool asymmetric) {
+         bool asymmetric, bool biasCorrection) {
         return run(model, inputs, dtype, seed,
                    int8Options(std::move(calibration), std::move(method), percentile, equalize,
-                               asymmetric));
+                               asymmetric, biasCorrection));
       },
       py::arg("model"), py::arg("inputs"), py::arg("dtype"), py::arg("seed"),
       py::arg("calibration"), py::arg("method"), py::arg("percentile"), py::arg("equalize"),
-      py::arg("asymmetric"));
+      py::arg("asymmetric"), py::arg("bias_correction"));
   m.def(
       "simulate",
       [](const Model& model, py::object inputs, const std::string& arch, const std::string& preset,
@@ -62,19 +63,19 @@ void defineRuns(py::module_& m) {
          const std::string& dtype, bool timingOnly, bool baseline,
          const std::vector<std::string>& host, const std::map<std::string, int64_t>& engineOptions,
          int threads, py::object calibration, std::string method, double percentile, bool equalize,
-         bool asymmetric, py::object progress) {
+         bool asymmetric, bool biasCorrection, py::object progress) {
         const SimulateOptions o{arch,       preset,   config, overrides,     dtype,
                                 timingOnly, baseline, host,   engineOptions, threads};
         return simulate(model, inputs, o,
                         int8Options(std::move(calibration), std::move(method), percentile, equalize,
-                                    asymmetric),
+                                    asymmetric, biasCorrection),
                         progress);
       },
       py::arg("model"), py::arg("inputs"), py::arg("arch"), py::arg("preset"), py::arg("config"),
       py::arg("overrides"), py::arg("dtype"), py::arg("timing_only"), py::arg("baseline"),
       py::arg("host"), py::arg("engine_options"), py::arg("threads"), py::arg("calibration"),
       py::arg("method"), py::arg("percentile"), py::arg("equalize"), py::arg("asymmetric"),
-      py::arg("progress"));
+      py::arg("bias_correction"), py::arg("progress"));
   m.def("compare", &compare, py::arg("model"), py::arg("budget"), py::arg("engines"),
         py::arg("timing_only"), py::arg("progress"));
   m.def(
