@@ -85,27 +85,69 @@ template <typename At> std::vector<Tensor> evalOn(const ir::Graph& g, ir::NodeId
   return reference::evalNode(g, id, ins);
 }
 
+/// The operands of comparison node \p id as the int8 model compares them, both sides rounded:
+/// when some operand is rounded (\p isRounded) and another is not, the other is fake-quantized
+/// here too (an empty tensor where nothing changes). Rounding one side of M-LSD's peak mask
+/// `x == maxpool(x)` alone would make it false everywhere.
+template <typename At, typename IsRounded>
+std::vector<Tensor> comparisonOperands(const QuantizedModel& m, ir::NodeId id, const At& at,
+                                       const IsRounded& isRounded) {
+  const std::vector<ir::ValueId>& ins = m.graph.node(id).inputs;
+  const auto computed = [&](ir::ValueId v) {
+    return v != ir::kNoValue && !m.graph.isConstant(v) && m.scale(v) > 0 &&
+           at(v).dtype() == DType::F32;
+  };
+  const bool anyRounded = std::any_of(ins.begin(), ins.end(),
+                                      [&](ir::ValueId v) { return computed(v) && isRounded(v); });
+  std::vector<Tensor> rounded(ins.size());
+  for (size_t k = 0; k < ins.size() && anyRounded; ++k) {
+    double clipped = 0;
+    if (computed(ins[k]) && !isRounded(ins[k]))
+      rounded[k] = fakeQuantize(at(ins[k]), m.scale(ins[k]), m.zeroPoint(ins[k]), clipped);
+  }
+  return rounded;
+}
+
+/// Node \p id evaluated in fp32 on \p at's values, a comparison's operands rounded alike
+/// (comparisonOperands).
+template <typename At, typename IsRounded>
+std::vector<Tensor> evalRounded(const QuantizedModel& m, ir::NodeId id, const At& at,
+                                const IsRounded& isRounded) {
+  const ir::Node& n = m.graph.node(id);
+  if (!ir::isComparison(n.op))
+    return evalOn(m.graph, id, at);
+  const std::vector<Tensor> rounded = comparisonOperands(m, id, at, isRounded);
+  return evalOn(m.graph, id, [&](ir::ValueId v) -> const Tensor& {
+    const auto k =
+        static_cast<size_t>(std::find(n.inputs.begin(), n.inputs.end(), v) - n.inputs.begin());
+    return rounded[k].sizeBytes() > 0 ? rounded[k] : at(v);
+  });
+}
+
 /// The values downstream of \p changed once it holds \p value, re-executed in fp32 in graph
 /// order over the clean run's \p clean; the entries of values not downstream stay empty, so a
 /// measurement touches only the cone below the value (no copy of the whole run).
-std::vector<Tensor> propagate(const ir::Graph& g, const std::vector<Tensor>& clean,
+std::vector<Tensor> propagate(const QuantizedModel& m, const std::vector<Tensor>& clean,
                               ir::ValueId changed, Tensor value) {
+  const ir::Graph& g = m.graph;
   std::vector<Tensor> changedValues(g.numValues());
   std::vector<bool> dirty(g.numValues(), false);
   changedValues[static_cast<size_t>(changed)] = std::move(value);
   dirty[static_cast<size_t>(changed)] = true;
-  const auto at = [&](ir::ValueId v) -> const Tensor& {
-    const auto i = static_cast<size_t>(v);
-    return dirty[i] ? changedValues[i] : clean[i];
-  };
   for (size_t i = 0; i < g.numNodes(); ++i) {
-    const ir::Node& n = g.node(static_cast<ir::NodeId>(i));
+    const auto id = static_cast<ir::NodeId>(i);
+    const ir::Node& n = g.node(id);
     const bool affected = std::any_of(n.inputs.begin(), n.inputs.end(), [&](ir::ValueId v) {
       return v != ir::kNoValue && dirty[static_cast<size_t>(v)];
     });
     if (!affected)
       continue;
-    std::vector<Tensor> outs = evalOn(g, static_cast<ir::NodeId>(i), at);
+    const auto at = [&](ir::ValueId v) -> const Tensor& {
+      const auto j = static_cast<size_t>(v);
+      return dirty[j] ? changedValues[j] : clean[j];
+    };
+    std::vector<Tensor> outs =
+        evalRounded(m, id, at, [&](ir::ValueId v) { return dirty[static_cast<size_t>(v)]; });
     for (size_t k = 0; k < n.outputs.size() && k < outs.size(); ++k)
       if (n.outputs[k] != ir::kNoValue) {
         changedValues[static_cast<size_t>(n.outputs[k])] = std::move(outs[k]);
@@ -154,9 +196,10 @@ std::vector<Tensor> runFakeQuantized(const QuantizedModel& model, const std::vec
     settle(g.inputs[i], inputs.at(i));
   for (size_t i = 0; i < g.numNodes(); ++i) {
     const ir::Node& n = g.node(static_cast<ir::NodeId>(i));
-    std::vector<Tensor> outs =
-        evalOn(g, static_cast<ir::NodeId>(i),
-               [&](ir::ValueId v) -> const Tensor& { return values[static_cast<size_t>(v)]; });
+    std::vector<Tensor> outs = evalRounded(
+        model, static_cast<ir::NodeId>(i),
+        [&](ir::ValueId v) -> const Tensor& { return values[static_cast<size_t>(v)]; },
+        [&](ir::ValueId v) { return measured[static_cast<size_t>(v)]; });
     for (size_t k = 0; k < n.outputs.size() && k < outs.size(); ++k)
       if (n.outputs[k] != ir::kNoValue)
         settle(n.outputs[k], std::move(outs[k]));
@@ -183,7 +226,7 @@ std::vector<ValueSensitivity> measureSensitivity(const QuantizedModel& model,
     s.scale = model.scale(v);
     s.channelSpread = channelSpread(cleanValues[static_cast<size_t>(v)]);
     const std::vector<Tensor> changed =
-        propagate(g, cleanValues, v,
+        propagate(model, cleanValues, v,
                   fakeQuantize(cleanValues[static_cast<size_t>(v)], s.scale, model.zeroPoint(v),
                                s.clippedFraction));
     std::vector<Tensor> outputs;

@@ -100,3 +100,26 @@ TEST(Sensitivity, FallbackKeepsTheWorstValuesInFp32UntilTheTargetHolds) {
   ASSERT_EQ(met.size(), 1u);
   EXPECT_EQ(met[0].keptInFp32, 0u);
 }
+
+TEST(Sensitivity, AComparisonRoundsBothOperandsAlike) {
+  // M-LSD's peak mask y = s * (s == maxpool3x3(s)), s = sigmoid(x): rounding the pooled map
+  // alone would never equal the unrounded one (cosine 0); int8 rounds both, and so do the
+  // single-value rows and the fallback curve.
+  GraphBuilder b;
+  const auto x = b.input("x", {1, 2, 8, 8});
+  const auto s = b.op(OpKind::Sigmoid, "s", {x});
+  const auto pooled =
+      b.op(OpKind::MaxPool, "pool", {s},
+           ir::test::attrs({{"kernel_shape", Dims{3, 3}}, {"pads", Dims{1, 1, 1, 1}}}));
+  const auto peak = b.op(OpKind::Equal, "peak", {s, pooled});
+  const auto mask = b.op(OpKind::Cast, "mask", {peak}, ir::test::attrs({{"to", int64_t{1}}}));
+  const ir::Graph g = finish(b, {b.op(OpKind::Mul, "y", {s, mask})});
+  std::mt19937_64 rng(5);
+  const std::vector<Tensor> in{randomTensor({1, 2, 8, 8}, rng, -4.0f, 4.0f)};
+  const QuantizedModel m = quantize(g, {in});
+  const std::vector<ValueSensitivity> rows = measureSensitivity(m, in);
+  for (const ValueSensitivity& r : rows)
+    EXPECT_GT(r.worstOutput.cosineSimilarity, 0.5) << r.name;
+  for (const FallbackStep& step : measureFallback(m, in, rows, 2.0))
+    EXPECT_GT(step.worstOutput.cosineSimilarity, 0.5) << step.keptInFp32 << " kept";
+}
