@@ -154,6 +154,10 @@ TEST(SweepCsv, MalformedFilesNameTheFileAndLine) {
             "s.csv: line 15: point 1 is not in shard 1/2");
   EXPECT_EQ(error(good + "5,32,\"[int8, fp32],ok\n"),
             "s.csv: line 19: a quoted field is not closed");
+  // A shard whose job was killed while it wrote its last row: the cut row is named, not
+  // read as a shorter point.
+  EXPECT_EQ(error(good.substr(0, good.size() - 20)),
+            "s.csv: line 18: expected 16 fields, found 11");
 }
 
 /// The shard files of sweep() split into \p n, as readCsv returns them.
