@@ -22,6 +22,9 @@ bool isParameterInput(OpKind op, size_t index) {
   case OpKind::QuantizeLinear:   // scale, zero point
   case OpKind::DequantizeLinear: // scale, zero point
     return index >= 1;
+  case OpKind::ConvInteger:   // zero points
+  case OpKind::MatMulInteger: // zero points
+    return index >= 2;
   case OpKind::QLinearConv:   // scales and zero points (not x, w, B)
   case OpKind::QLinearMatMul: // scales and zero points (not a, b)
     return index != 0 && index != 3 && index != 8;

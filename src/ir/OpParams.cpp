@@ -246,7 +246,7 @@ ConvParams convParams(const Graph& g, NodeId id) {
   return withNodeContext(g, id, [&] {
     const Node& n = g.node(id);
     NNACCEL_ASSERT(n.op == OpKind::Conv || n.op == OpKind::ConvTranspose ||
-                   n.op == OpKind::QLinearConv)
+                   n.op == OpKind::QLinearConv || n.op == OpKind::ConvInteger)
         << "convParams on " << opName(n.op);
     // QLinearConv: x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, B
     const bool qlinear = n.op == OpKind::QLinearConv;
@@ -297,7 +297,9 @@ ConvParams convParams(const Graph& g, NodeId id) {
       g.fail(id, "kernel_shape " + listToString(*ks) + " does not match weight " + quoted(w.name) +
                      " of shape " + dimsToString(w.shape));
     }
-    if (const Value* b = optionalInput(g, id, qlinear ? 8 : 2)) {
+    // ConvInteger: x, w, x_zero_point, w_zero_point (no bias).
+    const Value* b = n.op == OpKind::ConvInteger ? nullptr : optionalInput(g, id, qlinear ? 8 : 2);
+    if (b != nullptr) {
       if (!b->shapeKnown || b->shape != Dims{p.outChannels}) {
         g.fail(id, "bias " + quoted(b->name) + " has shape " +
                        (b->shapeKnown ? dimsToString(b->shape) : std::string("unknown")) +
@@ -724,12 +726,14 @@ int64_t nodeMacs(const Graph& g, NodeId id) {
   case OpKind::Conv:
   case OpKind::ConvTranspose:
   case OpKind::QLinearConv:
+  case OpKind::ConvInteger:
     return convParams(g, id).macs();
   case OpKind::Gemm: {
     const GemmParams p = gemmParams(g, id);
     return p.m * p.k * p.n;
   }
-  case OpKind::MatMul: {
+  case OpKind::MatMul:
+  case OpKind::MatMulInteger: {
     const Dims& a = g.value(n.inputs.at(0)).shape;
     return numElements(g.value(n.outputs.at(0)).shape) * (a.empty() ? 1 : a.back());
   }

@@ -69,7 +69,8 @@ void requireDTypeOf(const Graph& g, NodeId id, const Value& v) {
                          v.dtype == DType::I64;
   const bool isByte = v.dtype == DType::I8 || v.dtype == DType::U8;
   if (((op == OpKind::Relu || op == OpKind::Clip) && isInteger) ||
-      ((op == OpKind::MaxPool || op == OpKind::GlobalMaxPool || op == OpKind::QLinearConv) &&
+      ((op == OpKind::MaxPool || op == OpKind::GlobalMaxPool || op == OpKind::QLinearConv ||
+        op == OpKind::ConvInteger || op == OpKind::MatMulInteger) &&
        isByte)) {
     return;
   }
@@ -242,12 +243,17 @@ std::vector<OutInfo> inferConvLike(const Graph& g, NodeId id) {
   const Value& x = requiredInput(g, id, 0, "data");
   requireDTypeOf(g, id, x);
   Dims out;
-  if (n.op == OpKind::Conv || n.op == OpKind::ConvTranspose || n.op == OpKind::QLinearConv) {
+  if (n.op == OpKind::Conv || n.op == OpKind::ConvTranspose || n.op == OpKind::QLinearConv ||
+      n.op == OpKind::ConvInteger) {
     const ConvParams p = convParams(g, id);
     out = {p.batch, p.outChannels};
     out.insert(out.end(), p.outSpatial.begin(), p.outSpatial.end());
     if (n.op == OpKind::QLinearConv) // the output's integer type: y_zero_point's (uint8 without)
       return {OutInfo{qlinearOutputType(g, id, 7), out, std::nullopt}};
+    if (n.op == OpKind::ConvInteger) {
+      requireDTypeOf(g, id, requiredInput(g, id, 1, "w"));
+      return {OutInfo{DType::I32, out, std::nullopt}};
+    }
   } else {
     const PoolParams p = poolParams(g, id);
     out = {p.batch, p.channels};
@@ -262,9 +268,13 @@ std::vector<OutInfo> inferConvLike(const Graph& g, NodeId id) {
 
 std::vector<OutInfo> inferMatMul(const Graph& g, NodeId id) {
   const bool qlinear = g.node(id).op == OpKind::QLinearMatMul; // a, a_s, a_z, b, b_s, b_z, y_s, y_z
+  const bool integer = g.node(id).op == OpKind::MatMulInteger; // a, b, a_zero_point, b_zero_point
   const Value& a = requiredInput(g, id, 0, "A");
   const Value& b = requiredInput(g, id, qlinear ? 3 : 1, "B");
-  if (!qlinear) {
+  if (integer) {
+    requireDTypeOf(g, id, a);
+    requireDTypeOf(g, id, b);
+  } else if (!qlinear) {
     requireF32(g, id, a);
     requireF32(g, id, b);
   }
@@ -287,7 +297,10 @@ std::vector<OutInfo> inferMatMul(const Graph& g, NodeId id) {
   if (b.shape.size() > 1) {
     out.push_back(sb.back());
   }
-  return {OutInfo{qlinear ? qlinearOutputType(g, id, 7) : DType::F32, out, std::nullopt}};
+  return {OutInfo{qlinear   ? qlinearOutputType(g, id, 7)
+                  : integer ? DType::I32
+                            : DType::F32,
+                  out, std::nullopt}};
 }
 
 std::vector<OutInfo> inferBinary(const Graph& g, NodeId id) {
@@ -515,6 +528,7 @@ std::vector<OutInfo> computeOutputs(const Graph& g, NodeId id) {
   case OpKind::Conv:
   case OpKind::ConvTranspose:
   case OpKind::QLinearConv:
+  case OpKind::ConvInteger:
   case OpKind::MaxPool:
   case OpKind::AveragePool:
   case OpKind::GlobalAveragePool:
@@ -615,7 +629,12 @@ std::vector<OutInfo> computeOutputs(const Graph& g, NodeId id) {
   }
   case OpKind::MatMul:
   case OpKind::QLinearMatMul:
+  case OpKind::MatMulInteger:
     return inferMatMul(g, id);
+  case OpKind::DynamicQuantizeLinear: // y (uint8), y_scale, y_zero_point
+    requireF32(g, id, in0());
+    return {OutInfo{DType::U8, in0().shape, std::nullopt}, OutInfo{DType::F32, {}, std::nullopt},
+            OutInfo{DType::U8, {}, std::nullopt}};
   case OpKind::Softmax:
     requireF32(g, id, in0());
     softmaxParams(g, id);

@@ -69,6 +69,11 @@ Arity arityOf(OpKind op, int64_t opset) {
     return {8, 9, 1, 1};
   case OpKind::QLinearMatMul:
     return {8, 8, 1, 1};
+  case OpKind::ConvInteger:
+  case OpKind::MatMulInteger:
+    return {2, 4, 1, 1};
+  case OpKind::DynamicQuantizeLinear:
+    return {1, 1, 3, 3};
   case OpKind::LayerNormalization:
     return {2, 3, 1, 3};
   case OpKind::PRelu:

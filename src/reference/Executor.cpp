@@ -229,6 +229,13 @@ std::vector<Tensor> evalUnchecked(const ir::Graph& g, ir::NodeId id, const NodeI
            "QOperator nodes are written out as DequantizeLinear -> Conv/MatMul -> "
            "QuantizeLinear by the default pipeline (passes/ExpandFunctions.h); run it first",
            ErrorKind::Unsupported);
+  case OpKind::ConvInteger:
+    return one(
+        convInteger(ir::convParams(g, id), in.at(0), in.at(1), in.optional(2), in.optional(3)));
+  case OpKind::MatMulInteger:
+    return one(matmulInteger(in.at(0), in.at(1), in.optional(2), in.optional(3)));
+  case OpKind::DynamicQuantizeLinear:
+    return dynamicQuantizeLinear(in.at(0));
   case OpKind::QuantizeLinear:
     return one(quantizeLinear(ir::qdqParams(g, id), in.at(0)));
   case OpKind::DequantizeLinear:

@@ -111,6 +111,24 @@ Tensor quantizeLinear(const ir::QdqParams& p, const Tensor& x);
 /// DequantizeLinear: (x - zero_point) * scale in f32, for an int8, uint8 or int32 \p x.
 Tensor dequantizeLinear(const ir::QdqParams& p, const Tensor& x);
 
+// --- IntegerKernels.cpp ------------------------------------------------------------------------
+/// ConvInteger (opset 10): int32 sums of (x - x_zero) * (w - w_zero[m]) for int8/uint8 \p x and
+/// \p w; \p xZero a scalar, \p wZero a scalar or one per output channel, either may be null.
+/// Exact: the f32 convolution sums the differences in chunks of input channels short enough
+/// that every partial sum is below 2^24; a grouped convolution whose one group is already too
+/// long throws Unsupported. The int32 result wraps like ONNX Runtime's accumulator.
+Tensor convInteger(const ir::ConvParams& p, const Tensor& x, const Tensor& w, const Tensor* xZero,
+                   const Tensor* wZero);
+/// MatMulInteger (opset 10): int32 sums of (a - a_zero) * (b - b_zero) with MatMul's shapes;
+/// a_zero per tensor or per row, b_zero per tensor or per column. Exact as convInteger (chunks
+/// of the reduction axis).
+Tensor matmulInteger(const Tensor& a, const Tensor& b, const Tensor* aZero, const Tensor* bZero);
+/// DynamicQuantizeLinear (opset 11): the range [min(0, min x), max(0, max x)] over 255 uint8
+/// codes, scale = range / 255, zero point = round(clamp(-min / scale, 0, 255)), y =
+/// clamp(round(x / scale) + zero point, 0, 255), rounding half to even, in f32 as ONNX's
+/// definition; returns {y, scale, zero point}. An all-zero input gives scale 0 and codes 0.
+std::vector<Tensor> dynamicQuantizeLinear(const Tensor& x);
+
 // --- ResizeKernels.cpp -------------------------------------------------------------------------
 /// Resize/Upsample: nearest (all nearest modes), N-linear and cubic, with every ONNX coordinate
 /// transformation, fp32.
