@@ -3,6 +3,7 @@
 // and derive each node's int8 weights, int32 biases and requantization multipliers.
 #include "BiasCorrection.h"
 #include "Calibration.h"
+#include "DynamicQuantization.h"
 #include "Equalization.h"
 #include "nnaccel/ir/OpParams.h"
 #include "nnaccel/quant/QdqModel.h"
@@ -1339,6 +1340,7 @@ QuantizedModel quantize(const Graph& g, const std::vector<std::vector<Tensor>>& 
                         const CalibrationOptions& calibration) {
   QuantizedModel model;
   model.graph = g;
+  model.staticizedLayers = detail::staticizeDynamicQuantization(model.graph);
   std::map<ValueId, ActivationQuant> modelScales = absorbQdqPairs(model.graph);
   halfCastsAsCopies(model.graph);
   // An imported QDQ model rounds as ONNX does (half to even); nnaccel's own rule otherwise.

@@ -1014,6 +1014,16 @@ TEST_F(Cli, CompileDisasmAndRunTheProgram) {
   const Result s = run("simulate lenet5 --program lenet.nnx");
   ASSERT_EQ(s.exitCode, 0) << s.err;
   EXPECT_NE(s.out.find("VERIFIED"), std::string::npos);
+  // With an input of its own, the program still runs on the scales it was compiled with (the
+  // reference calibrates as `compile` did, not on the input: before, a MISMATCH).
+  writeNpy(path("x.npy"),
+           Tensor::fromVector<float>({1, 1, 32, 32}, std::vector<float>(1024, 0.7f)));
+  const Result withInput = run("simulate lenet5 --program lenet.nnx --input x.npy");
+  ASSERT_EQ(withInput.exitCode, 0) << withInput.err;
+  EXPECT_NE(withInput.out.find("VERIFIED"), std::string::npos) << withInput.out;
+  EXPECT_NE(withInput.out.find("calibrated by minmax on 4 seeded random input sets"),
+            std::string::npos)
+      << withInput.out;
 }
 
 TEST_F(Cli, SimulateCompileDisasmErrors) {
@@ -1031,6 +1041,9 @@ TEST_F(Cli, SimulateCompileDisasmErrors) {
               "'nnaccel simulate --help')");
   expectErrorPrefix("simulate resnet18 --program lenet.nnx", 2,
                     "the program was compiled from model 'lenet5'");
+  expectError("simulate lenet5 --program lenet.nnx --calib-method mse", 2,
+              "--program carries its own int8 scales (`compile` calibrates on the default "
+              "seeded sets); drop --calib-method (see 'nnaccel simulate --help')");
   expectErrorPrefix("compile lenet5 -o nodir/x.nnx", 1, "nodir/x.nnx:");
 }
 

@@ -12,6 +12,12 @@ ONNX Runtime runs each model twice: as it ships (graph optimizations on, QDQ gro
 its integer kernels) and unfused (optimizations off: DequantizeLinear, the fp32 op,
 QuantizeLinear, as ONNX defines the QDQ form).
 
+The dynamically quantized model (ONNX Runtime's quantize_dynamic form: DynamicQuantizeLinear,
+ConvInteger, MatMulInteger) has no static output scale: there nnaccel's fp32 reference executor,
+which runs the integer ops exactly, must equal ONNX Runtime's output element for element, and
+the engines run the int8 model nnaccel builds from it (the model's weights, a calibrated input
+scale) with no layer on the host.
+
 Expected: every code equal to both, except in the concat + max pool model, where a Concat input
 requantized from 0.02 to 0.04 lands exactly on a half: nnaccel rounds that exact half to even,
 ONNX Runtime goes through fp32 and lands on either side (docs/Quantization.md, "QDQ models").
@@ -41,6 +47,8 @@ MODELS = [("qdq_conv", "x_image", 0.05, 0), ("qdq_depthwise", "x_image", 0.03, 0
           ("asym_matmul", "x_rows", 0.1, 0), ("asym_global_pool", "x_image", 0.01, 1),
           ("asym_convtranspose", "x_image", 0.05, 0),
           ("asym_qop_conv_matmul", "x_image", 0.2, 0)]
+# dynamically quantized models (compared in fp32), and their input
+DYNAMIC = [("dyn_conv_matmul", "x_image")]
 # engine, its options, whether it holds activation zero points (else it refuses asym_* models)
 ENGINES = [("systolic", [], True), ("sparse", ["--threads", "1"], True),
            ("broadcast", [], True)]
@@ -81,6 +89,47 @@ def codes(a_file, b_file, scale):
     return int((a == b).sum()), a.size, int(np.abs(a - b).max()) if a.size else 0, True
 
 
+def check_engines(nnaccel, work, model, onnx_file, x_file, failures, streamed):
+    """Simulates \p model on every engine: VERIFIED with no layer on the host (or, for an
+    asym_* model on an engine without zero points, a refusal), the systolic program file, exact
+    array and baselines too, and on the stream ASIC VERIFIED or a one-line refusal that is not
+    about zero points (appended to \p streamed when VERIFIED)."""
+    for engine, extra, zero_points in ENGINES:
+        report = os.path.join(work, f"{model}.{engine}.json")
+        cmd = [nnaccel, "simulate", onnx_file, "--arch", engine, "--input", x_file,
+               "--report", report] + extra
+        if model.startswith("asym_") and not zero_points:
+            line, why = refusal(cmd)
+            if line is None or "asymmetric activation" not in line:
+                failures.append(f"{model} on {engine}: expected a refusal, got {why or line}")
+            continue
+        run(cmd)
+        r = json.load(open(report))
+        host = sum(1 for l in r["layers"] if l["host_fallback"])
+        if host or not r["verdict"]["checked"] or not r["verdict"]["passed"]:
+            failures.append(f"{model} on {engine}: {host} host layers, verdict {r['verdict']}")
+    # The systolic program file carries the zero points: compiled, written, read back and
+    # run; its cycle-exact array and its baselines agree.
+    program = os.path.join(work, model + ".nnx")
+    run([nnaccel, "compile", onnx_file, "--arch", "systolic", "--output", program])
+    for extra in (["--program", program], ["--exact"], ["--baseline"]):
+        out = run([nnaccel, "simulate", onnx_file, "--arch", "systolic", "--input", x_file]
+                  + extra)
+        if "VERIFIED" not in out:
+            failures.append(f"{model} on systolic {extra[0]}: not verified")
+    # The stream ASIC: VERIFIED where it can place the model, else a one-line refusal for
+    # a reason of its own (a 1-row matrix input, a stride-2 ConvTranspose at 1-up), never
+    # for the zero points.
+    cmd = [nnaccel, "simulate", onnx_file, "--arch", "stream", "--input", x_file]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if "VERIFIED" in r.stdout:
+        streamed.append(model)
+    else:
+        line, why = refusal(cmd)
+        if line is None or "zero point" in line:
+            failures.append(f"{model} on stream: {why or line}")
+
+
 def main():
     nnaccel, modules, work = sys.argv[1:4]
     if not os.path.isdir(os.path.join(modules, "onnxruntime-node")):
@@ -113,42 +162,25 @@ def main():
                   f"largest difference {worst} code){'' if required else ' [not required here]'}")
             if required and (not same or worst > allowed):
                 failures.append(f"{model} ({mode}): shapes differ or largest difference {worst}")
-        for engine, extra, zero_points in ENGINES:
-            report = os.path.join(work, f"{model}.{engine}.json")
-            cmd = [nnaccel, "simulate", onnx_file, "--arch", engine, "--input", x_file,
-                   "--report", report] + extra
-            if model.startswith("asym_") and not zero_points:
-                line, why = refusal(cmd)
-                if line is None or "asymmetric activation" not in line:
-                    failures.append(f"{model} on {engine}: expected a refusal, got {why or line}")
-                continue
-            run(cmd)
-            r = json.load(open(report))
-            host = sum(1 for l in r["layers"] if l["host_fallback"])
-            if host or not r["verdict"]["checked"] or not r["verdict"]["passed"]:
-                failures.append(f"{model} on {engine}: {host} host layers, verdict {r['verdict']}")
-        # The systolic program file carries the zero points: compiled, written, read back and
-        # run; its cycle-exact array and its baselines agree.
-        program = os.path.join(work, model + ".nnx")
-        run([nnaccel, "compile", onnx_file, "--arch", "systolic", "--output", program])
-        for extra in (["--program", program], ["--exact"], ["--baseline"]):
-            out = run([nnaccel, "simulate", onnx_file, "--arch", "systolic", "--input", x_file]
-                      + extra)
-            if "VERIFIED" not in out:
-                failures.append(f"{model} on systolic {extra[0]}: not verified")
-        # The stream ASIC: VERIFIED where it can place the model, else a one-line refusal for
-        # a reason of its own (a 1-row matrix input, a stride-2 ConvTranspose at 1-up), never
-        # for the zero points.
-        cmd = [nnaccel, "simulate", onnx_file, "--arch", "stream", "--input", x_file]
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        if "VERIFIED" in r.stdout:
-            streamed.append(model)
-        else:
-            line, why = refusal(cmd)
-            if line is None or "zero point" in line:
-                failures.append(f"{model} on stream: {why or line}")
+        check_engines(nnaccel, work, model, onnx_file, x_file, failures, streamed)
+    for model, x in DYNAMIC:
+        onnx_file = os.path.join(work, model + ".onnx")
+        x_file = os.path.join(work, x + ".npy")
+        nn_out = os.path.join(work, model + ".nnaccel-fp32.npy")
+        run([nnaccel, "run", onnx_file, "--input", x_file, "--output", nn_out])
+        for mode in ("unfused", "fused"):
+            ort_out = os.path.join(work, f"{model}.ort-{mode}.npy")
+            run(["node", os.path.join(HERE, "run_ort.mjs"), modules, onnx_file, x_file, ort_out,
+                 mode])
+            a, b = np.load(nn_out), np.load(ort_out)
+            equal = int((a == b).sum()) if a.shape == b.shape else 0
+            print(f"{model}: {equal}/{b.size} fp32 outputs equal to ONNX Runtime's ({mode})")
+            if equal != b.size:
+                failures.append(f"{model} ({mode}): {equal}/{b.size} fp32 outputs equal")
+        check_engines(nnaccel, work, model, onnx_file, x_file, failures, streamed)
     print(f"all: {total_equal}/{total} output codes equal to ONNX Runtime's (unfused)")
-    print(f"stream VERIFIED: {len(streamed)} of {len(MODELS)} ({', '.join(streamed)})")
+    print(f"stream VERIFIED: {len(streamed)} of {len(MODELS) + len(DYNAMIC)} "
+          f"({', '.join(streamed)})")
     for f in failures:
         print("FAIL:", f)
     return 1 if failures else 0

@@ -231,6 +231,33 @@ def asym_qoperator_model(out):
     qoperator(out, "asym_qop_conv_matmul", U8, (120, 131, 0, 110), 64)
 
 
+def dynamic_model(out):
+    """ONNX Runtime's dynamic quantization (quantize_dynamic's QOperator form): each layer's
+    input quantized from its own range at run time (DynamicQuantizeLinear, uint8), a ConvInteger
+    (3x3, stride 2) and a MatMulInteger with int8 weights, the int32 sums cast to float and
+    multiplied by the input scale times the weight scale (per tensor for the convolution, per
+    column for the MatMul), a float bias and Relu between. The weights are 7-bit (|w| <= 64,
+    ONNX Runtime's reduce_range) for the reason asym_qoperator_model gives."""
+    b = Builder("dyn_conv_matmul")
+    xq, xs, xz = (b.fresh(n) for n in ("xq", "xs", "xz"))
+    b.nodes.append(helper.make_node("DynamicQuantizeLinear", ["x"], [xq, xs, xz]))
+    w = b.const("w", RNG.integers(-64, 65, size=(12, 8, 3, 3), dtype=np.int8))
+    c = b.node("ConvInteger", [xq, w, xz], "conv", pads=[1, 1, 1, 1], strides=[2, 2])
+    cf = b.node("Cast", [c], "cast", to=TensorProto.FLOAT)
+    scale = b.node("Mul", [xs, b.const("ws", np.float32(0.004))], "scale")
+    y = b.node("Mul", [cf, scale], "rescale")
+    bias = b.const("bias", RNG.uniform(-0.5, 0.5, size=(1, 12, 1, 1)).astype(np.float32))
+    r = b.node("Flatten", [b.node("Relu", [b.node("Add", [y, bias], "add")], "relu")], "flat")
+    rq, rs, rz = (b.fresh(n) for n in ("rq", "rs", "rz"))
+    b.nodes.append(helper.make_node("DynamicQuantizeLinear", [r], [rq, rs, rz]))
+    m = b.node("MatMulInteger", [rq, b.const("wm", RNG.integers(-64, 65, size=(432, 10),
+                                                                  dtype=np.int8)), rz], "mm")
+    wms = b.const("wms", RNG.uniform(0.002, 0.004, size=10).astype(np.float32))
+    mf = b.node("Cast", [m], "mcast", to=TensorProto.FLOAT)
+    out_y = b.node("Mul", [mf, b.node("Mul", [rs, wms], "mscale")], "y")
+    b.save(out, [1, 8, 12, 12], out_y, [1, 10])
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -242,8 +269,9 @@ def main():
     for name, shape in (("x_image", (1, 8, 12, 12)), ("x_rows", (1, 6, 32))):
         np.save(os.path.join(out, name + ".npy"),
                 RNG.uniform(-2.5, 2.5, size=shape).astype(np.float32))
-    # Made after the inputs, so that adding it left the earlier models' figures as they were.
+    # Made after the inputs, so that adding them left the earlier models' figures as they were.
     asym_qoperator_model(out)
+    dynamic_model(out)
 
 
 if __name__ == "__main__":

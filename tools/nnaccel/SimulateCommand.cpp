@@ -104,7 +104,8 @@ public:
     if (dtype_ == "int8") // the engines refuse them too, without knowing the files
       quant::checkFiniteInt8Inputs(g, ro.inputs, inputs_);
     // The int8 model is calibrated as `run --dtype int8` calibrates it: on --calib's files, else
-    // on the --input files, else on the default seeded random sets.
+    // on the --input files, else on the default seeded random sets. A --program was compiled on
+    // the default sets (`compile` has no calibration options), so its reference is too.
     calibration_.check();
     ro.calibrationMethod = std::string(quant::calibrationMethodName(calibration_.method().method));
     ro.calibrationPercentile = calibration_.method().percentile;
@@ -113,7 +114,7 @@ public:
     ro.calibrationBiasCorrection = calibration_.method().biasCorrection;
     if (calibration_.hasFolder())
       ro.calibrationSets = calibration_.readFolder(g, modelOptions_.model(), images_.preprocess());
-    else if (!ro.inputs.empty())
+    else if (!ro.inputs.empty() && program_.empty())
       ro.calibrationSets = {ro.inputs};
     ProgressLine progress;
     ro.verify = !timingOnly_;
@@ -163,6 +164,11 @@ private:
                               "--program");
     if (arch_.given())
       throw usageError(*app_, "--program carries its own config; drop --preset/--config/--set");
+    for (const CLI::Option* o : calibration_.options())
+      if (o->count() > 0)
+        throw usageError(*app_, fmt::format("--program carries its own int8 scales (`compile` "
+                                            "calibrates on the default seeded sets); drop {}",
+                                            o->get_name()));
   }
 
   void write(const report::RunReport& r) const {

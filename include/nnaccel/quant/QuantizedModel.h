@@ -192,6 +192,9 @@ struct QuantizedModel {
   /// Convolution/consumer groups whose channels were equalized (CalibrationOptions::equalize);
   /// `graph` holds the rescaled weights.
   int64_t equalizedGroups = 0;
+  /// Layers of ONNX Runtime's dynamic quantization rewritten as static int8 layers with the
+  /// model's own weights (docs/Quantization.md, "Dynamically quantized models").
+  int64_t staticizedLayers = 0;
   /// Output channels whose bias CalibrationOptions::biasCorrection shifted (0 when off).
   int64_t correctedBiasChannels = 0;
   CalibrationOptions calibration; ///< how the activation ranges were chosen
