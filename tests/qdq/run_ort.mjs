@@ -2,7 +2,8 @@
 // at their default: QDQ groups become QLinear* integer kernels) and writes its first output as
 // a .npy file: the reference the QDQ comparison (tests/qdq/compare.py) checks nnaccel against.
 //
-// usage: node run_ort.mjs MODULES_DIR MODEL.onnx INPUT.npy OUTPUT.npy
+// usage: node run_ort.mjs MODULES_DIR MODEL.onnx INPUT.npy OUTPUT.npy [unfused]
+//        (OUTPUT with '%d' in it: every output, e.g. out-%d.npy)
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -46,5 +47,10 @@ if (mode === 'unfused') options.graphOptimizationLevel = 'disabled';
 const session = await ort.InferenceSession.create(modelPath, options);
 const x = readNpy(inputPath);
 const feeds = { [session.inputNames[0]]: new ort.Tensor('float32', x.data, x.dims) };
-const out = (await session.run(feeds))[session.outputNames[0]];
-writeNpy(outputPath, out.dims, out.data);
+const results = await session.run(feeds);
+// OUTPUT.npy: the first output; an OUTPUT path with '%d': every output, %d its index.
+const names = outputPath.includes('%d') ? session.outputNames : [session.outputNames[0]];
+names.forEach((name, i) => {
+  const out = results[name];
+  writeNpy(outputPath.replace('%d', String(i)), out.dims, out.data);
+});

@@ -36,7 +36,7 @@ ir::Graph skewedConvs(std::mt19937_64& rng) {
   return finish(b, {c2});
 }
 
-std::vector<std::vector<Tensor>> inputSets(std::mt19937_64& rng, int count) {
+std::vector<std::vector<Tensor>> skewedInputSets(std::mt19937_64& rng, int count) {
   std::vector<std::vector<Tensor>> sets;
   for (int i = 0; i < count; ++i)
     sets.push_back({randomTensor({1, 4, 8, 8}, rng)});
@@ -73,8 +73,8 @@ QuantizedModel quantized(const ir::Graph& g, const std::vector<std::vector<Tenso
 TEST(BiasCorrection, RemovesTheMeanErrorThatClippingLeaves) {
   std::mt19937_64 rng(11);
   const ir::Graph g = skewedConvs(rng);
-  const std::vector<std::vector<Tensor>> calib = inputSets(rng, 4);
-  const std::vector<std::vector<Tensor>> eval = inputSets(rng, 4);
+  const std::vector<std::vector<Tensor>> calib = skewedInputSets(rng, 4);
+  const std::vector<std::vector<Tensor>> eval = skewedInputSets(rng, 4);
   const QuantizedModel plain = quantized(g, calib, false);
   const QuantizedModel corrected = quantized(g, calib, true);
   EXPECT_EQ(plain.correctedBiasChannels, 0);
@@ -92,7 +92,7 @@ TEST(BiasCorrection, RemovesTheMeanErrorThatClippingLeaves) {
 TEST(BiasCorrection, IsDeterministic) {
   std::mt19937_64 rng(12);
   const ir::Graph g = skewedConvs(rng);
-  const std::vector<std::vector<Tensor>> calib = inputSets(rng, 3);
+  const std::vector<std::vector<Tensor>> calib = skewedInputSets(rng, 3);
   const QuantizedModel a = quantized(g, calib, true);
   const QuantizedModel b = quantized(g, calib, true);
   for (size_t i = 0; i < a.nodes.size(); ++i)
