@@ -77,7 +77,8 @@ std::optional<DynamicLayer> matchLayer(const Graph& g, NodeId dq, NodeId integer
 
 /// The f32 weights (W - W_zero) * W_scale, marked as the model's own codes and scales (the
 /// form a QDQ model's DequantizeLinear of its weights folds to), or kNoValue when W_scale is
-/// neither one value nor one per output channel.
+/// neither one value nor one per output channel, or when a weight zero point is not 0 (the int8
+/// layers hold symmetric weights only; ONNX Runtime writes int8 weights symmetric).
 ValueId dequantizedWeights(Graph& g, const DynamicLayer& l) {
   const ir::Node& n = g.node(l.integer);
   const Tensor& w = *g.value(n.inputs[1]).constant;
@@ -104,6 +105,8 @@ ValueId dequantizedWeights(Graph& g, const DynamicLayer& l) {
     p.zeros.push_back(
         zero ? static_cast<int32_t>(zero->elementAsInt64(zero->numElements() > 1 ? c : 0)) : 0);
   }
+  if (std::any_of(p.zeros.begin(), p.zeros.end(), [](int32_t z) { return z != 0; }))
+    return ir::kNoValue;
   Tensor f(DType::F32, w.shape());
   for (int64_t i = 0; i < w.numElements(); ++i) {
     const auto c = static_cast<size_t>(p.axis < 0 ? 0 : (i / inner) % channels);

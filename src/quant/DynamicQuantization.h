@@ -13,7 +13,8 @@ namespace nnaccel::quant::detail {
 /// its int8 codes and scales (Value::dequantizedFrom, as a QDQ model's weights), so the
 /// quantizer keeps them. The input's scale, which the model computes from each input at run
 /// time, becomes a calibrated static scale like any activation's: an accelerator with static
-/// scales has no other form. Layers that do not match stay (and run as float islands).
+/// scales has no other form. Layers that do not match, or whose weights have a zero point other
+/// than 0, stay (and run as float islands).
 /// Returns the number of layers rewritten.
 int staticizeDynamicQuantization(ir::Graph& g);
 

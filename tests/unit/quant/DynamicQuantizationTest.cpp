@@ -17,9 +17,11 @@ using test::finish;
 using test::GraphBuilder;
 using test::randomTensor;
 
-/// x [1,4,6,6] -> DynamicQuantizeLinear -> ConvInteger (8x4x3x3 int8 weights, pad 1) -> Cast
-/// -> Mul by (x_scale * \p weightScale), or by x_scale alone when \p scaled is false.
-ir::Graph dynamicConv(std::mt19937_64& rng, float weightScale, bool scaled = true) {
+/// x [1,4,6,6] -> DynamicQuantizeLinear -> ConvInteger (8x4x3x3 int8 weights, pad 1; with a
+/// weight zero point \p weightZero when it is not 0) -> Cast -> Mul by (x_scale *
+/// \p weightScale), or by x_scale alone when \p scaled is false.
+ir::Graph dynamicConv(std::mt19937_64& rng, float weightScale, bool scaled = true,
+                      int8_t weightZero = 0) {
   GraphBuilder b;
   const ir::ValueId x = b.input("x", {1, 4, 6, 6});
   const ir::NodeId d = b.node(ir::OpKind::DynamicQuantizeLinear, "dq", {x}, {"q", "s", "z"});
@@ -28,8 +30,10 @@ ir::Graph dynamicConv(std::mt19937_64& rng, float weightScale, bool scaled = tru
   std::uniform_int_distribution<int> code(-127, 127);
   for (int64_t i = 0; i < w.numElements(); ++i)
     w.data<int8_t>()[i] = static_cast<int8_t>(code(rng));
-  const ir::ValueId c = b.op(ir::OpKind::ConvInteger, "conv",
-                             {dq.outputs[0], b.constant("w", std::move(w)), dq.outputs[2]},
+  std::vector<ir::ValueId> operands{dq.outputs[0], b.constant("w", std::move(w)), dq.outputs[2]};
+  if (weightZero != 0)
+    operands.push_back(b.constant("wz", Tensor::scalar<int8_t>(weightZero)));
+  const ir::ValueId c = b.op(ir::OpKind::ConvInteger, "conv", operands,
                              ir::test::attrs({{"pads", std::vector<int64_t>{1, 1, 1, 1}}}));
   const ir::ValueId f = b.op(ir::OpKind::Cast, "cast", {c}, ir::test::attrs({{"to", int64_t{1}}}));
   const ir::ValueId scale =
@@ -64,10 +68,14 @@ TEST(DynamicQuantization, ALayerBecomesAStaticConvWithTheModelsWeights) {
 
 TEST(DynamicQuantization, ALayerOutsideThePatternIsLeftAsWritten) {
   // Rescaled by the input scale alone (no constant weight scale beside it): not the pattern.
-  std::mt19937_64 rng(4);
-  const QuantizedModel m = quantize(dynamicConv(rng, 0.01f, false), {});
-  EXPECT_EQ(m.staticizedLayers, 0);
-  EXPECT_EQ(m.node(test::nodeNamed(m.graph, "conv")).kind, QuantOpKind::FloatIsland);
+  // Weights with a zero point, which the int8 layers cannot hold: left as written too, so the
+  // model still runs (its layer as float islands) instead of being refused.
+  for (const bool scaled : {false, true}) {
+    std::mt19937_64 rng(4);
+    const QuantizedModel m = quantize(dynamicConv(rng, 0.01f, scaled, scaled ? 5 : 0), {});
+    EXPECT_EQ(m.staticizedLayers, 0) << scaled;
+    EXPECT_EQ(m.node(test::nodeNamed(m.graph, "conv")).kind, QuantOpKind::FloatIsland);
+  }
 }
 
 } // namespace
