@@ -155,7 +155,8 @@ public:
     sensitivityOption_ =
         app.add_flag("--sensitivity", sensitivity_,
                      "int8: also rank the layers by how much their int8 rounding alone costs the "
-                     "outputs (each value fake-quantized alone, the rest fp32), worst first");
+                     "outputs (each value fake-quantized alone, the rest fp32), worst first, and "
+                     "show how many of the worst must stay fp32 for an output cosine of 0.99");
     evalOption_ = app.add_option("--eval-samples", evalSamples_,
                                  "int8: number of seeded random inputs, none of them a "
                                  "calibration input, on which the agreement with fp32 is "
