@@ -206,7 +206,9 @@ std::vector<QuantTensor> evalNodeImpl(const QuantizedModel& m, ir::NodeId id,
     for (size_t i = 0; i < n.inputs.size(); ++i) {
       const ir::ValueId v = n.inputs[i];
       const int32_t zIn = g.isConstant(v) ? 0 : m.zeroPoint(v);
-      parts.push_back(requantizeTensor(operand(i), q.inputMultipliers.at(i), zIn, z.out));
+      const std::vector<int8_t>* table = q.inputTable(i);
+      parts.push_back(table ? lookup(operand(i), *table, -1)
+                            : requantizeTensor(operand(i), q.inputMultipliers.at(i), zIn, z.out));
     }
     std::vector<const Tensor*> ptrs;
     for (const Tensor& t : parts) {

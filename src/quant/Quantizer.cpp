@@ -1029,6 +1029,8 @@ private:
             multiplier(id, static_cast<double>(inScales[i]) / static_cast<double>(sOut),
                        "input " + std::to_string(i)));
       }
+      if (q.kind == QuantOpKind::Concat && m_.rounding == Rounding::HalfEven)
+        fillRescaleTables(id, q, inScales, {sOut, zOut});
       break;
     case QuantOpKind::Select: // the condition (scale 1) keeps a unit multiplier
       for (size_t i = 0; i < 3; ++i) {
@@ -1071,6 +1073,21 @@ private:
     case QuantOpKind::FloatIsland:
     case QuantOpKind::Folded:
       break;
+    }
+  }
+
+  /// A concatenation of a model that rounds as ONNX does: each input that changes scale or zero
+  /// point moves onto the output's through fp32 (rescaleTable), as the QDQ form defines it.
+  void fillRescaleTables(NodeId id, QuantNode& q, const std::vector<float>& inScales,
+                         ActivationQuant out) const {
+    const ir::Node& n = g_.node(id);
+    q.inputTables.resize(n.inputs.size());
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      const ValueId v = n.inputs[i];
+      const int32_t zIn = zeroPointOf(v);
+      if (q.inputMultipliers[i].isIdentity() && zIn == out.zeroPoint)
+        continue;
+      q.inputTables[i] = rescaleTable(inScales[i], zIn, out.scale, out.zeroPoint);
     }
   }
 
@@ -1135,7 +1152,7 @@ private:
         const int64_t at = valueStride == 1 ? t * kLookupEntries + v : v * tables + t;
         q.lookupTables[static_cast<size_t>(t * kLookupEntries + v)] =
             quantizeValue(y.values<float>()[static_cast<size_t>(at)], out.scale, kInt8Min, kInt8Max,
-                          Rounding::HalfAway, out.zeroPoint);
+                          m_.rounding, out.zeroPoint);
       }
     }
   }

@@ -20,6 +20,15 @@ std::string_view roundingName(Rounding r) {
   return r == Rounding::HalfEven ? "half to even" : "half away from zero";
 }
 
+std::vector<int8_t> rescaleTable(float sIn, int32_t zIn, float sOut, int32_t zOut) {
+  std::vector<int8_t> table;
+  table.reserve(256);
+  for (int32_t q = kInt8Min; q <= kInt8Max; ++q)
+    table.push_back(quantizeValue(dequantizeValue(q, sIn, zIn), sOut, kInt8Min, kInt8Max,
+                                  Rounding::HalfEven, zOut));
+  return table;
+}
+
 QuantMultiplier quantizeMultiplier(double m, int64_t maxAbsAccumulator) {
   if (!std::isfinite(m)) {
     rejectMultiplier(m, "is not finite");

@@ -112,6 +112,15 @@ struct QuantNode {
   QuantMultiplier mulMultiplier;
   /// Concat, MinMax: s_in[i] / s_out per input; Compare: s_in[i] / max(s_in[0], s_in[1])
   std::vector<QuantMultiplier> inputMultipliers;
+  /// Concat of a model that rounds half to even (an imported QDQ model): per input,
+  /// kLookupEntries codes indexed by q + 128, rescaleTable(): the input onto the output's scale
+  /// and zero point through fp32 as ONNX defines the QDQ form (DequantizeLinear, then
+  /// QuantizeLinear). Empty (or an empty entry): the input is requantized by inputMultipliers.
+  std::vector<std::vector<int8_t>> inputTables;
+  /// Concat input \p i's rescale table, or nullptr when inputMultipliers requantizes it.
+  const std::vector<int8_t>* inputTable(size_t i) const {
+    return i < inputTables.size() && !inputTables[i].empty() ? &inputTables[i] : nullptr;
+  }
 
   // --- Gather -------------------------------------------------------------------------------
   std::vector<int32_t> gatherIndex; ///< flat input index of every output element

@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <limits>
 #include <string_view>
+#include <vector>
 
 namespace nnaccel::quant {
 
@@ -175,6 +176,14 @@ inline int8_t quantizeValue(float x, float scale, int32_t lo = kInt8Min, int32_t
 inline float dequantizeValue(int32_t q, float scale, int32_t zero = 0) {
   return static_cast<float>(q - zero) * scale;
 }
+
+/// The 256-entry table (indexed by q + 128) that moves an int8 code from (\p sIn, \p zIn) onto
+/// (\p sOut, \p zOut) through fp32 as ONNX defines the QDQ form: quantizeValue(dequantizeValue(q,
+/// sIn, zIn), sOut, HalfEven, zOut), i.e. nearbyint(fl(fl((q - zIn) * sIn) / sOut)) + zOut. Where
+/// (q - zIn) * sIn / sOut is exactly half-way between two codes, the fp32 rounding of the
+/// product decides the side, which no multiplier-and-shift rule reproduces; ONNX Runtime's
+/// unfused QDQ graph computes exactly this (docs/Quantization.md, "QDQ models").
+std::vector<int8_t> rescaleTable(float sIn, int32_t zIn, float sOut, int32_t zOut);
 
 /// Bias quantization: round-half-away(b / (sIn * sW)) with the division and product in double,
 /// saturated to [-limit, limit] (limit <= INT32_MAX, see the accumulator bound in

@@ -139,7 +139,9 @@ Lowered lowerSelect(const quant::QuantizedModel& qm, ir::NodeId id, ElementwiseL
   return l;
 }
 
-/// Concat: each input requantized (copied when its scale is the output's) into its slice.
+/// Concat: each input requantized (copied when its scale and zero point are the output's) into
+/// its slice; through its rescale table (a Lookup) where the model has one
+/// (quant::QuantNode::inputTables).
 Lowered lowerConcat(const quant::QuantizedModel& qm, ir::NodeId id, ElementwiseLayer l) {
   const ir::Graph& g = qm.graph;
   const ir::Node& n = g.node(id);
@@ -154,6 +156,11 @@ Lowered lowerConcat(const quant::QuantizedModel& qm, ir::NodeId id, ElementwiseL
     ElementwisePass p;
     p.func = m.isIdentity() && sameZero ? ElementwiseFunc::Copy : ElementwiseFunc::Requantize;
     p.multiplier = m;
+    if (const std::vector<int8_t>* table = qm.node(id).inputTable(i)) {
+      p.func = ElementwiseFunc::Lookup;
+      p.tableBase = static_cast<int64_t>(l.tables.size()) / quant::kLookupEntries;
+      l.tables.insert(l.tables.end(), table->begin(), table->end());
+    }
     p.extents = shape;
     p.a = {n.inputs[i], 0, rowMajorStrides(shape)};
     p.out = {l.output, at * outStrides[axis], outStrides};
@@ -743,7 +750,7 @@ Tensor runElementwise(const ElementwiseLayer& layer, const quant::QuantizedModel
       continue;
     }
     forEachPoint(p, [&](int64_t ia, int64_t ib, int64_t io, const std::vector<int64_t>& index) {
-      const int64_t table = p.tableAxis < 0 ? 0 : index[tableAxis];
+      const int64_t table = p.tableBase + (p.tableAxis < 0 ? 0 : index[tableAxis]);
       dst[io] = applyFunc(p, layer.tables, a ? a[ia] : 0, b ? b[ib] : 0, table);
     });
   }

@@ -156,6 +156,40 @@ TEST(QdqModel, PairsBecomeScalesAndWeightsKeepTheirCodes) {
 
 class QdqForms : public ::testing::TestWithParam<bool> {};
 
+// A QDQ Concat's inputs move onto its scale through fp32 as the QDQ form defines it (ONNX
+// Runtime's unfused graph does exactly this): each by its rescale table, which the int8
+// executor applies; in the test graph every odd Relu code (0.04 -> 0.08) is a tie.
+TEST_P(QdqForms, ConcatInputsMoveOntoTheOutputScaleThroughFp32) {
+  const QuantizedModel m = quantize(testing::qdqGraph(GetParam()), {});
+  const ir::NodeId cat = nodeNamed(m.graph, "cat");
+  const ir::Node& n = m.graph.node(cat);
+  const ir::ValueId out = n.outputs[0];
+  ASSERT_EQ(m.node(cat).inputTables.size(), 2u);
+  Int8Executor exec(m);
+  exec.run(randomInputs(m.graph, 5));
+  const QuantTensor y = exec.value(out);
+  int64_t at = 0;
+  for (size_t i = 0; i < 2; ++i) {
+    const ir::ValueId in = n.inputs[i];
+    const std::vector<int8_t> table =
+        rescaleTable(m.scale(in), m.zeroPoint(in), m.scale(out), m.zeroPoint(out));
+    ASSERT_NE(m.node(cat).inputTable(i), nullptr);
+    EXPECT_EQ(*m.node(cat).inputTable(i), table);
+    const QuantTensor x = exec.value(in);
+    for (int64_t e = 0; e < x.data.numElements(); ++e, ++at) // batch 1: slices follow each other
+      ASSERT_EQ(y.data.data<int8_t>()[at],
+                table[static_cast<size_t>(x.data.data<int8_t>()[e] + 128)])
+          << "input " << i << " element " << e;
+  }
+  // nnaccel's own quantization keeps its multiplier rule: no tables.
+  test::GraphBuilder b;
+  const ir::ValueId x = b.input("x", {1, 2, 4});
+  const ir::Graph plain =
+      test::finish(b, {b.op(ir::OpKind::Concat, "c", {b.op(ir::OpKind::Relu, "r", {x}), x},
+                            test::attrs({{"axis", int64_t{1}}}))});
+  EXPECT_TRUE(quantize(plain, {}).node(nodeNamed(plain, "c")).inputTables.empty());
+}
+
 TEST_P(QdqForms, Int8LandsWithinOneOutputStepOfTheModelsOwnSemantics) {
   const ir::Graph g = testing::qdqGraph(GetParam());
   const QuantizedModel m = quantize(g, {});

@@ -83,6 +83,40 @@ TEST(Requantize, HalfEvenRoundsTiesToTheEvenNeighbour) {
   EXPECT_EQ(quantizeValue(0.25f, 0.5f), 1);
 }
 
+// A QDQ Concat input moved from 0.02 to 0.04 through fp32 (DequantizeLinear, QuantizeLinear):
+// every odd code is an exact half, and the fp32 product decides the side. Anchors computed
+// with numpy float32: 107 * 0.02f / 0.04f = 53.499996, 109 -> 54.500004, 105 -> 52.5 exactly.
+TEST(Requantize, RescaleTableGoesThroughFp32AsTheQdqFormDefinesIt) {
+  const std::vector<int8_t> t = rescaleTable(0.02f, 0, 0.04f, 0);
+  ASSERT_EQ(t.size(), 256u);
+  const auto at = [&](int32_t q) { return int32_t{t[static_cast<size_t>(q + 128)]}; };
+  EXPECT_EQ(at(107), 53); // the multiplier rule's half to even gives 54
+  EXPECT_EQ(at(109), 55); // ... and 54
+  EXPECT_EQ(at(105), 52); // an exact fp32 half: to even, as the multiplier rule
+  EXPECT_EQ(at(-107), -53);
+  EXPECT_EQ(at(-128), -64);
+  EXPECT_EQ(at(0), 0);
+  // Everywhere else the two rules agree, and they never differ by more than one code.
+  QuantMultiplier half = quantizeMultiplier(0.5);
+  half.rounding = Rounding::HalfEven;
+  int differ = 0;
+  for (int32_t q = kInt8Min; q <= kInt8Max; ++q) {
+    const int32_t rule = requantize(q, half);
+    EXPECT_LE(std::abs(at(q) - rule), 1) << q;
+    if (at(q) != rule) {
+      EXPECT_NE(q % 2, 0) << q << " is not a tie";
+      ++differ;
+    }
+  }
+  EXPECT_EQ(differ, 10); // -109 -107 -61 -27 -15 15 27 61 107 109
+  // Zero points on both sides, and saturation at the output's range.
+  const std::vector<int8_t> z = rescaleTable(0.02f, 5, 0.01f, -12);
+  EXPECT_EQ(z[static_cast<size_t>(5 + 128)], -12);      // real 0 -> the output's zero point
+  EXPECT_EQ(z[static_cast<size_t>(100 + 128)], 127);    // 1.9 / 0.01 saturates
+  EXPECT_EQ(z[static_cast<size_t>(-70 + 128)], -128);   // -1.5 / 0.01 saturates
+  EXPECT_EQ(z[static_cast<size_t>(10 + 128)], 10 - 12); // 0.1 / 0.01 = 10
+}
+
 TEST(Requantize, WorkedExampleFromDocs) {
   // docs/Quantization.md: m = 0.0123 -> M = 1690499128 (0.0123 = 0.7872 * 2^-6), shift = 6.
   const QuantMultiplier q = quantizeMultiplier(0.0123);

@@ -39,7 +39,8 @@ namespace nnaccel::arch::common {
 /// The rule a pass applies to each point.
 enum class ElementwiseFunc : uint8_t {
   Clamp,      ///< min(max(a, clampLo), clampHi)
-  Lookup,     ///< table[t * 256 + a + 128], t the point's index on tableAxis (0 when -1)
+  Lookup,     ///< table[(tableBase + t) * 256 + a + 128], t the point's index on tableAxis
+              ///< (0 when -1)
   Add,        ///< quant::addSubValue(false, addSub, a, b)
   Sub,        ///< quant::addSubValue(true, addSub, a, b)
   Mul,        ///< quant::mulValue(multiplier, a, b)
@@ -87,6 +88,7 @@ struct ElementwisePass {
   StridedAccess out;  ///< destination in the layer's output
   int32_t clampLo = quant::kInt8Min, clampHi = quant::kInt8Max;
   int64_t tableAxis = -1; ///< Lookup: iteration axis selecting the table
+  int64_t tableBase = 0;  ///< Lookup: the layer's table that index 0 on tableAxis selects
   quant::AddSubMultipliers addSub;
   quant::QuantMultiplier multiplier;
   quant::QuantMultiplier multiplierB; ///< Min/Max/Compare: operand b's rescale (multiplier: a's)

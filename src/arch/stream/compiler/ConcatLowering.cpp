@@ -17,7 +17,10 @@ namespace {
 /// and zero point).
 void setRescaleLut(AuxTile& t, const ConcatRescale& r) {
   t.lutEnabled = true;
-  t.lut = makeLut([=](int32_t v) { return quant::requantizeTo(v - r.zIn, r.m, r.zOut); });
+  t.lut = makeLut([&](int32_t v) {
+    return r.table.empty() ? quant::requantizeTo(v - r.zIn, r.m, r.zOut)
+                           : int32_t{r.table[static_cast<size_t>(v - quant::kInt8Min)]};
+  });
 }
 
 } // namespace
@@ -185,8 +188,10 @@ std::vector<std::vector<ConcatPiece>> Mapper::concatPieces(const std::vector<Pla
 std::optional<ConcatRescale> Mapper::concatRescale(ir::NodeId id, size_t part) const {
   const ir::Node& n = g_.node(id);
   const ir::ValueId in = n.inputs.at(part);
-  const ConcatRescale r{qm_.node(id).inputMultipliers.at(part),
-                        g_.isConstant(in) ? 0 : qm_.zeroPoint(in), qm_.zeroPoint(n.outputs[0])};
+  const quant::QuantNode& q = qm_.node(id);
+  const std::vector<int8_t>* table = q.inputTable(part);
+  const ConcatRescale r{q.inputMultipliers.at(part), g_.isConstant(in) ? 0 : qm_.zeroPoint(in),
+                        qm_.zeroPoint(n.outputs[0]), table ? *table : std::vector<int8_t>{}};
   return r.m.isIdentity() && r.zIn == r.zOut ? std::nullopt : std::optional(r);
 }
 

@@ -213,6 +213,9 @@ struct ConcatPiece {
 struct ConcatRescale {
   quant::QuantMultiplier m;
   int32_t zIn = 0, zOut = 0;
+  /// The model's rescale table for this input (quant::QuantNode::inputTables), which the LUT
+  /// then holds instead of requantizing by m; empty if none
+  std::vector<int8_t> table;
 };
 
 /// A concatenation's output set after packing: a whole input set passed on, or the output of

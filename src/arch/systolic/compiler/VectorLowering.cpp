@@ -618,7 +618,8 @@ private:
   }
 
   /// Each input into its channel range of the output: a DRAM copy when its multiplier is
-  /// exactly 1 and its zero point the output's, else a REQUANTIZE through the vector unit.
+  /// exactly 1 and its zero point the output's, else a REQUANTIZE through the vector unit (a
+  /// LOOKUP through the input's rescale table where the model has one).
   void concat() {
     const std::vector<quant::QuantMultiplier>& m = ctx_.qm->node(id_).inputMultipliers;
     int64_t offset = 0;
@@ -633,6 +634,10 @@ private:
         d.op = withMultiplier(d.op, m[i]);
         d.op.func = VectorFunc::Requantize;
         d.op.aZero = zero;
+        if (const std::vector<int8_t>* table = ctx_.qm->node(id_).inputTable(i)) {
+          d.op.func = VectorFunc::Lookup;
+          d.tablesAddr = ctx_.addSegment(std::vector<uint8_t>(table->begin(), table->end()));
+        }
         d.a = operand(src, OperandView{in.c * in.s, in.s, false});
         d.out = output(offset);
         lowerVector(ctx_, d);
