@@ -664,6 +664,41 @@ TEST_F(Cli, ListingsAndInfoTakeJsonAndCsv) {
   expectError("zoo list --csv --json", 2, "--json excludes --csv (see 'nnaccel zoo list --help')");
 }
 
+// `arch tech`: the technology model's reference table (docs/Technology.md) at a node and
+// supply, as a table and as records; a node or supply it does not know is a usage error.
+TEST_F(Cli, ArchTechPrintsTheTechnologyReferenceTable) {
+  const Result t = run("arch tech --vdd 0.9");
+  ASSERT_EQ(t.exitCode, 0) << t.err;
+  EXPECT_NE(t.out.find("technology 45nm at 0.9 V (supply: configured)"), std::string::npos)
+      << t.out;
+  // At Horowitz's own node and supply the table is his: an 8-bit multiply costs 0.2 pJ.
+  const std::string mul = lineWith(t.out, "int_multiplier 8b");
+  EXPECT_NE(mul.find("0.2 "), std::string::npos) << mul;
+  EXPECT_NE(mul.find("282"), std::string::npos) << mul;
+  // The CACTI runs are at 45 nm's nominal 1.0 V: there the table gives them back.
+  const Result nominal = run("arch tech");
+  EXPECT_NE(lineWith(nominal.out, "sram 128KiB x 64b").find("32.29"), std::string::npos)
+      << nominal.out;
+  const nlohmann::json seven = nlohmann::json::parse(run("arch tech --node 7nm --json").out);
+  ASSERT_TRUE(seven.is_array());
+  EXPECT_EQ(seven[0]["node"], "7nm");
+  EXPECT_EQ(seven[0]["vdd_v"], 0.7);
+  EXPECT_EQ(seven[0]["component"], "int_adder 8b");
+  EXPECT_LT(seven[0]["read_energy_pj"].get<double>(), 0.03);
+  const Result csv = run("arch tech --node 16nm --csv");
+  EXPECT_EQ(csv.out.rfind("node,vdd_v,component,class,read_energy_pj,write_energy_pj,area_um2,"
+                          "leakage_uw,source\n",
+                          0),
+            0u)
+      << csv.out;
+  expectError("arch tech --node 22nm", 2,
+              "--node: 22nm not in {180nm,130nm,90nm,65nm,45nm,32nm,28nm,20nm,16nm,14nm,10nm,7nm} "
+              "(did you mean '32nm'?) (see 'nnaccel arch tech --help')");
+  expectError("arch tech --vdd 5", 1,
+              "supply 5 V is outside what the 45nm scaling equations cover (0.4-2.0 V, with a "
+              "positive energy factor)");
+}
+
 TEST_F(Cli, SetOverridesAConfigKeyOverThePresetOrFile) {
   const Result base = run("simulate lenet5 --timing-only");
   const Result small = run("simulate lenet5 --timing-only --set array.rows=32 --set array.cols=32");

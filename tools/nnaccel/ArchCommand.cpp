@@ -3,14 +3,17 @@
 /// table per engine in the engine's own columns; as JSON, one record per engine and preset) and
 /// `nnaccel arch show ENGINE [--preset NAME | --config FILE]` (the effective config as YAML in
 /// the engine's config-file schema, so its output is a starting point for a custom --config
-/// file).
+/// file), and `nnaccel arch tech [--node N] [--vdd V] [--json|--csv]` (the technology model's
+/// energy and area reference table at a node: docs/Technology.md).
 #include "ArchOptions.h"
 #include "Command.h"
 #include "ListOutput.h"
 #include "TextTable.h"
 #include "nnaccel/support/Error.h"
+#include "nnaccel/tech/Components.h"
 
 #include <fmt/core.h>
+#include <optional>
 #include <vector>
 
 namespace nnaccel::cli {
@@ -57,6 +60,48 @@ nlohmann::ordered_json presetRecords() {
   return records;
 }
 
+/// One record per reference component at \p at: per-action energies, area, leakage, source.
+nlohmann::ordered_json techRecords(const tech::ProcessNode& at) {
+  nlohmann::ordered_json records = nlohmann::ordered_json::array();
+  for (const tech::ComponentSpec& s : tech::referenceComponents()) {
+    const tech::ComponentCost c = tech::costOf(s, at);
+    records.push_back({{"node", at.name},
+                       {"vdd_v", at.vddV},
+                       {"component", tech::describe(s)},
+                       {"class", tech::componentClassName(s.cls)},
+                       {"read_energy_pj", c.readEnergyPj},
+                       {"write_energy_pj", c.writeEnergyPj},
+                       {"area_um2", c.areaUm2},
+                       {"leakage_uw", c.leakageW * 1e6},
+                       {"source", c.source}});
+  }
+  return records;
+}
+
+void printTechTable(const tech::ProcessNode& at) {
+  TextTable table({{"component", TextTable::Align::Left},
+                   {"action pJ", TextTable::Align::Right},
+                   {"write pJ", TextTable::Align::Right},
+                   {"area um2", TextTable::Align::Right},
+                   {"leakage uW", TextTable::Align::Right},
+                   {"source", TextTable::Align::Left}});
+  for (const nlohmann::ordered_json& r : techRecords(at)) {
+    const double write = r["write_energy_pj"].get<double>();
+    table.addRow({r["component"].get<std::string>(),
+                  fmt::format("{:.4g}", r["read_energy_pj"].get<double>()),
+                  write > 0 ? fmt::format("{:.4g}", write) : "-",
+                  fmt::format("{:.5g}", r["area_um2"].get<double>()),
+                  fmt::format("{:.3g}", r["leakage_uw"].get<double>()),
+                  r["source"].get<std::string>()});
+  }
+  fmt::print("technology {} at {} V (supply: {}); an adder's or multiplier's action is one "
+             "operation, storage's one read of its width\n",
+             at.name, at.vddV, at.vddSource);
+  fmt::print("{}", table.render());
+  fmt::print("scaled from each source's node by the Stillmaker-Baas equations; sources and "
+             "choices: docs/Technology.md\n");
+}
+
 class ArchCommand final : public Command {
 public:
   void configure(CLI::App& app) override {
@@ -69,9 +114,24 @@ public:
         ->required()
         ->check(oneOf(engines::engineNames()));
     arch_.configure(*show_, false);
+    tech_ = app.add_subcommand("tech", "print the technology model's energy and area reference "
+                                       "table at a process node");
+    tech_->add_option("--node", node_, "process node")
+        ->check(oneOf(tech::nodeNames()))
+        ->capture_default_str();
+    tech_->add_option("--vdd", vddV_, "supply voltage in V (default: the node's nominal)");
+    techOutput_.configure(*tech_, "one record per component");
   }
 
   void run() override {
+    if (tech_->parsed()) {
+      const tech::ProcessNode at = tech::node(node_, vddV_);
+      if (techOutput_.table())
+        printTechTable(at);
+      else
+        techOutput_.print(techRecords(at));
+      return;
+    }
     if (list_->parsed() && !listOutput_.table()) {
       listOutput_.print(presetRecords());
       return;
@@ -92,7 +152,11 @@ public:
 private:
   CLI::App* list_ = nullptr;
   CLI::App* show_ = nullptr;
+  CLI::App* tech_ = nullptr;
   ListOutput listOutput_;
+  ListOutput techOutput_;
+  std::string node_ = "45nm";
+  std::optional<double> vddV_;
   ArchOptions arch_;
   std::string engine_;
 };

@@ -1,0 +1,106 @@
+// The component library (src/tech/Arithmetic.cpp, Storage.cpp, Components.cpp): each class gives
+// its published figures at its source's node, interpolates between them as documented, scales
+// with the node, and refuses what it cannot price.
+#include "nnaccel/tech/Components.h"
+
+#include "../../support/ErrorOf.h"
+
+#include <gtest/gtest.h>
+
+namespace nnaccel::tech {
+namespace {
+
+ComponentCost at45(ComponentClass cls, int64_t width, double vdd = 0.9) {
+  return costOf(ComponentSpec{.cls = cls, .widthBits = width}, node("45nm", vdd));
+}
+
+TEST(Components, ArithmeticIsTheHorowitzAndDallyTableAt45nm) {
+  EXPECT_DOUBLE_EQ(at45(ComponentClass::IntAdder, 8).readEnergyPj, 0.03);
+  EXPECT_DOUBLE_EQ(at45(ComponentClass::IntAdder, 32).areaUm2, 137);
+  EXPECT_DOUBLE_EQ(at45(ComponentClass::IntMultiplier, 8).readEnergyPj, 0.2);
+  EXPECT_DOUBLE_EQ(at45(ComponentClass::IntMultiplier, 8).areaUm2, 282);
+  EXPECT_NEAR(at45(ComponentClass::IntMultiplier, 32).readEnergyPj, 3.1, 1e-12);
+  EXPECT_DOUBLE_EQ(at45(ComponentClass::FpMultiplier, 32).areaUm2, 7700);
+  EXPECT_DOUBLE_EQ(at45(ComponentClass::FpAdder, 16).readEnergyPj, 0.4);
+  // Between the published widths: linear for adders, a power law for multipliers.
+  EXPECT_DOUBLE_EQ(at45(ComponentClass::IntAdder, 24).readEnergyPj, 0.075);
+  EXPECT_NEAR(at45(ComponentClass::IntMultiplier, 16).readEnergyPj, 0.2 * std::sqrt(15.5), 1e-9);
+  EXPECT_GT(at45(ComponentClass::IntMultiplier, 8).leakageW, 0);
+}
+
+TEST(Components, WidthsWithoutAFigureAreConfigErrors) {
+  const std::string fp = test::errorOf([] { at45(ComponentClass::FpAdder, 8); }, ErrorKind::Config);
+  EXPECT_NE(fp.find("16 and 32 bits"), std::string::npos) << fp;
+  test::errorOf([] { at45(ComponentClass::IntMultiplier, 0); }, ErrorKind::Config);
+  test::errorOf([] { at45(ComponentClass::IntAdder, 65); }, ErrorKind::Config);
+  test::errorOf(
+      [] {
+        costOf(
+            ComponentSpec{
+                .cls = ComponentClass::Sram, .widthBits = 64, .capacityBytes = 4, .banks = 1},
+            node("45nm"));
+      },
+      ErrorKind::Config);
+  test::errorOf([] { costOf(ComponentSpec{.cls = ComponentClass::FlipFlopFifo}, node("7nm")); },
+                ErrorKind::Config);
+}
+
+TEST(Components, SramModelPassesThroughTheCactiRunsItIsFittedTo) {
+  const auto sram = [](int64_t bytes, int64_t width, int64_t banks = 1) {
+    return costOf(ComponentSpec{.cls = ComponentClass::Sram,
+                                .widthBits = width,
+                                .capacityBytes = bytes,
+                                .banks = banks},
+                  node("45nm"));
+  };
+  EXPECT_NEAR(sram(131072, 64).readEnergyPj, 32.286, 1e-6);
+  EXPECT_NEAR(sram(131072, 64).writeEnergyPj, 26.065, 1e-6);
+  EXPECT_NEAR(sram(65536, 256).readEnergyPj, 51.799, 1e-6);
+  EXPECT_NEAR(sram(65536, 256).areaUm2, 199065.1, 1e-3);
+  EXPECT_NEAR(sram(768, 32).areaUm2, 1419.8, 1e-6);
+  EXPECT_NEAR(sram(131072, 64).leakageW, 3.18e-12 * 131072 * 8, 1e-8);
+  // Bigger arrays cost more per access; banking a big one makes each access cheaper.
+  EXPECT_LT(sram(8192, 64).readEnergyPj, sram(131072, 64).readEnergyPj);
+  EXPECT_LT(sram(131072, 64, 4).readEnergyPj, sram(131072, 64).readEnergyPj);
+  // Below the plug-in's 768 B minimum an array is priced as 768 B.
+  EXPECT_EQ(sram(256, 8).readEnergyPj, sram(768, 8).readEnergyPj);
+}
+
+TEST(Components, RegistersFifosAndTablesComposeTheirCells) {
+  // Accelergy's reference table prices a 16-bit register read at 0.144 pJ (0.009 pJ per bit).
+  const ComponentCost r =
+      costOf(ComponentSpec{.cls = ComponentClass::Register, .widthBits = 16}, node("45nm"));
+  EXPECT_NEAR(r.readEnergyPj, 0.144, 1e-12);
+  EXPECT_NEAR(r.areaUm2, 16 * 5.98, 1e-9);
+  const ComponentCost f =
+      costOf(ComponentSpec{.cls = ComponentClass::FlipFlopFifo, .widthBits = 16, .depth = 50},
+             node("45nm"));
+  EXPECT_NEAR(f.areaUm2, 50 * r.areaUm2, 1e-9);
+  const ComponentCost lut =
+      costOf(ComponentSpec{.cls = ComponentClass::LookupTable, .widthBits = 8, .indexBits = 8},
+             node("45nm"));
+  EXPECT_GT(lut.readEnergyPj, 0);
+  EXPECT_GT(lut.areaUm2, 0);
+  test::errorOf(
+      [] {
+        costOf(ComponentSpec{.cls = ComponentClass::LookupTable, .indexBits = 30}, node("45nm"));
+      },
+      ErrorKind::Config);
+}
+
+TEST(Components, EveryFigureScalesWithTheNode) {
+  for (ComponentClass cls : {ComponentClass::IntAdder, ComponentClass::IntMultiplier,
+                             ComponentClass::FpAdder, ComponentClass::Register}) {
+    SCOPED_TRACE(std::string(componentClassName(cls)));
+    const ComponentSpec s{.cls = cls, .widthBits = 16};
+    const ComponentCost big = costOf(s, node("45nm")), small = costOf(s, node("7nm"));
+    EXPECT_NEAR(small.readEnergyPj / big.readEnergyPj, energyScale(node("45nm"), node("7nm")),
+                1e-9);
+    EXPECT_NEAR(small.areaUm2 / big.areaUm2, 0.059, 1e-9);
+    EXPECT_NEAR(small.leakageW / big.leakageW, 0.059, 1e-9);
+    EXPECT_FALSE(small.source.empty());
+  }
+}
+
+} // namespace
+} // namespace nnaccel::tech
