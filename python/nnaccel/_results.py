@@ -60,6 +60,26 @@ class Report:
         return self.total["energy_pj"]
 
     @property
+    def static_energy_pj(self):
+        """Leakage over the run's time (0 for an engine without a technology)."""
+        return self._data["static_energy_pj"]
+
+    @property
+    def energy_per_inference_pj(self):
+        """Dynamic plus static energy of the run."""
+        return self._data["energy_per_inference_pj"]
+
+    @property
+    def technology(self):
+        """``{"node", "vdd_v"}`` the run is priced at, or None (docs/Technology.md)."""
+        return self._data["technology"]
+
+    @property
+    def area_mm2(self):
+        """The machine's area, or None for an engine without a technology."""
+        return self._data["area_mm2"]
+
+    @property
     def dram_bytes(self):
         dram = self.total["dram"]
         return dram["read_bytes"] + dram["write_bytes"]

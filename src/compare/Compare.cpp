@@ -103,10 +103,12 @@ std::string alignedTable(const std::vector<std::vector<std::string>>& rows) {
 
 /// What the budget does not equalize, said wherever totals are compared.
 constexpr const char* kCaveat =
-    "note: the budget equalizes multipliers, SRAM bytes, clock and DRAM bandwidth; energy uses "
-    "each engine's own preset energy table (placeholder-scale, not one calibrated process) and "
-    "DRAM bytes each engine's own data width (a preset's value bits); host layers are charged "
-    "by one host model (link and host, the same for every engine)";
+    "note: the budget equalizes multipliers, SRAM bytes, clock and DRAM bandwidth; energy is "
+    "priced by the technology model at each engine's own node where its report names a "
+    "technology, else by the engine's own preset energy table (placeholder-scale, not one "
+    "calibrated process), and DRAM bytes use each engine's own data width (a preset's value "
+    "bits); host layers are charged by one host model (link and host, the same for every "
+    "engine)";
 
 /// "3/40 (12.5% of cycles)": the layers that ran on the host, of all layers, and the share of
 /// the total cycles the host model charged them ("0/40" when none did).

@@ -281,6 +281,25 @@ void ConfigReader::real(std::string_view key, double& value, RealRange range) {
   value = parsed;
 }
 
+void ConfigReader::optionalReal(std::string_view key, std::optional<double>& value,
+                                RealRange range) {
+  const std::optional<YAML::Node> found = state_->lookup(*this, key);
+  if (!found) {
+    return;
+  }
+  const YAML::Node& node = *found;
+  double parsed = 0;
+  if (isPlainScalar(node) && node.Scalar() == "auto") {
+    value.reset();
+    return;
+  }
+  if (!isPlainScalar(node) || !YAML::convert<double>::decode(node, parsed)) {
+    fail(key, "expected a number or auto, got " + describe(node));
+  }
+  checkReal(key, parsed, range);
+  value = parsed;
+}
+
 void ConfigReader::boolean(std::string_view key, bool& value) {
   const std::optional<YAML::Node> found = state_->lookup(*this, key);
   if (!found) {
@@ -446,6 +465,11 @@ void ConfigWriter::integer(std::string_view key, int64_t value, IntRange) {
 
 void ConfigWriter::real(std::string_view key, double value, RealRange) {
   scalar(key, fmt::format("{}", value)); // shortest round-trip form
+}
+
+void ConfigWriter::optionalReal(std::string_view key, const std::optional<double>& value,
+                                RealRange) {
+  scalar(key, value ? fmt::format("{}", *value) : std::string("auto"));
 }
 
 void ConfigWriter::integerMap(std::string_view key, const IntegerMap& values, IntRange) {

@@ -310,6 +310,16 @@ void addRunSections(HtmlPage& page, const RunReport& r, const std::string& idPre
                fmt::format("{:.2f}", micros), fmt::format("{:.1f} %", 100 * t.utilization),
                groupThousands(t.dram.readBytes + t.dram.writeBytes),
                fmt::format("{:.3f}", t.energyPj / 1e6), verdictCell(r)}});
+  if (r.technology.present()) {
+    std::string line = r.technologyLine();
+    line.pop_back(); // its newline
+    page.paragraph(line);
+    std::vector<std::vector<std::string>> parts;
+    for (const auto& [name, mm2] : r.technology.areaMm2ByComponent)
+      parts.push_back({name, fmt::format("{:.4g}", mm2),
+                       fmt::format("{:.1f} %", 100 * mm2 / r.technology.areaMm2)});
+    page.table({"component", "area (mm2)", "share"}, parts);
+  }
   for (const auto& [name, value] : r.summary)
     page.paragraph(fmt::format("{}: {}", name, value));
   std::vector<std::vector<std::string>> host;

@@ -83,12 +83,24 @@ void RunReport::markInterrupted(size_t layersDone, size_t layersPlannedCount) {
   layersPlanned = static_cast<int64_t>(layersPlannedCount);
 }
 
+std::string RunReport::technologyName() const {
+  return technology.present() ? fmt::format("{} at {} V", technology.node, technology.vddV) : "";
+}
+
+double RunReport::secondsOf(int64_t cycles) const {
+  return clockMhz > 0 ? static_cast<double>(cycles) / (clockMhz * 1e6) : 0.0;
+}
+
 void RunReport::finalize() {
   LayerStats sum;
   sum.name = "total";
   for (LayerStats& l : layers) {
     completeAttribution(l);
     l.utilization = utilizationOf(l);
+    // W x s = J: leakage x cycles / (MHz x 1e6) x 1e12 pJ, formed as (W x 1e6) x cycles / MHz.
+    l.staticEnergyPj =
+        clockMhz > 0 ? technology.leakageW * 1e6 * static_cast<double>(l.cycles) / clockMhz : 0.0;
+    sum.staticEnergyPj += l.staticEnergyPj;
     sum.usefulMacs += l.usefulMacs;
     sum.effectualMacs += l.effectualMacs;
     sum.issuedMacs += l.issuedMacs;
@@ -323,6 +335,23 @@ std::string verdictLine(const RunReport& r) {
 
 } // namespace
 
+std::string RunReport::technologyLine() const {
+  std::string parts;
+  for (const auto& [name, mm2] : technology.areaMm2ByComponent)
+    parts += fmt::format("{}{} {}%", parts.empty() ? "" : ", ", name,
+                         percent(technology.areaMm2 > 0 ? mm2 / technology.areaMm2 : 0.0));
+  const double seconds = secondsOf(total.cycles);
+  const std::string power = seconds > 0
+                                ? fmt::format("; average power {:.3g} W at {} MHz",
+                                              energyPerInferencePj() * 1e-12 / seconds, clockMhz)
+                                : "";
+  return fmt::format("technology: {}; area {:.4g} mm2 ({}); leakage {:.3g} mW; energy per "
+                     "inference {:.3f} uJ (dynamic {:.3f} + static {:.3f}){}\n",
+                     technologyName(), technology.areaMm2, parts, technology.leakageW * 1e3,
+                     energyPerInferencePj() / 1e6, total.energyPj / 1e6, total.staticEnergyPj / 1e6,
+                     power);
+}
+
 std::string RunReport::formatTable() const {
   std::string out = fmt::format(
       "{} '{}': {} PEs{} at {} MHz, model {}, {}{}\n", engine, config, groupThousands(peCount),
@@ -358,6 +387,8 @@ std::string RunReport::formatTable() const {
                      groupThousands(total.usefulMacs), percent(total.utilization),
                      groupThousands(total.dram.readBytes + total.dram.writeBytes),
                      total.energyPj / 1e6);
+  if (technology.present())
+    out += technologyLine();
 
   for (const auto& [name, value] : summary)
     out += fmt::format("{}: {}\n", name, value);
@@ -431,6 +462,7 @@ Json layerJson(const LayerStats& l) {
   j["dram"] = trafficJson(l.dram);
   j["energy_pj"] = l.energyPj;
   j["energy_pj_by_component"] = energyJson(l.energy);
+  j["static_energy_pj"] = l.staticEnergyPj;
   j["utilization"] = l.utilization;
   Json metrics = Json::object();
   for (const auto& [key, value] : l.metrics)
@@ -471,6 +503,27 @@ std::string RunReport::toJson() const {
   j["dram_bytes_per_cycle"] = dramBytesPerCycle;
   j["on_chip_bytes_per_cycle"] = onChipBytesPerCycle;
   j["exact"] = exact;
+  if (technology.present()) {
+    j["technology"] = {{"node", technology.node}, {"vdd_v", technology.vddV}};
+    j["area_mm2"] = technology.areaMm2;
+    Json parts = Json::object();
+    for (const auto& [name, mm2] : technology.areaMm2ByComponent)
+      parts[name] = mm2;
+    j["area_mm2_by_component"] = std::move(parts);
+    j["leakage_w"] = technology.leakageW;
+  } else {
+    j["technology"] = nullptr;
+    j["area_mm2"] = nullptr;
+    j["area_mm2_by_component"] = nullptr;
+    j["leakage_w"] = nullptr;
+  }
+  j["static_energy_pj"] = total.staticEnergyPj;
+  j["energy_per_inference_pj"] = energyPerInferencePj();
+  const double seconds = secondsOf(total.cycles);
+  if (seconds > 0)
+    j["average_power_w"] = energyPerInferencePj() * 1e-12 / seconds;
+  else
+    j["average_power_w"] = nullptr;
   j["layers"] = Json::array();
   for (const LayerStats& l : layers) {
     j["layers"].push_back(layerJson(l));
@@ -531,7 +584,7 @@ constexpr const char* kLayerColumns =
     "write_bytes,"
     "dram_read_bytes,dram_write_bytes,energy_pj,energy_compute_pj,energy_on_chip_pj,"
     "energy_interconnect_pj,energy_dram_pj,energy_post_process_pj,energy_host_pj,energy_other_pj,"
-    "verified";
+    "static_energy_pj,technology,area_mm2,verified";
 
 } // namespace
 
@@ -561,7 +614,7 @@ std::string RunReport::toCsvRows() const {
     const EnergyParts& e = l.energy;
     out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},"
                        "{},{},{},{},{},{},"
-                       "{},{},{},{},{},{},{},{}\n",
+                       "{},{},{},{},{},{},{},{},{},{},{}\n",
                        kSchemaVersion, csvField(engine), csvField(config), csvField(model), dtype,
                        csvField(l.name), csvField(l.op), csvField(l.unit), l.hostFallback ? 1 : 0,
                        l.usefulMacs, l.effectualMacs, l.issuedMacs, l.cycles, l.busyCycles,
@@ -569,7 +622,8 @@ std::string RunReport::toCsvRows() const {
                        c.host, c.other, l.utilization, l.sbuf.readBytes, l.sbuf.writeBytes,
                        l.psum.readBytes, l.psum.writeBytes, l.dram.readBytes, l.dram.writeBytes,
                        l.energyPj, e.compute, e.onChip, e.interconnect, e.dram, e.postProcess,
-                       e.host, e.other, verified);
+                       e.host, e.other, l.staticEnergyPj, csvField(technologyName()),
+                       technology.present() ? fmt::format("{}", technology.areaMm2) : "", verified);
   };
   for (const LayerStats& l : layers)
     row(l);

@@ -699,6 +699,46 @@ TEST_F(Cli, ArchTechPrintsTheTechnologyReferenceTable) {
               "positive energy factor)");
 }
 
+// `arch cost`: a config priced through the technology model; --set moves it to another node;
+// an engine without a technology description says so in one line.
+TEST_F(Cli, ArchCostPricesAConfigThroughTheTechnology) {
+  const Result t = run("arch cost systolic --preset edge");
+  ASSERT_EQ(t.exitCode, 0) << t.err;
+  EXPECT_EQ(t.out.rfind("systolic 'edge' at 16nm (0.85 V): area ", 0), 0u) << t.out;
+  EXPECT_NE(lineWith(t.out, "pe_multiplier").find("int_multiplier 8b"), std::string::npos);
+  EXPECT_NE(lineWith(t.out, "pe_multiplier").find(" 1024 "), std::string::npos) << t.out;
+  EXPECT_NE(lineWith(t.out, "mac_int8_pj").find("pe_multiplier + pe_adder"), std::string::npos);
+  EXPECT_NE(lineWith(t.out, "dram_read_pj_per_byte").find("configured"), std::string::npos);
+  const nlohmann::json j =
+      nlohmann::json::parse(run("arch cost systolic --preset edge --set technology.node=7nm "
+                                "--set energy.act_op_pj=0.5 --json")
+                                .out);
+  EXPECT_EQ(j["technology"]["node"], "7nm");
+  double area = 0;
+  for (const auto& c : j["components"])
+    area += c["area_mm2"].get<double>();
+  EXPECT_NEAR(area, j["area_mm2"].get<double>(), 1e-12);
+  bool act = false;
+  for (const auto& e : j["events"])
+    if (e["key"] == "act_op_pj") {
+      act = true;
+      EXPECT_EQ(e["pj"], 0.5);
+      EXPECT_EQ(e["basis"], "configured");
+    }
+  EXPECT_TRUE(act);
+  // The run's report carries the same machine.
+  const Result sim = run("simulate lenet5 --arch systolic --preset edge --timing-only");
+  ASSERT_EQ(sim.exitCode, 0) << sim.err;
+  EXPECT_NE(lineWith(sim.out, "technology: 16nm at 0.85 V; area ").find("pe_array"),
+            std::string::npos)
+      << sim.out;
+  expectErrorPrefix("arch cost systolic --set technology.node=3nm", 1,
+                    "--set: 'technology.node': unknown process node '3nm'");
+  expectError("arch cost sparse", 1,
+              "the sparse engine still prices its events with its own 'energy:' table; it has no "
+              "technology description yet");
+}
+
 TEST_F(Cli, SetOverridesAConfigKeyOverThePresetOrFile) {
   const Result base = run("simulate lenet5 --timing-only");
   const Result small = run("simulate lenet5 --timing-only --set array.rows=32 --set array.cols=32");
@@ -751,9 +791,10 @@ TEST_F(Cli, ArchShowPartialConfigKeepsSmallDefaults) {
 
 TEST_F(Cli, ArchErrors) {
   expectError("arch", 2, "a subcommand is required (see 'nnaccel arch --help')");
-  expectError("arch frob", 2,
-              "unknown command 'frob' for 'nnaccel arch' (expected one of: list, show) (see "
-              "'nnaccel arch --help')");
+  expectError(
+      "arch frob", 2,
+      "unknown command 'frob' for 'nnaccel arch' (expected one of: list, show, tech, cost) (see "
+      "'nnaccel arch --help')");
   expectError("arch show", 2, "ENGINE is required (see 'nnaccel arch show --help')");
   expectError(
       "arch show tpu", 2,

@@ -252,6 +252,39 @@ TEST_P(EngineContract, ModelReportsAreIdenticalAcrossRunsAndKeepTheInvariants) {
   EXPECT_EQ(e.simulate(g, c, timing).total.cycles, a.total.cycles);
 }
 
+// An engine priced through the technology model (issue 21) reports the area and leakage of
+// its `arch cost` table, by group, and static energy for every layer that takes time; one that
+// is not yet reports no technology at all (never a partial one).
+TEST_P(EngineContract, ATechnologyPricedEngineReportsItsCostTablesArea) {
+  const Engine& e = engine();
+  if (const std::string why = contract::skipReason(e, "model:lenet5"); !why.empty())
+    GTEST_SKIP() << why;
+  const EngineConfig c = e.preset("");
+  const report::RunReport r =
+      e.simulate(driver::loadModel("lenet5", {}), c, contract::runOptionsOf(e));
+  const std::optional<engines::CostTable> t = e.costTable(c);
+  if (!t) {
+    EXPECT_FALSE(r.technology.present());
+    EXPECT_EQ(r.total.staticEnergyPj, 0.0);
+    return;
+  }
+  ASSERT_TRUE(r.technology.present());
+  EXPECT_EQ(r.technology.node, t->node);
+  double areaMm2 = 0, leakageW = 0;
+  for (const engines::CostTable::Component& part : t->components) {
+    areaMm2 += part.areaUm2 * static_cast<double>(part.count) * 1e-6;
+    leakageW += part.leakageW * static_cast<double>(part.count);
+  }
+  EXPECT_NEAR(r.technology.areaMm2, areaMm2, 1e-9 * areaMm2);
+  EXPECT_NEAR(r.technology.leakageW, leakageW, 1e-9 * leakageW);
+  double groups = 0;
+  for (const auto& [name, mm2] : r.technology.areaMm2ByComponent)
+    groups += mm2;
+  EXPECT_NEAR(groups, r.technology.areaMm2, 1e-9 * areaMm2);
+  EXPECT_GT(r.total.staticEnergyPj, 0.0);
+  EXPECT_FALSE(t->events.empty());
+}
+
 TEST_P(EngineContract, AnInterruptedRunReportsTheLayersItFinished) {
   // Ctrl-C in `simulate` asks the run to stop (support/Interrupt.h); the next progress point
   // stops it, and the report holds the layers verified so far, marked interrupted.

@@ -41,6 +41,12 @@ def test_simulate_returns_the_report_verified():
     assert d["engine"] == "systolic" and d["model"] == "lenet5"
     assert json.loads(r.to_json())["total"]["cycles"] == r.cycles
     assert "VERIFIED" in repr(r)
+    # Priced through the technology model: the server preset's node, its area, and leakage
+    # over the run's time on top of the dynamic energy.
+    assert r.technology["node"] == "7nm"
+    assert r.area_mm2 == pytest.approx(sum(d["area_mm2_by_component"].values()))
+    assert r.energy_per_inference_pj == pytest.approx(r.energy_pj + r.static_energy_pj)
+    assert r.static_energy_pj > 0
 
 
 def test_simulate_matches_the_cli_report_for_the_same_run(tmp_path):

@@ -3,8 +3,10 @@
 /// table per engine in the engine's own columns; as JSON, one record per engine and preset) and
 /// `nnaccel arch show ENGINE [--preset NAME | --config FILE]` (the effective config as YAML in
 /// the engine's config-file schema, so its output is a starting point for a custom --config
-/// file), and `nnaccel arch tech [--node N] [--vdd V] [--json|--csv]` (the technology model's
-/// energy and area reference table at a node: docs/Technology.md).
+/// file), `nnaccel arch tech [--node N] [--vdd V] [--json|--csv]` (the technology model's
+/// energy and area reference table at a node: docs/Technology.md), and `nnaccel arch cost
+/// ENGINE [--preset NAME | --config FILE] [--json]` (a config priced through it: its components'
+/// area, leakage and per-action energy, and each event's price).
 #include "ArchOptions.h"
 #include "Command.h"
 #include "ListOutput.h"
@@ -102,6 +104,72 @@ void printTechTable(const tech::ProcessNode& at) {
              "choices: docs/Technology.md\n");
 }
 
+nlohmann::ordered_json costJson(const std::string& engine, const std::string& config,
+                                const engines::CostTable& t) {
+  nlohmann::ordered_json j = {{"engine", engine},
+                              {"config", config},
+                              {"technology", {{"node", t.node}, {"vdd_v", t.vddV}}}};
+  double areaMm2 = 0, leakageW = 0;
+  nlohmann::ordered_json parts = nlohmann::ordered_json::array();
+  for (const engines::CostTable::Component& c : t.components) {
+    const auto n = static_cast<double>(c.count);
+    areaMm2 += c.areaUm2 * n * 1e-6;
+    leakageW += c.leakageW * n;
+    parts.push_back({{"name", c.name},
+                     {"group", c.group},
+                     {"component", c.what},
+                     {"count", c.count},
+                     {"action_energy_pj", c.actionPj},
+                     {"write_energy_pj", c.writePj},
+                     {"area_um2_each", c.areaUm2},
+                     {"area_mm2", c.areaUm2 * n * 1e-6},
+                     {"leakage_w", c.leakageW * n},
+                     {"source", c.source}});
+  }
+  j["area_mm2"] = areaMm2;
+  j["leakage_w"] = leakageW;
+  j["components"] = std::move(parts);
+  nlohmann::ordered_json events = nlohmann::ordered_json::array();
+  for (const engines::CostTable::Event& e : t.events)
+    events.push_back({{"key", e.key}, {"pj", e.pj}, {"basis", e.basis}});
+  j["events"] = std::move(events);
+  return j;
+}
+
+void printCostTable(const nlohmann::ordered_json& j) {
+  fmt::print("{} '{}' at {} ({} V): area {:.4g} mm2, leakage {:.3g} mW\n",
+             j["engine"].get<std::string>(), j["config"].get<std::string>(),
+             j["technology"]["node"].get<std::string>(), j["technology"]["vdd_v"].get<double>(),
+             j["area_mm2"].get<double>(), j["leakage_w"].get<double>() * 1e3);
+  TextTable parts({{"component", TextTable::Align::Left},
+                   {"group", TextTable::Align::Left},
+                   {"is", TextTable::Align::Left},
+                   {"count", TextTable::Align::Right},
+                   {"action pJ", TextTable::Align::Right},
+                   {"write pJ", TextTable::Align::Right},
+                   {"area mm2", TextTable::Align::Right},
+                   {"leakage mW", TextTable::Align::Right}});
+  for (const nlohmann::ordered_json& c : j["components"]) {
+    const double write = c["write_energy_pj"].get<double>();
+    parts.addRow({c["name"].get<std::string>(), c["group"].get<std::string>(),
+                  c["component"].get<std::string>(), std::to_string(c["count"].get<int64_t>()),
+                  fmt::format("{:.4g}", c["action_energy_pj"].get<double>()),
+                  write > 0 ? fmt::format("{:.4g}", write) : "-",
+                  fmt::format("{:.4g}", c["area_mm2"].get<double>()),
+                  fmt::format("{:.3g}", c["leakage_w"].get<double>() * 1e3)});
+  }
+  fmt::print("{}", parts.render());
+  TextTable events({{"energy key", TextTable::Align::Left},
+                    {"pJ", TextTable::Align::Right},
+                    {"from", TextTable::Align::Left}});
+  for (const nlohmann::ordered_json& e : j["events"])
+    events.addRow({e["key"].get<std::string>(), fmt::format("{:.4g}", e["pj"].get<double>()),
+                   e["basis"].get<std::string>()});
+  fmt::print("\n{}", events.render());
+  fmt::print("components: docs/Technology.md (sources) and the engine's design notes (which "
+             "components an event uses); a number under 'energy:' overrides an event\n");
+}
+
 class ArchCommand final : public Command {
 public:
   void configure(CLI::App& app) override {
@@ -121,9 +189,33 @@ public:
         ->capture_default_str();
     tech_->add_option("--vdd", vddV_, "supply voltage in V (default: the node's nominal)");
     techOutput_.configure(*tech_, "one record per component");
+    cost_ = app.add_subcommand("cost", "price an engine config through the technology model: "
+                                       "its components' area, leakage and energy per action, and "
+                                       "each event's energy");
+    cost_->add_option("ENGINE", costEngine_, "accelerator engine")
+        ->required()
+        ->check(oneOf(engines::engineNames()));
+    costArch_.configure(*cost_, false);
+    cost_->add_flag("--json", costJson_, "print the table as one JSON object");
   }
 
   void run() override {
+    if (cost_->parsed()) {
+      costArch_.setEngine(costEngine_);
+      const engines::EngineConfig config = costArch_.engineConfig();
+      const std::optional<engines::CostTable> t = costArch_.implementation().costTable(config);
+      if (!t)
+        throw Error(ErrorKind::Unsupported, {},
+                    fmt::format("the {} engine still prices its events with its own 'energy:' "
+                                "table; it has no technology description yet",
+                                costEngine_));
+      const nlohmann::ordered_json j = costJson(costEngine_, config.name(), *t);
+      if (costJson_)
+        fmt::print("{}\n", j.dump(2));
+      else
+        printCostTable(j);
+      return;
+    }
     if (tech_->parsed()) {
       const tech::ProcessNode at = tech::node(node_, vddV_);
       if (techOutput_.table())
@@ -153,6 +245,10 @@ private:
   CLI::App* list_ = nullptr;
   CLI::App* show_ = nullptr;
   CLI::App* tech_ = nullptr;
+  CLI::App* cost_ = nullptr;
+  ArchOptions costArch_;
+  std::string costEngine_;
+  bool costJson_ = false;
   ListOutput listOutput_;
   ListOutput techOutput_;
   std::string node_ = "45nm";

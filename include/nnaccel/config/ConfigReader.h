@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -147,6 +148,9 @@ public:
   }
   void integer(std::string_view key, int64_t& value, IntRange range);
   void real(std::string_view key, double& value, RealRange range);
+  /// A number in \p range, or `auto` (nullopt: the value is derived, e.g. from the technology
+  /// model).
+  void optionalReal(std::string_view key, std::optional<double>& value, RealRange range);
   void boolean(std::string_view key, bool& value);
   /// A non-empty string.
   void text(std::string_view key, std::string& value);
@@ -206,6 +210,11 @@ public:
   void real(std::string_view key, double value, RealRange range) const {
     checkReal(key, value, range);
   }
+  void optionalReal(std::string_view key, const std::optional<double>& value,
+                    RealRange range) const {
+    if (value)
+      checkReal(key, *value, range);
+  }
   void boolean(std::string_view, bool) const {}
   void text(std::string_view key, const std::string& value) const;
   void integerMap(std::string_view key, const IntegerMap& values, IntRange range) const {
@@ -249,6 +258,8 @@ public:
   }
   void integer(std::string_view key, int64_t value, IntRange = {});
   void real(std::string_view key, double value, RealRange = {});
+  /// The number, or `auto` for nullopt.
+  void optionalReal(std::string_view key, const std::optional<double>& value, RealRange = {});
   void boolean(std::string_view key, bool value);
   void text(std::string_view key, const std::string& value);
   /// `key: {}` when empty, else one `name: value` line per entry (names quoted when needed).

@@ -25,6 +25,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <typeinfo>
 #include <utility>
@@ -221,6 +222,29 @@ struct Study {
   std::function<StudyResult(const ir::Graph&, const EngineConfig&, const StudyArgs&)> run;
 };
 
+/// `nnaccel arch cost`: an engine config priced through the technology model (docs/Technology.md)
+/// in the spirit of Accelergy's ART and ERT: what the machine is built from, and what each
+/// event the simulator counts costs.
+struct CostTable {
+  std::string node; ///< "7nm"
+  double vddV = 0;
+  struct Component {
+    std::string name, group, what; ///< "pe_multiplier", "pe_array", "int_multiplier 8b"
+    int64_t count = 0;
+    double actionPj = 0, writePj = 0; ///< one instance's action (or read) and write
+    double areaUm2 = 0;               ///< one instance
+    double leakageW = 0;              ///< one instance
+    std::string source;
+  };
+  std::vector<Component> components;
+  struct Event {
+    std::string key; ///< the config key under `energy:` ("mac_int8_pj")
+    double pj = 0;
+    std::string basis; ///< "pe_multiplier + pe_adder", or "configured"
+  };
+  std::vector<Event> events;
+};
+
 /// Whether an engine runs a layer, and why not when it does not.
 struct LayerCoverage {
   std::string layer, op;
@@ -292,6 +316,9 @@ public:
   virtual std::string disassemble(const std::string& path) const;
   /// The engine's studies (`sweep NAME`); none by default.
   virtual std::vector<Study> studies() const { return {}; }
+  /// The config priced through the technology model, or nullopt for an engine that still prices
+  /// its events with its own table (issue 21).
+  virtual std::optional<CostTable> costTable(const EngineConfig&) const { return std::nullopt; }
   /// True when the engine places a model on fixed resources (`map`).
   virtual bool hasPlacement() const { return false; }
   /// The placement of \p g as a readable table.

@@ -90,8 +90,11 @@ struct LayerStats {
   std::vector<std::pair<std::string, int64_t>> breakdown;
   CycleCauses causes;       ///< `cycles` by cause (finalize completes `other`)
   Traffic sbuf, psum, dram; ///< bytes (PSUM: 4 bytes per entry access)
-  double energyPj = 0;
-  EnergyParts energy;     ///< `energyPj` by component (finalize completes `other`)
+  double energyPj = 0;      ///< dynamic energy (the parts below)
+  EnergyParts energy;       ///< `energyPj` by component (finalize completes `other`)
+  /// Leakage over the layer's time: RunReport::technology.leakageW x cycles / clock (finalize;
+  /// 0 without a technology)
+  double staticEnergyPj = 0;
   double utilization = 0; ///< usefulMacs / (PEs x cycles)
   /// Engine-specific per-layer figures (e.g. the sparse engine's "w_density", "speedup"): extra
   /// table columns, in order of first appearance, and a "metrics" object in JSON.
@@ -125,6 +128,20 @@ struct Verdict {
   int64_t comparedElements = 0;
 };
 
+/// The technology a run is priced at (docs/Technology.md): its node and supply, the machine's
+/// area by component and its static power. Empty (no node) for an engine that does not price
+/// itself through the technology model yet.
+struct TechnologySummary {
+  std::string node; ///< "7nm"
+  double vddV = 0;
+  double areaMm2 = 0;
+  /// Named parts of the machine (e.g. "pe_array", "sbuf"), summing to areaMm2.
+  std::vector<std::pair<std::string, double>> areaMm2ByComponent;
+  double leakageW = 0; ///< static power of the whole machine
+
+  bool present() const { return !node.empty(); }
+};
+
 struct RunReport {
   std::string engine; ///< the registered engine name
   std::string config; ///< preset/config name
@@ -141,6 +158,7 @@ struct RunReport {
   double onChipBytesPerCycle = 0;
   /// The effective architecture config (YAML), shown in the HTML report.
   std::string configYaml;
+  TechnologySummary technology;
   bool exact = false;
   std::vector<LayerStats> layers;
   LayerStats total; ///< sums; utilization over the total cycles
@@ -160,10 +178,20 @@ struct RunReport {
   int64_t peakMacs() const { return peakMacsPerCycle > 0 ? peakMacsPerCycle : peCount; }
   /// \p l's usefulMacs over peakMacs() x its cycles (0 without cycles or a peak).
   double utilizationOf(const LayerStats& l) const;
-  /// Recomputes `total` from `layers` and every utilization from peakMacs(), and completes
-  /// every layer's causes and energy parts with `other` (asserting the engine did not attribute
-  /// more than the layer's cycles or energy).
+  /// Recomputes `total` from `layers` and every utilization from peakMacs(), completes every
+  /// layer's causes and energy parts with `other` (asserting the engine did not attribute more
+  /// than the layer's cycles or energy), and sets each layer's static energy from the
+  /// technology's leakage and the clock.
   void finalize();
+  /// The table's technology line: node, area by component, leakage, energy per inference and
+  /// average power.
+  std::string technologyLine() const;
+  /// "7nm at 0.7 V", or "" without a technology.
+  std::string technologyName() const;
+  /// Seconds of \p cycles at clockMhz (0 without a clock).
+  double secondsOf(int64_t cycles) const;
+  /// Dynamic plus static energy of the whole run, in picojoules.
+  double energyPerInferencePj() const { return total.energyPj + total.staticEnergyPj; }
   /// Human-readable per-layer table with a totals row, the baseline section and the verdict.
   std::string formatTable() const;
   /// The same content as JSON (stable key order; schema in docs/report-schema.md).

@@ -148,6 +148,14 @@ public:
     return systolic::disassemble(readProgramFile(path));
   }
 
+  std::optional<engines::CostTable> costTable(const engines::EngineConfig& config) const override {
+    const SystolicConfig& c = config.as<SystolicConfig>();
+    std::vector<engines::CostTable::Event> events;
+    for (const EnergyEvent& e : energyEvents(c))
+      events.push_back({e.key, e.pj, e.basis});
+    return systolicInventory(c).costTable(std::move(events));
+  }
+
 protected:
   engines::Resources resourcesOf(const SystolicConfig& c) const override {
     return {.multipliers = c.peRows * c.peCols,

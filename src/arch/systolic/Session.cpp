@@ -188,6 +188,7 @@ SessionResult simulateModel(const ir::Graph& g, const SystolicConfig& config,
   r.peCount = cfg.peRows * cfg.peCols;
   r.peakMacsPerCycle = r.peCount;
   r.clockMhz = cfg.clockMhz;
+  r.technology = systolicInventory(cfg).summary();
   r.exact = options.exact;
   r.layers = main.stats;
   r.verdict = main.verdict;

@@ -139,6 +139,38 @@ TEST(Report, FinalizeOfAnEmptyReport) {
   EXPECT_EQ(Json::parse(r.toJson())["layers"].size(), 0u);
 }
 
+// A run priced through the technology model: area by component at the top level, static
+// energy per layer from the leakage and the layer's time, and the summary's energy per
+// inference and average power (docs/report-schema.md).
+TEST(Report, TechnologyGivesAreaStaticEnergyAndPower) {
+  RunReport r = sample();
+  r.technology = {"7nm", 0.7, 2.5, {{"pe_array", 1.5}, {"sbuf", 1.0}}, 0.02};
+  r.finalize();
+  // conv1: 200 cycles at 1000 MHz = 200 ns; 0.02 W x 200 ns = 4 nJ = 4000 pJ.
+  EXPECT_DOUBLE_EQ(r.layers[0].staticEnergyPj, 4000);
+  EXPECT_DOUBLE_EQ(r.total.staticEnergyPj, 0.02 * 600e-9 * 1e12);
+  const Json j = Json::parse(r.toJson());
+  EXPECT_EQ(j["technology"], (Json{{"node", "7nm"}, {"vdd_v", 0.7}}));
+  EXPECT_EQ(j["area_mm2"], 2.5);
+  EXPECT_EQ(j["area_mm2_by_component"], (Json{{"pe_array", 1.5}, {"sbuf", 1.0}}));
+  double sum = 0;
+  for (const auto& item : j["area_mm2_by_component"].items())
+    sum += item.value().get<double>();
+  EXPECT_DOUBLE_EQ(sum, j["area_mm2"].get<double>());
+  EXPECT_DOUBLE_EQ(j["layers"][0]["static_energy_pj"].get<double>(), 4000);
+  const double perInference = r.total.energyPj + r.total.staticEnergyPj;
+  EXPECT_DOUBLE_EQ(j["energy_per_inference_pj"].get<double>(), perInference);
+  EXPECT_DOUBLE_EQ(j["average_power_w"].get<double>(), perInference * 1e-12 / 600e-9);
+  const std::string table = r.formatTable();
+  EXPECT_NE(table.find("technology: 7nm at 0.7 V; area 2.5 mm2 (pe_array 60.0%, sbuf 40.0%); "
+                       "leakage 20 mW"),
+            std::string::npos)
+      << table;
+  const std::string csv = RunReport::csvHeader() + r.toCsvRows();
+  EXPECT_NE(csv.find(",static_energy_pj,technology,area_mm2,verified\n"), std::string::npos);
+  EXPECT_NE(csv.find(",4000,7nm at 0.7 V,2.5,"), std::string::npos) << csv;
+}
+
 TEST(Report, JsonParsesBackWithEveryField) {
   RunReport r = sample();
   r.baseline.push_back({"conv1", "dilated: zero-inserted kernel", {}, {}});
@@ -155,11 +187,37 @@ TEST(Report, JsonParsesBackWithEveryField) {
   for (const auto& item : j.items()) {
     keys.push_back(item.key());
   }
-  EXPECT_EQ(keys, (std::vector<std::string>{"schema", "schema_version", "engine", "config", "model",
-                                            "dtype", "pe_count", "clock_mhz", "peak_macs_per_cycle",
-                                            "dram_bytes_per_cycle", "on_chip_bytes_per_cycle",
-                                            "exact", "layers", "total", "baseline", "summary",
-                                            "verdict", "interrupted", "config_yaml"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"schema",
+                                            "schema_version",
+                                            "engine",
+                                            "config",
+                                            "model",
+                                            "dtype",
+                                            "pe_count",
+                                            "clock_mhz",
+                                            "peak_macs_per_cycle",
+                                            "dram_bytes_per_cycle",
+                                            "on_chip_bytes_per_cycle",
+                                            "exact",
+                                            "technology",
+                                            "area_mm2",
+                                            "area_mm2_by_component",
+                                            "leakage_w",
+                                            "static_energy_pj",
+                                            "energy_per_inference_pj",
+                                            "average_power_w",
+                                            "layers",
+                                            "total",
+                                            "baseline",
+                                            "summary",
+                                            "verdict",
+                                            "interrupted",
+                                            "config_yaml"}));
+  // Without a technology: the fields are null and the run has no static energy.
+  EXPECT_TRUE(j["technology"].is_null());
+  EXPECT_TRUE(j["area_mm2"].is_null());
+  EXPECT_EQ(j["static_energy_pj"], 0.0);
+  EXPECT_EQ(j["energy_per_inference_pj"], j["total"]["energy_pj"]);
   EXPECT_EQ(j["schema"], "nnaccel.report");
   EXPECT_EQ(j["schema_version"], kSchemaVersion);
   EXPECT_EQ(j["summary"], (Json{{"dense baseline", "2.50x"}}));

@@ -8,9 +8,11 @@
 /// unit in its name; a loaded config is always valid (validate() enforces the invariants the
 /// compiler and simulator rely on).
 #pragma once
+#include "nnaccel/arch/common/Technology.h"
 #include "nnaccel/tensor/DType.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,22 +24,34 @@ enum class PsumZeroMode {
   WrittenFlags, ///< per-entry written flags + read multiplexer (FIG. 7B); no reset instruction
 };
 
-/// Per-access energies in picojoules (defaults: 45 nm-class numbers in the style of
-/// Eyeriss/Horowitz, documented in docs/arch/Systolic.md; presets may override).
+/// Per-event energies in picojoules. Each on-chip event is `auto` (nullopt) by default: priced
+/// through the technology model from the components the event uses (Pricing.cpp,
+/// docs/arch/Systolic.md "Energy and area"); a number overrides it. DRAM has no technology part
+/// yet, so its two figures are numbers with their source in the preset.
 struct EnergyTable {
-  double macInt8Pj = 0.2;           ///< one int8 x int8 multiply + int32 add
-  double macFp32Pj = 3.7;           ///< one fp32 multiply-add
-  double sbufReadPjPerByte = 1.2;   ///< state buffer (SRAM) read
-  double sbufWritePjPerByte = 1.4;  ///< state buffer (SRAM) write
-  double psumReadPjPerEntry = 1.5;  ///< one 32-bit summation-buffer entry read
-  double psumWritePjPerEntry = 1.8; ///< one 32-bit summation-buffer entry write
-  double dramReadPjPerByte = 80.0;  ///< DRAM read
-  double dramWritePjPerByte = 80.0; ///< DRAM write
-  double actOpPj = 0.5;             ///< one activation-engine element (requantize/activation)
-  double poolOpPj = 0.3;            ///< one pooling-engine window element
-  double weightLoadPjPerByte = 0.3; ///< moving one weight byte into a PE register
+  std::optional<double> macInt8Pj;           ///< one int8 x int8 multiply + int32 add
+  std::optional<double> macFp32Pj;           ///< one fp32 multiply-add
+  std::optional<double> sbufReadPjPerByte;   ///< state buffer (SRAM) read
+  std::optional<double> sbufWritePjPerByte;  ///< state buffer (SRAM) write
+  std::optional<double> psumReadPjPerEntry;  ///< one 32-bit summation-buffer entry read
+  std::optional<double> psumWritePjPerEntry; ///< one 32-bit summation-buffer entry write
+  double dramReadPjPerByte = 80.0;           ///< DRAM read
+  double dramWritePjPerByte = 80.0;          ///< DRAM write
+  std::optional<double> actOpPj;  ///< one activation-engine element (requantize/activation)
+  std::optional<double> poolOpPj; ///< one pooling-engine window element
+  std::optional<double> weightLoadPjPerByte; ///< moving one weight byte into a PE register
 
   bool operator==(const EnergyTable&) const = default;
+};
+
+/// The energy of each event as the cycle model charges it: EnergyTable with every `auto`
+/// resolved (energyPrices()).
+struct EnergyPrices {
+  double macInt8Pj = 0, macFp32Pj = 0;
+  double sbufReadPjPerByte = 0, sbufWritePjPerByte = 0;
+  double psumReadPjPerEntry = 0, psumWritePjPerEntry = 0;
+  double dramReadPjPerByte = 0, dramWritePjPerByte = 0;
+  double actOpPj = 0, poolOpPj = 0, weightLoadPjPerByte = 0;
 };
 
 struct SystolicConfig {
@@ -79,6 +93,7 @@ struct SystolicConfig {
   int64_t dramLatencyCycles = 100; ///< first-byte latency of one DMA descriptor
 
   double clockMhz = 1000.0;
+  common::TechnologyConfig technology;
   EnergyTable energy;
 
   int64_t psumTileEntries() const { return psumMaxTileRows * psumMaxTileCols; }
@@ -112,5 +127,19 @@ std::vector<std::string> systolicPresetNames();
 SystolicConfig systolicPreset(const std::string& name);
 /// The effective config as YAML in the schema's layout (parseSystolicConfig round-trips it).
 std::string toYaml(const SystolicConfig& c);
+
+/// The machine's components (PE array, state and summation buffers, post-processing engines)
+/// priced at its technology (Pricing.cpp). \p c must be valid.
+common::Inventory systolicInventory(const SystolicConfig& c);
+/// One `energy:` key as priced: the config's number, or the sum of the components it uses.
+struct EnergyEvent {
+  std::string key; ///< "mac_int8_pj"
+  double pj = 0;
+  std::string basis; ///< "pe_multiplier + pe_adder", or "configured"
+};
+/// Every event's price, in the `energy:` section's order.
+std::vector<EnergyEvent> energyEvents(const SystolicConfig& c);
+/// Every event's energy: the config's number where it gives one, else the technology's price.
+EnergyPrices energyPrices(const SystolicConfig& c);
 
 } // namespace nnaccel::arch::systolic

@@ -46,6 +46,7 @@ constexpr IntRange kLanes{1, kMaxPeDim};
 template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config& c) {
   v.text("name", c.name);
   v.real("clock_mhz", c.clockMhz, kClockMhzRange);
+  common::walkTechnology(v, c.technology);
   v.section("array", [&] {
     v.integer("rows", c.peRows, kPeDim);
     v.integer("cols", c.peCols, kPeDim);
@@ -77,17 +78,17 @@ template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config&
   });
   v.section("energy", [&] {
     auto& e = c.energy;
-    v.real("mac_int8_pj", e.macInt8Pj, kEnergyPjRange);
-    v.real("mac_fp32_pj", e.macFp32Pj, kEnergyPjRange);
-    v.real("sbuf_read_pj_per_byte", e.sbufReadPjPerByte, kEnergyPjRange);
-    v.real("sbuf_write_pj_per_byte", e.sbufWritePjPerByte, kEnergyPjRange);
-    v.real("psum_read_pj_per_entry", e.psumReadPjPerEntry, kEnergyPjRange);
-    v.real("psum_write_pj_per_entry", e.psumWritePjPerEntry, kEnergyPjRange);
+    v.optionalReal("mac_int8_pj", e.macInt8Pj, kEnergyPjRange);
+    v.optionalReal("mac_fp32_pj", e.macFp32Pj, kEnergyPjRange);
+    v.optionalReal("sbuf_read_pj_per_byte", e.sbufReadPjPerByte, kEnergyPjRange);
+    v.optionalReal("sbuf_write_pj_per_byte", e.sbufWritePjPerByte, kEnergyPjRange);
+    v.optionalReal("psum_read_pj_per_entry", e.psumReadPjPerEntry, kEnergyPjRange);
+    v.optionalReal("psum_write_pj_per_entry", e.psumWritePjPerEntry, kEnergyPjRange);
     v.real("dram_read_pj_per_byte", e.dramReadPjPerByte, kEnergyPjRange);
     v.real("dram_write_pj_per_byte", e.dramWritePjPerByte, kEnergyPjRange);
-    v.real("act_op_pj", e.actOpPj, kEnergyPjRange);
-    v.real("pool_op_pj", e.poolOpPj, kEnergyPjRange);
-    v.real("weight_load_pj_per_byte", e.weightLoadPjPerByte, kEnergyPjRange);
+    v.optionalReal("act_op_pj", e.actOpPj, kEnergyPjRange);
+    v.optionalReal("pool_op_pj", e.poolOpPj, kEnergyPjRange);
+    v.optionalReal("weight_load_pj_per_byte", e.weightLoadPjPerByte, kEnergyPjRange);
   });
 }
 
@@ -100,6 +101,7 @@ bool SystolicConfig::supports(DType t) const {
 void validate(const SystolicConfig& c, const std::string& file) {
   config::ConfigChecker checker(file);
   walkSchema(checker, c);
+  common::processNodeOf(c.technology, checker);
   // Cross-field: the lowerings need a working area of at least kMinWorkingBytes.
   if (c.sbufResidentBytesPerPartition > c.sbufBytesPerPartition - kMinWorkingBytes) {
     checker.fail(

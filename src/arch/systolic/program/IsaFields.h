@@ -362,6 +362,8 @@ void forEachField(C& c, V&& v) {
   v(dec("dramBytesPerCycle"), c.dramBytesPerCycle);
   v(dec("dramLatencyCycles"), c.dramLatencyCycles);
   v(dec("clockMhz"), c.clockMhz);
+  v(dec("technology.node"), c.technology.node);
+  v(dec("technology.vddV"), c.technology.vddV);
   forEachField(c.energy, v);
 }
 

@@ -17,11 +17,13 @@
 #include <array>
 #include <bit>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <fmt/format.h>
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <optional>
 #include <utility>
 
 namespace nnaccel::arch::systolic {
@@ -99,6 +101,10 @@ public:
   void put(bool v) { varint(v ? 1 : 0); }
   void put(float v) { putFixed(out, std::bit_cast<uint32_t>(v), 4); }
   void put(double v) { putFixed(out, std::bit_cast<uint64_t>(v), 8); }
+  /// An `auto` energy as a quiet NaN, which no number in a config can be.
+  void put(const std::optional<double>& v) {
+    put(v ? *v : std::numeric_limits<double>::quiet_NaN());
+  }
   template <Enum E> void put(E v) { varint(static_cast<int64_t>(v)); }
   void put(const std::string& s) {
     varint(static_cast<int64_t>(s.size()));
@@ -224,6 +230,15 @@ public:
   }
   void get(float& v) { v = std::bit_cast<float>(static_cast<uint32_t>(fixed(4))); }
   void get(double& v) { v = std::bit_cast<double>(fixed(8)); }
+  /// Only the canonical quiet NaN is `auto`; any other NaN is kept as a number, which the
+  /// config's validation then rejects (the format stays canonical).
+  void get(std::optional<double>& v) {
+    double d = 0;
+    get(d);
+    const bool autoMarker = std::bit_cast<uint64_t>(d) ==
+                            std::bit_cast<uint64_t>(std::numeric_limits<double>::quiet_NaN());
+    v = autoMarker ? std::nullopt : std::optional<double>(d);
+  }
   template <Enum E> void get(E& v) {
     const size_t start = pos_;
     const int64_t x = varint();

@@ -191,7 +191,7 @@ void Semaphores::signal(size_t index, const Instruction& inst, int64_t doneCycle
 }
 
 LayerAccounts::LayerAccounts(const Program& program)
-    : program_(program), accounts_(program.layers.size()) {
+    : program_(program), prices_(energyPrices(program.config)), accounts_(program.layers.size()) {
   if (program.layers.empty()) {
     return;
   }
@@ -219,8 +219,7 @@ LayerAccounts::LayerAccounts(const Program& program)
 }
 
 void LayerAccounts::addTraffic(Account& a, const Instruction& inst) {
-  const SystolicConfig& c = program_.config;
-  const EnergyTable& e = c.energy;
+  const EnergyPrices& e = prices_;
   const int64_t elem = static_cast<int64_t>(dtypeSizeBytes(program_.dtype));
   report::Traffic sbuf, psum, dram; // psum in entries here, converted below
   double extraPj = 0;

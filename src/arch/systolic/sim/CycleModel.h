@@ -151,6 +151,7 @@ private:
   void addTraffic(Account& a, const Instruction& inst);
 
   const Program& program_;
+  EnergyPrices prices_; ///< the program's config, every `auto` energy priced
   std::vector<int64_t> instrLayer_;
   std::vector<Account> accounts_;
   int64_t maxDone_ = 0;

@@ -81,8 +81,9 @@ TEST(SystolicConfigYaml, ToYamlUsesTheNestedLayout) {
   for (const char* line :
        {"\nname: small\n", "\narray:\n  rows: 16\n  cols: 16\n", "\n  shadow_weights: true\n",
         "\nsbuf:\n  bytes_per_partition: 16384\n", "\n  zero_mode: reset\n",
-        "\ndtypes: [int8, fp32]\n", "\ndram:\n  bytes_per_cycle: 16\n", "\n  mac_int8_pj: 0.2\n",
-        "\nclock_mhz: 1000\n"}) {
+        "\ndtypes: [int8, fp32]\n", "\ndram:\n  bytes_per_cycle: 16\n", "\n  mac_int8_pj: auto\n",
+        "\n  dram_read_pj_per_byte: 160\n", "\nclock_mhz: 1000\n",
+        "\ntechnology:\n  node: \"45nm\"\n  vdd_v: auto\n"}) {
     EXPECT_NE(yaml.find(line), std::string::npos) << line << "\n" << yaml;
   }
 }
@@ -135,6 +136,7 @@ dtypes: [fp32]
 activation: {latency_cycles: 1}
 pool: {lanes: 2, latency_cycles: 0}
 dram: {bytes_per_cycle: 0.5, latency_cycles: 0}
+technology: {node: 7nm, vdd_v: 0.75}
 energy: {mac_int8_pj: 1, mac_fp32_pj: 2, sbuf_read_pj_per_byte: 3, sbuf_write_pj_per_byte: 4,
          psum_read_pj_per_entry: 5, psum_write_pj_per_entry: 6, dram_read_pj_per_byte: 7,
          dram_write_pj_per_byte: 8, act_op_pj: 9, pool_op_pj: 10, weight_load_pj_per_byte: 0}
@@ -162,11 +164,13 @@ energy: {mac_int8_pj: 1, mac_fp32_pj: 2, sbuf_read_pj_per_byte: 3, sbuf_write_pj
   EXPECT_DOUBLE_EQ(c.dramBytesPerCycle, 0.5);
   EXPECT_EQ(c.dramLatencyCycles, 0);
   const EnergyTable& e = c.energy;
-  EXPECT_EQ(
-      (std::vector<double>{e.macInt8Pj, e.macFp32Pj, e.sbufReadPjPerByte, e.sbufWritePjPerByte,
-                           e.psumReadPjPerEntry, e.psumWritePjPerEntry, e.dramReadPjPerByte,
-                           e.dramWritePjPerByte, e.actOpPj, e.poolOpPj, e.weightLoadPjPerByte}),
-      (std::vector<double>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0}));
+  EXPECT_EQ((std::vector<std::optional<double>>{
+                e.macInt8Pj, e.macFp32Pj, e.sbufReadPjPerByte, e.sbufWritePjPerByte,
+                e.psumReadPjPerEntry, e.psumWritePjPerEntry, e.dramReadPjPerByte,
+                e.dramWritePjPerByte, e.actOpPj, e.poolOpPj, e.weightLoadPjPerByte}),
+            (std::vector<std::optional<double>>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0}));
+  EXPECT_EQ(c.technology.node, "7nm");
+  EXPECT_EQ(c.technology.vddV, 0.75);
 }
 
 // --- rejections ---------------------------------------------------------------------------------
@@ -178,8 +182,8 @@ TEST(SystolicConfigErrors, UnknownKeysAreNamedWithTheirPath) {
                               "reset_entries_per_cycle)"),
             "psum.entries");
   expectConfigError("arrays:\n  rows: 5\n",
-                    "edge.yaml: 'arrays': unknown key (expected one of: name, clock_mhz, array, "
-                    "sbuf, psum, dtypes, activation, pool, dram, energy)");
+                    "edge.yaml: 'arrays': unknown key (expected one of: name, clock_mhz, "
+                    "technology, array, sbuf, psum, dtypes, activation, pool, dram, energy)");
   expectConfigError("energy:\n  mac_int4_pj: 1\n",
                     "edge.yaml: 'energy.mac_int4_pj': unknown key (expected one of: mac_int8_pj, "
                     "mac_fp32_pj, sbuf_read_pj_per_byte, sbuf_write_pj_per_byte, "
@@ -376,3 +380,66 @@ TEST(SystolicConfigFile, LoadsAFileAndNamesItInErrors) {
 }
 
 } // namespace
+
+// --- technology and pricing (config/Pricing.cpp, docs/arch/Systolic.md "Energy and area") -------
+
+TEST(SystolicTechnology, UnknownNodesAndSuppliesAreNamedWithTheirKey) {
+  EXPECT_EQ(expectConfigError("technology:\n  node: 22nm\n",
+                              "edge.yaml: 'technology.node': unknown process node '22nm' (known: "
+                              "180nm, 130nm, 90nm, 65nm, 45nm, 32nm, 28nm, 20nm, 16nm, 14nm, "
+                              "10nm, 7nm)"),
+            "technology.node");
+  expectConfigError("technology:\n  vdd_v: 5\n",
+                    "edge.yaml: 'technology.vdd_v': must be <= 2 (got 5)");
+  expectConfigError("energy:\n  act_op_pj: cheap\n",
+                    "edge.yaml: 'energy.act_op_pj': expected a number or auto, got 'cheap'");
+}
+
+TEST(SystolicTechnology, AutoEventsArePricedFromTheirComponentsAndNumbersOverride) {
+  const SystolicConfig small = systolicPreset("small"); // 45 nm at its nominal 1.0 V
+  const tech::ProcessNode at = tech::node("45nm");
+  const auto pj = [&](tech::ComponentClass cls, int64_t w) {
+    return tech::costOf(tech::ComponentSpec{.cls = cls, .widthBits = w}, at).readEnergyPj;
+  };
+  const EnergyPrices p = energyPrices(small);
+  EXPECT_DOUBLE_EQ(p.macInt8Pj, pj(tech::ComponentClass::IntMultiplier, 8) +
+                                    pj(tech::ComponentClass::IntAdder, 32));
+  EXPECT_DOUBLE_EQ(p.poolOpPj, pj(tech::ComponentClass::IntAdder, 32));
+  EXPECT_DOUBLE_EQ(p.dramReadPjPerByte, 160); // configured (Dally's LPDDR figure)
+  // SBUF: 16 KiB partitions with a 4-byte word (64 B per cycle over 16 partitions).
+  const tech::ComponentCost sbuf = tech::costOf(
+      tech::ComponentSpec{
+          .cls = tech::ComponentClass::Sram, .widthBits = 32, .capacityBytes = 16384},
+      at);
+  EXPECT_DOUBLE_EQ(p.sbufReadPjPerByte, sbuf.readEnergyPj / 4);
+  const std::vector<EnergyEvent> events = energyEvents(small);
+  EXPECT_EQ(events.front().key, "mac_int8_pj");
+  EXPECT_EQ(events.front().basis, "pe_multiplier + pe_adder");
+  // A number overrides; a smaller node makes every auto event cheaper.
+  SystolicConfig c = parseSystolicConfigOver(small, "energy: {mac_int8_pj: 0.5}\n", "o.yaml");
+  EXPECT_EQ(energyPrices(c).macInt8Pj, 0.5);
+  EXPECT_EQ(energyEvents(c).front().basis, "configured");
+  c = parseSystolicConfigOver(small, "technology: {node: 7nm}\n", "n.yaml");
+  EXPECT_LT(energyPrices(c).macInt8Pj, p.macInt8Pj / 10);
+  EXPECT_NEAR(systolicInventory(c).areaMm2() / systolicInventory(small).areaMm2(), 0.059, 1e-9);
+}
+
+TEST(SystolicTechnology, InventoryCountsEveryUnitOfTheConfig) {
+  const SystolicConfig server = systolicPreset("server");
+  const nnaccel::arch::common::Inventory inv = systolicInventory(server);
+  EXPECT_EQ(inv.node.name, "7nm");
+  EXPECT_EQ(inv.part("pe_multiplier").use.count, 128 * 64);
+  EXPECT_EQ(inv.part("pe_weight_register").use.count, 2 * 128 * 64); // with the shadow copy
+  EXPECT_EQ(inv.part("sbuf").use.count, 128);
+  EXPECT_EQ(inv.part("sbuf").use.spec.capacityBytes, 196608);
+  EXPECT_EQ(inv.part("psum").use.count, 64);
+  double groups = 0;
+  for (const auto& [name, mm2] : inv.areaMm2ByGroup())
+    groups += mm2;
+  EXPECT_NEAR(groups, inv.areaMm2(), 1e-12);
+  // An int8-only array has no fp32 units.
+  SystolicConfig int8 = server;
+  int8.dtypes = {DType::I8};
+  EXPECT_EQ(systolicInventory(int8).find("pe_fp32_multiplier"), nullptr);
+  EXPECT_LT(systolicInventory(int8).areaMm2(), inv.areaMm2());
+}

@@ -329,13 +329,21 @@ private:
     c.dramBytesPerCycle = anyDouble(0.5, 256);
     c.dramLatencyCycles = in(0, 1000);
     c.clockMhz = anyDouble(100, 3000);
-    for (double* e :
+    // Some events configured, some `auto` (priced by the technology model).
+    for (std::optional<double>* e :
          {&c.energy.macInt8Pj, &c.energy.macFp32Pj, &c.energy.sbufReadPjPerByte,
           &c.energy.sbufWritePjPerByte, &c.energy.psumReadPjPerEntry, &c.energy.psumWritePjPerEntry,
-          &c.energy.dramReadPjPerByte, &c.energy.dramWritePjPerByte, &c.energy.actOpPj,
-          &c.energy.poolOpPj, &c.energy.weightLoadPjPerByte}) {
-      *e = anyDouble(0, 100);
+          &c.energy.actOpPj, &c.energy.poolOpPj, &c.energy.weightLoadPjPerByte}) {
+      if (in(0, 1) == 1)
+        *e = anyDouble(0, 100);
+      else
+        e->reset();
     }
+    c.energy.dramReadPjPerByte = anyDouble(0, 100);
+    c.energy.dramWritePjPerByte = anyDouble(0, 100);
+    c.technology.node = in(0, 1) == 1 ? "7nm" : "28nm";
+    if (in(0, 1) == 1)
+      c.technology.vddV = anyDouble(0.6, 1.0);
     return c;
   }
 

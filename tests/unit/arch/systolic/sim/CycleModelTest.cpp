@@ -276,7 +276,7 @@ TEST(SystolicCycleModel, TrafficAndEnergyOfAMatmulLayer) {
   EXPECT_EQ(s.sbuf.readBytes, 12 + 30);
   EXPECT_EQ(s.psum.writeBytes, 10 * 4 * 4);
   EXPECT_EQ(s.psum.readBytes, 10 * 4 * 4);
-  const EnergyTable& e = p.config.energy;
+  const EnergyPrices e = energyPrices(p.config); // the technology's prices ("auto")
   const double expected = 120 * e.macInt8Pj + 42 * e.sbufReadPjPerByte + 40 * e.psumReadPjPerEntry +
                           40 * e.psumWritePjPerEntry + 12 * e.weightLoadPjPerByte;
   EXPECT_NEAR(s.energyPj, expected, 1e-9);

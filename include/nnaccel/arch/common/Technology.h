@@ -1,0 +1,80 @@
+/// \file
+/// How an engine prices itself through the technology model (docs/Technology.md): the
+/// `technology:` section every engine config shares (a node and its supply), the machine's
+/// inventory of components, priced at that node, and the report fields it fills (area by
+/// component, leakage, and through RunReport::finalize the static energy).
+#pragma once
+
+#include "nnaccel/config/ConfigReader.h"
+#include "nnaccel/engines/Engine.h"
+#include "nnaccel/report/Report.h"
+#include "nnaccel/tech/Components.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nnaccel::arch::common {
+
+/// The `technology:` section of an engine config.
+struct TechnologyConfig {
+  std::string node = "45nm";
+  std::optional<double> vddV; ///< nullopt (`auto`): the node's nominal supply
+
+  bool operator==(const TechnologyConfig&) const = default;
+};
+
+inline constexpr config::RealRange kVddRange{0.4, false, 2.0};
+
+/// The section's schema (ConfigReader, ConfigChecker or ConfigWriter).
+template <typename Visitor, typename T> void walkTechnology(Visitor& v, T& t) {
+  v.section("technology", [&] {
+    v.text("node", t.node);
+    v.optionalReal("vdd_v", t.vddV, kVddRange);
+  });
+}
+
+/// The process node \p t names; an unknown node fails \p checker at `technology.node`.
+tech::ProcessNode processNodeOf(const TechnologyConfig& t, const config::ConfigPath& checker);
+/// The same for a config already validated (asserts the node is known).
+tech::ProcessNode processNodeOf(const TechnologyConfig& t);
+
+/// One kind of component of a machine: its name in reports ("pe_multiplier"), what it is, how
+/// many, and the report group its area is shown under ("pe_array").
+struct ComponentUse {
+  std::string name;
+  tech::ComponentSpec spec;
+  int64_t count = 1;
+  std::string group;
+};
+
+struct PricedComponent {
+  ComponentUse use;
+  tech::ComponentCost cost; ///< one instance
+  double areaMm2() const { return cost.areaUm2 * static_cast<double>(use.count) * 1e-6; }
+  double leakageW() const { return cost.leakageW * static_cast<double>(use.count); }
+};
+
+/// A machine's components priced at one node.
+struct Inventory {
+  tech::ProcessNode node;
+  std::vector<PricedComponent> parts;
+
+  /// The part named \p name (asserts it exists).
+  const PricedComponent& part(const std::string& name) const;
+  /// The part named \p name, or nullptr.
+  const PricedComponent* find(const std::string& name) const;
+  double areaMm2() const;
+  double leakageW() const;
+  /// Area per group, in first-appearance order (sums to areaMm2()).
+  std::vector<std::pair<std::string, double>> areaMm2ByGroup() const;
+  /// The report's technology fields.
+  report::TechnologySummary summary() const;
+  /// `arch cost`'s table: these components and \p events (each event's price and basis).
+  engines::CostTable costTable(std::vector<engines::CostTable::Event> events) const;
+};
+
+/// Prices \p uses at \p node (tech::costOf per kind).
+Inventory priceInventory(const tech::ProcessNode& node, std::vector<ComponentUse> uses);
+
+} // namespace nnaccel::arch::common

@@ -1,0 +1,164 @@
+/// \file
+/// The systolic machine priced through the technology model (docs/arch/Systolic.md, "Energy and
+/// area"): its components, and the components each energy event uses. Which components an event
+/// uses is our reading of seed 000's datapath; their figures are the technology's
+/// (docs/Technology.md), never tuned here.
+#include "nnaccel/arch/systolic/Config.h"
+#include "nnaccel/support/Error.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace nnaccel::arch::systolic {
+
+namespace {
+
+using tech::ComponentClass;
+using tech::ComponentSpec;
+
+constexpr int64_t kPsumEntryBits = 32;
+
+/// One SBUF partition's word: the DMA's bytes per cycle shared by the partitions, at least a
+/// byte (the array reads one int8 per partition per cycle).
+int64_t sbufWordBits(const SystolicConfig& c) {
+  const auto bytes = static_cast<int64_t>(c.sbufDmaBytesPerCycle / static_cast<double>(c.peRows));
+  return std::max<int64_t>(bytes, 1) * 8;
+}
+
+ComponentSpec arith(ComponentClass cls, int64_t widthBits) {
+  return ComponentSpec{.cls = cls, .widthBits = widthBits};
+}
+
+} // namespace
+
+common::Inventory systolicInventory(const SystolicConfig& c) {
+  using common::ComponentUse;
+  const int64_t pes = c.peRows * c.peCols;
+  std::vector<ComponentUse> uses = {
+      // Each PE: an int8 multiplier, the int32 adder of the partial sum it passes down, the
+      // weight register (and its shadow) and the partial-sum register.
+      {"pe_multiplier", arith(ComponentClass::IntMultiplier, 8), pes, "pe_array"},
+      {"pe_adder", arith(ComponentClass::IntAdder, 32), pes, "pe_array"},
+      {"pe_weight_register", arith(ComponentClass::Register, 8), pes * (c.shadowWeights ? 2 : 1),
+       "pe_array"},
+      {"pe_psum_register", arith(ComponentClass::Register, kPsumEntryBits), pes, "pe_array"},
+  };
+  if (c.supports(DType::F32)) {
+    uses.push_back(
+        {"pe_fp32_multiplier", arith(ComponentClass::FpMultiplier, 32), pes, "pe_array"});
+    uses.push_back({"pe_fp32_adder", arith(ComponentClass::FpAdder, 32), pes, "pe_array"});
+  }
+  uses.push_back({"sbuf",
+                  ComponentSpec{.cls = ComponentClass::Sram,
+                                .widthBits = sbufWordBits(c),
+                                .capacityBytes = c.sbufBytesPerPartition},
+                  c.peRows, "sbuf"});
+  uses.push_back({"psum",
+                  ComponentSpec{.cls = ComponentClass::Sram,
+                                .widthBits = kPsumEntryBits,
+                                .capacityBytes = c.psumEntriesPerColumn * kPsumEntryBits / 8},
+                  c.peCols, "psum"});
+  // The activation engine requantizes one value per PSUM column per cycle: a 32-bit multiply
+  // by the fixed-point multiplier and a 32-bit add (rounding and zero point).
+  uses.push_back(
+      {"act_multiplier", arith(ComponentClass::IntMultiplier, 32), c.peCols, "activation"});
+  uses.push_back({"act_adder", arith(ComponentClass::IntAdder, 32), c.peCols, "activation"});
+  // The pooling/vector engine: a 32-bit adder (sum or compare) and a 256-entry table per lane.
+  uses.push_back({"pool_alu", arith(ComponentClass::IntAdder, 32), c.poolLanes, "pool"});
+  uses.push_back({"pool_lookup_table",
+                  ComponentSpec{.cls = ComponentClass::LookupTable, .widthBits = 8, .indexBits = 8},
+                  c.poolLanes, "pool"});
+  return common::priceInventory(common::processNodeOf(c.technology), std::move(uses));
+}
+
+namespace {
+
+/// One on-chip event: its `energy:` key, where the config's number is, where the price goes,
+/// and the components (with a divisor: per byte of a wider word) it is made of.
+struct EventRule {
+  const char* key;
+  std::optional<double> EnergyTable::*configured;
+  double EnergyPrices::*price;
+  std::vector<const char*> parts; ///< summed; "name.write" for a write
+  bool perSbufByte = false;       ///< divided by the SBUF word's bytes
+};
+
+const std::vector<EventRule>& eventRules() {
+  using E = EnergyTable;
+  using P = EnergyPrices;
+  static const std::vector<EventRule> rules = {
+      {"mac_int8_pj", &E::macInt8Pj, &P::macInt8Pj, {"pe_multiplier", "pe_adder"}},
+      {"mac_fp32_pj", &E::macFp32Pj, &P::macFp32Pj, {"pe_fp32_multiplier", "pe_fp32_adder"}},
+      {"sbuf_read_pj_per_byte", &E::sbufReadPjPerByte, &P::sbufReadPjPerByte, {"sbuf"}, true},
+      {"sbuf_write_pj_per_byte",
+       &E::sbufWritePjPerByte,
+       &P::sbufWritePjPerByte,
+       {"sbuf.write"},
+       true},
+      {"psum_read_pj_per_entry", &E::psumReadPjPerEntry, &P::psumReadPjPerEntry, {"psum"}},
+      {"psum_write_pj_per_entry", &E::psumWritePjPerEntry, &P::psumWritePjPerEntry, {"psum.write"}},
+      {"act_op_pj", &E::actOpPj, &P::actOpPj, {"act_multiplier", "act_adder"}},
+      {"pool_op_pj", &E::poolOpPj, &P::poolOpPj, {"pool_alu"}},
+      // A weight byte moved into a PE: one 8-bit register's access.
+      {"weight_load_pj_per_byte",
+       &E::weightLoadPjPerByte,
+       &P::weightLoadPjPerByte,
+       {"pe_weight_register"}},
+  };
+  return rules;
+}
+
+/// The price of component part \p name ("x" or "x.write") of \p inv. An fp32 MAC on an array
+/// without fp32 units is priced with the units it would need (it never runs one).
+double partPj(const common::Inventory& inv, const std::string& name) {
+  const bool write = name.ends_with(".write");
+  const std::string base = write ? name.substr(0, name.size() - 6) : name;
+  if (const common::PricedComponent* p = inv.find(base))
+    return write ? p->cost.writeEnergyPj : p->cost.readEnergyPj;
+  NNACCEL_ASSERT(base == "pe_fp32_multiplier" || base == "pe_fp32_adder") << base;
+  return tech::costOf(
+             arith(base == "pe_fp32_adder" ? ComponentClass::FpAdder : ComponentClass::FpMultiplier,
+                   32),
+             inv.node)
+      .readEnergyPj;
+}
+
+} // namespace
+
+std::vector<EnergyEvent> energyEvents(const SystolicConfig& c) {
+  const common::Inventory inv = systolicInventory(c);
+  const double sbufWordBytes = static_cast<double>(sbufWordBits(c)) / 8;
+  std::vector<EnergyEvent> events;
+  for (const EventRule& r : eventRules()) {
+    if (const std::optional<double>& v = c.energy.*r.configured) {
+      events.push_back({r.key, *v, "configured"});
+      continue;
+    }
+    double pj = 0;
+    std::string basis;
+    for (const char* part : r.parts) {
+      pj += partPj(inv, part);
+      basis += (basis.empty() ? "" : " + ") + std::string(part);
+    }
+    if (r.perSbufByte) {
+      pj /= sbufWordBytes;
+      basis += fmt::format(" / {} bytes", sbufWordBytes);
+    }
+    events.push_back({r.key, pj, basis});
+  }
+  events.push_back({"dram_read_pj_per_byte", c.energy.dramReadPjPerByte, "configured"});
+  events.push_back({"dram_write_pj_per_byte", c.energy.dramWritePjPerByte, "configured"});
+  return events;
+}
+
+EnergyPrices energyPrices(const SystolicConfig& c) {
+  const std::vector<EnergyEvent> events = energyEvents(c);
+  EnergyPrices p;
+  for (size_t i = 0; i < eventRules().size(); ++i)
+    p.*eventRules()[i].price = events[i].pj;
+  p.dramReadPjPerByte = c.energy.dramReadPjPerByte;
+  p.dramWritePjPerByte = c.energy.dramWritePjPerByte;
+  return p;
+}
+
+} // namespace nnaccel::arch::systolic
