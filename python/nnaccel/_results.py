@@ -159,7 +159,7 @@ class Comparison:
 class Sweep:
     """The points of a sweep in grid order; each a dict with ``params`` (key -> value),
     ``status``, ``cycles``, ``energy_pj``, ``time_us``, ``dram_bytes``, ``utilization``,
-    ``multipliers``, ``sram_bytes``, ``verified``, ``pareto`` and ``best``."""
+    ``multipliers``, ``sram_bytes``, ``area_mm2``, ``verified``, ``pareto`` and ``best``."""
 
     def __init__(self, points, keys):
         self.points = points

@@ -256,8 +256,9 @@ double objectiveValue(const PointResult& p, Objective o) {
 }
 
 const std::vector<std::string>& paretoMetrics() {
-  static const std::vector<std::string> kMetrics = {
-      "cycles", "time_us", "energy_pj", "edp_pj_us", "dram_bytes", "multipliers", "sram_bytes"};
+  static const std::vector<std::string> kMetrics = {"cycles",     "time_us",    "energy_pj",
+                                                    "edp_pj_us",  "dram_bytes", "multipliers",
+                                                    "sram_bytes", "area_mm2"};
   return kMetrics;
 }
 
@@ -299,6 +300,8 @@ double metricValue(const PointResult& p, const std::string& name) {
     return static_cast<double>(p.dramBytes);
   if (name == "multipliers")
     return static_cast<double>(p.multipliers);
+  if (name == "area_mm2")
+    return p.areaMm2;
   NNACCEL_ASSERT(name == "sram_bytes") << "unknown metric " << name;
   return static_cast<double>(p.sramBytes);
 }
@@ -376,7 +379,8 @@ PointResult evaluatePoint(const ir::Graph& g, const engines::EngineConfig& base,
     const report::RunReport report = engines::simulate(g, config, options);
     r.cycles = report.total.cycles;
     r.timeUs = res.clockMhz > 0 ? static_cast<double>(r.cycles) / res.clockMhz : 0.0;
-    r.energyPj = report.total.energyPj;
+    r.energyPj = report.energyPerInferencePj();
+    r.areaMm2 = report.technology.areaMm2;
     r.edpPjUs = r.energyPj * r.timeUs;
     r.utilization = report.total.utilization;
     r.dramBytes = report.total.dram.readBytes + report.total.dram.writeBytes;

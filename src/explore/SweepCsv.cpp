@@ -17,7 +17,8 @@ namespace nnaccel::explore {
 
 namespace {
 
-constexpr const char* kMagic = "# nnaccel sweep 1";
+/// 2: energy_pj counts static energy too, and the area_mm2 column (2026-11-29).
+constexpr const char* kMagic = "# nnaccel sweep 2";
 
 /// A field, quoted when needed (report::csvField).
 std::string field(const std::string& text) {
@@ -161,6 +162,7 @@ PointResult rowFromFields(const std::vector<std::string>& f, size_t paramCount,
   p.dramBytes = integer<int64_t>(f[c], origin, line, cols[c - 1 - paramCount]), ++c;
   p.multipliers = integer<int64_t>(f[c], origin, line, cols[c - 1 - paramCount]), ++c;
   p.sramBytes = integer<int64_t>(f[c], origin, line, cols[c - 1 - paramCount]), ++c;
+  p.areaMm2 = real(f[c], origin, line, cols[c - 1 - paramCount]), ++c;
   p.verified = f[c++];
   if (p.verified != "yes" && p.verified != "no" && p.verified != "skipped" && !p.verified.empty())
     throw malformed(
@@ -207,8 +209,8 @@ std::string specDifference(const SweepSpec& a, const SweepSpec& b) {
 const std::vector<std::string>& resultColumns() {
   static const std::vector<std::string> kColumns = {
       "status",      "cycles",     "time_us",     "energy_pj",  "edp_pj_us",
-      "utilization", "dram_bytes", "multipliers", "sram_bytes", "verified",
-      "pareto",      "best",       "error"};
+      "utilization", "dram_bytes", "multipliers", "sram_bytes", "area_mm2",
+      "verified",    "pareto",     "best",        "error"};
   return kColumns;
 }
 
@@ -218,12 +220,13 @@ std::string csvRow(const PointResult& p) {
     row.append(",").append(field(v));
   const bool ran = p.status != PointStatus::Error;
   const auto count = [](int64_t v) { return v == 0 ? std::string() : fmt::format("{}", v); };
-  row += fmt::format(",{},{},{},{},{},{},{},{},{},{},{},{},{}", statusName(p.status),
-                     ran ? fmt::format("{}", p.cycles) : "", ran ? exact(p.timeUs) : "",
-                     ran ? exact(p.energyPj) : "", ran ? exact(p.edpPjUs) : "",
-                     ran ? exact(p.utilization) : "", ran ? fmt::format("{}", p.dramBytes) : "",
-                     count(p.multipliers), count(p.sramBytes), field(p.verified), p.pareto ? 1 : 0,
-                     p.best ? 1 : 0, field(p.error));
+  row +=
+      fmt::format(",{},{},{},{},{},{},{},{},{},{},{},{},{},{}", statusName(p.status),
+                  ran ? fmt::format("{}", p.cycles) : "", ran ? exact(p.timeUs) : "",
+                  ran ? exact(p.energyPj) : "", ran ? exact(p.edpPjUs) : "",
+                  ran ? exact(p.utilization) : "", ran ? fmt::format("{}", p.dramBytes) : "",
+                  count(p.multipliers), count(p.sramBytes), p.areaMm2 > 0 ? exact(p.areaMm2) : "",
+                  field(p.verified), p.pareto ? 1 : 0, p.best ? 1 : 0, field(p.error));
   return row;
 }
 

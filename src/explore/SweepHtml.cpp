@@ -121,8 +121,9 @@ std::string renderSweepHtml(const SweepResult& r) {
   std::vector<std::string> header = {"point"};
   for (const Param& p : s.params)
     header.push_back(p.key);
-  for (const char* column : {"status", "cycles", "time (us)", "energy (uJ)", "utilization",
-                             "DRAM bytes", "multipliers", "SRAM bytes", "front", "best", "error"})
+  for (const char* column :
+       {"status", "cycles", "time (us)", "energy (uJ)", "utilization", "DRAM bytes", "multipliers",
+        "SRAM bytes", "area (mm2)", "front", "best", "error"})
     header.emplace_back(column);
   std::vector<std::vector<std::string>> rows;
   for (const PointResult& p : r.points) {
@@ -138,6 +139,7 @@ std::string renderSweepHtml(const SweepResult& r) {
     row.push_back(ok ? report::groupThousands(p.dramBytes) : "");
     row.push_back(p.multipliers > 0 ? report::groupThousands(p.multipliers) : "");
     row.push_back(p.sramBytes > 0 ? report::groupThousands(p.sramBytes) : "");
+    row.push_back(p.areaMm2 > 0 ? fmt::format("{:.4g}", p.areaMm2) : "");
     row.push_back(p.pareto ? "*" : "");
     row.push_back(p.best ? "best" : "");
     row.push_back(p.error);

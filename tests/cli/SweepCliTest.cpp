@@ -50,8 +50,8 @@ TEST_F(SweepCli, RunsTheGridAndMarksTheParetoFront) {
             std::string::npos)
       << r.out;
   // The table: one row per point; the failed points say so.
-  // point, 2 values, "error" and a "-" for each of the 7 figures
-  EXPECT_EQ(words(lineWith(r.out, "error  ")).size(), 11u) << r.out;
+  // point, 2 values, "error" and a "-" for each of the 8 figures
+  EXPECT_EQ(words(lineWith(r.out, "error  ")).size(), 12u) << r.out;
   EXPECT_EQ(rowStartingWith(r.out, "0")[3], "error");
   EXPECT_EQ(rowStartingWith(r.out, "2")[3], "ok");
   EXPECT_NE(r.out.find("Pareto front (min cycles, energy_pj), "), std::string::npos) << r.out;
@@ -61,7 +61,7 @@ TEST_F(SweepCli, RunsTheGridAndMarksTheParetoFront) {
   EXPECT_NE(r.out.find("wrote grid.csv\n"), std::string::npos);
 
   const std::string csv = readFile(path("grid.csv"));
-  EXPECT_EQ(csv.rfind("# nnaccel sweep 1\n# model: lenet5\n# engine: systolic\n# config: small\n"
+  EXPECT_EQ(csv.rfind("# nnaccel sweep 2\n# model: lenet5\n# engine: systolic\n# config: small\n"
                       "# config_fnv1a: ",
                       0),
             0u)
@@ -70,12 +70,12 @@ TEST_F(SweepCli, RunsTheGridAndMarksTheParetoFront) {
                      "# objective: edp\n# pareto: cycles,energy_pj\n# verify: "
                      "yes\nindex,array.rows,array.cols,status,cycles,"
                      "time_us,energy_pj,edp_pj_us,utilization,dram_bytes,multipliers,sram_bytes,"
-                     "verified,pareto,best,error\n"),
+                     "area_mm2,verified,pareto,best,error\n"),
             std::string::npos)
       << csv;
   const std::vector<std::string> rows = dataRows(csv);
   ASSERT_EQ(rows.size(), 6u);
-  EXPECT_EQ(rows[0].rfind("0,0,8,error,,,,,,,,,,0,0,", 0), 0u) << rows[0];
+  EXPECT_EQ(rows[0].rfind("0,0,8,error,,,,,,,,,,,0,0,", 0), 0u) << rows[0];
   EXPECT_EQ(rows[1].rfind("1,0,16,error,", 0), 0u) << rows[1];
   size_t pareto = 0, best = 0;
   for (size_t i = 2; i < rows.size(); ++i) {
@@ -112,8 +112,21 @@ TEST_F(SweepCli, TheCsvIsTheSameOnAnyThreadCountAndFromMergedShards) {
 }
 
 TEST_F(SweepCli, TheFrontCanTradeCyclesAgainstArea) {
-  // Bigger arrays are faster and, in the energy model, no costlier: the default front is one
-  // point; against multipliers every size is a trade-off.
+  // Bigger arrays are faster, and priced by the technology model (docs/Technology.md) they leak
+  // more and cost more per operation: on (cycles, energy per inference) every size is a
+  // trade-off, as against multipliers and against area. (Before issue 21 the default front was
+  // one point: the biggest array was both fastest and cheapest.)
+  const Result energy = run("sweep lenet5 --arch systolic --preset small --param "
+                            "array.cols=8,16,32 --timing-only");
+  ASSERT_EQ(energy.exitCode, 0) << energy.err;
+  EXPECT_NE(energy.out.find("Pareto front (min cycles, energy_pj), 3 points:"), std::string::npos)
+      << energy.out;
+  const Result area = run("sweep lenet5 --arch systolic --preset small --param "
+                          "array.cols=8,16,32 --timing-only --pareto cycles,area_mm2");
+  EXPECT_NE(area.out.find("Pareto front (min cycles, area_mm2), 3 points:\n  point 2 "
+                          "(array.cols=32): cycles 36,555, area_mm2 7.40"),
+            std::string::npos)
+      << area.out;
   const Result r = run("sweep lenet5 --arch systolic --preset small --param array.cols=8,16,32 "
                        "--pareto cycles,multipliers --csv p.csv");
   ASSERT_EQ(r.exitCode, 0) << r.err;
@@ -239,7 +252,7 @@ TEST_F(SweepCli, MergeRefusesFilesOfAnotherSweep) {
               "missing.csv: cannot open file (No such file or directory)");
   writeText("bad.csv", "index,cycles\n0,1\n");
   expectError("sweep merge bad.csv", 1,
-              "bad.csv: line 1: expected '# nnaccel sweep 1' (not a sweep CSV?)");
+              "bad.csv: line 1: expected '# nnaccel sweep 2' (not a sweep CSV?)");
   expectErrorPrefix("sweep merge", 2, "FILES is required");
   // A good merge still works after all that.
   const Result ok = run("sweep merge a2.csv a1.csv");

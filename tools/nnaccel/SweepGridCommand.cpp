@@ -118,7 +118,7 @@ std::string metricText(const PointResult& p, const std::string& axis) {
   const double v = explore::metricValue(p, axis);
   if (axis == "time_us")
     return fmt::format("{:.1f}", v);
-  if (axis == "energy_pj" || axis == "edp_pj_us")
+  if (axis == "energy_pj" || axis == "edp_pj_us" || axis == "area_mm2")
     return fmt::format("{:.6g}", v);
   return groupThousands(static_cast<int64_t>(v));
 }
@@ -144,7 +144,7 @@ void printSweep(const SweepResult& r) {
   for (const std::string& k : keys)
     columns.push_back({k, kRight});
   for (const char* c : {"status", "cycles", "time us", "energy uJ", "edp uJ*us", "util %",
-                        "multipliers", "sram KiB"})
+                        "multipliers", "sram KiB", "area mm2"})
     columns.push_back({c, kRight});
   columns.push_back({"pareto", kLeft});
   columns.push_back({"best", kLeft});
@@ -162,6 +162,7 @@ void printSweep(const SweepResult& r) {
     row.push_back(p.multipliers > 0 ? groupThousands(p.multipliers) : "-");
     row.push_back(p.sramBytes > 0 ? fmt::format("{:.0f}", static_cast<double>(p.sramBytes) / 1024)
                                   : "-");
+    row.push_back(p.areaMm2 > 0 ? fmt::format("{:.4g}", p.areaMm2) : "-");
     row.push_back(p.pareto ? "*" : "");
     row.push_back(p.best ? "<" : "");
     table.addRow(std::move(row));

@@ -111,13 +111,16 @@ struct PointResult {
   std::vector<std::string> values; ///< one per param
   PointStatus status = PointStatus::Error;
   int64_t cycles = 0;
-  double timeUs = 0;       ///< cycles / clock_mhz
-  double energyPj = 0;     ///< the report's total energy
+  double timeUs = 0; ///< cycles / clock_mhz
+  /// The report's energy per inference: dynamic plus static (leakage x time; 0 for an engine
+  /// without a technology, docs/Technology.md)
+  double energyPj = 0;
   double edpPjUs = 0;      ///< energyPj x timeUs
   double utilization = 0;  ///< useful MACs / (multipliers x cycles), the report's total
   int64_t dramBytes = 0;   ///< DRAM reads + writes
   int64_t multipliers = 0; ///< engines::resources of the point's config
   int64_t sramBytes = 0;   ///< engines::resources of the point's config
+  double areaMm2 = 0;      ///< the report's area (0: the engine has no technology)
   std::string verified;    ///< "yes", "no" (Mismatch), "skipped" (timing only), "" (Error)
   std::string error;       ///< Error: the one-line message; Mismatch: the first difference
   bool pareto = false;     ///< on the Pareto front of the points it was ranked with
@@ -130,7 +133,7 @@ struct PointResult {
 double objectiveValue(const PointResult& p, Objective o);
 
 /// The metrics a Pareto front can minimize, named as their CSV columns: cycles, time_us,
-/// energy_pj, edp_pj_us, dram_bytes, multipliers (a proxy for area), sram_bytes.
+/// energy_pj, edp_pj_us, dram_bytes, multipliers (a proxy for area), sram_bytes, area_mm2.
 const std::vector<std::string>& paretoMetrics();
 /// The default front: fewest cycles and least energy.
 const std::vector<std::string>& defaultParetoAxes();

@@ -6,7 +6,7 @@
 ///
 /// Layout (docs/Sweep.md):
 ///
-///     # nnaccel sweep 1
+///     # nnaccel sweep 2
 ///     # model: resnet50
 ///     # engine: systolic
 ///     # config: server

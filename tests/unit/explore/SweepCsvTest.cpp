@@ -64,23 +64,24 @@ SweepResult sweep(const Shard& shard = Shard{}) {
 
 TEST(SweepCsv, WritesTheSpecTheHeaderAndOneRowPerPoint) {
   const std::string csv = toCsv(sweep());
-  const std::string head = "# nnaccel sweep 1\n"
-                           "# model: lenet5\n"
-                           "# engine: systolic\n"
-                           "# config: small\n"
-                           "# config_fnv1a: 0123456789abcdef\n"
-                           "# param: array.rows=8,16,32\n"
-                           "# param: dtypes=[int8],[int8, fp32]\n"
-                           "# points: 6\n"
-                           "# objective: edp\n"
-                           "# pareto: cycles,energy_pj\n"
-                           "# verify: yes\n"
-                           "index,array.rows,dtypes,status,cycles,time_us,energy_pj,edp_pj_us,"
-                           "utilization,dram_bytes,multipliers,sram_bytes,verified,pareto,best,"
-                           "error\n"
-                           "0,8,[int8],ok,";
+  const std::string head =
+      "# nnaccel sweep 2\n"
+      "# model: lenet5\n"
+      "# engine: systolic\n"
+      "# config: small\n"
+      "# config_fnv1a: 0123456789abcdef\n"
+      "# param: array.rows=8,16,32\n"
+      "# param: dtypes=[int8],[int8, fp32]\n"
+      "# points: 6\n"
+      "# objective: edp\n"
+      "# pareto: cycles,energy_pj\n"
+      "# verify: yes\n"
+      "index,array.rows,dtypes,status,cycles,time_us,energy_pj,edp_pj_us,"
+      "utilization,dram_bytes,multipliers,sram_bytes,area_mm2,verified,pareto,best,"
+      "error\n"
+      "0,8,[int8],ok,";
   EXPECT_EQ(csv.substr(0, head.size()), head);
-  EXPECT_NE(csv.find("\n1,8,\"[int8, fp32]\",error,,,,,,,64,,,0,0,\"--param: array.rows: "
+  EXPECT_NE(csv.find("\n1,8,\"[int8, fp32]\",error,,,,,,,64,,,,0,0,\"--param: array.rows: "
                      "\"\"8\"\" is too small, expected >= 16\"\n"),
             std::string::npos)
       << csv;
@@ -120,7 +121,7 @@ TEST(SweepCsv, MalformedFilesNameTheFileAndLine) {
     return errorOf([&] { readCsv(text, "s.csv"); }, ErrorKind::Config);
   };
   EXPECT_EQ(error("index,cycles\n"),
-            "s.csv: line 1: expected '# nnaccel sweep 1' (not a sweep CSV?)");
+            "s.csv: line 1: expected '# nnaccel sweep 2' (not a sweep CSV?)");
   EXPECT_EQ(error(replaced("# engine: systolic\n", "")),
             "s.csv: line 11: the '# engine:' line is missing");
   EXPECT_EQ(error(replaced("# verify: yes", "# colour: blue")),
@@ -134,12 +135,13 @@ TEST(SweepCsv, MalformedFilesNameTheFileAndLine) {
             "cycles,energy_pj");
   EXPECT_EQ(error(replaced("# param: array.rows=8,16,32", "# param: array.rows=")),
             "s.csv: line 6: --param 'array.rows=': no values (expected KEY=V1,V2,...)");
-  EXPECT_EQ(error(replaced("index,array.rows", "index,array.cols")),
-            "s.csv: line 12: expected the header row 'index,array.rows,dtypes,status,cycles,"
-            "time_us,energy_pj,edp_pj_us,utilization,dram_bytes,multipliers,sram_bytes,verified,"
-            "pareto,best,error'");
+  EXPECT_EQ(
+      error(replaced("index,array.rows", "index,array.cols")),
+      "s.csv: line 12: expected the header row 'index,array.rows,dtypes,status,cycles,"
+      "time_us,energy_pj,edp_pj_us,utilization,dram_bytes,multipliers,sram_bytes,area_mm2,verified,"
+      "pareto,best,error'");
   EXPECT_EQ(error(replaced("\n0,8,[int8],ok,", "\n0,8,[int8],ok,,")),
-            "s.csv: line 13: expected 16 fields, found 17");
+            "s.csv: line 13: expected 17 fields, found 18");
   EXPECT_EQ(error(replaced("\n0,8,[int8],ok,", "\n0,8,[int8],fine,")),
             "s.csv: line 13: status: expected ok, mismatch, error or interrupted, got 'fine'");
   EXPECT_EQ(error(replaced("\n2,16,[int8],ok,", "\n2,16,[int8],ok,12x")),
@@ -157,7 +159,7 @@ TEST(SweepCsv, MalformedFilesNameTheFileAndLine) {
   // A shard whose job was killed while it wrote its last row: the cut row is named, not
   // read as a shorter point.
   EXPECT_EQ(error(good.substr(0, good.size() - 20)),
-            "s.csv: line 18: expected 16 fields, found 11");
+            "s.csv: line 18: expected 17 fields, found 11");
 }
 
 /// The shard files of sweep() split into \p n, as readCsv returns them.

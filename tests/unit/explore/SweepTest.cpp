@@ -187,7 +187,7 @@ TEST(SweepRank, ParetoAxesAreMetricNames) {
             "--pareto 'cycles,cycles': 'cycles' is given twice");
   EXPECT_EQ(errorOf([] { parseParetoAxes("cycles,area"); }),
             "--pareto 'cycles,area': 'area' is not a metric (expected two or more of: cycles, "
-            "time_us, energy_pj, edp_pj_us, dram_bytes, multipliers, sram_bytes)");
+            "time_us, energy_pj, edp_pj_us, dram_bytes, multipliers, sram_bytes, area_mm2)");
 }
 
 TEST(SweepRank, NoOkPointMeansNoFrontAndNoBest) {
