@@ -734,9 +734,18 @@ TEST_F(Cli, ArchCostPricesAConfigThroughTheTechnology) {
       << sim.out;
   expectErrorPrefix("arch cost systolic --set technology.node=3nm", 1,
                     "--set: 'technology.node': unknown process node '3nm'");
-  expectError("arch cost sparse", 1,
-              "the sparse engine still prices its events with its own 'energy:' table; it has no "
-              "technology description yet");
+  expectError("arch cost broadcast", 1,
+              "the broadcast engine still prices its events with its own 'energy:' table; it has "
+              "no technology description yet");
+  // The sparse engine is priced too: its crossbar and halo links keep configured figures.
+  const Result sparse = run("arch cost sparse");
+  ASSERT_EQ(sparse.exitCode, 0) << sparse.err;
+  EXPECT_EQ(sparse.out.rfind("sparse 'scnn' at 16nm (0.85 V): area ", 0), 0u) << sparse.out;
+  EXPECT_NE(lineWith(sparse.out, "accumulator_rmw_pj")
+                .find("accumulator_bank + accumulator_adder + accumulator_bank.write"),
+            std::string::npos)
+      << sparse.out;
+  EXPECT_NE(lineWith(sparse.out, "crossbar_pj").find("configured"), std::string::npos);
 }
 
 TEST_F(Cli, SetOverridesAConfigKeyOverThePresetOrFile) {

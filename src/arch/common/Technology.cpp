@@ -80,6 +80,31 @@ report::TechnologySummary Inventory::summary() const {
   return {node.name, node.vddV, areaMm2(), areaMm2ByGroup(), leakageW()};
 }
 
+double partEnergyPj(const Inventory& inv, const std::string& name) {
+  const bool write = name.ends_with(".write");
+  const tech::ComponentCost& c =
+      inv.part(write ? name.substr(0, name.size() - std::string_view(".write").size()) : name).cost;
+  return write ? c.writeEnergyPj : c.readEnergyPj;
+}
+
+engines::CostTable::Event priceEvent(const Inventory& inv, const std::string& key,
+                                     const std::optional<double>& configured,
+                                     const std::vector<std::string>& parts, double perBytes) {
+  if (configured)
+    return {key, *configured, "configured"};
+  double pj = 0;
+  std::string basis;
+  for (const std::string& part : parts) {
+    pj += partEnergyPj(inv, part);
+    basis += (basis.empty() ? "" : " + ") + part;
+  }
+  if (perBytes != 1) {
+    pj /= perBytes;
+    basis += fmt::format(" / {} bytes", perBytes);
+  }
+  return {key, pj, basis};
+}
+
 engines::CostTable Inventory::costTable(std::vector<engines::CostTable::Event> events) const {
   engines::CostTable t;
   t.node = node.name;

@@ -98,6 +98,11 @@ public:
 
   std::vector<engines::Study> studies() const override { return {densityStudy()}; }
 
+  std::optional<engines::CostTable> costTable(const engines::EngineConfig& config) const override {
+    const SparseConfig& c = config.as<SparseConfig>();
+    return sparseInventory(c).costTable(energyEvents(c));
+  }
+
   std::string baselineDescription() const override {
     return "the dense PTIS-dense array, whose totals every sparse report shows";
   }

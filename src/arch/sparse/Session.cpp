@@ -95,6 +95,7 @@ SessionResult simulateModel(const ir::Graph& model, const SparseConfig& config,
   rep.peCount = config.peCount();
   rep.peakMacsPerCycle = config.peCount() * config.multipliersPerPe();
   rep.clockMhz = config.clockMhz;
+  rep.technology = sparseInventory(config).summary();
   rep.layers = sim.layerStats();
   if (interrupted)
     rep.markInterrupted(layersDone, r.program.layers.size());

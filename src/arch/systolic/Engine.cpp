@@ -150,10 +150,7 @@ public:
 
   std::optional<engines::CostTable> costTable(const engines::EngineConfig& config) const override {
     const SystolicConfig& c = config.as<SystolicConfig>();
-    std::vector<engines::CostTable::Event> events;
-    for (const EnergyEvent& e : energyEvents(c))
-      events.push_back({e.key, e.pj, e.basis});
-    return systolicInventory(c).costTable(std::move(events));
+    return systolicInventory(c).costTable(energyEvents(c));
   }
 
 protected:

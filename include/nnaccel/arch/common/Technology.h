@@ -74,6 +74,17 @@ struct Inventory {
   engines::CostTable costTable(std::vector<engines::CostTable::Event> events) const;
 };
 
+/// The energy of part \p name of \p inv: "x" is one action (or read) of component x, "x.write"
+/// one write (asserts the part exists).
+double partEnergyPj(const Inventory& inv, const std::string& name);
+
+/// One `energy:` key of an engine config as the simulator charges it: \p configured when the
+/// config gives a number, else the sum of \p parts (partEnergyPj) over \p perUnits (e.g. a
+/// word's bytes, for a per-byte key; its basis then says "/ N bytes").
+engines::CostTable::Event priceEvent(const Inventory& inv, const std::string& key,
+                                     const std::optional<double>& configured,
+                                     const std::vector<std::string>& parts, double perBytes = 1);
+
 /// Prices \p uses at \p node (tech::costOf per kind).
 Inventory priceInventory(const tech::ProcessNode& node, std::vector<ComponentUse> uses);
 

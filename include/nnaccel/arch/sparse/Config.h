@@ -10,7 +10,10 @@
 /// in its name; a loaded config is always valid.
 #pragma once
 
+#include "nnaccel/arch/common/Technology.h"
+
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,21 +30,32 @@ enum class BankMapping {
 enum class WeightCodeTable { ZeroRunLength, Fig4C, Fig5D, Fig5E };
 enum class ActivationCodeTable { ZeroRunLength, Fig4C, Fig5A, Fig5B, Fig5C };
 
-/// Per-access energies in picojoules (defaults documented in docs/arch/Sparse.md).
+/// Per-access energies in picojoules. Each on-chip event is `auto` (nullopt) by default: priced
+/// through the technology model from the components it uses (config/Pricing.cpp,
+/// docs/arch/Sparse.md "Energy and area"); a number overrides it. The crossbar, the halo links
+/// and DRAM have no technology part yet, so theirs are numbers.
 struct EnergyTable {
-  double multiplyPj = 1.0;              ///< one value x value multiply (16-bit)
-  double accumulatorRmwPj = 1.2;        ///< one accumulator read-add-write (24-bit)
-  double crossbarPj = 0.4;              ///< one product through the scatter crossbar
-  double weightFifoReadPjPerByte = 0.3; ///< weight FIFO read (per byte incl. index bits)
-  double weightFifoWritePjPerByte = 0.3;
-  double iaRamReadPjPerByte = 1.0;  ///< input-activation RAM read
-  double oaRamWritePjPerByte = 1.2; ///< output-activation RAM write
-  double haloPj = 2.0;              ///< one halo (value, position) message to a neighbour
-  double ppuOpPj = 0.5;             ///< one post-processing operation
-  double dramReadPjPerByte = 80.0;
-  double dramWritePjPerByte = 80.0;
+  std::optional<double> multiplyPj;              ///< one value x value multiply
+  std::optional<double> accumulatorRmwPj;        ///< one accumulator read-add-write
+  double crossbarPj = 0.4;                       ///< one product through the scatter crossbar
+  std::optional<double> weightFifoReadPjPerByte; ///< weight FIFO read (per byte incl. index bits)
+  std::optional<double> weightFifoWritePjPerByte;
+  std::optional<double> iaRamReadPjPerByte;  ///< input-activation RAM read
+  std::optional<double> oaRamWritePjPerByte; ///< output-activation RAM write
+  double haloPj = 2.0;                       ///< one halo (value, position) message to a neighbour
+  std::optional<double> ppuOpPj;             ///< one post-processing operation
+  double dramReadPjPerByte = 160.0;          ///< Dally's LPDDR figure (the scnn preset cites it)
+  double dramWritePjPerByte = 160.0;
 
   bool operator==(const EnergyTable&) const = default;
+};
+
+/// EnergyTable with every `auto` priced (energyPrices()): what the simulator charges.
+struct EnergyPrices {
+  double multiplyPj = 0, accumulatorRmwPj = 0, crossbarPj = 0;
+  double weightFifoReadPjPerByte = 0, weightFifoWritePjPerByte = 0;
+  double iaRamReadPjPerByte = 0, oaRamWritePjPerByte = 0;
+  double haloPj = 0, ppuOpPj = 0, dramReadPjPerByte = 0, dramWritePjPerByte = 0;
 };
 
 struct SparseConfig {
@@ -87,6 +101,8 @@ struct SparseConfig {
   double dramBytesPerCycle = 32.0;
   int64_t dramLatencyCycles = 100;
 
+  common::TechnologyConfig technology{"16nm"}; ///< the SCNN paper's node (the scnn preset)
+
   EnergyTable energy;
 
   int64_t peCount() const { return peRows * peCols; }
@@ -118,5 +134,14 @@ std::vector<std::string> sparsePresetNames();
 SparseConfig sparsePreset(const std::string& name);
 /// The effective config as YAML in the schema's layout (parseSparseConfig round-trips it).
 std::string toYaml(const SparseConfig& c);
+
+/// The machine's components (multipliers, accumulator banks, weight FIFOs, activation RAMs,
+/// post-processing) priced at its technology (config/Pricing.cpp). \p c must be valid.
+common::Inventory sparseInventory(const SparseConfig& c);
+/// Every event's price (`nnaccel arch cost`: the config's number, or the sum of the components
+/// the event uses), in the `energy:` section's order of the auto-priced keys, then the rest.
+std::vector<engines::CostTable::Event> energyEvents(const SparseConfig& c);
+/// Every event's energy: the config's number where it gives one, else the technology's price.
+EnergyPrices energyPrices(const SparseConfig& c);
 
 } // namespace nnaccel::arch::sparse

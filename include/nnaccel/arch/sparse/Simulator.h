@@ -92,9 +92,9 @@ struct SimOptions {
 };
 
 /// Energy of \p a under \p e, picojoules.
-double energyPj(const AccessCounts& a, const EnergyTable& e);
+double energyPj(const AccessCounts& a, const EnergyPrices& e);
 /// The same energy by component (compute, on-chip, interconnect, post-processing, DRAM).
-report::EnergyParts energyParts(const AccessCounts& a, const EnergyTable& e);
+report::EnergyParts energyParts(const AccessCounts& a, const EnergyPrices& e);
 
 class Simulator {
 public:

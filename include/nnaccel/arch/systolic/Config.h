@@ -131,14 +131,9 @@ std::string toYaml(const SystolicConfig& c);
 /// The machine's components (PE array, state and summation buffers, post-processing engines)
 /// priced at its technology (Pricing.cpp). \p c must be valid.
 common::Inventory systolicInventory(const SystolicConfig& c);
-/// One `energy:` key as priced: the config's number, or the sum of the components it uses.
-struct EnergyEvent {
-  std::string key; ///< "mac_int8_pj"
-  double pj = 0;
-  std::string basis; ///< "pe_multiplier + pe_adder", or "configured"
-};
 /// Every event's price, in the `energy:` section's order.
-std::vector<EnergyEvent> energyEvents(const SystolicConfig& c);
+/// (`nnaccel arch cost`: the config's number, or the sum of the components the event uses).
+std::vector<engines::CostTable::Event> energyEvents(const SystolicConfig& c);
 /// Every event's energy: the config's number where it gives one, else the technology's price.
 EnergyPrices energyPrices(const SystolicConfig& c);
 

@@ -68,6 +68,7 @@ constexpr int64_t kCodeTableIndexBits = 4;
 template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config& c) {
   v.text("name", c.name);
   v.real("clock_mhz", c.clockMhz, kClockMhzRange);
+  common::walkTechnology(v, c.technology);
   v.section("pe_array", [&] {
     v.integer("rows", c.peRows, kPeDim);
     v.integer("cols", c.peCols, kPeDim);
@@ -110,15 +111,15 @@ template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config&
   });
   v.section("energy", [&] {
     auto& e = c.energy;
-    v.real("multiply_pj", e.multiplyPj, kEnergyPjRange);
-    v.real("accumulator_rmw_pj", e.accumulatorRmwPj, kEnergyPjRange);
+    v.optionalReal("multiply_pj", e.multiplyPj, kEnergyPjRange);
+    v.optionalReal("accumulator_rmw_pj", e.accumulatorRmwPj, kEnergyPjRange);
     v.real("crossbar_pj", e.crossbarPj, kEnergyPjRange);
-    v.real("weight_fifo_read_pj_per_byte", e.weightFifoReadPjPerByte, kEnergyPjRange);
-    v.real("weight_fifo_write_pj_per_byte", e.weightFifoWritePjPerByte, kEnergyPjRange);
-    v.real("ia_ram_read_pj_per_byte", e.iaRamReadPjPerByte, kEnergyPjRange);
-    v.real("oa_ram_write_pj_per_byte", e.oaRamWritePjPerByte, kEnergyPjRange);
+    v.optionalReal("weight_fifo_read_pj_per_byte", e.weightFifoReadPjPerByte, kEnergyPjRange);
+    v.optionalReal("weight_fifo_write_pj_per_byte", e.weightFifoWritePjPerByte, kEnergyPjRange);
+    v.optionalReal("ia_ram_read_pj_per_byte", e.iaRamReadPjPerByte, kEnergyPjRange);
+    v.optionalReal("oa_ram_write_pj_per_byte", e.oaRamWritePjPerByte, kEnergyPjRange);
     v.real("halo_pj", e.haloPj, kEnergyPjRange);
-    v.real("ppu_op_pj", e.ppuOpPj, kEnergyPjRange);
+    v.optionalReal("ppu_op_pj", e.ppuOpPj, kEnergyPjRange);
     v.real("dram_read_pj_per_byte", e.dramReadPjPerByte, kEnergyPjRange);
     v.real("dram_write_pj_per_byte", e.dramWritePjPerByte, kEnergyPjRange);
   });
@@ -133,6 +134,7 @@ bool isPowerOfTwo(int64_t x) {
 void validate(const SparseConfig& c, const std::string& file) {
   config::ConfigChecker checker(file);
   walkSchema(checker, c);
+  common::processNodeOf(c.technology, checker);
   // Cross-field rules (each key is in range here).
   if (!isPowerOfTwo(c.accumulatorBanks)) {
     // The bank is the low log2(A) address bits (or their hash): seed 001 ¶0096.

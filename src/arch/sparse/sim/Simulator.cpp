@@ -56,7 +56,7 @@ int64_t SlotLosses::total() const {
          dram + idlePes;
 }
 
-double energyPj(const AccessCounts& a, const EnergyTable& e) {
+double energyPj(const AccessCounts& a, const EnergyPrices& e) {
   auto d = [](int64_t v) { return static_cast<double>(v); };
   return d(a.multiplies) * e.multiplyPj + d(a.accumulatorRmw) * e.accumulatorRmwPj +
          d(a.crossbarTraversals) * e.crossbarPj +
@@ -69,7 +69,7 @@ double energyPj(const AccessCounts& a, const EnergyTable& e) {
 
 /// energyPj's terms grouped by component (docs/report-schema.md): the accumulator banks are
 /// on-chip storage, like the FIFOs and RAMs; the crossbar and halo links are interconnect.
-report::EnergyParts energyParts(const AccessCounts& a, const EnergyTable& e) {
+report::EnergyParts energyParts(const AccessCounts& a, const EnergyPrices& e) {
   auto d = [](int64_t v) { return static_cast<double>(v); };
   report::EnergyParts p;
   p.compute = d(a.multiplies) * e.multiplyPj;
@@ -371,7 +371,7 @@ struct Simulator::Impl {
       runDenseBaseline(c, in, os, fromDram, d);
     const int64_t mults1 = config.peCount() * config.multipliersPerPe();
     d.oracleCycles = ceilDiv(d.losses.useful, mults1);
-    d.energyPj = energyPj(d.access, config.energy);
+    d.energyPj = energyPj(d.access, energyPrices(config));
   }
 
   /// The compacted input \p x of image \p image (of \p images) of Conv layer \p l: the
@@ -485,7 +485,7 @@ struct Simulator::Impl {
         dramCycles(d.denseAccess.dramReadBytes - denseWeightBytes - (fromDram ? denseIaBytes : 0) +
                    d.denseAccess.dramWriteBytes + denseWeightBytes);
     d.denseCycles = std::max(dense.detail.cycles, denseBound) + denseLoad;
-    d.denseEnergyPj = energyPj(d.denseAccess, config.energy);
+    d.denseEnergyPj = energyPj(d.denseAccess, energyPrices(config));
   }
 
   /// The common report's figures of a Conv layer from its detail \p d.
@@ -520,7 +520,7 @@ struct Simulator::Impl {
     s.dram.readBytes = d.access.dramReadBytes;
     s.dram.writeBytes = d.access.dramWriteBytes;
     s.energyPj = d.energyPj;
-    s.energy = energyParts(d.access, config.energy);
+    s.energy = energyParts(d.access, energyPrices(config));
     setConvMetrics(d, s);
     if (d.accumulatorOverflows > 0)
       s.note = fmt::format("{} accumulator overflow(s) wrapped at {} bits", d.accumulatorOverflows,
@@ -661,7 +661,7 @@ struct Simulator::Impl {
     d.denseCycles = d.cycles;
     d.access = a;
     d.denseAccess = a;
-    d.energyPj = d.denseEnergyPj = energyPj(a, config.energy);
+    d.energyPj = d.denseEnergyPj = energyPj(a, energyPrices(config));
     Residency& r = residency[static_cast<size_t>(l.outputs[0])];
     r = Residency{};
     r.images.push_back(Placement{.onChip = true, .compressedBytes = a.oaWriteBytes});
@@ -675,7 +675,7 @@ struct Simulator::Impl {
     s.sbuf.readBytes = a.iaReadBytes;
     s.sbuf.writeBytes = a.oaWriteBytes;
     s.energyPj = d.energyPj;
-    s.energy = energyParts(a, config.energy);
+    s.energy = energyParts(a, energyPrices(config));
     // The PPU works once its input is loaded (memory); its operations are the layer's compute.
     s.causes.compute = s.busyCycles;
     s.causes.memory = load;

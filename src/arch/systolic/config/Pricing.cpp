@@ -4,10 +4,8 @@
 /// uses is our reading of seed 000's datapath; their figures are the technology's
 /// (docs/Technology.md), never tuned here.
 #include "nnaccel/arch/systolic/Config.h"
-#include "nnaccel/support/Error.h"
 
 #include <algorithm>
-#include <fmt/format.h>
 
 namespace nnaccel::arch::systolic {
 
@@ -74,13 +72,13 @@ common::Inventory systolicInventory(const SystolicConfig& c) {
 namespace {
 
 /// One on-chip event: its `energy:` key, where the config's number is, where the price goes,
-/// and the components (with a divisor: per byte of a wider word) it is made of.
+/// and the components it is made of ("name.write" for a write).
 struct EventRule {
   const char* key;
   std::optional<double> EnergyTable::*configured;
   double EnergyPrices::*price;
-  std::vector<const char*> parts; ///< summed; "name.write" for a write
-  bool perSbufByte = false;       ///< divided by the SBUF word's bytes
+  std::vector<std::string> parts;
+  bool perSbufByte = false; ///< divided by the SBUF word's bytes
 };
 
 const std::vector<EventRule>& eventRules() {
@@ -108,51 +106,30 @@ const std::vector<EventRule>& eventRules() {
   return rules;
 }
 
-/// The price of component part \p name ("x" or "x.write") of \p inv. An fp32 MAC on an array
-/// without fp32 units is priced with the units it would need (it never runs one).
-double partPj(const common::Inventory& inv, const std::string& name) {
-  const bool write = name.ends_with(".write");
-  const std::string base = write ? name.substr(0, name.size() - 6) : name;
-  if (const common::PricedComponent* p = inv.find(base))
-    return write ? p->cost.writeEnergyPj : p->cost.readEnergyPj;
-  NNACCEL_ASSERT(base == "pe_fp32_multiplier" || base == "pe_fp32_adder") << base;
-  return tech::costOf(
-             arith(base == "pe_fp32_adder" ? ComponentClass::FpAdder : ComponentClass::FpMultiplier,
-                   32),
-             inv.node)
-      .readEnergyPj;
-}
-
 } // namespace
 
-std::vector<EnergyEvent> energyEvents(const SystolicConfig& c) {
-  const common::Inventory inv = systolicInventory(c);
-  const double sbufWordBytes = static_cast<double>(sbufWordBits(c)) / 8;
-  std::vector<EnergyEvent> events;
-  for (const EventRule& r : eventRules()) {
-    if (const std::optional<double>& v = c.energy.*r.configured) {
-      events.push_back({r.key, *v, "configured"});
-      continue;
-    }
-    double pj = 0;
-    std::string basis;
-    for (const char* part : r.parts) {
-      pj += partPj(inv, part);
-      basis += (basis.empty() ? "" : " + ") + std::string(part);
-    }
-    if (r.perSbufByte) {
-      pj /= sbufWordBytes;
-      basis += fmt::format(" / {} bytes", sbufWordBytes);
-    }
-    events.push_back({r.key, pj, basis});
+std::vector<engines::CostTable::Event> energyEvents(const SystolicConfig& c) {
+  common::Inventory inv = systolicInventory(c);
+  // An array without fp32 units never runs an fp32 MAC; its price is that of the units it would
+  // need, shown in the table as if it had them.
+  if (!inv.find("pe_fp32_multiplier")) {
+    const common::Inventory fp = common::priceInventory(
+        inv.node, {{"pe_fp32_multiplier", arith(ComponentClass::FpMultiplier, 32), 0, ""},
+                   {"pe_fp32_adder", arith(ComponentClass::FpAdder, 32), 0, ""}});
+    inv.parts.insert(inv.parts.end(), fp.parts.begin(), fp.parts.end());
   }
+  const double sbufWordBytes = static_cast<double>(sbufWordBits(c)) / 8;
+  std::vector<engines::CostTable::Event> events;
+  for (const EventRule& r : eventRules())
+    events.push_back(common::priceEvent(inv, r.key, c.energy.*r.configured, r.parts,
+                                        r.perSbufByte ? sbufWordBytes : 1));
   events.push_back({"dram_read_pj_per_byte", c.energy.dramReadPjPerByte, "configured"});
   events.push_back({"dram_write_pj_per_byte", c.energy.dramWritePjPerByte, "configured"});
   return events;
 }
 
 EnergyPrices energyPrices(const SystolicConfig& c) {
-  const std::vector<EnergyEvent> events = energyEvents(c);
+  const std::vector<engines::CostTable::Event> events = energyEvents(c);
   EnergyPrices p;
   for (size_t i = 0; i < eventRules().size(); ++i)
     p.*eventRules()[i].price = events[i].pj;

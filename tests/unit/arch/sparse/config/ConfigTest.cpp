@@ -73,8 +73,9 @@ TEST(SparsePresets, ScnnValuesArePinned) {
   EXPECT_EQ(c.dramLatencyCycles, 100);
   // The energy table is the documented default table (docs/arch/Sparse.md).
   EXPECT_EQ(c.energy, EnergyTable{});
-  EXPECT_DOUBLE_EQ(c.energy.multiplyPj, 1.0);
-  EXPECT_DOUBLE_EQ(c.energy.dramReadPjPerByte, 80.0);
+  EXPECT_FALSE(c.energy.multiplyPj.has_value()); // auto: priced by the technology model
+  EXPECT_DOUBLE_EQ(c.energy.dramReadPjPerByte, 160.0);
+  EXPECT_EQ(c.technology.node, "16nm");
   // The preset equals the struct's in-code defaults apart from the name.
   SparseConfig defaults;
   defaults.name = "scnn";
@@ -135,8 +136,9 @@ TEST(SparseConfigYaml, ToYamlUsesTheNestedLayout) {
         "\nnumerics:\n  value_bits: 16\n  accumulator_bits: 24\n",
         "\nencoding:\n  index_bits: 4\n  weight_codes: zero_run_length\n  activation_codes: "
         "zero_run_length\n",
-        "\ndram:\n  bytes_per_cycle: 32\n  latency_cycles: 100\n", "\nenergy:\n  multiply_pj: 1\n",
-        "\n  crossbar_pj: 0.4\n", "\n  dram_write_pj_per_byte: 80\n"}) {
+        "\ndram:\n  bytes_per_cycle: 32\n  latency_cycles: 100\n",
+        "\nenergy:\n  multiply_pj: auto\n", "\n  crossbar_pj: 0.4\n",
+        "\n  dram_write_pj_per_byte: 160\n", "\ntechnology:\n  node: \"16nm\"\n  vdd_v: auto\n"}) {
     EXPECT_NE(yaml.find(line), std::string::npos) << line << "\n" << yaml;
   }
 }
@@ -215,6 +217,7 @@ post_processing: {ops_per_cycle: 5, halo_link_latency_cycles: 0}
 numerics: {value_bits: 8, accumulator_bits: 32}
 encoding: {index_bits: 4, weight_codes: fig5d, activation_codes: fig5c}
 dram: {bytes_per_cycle: 0.5, latency_cycles: 0}
+technology: {node: 28nm}
 energy: {multiply_pj: 1, accumulator_rmw_pj: 2, crossbar_pj: 3, weight_fifo_read_pj_per_byte: 4,
          weight_fifo_write_pj_per_byte: 5, ia_ram_read_pj_per_byte: 6,
          oa_ram_write_pj_per_byte: 7, halo_pj: 8, ppu_op_pj: 9, dram_read_pj_per_byte: 10,
@@ -248,11 +251,14 @@ energy: {multiply_pj: 1, accumulator_rmw_pj: 2, crossbar_pj: 3, weight_fifo_read
   EXPECT_DOUBLE_EQ(c.dramBytesPerCycle, 0.5);
   EXPECT_EQ(c.dramLatencyCycles, 0);
   const EnergyTable& e = c.energy;
-  EXPECT_EQ((std::vector<double>{e.multiplyPj, e.accumulatorRmwPj, e.crossbarPj,
-                                 e.weightFifoReadPjPerByte, e.weightFifoWritePjPerByte,
-                                 e.iaRamReadPjPerByte, e.oaRamWritePjPerByte, e.haloPj, e.ppuOpPj,
-                                 e.dramReadPjPerByte, e.dramWritePjPerByte}),
-            (std::vector<double>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0}));
+  EXPECT_EQ((std::vector<std::optional<double>>{
+                e.multiplyPj, e.accumulatorRmwPj, e.crossbarPj, e.weightFifoReadPjPerByte,
+                e.weightFifoWritePjPerByte, e.iaRamReadPjPerByte, e.oaRamWritePjPerByte, e.haloPj,
+                e.ppuOpPj, e.dramReadPjPerByte, e.dramWritePjPerByte}),
+            (std::vector<std::optional<double>>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0}));
+  EXPECT_EQ(c.technology.node, "28nm");
+  // Every event configured: the prices are the numbers.
+  EXPECT_EQ(energyPrices(c).ppuOpPj, 9);
 }
 
 TEST(SparseConfigParse, EnumSpellings) {
@@ -291,10 +297,11 @@ TEST(SparseConfigErrors, UnknownKeysAreNamedWithTheirPath) {
                               "banks, entries_per_bank, double_buffered, forwarding, "
                               "write_latency_cycles)"),
             "accumulators.bank");
-  expectConfigError("array:\n  rows: 5\n",
-                    "chip.yaml: 'array': unknown key (expected one of: name, clock_mhz, pe_array, "
-                    "accumulators, crossbar, buffers, post_processing, numerics, encoding, dram, "
-                    "energy)");
+  expectConfigError(
+      "array:\n  rows: 5\n",
+      "chip.yaml: 'array': unknown key (expected one of: name, clock_mhz, technology, "
+      "pe_array, accumulators, crossbar, buffers, post_processing, numerics, "
+      "encoding, dram, energy)");
   expectConfigError("pe_array: {rows: 4, F: 4}\n",
                     "chip.yaml: 'pe_array.F': unknown key (expected one of: rows, cols, "
                     "weights_per_vector, activations_per_vector)");
@@ -551,3 +558,33 @@ TEST(SparseConfigErrors, CrossbarModelLimits) {
 
 } // namespace
 } // namespace nnaccel::arch::sparse
+
+// --- technology and pricing (config/Pricing.cpp, docs/arch/Sparse.md "Energy and area") ---------
+
+TEST(SparseTechnology, InventoryAndEventsFollowTheConfig) {
+  const SparseConfig c = sparsePreset("scnn");
+  const nnaccel::arch::common::Inventory inv = sparseInventory(c);
+  EXPECT_EQ(inv.node.name, "16nm");
+  EXPECT_EQ(inv.part("pe_multiplier").use.count, 64 * 16);                // 8x8 PEs, F x I = 16
+  EXPECT_EQ(inv.part("pe_multiplier").use.spec.widthBits, 16);            // value_bits
+  EXPECT_EQ(inv.part("accumulator_bank").use.count, 64 * 32 * 2);         // double-buffered
+  EXPECT_EQ(inv.part("accumulator_bank").use.spec.capacityBytes, 32 * 3); // 32 x 24 bits
+  EXPECT_EQ(inv.part("weight_fifo").use.spec.widthBits, 4 * (16 + 4));    // F x (value + index)
+  EXPECT_EQ(inv.part("ia_ram").use.spec.capacityBytes, 10240);
+  const EnergyPrices p = energyPrices(c);
+  EXPECT_DOUBLE_EQ(p.multiplyPj, inv.part("pe_multiplier").cost.readEnergyPj);
+  EXPECT_DOUBLE_EQ(p.accumulatorRmwPj, inv.part("accumulator_bank").cost.readEnergyPj +
+                                           inv.part("accumulator_adder").cost.readEnergyPj +
+                                           inv.part("accumulator_bank").cost.writeEnergyPj);
+  EXPECT_DOUBLE_EQ(p.iaRamReadPjPerByte, inv.part("ia_ram").cost.readEnergyPj / 10); // 80-bit word
+  EXPECT_EQ(p.crossbarPj, 0.4); // configured: no cited crossbar figure yet
+  // 8-bit values: cheaper multiplies; a number overrides.
+  const SparseConfig narrow =
+      parseSparseConfigOver(c, "numerics: {value_bits: 8}\nenergy: {ppu_op_pj: 3}\n", "n.yaml");
+  EXPECT_LT(energyPrices(narrow).multiplyPj, p.multiplyPj / 3);
+  EXPECT_EQ(energyPrices(narrow).ppuOpPj, 3);
+  double groups = 0;
+  for (const auto& [name, mm2] : inv.areaMm2ByGroup())
+    groups += mm2;
+  EXPECT_NEAR(groups, inv.areaMm2(), 1e-12);
+}

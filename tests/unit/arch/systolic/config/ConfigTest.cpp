@@ -412,7 +412,7 @@ TEST(SystolicTechnology, AutoEventsArePricedFromTheirComponentsAndNumbersOverrid
           .cls = tech::ComponentClass::Sram, .widthBits = 32, .capacityBytes = 16384},
       at);
   EXPECT_DOUBLE_EQ(p.sbufReadPjPerByte, sbuf.readEnergyPj / 4);
-  const std::vector<EnergyEvent> events = energyEvents(small);
+  const std::vector<engines::CostTable::Event> events = energyEvents(small);
   EXPECT_EQ(events.front().key, "mac_int8_pj");
   EXPECT_EQ(events.front().basis, "pe_multiplier + pe_adder");
   // A number overrides; a smaller node makes every auto event cheaper.
