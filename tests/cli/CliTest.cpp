@@ -734,8 +734,8 @@ TEST_F(Cli, ArchCostPricesAConfigThroughTheTechnology) {
       << sim.out;
   expectErrorPrefix("arch cost systolic --set technology.node=3nm", 1,
                     "--set: 'technology.node': unknown process node '3nm'");
-  expectError("arch cost broadcast", 1,
-              "the broadcast engine still prices its events with its own 'energy:' table; it has "
+  expectError("arch cost stream", 1,
+              "the stream engine still prices its events with its own 'energy:' table; it has "
               "no technology description yet");
   // The sparse engine is priced too: its crossbar and halo links keep configured figures.
   const Result sparse = run("arch cost sparse");
@@ -957,7 +957,7 @@ TEST_F(Cli, ArchShowBroadcastRoundTripsThroughConfig) {
         "\ndata_read:\n  lanes_per_column: 4\n  lane_bytes: 16\n  reads_per_cycle: 1\n",
         "\nbroadcast:\n  latency_cycles: 0\n  fan_out: 3\n",
         "\ndecomposition:\n  vector_width: 3\n  non_divisible: expand\n  layers: {}\n",
-        "\nenergy:\n  mac_pj: 0.2\n"}) {
+        "\nenergy:\n  mac_pj: auto\n", "\ntechnology:\n  node: \"16nm\"\n"}) {
     EXPECT_NE(fig8.out.find(text), std::string::npos) << text << "\n" << fig8.out;
   }
   // The output is a config file: fed back it prints the same text.

@@ -89,6 +89,11 @@ public:
 
   std::vector<engines::Study> studies() const override { return {vectorWidthStudy()}; }
 
+  std::optional<engines::CostTable> costTable(const engines::EngineConfig& config) const override {
+    const BroadcastConfig& c = config.as<BroadcastConfig>();
+    return broadcastInventory(c).costTable(energyEvents(c));
+  }
+
   std::string baselineDescription() const override {
     return "the conventional 1x1 decomposition and 1xN without broadcasting";
   }

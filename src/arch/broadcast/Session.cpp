@@ -95,6 +95,7 @@ SessionResult simulateModel(const ir::Graph& model, const BroadcastConfig& confi
   rep.peCount = config.peCount();
   rep.peakMacsPerCycle = config.macsPerCycle();
   rep.clockMhz = config.clockMhz;
+  rep.technology = broadcastInventory(config).summary();
   rep.layers = sim.layerStats();
   if (interrupted)
     rep.markInterrupted(layersDone, r.program.layers.size());

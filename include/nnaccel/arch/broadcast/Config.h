@@ -12,7 +12,10 @@
 /// unit in its name; a loaded config is always valid.
 #pragma once
 
+#include "nnaccel/arch/common/Technology.h"
+
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -42,22 +45,34 @@ enum class NonDivisible {
 
 enum class DataType { Int8 }; ///< int8 operands, int32 accumulation (fp16/bf16: not modelled)
 
-/// Per-access energies in picojoules (defaults and their sources in docs/arch/Broadcast.md).
+/// Per-access energies in picojoules. Each on-chip event is `auto` (nullopt) by default: priced
+/// through the technology model from the components it uses (config/Pricing.cpp,
+/// docs/arch/Broadcast.md "Energy and area"); a number overrides it. The PE-to-PE broadcast links
+/// and memory 310 (DRAM) have no technology part yet, so theirs are numbers.
 struct EnergyTable {
-  double macPj = 0.2;                       ///< one int8 x int8 multiply-accumulate (int32)
-  double inputRfWritePjPerByte = 0.05;      ///< activation written into a PE's input RF
-  double inputRfReadPjPerByte = 0.05;       ///< activation read by the multiplier
-  double weightRfWritePjPerByte = 0.05;     ///< weight written into a PE's weight RF
-  double weightRfReadPjPerByte = 0.05;      ///< weight read by the multiplier
-  double outputRfAccessPjPerByte = 0.05;    ///< partial sum read or written (4 bytes each)
-  double broadcastPjPerByte = 0.1;          ///< one PE-to-PE link transfer
-  double columnBufferAccessPjPerByte = 0.3; ///< column buffer write or read
-  double globalBufferReadPjPerByte = 1.5;   ///< global buffer read (data read module, staging)
-  double globalBufferWritePjPerByte = 1.5;  ///< global buffer write (drain, staging)
-  double memoryReadPjPerByte = 40.0;        ///< memory 310 (DRAM) read
-  double memoryWritePjPerByte = 40.0;       ///< memory 310 (DRAM) write
+  std::optional<double> macPj;                   ///< one int8 x int8 multiply-accumulate (int32)
+  std::optional<double> inputRfWritePjPerByte;   ///< activation written into a PE's input RF
+  std::optional<double> inputRfReadPjPerByte;    ///< activation read by the multiplier
+  std::optional<double> weightRfWritePjPerByte;  ///< weight written into a PE's weight RF
+  std::optional<double> weightRfReadPjPerByte;   ///< weight read by the multiplier
+  std::optional<double> outputRfAccessPjPerByte; ///< partial sum read or written (4 bytes each)
+  double broadcastPjPerByte = 0.1;               ///< one PE-to-PE link transfer
+  std::optional<double> columnBufferAccessPjPerByte; ///< column buffer write or read
+  std::optional<double> globalBufferReadPjPerByte;   ///< global buffer read
+  std::optional<double> globalBufferWritePjPerByte;  ///< global buffer write (drain, staging)
+  double memoryReadPjPerByte = 160.0;  ///< memory 310 (DRAM) read: Dally's LPDDR figure
+  double memoryWritePjPerByte = 160.0; ///< memory 310 (DRAM) write
 
   bool operator==(const EnergyTable&) const = default;
+};
+
+/// EnergyTable with every `auto` priced (energyPrices()): what the simulator charges.
+struct EnergyPrices {
+  double macPj = 0, inputRfWritePjPerByte = 0, inputRfReadPjPerByte = 0;
+  double weightRfWritePjPerByte = 0, weightRfReadPjPerByte = 0, outputRfAccessPjPerByte = 0;
+  double broadcastPjPerByte = 0, columnBufferAccessPjPerByte = 0;
+  double globalBufferReadPjPerByte = 0, globalBufferWritePjPerByte = 0;
+  double memoryReadPjPerByte = 0, memoryWritePjPerByte = 0;
 };
 
 struct BroadcastConfig {
@@ -114,6 +129,7 @@ struct BroadcastConfig {
   /// Per-layer N (graph node name, N; N = 1 forces the conventional 1x1 decomposition).
   std::vector<std::pair<std::string, int64_t>> layerVectorWidths;
 
+  common::TechnologyConfig technology{"16nm"}; ///< the npu preset's node
   EnergyTable energy;
 
   int64_t peCount() const { return columns * pesPerColumn; }
@@ -148,5 +164,14 @@ std::vector<std::string> broadcastPresetNames();
 BroadcastConfig broadcastPreset(const std::string& name);
 /// The effective config as YAML in the schema's layout (parseBroadcastConfig round-trips it).
 std::string toYaml(const BroadcastConfig& c);
+
+/// The machine's components (MAC lanes, register files, column buffers, global buffer) priced at
+/// its technology (config/Pricing.cpp). \p c must be valid.
+common::Inventory broadcastInventory(const BroadcastConfig& c);
+/// Every event's price (`nnaccel arch cost`: the config's number, or the sum of the components
+/// the event uses): the auto-priced keys in the `energy:` section's order, then the rest.
+std::vector<engines::CostTable::Event> energyEvents(const BroadcastConfig& c);
+/// Every event's energy: the config's number where it gives one, else the technology's price.
+EnergyPrices energyPrices(const BroadcastConfig& c);
 
 } // namespace nnaccel::arch::broadcast

@@ -64,7 +64,7 @@ struct VariantStats {
 enum Variant : size_t { kMethod = 0, kConventional = 1, kNoBroadcast = 2, kVariants = 3 };
 /// energyPj's terms by component (RF reads with each MAC and the global buffer are on-chip,
 /// memory 310 is DRAM).
-report::EnergyParts energyParts(const VariantStats& s, const EnergyTable& e);
+report::EnergyParts energyParts(const VariantStats& s, const EnergyPrices& e);
 std::string_view variantName(Variant v);
 
 /// The broadcast engine's view of one layer (beyond the common LayerStats).
@@ -83,7 +83,7 @@ struct SimOptions {
 };
 
 /// Energy of \p s under \p e, picojoules.
-double energyPj(const VariantStats& s, const EnergyTable& e);
+double energyPj(const VariantStats& s, const EnergyPrices& e);
 
 class Simulator {
 public:

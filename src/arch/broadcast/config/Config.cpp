@@ -73,6 +73,7 @@ constexpr IntRange kLayerVectorWidth{1, 1024};
 template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config& c) {
   v.text("name", c.name);
   v.real("clock_mhz", c.clockMhz, kClockMhzRange);
+  common::walkTechnology(v, c.technology);
   v.section("pe_array", [&] {
     v.integer("columns", c.columns, kPeDim);
     v.integer("pes_per_column", c.pesPerColumn, kPeDim);
@@ -119,16 +120,17 @@ template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config&
   });
   v.section("energy", [&] {
     auto& e = c.energy;
-    v.real("mac_pj", e.macPj, kEnergyPjRange);
-    v.real("input_rf_write_pj_per_byte", e.inputRfWritePjPerByte, kEnergyPjRange);
-    v.real("input_rf_read_pj_per_byte", e.inputRfReadPjPerByte, kEnergyPjRange);
-    v.real("weight_rf_write_pj_per_byte", e.weightRfWritePjPerByte, kEnergyPjRange);
-    v.real("weight_rf_read_pj_per_byte", e.weightRfReadPjPerByte, kEnergyPjRange);
-    v.real("output_rf_access_pj_per_byte", e.outputRfAccessPjPerByte, kEnergyPjRange);
+    v.optionalReal("mac_pj", e.macPj, kEnergyPjRange);
+    v.optionalReal("input_rf_write_pj_per_byte", e.inputRfWritePjPerByte, kEnergyPjRange);
+    v.optionalReal("input_rf_read_pj_per_byte", e.inputRfReadPjPerByte, kEnergyPjRange);
+    v.optionalReal("weight_rf_write_pj_per_byte", e.weightRfWritePjPerByte, kEnergyPjRange);
+    v.optionalReal("weight_rf_read_pj_per_byte", e.weightRfReadPjPerByte, kEnergyPjRange);
+    v.optionalReal("output_rf_access_pj_per_byte", e.outputRfAccessPjPerByte, kEnergyPjRange);
     v.real("broadcast_pj_per_byte", e.broadcastPjPerByte, kEnergyPjRange);
-    v.real("column_buffer_access_pj_per_byte", e.columnBufferAccessPjPerByte, kEnergyPjRange);
-    v.real("global_buffer_read_pj_per_byte", e.globalBufferReadPjPerByte, kEnergyPjRange);
-    v.real("global_buffer_write_pj_per_byte", e.globalBufferWritePjPerByte, kEnergyPjRange);
+    v.optionalReal("column_buffer_access_pj_per_byte", e.columnBufferAccessPjPerByte,
+                   kEnergyPjRange);
+    v.optionalReal("global_buffer_read_pj_per_byte", e.globalBufferReadPjPerByte, kEnergyPjRange);
+    v.optionalReal("global_buffer_write_pj_per_byte", e.globalBufferWritePjPerByte, kEnergyPjRange);
     v.real("memory_read_pj_per_byte", e.memoryReadPjPerByte, kEnergyPjRange);
     v.real("memory_write_pj_per_byte", e.memoryWritePjPerByte, kEnergyPjRange);
   });
@@ -151,6 +153,7 @@ void checkVectorWidthFitsGroup(const config::ConfigChecker& checker, const std::
 void validate(const BroadcastConfig& c, const std::string& file) {
   config::ConfigChecker checker(file);
   walkSchema(checker, c);
+  common::processNodeOf(c.technology, checker);
   // Cross-field rules (each key is in range here).
   if (c.pesPerColumn % c.groupSize != 0) {
     checker.fail("pe_array.group_size",

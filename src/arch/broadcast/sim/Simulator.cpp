@@ -73,7 +73,7 @@ std::string_view variantName(Variant v) {
   return "?";
 }
 
-double energyPj(const VariantStats& s, const EnergyTable& e) {
+double energyPj(const VariantStats& s, const EnergyPrices& e) {
   const auto d = [](int64_t v) { return static_cast<double>(v); };
   // Every MAC reads one activation byte and one weight byte from the register files.
   return d(s.macs) * (e.macPj + e.inputRfReadPjPerByte + e.weightRfReadPjPerByte) +
@@ -87,7 +87,7 @@ double energyPj(const VariantStats& s, const EnergyTable& e) {
          d(s.columnBufferBytes) * e.columnBufferAccessPjPerByte;
 }
 
-report::EnergyParts energyParts(const VariantStats& s, const EnergyTable& e) {
+report::EnergyParts energyParts(const VariantStats& s, const EnergyPrices& e) {
   const auto d = [](int64_t v) { return static_cast<double>(v); };
   report::EnergyParts p;
   p.compute = d(s.macs) * e.macPj;
@@ -470,7 +470,7 @@ struct Simulator::Impl {
     s.dram = m.dram;
     s.sbuf = m.buffer;
     s.energyPj = m.energyPj;
-    s.energy = energyParts(m, config.energy);
+    s.energy = energyParts(m, energyPrices(config));
     s.counts = {{"rf_read_bytes", m.macs * 2}, {"rf_write_bytes", m.inputRfWriteBytes}};
   }
 
@@ -506,7 +506,7 @@ struct Simulator::Impl {
     st.cycles = latency + std::max(arrayCycles, bound);
     st.memoryWaitCycles = latency + std::max<int64_t>(0, bound - arrayCycles);
     st.peCycles = st.cycles * config.peCount();
-    st.energyPj = energyPj(st, config.energy);
+    st.energyPj = energyPj(st, energyPrices(config));
   }
 
   // --- one Conv layer ------------------------------------------------------------------------
@@ -858,7 +858,7 @@ struct Simulator::Impl {
     s.sbuf = m.buffer;
     s.psum = report::Traffic{m.columnBufferBytes / 2, m.columnBufferBytes / 2};
     s.energyPj = m.energyPj;
-    s.energy = energyParts(m, config.energy);
+    s.energy = energyParts(m, energyPrices(config));
     const auto ratio = [](int64_t a, int64_t b) {
       return b > 0 ? static_cast<double>(a) / static_cast<double>(b) : 0.0;
     };

@@ -6,6 +6,8 @@
 /// have no cited figure yet: their energies stay numbers and their area is not counted.
 #include "nnaccel/arch/sparse/Config.h"
 
+#include <algorithm>
+
 namespace nnaccel::arch::sparse {
 
 namespace {
@@ -21,9 +23,15 @@ ComponentSpec arith(ComponentClass cls, int64_t widthBits) {
 int64_t weightVectorBits(const SparseConfig& c) {
   return c.weightsPerVector * (c.valueBits + c.indexBits);
 }
-/// An I-wide activation vector, the activation RAMs' word.
+/// An I-wide activation vector, the activation RAMs' word (no wider than the RAM itself).
 int64_t activationVectorBits(const SparseConfig& c) {
   return c.activationsPerVector * (c.valueBits + c.indexBits);
+}
+int64_t iaWordBits(const SparseConfig& c) {
+  return std::min(activationVectorBits(c), c.iaRamBytes * 8);
+}
+int64_t oaWordBits(const SparseConfig& c) {
+  return std::min(activationVectorBits(c), c.oaRamBytes * 8);
 }
 
 struct EventRule {
@@ -58,12 +66,12 @@ const std::vector<EventRule>& eventRules() {
        &E::iaRamReadPjPerByte,
        &P::iaRamReadPjPerByte,
        {"ia_ram"},
-       activationVectorBits},
+       iaWordBits},
       {"oa_ram_write_pj_per_byte",
        &E::oaRamWritePjPerByte,
        &P::oaRamWritePjPerByte,
        {"oa_ram.write"},
-       activationVectorBits},
+       oaWordBits},
       {"ppu_op_pj", &E::ppuOpPj, &P::ppuOpPj, {"ppu_alu"}},
   };
   return rules;
@@ -83,7 +91,7 @@ common::Inventory sparseInventory(const SparseConfig& c) {
       {"accumulator_bank",
        ComponentSpec{.cls = ComponentClass::Sram,
                      .widthBits = c.accumulatorBits,
-                     .capacityBytes = c.accumulatorBankEntries * c.accumulatorBits / 8},
+                     .capacityBytes = (c.accumulatorBankEntries * c.accumulatorBits + 7) / 8},
        pes * c.accumulatorBanks * bankSets, "accumulators"},
       {"accumulator_adder", arith(ComponentClass::IntAdder, c.accumulatorBits),
        pes * c.accumulatorBanks, "accumulators"},
@@ -94,14 +102,12 @@ common::Inventory sparseInventory(const SparseConfig& c) {
                      .depth = c.weightFifoEntries},
        pes, "weight_fifo"},
       {"ia_ram",
-       ComponentSpec{.cls = ComponentClass::Sram,
-                     .widthBits = activationVectorBits(c),
-                     .capacityBytes = c.iaRamBytes},
+       ComponentSpec{
+           .cls = ComponentClass::Sram, .widthBits = iaWordBits(c), .capacityBytes = c.iaRamBytes},
        pes, "activation_rams"},
       {"oa_ram",
-       ComponentSpec{.cls = ComponentClass::Sram,
-                     .widthBits = activationVectorBits(c),
-                     .capacityBytes = c.oaRamBytes},
+       ComponentSpec{
+           .cls = ComponentClass::Sram, .widthBits = oaWordBits(c), .capacityBytes = c.oaRamBytes},
        pes, "activation_rams"},
       // The post-processing unit: one 32-bit ALU operation per cycle per PE.
       {"ppu_alu", arith(ComponentClass::IntAdder, 32), pes * c.ppuOpsPerCycle, "ppu"},

@@ -17,10 +17,10 @@ using tech::ComponentSpec;
 constexpr int64_t kPsumEntryBits = 32;
 
 /// One SBUF partition's word: the DMA's bytes per cycle shared by the partitions, at least a
-/// byte (the array reads one int8 per partition per cycle).
+/// byte (the array reads one int8 per partition per cycle) and at most the partition.
 int64_t sbufWordBits(const SystolicConfig& c) {
   const auto bytes = static_cast<int64_t>(c.sbufDmaBytesPerCycle / static_cast<double>(c.peRows));
-  return std::max<int64_t>(bytes, 1) * 8;
+  return std::clamp<int64_t>(bytes, 1, c.sbufBytesPerPartition) * 8;
 }
 
 ComponentSpec arith(ComponentClass cls, int64_t widthBits) {

@@ -87,9 +87,10 @@ TEST(BroadcastPresets, NpuValuesArePinned) {
   EXPECT_TRUE(c.layerVectorWidths.empty());
   // The energy table is the struct's documented default table (docs/arch/Broadcast.md).
   EXPECT_EQ(c.energy, EnergyTable{});
-  EXPECT_DOUBLE_EQ(c.energy.macPj, 0.2);
-  EXPECT_DOUBLE_EQ(c.energy.globalBufferReadPjPerByte, 1.5);
-  EXPECT_DOUBLE_EQ(c.energy.memoryReadPjPerByte, 40.0);
+  EXPECT_FALSE(c.energy.macPj.has_value()); // auto: priced by the technology model
+  EXPECT_DOUBLE_EQ(c.energy.broadcastPjPerByte, 0.1);
+  EXPECT_DOUBLE_EQ(c.energy.memoryReadPjPerByte, 160.0);
+  EXPECT_EQ(c.technology.node, "16nm");
 }
 
 TEST(BroadcastPresets, Fig8IsTheSeedsFourPeExampleOtherwiseNpu) {
@@ -156,12 +157,13 @@ TEST(BroadcastConfigYaml, ToYamlUsesTheNestedLayout) {
         "2\n",
         "\nmemory:\n  bytes_per_cycle: 32\n  latency_cycles: 100\n",
         "\ndecomposition:\n  vector_width: 0\n  non_divisible: expand\n  layers: {}\n",
-        "\nenergy:\n  mac_pj: 0.2\n  input_rf_write_pj_per_byte: 0.05\n  "
-        "input_rf_read_pj_per_byte: 0.05\n  weight_rf_write_pj_per_byte: 0.05\n  "
-        "weight_rf_read_pj_per_byte: 0.05\n  output_rf_access_pj_per_byte: 0.05\n  "
-        "broadcast_pj_per_byte: 0.1\n  column_buffer_access_pj_per_byte: 0.3\n  "
-        "global_buffer_read_pj_per_byte: 1.5\n  global_buffer_write_pj_per_byte: 1.5\n  "
-        "memory_read_pj_per_byte: 40\n  memory_write_pj_per_byte: 40\n"}) {
+        "\nenergy:\n  mac_pj: auto\n  input_rf_write_pj_per_byte: auto\n  "
+        "input_rf_read_pj_per_byte: auto\n  weight_rf_write_pj_per_byte: auto\n  "
+        "weight_rf_read_pj_per_byte: auto\n  output_rf_access_pj_per_byte: auto\n  "
+        "broadcast_pj_per_byte: 0.1\n  column_buffer_access_pj_per_byte: auto\n  "
+        "global_buffer_read_pj_per_byte: auto\n  global_buffer_write_pj_per_byte: auto\n  "
+        "memory_read_pj_per_byte: 160\n  memory_write_pj_per_byte: 160\n",
+        "\ntechnology:\n  node: \"16nm\"\n  vdd_v: auto\n"}) {
     EXPECT_NE(yaml.find(text), std::string::npos) << text << "\n" << yaml;
   }
 }
@@ -331,6 +333,7 @@ numerics: {data_type: int8, skip_zero_weights: no}
 global_buffer: {capacity_bytes: 0, bytes_per_cycle: 96.5, latency_cycles: 3}
 memory: {bytes_per_cycle: 64.5, latency_cycles: 7}
 decomposition: {vector_width: 2, non_divisible: transpose, layers: {a: 1, b: 3}}
+technology: {node: 7nm}
 energy: {mac_pj: 1, input_rf_write_pj_per_byte: 2, input_rf_read_pj_per_byte: 3,
          weight_rf_write_pj_per_byte: 4, weight_rf_read_pj_per_byte: 5,
          output_rf_access_pj_per_byte: 6, broadcast_pj_per_byte: 7,
@@ -371,12 +374,16 @@ energy: {mac_pj: 1, input_rf_write_pj_per_byte: 2, input_rf_read_pj_per_byte: 3,
   EXPECT_EQ(c.layerVectorWidths,
             (std::vector<std::pair<std::string, int64_t>>{{"a", 1}, {"b", 3}}));
   const EnergyTable& e = c.energy;
-  EXPECT_EQ((std::vector<double>{
+  EXPECT_EQ((std::vector<std::optional<double>>{
                 e.macPj, e.inputRfWritePjPerByte, e.inputRfReadPjPerByte, e.weightRfWritePjPerByte,
                 e.weightRfReadPjPerByte, e.outputRfAccessPjPerByte, e.broadcastPjPerByte,
                 e.columnBufferAccessPjPerByte, e.globalBufferReadPjPerByte,
                 e.globalBufferWritePjPerByte, e.memoryReadPjPerByte, e.memoryWritePjPerByte}),
-            (std::vector<double>{1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 9, 0}));
+            (std::vector<std::optional<double>>{1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 9, 0}));
+  EXPECT_EQ(c.technology.node, "7nm");
+  // No global buffer: no component for it; its events (configured here) are the numbers.
+  EXPECT_EQ(broadcastInventory(c).find("global_buffer"), nullptr);
+  EXPECT_EQ(energyPrices(c).globalBufferReadPjPerByte, 10);
 }
 
 // --- rejections ---------------------------------------------------------------------------------
@@ -387,9 +394,9 @@ TEST(BroadcastConfigErrors, UnknownKeysAreNamedWithTheirPath) {
                               "pes_per_column, group_size, mac_lanes_per_pe)"),
             "pe_array.rows");
   expectConfigError("array:\n  rows: 5\n",
-                    "chip.yaml: 'array': unknown key (expected one of: name, clock_mhz, pe_array, "
-                    "register_files, data_read, broadcast, column_buffer, numerics, "
-                    "global_buffer, memory, decomposition, energy)");
+                    "chip.yaml: 'array': unknown key (expected one of: name, clock_mhz, "
+                    "technology, pe_array, register_files, data_read, broadcast, column_buffer, "
+                    "numerics, global_buffer, memory, decomposition, energy)");
   expectConfigError("register_files: {input: 2}\n",
                     "chip.yaml: 'register_files.input': unknown key (expected one of: "
                     "input_bytes, weight_bytes, output_bytes, input_policy)");
@@ -439,7 +446,7 @@ TEST(BroadcastConfigErrors, WrongTypes) {
                     "chip.yaml: 'numerics.skip_zero_weights': expected true or false, got "
                     "'maybe'");
   expectConfigError("energy:\n  mac_pj: cheap\n",
-                    "chip.yaml: 'energy.mac_pj': expected a number, got 'cheap'");
+                    "chip.yaml: 'energy.mac_pj': expected a number or auto, got 'cheap'");
   expectConfigError("memory: 2\n", "chip.yaml: 'memory': expected a mapping, got '2'");
   expectConfigError("name: \"\"\n", "chip.yaml: 'name': must not be empty");
 }
@@ -688,3 +695,25 @@ TEST(BroadcastConfigFile, LoadsAFileAndNamesItInErrors) {
 }
 
 } // namespace
+
+// --- technology and pricing (config/Pricing.cpp, docs/arch/Broadcast.md "Energy table and area")
+
+TEST(BroadcastTechnology, InventoryAndEventsFollowTheConfig) {
+  const BroadcastConfig c = broadcastPreset("npu");
+  const nnaccel::arch::common::Inventory inv = broadcastInventory(c);
+  EXPECT_EQ(inv.node.name, "16nm");
+  EXPECT_EQ(inv.part("pe_multiplier").use.count, 64 * 16); // 64 PEs x 16 MAC lanes
+  EXPECT_EQ(inv.part("input_rf").use.spec.widthBits, 16 * 8);
+  EXPECT_EQ(inv.part("global_buffer").use.spec.banks, 8); // one bank per column
+  const EnergyPrices p = energyPrices(c);
+  EXPECT_DOUBLE_EQ(p.macPj, inv.part("pe_multiplier").cost.readEnergyPj +
+                                inv.part("pe_adder").cost.readEnergyPj);
+  EXPECT_DOUBLE_EQ(p.globalBufferReadPjPerByte,
+                   inv.part("global_buffer").cost.readEnergyPj / 64); // 512 B/cycle over 8
+  EXPECT_EQ(p.broadcastPjPerByte, 0.1); // configured: no cited link figure yet
+  // A register file smaller than a lane-wide word is read a bank's width at a time.
+  const BroadcastConfig tiny =
+      parseBroadcastConfigOver(c, "register_files: {input_bytes: 8}\n", "t.yaml");
+  EXPECT_EQ(broadcastInventory(tiny).part("input_rf").use.spec.widthBits, 8 * 8);
+  EXPECT_GT(energyPrices(tiny).inputRfReadPjPerByte, 0);
+}

@@ -1,0 +1,170 @@
+/// \file
+/// The broadcast machine priced through the technology model (docs/arch/Broadcast.md, "Energy
+/// and area"): its components, and the components each energy event uses. Which components an
+/// event uses is our reading of seed 004's PE (FIG. 10) and column; the figures are the
+/// technology's (docs/Technology.md), never tuned here. The PE-to-PE broadcast links have no cited
+/// figure yet: their energy stays a number and their area is not counted.
+#include "nnaccel/arch/broadcast/Config.h"
+
+#include <algorithm>
+
+namespace nnaccel::arch::broadcast {
+
+namespace {
+
+using tech::ComponentClass;
+using tech::ComponentSpec;
+
+constexpr int64_t kPartialSumBytes = 4;
+
+ComponentSpec sram(int64_t capacityBytes, int64_t wordBytes, int64_t banks = 1) {
+  return ComponentSpec{.cls = ComponentClass::Sram,
+                       .widthBits = wordBytes * 8,
+                       .capacityBytes = capacityBytes,
+                       .banks = banks};
+}
+
+/// A word of \p wantBytes, but no wider than one of \p banks banks of \p capacityBytes (a
+/// register file smaller than a lane-wide word is read a bank's width at a time).
+int64_t wordOf(int64_t capacityBytes, int64_t wantBytes, int64_t banks = 1) {
+  return std::clamp<int64_t>(wantBytes, 1, std::max<int64_t>(1, capacityBytes / banks));
+}
+
+/// A register file's word: one operand byte per MAC lane (partial sums: 4 bytes per lane).
+int64_t inputRfWordBytes(const BroadcastConfig& c) {
+  return wordOf(c.inputRfBytes, c.macLanesPerPe);
+}
+int64_t weightRfWordBytes(const BroadcastConfig& c) {
+  return wordOf(c.weightRfBytes, c.macLanesPerPe);
+}
+int64_t outputRfWordBytes(const BroadcastConfig& c) {
+  return wordOf(c.outputRfBytes, c.macLanesPerPe * kPartialSumBytes);
+}
+int64_t columnBufferWordBytes(const BroadcastConfig& c) {
+  return wordOf(c.columnBufferBytes, c.drainBytesPerCycle);
+}
+/// The global buffer: one bank per column, each read the column's share of the bytes per cycle.
+int64_t globalBufferWordBytes(const BroadcastConfig& c) {
+  const auto share =
+      static_cast<int64_t>(c.globalBufferBytesPerCycle / static_cast<double>(c.columns));
+  return wordOf(c.globalBufferCapacityBytes, share, c.columns);
+}
+
+struct EventRule {
+  const char* key;
+  std::optional<double> EnergyTable::*configured;
+  double EnergyPrices::*price;
+  std::vector<std::string> parts;
+  int64_t (*wordBytes)(const BroadcastConfig&) = nullptr; ///< per byte of this word
+};
+
+const std::vector<EventRule>& eventRules() {
+  using E = EnergyTable;
+  using P = EnergyPrices;
+  static const std::vector<EventRule> rules = {
+      {"mac_pj", &E::macPj, &P::macPj, {"pe_multiplier", "pe_adder"}},
+      {"input_rf_write_pj_per_byte",
+       &E::inputRfWritePjPerByte,
+       &P::inputRfWritePjPerByte,
+       {"input_rf.write"},
+       inputRfWordBytes},
+      {"input_rf_read_pj_per_byte",
+       &E::inputRfReadPjPerByte,
+       &P::inputRfReadPjPerByte,
+       {"input_rf"},
+       inputRfWordBytes},
+      {"weight_rf_write_pj_per_byte",
+       &E::weightRfWritePjPerByte,
+       &P::weightRfWritePjPerByte,
+       {"weight_rf.write"},
+       weightRfWordBytes},
+      {"weight_rf_read_pj_per_byte",
+       &E::weightRfReadPjPerByte,
+       &P::weightRfReadPjPerByte,
+       {"weight_rf"},
+       weightRfWordBytes},
+      // A partial sum is read and written in turn: priced as the read (the writes cost within a
+      // factor of the CACTI runs' ratio, docs/Technology.md).
+      {"output_rf_access_pj_per_byte",
+       &E::outputRfAccessPjPerByte,
+       &P::outputRfAccessPjPerByte,
+       {"output_rf"},
+       outputRfWordBytes},
+      {"column_buffer_access_pj_per_byte",
+       &E::columnBufferAccessPjPerByte,
+       &P::columnBufferAccessPjPerByte,
+       {"column_buffer"},
+       columnBufferWordBytes},
+      {"global_buffer_read_pj_per_byte",
+       &E::globalBufferReadPjPerByte,
+       &P::globalBufferReadPjPerByte,
+       {"global_buffer"},
+       globalBufferWordBytes},
+      {"global_buffer_write_pj_per_byte",
+       &E::globalBufferWritePjPerByte,
+       &P::globalBufferWritePjPerByte,
+       {"global_buffer.write"},
+       globalBufferWordBytes},
+  };
+  return rules;
+}
+
+} // namespace
+
+common::Inventory broadcastInventory(const BroadcastConfig& c) {
+  const int64_t pes = c.peCount();
+  const int64_t lanes = pes * c.macLanesPerPe;
+  const std::vector<common::ComponentUse> uses = {
+      // Each MAC lane: an int8 multiplier and the int32 adder of its partial sum.
+      {"pe_multiplier", ComponentSpec{.cls = ComponentClass::IntMultiplier, .widthBits = 8}, lanes,
+       "pe_array"},
+      {"pe_adder", ComponentSpec{.cls = ComponentClass::IntAdder, .widthBits = 32}, lanes,
+       "pe_array"},
+      // Each PE's register files (FIG. 10), small SRAMs read a lane-wide word at a time.
+      {"input_rf", sram(c.inputRfBytes, inputRfWordBytes(c)), pes, "register_files"},
+      {"weight_rf", sram(c.weightRfBytes, weightRfWordBytes(c)), pes, "register_files"},
+      {"output_rf", sram(c.outputRfBytes, outputRfWordBytes(c)), pes, "register_files"},
+      {"column_buffer", sram(c.columnBufferBytes, columnBufferWordBytes(c)), c.columns,
+       "column_buffers"},
+  };
+  std::vector<common::ComponentUse> all = uses;
+  // global_buffer.capacity_bytes 0: no global buffer, everything goes to memory 310.
+  if (c.globalBufferCapacityBytes > 0)
+    all.push_back({"global_buffer",
+                   sram(c.globalBufferCapacityBytes, globalBufferWordBytes(c), c.columns), 1,
+                   "global_buffer"});
+  return common::priceInventory(common::processNodeOf(c.technology), std::move(all));
+}
+
+std::vector<engines::CostTable::Event> energyEvents(const BroadcastConfig& c) {
+  const common::Inventory inv = broadcastInventory(c);
+  std::vector<engines::CostTable::Event> events;
+  for (const EventRule& r : eventRules()) {
+    if (!(c.energy.*r.configured) && r.parts.front().starts_with("global_buffer") &&
+        !inv.find("global_buffer")) {
+      events.push_back({r.key, 0.0, "no global buffer"});
+      continue;
+    }
+    events.push_back(common::priceEvent(inv, r.key, c.energy.*r.configured, r.parts,
+                                        r.wordBytes ? static_cast<double>(r.wordBytes(c)) : 1.0));
+  }
+  const EnergyTable& e = c.energy;
+  events.push_back({"broadcast_pj_per_byte", e.broadcastPjPerByte, "configured"});
+  events.push_back({"memory_read_pj_per_byte", e.memoryReadPjPerByte, "configured"});
+  events.push_back({"memory_write_pj_per_byte", e.memoryWritePjPerByte, "configured"});
+  return events;
+}
+
+EnergyPrices energyPrices(const BroadcastConfig& c) {
+  const std::vector<engines::CostTable::Event> events = energyEvents(c);
+  EnergyPrices p;
+  for (size_t i = 0; i < eventRules().size(); ++i)
+    p.*eventRules()[i].price = events[i].pj;
+  const EnergyTable& e = c.energy;
+  p.broadcastPjPerByte = e.broadcastPjPerByte;
+  p.memoryReadPjPerByte = e.memoryReadPjPerByte;
+  p.memoryWritePjPerByte = e.memoryWritePjPerByte;
+  return p;
+}
+
+} // namespace nnaccel::arch::broadcast
