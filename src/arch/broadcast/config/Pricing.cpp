@@ -15,7 +15,7 @@ namespace {
 using tech::ComponentClass;
 using tech::ComponentSpec;
 
-constexpr int64_t kPartialSumBytes = 4;
+constexpr int64_t kPartialSumWordBytesPerLane = 4;
 
 ComponentSpec sram(int64_t capacityBytes, int64_t wordBytes, int64_t banks = 1) {
   return ComponentSpec{.cls = ComponentClass::Sram,
@@ -38,7 +38,7 @@ int64_t weightRfWordBytes(const BroadcastConfig& c) {
   return wordOf(c.weightRfBytes, c.macLanesPerPe);
 }
 int64_t outputRfWordBytes(const BroadcastConfig& c) {
-  return wordOf(c.outputRfBytes, c.macLanesPerPe * kPartialSumBytes);
+  return wordOf(c.outputRfBytes, c.macLanesPerPe * kPartialSumWordBytesPerLane);
 }
 int64_t columnBufferWordBytes(const BroadcastConfig& c) {
   return wordOf(c.columnBufferBytes, c.drainBytesPerCycle);
