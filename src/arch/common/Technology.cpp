@@ -92,6 +92,11 @@ engines::CostTable::Event priceEvent(const Inventory& inv, const std::string& ke
                                      const std::vector<std::string>& parts, double perBytes) {
   if (configured)
     return {key, *configured, "configured"};
+  for (const std::string& part : parts) {
+    const std::string base = part.ends_with(".write") ? part.substr(0, part.size() - 6) : part;
+    if (!inv.find(base))
+      return {key, 0.0, "no " + base};
+  }
   double pj = 0;
   std::string basis;
   for (const std::string& part : parts) {

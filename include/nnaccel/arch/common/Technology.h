@@ -79,11 +79,58 @@ struct Inventory {
 double partEnergyPj(const Inventory& inv, const std::string& name);
 
 /// One `energy:` key of an engine config as the simulator charges it: \p configured when the
-/// config gives a number, else the sum of \p parts (partEnergyPj) over \p perUnits (e.g. a
-/// word's bytes, for a per-byte key; its basis then says "/ N bytes").
+/// config gives a number, else the sum of \p parts (partEnergyPj) over \p perBytes (a word's
+/// bytes, for a per-byte key; its basis then says "/ N bytes"). An event that uses a component
+/// the machine does not have (an int8-only array's fp32 MAC, a missing global buffer) never
+/// happens: 0, "no X".
 engines::CostTable::Event priceEvent(const Inventory& inv, const std::string& key,
                                      const std::optional<double>& configured,
                                      const std::vector<std::string>& parts, double perBytes = 1);
+
+/// An engine's `energy:` key that is `auto` or a number (in \p Table) and that its simulator
+/// reads from \p Prices: the components it uses and, for a per-byte key, the word's bytes.
+template <typename Config, typename Table, typename Prices> struct EventRule {
+  const char* key;
+  std::optional<double> Table::*configured;
+  double Prices::*price;
+  std::vector<std::string> parts;
+  double (*wordBytes)(const Config&) = nullptr;
+};
+/// An `energy:` key that is always a number (no technology part yet: DRAM, links, crossbars).
+template <typename Table, typename Prices> struct FixedEvent {
+  const char* key;
+  double Table::*configured;
+  double Prices::*price;
+};
+
+/// \p rules priced for config \p c with energy table \p e, then \p fixed: `arch cost`'s events.
+template <typename Config, typename Table, typename Prices>
+std::vector<engines::CostTable::Event>
+priceEvents(const Inventory& inv, const Config& c, const Table& e,
+            const std::vector<EventRule<Config, Table, Prices>>& rules,
+            const std::vector<FixedEvent<Table, Prices>>& fixed) {
+  std::vector<engines::CostTable::Event> events;
+  for (const auto& r : rules)
+    events.push_back(
+        priceEvent(inv, r.key, e.*r.configured, r.parts, r.wordBytes ? r.wordBytes(c) : 1.0));
+  for (const auto& f : fixed)
+    events.push_back({f.key, e.*f.configured, "configured"});
+  return events;
+}
+
+/// The simulator's prices from priceEvents' \p events (in the same rule order).
+template <typename Config, typename Table, typename Prices>
+Prices pricesOf(const std::vector<EventRule<Config, Table, Prices>>& rules,
+                const std::vector<FixedEvent<Table, Prices>>& fixed,
+                const std::vector<engines::CostTable::Event>& events) {
+  Prices p;
+  size_t i = 0;
+  for (const auto& r : rules)
+    p.*r.price = events.at(i++).pj;
+  for (const auto& f : fixed)
+    p.*f.price = events.at(i++).pj;
+  return p;
+}
 
 /// Prices \p uses at \p node (tech::costOf per kind).
 Inventory priceInventory(const tech::ProcessNode& node, std::vector<ComponentUse> uses);

@@ -34,18 +34,23 @@ int64_t oaWordBits(const SparseConfig& c) {
   return std::min(activationVectorBits(c), c.oaRamBytes * 8);
 }
 
-struct EventRule {
-  const char* key;
-  std::optional<double> EnergyTable::*configured;
-  double EnergyPrices::*price;
-  std::vector<std::string> parts;
-  int64_t (*wordBits)(const SparseConfig&) = nullptr; ///< per byte of this word
-};
+double weightVectorBytes(const SparseConfig& c) {
+  return static_cast<double>(weightVectorBits(c)) / 8;
+}
+double iaWordBytes(const SparseConfig& c) {
+  return static_cast<double>(iaWordBits(c)) / 8;
+}
+double oaWordBytes(const SparseConfig& c) {
+  return static_cast<double>(oaWordBits(c)) / 8;
+}
 
-const std::vector<EventRule>& eventRules() {
+using Rule = common::EventRule<SparseConfig, EnergyTable, EnergyPrices>;
+using Fixed = common::FixedEvent<EnergyTable, EnergyPrices>;
+
+const std::vector<Rule>& eventRules() {
   using E = EnergyTable;
   using P = EnergyPrices;
-  static const std::vector<EventRule> rules = {
+  static const std::vector<Rule> rules = {
       {"multiply_pj", &E::multiplyPj, &P::multiplyPj, {"pe_multiplier"}},
       // A scatter-add: the bank's read, the adder, the bank's write.
       {"accumulator_rmw_pj",
@@ -56,25 +61,38 @@ const std::vector<EventRule>& eventRules() {
        &E::weightFifoReadPjPerByte,
        &P::weightFifoReadPjPerByte,
        {"weight_fifo"},
-       weightVectorBits},
+       weightVectorBytes},
       {"weight_fifo_write_pj_per_byte",
        &E::weightFifoWritePjPerByte,
        &P::weightFifoWritePjPerByte,
        {"weight_fifo.write"},
-       weightVectorBits},
+       weightVectorBytes},
       {"ia_ram_read_pj_per_byte",
        &E::iaRamReadPjPerByte,
        &P::iaRamReadPjPerByte,
        {"ia_ram"},
-       iaWordBits},
+       iaWordBytes},
       {"oa_ram_write_pj_per_byte",
        &E::oaRamWritePjPerByte,
        &P::oaRamWritePjPerByte,
        {"oa_ram.write"},
-       oaWordBits},
+       oaWordBytes},
       {"ppu_op_pj", &E::ppuOpPj, &P::ppuOpPj, {"ppu_alu"}},
   };
   return rules;
+}
+
+/// The crossbar and the halo links have no cited figure yet; DRAM is a part of its own.
+const std::vector<Fixed>& fixedEvents() {
+  using E = EnergyTable;
+  using P = EnergyPrices;
+  static const std::vector<Fixed> fixed = {
+      {"crossbar_pj", &E::crossbarPj, &P::crossbarPj},
+      {"halo_pj", &E::haloPj, &P::haloPj},
+      {"dram_read_pj_per_byte", &E::dramReadPjPerByte, &P::dramReadPjPerByte},
+      {"dram_write_pj_per_byte", &E::dramWritePjPerByte, &P::dramWritePjPerByte},
+  };
+  return fixed;
 }
 
 } // namespace
@@ -116,30 +134,11 @@ common::Inventory sparseInventory(const SparseConfig& c) {
 }
 
 std::vector<engines::CostTable::Event> energyEvents(const SparseConfig& c) {
-  const common::Inventory inv = sparseInventory(c);
-  std::vector<engines::CostTable::Event> events;
-  for (const EventRule& r : eventRules())
-    events.push_back(common::priceEvent(inv, r.key, c.energy.*r.configured, r.parts,
-                                        r.wordBits ? static_cast<double>(r.wordBits(c)) / 8 : 1.0));
-  const EnergyTable& e = c.energy;
-  events.push_back({"crossbar_pj", e.crossbarPj, "configured"});
-  events.push_back({"halo_pj", e.haloPj, "configured"});
-  events.push_back({"dram_read_pj_per_byte", e.dramReadPjPerByte, "configured"});
-  events.push_back({"dram_write_pj_per_byte", e.dramWritePjPerByte, "configured"});
-  return events;
+  return common::priceEvents(sparseInventory(c), c, c.energy, eventRules(), fixedEvents());
 }
 
 EnergyPrices energyPrices(const SparseConfig& c) {
-  const std::vector<engines::CostTable::Event> events = energyEvents(c);
-  EnergyPrices p;
-  for (size_t i = 0; i < eventRules().size(); ++i)
-    p.*eventRules()[i].price = events[i].pj;
-  const EnergyTable& e = c.energy;
-  p.crossbarPj = e.crossbarPj;
-  p.haloPj = e.haloPj;
-  p.dramReadPjPerByte = e.dramReadPjPerByte;
-  p.dramWritePjPerByte = e.dramWritePjPerByte;
-  return p;
+  return common::pricesOf(eventRules(), fixedEvents(), energyEvents(c));
 }
 
 } // namespace nnaccel::arch::sparse

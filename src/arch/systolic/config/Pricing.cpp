@@ -71,28 +71,31 @@ common::Inventory systolicInventory(const SystolicConfig& c) {
 
 namespace {
 
-/// One on-chip event: its `energy:` key, where the config's number is, where the price goes,
-/// and the components it is made of ("name.write" for a write).
-struct EventRule {
-  const char* key;
-  std::optional<double> EnergyTable::*configured;
-  double EnergyPrices::*price;
-  std::vector<std::string> parts;
-  bool perSbufByte = false; ///< divided by the SBUF word's bytes
-};
+using Rule = common::EventRule<SystolicConfig, EnergyTable, EnergyPrices>;
+using Fixed = common::FixedEvent<EnergyTable, EnergyPrices>;
 
-const std::vector<EventRule>& eventRules() {
+double sbufWordBytes(const SystolicConfig& c) {
+  return static_cast<double>(sbufWordBits(c)) / 8;
+}
+
+/// Each on-chip event and the components it uses ("name.write" for a write).
+const std::vector<Rule>& eventRules() {
   using E = EnergyTable;
   using P = EnergyPrices;
-  static const std::vector<EventRule> rules = {
+  static const std::vector<Rule> rules = {
       {"mac_int8_pj", &E::macInt8Pj, &P::macInt8Pj, {"pe_multiplier", "pe_adder"}},
+      // An int8-only array never runs an fp32 MAC (priced 0, "no pe_fp32_multiplier").
       {"mac_fp32_pj", &E::macFp32Pj, &P::macFp32Pj, {"pe_fp32_multiplier", "pe_fp32_adder"}},
-      {"sbuf_read_pj_per_byte", &E::sbufReadPjPerByte, &P::sbufReadPjPerByte, {"sbuf"}, true},
+      {"sbuf_read_pj_per_byte",
+       &E::sbufReadPjPerByte,
+       &P::sbufReadPjPerByte,
+       {"sbuf"},
+       sbufWordBytes},
       {"sbuf_write_pj_per_byte",
        &E::sbufWritePjPerByte,
        &P::sbufWritePjPerByte,
        {"sbuf.write"},
-       true},
+       sbufWordBytes},
       {"psum_read_pj_per_entry", &E::psumReadPjPerEntry, &P::psumReadPjPerEntry, {"psum"}},
       {"psum_write_pj_per_entry", &E::psumWritePjPerEntry, &P::psumWritePjPerEntry, {"psum.write"}},
       {"act_op_pj", &E::actOpPj, &P::actOpPj, {"act_multiplier", "act_adder"}},
@@ -106,36 +109,23 @@ const std::vector<EventRule>& eventRules() {
   return rules;
 }
 
+const std::vector<Fixed>& fixedEvents() {
+  static const std::vector<Fixed> fixed = {
+      {"dram_read_pj_per_byte", &EnergyTable::dramReadPjPerByte, &EnergyPrices::dramReadPjPerByte},
+      {"dram_write_pj_per_byte", &EnergyTable::dramWritePjPerByte,
+       &EnergyPrices::dramWritePjPerByte},
+  };
+  return fixed;
+}
+
 } // namespace
 
 std::vector<engines::CostTable::Event> energyEvents(const SystolicConfig& c) {
-  common::Inventory inv = systolicInventory(c);
-  // An array without fp32 units never runs an fp32 MAC; its price is that of the units it would
-  // need, shown in the table as if it had them.
-  if (!inv.find("pe_fp32_multiplier")) {
-    const common::Inventory fp = common::priceInventory(
-        inv.node, {{"pe_fp32_multiplier", arith(ComponentClass::FpMultiplier, 32), 0, ""},
-                   {"pe_fp32_adder", arith(ComponentClass::FpAdder, 32), 0, ""}});
-    inv.parts.insert(inv.parts.end(), fp.parts.begin(), fp.parts.end());
-  }
-  const double sbufWordBytes = static_cast<double>(sbufWordBits(c)) / 8;
-  std::vector<engines::CostTable::Event> events;
-  for (const EventRule& r : eventRules())
-    events.push_back(common::priceEvent(inv, r.key, c.energy.*r.configured, r.parts,
-                                        r.perSbufByte ? sbufWordBytes : 1));
-  events.push_back({"dram_read_pj_per_byte", c.energy.dramReadPjPerByte, "configured"});
-  events.push_back({"dram_write_pj_per_byte", c.energy.dramWritePjPerByte, "configured"});
-  return events;
+  return common::priceEvents(systolicInventory(c), c, c.energy, eventRules(), fixedEvents());
 }
 
 EnergyPrices energyPrices(const SystolicConfig& c) {
-  const std::vector<engines::CostTable::Event> events = energyEvents(c);
-  EnergyPrices p;
-  for (size_t i = 0; i < eventRules().size(); ++i)
-    p.*eventRules()[i].price = events[i].pj;
-  p.dramReadPjPerByte = c.energy.dramReadPjPerByte;
-  p.dramWritePjPerByte = c.energy.dramWritePjPerByte;
-  return p;
+  return common::pricesOf(eventRules(), fixedEvents(), energyEvents(c));
 }
 
 } // namespace nnaccel::arch::systolic

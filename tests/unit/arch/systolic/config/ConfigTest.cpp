@@ -442,4 +442,9 @@ TEST(SystolicTechnology, InventoryCountsEveryUnitOfTheConfig) {
   int8.dtypes = {DType::I8};
   EXPECT_EQ(systolicInventory(int8).find("pe_fp32_multiplier"), nullptr);
   EXPECT_LT(systolicInventory(int8).areaMm2(), inv.areaMm2());
+  // ... and never runs an fp32 MAC: that event uses a component the machine does not have.
+  const std::vector<engines::CostTable::Event> events = energyEvents(int8);
+  EXPECT_EQ(events.at(1).key, "mac_fp32_pj");
+  EXPECT_EQ(events.at(1).pj, 0.0);
+  EXPECT_EQ(events.at(1).basis, "no pe_fp32_multiplier");
 }
