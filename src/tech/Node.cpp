@@ -69,39 +69,31 @@ constexpr std::array<std::array<double, 3>, 11> kEnergyCoeff{{
 /// vtr_flow/tech/PTM_130nm/readme.txt @ d9c2d49; 180, 90 and 65 nm (1.8, 1.2, 1.1 V) are from a
 /// secondary table (Arcadia-1/gmoverid-skill transistor-models/SKILL.md), no card being found.
 /// 28 nm takes 0.9 V, the supply of both its neighbours (our choice).
-struct DefaultVdd {
+struct NamedNode {
+  double nm;
   double vddV;
-  const char* source;
+  const char* vddSource;
 };
 
-DefaultVdd defaultVdd(double nm) {
-  constexpr const char* kCard = "PTM model card nominal";
-  constexpr const char* kMg = "PTM-MG nominal (param.inc)";
-  constexpr const char* kSecondary = "PTM nominal (secondary table)";
-  if (nm >= 180)
-    return {1.8, kSecondary};
-  if (nm >= 130)
-    return {1.3, "PTM 130 nm default (VTR readme)"};
-  if (nm >= 90)
-    return {1.2, kSecondary};
-  if (nm >= 65)
-    return {1.1, kSecondary};
-  if (nm >= 45)
-    return {1.0, kCard};
-  if (nm >= 32)
-    return {0.9, kCard};
-  if (nm >= 28)
-    return {0.9, "both neighbours' (32 nm card, 20 nm PTM-MG)"};
-  if (nm >= 20)
-    return {0.9, kMg};
-  if (nm >= 16)
-    return {0.85, kMg};
-  if (nm >= 14)
-    return {0.8, kMg};
-  if (nm >= 10)
-    return {0.75, kMg};
-  return {0.7, kMg};
-}
+constexpr const char* kCard = "PTM model card nominal";
+constexpr const char* kMg = "PTM-MG nominal (param.inc)";
+constexpr const char* kSecondary = "PTM nominal (secondary table)";
+
+/// The nodes nnaccel names, largest first, with their default supplies.
+constexpr std::array<NamedNode, 12> kNodes{{
+    {180, 1.8, kSecondary},
+    {130, 1.3, "PTM 130 nm default (VTR readme)"},
+    {90, 1.2, kSecondary},
+    {65, 1.1, kSecondary},
+    {45, 1.0, kCard},
+    {32, 0.9, kCard},
+    {28, 0.9, "both neighbours' (32 nm card, 20 nm PTM-MG)"},
+    {20, 0.9, kMg},
+    {16, 0.85, kMg},
+    {14, 0.8, kMg},
+    {10, 0.75, kMg},
+    {7, 0.7, kMg},
+}};
 
 /// A node nnaccel names: a table node, or 28 nm between 32 and 20 nm.
 struct NodePlace {
@@ -137,13 +129,14 @@ double energyFactor(const NodePlace& p, double v) {
          std::pow(energyPolynomial(p.upper, v), p.t);
 }
 
-double featureOf(std::string_view name) {
+/// The node \p name ("16nm" or "16") names.
+const NamedNode& namedNode(std::string_view name) {
   std::string s(name);
   if (s.size() > 2 && s.substr(s.size() - 2) == "nm")
     s.resize(s.size() - 2);
-  for (const std::string& n : nodeNames())
-    if (n == s + "nm")
-      return std::stod(s);
+  for (const NamedNode& n : kNodes)
+    if (fmt::format("{}", n.nm) == s)
+      return n;
   throw Error(
       ErrorKind::Config, {},
       fmt::format("unknown process node '{}' (known: {})", name, fmt::join(nodeNames(), ", ")));
@@ -152,16 +145,18 @@ double featureOf(std::string_view name) {
 } // namespace
 
 std::vector<std::string> nodeNames() {
-  return {"180nm", "130nm", "90nm", "65nm", "45nm", "32nm",
-          "28nm",  "20nm",  "16nm", "14nm", "10nm", "7nm"};
+  std::vector<std::string> names;
+  for (const NamedNode& n : kNodes)
+    names.push_back(fmt::format("{}nm", n.nm));
+  return names;
 }
 
 ProcessNode node(std::string_view name, std::optional<double> vddV) {
-  const double nm = featureOf(name);
+  const NamedNode& d = namedNode(name);
+  const double nm = d.nm;
   ProcessNode n{fmt::format("{}nm", nm), nm, 0, ""};
-  const DefaultVdd d = defaultVdd(nm);
   n.vddV = vddV.value_or(d.vddV);
-  n.vddSource = vddV ? "configured" : d.source;
+  n.vddSource = vddV ? "configured" : d.vddSource;
   // A sanity bound of ours (the paper's fitted voltage ranges were not read): the polynomial must
   // stay positive, and the supply a CMOS logic supply.
   const NodePlace p = placeOf(nm);

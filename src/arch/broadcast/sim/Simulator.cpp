@@ -319,6 +319,8 @@ struct Simulator::Impl {
   const Program& program;
   const quant::QuantizedModel& qm;
   const BroadcastConfig& config;
+  /// Every event's energy, priced once per run (the technology model, config/Pricing.cpp).
+  const EnergyPrices prices = energyPrices(config);
   std::vector<Tensor> values;
   std::vector<report::LayerStats> stats;
   std::vector<LayerDetail> details;
@@ -470,7 +472,7 @@ struct Simulator::Impl {
     s.dram = m.dram;
     s.sbuf = m.buffer;
     s.energyPj = m.energyPj;
-    s.energy = energyParts(m, energyPrices(config));
+    s.energy = energyParts(m, prices);
     s.counts = {{"rf_read_bytes", m.macs * 2}, {"rf_write_bytes", m.inputRfWriteBytes}};
   }
 
@@ -506,7 +508,7 @@ struct Simulator::Impl {
     st.cycles = latency + std::max(arrayCycles, bound);
     st.memoryWaitCycles = latency + std::max<int64_t>(0, bound - arrayCycles);
     st.peCycles = st.cycles * config.peCount();
-    st.energyPj = energyPj(st, energyPrices(config));
+    st.energyPj = energyPj(st, prices);
   }
 
   // --- one Conv layer ------------------------------------------------------------------------
@@ -858,7 +860,7 @@ struct Simulator::Impl {
     s.sbuf = m.buffer;
     s.psum = report::Traffic{m.columnBufferBytes / 2, m.columnBufferBytes / 2};
     s.energyPj = m.energyPj;
-    s.energy = energyParts(m, energyPrices(config));
+    s.energy = energyParts(m, prices);
     const auto ratio = [](int64_t a, int64_t b) {
       return b > 0 ? static_cast<double>(a) / static_cast<double>(b) : 0.0;
     };

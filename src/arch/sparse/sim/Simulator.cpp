@@ -123,6 +123,8 @@ struct Simulator::Impl {
   const Program& program;
   const quant::QuantizedModel& qm;
   const SparseConfig& config;
+  /// Every event's energy, priced once per run (the technology model, config/Pricing.cpp).
+  const EnergyPrices prices = energyPrices(config);
   std::vector<Tensor> values;
   std::vector<Residency> residency;
   std::vector<report::LayerStats> stats;
@@ -371,7 +373,7 @@ struct Simulator::Impl {
       runDenseBaseline(c, in, os, fromDram, d);
     const int64_t mults1 = config.peCount() * config.multipliersPerPe();
     d.oracleCycles = ceilDiv(d.losses.useful, mults1);
-    d.energyPj = energyPj(d.access, energyPrices(config));
+    d.energyPj = energyPj(d.access, prices);
   }
 
   /// The compacted input \p x of image \p image (of \p images) of Conv layer \p l: the
@@ -485,7 +487,7 @@ struct Simulator::Impl {
         dramCycles(d.denseAccess.dramReadBytes - denseWeightBytes - (fromDram ? denseIaBytes : 0) +
                    d.denseAccess.dramWriteBytes + denseWeightBytes);
     d.denseCycles = std::max(dense.detail.cycles, denseBound) + denseLoad;
-    d.denseEnergyPj = energyPj(d.denseAccess, energyPrices(config));
+    d.denseEnergyPj = energyPj(d.denseAccess, prices);
   }
 
   /// The common report's figures of a Conv layer from its detail \p d.
@@ -520,7 +522,7 @@ struct Simulator::Impl {
     s.dram.readBytes = d.access.dramReadBytes;
     s.dram.writeBytes = d.access.dramWriteBytes;
     s.energyPj = d.energyPj;
-    s.energy = energyParts(d.access, energyPrices(config));
+    s.energy = energyParts(d.access, prices);
     setConvMetrics(d, s);
     if (d.accumulatorOverflows > 0)
       s.note = fmt::format("{} accumulator overflow(s) wrapped at {} bits", d.accumulatorOverflows,
@@ -661,7 +663,7 @@ struct Simulator::Impl {
     d.denseCycles = d.cycles;
     d.access = a;
     d.denseAccess = a;
-    d.energyPj = d.denseEnergyPj = energyPj(a, energyPrices(config));
+    d.energyPj = d.denseEnergyPj = energyPj(a, prices);
     Residency& r = residency[static_cast<size_t>(l.outputs[0])];
     r = Residency{};
     r.images.push_back(Placement{.onChip = true, .compressedBytes = a.oaWriteBytes});
@@ -675,7 +677,7 @@ struct Simulator::Impl {
     s.sbuf.readBytes = a.iaReadBytes;
     s.sbuf.writeBytes = a.oaWriteBytes;
     s.energyPj = d.energyPj;
-    s.energy = energyParts(a, energyPrices(config));
+    s.energy = energyParts(a, prices);
     // The PPU works once its input is loaded (memory); its operations are the layer's compute.
     s.causes.compute = s.busyCycles;
     s.causes.memory = load;
