@@ -24,6 +24,8 @@ std::string_view componentClassName(ComponentClass c) {
     return "flip_flop_fifo";
   case ComponentClass::LookupTable:
     return "lookup_table";
+  case ComponentClass::Multiplexer:
+    return "multiplexer";
   }
   return "?";
 }
@@ -39,10 +41,13 @@ bool isArithmetic(ComponentClass c) {
 
 ComponentCost costOf(const ComponentSpec& spec, const ProcessNode& at) {
   const bool arithmetic = isArithmetic(spec.cls);
-  const ProcessNode from =
-      arithmetic ? detail::arithmeticSourceNode() : detail::storageSourceNode();
-  detail::SourceCost c =
-      arithmetic ? detail::arithmeticCost(spec.cls, spec.widthBits) : detail::storageCost(spec);
+  const bool logic = spec.cls == ComponentClass::Multiplexer;
+  const ProcessNode from = arithmetic ? detail::arithmeticSourceNode()
+                           : logic    ? detail::logicSourceNode()
+                                      : detail::storageSourceNode();
+  detail::SourceCost c = arithmetic ? detail::arithmeticCost(spec.cls, spec.widthBits)
+                         : logic    ? detail::logicCost(spec)
+                                    : detail::storageCost(spec);
   if (arithmetic)
     c.leakageW = detail::logicLeakageWPerUm2(spec.cls) * c.areaUm2;
   const double e = energyScale(from, at);
@@ -67,6 +72,8 @@ std::string describe(const ComponentSpec& s) {
     return fmt::format("{} {} x {}b", cls, s.depth, s.widthBits);
   case ComponentClass::LookupTable:
     return fmt::format("{} {} x {}b", cls, int64_t{1} << s.indexBits, s.widthBits);
+  case ComponentClass::Multiplexer:
+    return fmt::format("{} {}:1 x {}b", cls, s.inputs, s.widthBits);
   default:
     return fmt::format("{} {}b", cls, s.widthBits);
   }
@@ -85,6 +92,8 @@ std::vector<ComponentSpec> referenceComponents() {
     specs.push_back({.cls = C::Register, .widthBits = w});
   specs.push_back({.cls = C::FlipFlopFifo, .widthBits = 64, .depth = 16});
   specs.push_back({.cls = C::LookupTable, .widthBits = 8, .indexBits = 8});
+  for (int64_t inputs : {2, 4, 256})
+    specs.push_back({.cls = C::Multiplexer, .widthBits = 16, .inputs = inputs});
   for (int64_t kib : {1, 8, 64, 128})
     specs.push_back({.cls = C::Sram, .widthBits = 64, .capacityBytes = kib * 1024});
   specs.push_back({.cls = C::Sram, .widthBits = 256, .capacityBytes = 1024 * 1024, .banks = 16});

@@ -23,6 +23,10 @@ SourceCost arithmeticCost(ComponentClass cls, int64_t widthBits);
 ProcessNode storageSourceNode();
 SourceCost storageCost(const ComponentSpec& spec);
 
+/// Logic.cpp: standard-cell logic (multiplexers) at its library's node.
+ProcessNode logicSourceNode();
+SourceCost logicCost(const ComponentSpec& spec);
+
 /// Static power per um^2 of logic (adders, multipliers, registers) at its source's node.
 double logicLeakageWPerUm2(ComponentClass cls);
 

@@ -734,9 +734,24 @@ TEST_F(Cli, ArchCostPricesAConfigThroughTheTechnology) {
       << sim.out;
   expectErrorPrefix("arch cost systolic --set technology.node=3nm", 1,
                     "--set: 'technology.node': unknown process node '3nm'");
-  expectError("arch cost stream", 1,
-              "the stream engine still prices its events with its own 'energy:' table; it has "
-              "no technology description yet");
+  // The stream engine is priced too: a cell's select-add is its 256:1 selector and an adder of
+  // its tree; claim 17's local multipliers replace the selectors and the mass multipliers.
+  const Result stream = run("arch cost stream");
+  ASSERT_EQ(stream.exitCode, 0) << stream.err;
+  EXPECT_EQ(stream.out.rfind("stream 'fig44' at 28nm (0.9 V): area ", 0), 0u) << stream.out;
+  EXPECT_NE(lineWith(stream.out, "cell_select ").find("multiplexer 256:1 x 16b"), std::string::npos)
+      << stream.out;
+  EXPECT_NE(lineWith(stream.out, "fifo_value_pj").find("row_fifo.write + row_fifo / 16 values"),
+            std::string::npos)
+      << stream.out;
+  const Result local = run("arch cost stream --set mass_multiplier.local_multipliers=true");
+  ASSERT_EQ(local.exitCode, 0) << local.err;
+  EXPECT_NE(lineWith(local.out, "cell_select_add_pj").find("cell_multiplier + cell_adder"),
+            std::string::npos)
+      << local.out;
+  EXPECT_NE(lineWith(local.out, "mass_multiplier_add_pj").find("no mass_multiplier_adder"),
+            std::string::npos)
+      << local.out;
   // The sparse engine is priced too: its crossbar and halo links keep configured figures.
   const Result sparse = run("arch cost sparse");
   ASSERT_EQ(sparse.exitCode, 0) << sparse.err;

@@ -26,6 +26,14 @@ TEST_F(ToyEngineCli, ArchListAndShowIncludeTheRegisteredEngine) {
   EXPECT_NE(show.out.find("multipliers: 1024"), std::string::npos) << show.out;
 }
 
+TEST_F(ToyEngineCli, ArchCostRefusesAnEngineWithoutATechnologyDescription) {
+  // The shipped engines are all priced through the technology model; an engine registered
+  // without a cost table is refused by name, not printed as an empty table.
+  expectError("arch cost toy", 1,
+              "the toy engine still prices its events with its own 'energy:' table; it has no "
+              "technology description yet");
+}
+
 TEST_F(ToyEngineCli, SimulatesWithItsOwnOptionAndRejectsOthers) {
   const Result r = run("simulate lenet5 --arch toy --toy-slowdown 2 --report r.json");
   ASSERT_EQ(r.exitCode, 0) << r.err;

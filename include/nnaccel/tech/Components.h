@@ -2,7 +2,7 @@
 /// The component library of the technology model (docs/Technology.md): per-action energy and
 /// per-instance area of the parts nnaccel's engines are built from, at any node of Node.h. Each
 /// figure is defined once, with its source, in the file that implements its component class
-/// (Arithmetic.cpp, Storage.cpp); every engine prices its actions through costOf().
+/// (Arithmetic.cpp, Storage.cpp, Logic.cpp); every engine prices its actions through costOf().
 #pragma once
 
 #include "nnaccel/tech/Node.h"
@@ -23,6 +23,8 @@ enum class ComponentClass : uint8_t {
   Sram,          ///< capacityBytes of SRAM read and written widthBits at a time, in banks
   FlipFlopFifo,  ///< depth x widthBits of flip-flops with one write and one read per action
   LookupTable,   ///< 2^indexBits entries of widthBits, an SRAM (or flip-flops when tiny)
+  Multiplexer,   ///< selects one of `inputs` words of widthBits (a tree of 2:1 cells); action:
+                 ///< one selection
 };
 std::string_view componentClassName(ComponentClass c);
 
@@ -34,6 +36,7 @@ struct ComponentSpec {
   int64_t banks = 1;         ///< Sram: independent banks (each capacityBytes / banks)
   int64_t depth = 0;         ///< FlipFlopFifo: entries
   int64_t indexBits = 8;     ///< LookupTable: entries = 2^indexBits
+  int64_t inputs = 2;        ///< Multiplexer: words it selects from
 };
 
 /// What one instance costs at a node.

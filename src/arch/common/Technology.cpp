@@ -89,7 +89,8 @@ double partEnergyPj(const Inventory& inv, const std::string& name) {
 
 engines::CostTable::Event priceEvent(const Inventory& inv, const std::string& key,
                                      const std::optional<double>& configured,
-                                     const std::vector<std::string>& parts, double perBytes) {
+                                     const std::vector<std::string>& parts, double per,
+                                     std::string_view perUnit) {
   if (configured)
     return {key, *configured, "configured"};
   for (const std::string& part : parts) {
@@ -103,9 +104,9 @@ engines::CostTable::Event priceEvent(const Inventory& inv, const std::string& ke
     pj += partEnergyPj(inv, part);
     basis += (basis.empty() ? "" : " + ") + part;
   }
-  if (perBytes != 1) {
-    pj /= perBytes;
-    basis += fmt::format(" / {} bytes", perBytes);
+  if (per != 1) {
+    pj /= per;
+    basis += fmt::format(" / {} {}", per, perUnit);
   }
   return {key, pj, basis};
 }

@@ -112,6 +112,11 @@ public:
 
   bool hasPlacement() const override { return true; }
 
+  std::optional<engines::CostTable> costTable(const engines::EngineConfig& config) const override {
+    const StreamConfig& c = config.as<StreamConfig>();
+    return streamInventory(c).costTable(energyEvents(c));
+  }
+
   std::string placement(const ir::Graph& g, const engines::EngineConfig& config,
                         const engines::RunOptions& o) const override {
     // As simulate does: without --chips, the smallest chain of chips that holds the model.

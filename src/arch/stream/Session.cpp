@@ -102,6 +102,7 @@ SessionResult simulateModel(const ir::Graph& model, const StreamConfig& config,
   rep.peCount = config.kernelTileCount() * chips;
   rep.peakMacsPerCycle = config.macsPerCycle() / std::max<int64_t>(1, config.chips) * chips;
   rep.clockMhz = config.clockMhz;
+  rep.technology = streamInventory(config, chips).summary();
   rep.layers = sim.layerStats();
   if (interrupted)
     rep.markInterrupted(layersDone, r.program.layers.size());

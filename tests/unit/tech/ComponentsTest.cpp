@@ -1,6 +1,6 @@
-// The component library (src/tech/Arithmetic.cpp, Storage.cpp, Components.cpp): each class gives
-// its published figures at its source's node, interpolates between them as documented, scales
-// with the node, and refuses what it cannot price.
+// The component library (src/tech/Arithmetic.cpp, Storage.cpp, Logic.cpp, Components.cpp): each
+// class gives its published figures at its source's node, interpolates between them as documented,
+// scales with the node, and refuses what it cannot price.
 #include "nnaccel/tech/Components.h"
 
 #include "../../support/ErrorOf.h"
@@ -88,14 +88,44 @@ TEST(Components, RegistersFifosAndTablesComposeTheirCells) {
       ErrorKind::Config);
 }
 
+TEST(Components, MultiplexersAreTreesOfTheLibrarysTwoInputCell) {
+  // Nangate 45 nm MUX2_X1: 1.862 um^2, 35.93 nW; a k-input n-bit tree is (k - 1) n cells. One
+  // selection: n bits x 0.5 activity x (log2 k cells at 3.097 fJ + k data pins at 1/2 C V^2,
+  // 0.946 fF at 1.1 V).
+  const ProcessNode lib = node("45nm", 1.1);
+  const ComponentCost two =
+      costOf(ComponentSpec{.cls = ComponentClass::Multiplexer, .widthBits = 1, .inputs = 2}, lib);
+  EXPECT_NEAR(two.areaUm2, 1.862, 1e-12);
+  EXPECT_NEAR(two.leakageW, 35.93e-9, 1e-18);
+  const double pinFj = 0.5 * 0.946 * 1.1 * 1.1;
+  EXPECT_NEAR(two.readEnergyPj, 0.5 * (3.09675 + 2 * pinFj) * 1e-3, 1e-12);
+  const ComponentCost wide = costOf(
+      ComponentSpec{.cls = ComponentClass::Multiplexer, .widthBits = 16, .inputs = 256}, lib);
+  EXPECT_NEAR(wide.areaUm2, 255 * 16 * 1.862, 1e-6);
+  EXPECT_NEAR(wide.readEnergyPj, 16 * 0.5 * (8 * 3.09675 + 256 * pinFj) * 1e-3, 1e-12);
+  // A non-power-of-two fan-in rounds its depth up.
+  const ComponentCost five =
+      costOf(ComponentSpec{.cls = ComponentClass::Multiplexer, .widthBits = 1, .inputs = 5}, lib);
+  EXPECT_NEAR(five.readEnergyPj, 0.5 * (3 * 3.09675 + 5 * pinFj) * 1e-3, 1e-12);
+  EXPECT_EQ(
+      describe(ComponentSpec{.cls = ComponentClass::Multiplexer, .widthBits = 16, .inputs = 256}),
+      "multiplexer 256:1 x 16b");
+  for (const ComponentSpec& bad :
+       {ComponentSpec{.cls = ComponentClass::Multiplexer, .widthBits = 8, .inputs = 1},
+        ComponentSpec{.cls = ComponentClass::Multiplexer, .widthBits = 0, .inputs = 4}})
+    test::errorOf([&] { costOf(bad, lib); }, ErrorKind::Config);
+}
+
 TEST(Components, EveryFigureScalesWithTheNode) {
-  for (ComponentClass cls : {ComponentClass::IntAdder, ComponentClass::IntMultiplier,
-                             ComponentClass::FpAdder, ComponentClass::Register}) {
+  for (ComponentClass cls :
+       {ComponentClass::IntAdder, ComponentClass::IntMultiplier, ComponentClass::FpAdder,
+        ComponentClass::Register, ComponentClass::Multiplexer}) {
     SCOPED_TRACE(std::string(componentClassName(cls)));
     const ComponentSpec s{.cls = cls, .widthBits = 16};
-    const ComponentCost big = costOf(s, node("45nm")), small = costOf(s, node("7nm"));
-    EXPECT_NEAR(small.readEnergyPj / big.readEnergyPj, energyScale(node("45nm"), node("7nm")),
-                1e-9);
+    // Each class's figures are at its source's supply (0.9 V; the cell library's 1.1 V).
+    const ProcessNode source = node("45nm", cls == ComponentClass::Multiplexer ? 1.1 : 0.9);
+    const ComponentCost big = costOf(s, source), small = costOf(s, node("7nm"));
+    EXPECT_NEAR(small.readEnergyPj / big.readEnergyPj, energyScale(source, node("7nm")), 1e-9);
     EXPECT_NEAR(small.areaUm2 / big.areaUm2, 0.059, 1e-9);
     EXPECT_NEAR(small.leakageW / big.leakageW, 0.059, 1e-9);
     EXPECT_FALSE(small.source.empty());

@@ -12,6 +12,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace nnaccel::arch::common {
@@ -79,24 +80,28 @@ struct Inventory {
 double partEnergyPj(const Inventory& inv, const std::string& name);
 
 /// One `energy:` key of an engine config as the simulator charges it: \p configured when the
-/// config gives a number, else the sum of \p parts (partEnergyPj) over \p perBytes (a word's
-/// bytes, for a per-byte key; its basis then says "/ N bytes"). An event that uses a component
+/// config gives a number, else the sum of \p parts (partEnergyPj) over \p per (a word's bytes,
+/// for a per-byte key, or its values; the basis then says "/ N bytes" or "/ N <perUnit>"). An
+/// event that uses a component
 /// the machine does not have (an int8-only array's fp32 MAC, a missing global buffer) never
 /// happens: 0, "no X".
 engines::CostTable::Event priceEvent(const Inventory& inv, const std::string& key,
                                      const std::optional<double>& configured,
-                                     const std::vector<std::string>& parts, double perBytes = 1);
+                                     const std::vector<std::string>& parts, double per = 1,
+                                     std::string_view perUnit = "bytes");
 
 /// An engine's `energy:` key that is `auto` or a number (in \p Table) and that its simulator
-/// reads from \p Prices: the components it uses and, for a per-byte key, the word's bytes.
+/// reads from \p Prices: the components it uses and, for a key per byte (or per value), how
+/// many of them one access of the components moves.
 template <typename Config, typename Table, typename Prices> struct EventRule {
   const char* key;
   std::optional<double> Table::*configured;
   double Prices::*price;
   std::vector<std::string> parts;
-  double (*wordBytes)(const Config&) = nullptr;
+  double (*perAccess)(const Config&) = nullptr;
+  const char* perUnit = "bytes";
 };
-/// An `energy:` key that is always a number (no technology part yet: DRAM, links, crossbars).
+/// An `energy:` key that is always a number (no technology part yet: DRAM, links, buses).
 template <typename Table, typename Prices> struct FixedEvent {
   const char* key;
   double Table::*configured;
@@ -111,8 +116,8 @@ priceEvents(const Inventory& inv, const Config& c, const Table& e,
             const std::vector<FixedEvent<Table, Prices>>& fixed) {
   std::vector<engines::CostTable::Event> events;
   for (const auto& r : rules)
-    events.push_back(
-        priceEvent(inv, r.key, e.*r.configured, r.parts, r.wordBytes ? r.wordBytes(c) : 1.0));
+    events.push_back(priceEvent(inv, r.key, e.*r.configured, r.parts,
+                                r.perAccess ? r.perAccess(c) : 1.0, r.perUnit));
   for (const auto& f : fixed)
     events.push_back({f.key, e.*f.configured, "configured"});
   return events;

@@ -15,9 +15,11 @@
 /// output through a single mux (4412).
 #pragma once
 
+#include "nnaccel/arch/common/Technology.h"
 #include "nnaccel/arch/stream/MassMultiplier.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -38,28 +40,38 @@ struct PerRowCount {
   bool operator==(const PerRowCount&) const = default;
 };
 
-/// Energy per operation in picojoules, for the common report's energy column. Placeholder-scale
-/// figures: order-of-magnitude assumptions for a 45 nm-style process (the patent gives none);
-/// the preset files say what each one assumes.
+/// Energy per event in picojoules. Each on-chip event is `auto` (nullopt) by default: priced
+/// through the technology model from the components it uses (config/Pricing.cpp,
+/// docs/arch/Stream.md "Energy and area"); a number overrides it. The buses and the chip links
+/// have no technology part yet, so theirs are numbers.
 struct EnergyTable {
-  double cellSelectAddPj = 0.15;     ///< one multiple selected (+shift) and added in a cell
-  double massMultiplierAddPj = 0.05; ///< one add/subtract forming a multiple
-  double fifoValuePj = 5.0;          ///< one value written into and read from a FIFO
-  double lutLookupPj = 0.5;          ///< one lane's lookup in the activation table 4906
-  double busSetTransferPj = 10.0;    ///< one 16-lane set driven across a bus through a mux
-  double auxOpPj = 0.1;              ///< one lane's add/compare/select in an aux tile
-  /// One lane's 8x8-bit multiply in a channel-scale aux tile: 0.2 pJ, Horowitz, "Computing's
-  /// energy problem", ISSCC 2014, Fig. 1.1.9 (8-bit integer multiply, 45 nm, 0.9 V).
-  double auxMultiplyPj = 0.2;
-  double chipLinkSetPj = 640.0; ///< one set across a chip-to-chip link
+  std::optional<double> cellSelectAddPj;     ///< one multiple selected (or multiplied) and added
+  std::optional<double> massMultiplierAddPj; ///< one add/subtract forming a multiple
+  std::optional<double> weightLoadPj;   ///< one cell's weights (a lane-wide word) from the store
+  std::optional<double> fifoValuePj;    ///< one value written and read in a kernel tile's FIFOs
+  std::optional<double> unitAddPj;      ///< one output value's bias add in adder 4707
+  std::optional<double> auxFifoValuePj; ///< one value written and read in an aux tile's FIFOs
+  std::optional<double> lutLookupPj;    ///< one lane's lookup in the activation table 4906
+  std::optional<double> auxOpPj;        ///< one lane's add/compare/select in an aux tile
+  std::optional<double> auxMultiplyPj;  ///< one lane's multiply in a channel-scale aux tile
+  double busSetTransferPj = 10.0;       ///< one 16-lane set driven across a bus through a mux
+  double chipLinkSetPj = 640.0;         ///< one set across a chip-to-chip link
 
   bool operator==(const EnergyTable&) const = default;
+};
+
+/// EnergyTable with every `auto` priced (energyPrices()): what the simulator charges.
+struct EnergyPrices {
+  double cellSelectAddPj = 0, massMultiplierAddPj = 0, weightLoadPj = 0, fifoValuePj = 0;
+  double unitAddPj = 0, auxFifoValuePj = 0, lutLookupPj = 0, auxOpPj = 0, auxMultiplyPj = 0;
+  double busSetTransferPj = 0, chipLinkSetPj = 0;
 };
 
 struct StreamConfig {
   std::string name = "custom";                      ///< preset name or the file's `name`
   std::string description = "a custom stream ASIC"; ///< one line for listings
   double clockMhz = 150.0;
+  common::TechnologyConfig technology{.node = "28nm"}; ///< node and supply (docs/Technology.md)
 
   // --- kernel processing tiles 4405 (Figs. 44, 46-48) ----------------------------------------
   int64_t rows = 4;                      ///< rows of kernel tiles, each with its output bus 4406
@@ -163,5 +175,13 @@ std::vector<std::string> streamPresetNames();
 StreamConfig streamPreset(const std::string& name);
 /// The effective config as YAML in the schema's layout (parseStreamConfig round-trips it).
 std::string toYaml(const StreamConfig& c);
+
+/// The components of the \p chips chips a run uses (the config's `chips.count` when 0), priced
+/// at the config's node (config/Pricing.cpp).
+common::Inventory streamInventory(const StreamConfig& c, int64_t chips = 0);
+/// Every energy event with its price and basis (`nnaccel arch cost stream`).
+std::vector<engines::CostTable::Event> energyEvents(const StreamConfig& c);
+/// What the simulator charges per event.
+EnergyPrices energyPrices(const StreamConfig& c);
 
 } // namespace nnaccel::arch::stream

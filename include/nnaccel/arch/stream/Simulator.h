@@ -44,14 +44,17 @@ struct LayerDetail {
   int64_t fifoBits = 0;      ///< FIFO and delay-line storage of its tiles
   int64_t firstOutputCycle = 0;
   int64_t latencyCycles = 0; ///< its first output minus its input's first position
-  /// Energy of one frame, by the events the simulator executed (EnergyTable's units).
+  /// Energy of one frame, by the events the simulator executed (EnergyPrices' units).
   struct Energy {
-    double cellsPj = 0;           ///< select-adds in the summation cells
+    double cellsPj = 0;           ///< select-adds in the cells, bias adds in adder 4707
     double massMultipliersPj = 0; ///< adds forming the multiples of each input value
+    double weightsPj = 0;         ///< cells' weights loaded from the store (time multiplexing)
     double fifosPj = 0;           ///< values through row FIFOs, 4706, 4902 and alignment FIFOs
     double auxPj = 0;             ///< adds, compares, mux selects and LUT lookups in aux tiles
     double busesPj = 0;           ///< sets driven onto a bus, and across chip links
-    double totalPj() const { return cellsPj + massMultipliersPj + fifosPj + auxPj + busesPj; }
+    double totalPj() const {
+      return cellsPj + massMultipliersPj + weightsPj + fifosPj + auxPj + busesPj;
+    }
   } energy;
 };
 
@@ -125,6 +128,7 @@ private:
   int64_t firstOutputCycle_ = 0, framePeriodCycles_ = 0;
   std::map<std::string, LayerDetail::Energy> energy_; ///< per layer name, one frame
   int64_t massMultiplierAdders_ = 0;                  ///< adders of one mass multiplier
+  EnergyPrices prices_;                               ///< each event's energy
 };
 
 } // namespace nnaccel::arch::stream

@@ -80,6 +80,7 @@ template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config&
   v.text("name", c.name);
   v.text("description", c.description);
   v.real("clock_mhz", c.clockMhz, kClockMhzRange);
+  common::walkTechnology(v, c.technology);
   v.section("kernel_tiles", [&] {
     v.integer("rows", c.rows, kRows);
     walkPerRow(v, "tiles_per_row", c.kernelTilesPerRow, kTilesPerRow);
@@ -130,13 +131,16 @@ template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config&
   });
   v.section("energy", [&] {
     auto& e = c.energy;
-    v.real("cell_select_add_pj", e.cellSelectAddPj, kEnergyPjRange);
-    v.real("mass_multiplier_add_pj", e.massMultiplierAddPj, kEnergyPjRange);
-    v.real("fifo_value_pj", e.fifoValuePj, kEnergyPjRange);
-    v.real("lut_lookup_pj", e.lutLookupPj, kEnergyPjRange);
+    v.optionalReal("cell_select_add_pj", e.cellSelectAddPj, kEnergyPjRange);
+    v.optionalReal("mass_multiplier_add_pj", e.massMultiplierAddPj, kEnergyPjRange);
+    v.optionalReal("weight_load_pj", e.weightLoadPj, kEnergyPjRange);
+    v.optionalReal("fifo_value_pj", e.fifoValuePj, kEnergyPjRange);
+    v.optionalReal("unit_add_pj", e.unitAddPj, kEnergyPjRange);
+    v.optionalReal("aux_fifo_value_pj", e.auxFifoValuePj, kEnergyPjRange);
+    v.optionalReal("lut_lookup_pj", e.lutLookupPj, kEnergyPjRange);
+    v.optionalReal("aux_op_pj", e.auxOpPj, kEnergyPjRange);
+    v.optionalReal("aux_multiply_pj", e.auxMultiplyPj, kEnergyPjRange);
     v.real("bus_set_transfer_pj", e.busSetTransferPj, kEnergyPjRange);
-    v.real("aux_op_pj", e.auxOpPj, kEnergyPjRange);
-    v.real("aux_multiply_pj", e.auxMultiplyPj, kEnergyPjRange);
     v.real("chip_link_set_pj", e.chipLinkSetPj, kEnergyPjRange);
   });
 }
@@ -227,6 +231,7 @@ int64_t StreamConfig::kernelTileLatencyCycles() const {
 void validate(const StreamConfig& c, const std::string& file) {
   config::ConfigChecker checker(file);
   walkSchema(checker, c);
+  common::processNodeOf(c.technology, checker);
   // Cross-field rules (each key is in range here).
   checkRowOverrides(checker, "kernel_tiles", c.kernelTilesPerRow, c.rows);
   checkRowOverrides(checker, "aux_tiles", c.auxTilesPerRow, c.rows);

@@ -203,19 +203,23 @@ SetStream relabelled(const KernelTile& t, const FrameShape& f, const StreamTrace
 }
 
 /// Energy of kernel tile \p t over one frame of \p positions into \p en: every applied group
-/// pair's select-adds in the h x w cells, the mass multiplier's adds (\p massMultiplierAdders
-/// each) for each input value it reads, the row FIFOs 4705 and 4706. The output set's bus is
+/// pair's select-adds in the h x w cells (and, when it applies several pairs, each pair's weights
+/// loaded from the store), the mass multiplier's adds (\p massMultiplierAdders each) for each
+/// input value it reads, the bias adds, the row FIFOs 4705 and 4706. The output set's bus is
 /// charged by the caller.
-void chargeKernelTile(const KernelTile& t, const StreamConfig& c, int64_t positions,
-                      int64_t massMultiplierAdders, LayerDetail::Energy& en) {
-  const EnergyTable& e = c.energy;
+void chargeKernelTile(const KernelTile& t, const StreamConfig& c, const EnergyPrices& e,
+                      int64_t positions, int64_t massMultiplierAdders, LayerDetail::Energy& en) {
   const auto positionsPerFrame = static_cast<double>(positions);
   const auto lanes = static_cast<double>(c.lanes);
   std::set<int64_t> inGroups;
   for (const GroupPair& gp : t.pairs)
     inGroups.insert(gp.inGroup);
-  en.cellsPj += positionsPerFrame * static_cast<double>(t.subRows * t.subCols) * lanes * lanes *
-                static_cast<double>(t.pairs.size()) * e.cellSelectAddPj;
+  const auto cellPairs = positionsPerFrame * static_cast<double>(t.subRows * t.subCols) *
+                         static_cast<double>(t.pairs.size());
+  en.cellsPj += cellPairs * lanes * lanes * e.cellSelectAddPj +
+                positionsPerFrame * static_cast<double>(t.outChannels) * e.unitAddPj;
+  if (t.pairs.size() > 1)
+    en.weightsPj += cellPairs * lanes * e.weightLoadPj; // one word per cell per pair
   en.massMultipliersPj += positionsPerFrame * static_cast<double>(inGroups.size()) * lanes *
                           static_cast<double>(massMultiplierAdders) * e.massMultiplierAddPj;
   const int64_t fifoPasses = (t.subRows - 1) + (t.auxDelayPositions > 0 ? 1 : 0);
@@ -364,17 +368,16 @@ void requantizeAndLookUp(const AuxTile& t, const std::string& where, SetStream& 
 /// Energy of aux tile \p t over one frame into \p en: values through the FIFOs, the adder or
 /// mux, the LUT, the patch function's input (and its row FIFOs), and its inputs read across a
 /// chip link (\p primaryCrosses, \p auxCrosses). The output set's bus is charged by the caller.
-void chargeAuxTile(const AuxTile& t, const StreamConfig& c, const SetStream& pin,
-                   const SetStream* ain, const SetStream& out, bool primaryCrosses, bool auxCrosses,
-                   LayerDetail::Energy& en) {
-  const EnergyTable& e = c.energy;
+void chargeAuxTile(const AuxTile& t, const StreamConfig& c, const EnergyPrices& e,
+                   const SetStream& pin, const SetStream* ain, const SetStream& out,
+                   bool primaryCrosses, bool auxCrosses, LayerDetail::Energy& en) {
   const auto positions = static_cast<double>(pin.frame.positions());
   const auto inValues = positions * static_cast<double>(pin.frame.channels);
   const double auxValues =
       ain ? static_cast<double>(ain->frame.positions() * ain->frame.channels) : 0.0;
   en.fifosPj += ((t.primaryDelayPositions > 0 ? inValues : 0.0) +
                  (t.auxDelayPositions > 0 ? auxValues : 0.0)) *
-                e.fifoValuePj;
+                e.auxFifoValuePj;
   if (t.add == AuxAdd::Scale || t.add == AuxAdd::Multiply)
     en.auxPj += positions * static_cast<double>(out.frame.channels) * e.auxMultiplyPj;
   else if (t.add != AuxAdd::None || (ain && t.function != AuxFunction::Bypass))
@@ -392,7 +395,7 @@ void chargeAuxTile(const AuxTile& t, const StreamConfig& c, const SetStream& pin
   if (isPatchFunction(t.function)) {
     en.auxPj += positions * static_cast<double>(out.frame.channels) * e.auxOpPj;
     en.fifosPj += positions * static_cast<double>((t.window.kernelRows - 1) * out.frame.channels) *
-                  e.fifoValuePj;
+                  e.auxFifoValuePj;
   }
   const auto lanes = static_cast<double>(c.lanes);
   if (primaryCrosses)
@@ -551,7 +554,7 @@ bool Simulator::crossesChip(const BusRef& src, int64_t readerRow) const {
 
 void Simulator::chargeBus(LayerDetail::Energy& e, int64_t channels, int64_t positions,
                           bool crosses) {
-  const EnergyTable& t = program_.config.energy;
+  const EnergyPrices& t = prices_;
   const auto sets =
       static_cast<double>((channels + program_.config.lanes - 1) / program_.config.lanes);
   e.busesPj += sets * static_cast<double>(positions) *
@@ -575,10 +578,11 @@ void Simulator::run(const SimOptions& options) {
   violations_.clear();
   kernelStart_.assign(p.kernelTiles.size(), 0);
   energy_.clear();
-  massMultiplierAdders_ =
-      c.weightBits <= kMaxEnumeratedWeightBits
-          ? massMultiplierCost(c.multiplierForm, static_cast<int>(c.weightBits), true).adders
-          : (int64_t{1} << c.weightBits) - 1;
+  prices_ = energyPrices(c);
+  // Claim 17's local multipliers form no multiples; a negator counts as an adder.
+  const MassMultiplierCost mm =
+      massMultiplierCost(c.multiplierForm, static_cast<int>(c.weightBits), true);
+  massMultiplierAdders_ = c.localMultipliers ? 0 : mm.adders + mm.negators;
   std::vector<SetStream> inputs = inputSetStreams(p, input_, frames_);
   for (size_t s = 0; s < p.inputSets.size(); ++s)
     sets_[{p.inputSets[s].bus, p.inputSets[s].slot}] = std::move(inputs[s]);
@@ -673,7 +677,7 @@ void Simulator::runKernelTile(size_t i) {
           in.cyclesPerPosition));
   }
   LayerDetail::Energy& en = energyOf(t.layer);
-  chargeKernelTile(t, c, in.frame.positions(), massMultiplierAdders_, en);
+  chargeKernelTile(t, c, prices_, in.frame.positions(), massMultiplierAdders_, en);
   chargeBus(en, t.outChannels, in.frame.positions(), crossesChip(t.input, t.row));
   out.startCycle = start;
   out.latencyPositions = latPositions;
@@ -711,7 +715,7 @@ void Simulator::runAuxTile(size_t i) {
   }
   combineOperands(t, c.lanes, pin, ain, where, out);
   requantizeAndLookUp(t, where, out);
-  chargeAuxTile(t, c, pin, ain, out, crossesChip(t.primary, t.row),
+  chargeAuxTile(t, c, prices_, pin, ain, out, crossesChip(t.primary, t.row),
                 ain && crossesChip(t.aux, t.row), energyOf(t.layer));
   const int64_t patchDelayCycles = isPatchFunction(t.function) ? runPatch(t, where, out) : 0;
   out.startCycle =
@@ -804,7 +808,7 @@ std::vector<report::LayerStats> Simulator::layerStats() const {
     s.counts.emplace_back("bypass_tiles", d.bypassTiles);
     s.energyPj = d.energy.totalPj() * frames;
     s.energy.compute = (d.energy.cellsPj + d.energy.massMultipliersPj) * frames;
-    s.energy.onChip = d.energy.fifosPj * frames;
+    s.energy.onChip = (d.energy.weightsPj + d.energy.fifosPj) * frames;
     s.energy.postProcess = d.energy.auxPj * frames;
     s.energy.interconnect = d.energy.busesPj * frames;
     out.push_back(std::move(s));

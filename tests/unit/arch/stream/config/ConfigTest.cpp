@@ -93,10 +93,12 @@ TEST(StreamPresets, Fig44ValuesArePinned) {
   EXPECT_EQ(c.busHopCycles, 1);
   EXPECT_EQ(c.chips, 1);
   EXPECT_EQ(c.chipLinkLatencyCycles, 16);
-  // The energy table is the struct's default table (placeholder-scale figures).
+  // On-chip events are priced by the technology model (auto); buses and links are numbers.
   EXPECT_EQ(c.energy, EnergyTable{});
-  EXPECT_DOUBLE_EQ(c.energy.cellSelectAddPj, 0.15);
+  EXPECT_FALSE(c.energy.cellSelectAddPj.has_value());
   EXPECT_DOUBLE_EQ(c.energy.chipLinkSetPj, 640.0);
+  EXPECT_EQ(c.technology.node, "28nm");
+  EXPECT_FALSE(c.technology.vddV.has_value());
 }
 
 TEST(StreamPresets, Fig44HasClaimOnesStructure) {
@@ -190,10 +192,11 @@ TEST(StreamConfigYaml, ToYamlUsesTheNestedLayout) {
         "\nlatency:\n  adder_tree_cycles: 2\n  summation_cell_cycles: 1\n  unit_adder_cycles: 1\n"
         "  aux_adder_cycles: 1\n  lut_cycles: 1\n  patch_cycles: 1\n  bus_hop_cycles: 1\n",
         "\nchips:\n  count: 1\n  link_latency_cycles: 16\n",
-        "\nenergy:\n  cell_select_add_pj: 0.15\n  mass_multiplier_add_pj: 0.05\n"
-        "  fifo_value_pj: 5\n  lut_lookup_pj: 0.5\n  bus_set_transfer_pj: 10\n  aux_op_pj: 0.1\n"
-        "  aux_multiply_pj: 0.2\n"
-        "  chip_link_set_pj: 640\n"}) {
+        "\ntechnology:\n  node: \"28nm\"\n  vdd_v: auto\n",
+        "\nenergy:\n  cell_select_add_pj: auto\n  mass_multiplier_add_pj: auto\n"
+        "  weight_load_pj: auto\n  fifo_value_pj: auto\n  unit_add_pj: auto\n"
+        "  aux_fifo_value_pj: auto\n  lut_lookup_pj: auto\n  aux_op_pj: auto\n"
+        "  aux_multiply_pj: auto\n  bus_set_transfer_pj: 10\n  chip_link_set_pj: 640\n"}) {
     EXPECT_NE(yaml.find(text), std::string::npos) << text << "\n" << yaml;
   }
 }
@@ -411,8 +414,10 @@ mass_multiplier: {form: signed_digit, local_multipliers: yes, pipeline_stages: 0
 latency: {adder_tree_cycles: 3, summation_cell_cycles: 4, unit_adder_cycles: 5,
           aux_adder_cycles: 6, lut_cycles: 7, patch_cycles: 8, bus_hop_cycles: 0}
 chips: {count: 2, link_latency_cycles: 33}
+technology: {node: 7nm, vdd_v: 0.8}
 energy: {cell_select_add_pj: 1, mass_multiplier_add_pj: 2, fifo_value_pj: 3, lut_lookup_pj: 4,
-         bus_set_transfer_pj: 5, aux_op_pj: 6, aux_multiply_pj: 7, chip_link_set_pj: 0}
+         bus_set_transfer_pj: 5, aux_op_pj: 6, aux_multiply_pj: 7, chip_link_set_pj: 0,
+         weight_load_pj: 8, unit_add_pj: 9, aux_fifo_value_pj: 10}
 )",
                                            "all.yaml");
   EXPECT_EQ(c.name, "mine");
@@ -446,11 +451,15 @@ energy: {cell_select_add_pj: 1, mass_multiplier_add_pj: 2, fifo_value_pj: 3, lut
             (std::vector<int64_t>{3, 4, 5, 6, 7, 8, 0}));
   EXPECT_EQ(c.chips, 2);
   EXPECT_EQ(c.chipLinkLatencyCycles, 33);
+  EXPECT_EQ(c.technology.node, "7nm");
+  EXPECT_EQ(c.technology.vddV, 0.8);
   const EnergyTable& e = c.energy;
-  EXPECT_EQ(
-      (std::vector<double>{e.cellSelectAddPj, e.massMultiplierAddPj, e.fifoValuePj, e.lutLookupPj,
-                           e.busSetTransferPj, e.auxOpPj, e.auxMultiplyPj, e.chipLinkSetPj}),
-      (std::vector<double>{1, 2, 3, 4, 5, 6, 7, 0}));
+  EXPECT_EQ((std::vector<std::optional<double>>{
+                e.cellSelectAddPj, e.massMultiplierAddPj, e.fifoValuePj, e.lutLookupPj, e.auxOpPj,
+                e.auxMultiplyPj, e.weightLoadPj, e.unitAddPj, e.auxFifoValuePj}),
+            (std::vector<std::optional<double>>{1, 2, 3, 4, 6, 7, 8, 9, 10}));
+  EXPECT_DOUBLE_EQ(e.busSetTransferPj, 5);
+  EXPECT_DOUBLE_EQ(e.chipLinkSetPj, 0);
   // The accessors over these values.
   EXPECT_EQ(c.kernelTileCount(), 4 * 7 + 2);
   EXPECT_EQ(c.auxTileCount(), 1 + 4 * 3);
@@ -474,7 +483,7 @@ TEST(StreamConfigErrors, UnknownKeysAreNamedWithTheirPath) {
             "kernel_tiles.columns");
   expectConfigError("tiles:\n  rows: 5\n",
                     "asic.yaml: 'tiles': unknown key (expected one of: name, description, "
-                    "clock_mhz, kernel_tiles, aux_tiles, external, bus, numerics, "
+                    "clock_mhz, technology, kernel_tiles, aux_tiles, external, bus, numerics, "
                     "mass_multiplier, latency, chips, energy)");
   expectConfigError("aux_tiles: {lut: 2}\n",
                     "asic.yaml: 'aux_tiles.lut': unknown key (expected one of: tiles_per_row, "
@@ -498,8 +507,9 @@ TEST(StreamConfigErrors, UnknownKeysAreNamedWithTheirPath) {
                                            "of: count, link_latency_cycles)");
   expectConfigError("energy:\n  mac_pj: 1\n",
                     "asic.yaml: 'energy.mac_pj': unknown key (expected one of: "
-                    "cell_select_add_pj, mass_multiplier_add_pj, fifo_value_pj, lut_lookup_pj, "
-                    "bus_set_transfer_pj, aux_op_pj, aux_multiply_pj, chip_link_set_pj)");
+                    "cell_select_add_pj, mass_multiplier_add_pj, weight_load_pj, fifo_value_pj, "
+                    "unit_add_pj, aux_fifo_value_pj, lut_lookup_pj, aux_op_pj, aux_multiply_pj, "
+                    "bus_set_transfer_pj, chip_link_set_pj)");
   expectConfigError("kernel_tiles: {rows: 4, rows: 5}\n",
                     "asic.yaml: 'kernel_tiles.rows': written twice (lines 1 and 1)");
 }
@@ -517,7 +527,12 @@ TEST(StreamConfigErrors, WrongTypes) {
                     "asic.yaml: 'mass_multiplier.local_multipliers': expected true or false, got "
                     "'maybe'");
   expectConfigError("energy:\n  aux_op_pj: cheap\n",
-                    "asic.yaml: 'energy.aux_op_pj': expected a number, got 'cheap'");
+                    "asic.yaml: 'energy.aux_op_pj': expected a number or auto, got 'cheap'");
+  expectConfigError("energy:\n  bus_set_transfer_pj: auto\n",
+                    "asic.yaml: 'energy.bus_set_transfer_pj': expected a number, got 'auto'");
+  expectConfigError("technology:\n  node: 3nm\n",
+                    "asic.yaml: 'technology.node': unknown process node '3nm' (known: "
+                    "180nm, 130nm, 90nm, 65nm, 45nm, 32nm, 28nm, 20nm, 16nm, 14nm, 10nm, 7nm)");
   expectConfigError("bus: 32\n", "asic.yaml: 'bus': expected a mapping, got '32'");
   expectConfigError("name: \"\"\n", "asic.yaml: 'name': must not be empty");
   expectConfigError("description: [a, b]\n",
@@ -759,6 +774,71 @@ TEST(StreamConfigFile, LoadsAFileAndNamesItInErrors) {
   test::expectError([&] { loadStreamConfigFile(dir.string()); }, ErrorKind::Io, dir.string(),
                     dir.string() + ": is a directory, not a config file");
   std::filesystem::remove_all(dir);
+}
+
+// --- technology and pricing (config/Pricing.cpp, docs/arch/Stream.md "Energy and area") -------
+
+TEST(StreamTechnology, InventoryCountsEveryTilesParts) {
+  const StreamConfig c = streamPreset("fig44");
+  const nnaccel::arch::common::Inventory inv = streamInventory(c);
+  EXPECT_EQ(inv.node.name, "28nm");
+  // 24 kernel tiles x 3 x 3 cells x 16 outputs x 16 input lanes select-adds.
+  EXPECT_EQ(inv.part("cell_select").use.count, 24 * 9 * 16 * 16);
+  EXPECT_EQ(inv.part("cell_select").use.spec.inputs, 256);
+  EXPECT_EQ(inv.part("cell_select").use.spec.widthBits, 16);
+  EXPECT_EQ(inv.part("cell_adder").use.spec.widthBits, 20); // 16 products: 4 more bits
+  EXPECT_EQ(inv.part("cell_weights").use.count, 24 * 9 * 16);
+  // One mass multiplier per input lane of a tile, its adders from the construction's plan.
+  const MassMultiplierCost mm = massMultiplierCost(MultiplierForm::SharedPairs, 8, true);
+  EXPECT_EQ(inv.part("mass_multiplier_adder").use.count, 24 * 16 * (mm.adders + mm.negators));
+  // 64 pairs of 9 x 16 x 16 int8 weights per tile; row FIFOs of 2 x 1920 positions of 16 x 32 b.
+  EXPECT_EQ(inv.part("weight_store").use.spec.capacityBytes, 64 * 9 * 256);
+  EXPECT_EQ(inv.part("row_fifo").use.spec.capacityBytes, 2 * 1920 * 16 * 4);
+  EXPECT_EQ(inv.part("aux_fifo").use.count, 8);
+  EXPECT_EQ(inv.part("aux_lut").use.spec.indexBits, 8);
+  // Groups sum to the total; a chain of three chips is three times one.
+  double groups = 0;
+  for (const auto& [group, mm2] : inv.areaMm2ByGroup())
+    groups += mm2;
+  EXPECT_NEAR(groups, inv.areaMm2(), 1e-9 * inv.areaMm2());
+  EXPECT_NEAR(streamInventory(c, 3).areaMm2(), 3 * inv.areaMm2(), 1e-9 * inv.areaMm2());
+  EXPECT_NEAR(streamInventory(c, 3).leakageW(), 3 * inv.leakageW(), 1e-9 * inv.leakageW());
+}
+
+TEST(StreamTechnology, EventsArePricedFromTheirComponents) {
+  const StreamConfig c = streamPreset("fig44");
+  const nnaccel::arch::common::Inventory inv = streamInventory(c);
+  const EnergyPrices p = energyPrices(c);
+  const auto pj = [&](const char* part) { return inv.part(part).cost.readEnergyPj; };
+  EXPECT_DOUBLE_EQ(p.cellSelectAddPj, pj("cell_select") + pj("cell_adder"));
+  EXPECT_DOUBLE_EQ(p.massMultiplierAddPj,
+                   pj("mass_multiplier_adder") + pj("mass_multiplier_register"));
+  EXPECT_DOUBLE_EQ(p.fifoValuePj,
+                   (pj("row_fifo") + inv.part("row_fifo").cost.writeEnergyPj) / 16); // per lane
+  EXPECT_DOUBLE_EQ(p.auxMultiplyPj, pj("aux_multiplier"));
+  EXPECT_DOUBLE_EQ(p.busSetTransferPj, 10); // configured: no cited bus figure yet
+  // A number under energy: overrides an event.
+  StreamConfig fixed = c;
+  fixed.energy.cellSelectAddPj = 0.25;
+  EXPECT_DOUBLE_EQ(energyPrices(fixed).cellSelectAddPj, 0.25);
+}
+
+TEST(StreamTechnology, LocalMultipliersReplaceTheSelectorsAndMassMultipliers) {
+  StreamConfig c = streamPreset("fig44");
+  c.localMultipliers = true;
+  c.weightStorePairs = 1;
+  const nnaccel::arch::common::Inventory inv = streamInventory(c);
+  EXPECT_EQ(inv.find("cell_select"), nullptr);
+  EXPECT_EQ(inv.find("mass_multiplier_adder"), nullptr);
+  EXPECT_EQ(inv.find("weight_store"), nullptr); // one weight set: the cells' registers
+  EXPECT_EQ(inv.part("cell_multiplier").use.spec.widthBits, 8);
+  const EnergyPrices p = energyPrices(c);
+  EXPECT_DOUBLE_EQ(p.cellSelectAddPj, inv.part("cell_multiplier").cost.readEnergyPj +
+                                          inv.part("cell_adder").cost.readEnergyPj);
+  EXPECT_EQ(p.massMultiplierAddPj, 0.0); // never happens
+  EXPECT_EQ(p.weightLoadPj, 0.0);
+  // Claim 17 trades every 256:1 selector for one 8-bit multiplier: far less area.
+  EXPECT_LT(inv.areaMm2(), streamInventory(streamPreset("fig44")).areaMm2() / 2);
 }
 
 } // namespace
