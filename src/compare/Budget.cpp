@@ -10,6 +10,7 @@
 #include "nnaccel/config/Presets.h"
 #include "nnaccel/engines/TypedEngine.h"
 #include "nnaccel/support/Error.h"
+#include "nnaccel/tech/Node.h"
 
 #include <algorithm>
 #include <cmath>
@@ -32,6 +33,8 @@ using config::RealRange;
 constexpr IntRange kMultipliers{1, int64_t{1} << 30};
 constexpr IntRange kSramBytes{1024, int64_t{1} << 40};
 constexpr RealRange kPositive{0.0, true};
+constexpr RealRange kNonNegative{0.0, false};
+constexpr std::string_view kOwnNode = "auto";
 
 /// A fraction in (0, 1): checked after the walk (RealRange has no upper bound).
 void checkShare(const config::ConfigPath& path, const std::string& key, double share) {
@@ -53,6 +56,9 @@ template <typename Visitor, typename B> void walkSchema(Visitor& v, B& b) {
   v.integer("sram_bytes", b.sramBytes, kSramBytes);
   v.real("clock_mhz", b.clockMhz, kClockMhzRange);
   v.real("dram_bytes_per_cycle", b.dramBytesPerCycle, kBytesPerCycleRange);
+  v.text("node", b.node);
+  v.real("area_mm2", b.areaMm2, kNonNegative);
+  v.real("power_w", b.powerW, kNonNegative);
   for (auto& section : b.engines)
     v.section(section.engine, [&] {
       for (auto& k : section.knobs) {
@@ -74,6 +80,10 @@ void checkPreset(const config::ConfigPath& path, const std::string& engine, cons
 
 void validate(const Budget& b, const std::string& file) {
   config::ConfigPath path(file);
+  const std::vector<std::string> nodes = tech::nodeNames();
+  if (b.node != kOwnNode && std::find(nodes.begin(), nodes.end(), b.node) == nodes.end())
+    path.fail("node", fmt::format("unknown process node '{}' (expected auto or one of: {})", b.node,
+                                  fmt::join(nodes, ", ")));
   for (const Budget::EngineSection& section : b.engines)
     for (const engines::BudgetKnob& k : section.knobs) {
       if (k.kind == engines::BudgetKnob::Kind::Share)
@@ -130,9 +140,67 @@ const Budget::EngineSection& Budget::section(const std::string& engine) const {
   return *it;
 }
 
+BudgetCost budgetCost(const engines::EngineConfig& config) {
+  BudgetCost c;
+  std::optional<engines::CostTable> t = config.implementation().costTable(config);
+  if (!t)
+    return c;
+  c.table = std::move(*t);
+  c.areaMm2 = c.table.areaMm2();
+  c.peakPowerW = c.table.peakPowerW(engines::resources(config).clockMhz);
+  return c;
+}
+
+namespace {
+
+/// \p engine's config for the budget's figures with its multipliers and SRAM scaled by
+/// \p scale, at the budget's node.
+engines::EngineConfig deriveScaled(const Budget& budget, const std::string& engine, double scale) {
+  engines::BudgetFigures f = budget.figures();
+  f.multipliers = std::max<int64_t>(1, std::llround(static_cast<double>(f.multipliers) * scale));
+  f.sramBytes = std::max<int64_t>(1, std::llround(static_cast<double>(f.sramBytes) * scale));
+  engines::EngineConfig c =
+      engines::engineNamed(engine).deriveFromBudget(f, budget.section(engine).knobs);
+  if (budget.node != kOwnNode)
+    c = engines::applyOverrides(c, {{"technology.node", budget.node}}, budget.file);
+  return c;
+}
+
+bool fits(const Budget& b, const BudgetCost& cost) {
+  return (b.areaMm2 <= 0 || cost.areaMm2 <= b.areaMm2) &&
+         (b.powerW <= 0 || cost.peakPowerW <= b.powerW);
+}
+
+/// Powers of two tried for an area or power budget: 64x down to 1/1024 of the figures.
+constexpr int kLargestScaleLog2 = 6, kSmallestScaleLog2 = -10;
+
+} // namespace
+
 engines::EngineConfig deriveConfig(const Budget& budget, const std::string& engine) {
-  return engines::engineNamed(engine).deriveFromBudget(budget.figures(),
-                                                       budget.section(engine).knobs);
+  if (budget.areaMm2 <= 0 && budget.powerW <= 0)
+    return deriveScaled(budget, engine, 1.0);
+  // The largest machine (multipliers and SRAM scaled together) whose area and peak power fit.
+  std::string lastRefusal;
+  for (int k = kLargestScaleLog2; k >= kSmallestScaleLog2; --k) {
+    const double scale = std::ldexp(1.0, k);
+    try {
+      engines::EngineConfig c = deriveScaled(budget, engine, scale);
+      if (fits(budget, budgetCost(c)))
+        return c;
+    } catch (const Error& e) {
+      lastRefusal = e.reason(); // a scale the engine cannot arrange: try the next
+    }
+  }
+  const std::string what = budget.areaMm2 > 0 && budget.powerW > 0
+                               ? fmt::format("{} mm2 and {} W", budget.areaMm2, budget.powerW)
+                           : budget.areaMm2 > 0 ? fmt::format("{} mm2", budget.areaMm2)
+                                                : fmt::format("{} W", budget.powerW);
+  throw Error(
+      ErrorKind::Config, ErrorContext{.file = budget.file, .key = engine},
+      fmt::format("no {} machine of 1/1024 to 64 times the budget's multipliers and SRAM "
+                  "fits {}{}",
+                  engine, what,
+                  lastRefusal.empty() ? "" : fmt::format(" (last refusal: {})", lastRefusal)));
 }
 
 } // namespace nnaccel::compare

@@ -37,6 +37,7 @@ Comparison compareModel(const ir::Graph& g, const Budget& budget,
     try {
       run.config = deriveConfig(budget, engine);
       run.resources = engines::resources(*run.config);
+      run.cost = budgetCost(*run.config);
       run.report = engines::simulate(g, *run.config, options);
       run.interrupted = run.report->interrupted;
     } catch (const Interrupted&) {
@@ -101,14 +102,22 @@ std::string alignedTable(const std::vector<std::vector<std::string>>& rows) {
   return out;
 }
 
-/// What the budget does not equalize, said wherever totals are compared.
-constexpr const char* kCaveat =
-    "note: the budget equalizes multipliers, SRAM bytes, clock and DRAM bandwidth; energy is "
-    "priced by the technology model at each engine's own node where its report names a "
-    "technology, else by the engine's own preset energy table (placeholder-scale, not one "
-    "calibrated process), and DRAM bytes use each engine's own data width (a preset's value "
-    "bits); host layers are charged by one host model (link and host, the same for every "
-    "engine)";
+/// What the budget equalizes and what it does not, said wherever totals are compared.
+std::string caveat(const Budget& b) {
+  const std::string equal =
+      b.areaMm2 > 0 || b.powerW > 0
+          ? fmt::format("{}{}{} (the largest power-of-two scale of its multipliers and SRAM that "
+                        "fits), clock and DRAM bandwidth",
+                        b.areaMm2 > 0 ? fmt::format("area ({} mm2)", b.areaMm2) : "",
+                        b.areaMm2 > 0 && b.powerW > 0 ? " and " : "",
+                        b.powerW > 0 ? fmt::format("peak power ({} W)", b.powerW) : "")
+          : "multipliers, SRAM bytes, clock and DRAM bandwidth";
+  return fmt::format(
+      "note: the budget equalizes {}; energy and area are priced by the technology model at {}; "
+      "DRAM bytes use each engine's own data width (a preset's value bits); host layers are "
+      "charged by one host model (link and host, the same for every engine)",
+      equal, b.node == "auto" ? "each engine's own node" : b.node);
+}
 
 /// "3/40 (12.5% of cycles)": the layers that ran on the host, of all layers, and the share of
 /// the total cycles the host model charged them ("0/40" when none did).
@@ -143,15 +152,23 @@ std::string resourcesLine(const EngineRun& r, const Budget& b) {
     if (std::fabs(got - want) > 0.01 * std::fabs(want))
       differs.emplace_back(what);
   };
-  check("multipliers", static_cast<double>(x.multipliers), static_cast<double>(b.multipliers));
-  check("SRAM", static_cast<double>(x.sramBytes), static_cast<double>(b.sramBytes));
+  // With an area or power budget the multipliers and SRAM are what fits: not compared.
+  if (b.areaMm2 <= 0 && b.powerW <= 0) {
+    check("multipliers", static_cast<double>(x.multipliers), static_cast<double>(b.multipliers));
+    check("SRAM", static_cast<double>(x.sramBytes), static_cast<double>(b.sramBytes));
+  }
+  if (b.areaMm2 > 0 && r.cost.areaMm2 > b.areaMm2)
+    differs.emplace_back("area");
+  if (b.powerW > 0 && r.cost.peakPowerW > b.powerW)
+    differs.emplace_back("power");
   check("clock", x.clockMhz, b.clockMhz);
   check("DRAM bandwidth", x.dramBytesPerCycle, b.dramBytesPerCycle);
-  return fmt::format("{} multipliers, {} SRAM bytes, {} MHz, {} DRAM B/cycle ({}){}",
-                     report::groupThousands(x.multipliers), report::groupThousands(x.sramBytes),
-                     x.clockMhz, x.dramBytesPerCycle, r.config->name(),
-                     differs.empty() ? ""
-                                     : fmt::format(" NOT AT BUDGET: {}", fmt::join(differs, ", ")));
+  return fmt::format(
+      "{} multipliers, {} SRAM bytes, {} MHz, {} DRAM B/cycle, {:.3g} mm2 and "
+      "{:.3g} W peak at {} ({}){}",
+      report::groupThousands(x.multipliers), report::groupThousands(x.sramBytes), x.clockMhz,
+      x.dramBytesPerCycle, r.cost.areaMm2, r.cost.peakPowerW, r.cost.table.node, r.config->name(),
+      differs.empty() ? "" : fmt::format(" NOT AT BUDGET: {}", fmt::join(differs, ", ")));
 }
 
 } // namespace
@@ -159,9 +176,12 @@ std::string resourcesLine(const EngineRun& r, const Budget& b) {
 std::string formatComparison(const Comparison& c) {
   const Budget& b = c.budget;
   std::string out = fmt::format(
-      "compare '{}' under budget '{}': {} multipliers, {} SRAM bytes, {} MHz, {} DRAM B/cycle\n",
+      "compare '{}' under budget '{}': {} multipliers, {} SRAM bytes, {} MHz, {} DRAM "
+      "B/cycle{}{}{}\n",
       c.model, b.name, report::groupThousands(b.multipliers), report::groupThousands(b.sramBytes),
-      b.clockMhz, b.dramBytesPerCycle);
+      b.clockMhz, b.dramBytesPerCycle, b.node != "auto" ? fmt::format(", at {}", b.node) : "",
+      b.areaMm2 > 0 ? fmt::format(", area {} mm2", b.areaMm2) : "",
+      b.powerW > 0 ? fmt::format(", peak power {} W", b.powerW) : "");
   for (const EngineRun& r : c.runs)
     out += fmt::format("  {:<10} {}\n", r.engine,
                        r.config ? resourcesLine(r, b) : fmt::format("no config: {}", r.error));
@@ -230,7 +250,7 @@ std::string formatComparison(const Comparison& c) {
                       fmt::format("{:.3f}", t.energyPj / 1e6), hostLayers(*r.report),
                       verdictText(*r.report)});
   }
-  out += fmt::format("totals:\n{}{}\n", alignedTable(totals), kCaveat);
+  out += fmt::format("totals:\n{}{}\n", alignedTable(totals), caveat(b));
 
   std::string unmapped;
   for (const EngineRun& r : c.runs) {
@@ -262,7 +282,10 @@ std::string comparisonJson(const Comparison& c) {
                      {"multipliers", b.multipliers},
                      {"sram_bytes", b.sramBytes},
                      {"clock_mhz", b.clockMhz},
-                     {"dram_bytes_per_cycle", b.dramBytesPerCycle}};
+                     {"dram_bytes_per_cycle", b.dramBytesPerCycle},
+                     {"node", b.node},
+                     {"area_mm2", b.areaMm2},
+                     {"power_w", b.powerW}};
   j["engines"] = Json::array();
   for (const EngineRun& r : c.runs) {
     Json e;
@@ -272,7 +295,9 @@ std::string comparisonJson(const Comparison& c) {
     e["resources"] = Json{{"multipliers", r.resources.multipliers},
                           {"sram_bytes", r.resources.sramBytes},
                           {"clock_mhz", r.resources.clockMhz},
-                          {"dram_bytes_per_cycle", r.resources.dramBytesPerCycle}};
+                          {"dram_bytes_per_cycle", r.resources.dramBytesPerCycle},
+                          {"area_mm2", r.cost.areaMm2},
+                          {"peak_power_w", r.cost.peakPowerW}};
     e["report"] = r.report ? Json::parse(r.report->toJson()) : Json(nullptr);
     j["engines"].push_back(std::move(e));
   }
@@ -363,7 +388,7 @@ std::string renderComparisonHtml(const Comparison& c) {
   page.table({"engine", "cycles", "utilization", "DRAM bytes", "energy (uJ)", "host layers",
               "verdict", "resources / reason"},
              rows);
-  page.paragraph(kCaveat);
+  page.paragraph(caveat(c.budget));
   page.chart(report::groupedBars("compare-cycles", "total cycles per engine", engines, {cycles},
                                  "cycles"));
   page.chart(

@@ -220,10 +220,10 @@ void ConfigReader::finish() {
 namespace {
 /// The integer \p node holds, checked against \p range (errors name \p key).
 int64_t integerOf(const ConfigPath& where, std::string_view key, const YAML::Node& node,
-                  IntRange range) {
+                  IntRange range, std::string_view expected = "an integer") {
   int64_t parsed = 0;
   if (!isPlainScalar(node) || !YAML::convert<int64_t>::decode(node, parsed)) {
-    where.fail(key, "expected an integer, got " + describe(node));
+    where.fail(key, fmt::format("expected {}, got {}", expected, describe(node)));
   }
   where.checkInteger(key, parsed, range);
   return parsed;
@@ -235,6 +235,18 @@ void ConfigReader::integer(std::string_view key, int64_t& value, IntRange range)
   if (found) {
     value = integerOf(*this, key, *found, range);
   }
+}
+
+void ConfigReader::optionalInteger(std::string_view key, std::optional<int64_t>& value,
+                                   IntRange range) {
+  const std::optional<YAML::Node> found = state_->lookup(*this, key);
+  if (!found)
+    return;
+  if (isPlainScalar(*found) && found->Scalar() == "auto") {
+    value.reset();
+    return;
+  }
+  value = integerOf(*this, key, *found, range, "an integer or auto");
 }
 
 void ConfigReader::integerMap(std::string_view key, IntegerMap& values, IntRange range) {
@@ -470,6 +482,11 @@ void ConfigWriter::real(std::string_view key, double value, RealRange) {
 void ConfigWriter::optionalReal(std::string_view key, const std::optional<double>& value,
                                 RealRange) {
   scalar(key, value ? fmt::format("{}", *value) : std::string("auto"));
+}
+
+void ConfigWriter::optionalInteger(std::string_view key, const std::optional<int64_t>& value,
+                                   IntRange) {
+  scalar(key, value ? std::to_string(*value) : std::string("auto"));
 }
 
 void ConfigWriter::integerMap(std::string_view key, const IntegerMap& values, IntRange) {

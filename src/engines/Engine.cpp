@@ -186,6 +186,27 @@ EngineConfig applyOverrides(const EngineConfig& base, const std::vector<Override
   return base.implementation().parseOver(base, out.c_str(), origin);
 }
 
+double CostTable::areaMm2() const {
+  double a = 0;
+  for (const Component& c : components)
+    a += c.areaUm2 * static_cast<double>(c.count) * 1e-6;
+  return a;
+}
+
+double CostTable::leakageW() const {
+  double w = 0;
+  for (const Component& c : components)
+    w += c.leakageW * static_cast<double>(c.count);
+  return w;
+}
+
+double CostTable::peakPowerW(double clockMhz) const {
+  double pjPerCycle = 0;
+  for (const Component& c : components)
+    pjPerCycle += c.actionPj * static_cast<double>(c.count);
+  return leakageW() + pjPerCycle * 1e-12 * clockMhz * 1e6;
+}
+
 Resources resources(const EngineConfig& config) {
   return config.implementation().resources(config);
 }

@@ -763,6 +763,34 @@ TEST_F(Cli, ArchCostPricesAConfigThroughTheTechnology) {
   EXPECT_NE(lineWith(sparse.out, "crossbar_pj").find("configured"), std::string::npos);
 }
 
+TEST_F(Cli, ArchDramListsTheStandardsAndTheServerRunUsesItsStack) {
+  const Result t = run("arch dram");
+  ASSERT_EQ(t.exitCode, 0) << t.err;
+  EXPECT_NE(lineWith(t.out, "hbm2 ").find("32.0"), std::string::npos) << t.out;
+  EXPECT_NE(lineWith(t.out, "ddr4-2400").find("8192"), std::string::npos) << t.out;
+  const nlohmann::json j = nlohmann::json::parse(run("arch dram --json").out);
+  ASSERT_EQ(j.size(), 4u);
+  EXPECT_EQ(j[3]["standard"], "hbm2");
+  EXPECT_EQ(j[3]["activate_pj"], 828.0);
+  EXPECT_FALSE(j[3]["source"].get<std::string>().empty());
+  // The server preset's HBM2 stack with the row-buffer model: its rows and hits, and the
+  // bandwidth the run achieved as the report's DRAM roof.
+  const Result sim = run("simulate lenet5 --arch systolic --preset server --timing-only "
+                         "--report " +
+                         path("r.json"));
+  ASSERT_EQ(sim.exitCode, 0) << sim.err;
+  EXPECT_NE(
+      lineWith(sim.out, "DRAM: hbm2 x 8 channel(s), peak 182.9 B/cycle; ").find("row activations"),
+      std::string::npos)
+      << sim.out;
+  const nlohmann::json r = nlohmann::json::parse(readFile(path("r.json")));
+  EXPECT_GT(r["total"]["counts"]["dram_row_activations"].get<int64_t>(), 0);
+  EXPECT_LE(r["dram_bytes_per_cycle"].get<double>(), 8 * 32.0 / 1.4 + 1e-9);
+  expectError("arch dram --node 7nm", 2,
+              "the following arguments were not expected: 7nm --node (see 'nnaccel arch dram "
+              "--help')");
+}
+
 TEST_F(Cli, SetOverridesAConfigKeyOverThePresetOrFile) {
   const Result base = run("simulate lenet5 --timing-only");
   const Result small = run("simulate lenet5 --timing-only --set array.rows=32 --set array.cols=32");
@@ -815,10 +843,10 @@ TEST_F(Cli, ArchShowPartialConfigKeepsSmallDefaults) {
 
 TEST_F(Cli, ArchErrors) {
   expectError("arch", 2, "a subcommand is required (see 'nnaccel arch --help')");
-  expectError(
-      "arch frob", 2,
-      "unknown command 'frob' for 'nnaccel arch' (expected one of: list, show, tech, cost) (see "
-      "'nnaccel arch --help')");
+  expectError("arch frob", 2,
+              "unknown command 'frob' for 'nnaccel arch' (expected one of: list, show, tech, dram, "
+              "cost) (see "
+              "'nnaccel arch --help')");
   expectError("arch show", 2, "ENGINE is required (see 'nnaccel arch show --help')");
   expectError(
       "arch show tpu", 2,

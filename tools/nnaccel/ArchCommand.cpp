@@ -13,6 +13,7 @@
 #include "TextTable.h"
 #include "nnaccel/support/Error.h"
 #include "nnaccel/tech/Components.h"
+#include "nnaccel/tech/Dram.h"
 
 #include <fmt/core.h>
 #include <optional>
@@ -104,6 +105,56 @@ void printTechTable(const tech::ProcessNode& at) {
              "choices: docs/Technology.md\n");
 }
 
+/// One record per DRAM standard: one channel's organisation, bandwidth, timings and energies.
+nlohmann::ordered_json dramRecords() {
+  nlohmann::ordered_json records = nlohmann::ordered_json::array();
+  for (const std::string& name : tech::dramStandardNames()) {
+    const tech::DramStandard& d = tech::dramStandard(name);
+    records.push_back({{"standard", d.name},
+                       {"channel", d.organisation},
+                       {"peak_gb_per_s", d.peakBytesPerNs()},
+                       {"banks", d.banks},
+                       {"row_bytes", d.rowBytes},
+                       {"burst_bytes", d.burstBytes},
+                       {"trcd_ns", d.tRcdNs},
+                       {"tcl_ns", d.tClNs},
+                       {"trp_ns", d.tRpNs},
+                       {"tras_ns", d.tRasNs},
+                       {"activate_pj", d.activatePj},
+                       {"read_pj_per_bit", d.readPjPerBit},
+                       {"write_pj_per_bit", d.writePjPerBit},
+                       {"interface_pj_per_bit", d.interfacePjPerBit},
+                       {"source", d.source}});
+  }
+  return records;
+}
+
+void printDramTable() {
+  TextTable table({{"standard", TextTable::Align::Left},
+                   {"GB/s", TextTable::Align::Right},
+                   {"banks", TextTable::Align::Right},
+                   {"row B", TextTable::Align::Right},
+                   {"tRCD/CL/tRP/tRAS ns", TextTable::Align::Right},
+                   {"activate pJ", TextTable::Align::Right},
+                   {"read/write/IO pJ/bit", TextTable::Align::Right},
+                   {"channel", TextTable::Align::Left}});
+  for (const nlohmann::ordered_json& r : dramRecords())
+    table.addRow(
+        {r["standard"].get<std::string>(), fmt::format("{:.1f}", r["peak_gb_per_s"].get<double>()),
+         std::to_string(r["banks"].get<int64_t>()), std::to_string(r["row_bytes"].get<int64_t>()),
+         fmt::format("{:.1f}/{:.1f}/{:.1f}/{:.1f}", r["trcd_ns"].get<double>(),
+                     r["tcl_ns"].get<double>(), r["trp_ns"].get<double>(),
+                     r["tras_ns"].get<double>()),
+         fmt::format("{:.0f}", r["activate_pj"].get<double>()),
+         fmt::format("{:.2f}/{:.2f}/{:.2f}", r["read_pj_per_bit"].get<double>(),
+                     r["write_pj_per_bit"].get<double>(), r["interface_pj_per_bit"].get<double>()),
+         r["channel"].get<std::string>()});
+  fmt::print("DRAM standards, one channel each (energies above background, from datasheet "
+             "currents; I/O only where a source gives it)\n{}",
+             table.render());
+  fmt::print("sources: each record's 'source' (--json) and docs/Technology.md \"DRAM\"\n");
+}
+
 nlohmann::ordered_json costJson(const std::string& engine, const std::string& config,
                                 const engines::CostTable& t) {
   nlohmann::ordered_json j = {{"engine", engine},
@@ -189,6 +240,9 @@ public:
         ->capture_default_str();
     tech_->add_option("--vdd", vddV_, "supply voltage in V (default: the node's nominal)");
     techOutput_.configure(*tech_, "one record per component");
+    dram_ = app.add_subcommand("dram", "print the DRAM standards of the technology model: one "
+                                       "channel's bandwidth, banks, row, timings and energies");
+    dramOutput_.configure(*dram_, "one record per standard");
     cost_ = app.add_subcommand("cost", "price an engine config through the technology model: "
                                        "its components' area, leakage and energy per action, and "
                                        "each event's energy");
@@ -214,6 +268,13 @@ public:
         fmt::print("{}\n", j.dump(2));
       else
         printCostTable(j);
+      return;
+    }
+    if (dram_->parsed()) {
+      if (dramOutput_.table())
+        printDramTable();
+      else
+        dramOutput_.print(dramRecords());
       return;
     }
     if (tech_->parsed()) {
@@ -245,12 +306,14 @@ private:
   CLI::App* list_ = nullptr;
   CLI::App* show_ = nullptr;
   CLI::App* tech_ = nullptr;
+  CLI::App* dram_ = nullptr;
   CLI::App* cost_ = nullptr;
   ArchOptions costArch_;
   std::string costEngine_;
   bool costJson_ = false;
   ListOutput listOutput_;
   ListOutput techOutput_;
+  ListOutput dramOutput_;
   std::string node_ = "45nm";
   std::optional<double> vddV_;
   ArchOptions arch_;

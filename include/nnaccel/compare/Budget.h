@@ -28,6 +28,12 @@ struct Budget : engines::BudgetFigures {
   };
 
   std::vector<EngineSection> engines; ///< every registered engine, in listing order
+  /// The process node every engine is priced at ("auto": each preset's own).
+  std::string node = "auto";
+  /// Equal area and power: 0 leaves it free; else each engine takes the largest scale of the
+  /// multipliers and SRAM (powers of two) whose machine fits it (docs/Compare.md).
+  double areaMm2 = 0;
+  double powerW = 0;
 
   /// The engine-neutral figures, as the engines' derivations read them.
   const engines::BudgetFigures& figures() const { return *this; }
@@ -49,5 +55,13 @@ std::string toYaml(const Budget& b);
 /// and the reason when the budget cannot be arranged as that engine (e.g. multipliers that are
 /// not a multiple of the stream chip's cells).
 engines::EngineConfig deriveConfig(const Budget& budget, const std::string& engine);
+
+/// The cost table of \p config as the budget prices it (its node), and whether it is within
+/// the budget's area and power.
+struct BudgetCost {
+  engines::CostTable table;
+  double areaMm2 = 0, peakPowerW = 0;
+};
+BudgetCost budgetCost(const engines::EngineConfig& config);
 
 } // namespace nnaccel::compare

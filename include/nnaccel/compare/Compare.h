@@ -25,6 +25,7 @@ struct EngineRun {
   std::string engine;
   std::optional<engines::EngineConfig> config; ///< absent: the budget does not fit the engine
   engines::Resources resources;                ///< of config (zero when absent)
+  BudgetCost cost;                             ///< of config: area and peak power
   std::optional<report::RunReport> report;     ///< absent: no config, or the model did not map
   std::string error;                           ///< why report is absent (one line)
   bool internalError = false;                  ///< the error is a bug in nnaccel, not a refusal

@@ -151,6 +151,8 @@ public:
   /// A number in \p range, or `auto` (nullopt: the value is derived, e.g. from the technology
   /// model).
   void optionalReal(std::string_view key, std::optional<double>& value, RealRange range);
+  /// An integer in \p range, or `auto` (nullopt: the value is derived).
+  void optionalInteger(std::string_view key, std::optional<int64_t>& value, IntRange range);
   void boolean(std::string_view key, bool& value);
   /// A non-empty string.
   void text(std::string_view key, std::string& value);
@@ -210,6 +212,11 @@ public:
   void real(std::string_view key, double value, RealRange range) const {
     checkReal(key, value, range);
   }
+  void optionalInteger(std::string_view key, const std::optional<int64_t>& value,
+                       IntRange range) const {
+    if (value)
+      checkInteger(key, *value, range);
+  }
   void optionalReal(std::string_view key, const std::optional<double>& value,
                     RealRange range) const {
     if (value)
@@ -260,6 +267,8 @@ public:
   void real(std::string_view key, double value, RealRange = {});
   /// The number, or `auto` for nullopt.
   void optionalReal(std::string_view key, const std::optional<double>& value, RealRange = {});
+  /// The integer, or `auto` for nullopt.
+  void optionalInteger(std::string_view key, const std::optional<int64_t>& value, IntRange = {});
   void boolean(std::string_view key, bool value);
   void text(std::string_view key, const std::string& value);
   /// `key: {}` when empty, else one `name: value` line per entry (names quoted when needed).

@@ -243,6 +243,12 @@ struct CostTable {
     std::string basis; ///< "pe_multiplier + pe_adder", or "configured"
   };
   std::vector<Event> events;
+
+  double areaMm2() const;
+  double leakageW() const;
+  /// Peak power at \p clockMhz: the leakage and every component acting once per cycle (an
+  /// upper bound, as a thermal design power is; docs/Compare.md).
+  double peakPowerW(double clockMhz) const;
 };
 
 /// Whether an engine runs a layer, and why not when it does not.

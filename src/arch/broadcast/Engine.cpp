@@ -43,7 +43,7 @@ public:
               c.vectorWidth == 0 ? std::string("auto") : std::to_string(c.vectorWidth),
               engines::bytesText(c.globalBufferCapacityBytes),
               report::numberText(c.clockMhz),
-              report::numberText(c.memoryBytesPerCycle),
+              report::numberText(c.memoryFigures().bytesPerCycle),
               engines::peakTopsText(c.macsPerCycle(), c.clockMhz)};
         });
   }
@@ -123,7 +123,7 @@ protected:
             .sramBytes = c.peCount() * (c.inputRfBytes + c.weightRfBytes + c.outputRfBytes) +
                          c.columns * c.columnBufferBytes + c.globalBufferCapacityBytes,
             .clockMhz = c.clockMhz,
-            .dramBytesPerCycle = c.memoryBytesPerCycle,
+            .dramBytesPerCycle = c.memoryFigures().bytesPerCycle,
             .onChipBytesPerCycle = c.globalBufferBytesPerCycle};
   }
 };

@@ -38,7 +38,7 @@ public:
               fmt::format("{}/{}", engines::bytesText(c.iaRamBytes),
                           engines::bytesText(c.oaRamBytes)),
               report::numberText(c.clockMhz),
-              report::numberText(c.dramBytesPerCycle),
+              report::numberText(c.dramFigures().bytesPerCycle),
               engines::peakTopsText(c.peCount() * c.multipliersPerPe(), c.clockMhz)};
         });
   }
@@ -137,7 +137,7 @@ protected:
     return {.multipliers = c.peCount() * c.multipliersPerPe(),
             .sramBytes = c.peCount() * (c.iaRamBytes + c.oaRamBytes + fifoBytes + accumulatorBytes),
             .clockMhz = c.clockMhz,
-            .dramBytesPerCycle = c.dramBytesPerCycle,
+            .dramBytesPerCycle = c.dramFigures().bytesPerCycle,
             // Each PE reads one vector of I activations from its IA RAM and one of F weights
             // from its weight FIFO per cycle (docs/arch/Sparse.md, "Roofline").
             .onChipBytesPerCycle =

@@ -36,7 +36,7 @@ public:
                            fmt::format("{} entries", c.psumEntriesPerColumn),
                            fmt::format("{}x{}", c.psumMaxTileRows, c.psumMaxTileCols),
                            report::numberText(c.clockMhz),
-                           report::numberText(c.dramBytesPerCycle),
+                           report::numberText(c.dramFigures().bytesPerCycle),
                            engines::peakTopsText(c.peRows * c.peCols, c.clockMhz)};
                      });
   }
@@ -108,10 +108,14 @@ public:
     if (!o.programFile.empty())
       so.program = readProgramFile(o.programFile);
     const SystolicConfig& c = config.as<SystolicConfig>();
-    report::RunReport r = simulateModel(g, c, so).report;
+    SessionResult s = simulateModel(g, c, so);
+    report::RunReport& r = s.report;
     // A program carries its own config: the machine is the one it was compiled for.
     engines::describeMachine(r, so.program ? wrap(so.program->config) : config);
-    return r;
+    // With the row-buffer model the roofline's DRAM roof is the bandwidth the run achieved.
+    if (s.effectiveDramBytesPerCycle > 0)
+      r.dramBytesPerCycle = s.effectiveDramBytesPerCycle;
+    return std::move(s.report);
   }
 
   std::vector<engines::LayerCoverage> coverage(const ir::Graph& g,
@@ -158,7 +162,7 @@ protected:
     return {.multipliers = c.peRows * c.peCols,
             .sramBytes = c.sbufBytesPerPartition * c.peRows + c.psumEntriesPerColumn * c.peCols * 4,
             .clockMhz = c.clockMhz,
-            .dramBytesPerCycle = c.dramBytesPerCycle,
+            .dramBytesPerCycle = c.dramFigures().bytesPerCycle,
             // The array reads one int8 per partition row and the activation engine writes one
             // per column each cycle (docs/arch/Systolic.md, "Roofline").
             .onChipBytesPerCycle = static_cast<double>(c.peRows + c.peCols)};

@@ -24,6 +24,15 @@ std::string knobText(const Budget& b, const std::string& engine, const std::stri
   return k.kind == engines::BudgetKnob::Kind::Preset ? k.text : std::to_string(k.real);
 }
 
+std::string parseBudgetError(const std::string& text) {
+  try {
+    parseBudget(text, "e.yaml");
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
 std::string refusal(const Budget& b, const std::string& engine) {
   try {
     deriveConfig(b, engine);
@@ -128,6 +137,53 @@ TEST(Budget, ImpossibleArrangementsAreRefusedWithTheEngine) {
   b.sramBytes = 4096; // nothing left for the activation RAMs of 64 PEs
   EXPECT_NE(refusal(b, "sparse").find("leave no activation RAM"), std::string::npos);
   EXPECT_THROW(deriveConfig(defaultBudget(), "tpu"), Error);
+}
+
+TEST(Budget, AreaAndPowerBudgetsTakeTheLargestMachineThatFits) {
+  Budget b = parseBudget("node: 16nm\narea_mm2: 2\n", "iso.yaml");
+  EXPECT_EQ(b.node, "16nm");
+  for (const char* engine : {"systolic", "sparse", "broadcast"}) {
+    SCOPED_TRACE(engine);
+    const engines::EngineConfig c = deriveConfig(b, engine);
+    const BudgetCost cost = budgetCost(c);
+    EXPECT_EQ(cost.table.node, "16nm"); // every engine priced at the budget's node
+    EXPECT_LE(cost.areaMm2, 2.0);
+    // The next power of two of the multipliers and SRAM no longer fits (or cannot be arranged).
+    Budget twice = b;
+    twice.areaMm2 = 0;
+    twice.multipliers = engines::resources(c).multipliers * 2;
+    twice.sramBytes = b.sramBytes * engines::resources(c).multipliers * 2 / b.multipliers;
+    try {
+      EXPECT_GT(budgetCost(deriveConfig(twice, engine)).areaMm2, 2.0);
+    } catch (const Error&) {
+    }
+  }
+  // A peak-power budget: leakage plus every component acting each cycle.
+  b = parseBudget("node: 16nm\npower_w: 0.5\n", "p.yaml");
+  const BudgetCost p = budgetCost(deriveConfig(b, "systolic"));
+  EXPECT_LE(p.peakPowerW, 0.5);
+  EXPECT_GT(p.peakPowerW, p.table.leakageW());
+  // Nothing fits: refused with the engine and the figure.
+  b = parseBudget("area_mm2: 0.0001\n", "tiny.yaml");
+  EXPECT_NE(refusal(b, "sparse")
+                .find("no sparse machine of 1/1024 to 64 times the budget's "
+                      "multipliers and SRAM fits 0.0001 mm2"),
+            std::string::npos)
+      << refusal(b, "sparse");
+}
+
+TEST(Budget, TheNodeMustBeKnown) {
+  try {
+    parseBudget("node: 3nm\n", "n.yaml");
+    ADD_FAILURE() << "accepted 3nm";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("n.yaml: 'node': unknown process node '3nm' (expected "
+                                         "auto or one of: 180nm"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_NE(std::string(parseBudgetError("area_mm2: -1\n")).find("'area_mm2': must be >= 0"),
+            std::string::npos);
 }
 
 } // namespace

@@ -85,7 +85,9 @@ TEST(EngineRegistry, ResourcesCountMultipliersAndSram) {
   const EngineConfig server = loadPreset("systolic", "server");
   const auto& s = server.as<arch::systolic::SystolicConfig>();
   EXPECT_EQ(sys.sramBytes, s.sbufBytesPerPartition * 128 + s.psumEntriesPerColumn * 64 * 4);
-  EXPECT_EQ(sys.dramBytesPerCycle, s.dramBytesPerCycle);
+  // The server preset's HBM2 stack: 8 channels x 32 GB/s at 1.4 GHz.
+  EXPECT_DOUBLE_EQ(sys.dramBytesPerCycle, s.dramFigures().bytesPerCycle);
+  EXPECT_NEAR(sys.dramBytesPerCycle, 8 * 32.0 / 1.4, 1e-9);
 
   const Resources sp = resources(loadPreset("sparse", "scnn"));
   EXPECT_EQ(sp.multipliers, 64 * 16); // 8x8 PEs of 4x4 multipliers

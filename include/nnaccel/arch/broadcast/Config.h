@@ -12,6 +12,7 @@
 /// unit in its name; a loaded config is always valid.
 #pragma once
 
+#include "nnaccel/arch/common/Dram.h"
 #include "nnaccel/arch/common/Technology.h"
 
 #include <cstdint>
@@ -48,7 +49,8 @@ enum class DataType { Int8 }; ///< int8 operands, int32 accumulation (fp16/bf16:
 /// Per-access energies in picojoules. Each on-chip event is `auto` (nullopt) by default: priced
 /// through the technology model from the components it uses (config/Pricing.cpp,
 /// docs/arch/Broadcast.md "Energy and area"); a number overrides it. The PE-to-PE broadcast links
-/// and memory 310 (DRAM) have no technology part yet, so theirs are numbers.
+/// have no technology part yet, so theirs is a number; memory 310's are `auto` when its section
+/// names a DRAM standard (arch/common/Dram.h), else numbers.
 struct EnergyTable {
   std::optional<double> macPj;                   ///< one int8 x int8 multiply-accumulate (int32)
   std::optional<double> inputRfWritePjPerByte;   ///< activation written into a PE's input RF
@@ -57,14 +59,19 @@ struct EnergyTable {
   std::optional<double> weightRfReadPjPerByte;   ///< weight read by the multiplier
   std::optional<double> outputRfAccessPjPerByte; ///< partial sum read or written (4 bytes each)
   double broadcastPjPerByte = 0.1;               ///< one PE-to-PE link transfer
-  std::optional<double> columnBufferAccessPjPerByte; ///< column buffer write or read
-  std::optional<double> globalBufferReadPjPerByte;   ///< global buffer read
-  std::optional<double> globalBufferWritePjPerByte;  ///< global buffer write (drain, staging)
-  double memoryReadPjPerByte = 160.0;  ///< memory 310 (DRAM) read: Dally's LPDDR figure
-  double memoryWritePjPerByte = 160.0; ///< memory 310 (DRAM) write
+  std::optional<double> columnBufferAccessPjPerByte;  ///< column buffer write or read
+  std::optional<double> globalBufferReadPjPerByte;    ///< global buffer read
+  std::optional<double> globalBufferWritePjPerByte;   ///< global buffer write (drain, staging)
+  std::optional<double> memoryReadPjPerByte = 160.0;  ///< memory 310 read (auto: its standard)
+  std::optional<double> memoryWritePjPerByte = 160.0; ///< memory 310 write
+  std::optional<double> memoryActivatePj = 0.0;       ///< one row activation (the row-buffer model)
 
   bool operator==(const EnergyTable&) const = default;
 };
+
+/// The `energy:` keys of memory 310's read, write and activation events.
+inline constexpr std::array<std::string_view, 3> kMemoryEnergyKeys{
+    "memory_read_pj_per_byte", "memory_write_pj_per_byte", "memory_activate_pj"};
 
 /// EnergyTable with every `auto` priced (energyPrices()): what the simulator charges.
 struct EnergyPrices {
@@ -72,7 +79,7 @@ struct EnergyPrices {
   double weightRfWritePjPerByte = 0, weightRfReadPjPerByte = 0, outputRfAccessPjPerByte = 0;
   double broadcastPjPerByte = 0, columnBufferAccessPjPerByte = 0;
   double globalBufferReadPjPerByte = 0, globalBufferWritePjPerByte = 0;
-  double memoryReadPjPerByte = 0, memoryWritePjPerByte = 0;
+  double memoryReadPjPerByte = 0, memoryWritePjPerByte = 0, memoryActivatePj = 0;
 };
 
 struct BroadcastConfig {
@@ -118,8 +125,9 @@ struct BroadcastConfig {
   int64_t globalBufferLatencyCycles = 2;    ///< first access of a layer that touches no DRAM
 
   // --- memory 310: the DRAM behind the global buffer (¶0058) ----------------------------------
-  double memoryBytesPerCycle = 32.0; ///< all columns together
-  int64_t memoryLatencyCycles = 100; ///< first access of a layer that touches DRAM
+  common::DramPart memory;                          ///< memory 310's part: a standard, or custom
+  std::optional<double> memoryBytesPerCycle = 32.0; ///< all columns together (auto: the peak)
+  std::optional<int64_t> memoryLatencyCycles = 100; ///< a layer's first DRAM access (auto: tRCD+CL)
 
   // --- kernel decomposition: the compiler's choice (¶0060-0064) ------------------------------
   /// N for every layer with a kernel at least N wide (narrower kernels use their width); 0 picks
@@ -137,6 +145,10 @@ struct BroadcastConfig {
   int64_t groups() const { return columns * groupsPerColumn(); }
   int64_t lanesPerGroup() const { return lanesPerColumn / groupsPerColumn(); }
   int64_t macsPerCycle() const { return peCount() * macLanesPerPe; }
+
+  /// Memory 310's settings and figures at clockMhz (a validated config).
+  common::DramSettings memorySettings() const;
+  common::DramFigures memoryFigures() const;
 
   bool operator==(const BroadcastConfig&) const = default;
 };

@@ -56,6 +56,7 @@ struct VariantStats {
   /// The reads and writes above (and staging copies) by level: what crosses memory 310 (DRAM)
   /// and what the global buffer serves (LayerMemory decides which).
   report::Traffic dram, buffer;
+  double dramActivations = 0; ///< rows memory 310's transfers open (the row-buffer model; else 0)
   double energyPj = 0;
   double writesPerRead() const;
   VariantStats& operator+=(const VariantStats& o);

@@ -10,6 +10,7 @@
 /// in its name; a loaded config is always valid.
 #pragma once
 
+#include "nnaccel/arch/common/Dram.h"
 #include "nnaccel/arch/common/Technology.h"
 
 #include <cstdint>
@@ -44,8 +45,9 @@ struct EnergyTable {
   std::optional<double> oaRamWritePjPerByte; ///< output-activation RAM write
   double haloPj = 2.0;                       ///< one halo (value, position) message to a neighbour
   std::optional<double> ppuOpPj;             ///< one post-processing operation
-  double dramReadPjPerByte = 160.0;          ///< Dally's LPDDR figure (the scnn preset cites it)
-  double dramWritePjPerByte = 160.0;
+  std::optional<double> dramReadPjPerByte = 160.0; ///< auto with a DRAM standard
+  std::optional<double> dramWritePjPerByte = 160.0;
+  std::optional<double> dramActivatePj = 0.0; ///< one row activation (the row-buffer model)
 
   bool operator==(const EnergyTable&) const = default;
 };
@@ -56,6 +58,7 @@ struct EnergyPrices {
   double weightFifoReadPjPerByte = 0, weightFifoWritePjPerByte = 0;
   double iaRamReadPjPerByte = 0, oaRamWritePjPerByte = 0;
   double haloPj = 0, ppuOpPj = 0, dramReadPjPerByte = 0, dramWritePjPerByte = 0;
+  double dramActivatePj = 0;
 };
 
 struct SparseConfig {
@@ -98,14 +101,18 @@ struct SparseConfig {
   ActivationCodeTable activationCodes = ActivationCodeTable::ZeroRunLength;
 
   // --- DRAM --------------------------------------------------------------------------------
-  double dramBytesPerCycle = 32.0;
-  int64_t dramLatencyCycles = 100;
+  common::DramPart dram;                          ///< the DRAM part: a standard, or custom
+  std::optional<double> dramBytesPerCycle = 32.0; ///< auto: the standard's peak at clock_mhz
+  std::optional<int64_t> dramLatencyCycles = 100; ///< auto: the standard's tRCD + CL
 
   common::TechnologyConfig technology{"16nm"}; ///< the SCNN paper's node (the scnn preset)
 
   EnergyTable energy;
 
   int64_t peCount() const { return peRows * peCols; }
+  /// The DRAM part's settings and its figures at clockMhz (a validated config).
+  common::DramSettings dramSettings() const;
+  common::DramFigures dramFigures() const;
   int64_t multipliersPerPe() const { return weightsPerVector * activationsPerVector; }
   int64_t accumulatorEntries() const { return accumulatorBanks * accumulatorBankEntries; }
 

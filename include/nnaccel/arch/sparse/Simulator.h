@@ -40,6 +40,7 @@ struct AccessCounts {
   int64_t haloMessages = 0;
   int64_t ppuOps = 0;
   int64_t dramReadBytes = 0, dramWriteBytes = 0;
+  double dramActivations = 0; ///< DRAM rows the transfers open (the row-buffer model; else 0)
   AccessCounts& operator+=(const AccessCounts& o);
 };
 

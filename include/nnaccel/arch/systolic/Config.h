@@ -8,6 +8,7 @@
 /// unit in its name; a loaded config is always valid (validate() enforces the invariants the
 /// compiler and simulator rely on).
 #pragma once
+#include "nnaccel/arch/common/Dram.h"
 #include "nnaccel/arch/common/Technology.h"
 #include "nnaccel/tensor/DType.h"
 
@@ -26,17 +27,18 @@ enum class PsumZeroMode {
 
 /// Per-event energies in picojoules. Each on-chip event is `auto` (nullopt) by default: priced
 /// through the technology model from the components the event uses (Pricing.cpp,
-/// docs/arch/Systolic.md "Energy and area"); a number overrides it. DRAM has no technology part
-/// yet, so its two figures are numbers with their source in the preset.
+/// docs/arch/Systolic.md "Energy and area"); a number overrides it. The DRAM events are `auto`
+/// when the `dram:` section names a standard (arch/common/Dram.h), else numbers.
 struct EnergyTable {
-  std::optional<double> macInt8Pj;           ///< one int8 x int8 multiply + int32 add
-  std::optional<double> macFp32Pj;           ///< one fp32 multiply-add
-  std::optional<double> sbufReadPjPerByte;   ///< state buffer (SRAM) read
-  std::optional<double> sbufWritePjPerByte;  ///< state buffer (SRAM) write
-  std::optional<double> psumReadPjPerEntry;  ///< one 32-bit summation-buffer entry read
-  std::optional<double> psumWritePjPerEntry; ///< one 32-bit summation-buffer entry write
-  double dramReadPjPerByte = 80.0;           ///< DRAM read
-  double dramWritePjPerByte = 80.0;          ///< DRAM write
+  std::optional<double> macInt8Pj;                 ///< one int8 x int8 multiply + int32 add
+  std::optional<double> macFp32Pj;                 ///< one fp32 multiply-add
+  std::optional<double> sbufReadPjPerByte;         ///< state buffer (SRAM) read
+  std::optional<double> sbufWritePjPerByte;        ///< state buffer (SRAM) write
+  std::optional<double> psumReadPjPerEntry;        ///< one 32-bit summation-buffer entry read
+  std::optional<double> psumWritePjPerEntry;       ///< one 32-bit summation-buffer entry write
+  std::optional<double> dramReadPjPerByte = 80.0;  ///< DRAM read
+  std::optional<double> dramWritePjPerByte = 80.0; ///< DRAM write
+  std::optional<double> dramActivatePj = 0.0;      ///< one row activation (the row-buffer model)
   std::optional<double> actOpPj;  ///< one activation-engine element (requantize/activation)
   std::optional<double> poolOpPj; ///< one pooling-engine window element
   std::optional<double> weightLoadPjPerByte; ///< moving one weight byte into a PE register
@@ -50,7 +52,7 @@ struct EnergyPrices {
   double macInt8Pj = 0, macFp32Pj = 0;
   double sbufReadPjPerByte = 0, sbufWritePjPerByte = 0;
   double psumReadPjPerEntry = 0, psumWritePjPerEntry = 0;
-  double dramReadPjPerByte = 0, dramWritePjPerByte = 0;
+  double dramReadPjPerByte = 0, dramWritePjPerByte = 0, dramActivatePj = 0;
   double actOpPj = 0, poolOpPj = 0, weightLoadPjPerByte = 0;
 };
 
@@ -89,14 +91,18 @@ struct SystolicConfig {
   int64_t poolLatencyCycles = 4; ///< pooling-engine pipeline depth
 
   // --- DRAM / DMA --------------------------------------------------------------------------
-  double dramBytesPerCycle = 16.0; ///< sustained DMA bandwidth
-  int64_t dramLatencyCycles = 100; ///< first-byte latency of one DMA descriptor
+  common::DramPart dram;                          ///< the DRAM part: a standard, or custom
+  std::optional<double> dramBytesPerCycle = 16.0; ///< DMA bandwidth (auto: the standard's peak)
+  std::optional<int64_t> dramLatencyCycles = 100; ///< first byte of a descriptor (auto: tRCD+CL)
 
   double clockMhz = 1000.0;
   common::TechnologyConfig technology;
   EnergyTable energy;
 
   int64_t psumTileEntries() const { return psumMaxTileRows * psumMaxTileCols; }
+  /// The DRAM part's settings and its figures at clockMhz (a validated config).
+  common::DramSettings dramSettings() const;
+  common::DramFigures dramFigures() const;
   /// SBUF bytes per partition the lowerings may tile in (below the resident region).
   int64_t sbufWorkingBytesPerPartition() const {
     return sbufBytesPerPartition - sbufResidentBytesPerPartition;

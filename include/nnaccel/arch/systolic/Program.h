@@ -101,8 +101,9 @@ inline bool isResidentAddr(int64_t addr) {
 
 struct Program {
   /// 3: the rounding header field; 4: VECTOR's C; 5: zero points (tensors, MATMUL, LOAD_WEIGHTS,
-  /// ACTIVATE, POOL, VECTOR, the DMA fill value); 6: the config's technology and `auto` energies
-  static constexpr uint32_t kVersion = 6;
+  /// ACTIVATE, POOL, VECTOR, the DMA fill value); 6: the config's technology and `auto` energies;
+  /// 7: the config's DRAM part (standard, channels, row buffer), `auto` DRAM figures
+  static constexpr uint32_t kVersion = 7;
   SystolicConfig config;   ///< the config it was compiled for (the simulator runs on it)
   DType dtype = DType::I8; ///< I8 or F32
   /// How every requantization of an s8 program (ACTIVATE, POOL average, VECTOR) and the

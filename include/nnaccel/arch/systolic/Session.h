@@ -38,6 +38,9 @@ struct SessionResult {
   Program program;
   report::RunReport report;
   std::vector<Tensor> outputs; ///< graph outputs as fp32 (dequantized for int8)
+  /// With the DRAM row-buffer model: the DMAs' DRAM bytes over the cycles they held DRAM, the
+  /// bandwidth the run achieved (the report's roofline uses it); else 0.
+  double effectiveDramBytesPerCycle = 0;
 };
 
 /// Runs \p g (shape-inferred, passes applied) on \p config. Throws nnaccel::Error for a config

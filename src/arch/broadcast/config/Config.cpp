@@ -110,8 +110,9 @@ template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config&
     v.integer("latency_cycles", c.globalBufferLatencyCycles, kCycles);
   });
   v.section("memory", [&] {
-    v.real("bytes_per_cycle", c.memoryBytesPerCycle, kBytesPerCycleRange);
-    v.integer("latency_cycles", c.memoryLatencyCycles, kCycles);
+    common::walkDramPart(v, c.memory);
+    v.optionalReal("bytes_per_cycle", c.memoryBytesPerCycle, kBytesPerCycleRange);
+    v.optionalInteger("latency_cycles", c.memoryLatencyCycles, kCycles);
   });
   v.section("decomposition", [&] {
     v.integer("vector_width", c.vectorWidth, kVectorWidth);
@@ -131,8 +132,9 @@ template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config&
                    kEnergyPjRange);
     v.optionalReal("global_buffer_read_pj_per_byte", e.globalBufferReadPjPerByte, kEnergyPjRange);
     v.optionalReal("global_buffer_write_pj_per_byte", e.globalBufferWritePjPerByte, kEnergyPjRange);
-    v.real("memory_read_pj_per_byte", e.memoryReadPjPerByte, kEnergyPjRange);
-    v.real("memory_write_pj_per_byte", e.memoryWritePjPerByte, kEnergyPjRange);
+    v.optionalReal("memory_read_pj_per_byte", e.memoryReadPjPerByte, kEnergyPjRange);
+    v.optionalReal("memory_write_pj_per_byte", e.memoryWritePjPerByte, kEnergyPjRange);
+    v.optionalReal("memory_activate_pj", e.memoryActivatePj, kEnergyPjRange);
   });
 }
 
@@ -150,10 +152,20 @@ void checkVectorWidthFitsGroup(const config::ConfigChecker& checker, const std::
 
 } // namespace
 
+common::DramSettings BroadcastConfig::memorySettings() const {
+  return {memoryBytesPerCycle, memoryLatencyCycles, energy.memoryReadPjPerByte,
+          energy.memoryWritePjPerByte, energy.memoryActivatePj};
+}
+
+common::DramFigures BroadcastConfig::memoryFigures() const {
+  return common::dramFigures(memory, memorySettings(), clockMhz);
+}
+
 void validate(const BroadcastConfig& c, const std::string& file) {
   config::ConfigChecker checker(file);
   walkSchema(checker, c);
   common::processNodeOf(c.technology, checker);
+  common::checkDramPart(c.memory, c.memorySettings(), checker, "memory", kMemoryEnergyKeys);
   // Cross-field rules (each key is in range here).
   if (c.pesPerColumn % c.groupSize != 0) {
     checker.fail("pe_array.group_size",

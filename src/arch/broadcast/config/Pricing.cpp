@@ -109,14 +109,13 @@ const std::vector<Rule>& eventRules() {
   return rules;
 }
 
-/// The broadcast links have no cited figure yet; memory 310 is a part of its own.
+/// The broadcast links have no cited figure yet; memory 310 is a part of its own
+/// (arch/common/Dram.h), its events appended after these.
 const std::vector<Fixed>& fixedEvents() {
   using E = EnergyTable;
   using P = EnergyPrices;
   static const std::vector<Fixed> fixed = {
       {"broadcast_pj_per_byte", &E::broadcastPjPerByte, &P::broadcastPjPerByte},
-      {"memory_read_pj_per_byte", &E::memoryReadPjPerByte, &P::memoryReadPjPerByte},
-      {"memory_write_pj_per_byte", &E::memoryWritePjPerByte, &P::memoryWritePjPerByte},
   };
   return fixed;
 }
@@ -149,11 +148,20 @@ common::Inventory broadcastInventory(const BroadcastConfig& c) {
 }
 
 std::vector<engines::CostTable::Event> energyEvents(const BroadcastConfig& c) {
-  return common::priceEvents(broadcastInventory(c), c, c.energy, eventRules(), fixedEvents());
+  std::vector<engines::CostTable::Event> events =
+      common::priceEvents(broadcastInventory(c), c, c.energy, eventRules(), fixedEvents());
+  common::appendDramEvents(events, c.memory, c.memorySettings(), kMemoryEnergyKeys);
+  return events;
 }
 
 EnergyPrices energyPrices(const BroadcastConfig& c) {
-  return common::pricesOf(eventRules(), fixedEvents(), energyEvents(c));
+  const std::vector<engines::CostTable::Event> events = energyEvents(c);
+  EnergyPrices p = common::pricesOf(eventRules(), fixedEvents(), events);
+  const common::DramPrices memory = common::dramPricesOf(events);
+  p.memoryReadPjPerByte = memory.readPjPerByte;
+  p.memoryWritePjPerByte = memory.writePjPerByte;
+  p.memoryActivatePj = memory.activatePj;
+  return p;
 }
 
 } // namespace nnaccel::arch::broadcast

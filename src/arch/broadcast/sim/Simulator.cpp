@@ -50,6 +50,7 @@ VariantStats& VariantStats::operator+=(const VariantStats& o) {
   columnBufferBytes += o.columnBufferBytes;
   outputRfBytes += o.outputRfBytes;
   dram += o.dram;
+  dramActivations += o.dramActivations;
   buffer += o.buffer;
   if (reuseHistogram.size() < o.reuseHistogram.size())
     reuseHistogram.resize(o.reuseHistogram.size(), 0);
@@ -79,7 +80,7 @@ double energyPj(const VariantStats& s, const EnergyPrices& e) {
   return d(s.macs) * (e.macPj + e.inputRfReadPjPerByte + e.weightRfReadPjPerByte) +
          d(s.inputRfWriteBytes) * e.inputRfWritePjPerByte +
          d(s.broadcastBytes) * e.broadcastPjPerByte + d(s.dram.readBytes) * e.memoryReadPjPerByte +
-         d(s.dram.writeBytes) * e.memoryWritePjPerByte +
+         d(s.dram.writeBytes) * e.memoryWritePjPerByte + s.dramActivations * e.memoryActivatePj +
          d(s.buffer.readBytes) * e.globalBufferReadPjPerByte +
          d(s.buffer.writeBytes) * e.globalBufferWritePjPerByte +
          d(s.weightRfWriteBytes) * e.weightRfWritePjPerByte +
@@ -99,8 +100,8 @@ report::EnergyParts energyParts(const VariantStats& s, const EnergyPrices& e) {
              d(s.buffer.readBytes) * e.globalBufferReadPjPerByte +
              d(s.buffer.writeBytes) * e.globalBufferWritePjPerByte;
   p.interconnect = d(s.broadcastBytes) * e.broadcastPjPerByte;
-  p.dram =
-      d(s.dram.readBytes) * e.memoryReadPjPerByte + d(s.dram.writeBytes) * e.memoryWritePjPerByte;
+  p.dram = d(s.dram.readBytes) * e.memoryReadPjPerByte +
+           d(s.dram.writeBytes) * e.memoryWritePjPerByte + s.dramActivations * e.memoryActivatePj;
   return p;
 }
 
@@ -319,6 +320,7 @@ struct Simulator::Impl {
   const Program& program;
   const quant::QuantizedModel& qm;
   const BroadcastConfig& config;
+  common::DramFigures memory; ///< memory 310's part at the clock
   /// Every event's energy, priced once per run (the technology model, config/Pricing.cpp).
   const EnergyPrices prices = energyPrices(config);
   std::vector<Tensor> values;
@@ -336,7 +338,8 @@ struct Simulator::Impl {
   std::vector<int32_t> received, buffer;
 
   Impl(const Program& p, const quant::QuantizedModel& q)
-      : program(p), qm(q), config(p.config), values(q.graph.numValues()) {}
+      : program(p), qm(q), config(p.config), memory(p.config.memoryFigures()),
+        values(q.graph.numValues()) {}
 
   const CachedSchedule& schedule(const PassShape& s, bool broadcast) {
     const auto key = std::make_tuple(s.positions, s.operands, s.taps, s.stride, s.realTaps,
@@ -501,9 +504,14 @@ struct Simulator::Impl {
       return transferCycles(t.readBytes + t.writeBytes, bytesPerCycle);
     };
     const bool touchesDram = st.dram.readBytes + st.dram.writeBytes > 0;
-    const int64_t latency =
-        touchesDram ? config.memoryLatencyCycles : config.globalBufferLatencyCycles;
-    const int64_t bound = std::max(atRate(st.dram, config.memoryBytesPerCycle),
+    const int64_t latency = touchesDram ? memory.latencyCycles : config.globalBufferLatencyCycles;
+    // A layer's DRAM traffic streams whole tensors in order: with the row-buffer model its reads
+    // and its writes each sweep their rows (docs/Technology.md "DRAM").
+    if (memory.rowBuffer && memory.standard)
+      for (const int64_t bytes : {st.dram.readBytes, st.dram.writeBytes})
+        st.dramActivations +=
+            bytes > 0 ? tech::rowSweepOfRun(*memory.standard, bytes).activations : 0.0;
+    const int64_t bound = std::max(atRate(st.dram, common::dramStreamBytesPerCycle(memory)),
                                    atRate(st.buffer, config.globalBufferBytesPerCycle));
     st.cycles = latency + std::max(arrayCycles, bound);
     st.memoryWaitCycles = latency + std::max<int64_t>(0, bound - arrayCycles);
@@ -883,7 +891,8 @@ struct Simulator::Impl {
                 {"macs", m.macs},
                 {"read_stall_cycles", m.readStallCycles},
                 {"rf_read_bytes", m.macs * 2},
-                {"rf_write_bytes", m.inputRfWriteBytes + m.weightRfWriteBytes}};
+                {"rf_write_bytes", m.inputRfWriteBytes + m.weightRfWriteBytes},
+                {"dram_row_activations", std::llround(m.dramActivations)}};
     // Reads delivered to k PEs (the re-use histogram; the HTML report stacks the "reuse."
     // group per layer).
     for (size_t k = 1; k < m.reuseHistogram.size(); ++k)

@@ -106,8 +106,9 @@ template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config&
     v.choice("activation_codes", c.activationCodes, kActivationCodes);
   });
   v.section("dram", [&] {
-    v.real("bytes_per_cycle", c.dramBytesPerCycle, kBytesPerCycleRange);
-    v.integer("latency_cycles", c.dramLatencyCycles, kCycles);
+    common::walkDramPart(v, c.dram);
+    v.optionalReal("bytes_per_cycle", c.dramBytesPerCycle, kBytesPerCycleRange);
+    v.optionalInteger("latency_cycles", c.dramLatencyCycles, kCycles);
   });
   v.section("energy", [&] {
     auto& e = c.energy;
@@ -120,8 +121,9 @@ template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config&
     v.optionalReal("oa_ram_write_pj_per_byte", e.oaRamWritePjPerByte, kEnergyPjRange);
     v.real("halo_pj", e.haloPj, kEnergyPjRange);
     v.optionalReal("ppu_op_pj", e.ppuOpPj, kEnergyPjRange);
-    v.real("dram_read_pj_per_byte", e.dramReadPjPerByte, kEnergyPjRange);
-    v.real("dram_write_pj_per_byte", e.dramWritePjPerByte, kEnergyPjRange);
+    v.optionalReal("dram_read_pj_per_byte", e.dramReadPjPerByte, kEnergyPjRange);
+    v.optionalReal("dram_write_pj_per_byte", e.dramWritePjPerByte, kEnergyPjRange);
+    v.optionalReal("dram_activate_pj", e.dramActivatePj, kEnergyPjRange);
   });
 }
 
@@ -131,10 +133,20 @@ bool isPowerOfTwo(int64_t x) {
 
 } // namespace
 
+common::DramSettings SparseConfig::dramSettings() const {
+  return {dramBytesPerCycle, dramLatencyCycles, energy.dramReadPjPerByte, energy.dramWritePjPerByte,
+          energy.dramActivatePj};
+}
+
+common::DramFigures SparseConfig::dramFigures() const {
+  return common::dramFigures(dram, dramSettings(), clockMhz);
+}
+
 void validate(const SparseConfig& c, const std::string& file) {
   config::ConfigChecker checker(file);
   walkSchema(checker, c);
   common::processNodeOf(c.technology, checker);
+  common::checkDramPart(c.dram, c.dramSettings(), checker, "dram", common::kDramEnergyKeys);
   // Cross-field rules (each key is in range here).
   if (!isPowerOfTwo(c.accumulatorBanks)) {
     // The bank is the low log2(A) address bits (or their hash): seed 001 ¶0096.

@@ -82,15 +82,14 @@ const std::vector<Rule>& eventRules() {
   return rules;
 }
 
-/// The crossbar and the halo links have no cited figure yet; DRAM is a part of its own.
+/// The crossbar and the halo links have no cited figure yet; DRAM is a part of its own
+/// (arch/common/Dram.h), its events appended after these.
 const std::vector<Fixed>& fixedEvents() {
   using E = EnergyTable;
   using P = EnergyPrices;
   static const std::vector<Fixed> fixed = {
       {"crossbar_pj", &E::crossbarPj, &P::crossbarPj},
       {"halo_pj", &E::haloPj, &P::haloPj},
-      {"dram_read_pj_per_byte", &E::dramReadPjPerByte, &P::dramReadPjPerByte},
-      {"dram_write_pj_per_byte", &E::dramWritePjPerByte, &P::dramWritePjPerByte},
   };
   return fixed;
 }
@@ -134,11 +133,20 @@ common::Inventory sparseInventory(const SparseConfig& c) {
 }
 
 std::vector<engines::CostTable::Event> energyEvents(const SparseConfig& c) {
-  return common::priceEvents(sparseInventory(c), c, c.energy, eventRules(), fixedEvents());
+  std::vector<engines::CostTable::Event> events =
+      common::priceEvents(sparseInventory(c), c, c.energy, eventRules(), fixedEvents());
+  common::appendDramEvents(events, c.dram, c.dramSettings(), common::kDramEnergyKeys);
+  return events;
 }
 
 EnergyPrices energyPrices(const SparseConfig& c) {
-  return common::pricesOf(eventRules(), fixedEvents(), energyEvents(c));
+  const std::vector<engines::CostTable::Event> events = energyEvents(c);
+  EnergyPrices p = common::pricesOf(eventRules(), fixedEvents(), events);
+  const common::DramPrices dram = common::dramPricesOf(events);
+  p.dramReadPjPerByte = dram.readPjPerByte;
+  p.dramWritePjPerByte = dram.writePjPerByte;
+  p.dramActivatePj = dram.activatePj;
+  return p;
 }
 
 } // namespace nnaccel::arch::sparse

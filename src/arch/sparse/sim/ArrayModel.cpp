@@ -137,8 +137,8 @@ class ArrayRun {
 public:
   ArrayRun(const ConvLayer& l, const SparseConfig& c, const LayerInput& in, bool dense, int threads,
            const std::function<void(double)>& progress)
-      : l_(l), c_(c), in_(in), dense_(dense), threads_(threads), progress_(progress),
-        pes_(l.inTiling.pes()), groups_(static_cast<int64_t>(l.groups.size())),
+      : l_(l), c_(c), dram_(c.dramFigures()), in_(in), dense_(dense), threads_(threads),
+        progress_(progress), pes_(l.inTiling.pes()), groups_(static_cast<int64_t>(l.groups.size())),
         F_(c.weightsPerVector), I_(c.activationsPerVector), P_(F_ * I_) {}
 
   ArrayResult run() {
@@ -348,7 +348,9 @@ private:
     for (const auto& gw : work_)
       for (const PlaneWork& w : gw)
         fifoCap = std::max(fifoCap, w.wVecs);
-    const double creditPerCycle = c_.dramBytesPerCycle * 8.0;
+    // The weights stream in order: whole rows, so the banks open rows faster than the bus
+    // moves them unless rows are small against the bus (the row-buffer model's stream rate).
+    const double creditPerCycle = common::dramStreamBytesPerCycle(dram_) * 8.0;
     const double creditCap = std::max(creditPerCycle, static_cast<double>(vectorBits_)) * 2.0;
     double credit = 0;
     int64_t broadcast = 0; // vectors broadcast so far
@@ -392,7 +394,7 @@ private:
       if (broadcast < totalVecs_) {
         const int64_t before = broadcast;
         bool fifoFull = false;
-        if (t >= c_.dramLatencyCycles) {
+        if (t >= dram_.latencyCycles) {
           credit = std::min(creditCap, credit + creditPerCycle);
           for (int64_t n = 0; n < c_.broadcastVectorsPerCycle && broadcast < totalVecs_; ++n) {
             fifoFull = minReleased != INT64_MAX && broadcast >= minReleased + fifoCap;
@@ -423,7 +425,7 @@ private:
   /// so skipping gives the cycles stepping gives; a long one (a bandwidth far below a vector per
   /// cycle) is computed in closed form, so run time does not grow with it.
   int64_t nextBroadcast(int64_t t, double credit, double perCycle, double cap) const {
-    const int64_t first = std::max(t + 1, c_.dramLatencyCycles);
+    const int64_t first = std::max(t + 1, dram_.latencyCycles);
     const auto need = static_cast<double>(vectorBits_);
     const double additions = std::ceil((need - credit) / perCycle);
     if (additions > kSteppedAdditions)
@@ -437,7 +439,7 @@ private:
 
   /// The sequencer's credit after the cycles (\p t, \p to], starting from \p credit.
   double creditAfter(int64_t t, int64_t to, double credit, double perCycle, double cap) const {
-    const int64_t first = std::max(t + 1, c_.dramLatencyCycles);
+    const int64_t first = std::max(t + 1, dram_.latencyCycles);
     if (to - first + 1 > kSteppedAdditions)
       return std::min(cap, credit + static_cast<double>(to - first + 1) * perCycle);
     for (int64_t u = first; u <= to; ++u)
@@ -873,6 +875,7 @@ private:
 
   const ConvLayer& l_;
   const SparseConfig& c_;
+  common::DramFigures dram_; ///< the config's DRAM part at its clock
   const LayerInput& in_;
   bool dense_;
   int threads_;

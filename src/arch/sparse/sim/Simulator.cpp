@@ -48,6 +48,7 @@ AccessCounts& AccessCounts::operator+=(const AccessCounts& o) {
   ppuOps += o.ppuOps;
   dramReadBytes += o.dramReadBytes;
   dramWriteBytes += o.dramWriteBytes;
+  dramActivations += o.dramActivations;
   return *this;
 }
 
@@ -64,7 +65,8 @@ double energyPj(const AccessCounts& a, const EnergyPrices& e) {
          d(a.weightFifoReadBytes) * e.weightFifoReadPjPerByte +
          d(a.iaReadBytes) * e.iaRamReadPjPerByte + d(a.oaWriteBytes) * e.oaRamWritePjPerByte +
          d(a.haloMessages) * e.haloPj + d(a.ppuOps) * e.ppuOpPj +
-         d(a.dramReadBytes) * e.dramReadPjPerByte + d(a.dramWriteBytes) * e.dramWritePjPerByte;
+         d(a.dramReadBytes) * e.dramReadPjPerByte + d(a.dramWriteBytes) * e.dramWritePjPerByte +
+         a.dramActivations * e.dramActivatePj;
 }
 
 /// energyPj's terms grouped by component (docs/report-schema.md): the accumulator banks are
@@ -79,7 +81,8 @@ report::EnergyParts energyParts(const AccessCounts& a, const EnergyPrices& e) {
              d(a.iaReadBytes) * e.iaRamReadPjPerByte + d(a.oaWriteBytes) * e.oaRamWritePjPerByte;
   p.interconnect = d(a.crossbarTraversals) * e.crossbarPj + d(a.haloMessages) * e.haloPj;
   p.postProcess = d(a.ppuOps) * e.ppuOpPj;
-  p.dram = d(a.dramReadBytes) * e.dramReadPjPerByte + d(a.dramWriteBytes) * e.dramWritePjPerByte;
+  p.dram = d(a.dramReadBytes) * e.dramReadPjPerByte + d(a.dramWriteBytes) * e.dramWritePjPerByte +
+           a.dramActivations * e.dramActivatePj;
   return p;
 }
 
@@ -123,6 +126,7 @@ struct Simulator::Impl {
   const Program& program;
   const quant::QuantizedModel& qm;
   const SparseConfig& config;
+  common::DramFigures dram; ///< the config's DRAM part at its clock
   /// Every event's energy, priced once per run (the technology model, config/Pricing.cpp).
   const EnergyPrices prices = energyPrices(config);
   std::vector<Tensor> values;
@@ -134,13 +138,23 @@ struct Simulator::Impl {
       synthetic; ///< per layer: the synthetic input of a density sweep
 
   Impl(const Program& p, const quant::QuantizedModel& q)
-      : program(p), qm(q), config(p.config), values(q.graph.numValues()),
-        residency(q.graph.numValues()) {}
+      : program(p), qm(q), config(p.config), dram(p.config.dramFigures()),
+        values(q.graph.numValues()), residency(q.graph.numValues()) {}
 
+  /// One sequential transfer of \p bytes: the latency, then the stream (every transfer moves
+  /// a whole compressed tensor or weight stream in order).
   int64_t dramCycles(int64_t bytes) const {
     if (bytes == 0)
       return 0;
-    return config.dramLatencyCycles + transferCycles(bytes, config.dramBytesPerCycle);
+    return dram.latencyCycles + transferCycles(bytes, common::dramStreamBytesPerCycle(dram));
+  }
+
+  /// The rows \p runs sequential transfers of \p bytes each open (the row-buffer model; 0
+  /// without it).
+  double rowsOpened(int64_t bytes, int64_t runs = 1) const {
+    if (!dram.rowBuffer || !dram.standard || bytes <= 0)
+      return 0;
+    return static_cast<double>(runs) * tech::rowSweepOfRun(*dram.standard, bytes).activations;
   }
 
   const Tensor& input(ir::ValueId v) const {
@@ -225,10 +239,12 @@ struct Simulator::Impl {
     for (Placement* p : parts)
       if (p->onChip && !p->inDram) { // the producer's compacted output goes to DRAM first
         a.dramWriteBytes += p->compressedBytes;
+        a.dramActivations += rowsOpened(p->compressedBytes);
         cycles += dramCycles(p->compressedBytes);
         p->inDram = true;
       }
     a.dramReadBytes += compressedBytes;
+    a.dramActivations += rowsOpened(compressedBytes);
     return cycles + dramCycles(compressedBytes);
   }
 
@@ -360,13 +376,17 @@ struct Simulator::Impl {
                                                : 1.0;
     // Compressed weights stream from DRAM once per layer.
     int64_t weightBytes = 0;
-    for (const WeightGroup& wg : c.groups)
+    for (const WeightGroup& wg : c.groups) {
       weightBytes += ceilDiv(wg.streamBits, 8);
+      dramSide.dramActivations += rowsOpened(ceilDiv(wg.streamBits, 8));
+    }
     dramSide.dramReadBytes += weightBytes;
     // Activations that do not fit a PE's input RAM are re-streamed for every group.
     const bool iaSpill = maxIaBytes > config.iaRamBytes;
-    if (iaSpill)
+    if (iaSpill) {
       dramSide.dramReadBytes += iaBytes * static_cast<int64_t>(c.groups.size());
+      dramSide.dramActivations += rowsOpened(iaBytes, static_cast<int64_t>(c.groups.size()));
+    }
     const OutputSize os = storeConvOutput(l, sparse.output, d, dramSide, image, images);
     boundByDram(c, loadBytes, loadCycles, dramSide, d);
     if (options.denseBaseline)
@@ -421,8 +441,10 @@ struct Simulator::Impl {
     p.compressedBytes = os.bytes;
     p.compacted = os.compacted;
     d.outputToDram = !p.onChip;
-    if (!p.onChip)
+    if (!p.onChip) {
       dramSide.dramWriteBytes += os.bytes;
+      dramSide.dramActivations += rowsOpened(os.bytes);
+    }
     values[static_cast<size_t>(l.outputs[0])] = std::move(out);
     return os;
   }
@@ -460,6 +482,7 @@ struct Simulator::Impl {
     d.cycles = arrayCycles + loadCycles;
     d.access.dramReadBytes = dramSide.dramReadBytes;
     d.access.dramWriteBytes = dramSide.dramWriteBytes;
+    d.access.dramActivations = dramSide.dramActivations;
   }
 
   /// The dense baseline of Conv layer \p c: the same array without skipping zeros, with
@@ -472,16 +495,22 @@ struct Simulator::Impl {
     const int64_t denseIaBytes = in.denseElements * config.valueBits / 8;
     const int64_t denseOutBytes = os.elements * config.valueBits / 8;
     d.denseAccess.dramReadBytes = denseWeightBytes + (fromDram ? denseIaBytes : 0);
+    d.denseAccess.dramActivations =
+        rowsOpened(denseWeightBytes) + (fromDram ? rowsOpened(denseIaBytes) : 0);
     int64_t denseMaxIa = 0;
     for (size_t pe = 0; pe < c.frames.size(); ++pe) {
       const auto first = in.pixels.begin() + static_cast<ptrdiff_t>(pe) * in.planes;
       const int64_t pixels = std::accumulate(first, first + in.planes, int64_t{0});
       denseMaxIa = std::max(denseMaxIa, pixels * config.valueBits / 8);
     }
-    if (denseMaxIa > config.iaRamBytes)
+    if (denseMaxIa > config.iaRamBytes) {
       d.denseAccess.dramReadBytes += denseIaBytes * static_cast<int64_t>(c.groups.size());
+      d.denseAccess.dramActivations +=
+          rowsOpened(denseIaBytes, static_cast<int64_t>(c.groups.size()));
+    }
     d.denseAccess.oaWriteBytes = denseOutBytes;
     d.denseAccess.dramWriteBytes = d.outputToDram ? denseOutBytes : 0;
+    d.denseAccess.dramActivations += d.outputToDram ? rowsOpened(denseOutBytes) : 0;
     const int64_t denseLoad = fromDram ? dramCycles(denseIaBytes) : 0;
     const int64_t denseBound =
         dramCycles(d.denseAccess.dramReadBytes - denseWeightBytes - (fromDram ? denseIaBytes : 0) +
@@ -549,6 +578,7 @@ struct Simulator::Impl {
                 {"ppu_ops", ac.ppuOps},
                 {"dram_read_bytes", ac.dramReadBytes},
                 {"dram_write_bytes", ac.dramWriteBytes},
+                {"dram_row_activations", std::llround(ac.dramActivations)},
                 {"dense_cycles", d.denseCycles},
                 {"oracle_cycles", d.oracleCycles},
                 // Multiplier slots by where they went (the summary's breakdown, per layer; the

@@ -73,8 +73,9 @@ template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config&
     v.integer("latency_cycles", c.poolLatencyCycles, kCycles);
   });
   v.section("dram", [&] {
-    v.real("bytes_per_cycle", c.dramBytesPerCycle, kBytesPerCycleRange);
-    v.integer("latency_cycles", c.dramLatencyCycles, kCycles);
+    common::walkDramPart(v, c.dram);
+    v.optionalReal("bytes_per_cycle", c.dramBytesPerCycle, kBytesPerCycleRange);
+    v.optionalInteger("latency_cycles", c.dramLatencyCycles, kCycles);
   });
   v.section("energy", [&] {
     auto& e = c.energy;
@@ -84,8 +85,9 @@ template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config&
     v.optionalReal("sbuf_write_pj_per_byte", e.sbufWritePjPerByte, kEnergyPjRange);
     v.optionalReal("psum_read_pj_per_entry", e.psumReadPjPerEntry, kEnergyPjRange);
     v.optionalReal("psum_write_pj_per_entry", e.psumWritePjPerEntry, kEnergyPjRange);
-    v.real("dram_read_pj_per_byte", e.dramReadPjPerByte, kEnergyPjRange);
-    v.real("dram_write_pj_per_byte", e.dramWritePjPerByte, kEnergyPjRange);
+    v.optionalReal("dram_read_pj_per_byte", e.dramReadPjPerByte, kEnergyPjRange);
+    v.optionalReal("dram_write_pj_per_byte", e.dramWritePjPerByte, kEnergyPjRange);
+    v.optionalReal("dram_activate_pj", e.dramActivatePj, kEnergyPjRange);
     v.optionalReal("act_op_pj", e.actOpPj, kEnergyPjRange);
     v.optionalReal("pool_op_pj", e.poolOpPj, kEnergyPjRange);
     v.optionalReal("weight_load_pj_per_byte", e.weightLoadPjPerByte, kEnergyPjRange);
@@ -93,6 +95,15 @@ template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config&
 }
 
 } // namespace
+
+common::DramSettings SystolicConfig::dramSettings() const {
+  return {dramBytesPerCycle, dramLatencyCycles, energy.dramReadPjPerByte, energy.dramWritePjPerByte,
+          energy.dramActivatePj};
+}
+
+common::DramFigures SystolicConfig::dramFigures() const {
+  return common::dramFigures(dram, dramSettings(), clockMhz);
+}
 
 bool SystolicConfig::supports(DType t) const {
   return std::find(dtypes.begin(), dtypes.end(), t) != dtypes.end();
@@ -102,6 +113,7 @@ void validate(const SystolicConfig& c, const std::string& file) {
   config::ConfigChecker checker(file);
   walkSchema(checker, c);
   common::processNodeOf(c.technology, checker);
+  common::checkDramPart(c.dram, c.dramSettings(), checker, "dram", common::kDramEnergyKeys);
   // Cross-field: the lowerings need a working area of at least kMinWorkingBytes.
   if (c.sbufResidentBytesPerPartition > c.sbufBytesPerPartition - kMinWorkingBytes) {
     checker.fail(

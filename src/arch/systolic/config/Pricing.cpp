@@ -109,23 +109,29 @@ const std::vector<Rule>& eventRules() {
   return rules;
 }
 
+/// No on-chip event keeps a fixed number; DRAM's events are the part's (arch/common/Dram.h).
 const std::vector<Fixed>& fixedEvents() {
-  static const std::vector<Fixed> fixed = {
-      {"dram_read_pj_per_byte", &EnergyTable::dramReadPjPerByte, &EnergyPrices::dramReadPjPerByte},
-      {"dram_write_pj_per_byte", &EnergyTable::dramWritePjPerByte,
-       &EnergyPrices::dramWritePjPerByte},
-  };
-  return fixed;
+  static const std::vector<Fixed> none;
+  return none;
 }
 
 } // namespace
 
 std::vector<engines::CostTable::Event> energyEvents(const SystolicConfig& c) {
-  return common::priceEvents(systolicInventory(c), c, c.energy, eventRules(), fixedEvents());
+  std::vector<engines::CostTable::Event> events =
+      common::priceEvents(systolicInventory(c), c, c.energy, eventRules(), fixedEvents());
+  common::appendDramEvents(events, c.dram, c.dramSettings(), common::kDramEnergyKeys);
+  return events;
 }
 
 EnergyPrices energyPrices(const SystolicConfig& c) {
-  return common::pricesOf(eventRules(), fixedEvents(), energyEvents(c));
+  const std::vector<engines::CostTable::Event> events = energyEvents(c);
+  EnergyPrices p = common::pricesOf(eventRules(), fixedEvents(), events);
+  const common::DramPrices dram = common::dramPricesOf(events);
+  p.dramReadPjPerByte = dram.readPjPerByte;
+  p.dramWritePjPerByte = dram.writePjPerByte;
+  p.dramActivatePj = dram.activatePj;
+  return p;
 }
 
 } // namespace nnaccel::arch::systolic

@@ -333,6 +333,7 @@ void forEachField(E& e, V&& v) {
   v(dec("energy.psumWritePjPerEntry"), e.psumWritePjPerEntry);
   v(dec("energy.dramReadPjPerByte"), e.dramReadPjPerByte);
   v(dec("energy.dramWritePjPerByte"), e.dramWritePjPerByte);
+  v(dec("energy.dramActivatePj"), e.dramActivatePj);
   v(dec("energy.actOpPj"), e.actOpPj);
   v(dec("energy.poolOpPj"), e.poolOpPj);
   v(dec("energy.weightLoadPjPerByte"), e.weightLoadPjPerByte);
@@ -359,6 +360,9 @@ void forEachField(C& c, V&& v) {
   v(dec("actLatencyCycles"), c.actLatencyCycles);
   v(dec("poolLanes"), c.poolLanes);
   v(dec("poolLatencyCycles"), c.poolLatencyCycles);
+  v(dec("dram.standard"), c.dram.standard);
+  v(dec("dram.channels"), c.dram.channels);
+  v(dec("dram.rowBuffer"), c.dram.rowBuffer);
   v(dec("dramBytesPerCycle"), c.dramBytesPerCycle);
   v(dec("dramLatencyCycles"), c.dramLatencyCycles);
   v(dec("clockMhz"), c.clockMhz);

@@ -105,6 +105,12 @@ public:
   void put(const std::optional<double>& v) {
     put(v ? *v : std::numeric_limits<double>::quiet_NaN());
   }
+  /// An `auto` integer as a 0 flag; a number as a 1 flag and the number.
+  void put(const std::optional<int64_t>& v) {
+    put(v.has_value());
+    if (v)
+      put(*v);
+  }
   template <Enum E> void put(E v) { varint(static_cast<int64_t>(v)); }
   void put(const std::string& s) {
     varint(static_cast<int64_t>(s.size()));
@@ -238,6 +244,16 @@ public:
     const bool autoMarker = std::bit_cast<uint64_t>(d) ==
                             std::bit_cast<uint64_t>(std::numeric_limits<double>::quiet_NaN());
     v = autoMarker ? std::nullopt : std::optional<double>(d);
+  }
+  void get(std::optional<int64_t>& v) {
+    bool present = false;
+    get(present);
+    v.reset();
+    if (present) {
+      int64_t x = 0;
+      get(x);
+      v = x;
+    }
   }
   template <Enum E> void get(E& v) {
     const size_t start = pos_;

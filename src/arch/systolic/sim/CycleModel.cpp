@@ -65,27 +65,60 @@ int64_t psumResetCycles(const SystolicConfig& c, const PsumReset& r) {
   return ceilDiv(r.entries, c.psumResetEntriesPerCycle);
 }
 
-std::optional<DmaTraffic> dmaTraffic(const Op& op) {
+namespace {
+
+/// Rows a DRAM pattern of \p d opens (tech::RowSweep, innermost level first).
+template <class D>
+double rowsOpened(const tech::DramStandard& s, const D& d, const DramPattern& p) {
+  const tech::RowSweep elements =
+      p.innerStep == d.elemBytes ? tech::rowSweepOfRun(s, d.innerCount * d.elemBytes)
+                                 : tech::rowSweepRepeated(s, tech::rowSweepOfRun(s, d.elemBytes),
+                                                          d.innerCount, p.innerStep);
+  const tech::RowSweep outer = tech::rowSweepRepeated(s, elements, d.outerCount, p.outerStride);
+  return tech::rowSweepRepeated(s, outer, d.partitionCount, p.partitionStride).activations;
+}
+
+} // namespace
+
+std::optional<DmaTraffic> dmaTraffic(const Op& op, const common::DramFigures& dram) {
   auto bytesOf = [](const auto& d) {
     return d.partitionCount * d.outerCount * d.innerCount * d.elemBytes;
   };
-  if (const auto* d = std::get_if<DmaLoad>(&op))
-    return DmaTraffic{bytesOf(*d), bytesOf(*d), !isResidentAddr(d->dram.addr), false};
-  if (const auto* d = std::get_if<DmaStore>(&op))
-    return DmaTraffic{bytesOf(*d), bytesOf(*d), false, !isResidentAddr(d->dram.addr)};
-  if (const auto* d = std::get_if<DmaCopy>(&op))
-    return DmaTraffic{bytesOf(*d), d->fillZero ? 0 : bytesOf(*d),
-                      !d->fillZero && !isResidentAddr(d->src.addr), !isResidentAddr(d->dst.addr)};
-  return std::nullopt;
+  std::optional<DmaTraffic> t;
+  double rows = 0;
+  const bool count = dram.rowBuffer && dram.standard != nullptr;
+  if (const auto* d = std::get_if<DmaLoad>(&op)) {
+    t = DmaTraffic{bytesOf(*d), bytesOf(*d), !isResidentAddr(d->dram.addr), false};
+    if (count && t->readsDram && t->bytes > 0)
+      rows = rowsOpened(*dram.standard, *d, d->dram);
+  } else if (const auto* st = std::get_if<DmaStore>(&op)) {
+    t = DmaTraffic{bytesOf(*st), bytesOf(*st), false, !isResidentAddr(st->dram.addr)};
+    if (count && t->writesDram && t->bytes > 0)
+      rows = rowsOpened(*dram.standard, *st, st->dram);
+  } else if (const auto* c = std::get_if<DmaCopy>(&op)) {
+    t = DmaTraffic{bytesOf(*c), c->fillZero ? 0 : bytesOf(*c),
+                   !c->fillZero && !isResidentAddr(c->src.addr), !isResidentAddr(c->dst.addr)};
+    if (count && t->bytes > 0)
+      rows = (t->readsDram ? rowsOpened(*dram.standard, *c, c->src) : 0.0) +
+             (t->writesDram ? rowsOpened(*dram.standard, *c, c->dst) : 0.0);
+  }
+  if (t)
+    t->dramActivations = rows;
+  return t;
 }
 
-int64_t dmaOccupancyCycles(const SystolicConfig& c, const DmaTraffic& t) {
-  const double rate = t.onChip() ? c.sbufDmaBytesPerCycle : c.dramBytesPerCycle;
-  return transferCycles(t.bytes, rate);
+int64_t dmaOccupancyCycles(const SystolicConfig& c, const common::DramFigures& dram,
+                           const DmaTraffic& t) {
+  if (t.onChip())
+    return transferCycles(t.bytes, c.sbufDmaBytesPerCycle);
+  // A copy inside DRAM: its bytes once over the bus, the rows of both its sides.
+  return static_cast<int64_t>(
+      std::ceil(common::dramTransferCycles(dram, static_cast<double>(t.bytes), t.dramActivations)));
 }
 
-int64_t dmaLatencyCycles(const SystolicConfig& c, const DmaTraffic& t) {
-  return t.onChip() ? c.sbufDmaLatencyCycles : c.dramLatencyCycles;
+int64_t dmaLatencyCycles(const SystolicConfig& c, const common::DramFigures& dram,
+                         const DmaTraffic& t) {
+  return t.onChip() ? c.sbufDmaLatencyCycles : dram.latencyCycles;
 }
 
 int64_t activateCycles(const Activate& a) {
@@ -191,7 +224,8 @@ void Semaphores::signal(size_t index, const Instruction& inst, int64_t doneCycle
 }
 
 LayerAccounts::LayerAccounts(const Program& program)
-    : program_(program), prices_(energyPrices(program.config)), accounts_(program.layers.size()) {
+    : program_(program), prices_(energyPrices(program.config)), dram_(program.config.dramFigures()),
+      accounts_(program.layers.size()) {
   if (program.layers.empty()) {
     return;
   }
@@ -223,10 +257,12 @@ void LayerAccounts::addTraffic(Account& a, const Instruction& inst) {
   const int64_t elem = static_cast<int64_t>(dtypeSizeBytes(program_.dtype));
   report::Traffic sbuf, psum, dram; // psum in entries here, converted below
   double extraPj = 0;
-  if (const std::optional<DmaTraffic> t = dmaTraffic(inst.op)) {
+  double activations = 0;
+  if (const std::optional<DmaTraffic> t = dmaTraffic(inst.op, dram_)) {
     // Each side of a DMA is DRAM or on chip (SBUF, its resident region or a table memory).
     (t->readsDram ? dram : sbuf).readBytes += t->readBytes;
     (t->writesDram ? dram : sbuf).writeBytes += t->bytes;
+    activations = t->dramActivations;
   }
   std::visit(Overloaded{
                  [&](const DmaLoad&) {},
@@ -291,8 +327,10 @@ void LayerAccounts::addTraffic(Account& a, const Instruction& inst) {
                           static_cast<double>(sbuf.writeBytes) * e.sbufWritePjPerByte +
                           static_cast<double>(psum.readBytes) * e.psumReadPjPerEntry +
                           static_cast<double>(psum.writeBytes) * e.psumWritePjPerEntry;
+  a.dramActivations += activations;
   const double dramPj = static_cast<double>(dram.readBytes) * e.dramReadPjPerByte +
-                        static_cast<double>(dram.writeBytes) * e.dramWritePjPerByte;
+                        static_cast<double>(dram.writeBytes) * e.dramWritePjPerByte +
+                        activations * e.dramActivatePj;
   a.energyPj += extraPj + onChipPj + dramPj;
   a.energy.onChip += onChipPj;
   a.energy.dram += dramPj;
@@ -349,8 +387,10 @@ void LayerAccounts::add(size_t index, const Instruction& inst, const Timing& t, 
     a.poolBusy += poolCycles(c, *p);
   } else if (const auto* v = std::get_if<Vector>(&inst.op)) {
     a.vectorBusy += vectorCycles(c, *v);
-  } else if (const std::optional<DmaTraffic> dma = dmaTraffic(inst.op)) {
-    a.dmaBusy += dmaOccupancyCycles(c, *dma);
+  } else if (const std::optional<DmaTraffic> dma = dmaTraffic(inst.op, dram_)) {
+    const int64_t busy = dmaOccupancyCycles(c, dram_, *dma);
+    a.dmaBusy += busy;
+    a.dramBusy += dma->onChip() ? 0 : busy;
   }
 }
 
@@ -413,15 +453,11 @@ std::vector<report::LayerStats> LayerAccounts::finish(int64_t& totalCycles) cons
       s.causes.memory = s.cycles - s.causes.compute;
     }
     const std::pair<const char*, int64_t> entries[] = {
-        {"pe.stream", a.peStream},
-        {"pe.wait_weights", a.peWaitWeights},
-        {"pe.wait_sync", a.peWaitSync},
-        {"pe.reset", a.peReset},
-        {"pe.weight_load", a.peWeightLoad},
-        {"dma.busy", a.dmaBusy},
-        {"act.busy", a.actBusy},
-        {"pool.busy", a.poolBusy},
-        {"vector.busy", a.vectorBusy},
+        {"pe.stream", a.peStream},          {"pe.wait_weights", a.peWaitWeights},
+        {"pe.wait_sync", a.peWaitSync},     {"pe.reset", a.peReset},
+        {"pe.weight_load", a.peWeightLoad}, {"dma.busy", a.dmaBusy},
+        {"dram.busy", a.dramBusy},          {"act.busy", a.actBusy},
+        {"pool.busy", a.poolBusy},          {"vector.busy", a.vectorBusy},
     };
     for (const auto& [key, value] : entries) {
       if (value != 0) {
@@ -431,6 +467,14 @@ std::vector<report::LayerStats> LayerAccounts::finish(int64_t& totalCycles) cons
     s.sbuf = a.sbuf;
     s.psum = a.psum;
     s.dram = a.dram;
+    if (dram_.rowBuffer && dram_.standard) {
+      // The row-buffer model: rows opened, and the other bursts hit an open row.
+      const auto activations = static_cast<int64_t>(std::llround(a.dramActivations));
+      const int64_t bursts =
+          ceilDiv(a.dram.readBytes + a.dram.writeBytes, dram_.standard->burstBytes);
+      s.counts.emplace_back("dram_row_activations", activations);
+      s.counts.emplace_back("dram_row_hits", std::max<int64_t>(0, bursts - activations));
+    }
     s.energyPj = a.energyPj;
     s.energy = a.energy;
     if (layer.unit == LayerUnit::Host)

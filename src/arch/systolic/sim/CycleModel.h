@@ -74,15 +74,20 @@ struct DmaTraffic {
   int64_t bytes = 0;                          ///< bytes written (and read, but for a zero fill)
   int64_t readBytes = 0;                      ///< 0 for a DMA_COPY zero fill
   bool readsDram = false, writesDram = false; ///< else that side is on chip
+  double dramActivations = 0; ///< DRAM rows its pattern opens (the row-buffer model; else 0)
   /// True when neither side is DRAM: the move runs at the on-chip DMA rate.
   bool onChip() const { return !readsDram && !writesDram; }
 };
-/// DmaTraffic of a DMA_LOAD, DMA_STORE or DMA_COPY (nullopt for every other op).
-std::optional<DmaTraffic> dmaTraffic(const Op& op);
-/// Cycles the DMA engine is busy with \p t: bytes over the DRAM or on-chip DMA rate.
-int64_t dmaOccupancyCycles(const SystolicConfig& c, const DmaTraffic& t);
+/// DmaTraffic of a DMA_LOAD, DMA_STORE or DMA_COPY (nullopt for every other op); with the
+/// row-buffer model of \p dram on, the rows its DRAM side(s) open.
+std::optional<DmaTraffic> dmaTraffic(const Op& op, const common::DramFigures& dram);
+/// Cycles the DMA engine is busy with \p t: bytes over the on-chip DMA rate, or DRAM's transfer
+/// time (its bus, or its banks' row cycles when activations dominate).
+int64_t dmaOccupancyCycles(const SystolicConfig& c, const common::DramFigures& dram,
+                           const DmaTraffic& t);
 /// First-byte latency of \p t: DRAM's, or the on-chip DMA's when it touches no DRAM.
-int64_t dmaLatencyCycles(const SystolicConfig& c, const DmaTraffic& t);
+int64_t dmaLatencyCycles(const SystolicConfig& c, const common::DramFigures& dram,
+                         const DmaTraffic& t);
 int64_t activateCycles(const Activate& a);
 int64_t poolCycles(const SystolicConfig& c, const Pool& p);
 /// VECTOR: ceil(partitions / poolLanes) * rows * rowLen (one element per lane per cycle; the
@@ -138,6 +143,7 @@ private:
     int64_t issuedMacs = 0, streamed = 0, instructions = 0;
     int64_t peStream = 0, peWaitWeights = 0, peWaitSync = 0, peReset = 0, peWeightLoad = 0;
     int64_t dmaBusy = 0, actBusy = 0, poolBusy = 0, vectorBusy = 0;
+    int64_t dramBusy = 0; ///< of dmaBusy, the cycles DMAs held DRAM (bus or banks)
     /// The report's causes: the PE stream port's intervals clipped to the layer's own span
     /// (from the end of the layers before it), so that overlap with the previous layer is not
     /// counted twice. The port is serial, so these never sum to more than the span.
@@ -145,13 +151,15 @@ private:
     int64_t spanStream = 0, spanWaitWeights = 0, spanWaitDma = 0, spanWaitOther = 0;
     int64_t spanReset = 0;
     report::Traffic sbuf, psum, dram;
+    double dramActivations = 0;
     double energyPj = 0;
     report::EnergyParts energy; ///< energyPj by component
   };
   void addTraffic(Account& a, const Instruction& inst);
 
   const Program& program_;
-  EnergyPrices prices_; ///< the program's config, every `auto` energy priced
+  EnergyPrices prices_;      ///< the program's config, every `auto` energy priced
+  common::DramFigures dram_; ///< the program's DRAM part at its clock
   std::vector<int64_t> instrLayer_;
   std::vector<Account> accounts_;
   int64_t maxDone_ = 0;

@@ -195,6 +195,7 @@ struct Simulator::Impl {
   const Program program; ///< a copy: the simulator never depends on the caller's lifetime
   HostContext host;
   const SystolicConfig& config;
+  common::DramFigures dramPart; ///< the config's DRAM part at its clock
   const ProgramExtents extents; ///< what the program touches: the memories are sized to it
   const int64_t rows, cols, sbufPartitionBytes, psumEntries, elemBytes;
 
@@ -219,8 +220,9 @@ struct Simulator::Impl {
   size_t current = 0;
 
   Impl(const Program& p, HostContext h)
-      : program(p), host(h), config(program.config), extents(extentsUsed(p)), rows(p.config.peRows),
-        cols(p.config.peCols), sbufPartitionBytes(extents.sbufBytesPerPartition),
+      : program(p), host(h), config(program.config), dramPart(p.config.dramFigures()),
+        extents(extentsUsed(p)), rows(p.config.peRows), cols(p.config.peCols),
+        sbufPartitionBytes(extents.sbufBytesPerPartition),
         psumEntries(p.config.psumEntriesPerColumn),
         elemBytes(static_cast<int64_t>(dtypeSizeBytes(p.dtype))) {
     if (p.dtype != DType::I8 && p.dtype != DType::F32) {
@@ -1189,10 +1191,10 @@ struct Simulator::Impl {
 
   /// Times DMA instruction \p op on the DMA engine from \p ready (DRAM or on-chip rates).
   template <class Acc> Timing dmaTiming(Machine<Acc>& m, int64_t ready, const Op& op) const {
-    const std::optional<detail::DmaTraffic> t = detail::dmaTraffic(op);
+    const std::optional<detail::DmaTraffic> t = detail::dmaTraffic(op, dramPart);
     NNACCEL_ASSERT(t.has_value()) << "not a DMA";
-    return m.dma.issue(ready, detail::dmaOccupancyCycles(config, *t),
-                       detail::dmaLatencyCycles(config, *t));
+    return m.dma.issue(ready, detail::dmaOccupancyCycles(config, dramPart, *t),
+                       detail::dmaLatencyCycles(config, dramPart, *t));
   }
 
   /// LOAD_WEIGHTS on the PE array (and, with \p data, into the shadow registers).

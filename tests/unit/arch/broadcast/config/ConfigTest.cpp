@@ -80,7 +80,7 @@ TEST(BroadcastPresets, NpuValuesArePinned) {
   EXPECT_EQ(c.globalBufferCapacityBytes, 4 << 20);
   EXPECT_DOUBLE_EQ(c.globalBufferBytesPerCycle, 512.0);
   EXPECT_EQ(c.globalBufferLatencyCycles, 2);
-  EXPECT_DOUBLE_EQ(c.memoryBytesPerCycle, 32.0);
+  EXPECT_EQ(c.memoryBytesPerCycle, 32.0);
   EXPECT_EQ(c.memoryLatencyCycles, 100);
   EXPECT_EQ(c.vectorWidth, 0); // the compiler picks N per layer
   EXPECT_EQ(c.nonDivisible, NonDivisible::Expand);
@@ -89,7 +89,7 @@ TEST(BroadcastPresets, NpuValuesArePinned) {
   EXPECT_EQ(c.energy, EnergyTable{});
   EXPECT_FALSE(c.energy.macPj.has_value()); // auto: priced by the technology model
   EXPECT_DOUBLE_EQ(c.energy.broadcastPjPerByte, 0.1);
-  EXPECT_DOUBLE_EQ(c.energy.memoryReadPjPerByte, 160.0);
+  EXPECT_EQ(c.energy.memoryReadPjPerByte, 160.0);
   EXPECT_EQ(c.technology.node, "16nm");
 }
 
@@ -155,7 +155,8 @@ TEST(BroadcastConfigYaml, ToYamlUsesTheNestedLayout) {
         "\nnumerics:\n  data_type: int8\n  skip_zero_weights: true\n",
         "\nglobal_buffer:\n  capacity_bytes: 4194304\n  bytes_per_cycle: 512\n  latency_cycles: "
         "2\n",
-        "\nmemory:\n  bytes_per_cycle: 32\n  latency_cycles: 100\n",
+        "\nmemory:\n  standard: custom\n  channels: 1\n  row_buffer: false\n  bytes_per_cycle: 32\n"
+        "  latency_cycles: 100\n",
         "\ndecomposition:\n  vector_width: 0\n  non_divisible: expand\n  layers: {}\n",
         "\nenergy:\n  mac_pj: auto\n  input_rf_write_pj_per_byte: auto\n  "
         "input_rf_read_pj_per_byte: auto\n  weight_rf_write_pj_per_byte: auto\n  "
@@ -367,7 +368,7 @@ energy: {mac_pj: 1, input_rf_write_pj_per_byte: 2, input_rf_read_pj_per_byte: 3,
   EXPECT_EQ(c.globalBufferCapacityBytes, 0); // no global buffer: everything in memory 310
   EXPECT_DOUBLE_EQ(c.globalBufferBytesPerCycle, 96.5);
   EXPECT_EQ(c.globalBufferLatencyCycles, 3);
-  EXPECT_DOUBLE_EQ(c.memoryBytesPerCycle, 64.5);
+  EXPECT_EQ(c.memoryBytesPerCycle, 64.5);
   EXPECT_EQ(c.memoryLatencyCycles, 7);
   EXPECT_EQ(c.vectorWidth, 2);
   EXPECT_EQ(c.nonDivisible, NonDivisible::Transpose);
@@ -417,7 +418,7 @@ TEST(BroadcastConfigErrors, UnknownKeysAreNamedWithTheirPath) {
                     "capacity_bytes, bytes_per_cycle, latency_cycles)");
   expectConfigError("memory: {bandwidth: 2}\n",
                     "chip.yaml: 'memory.bandwidth': unknown key (expected one of: "
-                    "bytes_per_cycle, latency_cycles)");
+                    "standard, channels, row_buffer, bytes_per_cycle, latency_cycles)");
   expectConfigError("decomposition: {n: 3}\n",
                     "chip.yaml: 'decomposition.n': unknown key (expected one of: vector_width, "
                     "non_divisible, layers)");
@@ -428,7 +429,7 @@ TEST(BroadcastConfigErrors, UnknownKeysAreNamedWithTheirPath) {
                     "output_rf_access_pj_per_byte, broadcast_pj_per_byte, "
                     "column_buffer_access_pj_per_byte, global_buffer_read_pj_per_byte, "
                     "global_buffer_write_pj_per_byte, memory_read_pj_per_byte, "
-                    "memory_write_pj_per_byte)");
+                    "memory_write_pj_per_byte, memory_activate_pj)");
   expectConfigError("pe_array: {columns: 4, columns: 8}\n",
                     "chip.yaml: 'pe_array.columns': written twice (lines 1 and 1)");
 }

@@ -69,12 +69,12 @@ TEST(SparsePresets, ScnnValuesArePinned) {
   EXPECT_EQ(c.indexBits, 4);
   EXPECT_EQ(c.weightCodes, WeightCodeTable::ZeroRunLength);
   EXPECT_EQ(c.activationCodes, ActivationCodeTable::ZeroRunLength);
-  EXPECT_DOUBLE_EQ(c.dramBytesPerCycle, 32.0);
+  EXPECT_EQ(c.dramBytesPerCycle, 32.0);
   EXPECT_EQ(c.dramLatencyCycles, 100);
   // The energy table is the documented default table (docs/arch/Sparse.md).
   EXPECT_EQ(c.energy, EnergyTable{});
   EXPECT_FALSE(c.energy.multiplyPj.has_value()); // auto: priced by the technology model
-  EXPECT_DOUBLE_EQ(c.energy.dramReadPjPerByte, 160.0);
+  EXPECT_EQ(c.energy.dramReadPjPerByte, 160.0);
   EXPECT_EQ(c.technology.node, "16nm");
   // The preset equals the struct's in-code defaults apart from the name.
   SparseConfig defaults;
@@ -136,7 +136,8 @@ TEST(SparseConfigYaml, ToYamlUsesTheNestedLayout) {
         "\nnumerics:\n  value_bits: 16\n  accumulator_bits: 24\n",
         "\nencoding:\n  index_bits: 4\n  weight_codes: zero_run_length\n  activation_codes: "
         "zero_run_length\n",
-        "\ndram:\n  bytes_per_cycle: 32\n  latency_cycles: 100\n",
+        "\ndram:\n  standard: custom\n  channels: 1\n  row_buffer: false\n  bytes_per_cycle: 32\n"
+        "  latency_cycles: 100\n",
         "\nenergy:\n  multiply_pj: auto\n", "\n  crossbar_pj: 0.4\n",
         "\n  dram_write_pj_per_byte: 160\n", "\ntechnology:\n  node: \"16nm\"\n  vdd_v: auto\n"}) {
     EXPECT_NE(yaml.find(line), std::string::npos) << line << "\n" << yaml;
@@ -248,7 +249,7 @@ energy: {multiply_pj: 1, accumulator_rmw_pj: 2, crossbar_pj: 3, weight_fifo_read
   EXPECT_EQ(c.indexBits, 4);
   EXPECT_EQ(c.weightCodes, WeightCodeTable::Fig5D);
   EXPECT_EQ(c.activationCodes, ActivationCodeTable::Fig5C);
-  EXPECT_DOUBLE_EQ(c.dramBytesPerCycle, 0.5);
+  EXPECT_EQ(c.dramBytesPerCycle, 0.5);
   EXPECT_EQ(c.dramLatencyCycles, 0);
   const EnergyTable& e = c.energy;
   EXPECT_EQ((std::vector<std::optional<double>>{
@@ -321,15 +322,16 @@ TEST(SparseConfigErrors, UnknownKeysAreNamedWithTheirPath) {
   expectConfigError("encoding: {codes: fig4c}\n",
                     "chip.yaml: 'encoding.codes': unknown key (expected one of: index_bits, "
                     "weight_codes, activation_codes)");
-  expectConfigError("dram: {bandwidth: 2}\n",
-                    "chip.yaml: 'dram.bandwidth': unknown key (expected one of: bytes_per_cycle, "
-                    "latency_cycles)");
+  expectConfigError(
+      "dram: {bandwidth: 2}\n",
+      "chip.yaml: 'dram.bandwidth': unknown key (expected one of: standard, channels, "
+      "row_buffer, bytes_per_cycle, latency_cycles)");
   expectConfigError("energy:\n  mac_pj: 1\n",
                     "chip.yaml: 'energy.mac_pj': unknown key (expected one of: multiply_pj, "
                     "accumulator_rmw_pj, crossbar_pj, weight_fifo_read_pj_per_byte, "
                     "weight_fifo_write_pj_per_byte, ia_ram_read_pj_per_byte, "
                     "oa_ram_write_pj_per_byte, halo_pj, ppu_op_pj, dram_read_pj_per_byte, "
-                    "dram_write_pj_per_byte)");
+                    "dram_write_pj_per_byte, dram_activate_pj)");
   expectConfigError("pe_array: {rows: 4, rows: 8}\n",
                     "chip.yaml: 'pe_array.rows': written twice (lines 1 and 1)");
 }

@@ -81,8 +81,9 @@ TEST(SystolicConfigYaml, ToYamlUsesTheNestedLayout) {
   for (const char* line :
        {"\nname: small\n", "\narray:\n  rows: 16\n  cols: 16\n", "\n  shadow_weights: true\n",
         "\nsbuf:\n  bytes_per_partition: 16384\n", "\n  zero_mode: reset\n",
-        "\ndtypes: [int8, fp32]\n", "\ndram:\n  bytes_per_cycle: 16\n", "\n  mac_int8_pj: auto\n",
-        "\n  dram_read_pj_per_byte: 160\n", "\nclock_mhz: 1000\n",
+        "\ndtypes: [int8, fp32]\n",
+        "\ndram:\n  standard: custom\n  channels: 1\n  row_buffer: false\n  bytes_per_cycle: 16\n",
+        "\n  mac_int8_pj: auto\n", "\n  dram_read_pj_per_byte: 160\n", "\nclock_mhz: 1000\n",
         "\ntechnology:\n  node: \"45nm\"\n  vdd_v: auto\n"}) {
     EXPECT_NE(yaml.find(line), std::string::npos) << line << "\n" << yaml;
   }
@@ -161,7 +162,7 @@ energy: {mac_int8_pj: 1, mac_fp32_pj: 2, sbuf_read_pj_per_byte: 3, sbuf_write_pj
   EXPECT_EQ(c.actLatencyCycles, 1);
   EXPECT_EQ(c.poolLanes, 2);
   EXPECT_EQ(c.poolLatencyCycles, 0);
-  EXPECT_DOUBLE_EQ(c.dramBytesPerCycle, 0.5);
+  EXPECT_EQ(c.dramBytesPerCycle, 0.5);
   EXPECT_EQ(c.dramLatencyCycles, 0);
   const EnergyTable& e = c.energy;
   EXPECT_EQ((std::vector<std::optional<double>>{
@@ -188,7 +189,8 @@ TEST(SystolicConfigErrors, UnknownKeysAreNamedWithTheirPath) {
                     "edge.yaml: 'energy.mac_int4_pj': unknown key (expected one of: mac_int8_pj, "
                     "mac_fp32_pj, sbuf_read_pj_per_byte, sbuf_write_pj_per_byte, "
                     "psum_read_pj_per_entry, psum_write_pj_per_entry, dram_read_pj_per_byte, "
-                    "dram_write_pj_per_byte, act_op_pj, pool_op_pj, weight_load_pj_per_byte)");
+                    "dram_write_pj_per_byte, dram_activate_pj, act_op_pj, pool_op_pj, "
+                    "weight_load_pj_per_byte)");
   expectConfigError("array: {rows: 4, rows: 8}\n",
                     "edge.yaml: 'array.rows': written twice (lines 1 and 1)");
   expectConfigError("? [a]\n: 1\n",
@@ -210,7 +212,7 @@ TEST(SystolicConfigErrors, WrongTypes) {
   expectConfigError("array:\n  shadow_weights: maybe\n",
                     "edge.yaml: 'array.shadow_weights': expected true or false, got 'maybe'");
   expectConfigError("dram:\n  bytes_per_cycle: fast\n",
-                    "edge.yaml: 'dram.bytes_per_cycle': expected a number, got 'fast'");
+                    "edge.yaml: 'dram.bytes_per_cycle': expected a number or auto, got 'fast'");
   expectConfigError("array: 16\n", "edge.yaml: 'array': expected a mapping, got '16'");
   expectConfigError("name: [a, b]\n", "edge.yaml: 'name': expected a string, got a sequence");
   expectConfigError("name: \"\"\n", "edge.yaml: 'name': must not be empty");
@@ -377,6 +379,45 @@ TEST(SystolicConfigFile, LoadsAFileAndNamesItInErrors) {
     EXPECT_EQ(std::string(e.what()), dir.string() + ": is a directory, not a config file");
   }
   std::filesystem::remove_all(dir);
+}
+
+// --- the DRAM part (arch/common/Dram.h, docs/Technology.md "DRAM") ------------------------------
+
+TEST(SystolicDram, AStandardDerivesBandwidthAndEnergiesAndANumberOverrides) {
+  const SystolicConfig server = systolicPreset("server");
+  EXPECT_EQ(server.dram, (nnaccel::arch::common::DramPart{"hbm2", 8, true}));
+  EXPECT_FALSE(server.dramBytesPerCycle.has_value());
+  EXPECT_NEAR(server.dramFigures().bytesPerCycle, 8 * 32.0 / 1.4, 1e-9);
+  EXPECT_EQ(server.dramFigures().latencyCycles, 280); // the preset's end-to-end number
+  const EnergyPrices p = energyPrices(server);
+  const tech::DramStandard& hbm2 = tech::dramStandard("hbm2");
+  EXPECT_DOUBLE_EQ(p.dramReadPjPerByte, 8 * (hbm2.readPjPerBit + hbm2.interfacePjPerBit));
+  EXPECT_DOUBLE_EQ(p.dramActivatePj, hbm2.activatePj);
+  const SystolicConfig capped = parseSystolicConfigOver(
+      server, "dram: {bytes_per_cycle: 64, latency_cycles: auto}\n", "c.yaml");
+  EXPECT_DOUBLE_EQ(capped.dramFigures().bytesPerCycle, 64);
+  EXPECT_EQ(capped.dramFigures().latencyCycles, 40); // tRCD + CL = 28 ns at 1.4 GHz
+  // The custom presets keep their numbers; the round trip keeps `auto`.
+  EXPECT_EQ(systolicPreset("edge").dram.standard, "custom");
+  EXPECT_EQ(parseSystolicConfig(toYaml(server), "r.yaml").dram, server.dram);
+}
+
+TEST(SystolicDram, ErrorsNameTheKey) {
+  expectConfigError("dram: {standard: ddr5}\n",
+                    "edge.yaml: 'dram.standard': unknown DRAM standard 'ddr5' (known: ddr4-2400, "
+                    "ddr4-3200, lpddr4-3200, hbm2)");
+  expectConfigError("dram: {bytes_per_cycle: auto}\n",
+                    "edge.yaml: 'dram.bytes_per_cycle': auto needs a DRAM standard "
+                    "(dram.standard is custom)");
+  expectConfigError("energy: {dram_read_pj_per_byte: auto}\n",
+                    "edge.yaml: 'energy.dram_read_pj_per_byte': auto needs a DRAM standard "
+                    "(dram.standard is custom)");
+  expectConfigError("dram: {row_buffer: true}\n",
+                    "edge.yaml: 'dram.row_buffer': the row-buffer model needs a DRAM standard's "
+                    "rows and banks (dram.standard is custom)");
+  expectConfigError("dram: {channels: 0}\n", "edge.yaml: 'dram.channels': must be >= 1 (got 0)");
+  expectConfigError("dram: {latency_cycles: soon}\n",
+                    "edge.yaml: 'dram.latency_cycles': expected an integer or auto, got 'soon'");
 }
 
 } // namespace

@@ -107,7 +107,7 @@ TEST(Disassembler, FormatsNegativeHexFloatsAndEnums) {
 
 TEST(Disassembler, ListsTheSmallProgramLineByLine) {
   const std::vector<std::string> expected = {
-      "; nnaccel program for the systolic engine (NNXSYS01 version 6)",
+      "; nnaccel program for the systolic engine (NNXSYS01 version 7)",
       "; model 'tiny', dtype s8, rounding half_away, proposed dataflow",
       "; config 'small': 16x16 PE array (rows x cols), SBUF 16 partitions x 16384 bytes, PSUM 16 "
       "columns x 512 entries (tile <= 16x32), zero mode reset, shadow weights on",

@@ -39,16 +39,15 @@ std::string configFingerprint(const SystolicConfig& c) {
     os << static_cast<int>(t) << ',';
   }
   const EnergyTable& e = c.energy;
-  const auto opt = [](const std::optional<double>& v) {
-    return v ? std::to_string(*v) : std::string("auto");
-  };
+  const auto opt = [](const auto& v) { return v ? std::to_string(*v) : std::string("auto"); };
   os << '|' << c.actLatencyCycles << '|' << c.poolLanes << '|' << c.poolLatencyCycles << '|'
-     << c.dramBytesPerCycle << '|' << c.dramLatencyCycles << '|' << c.clockMhz << '|'
+     << c.dram.standard << '|' << c.dram.channels << '|' << c.dram.rowBuffer << '|'
+     << opt(c.dramBytesPerCycle) << '|' << opt(c.dramLatencyCycles) << '|' << c.clockMhz << '|'
      << c.technology.node << '|' << opt(c.technology.vddV) << '|' << opt(e.macInt8Pj) << '|'
      << opt(e.macFp32Pj) << '|' << opt(e.sbufReadPjPerByte) << '|' << opt(e.sbufWritePjPerByte)
      << '|' << opt(e.psumReadPjPerEntry) << '|' << opt(e.psumWritePjPerEntry) << '|'
-     << e.dramReadPjPerByte << '|' << e.dramWritePjPerByte << '|' << opt(e.actOpPj) << '|'
-     << opt(e.poolOpPj) << '|' << opt(e.weightLoadPjPerByte);
+     << opt(e.dramReadPjPerByte) << '|' << opt(e.dramWritePjPerByte) << '|' << opt(e.dramActivatePj)
+     << '|' << opt(e.actOpPj) << '|' << opt(e.poolOpPj) << '|' << opt(e.weightLoadPjPerByte);
   return os.str();
 }
 
@@ -413,7 +412,7 @@ TEST(ProgramCodec, RejectsAnUnknownVersion) {
   std::vector<uint8_t> file = encodeProgram(smallProgram());
   file[format::kVersionOffset] = 1; // version 1 had no SBUF resident region
   expectIoError(file, "bad.nnx: offset 8: unsupported program format version 1 (this build "
-                      "reads version 6)");
+                      "reads version 7)");
 }
 
 TEST(ProgramCodec, RejectsACrcMismatch) {

@@ -341,6 +341,16 @@ private:
     }
     c.energy.dramReadPjPerByte = anyDouble(0, 100);
     c.energy.dramWritePjPerByte = anyDouble(0, 100);
+    // Some configs name a DRAM standard, with some of its figures `auto`.
+    if (in(0, 1) == 1) {
+      c.dram = {in(0, 1) == 1 ? "hbm2" : "ddr4-2400", in(1, 8), flip()};
+      if (flip())
+        c.dramBytesPerCycle.reset();
+      if (flip())
+        c.dramLatencyCycles.reset();
+      c.energy.dramReadPjPerByte.reset();
+      c.energy.dramActivatePj = anyDouble(0, 1000);
+    }
     c.technology.node = in(0, 1) == 1 ? "7nm" : "28nm";
     if (in(0, 1) == 1)
       c.technology.vddV = anyDouble(0.6, 1.0);

@@ -86,6 +86,48 @@ TEST(SystolicCycleModel, DmaLatencyAndBandwidth) {
   }
 }
 
+int64_t countOf(const report::LayerStats& s, const std::string& key) {
+  for (const auto& [k, v] : s.counts)
+    if (k == key)
+      return v;
+  return -1;
+}
+
+// The row-buffer model (docs/Technology.md "DRAM"): a DMA's DRAM side opens the rows its address
+// pattern sweeps; the transfer takes the bus time or the banks' row cycles, whichever is longer,
+// and each activation is charged. HBM2, one channel at 1 GHz: 32 B/cycle, tRC 48 cycles over
+// 16 banks = 3 cycles per activation.
+TEST(SystolicCycleModel, RowBufferModelCountsTheRowsADmaOpens) {
+  SystolicConfig c = testing::smallConfig();
+  c.clockMhz = 1000;
+  c.dram = {"hbm2", 1, true};
+  c.dramBytesPerCycle.reset();
+  c.energy.dramReadPjPerByte.reset();
+  c.energy.dramWritePjPerByte.reset();
+  c.energy.dramActivatePj.reset();
+  ProgramBuilder b(DType::I8, c);
+  const int64_t src = b.segment(std::vector<uint8_t>(4 * 4096));
+  b.layer("contiguous");
+  b.loadRows(src, 4, 16, 0); // 64 contiguous bytes: one row, the bus's 2 cycles < 3
+  b.layer("strided");
+  DmaLoad far;
+  far.partitionCount = 4;
+  far.innerCount = 16;
+  far.sbufAddr = 64;
+  far.dram = {src, 4096, 0, 1}; // four 16-byte pieces 4 KiB apart: four rows
+  b.add(far);
+  const SimRun r = timingOf(b.finish());
+  EXPECT_EQ(breakdown(r.layers[0], "dram.busy"), 3);
+  EXPECT_EQ(breakdown(r.layers[1], "dram.busy"), 12);
+  EXPECT_EQ(countOf(r.layers[0], "dram_row_activations"), 1);
+  EXPECT_EQ(countOf(r.layers[1], "dram_row_activations"), 4);
+  EXPECT_EQ(countOf(r.layers[1], "dram_row_hits"), 0);
+  const tech::DramStandard& hbm2 = tech::dramStandard("hbm2");
+  const double readPj = 8 * (hbm2.readPjPerBit + hbm2.interfacePjPerBit);
+  EXPECT_NEAR(r.layers[0].energy.dram, 64 * readPj + hbm2.activatePj, 1e-6);
+  EXPECT_NEAR(r.layers[1].energy.dram, 64 * readPj + 4 * hbm2.activatePj, 1e-6);
+}
+
 // A store into the SBUF resident region and the load back are on-chip moves: the on-chip DMA's
 // rate and latency, SBUF traffic on both sides, no DRAM bytes; the data comes back intact.
 TEST(SystolicCycleModel, ResidentRegionMovesStayOnChip) {

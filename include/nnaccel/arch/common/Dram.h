@@ -1,0 +1,94 @@
+/// \file
+/// DRAM as a part of an engine config (docs/Technology.md "DRAM"): the standard its `dram:`
+/// section names (tech/Dram.h), how many channels, and whether the row-buffer model counts the
+/// rows each access pattern opens. With a named standard the engine's bandwidth, latency and
+/// DRAM energies are derived (`auto`) from it; `custom` keeps them as the config's numbers.
+#pragma once
+
+#include "nnaccel/config/ConfigReader.h"
+#include "nnaccel/engines/Engine.h"
+#include "nnaccel/tech/Dram.h"
+
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nnaccel::arch::common {
+
+inline constexpr std::string_view kCustomDram = "custom";
+
+struct DramPart {
+  std::string standard{kCustomDram}; ///< a tech::dramStandardNames() name, or "custom"
+  int64_t channels = 1;
+  bool rowBuffer = false; ///< count row activations by the access pattern
+
+  bool operator==(const DramPart&) const = default;
+};
+
+inline constexpr config::IntRange kDramChannels{1, 1024};
+/// The `energy:` keys of a DRAM part's read, write and activation events (systolic, sparse).
+inline constexpr std::array<std::string_view, 3> kDramEnergyKeys{
+    "dram_read_pj_per_byte", "dram_write_pj_per_byte", "dram_activate_pj"};
+
+/// The part's keys inside an engine's DRAM section.
+template <typename Visitor, typename T> void walkDramPart(Visitor& v, T& d) {
+  v.text("standard", d.standard);
+  v.integer("channels", d.channels, kDramChannels);
+  v.boolean("row_buffer", d.rowBuffer);
+}
+
+/// What an engine derives from its part; a key given as a number keeps the number.
+struct DramSettings {
+  std::optional<double> bytesPerCycle;
+  std::optional<int64_t> latencyCycles;
+  std::optional<double> readPjPerByte, writePjPerByte, activatePj;
+};
+
+/// The standard \p d names (nullptr: custom). Checks the section \p section against \p checker:
+/// a known standard; with custom, every setting a number and no row-buffer model (it needs a
+/// standard's rows and banks). \p energyKeys are the read, write and activate keys of the
+/// config's `energy:` section.
+const tech::DramStandard* checkDramPart(const DramPart& d, const DramSettings& s,
+                                        const config::ConfigPath& checker,
+                                        std::string_view section,
+                                        const std::array<std::string_view, 3>& energyKeys);
+/// The standard of a validated part (nullptr: custom).
+const tech::DramStandard* dramStandardOf(const DramPart& d);
+
+/// The part's figures at \p clockMhz, a setting's number where given.
+struct DramFigures {
+  const tech::DramStandard* standard = nullptr;
+  int64_t channels = 1;
+  bool rowBuffer = false;
+  double bytesPerCycle = 0;
+  int64_t latencyCycles = 0;
+  double activationCycles = 0; ///< one activation's share of the channels' bank time
+};
+DramFigures dramFigures(const DramPart& d, const DramSettings& s, double clockMhz);
+
+/// The three energy events of a part: read and write per byte (the standard's array energy and
+/// interface, plus, without the row-buffer model, a row's activation shared by its bytes) and one
+/// activation (0 without the row-buffer model: it is in the per-byte figures then).
+std::array<engines::CostTable::Event, 3> dramEvents(const DramPart& d, const DramSettings& s,
+                                                    const std::array<std::string_view, 3>& keys);
+
+/// An engine's energy events followed by its DRAM part's (dramEvents), and the part's prices
+/// read back from such a list (its last three events).
+void appendDramEvents(std::vector<engines::CostTable::Event>& events, const DramPart& d,
+                      const DramSettings& s, const std::array<std::string_view, 3>& keys);
+struct DramPrices {
+  double readPjPerByte = 0, writePjPerByte = 0, activatePj = 0;
+};
+DramPrices dramPricesOf(const std::vector<engines::CostTable::Event>& events);
+
+/// The rate of a long sequential stream: the bus, or with the row-buffer model the rate at
+/// which the banks open whole rows when that is lower.
+double dramStreamBytesPerCycle(const DramFigures& f);
+
+/// Cycles \p bytes take with \p activations rows opened: the data bus at bytesPerCycle, or the
+/// banks' row cycles when activations dominate (the part without a standard: the bus only).
+double dramTransferCycles(const DramFigures& f, double bytes, double activations);
+
+} // namespace nnaccel::arch::common

@@ -1,0 +1,129 @@
+/// \file
+/// The DRAM part of an engine config (Dram.h): its checks, its figures at a clock, and the
+/// energy events it prices.
+#include "nnaccel/arch/common/Dram.h"
+
+#include "nnaccel/support/Error.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+namespace nnaccel::arch::common {
+
+namespace {
+
+std::string keyIn(std::string_view section, std::string_view key) {
+  return fmt::format("{}.{}", section, key);
+}
+
+} // namespace
+
+const tech::DramStandard* checkDramPart(const DramPart& d, const DramSettings& s,
+                                        const config::ConfigPath& checker,
+                                        std::string_view section,
+                                        const std::array<std::string_view, 3>& energyKeys) {
+  if (d.standard != kCustomDram) {
+    try {
+      return &tech::dramStandard(d.standard);
+    } catch (const Error& e) {
+      checker.fail(keyIn(section, "standard"), e.reason());
+    }
+  }
+  const std::string why = fmt::format("auto needs a DRAM standard ({}.standard is {})", section,
+                                      kCustomDram);
+  if (!s.bytesPerCycle)
+    checker.fail(keyIn(section, "bytes_per_cycle"), why);
+  if (!s.latencyCycles)
+    checker.fail(keyIn(section, "latency_cycles"), why);
+  if (!s.readPjPerByte)
+    checker.fail(keyIn("energy", energyKeys[0]), why);
+  if (!s.writePjPerByte)
+    checker.fail(keyIn("energy", energyKeys[1]), why);
+  if (d.rowBuffer)
+    checker.fail(keyIn(section, "row_buffer"),
+                 fmt::format("the row-buffer model needs a DRAM standard's rows and banks "
+                             "({}.standard is {})",
+                             section, kCustomDram));
+  return nullptr;
+}
+
+const tech::DramStandard* dramStandardOf(const DramPart& d) {
+  return d.standard == kCustomDram ? nullptr : &tech::dramStandard(d.standard);
+}
+
+DramFigures dramFigures(const DramPart& d, const DramSettings& s, double clockMhz) {
+  DramFigures f;
+  f.standard = dramStandardOf(d);
+  f.channels = d.channels;
+  f.rowBuffer = d.rowBuffer;
+  const double nsPerCycle = 1e3 / clockMhz;
+  if (f.standard) {
+    const auto channels = static_cast<double>(d.channels);
+    f.bytesPerCycle = s.bytesPerCycle.value_or(f.standard->peakBytesPerNs() * channels * nsPerCycle);
+    f.latencyCycles = s.latencyCycles.value_or(
+        static_cast<int64_t>(std::ceil(f.standard->rowMissLatencyNs() / nsPerCycle)));
+    // Activations overlap across every bank of every channel: each holds one for a row cycle.
+    f.activationCycles =
+        f.standard->tRcNs() / nsPerCycle / (static_cast<double>(f.standard->banks) * channels);
+  } else {
+    NNACCEL_ASSERT(s.bytesPerCycle && s.latencyCycles) << "custom DRAM without figures";
+    f.bytesPerCycle = *s.bytesPerCycle;
+    f.latencyCycles = *s.latencyCycles;
+  }
+  return f;
+}
+
+std::array<engines::CostTable::Event, 3> dramEvents(const DramPart& d, const DramSettings& s,
+                                                    const std::array<std::string_view, 3>& keys) {
+  const tech::DramStandard* standard = dramStandardOf(d);
+  const auto event = [&](size_t i, const std::optional<double>& configured, double derived,
+                         std::string basis) -> engines::CostTable::Event {
+    if (configured)
+      return {std::string(keys[i]), *configured, "configured"};
+    NNACCEL_ASSERT(standard != nullptr) << keys[i] << ": auto without a DRAM standard";
+    return {std::string(keys[i]), derived, std::move(basis)};
+  };
+  if (!standard)
+    return {event(0, s.readPjPerByte, 0, ""), event(1, s.writePjPerByte, 0, ""),
+            event(2, s.activatePj.value_or(0.0), 0, "")};
+  const double perRow = d.rowBuffer ? 0 : standard->activatePj / static_cast<double>(standard->rowBytes);
+  const std::string shared =
+      d.rowBuffer ? "" : fmt::format(" + activation / {} B row", standard->rowBytes);
+  const auto perByte = [&](double pjPerBit, const char* what) {
+    return std::pair{8 * (pjPerBit + standard->interfacePjPerBit) + perRow,
+                     fmt::format("{} {} + I/O, 8 bits{}", standard->name, what, shared)};
+  };
+  const auto [readPj, readBasis] = perByte(standard->readPjPerBit, "read");
+  const auto [writePj, writeBasis] = perByte(standard->writePjPerBit, "write");
+  return {event(0, s.readPjPerByte, readPj, readBasis),
+          event(1, s.writePjPerByte, writePj, writeBasis),
+          event(2, s.activatePj, d.rowBuffer ? standard->activatePj : 0.0,
+                d.rowBuffer ? fmt::format("{} activation + precharge", standard->name)
+                            : "in the per-byte figures (row_buffer off)")};
+}
+
+void appendDramEvents(std::vector<engines::CostTable::Event>& events, const DramPart& d,
+                      const DramSettings& s, const std::array<std::string_view, 3>& keys) {
+  for (engines::CostTable::Event& e : dramEvents(d, s, keys))
+    events.push_back(std::move(e));
+}
+
+DramPrices dramPricesOf(const std::vector<engines::CostTable::Event>& events) {
+  NNACCEL_ASSERT(events.size() >= 3) << "no DRAM events";
+  const size_t at = events.size() - 3;
+  return {events[at].pj, events[at + 1].pj, events[at + 2].pj};
+}
+
+double dramStreamBytesPerCycle(const DramFigures& f) {
+  if (!f.rowBuffer || !f.standard || f.activationCycles <= 0)
+    return f.bytesPerCycle;
+  return std::min(f.bytesPerCycle, static_cast<double>(f.standard->rowBytes) / f.activationCycles);
+}
+
+double dramTransferCycles(const DramFigures& f, double bytes, double activations) {
+  const double bus = bytes / f.bytesPerCycle;
+  return f.rowBuffer ? std::max(bus, activations * f.activationCycles) : bus;
+}
+
+} // namespace nnaccel::arch::common
