@@ -44,14 +44,34 @@ constexpr std::array<SpeedBin, 4> kBins{{
     // (4 groups x 4), 1 KiB rows per device.
     {"ddr4-2400",
      "64-bit channel (rank) of 8 x8 8 Gb devices",
-     2400, 64, 16, 8, 1024, 8, 0.83, 17, 17, 17, 39,
+     2400,
+     64,
+     16,
+     8,
+     1024,
+     8,
+     0.83,
+     17,
+     17,
+     17,
+     39,
      {{{1.2, 48, 34, 43, 135, 123}, {}}},
      0,
      "DRAMsim3 DDR4_8Gb_x8_2400.ini (JEDEC DDR4-2400 bin, datasheet IDD); I/O not included"},
     // DRAMsim3 configs/DDR4_8Gb_x16_3200.ini: four x16 devices, 8 banks, 2 KiB rows per device.
     {"ddr4-3200",
      "64-bit channel (rank) of 4 x16 8 Gb devices",
-     3200, 64, 8, 4, 2048, 8, 0.63, 22, 22, 22, 52,
+     3200,
+     64,
+     8,
+     4,
+     2048,
+     8,
+     0.63,
+     22,
+     22,
+     22,
+     52,
      {{{1.2, 95, 37, 56, 302, 278}, {}}},
      0,
      "DRAMsim3 DDR4_8Gb_x16_3200.ini (JEDEC DDR4-3200 bin, datasheet IDD); I/O not included"},
@@ -60,7 +80,17 @@ constexpr std::array<SpeedBin, 4> kBins{{
     // and write currents are not in the memspec: taken as its IDD3N, adding nothing).
     {"lpddr4-3200",
      "16-bit channel of a Micron 6 Gb LPDDR4 device",
-     3200, 16, 8, 1, 2048, 16, 0.625, 28, 29, 29, 68,
+     3200,
+     16,
+     8,
+     1,
+     2048,
+     16,
+     0.625,
+     28,
+     29,
+     29,
+     68,
      {{{1.8, 3.5, 2.0, 2.25, 2.25, 2.25}, {1.1, 45, 27, 30, 275, 210}}},
      0,
      "DRAMSys MICRON_6Gb_LPDDR4-3200 memspec (Micron datasheet IDD); I/O not included"},
@@ -70,7 +100,17 @@ constexpr std::array<SpeedBin, 4> kBins{{
     // movement 2.24 + I/O 0.3; read in transcriptions, docs/research/CellsWiresDram.md C.3).
     {"hbm2",
      "128-bit channel of an 8 Gb HBM2 stack (8 channels per stack)",
-     2000, 128, 16, 1, 1024, 4, 1.0, 14, 14, 14, 34,
+     2000,
+     128,
+     16,
+     1,
+     1024,
+     4,
+     1.0,
+     14,
+     14,
+     14,
+     34,
      {{{1.2, 65, 40, 55, 390, 500}, {}}},
      0.3,
      "DRAMsim3 HBM2_8Gb_x128.ini (datasheet IDD); I/O: O'Connor et al. MICRO 2017"},
@@ -94,9 +134,8 @@ DramStandard derive(const SpeedBin& b) {
   const double burstCycles = static_cast<double>(b.burstLength) / 2;
   double act = 0, read = 0, write = 0;
   for (const Rail& r : b.rails) {
-    act += r.vddV *
-           (r.idd0 * tRc -
-            (r.idd3n * static_cast<double>(b.tRas) + r.idd2n * static_cast<double>(b.tRp)));
+    act += r.vddV * (r.idd0 * tRc - (r.idd3n * static_cast<double>(b.tRas) +
+                                     r.idd2n * static_cast<double>(b.tRp)));
     read += r.vddV * (r.idd4r - r.idd3n) * burstCycles;
     write += r.vddV * (r.idd4w - r.idd3n) * burstCycles;
   }
@@ -151,12 +190,12 @@ RowSweep rowSweepOfRun(const DramStandard& d, int64_t bytes) {
 RowSweep rowSweepRepeated(const DramStandard& d, const RowSweep& inner, int64_t count,
                           int64_t strideBytes) {
   NNACCEL_ASSERT(count > 0) << "a pattern of " << count << " accesses";
-  const double span = static_cast<double>(count - 1) * static_cast<double>(std::abs(strideBytes)) +
-                      inner.spanBytes;
+  const double span =
+      static_cast<double>(count - 1) * static_cast<double>(std::abs(strideBytes)) + inner.spanBytes;
   // Either every access opens its rows anew, or the accesses sweep open rows: the cheaper.
   const double apart = static_cast<double>(count) * inner.activations;
-  const double swept =
-      1.0 + std::max(0.0, span - static_cast<double>(d.burstBytes)) / static_cast<double>(d.rowBytes);
+  const double swept = 1.0 + std::max(0.0, span - static_cast<double>(d.burstBytes)) /
+                                 static_cast<double>(d.rowBytes);
   return {std::min(apart, swept), span};
 }
 

@@ -760,7 +760,11 @@ TEST_F(Cli, ArchCostPricesAConfigThroughTheTechnology) {
                 .find("accumulator_bank + accumulator_adder + accumulator_bank.write"),
             std::string::npos)
       << sparse.out;
-  EXPECT_NE(lineWith(sparse.out, "crossbar_pj").find("configured"), std::string::npos);
+  EXPECT_NE(lineWith(sparse.out, "crossbar_pj")
+                .find("crossbar_fifo.write + crossbar_fifo + crossbar_mux"),
+            std::string::npos)
+      << sparse.out;
+  EXPECT_NE(lineWith(sparse.out, "halo_pj").find("configured"), std::string::npos);
 }
 
 TEST_F(Cli, ArchDramListsTheStandardsAndTheServerRunUsesItsStack) {

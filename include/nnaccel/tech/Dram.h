@@ -18,14 +18,14 @@ struct DramStandard {
   std::string name;         ///< "ddr4-2400", "hbm2", ...
   std::string organisation; ///< what one channel is ("64-bit channel of 8 x8 8 Gb devices")
   double dataRateMtPerS = 0;
-  int64_t busBits = 0;   ///< data bits of one channel
-  int64_t banks = 0;     ///< banks of one channel (rank)
-  int64_t rowBytes = 0;  ///< bytes one activation opens across the channel's devices
+  int64_t busBits = 0;    ///< data bits of one channel
+  int64_t banks = 0;      ///< banks of one channel (rank)
+  int64_t rowBytes = 0;   ///< bytes one activation opens across the channel's devices
   int64_t burstBytes = 0; ///< bytes of one burst on the channel
   double tRcdNs = 0, tClNs = 0, tRpNs = 0, tRasNs = 0;
-  double activatePj = 0;       ///< one activation and its precharge, all devices of the channel
-  double readPjPerBit = 0;     ///< array and periphery above background, per bit read
-  double writePjPerBit = 0;    ///< the same, written
+  double activatePj = 0;        ///< one activation and its precharge, all devices of the channel
+  double readPjPerBit = 0;      ///< array and periphery above background, per bit read
+  double writePjPerBit = 0;     ///< the same, written
   double interfacePjPerBit = 0; ///< I/O to the host (0 where the source gives none)
   std::string source;
 

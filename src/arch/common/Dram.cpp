@@ -20,8 +20,7 @@ std::string keyIn(std::string_view section, std::string_view key) {
 } // namespace
 
 const tech::DramStandard* checkDramPart(const DramPart& d, const DramSettings& s,
-                                        const config::ConfigPath& checker,
-                                        std::string_view section,
+                                        const config::ConfigPath& checker, std::string_view section,
                                         const std::array<std::string_view, 3>& energyKeys) {
   if (d.standard != kCustomDram) {
     try {
@@ -30,8 +29,8 @@ const tech::DramStandard* checkDramPart(const DramPart& d, const DramSettings& s
       checker.fail(keyIn(section, "standard"), e.reason());
     }
   }
-  const std::string why = fmt::format("auto needs a DRAM standard ({}.standard is {})", section,
-                                      kCustomDram);
+  const std::string why =
+      fmt::format("auto needs a DRAM standard ({}.standard is {})", section, kCustomDram);
   if (!s.bytesPerCycle)
     checker.fail(keyIn(section, "bytes_per_cycle"), why);
   if (!s.latencyCycles)
@@ -60,7 +59,8 @@ DramFigures dramFigures(const DramPart& d, const DramSettings& s, double clockMh
   const double nsPerCycle = 1e3 / clockMhz;
   if (f.standard) {
     const auto channels = static_cast<double>(d.channels);
-    f.bytesPerCycle = s.bytesPerCycle.value_or(f.standard->peakBytesPerNs() * channels * nsPerCycle);
+    f.bytesPerCycle =
+        s.bytesPerCycle.value_or(f.standard->peakBytesPerNs() * channels * nsPerCycle);
     f.latencyCycles = s.latencyCycles.value_or(
         static_cast<int64_t>(std::ceil(f.standard->rowMissLatencyNs() / nsPerCycle)));
     // Activations overlap across every bank of every channel: each holds one for a row cycle.
@@ -87,7 +87,8 @@ std::array<engines::CostTable::Event, 3> dramEvents(const DramPart& d, const Dra
   if (!standard)
     return {event(0, s.readPjPerByte, 0, ""), event(1, s.writePjPerByte, 0, ""),
             event(2, s.activatePj.value_or(0.0), 0, "")};
-  const double perRow = d.rowBuffer ? 0 : standard->activatePj / static_cast<double>(standard->rowBytes);
+  const double perRow =
+      d.rowBuffer ? 0 : standard->activatePj / static_cast<double>(standard->rowBytes);
   const std::string shared =
       d.rowBuffer ? "" : fmt::format(" + activation / {} B row", standard->rowBytes);
   const auto perByte = [&](double pjPerBit, const char* what) {

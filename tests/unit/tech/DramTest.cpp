@@ -52,8 +52,7 @@ TEST(Dram, RowSweepsOpenOneRowPerRowOfDataOrOnePerFarAccess) {
   EXPECT_DOUBLE_EQ(rowSweepRepeated(hbm2, row, 100, 256).activations,
                    rowSweepOfRun(hbm2, 25600).activations);
   // 100 rows of 256 bytes, 4 KiB apart: each opens its own row.
-  EXPECT_DOUBLE_EQ(rowSweepRepeated(hbm2, row, 100, 4096).activations,
-                   100 * row.activations);
+  EXPECT_DOUBLE_EQ(rowSweepRepeated(hbm2, row, 100, 4096).activations, 100 * row.activations);
   // Re-reading the same 64 bytes keeps its row open.
   EXPECT_DOUBLE_EQ(rowSweepRepeated(hbm2, rowSweepOfRun(hbm2, 64), 50, 0).activations, 1.0);
 }

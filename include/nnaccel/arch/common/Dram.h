@@ -51,8 +51,7 @@ struct DramSettings {
 /// standard's rows and banks). \p energyKeys are the read, write and activate keys of the
 /// config's `energy:` section.
 const tech::DramStandard* checkDramPart(const DramPart& d, const DramSettings& s,
-                                        const config::ConfigPath& checker,
-                                        std::string_view section,
+                                        const config::ConfigPath& checker, std::string_view section,
                                         const std::array<std::string_view, 3>& energyKeys);
 /// The standard of a validated part (nullptr: custom).
 const tech::DramStandard* dramStandardOf(const DramPart& d);

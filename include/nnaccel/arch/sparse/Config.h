@@ -38,7 +38,7 @@ enum class ActivationCodeTable { ZeroRunLength, Fig4C, Fig5A, Fig5B, Fig5C };
 struct EnergyTable {
   std::optional<double> multiplyPj;              ///< one value x value multiply
   std::optional<double> accumulatorRmwPj;        ///< one accumulator read-add-write
-  double crossbarPj = 0.4;                       ///< one product through the scatter crossbar
+  std::optional<double> crossbarPj;              ///< one product through the scatter crossbar
   std::optional<double> weightFifoReadPjPerByte; ///< weight FIFO read (per byte incl. index bits)
   std::optional<double> weightFifoWritePjPerByte;
   std::optional<double> iaRamReadPjPerByte;  ///< input-activation RAM read

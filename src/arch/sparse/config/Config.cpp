@@ -114,7 +114,7 @@ template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config&
     auto& e = c.energy;
     v.optionalReal("multiply_pj", e.multiplyPj, kEnergyPjRange);
     v.optionalReal("accumulator_rmw_pj", e.accumulatorRmwPj, kEnergyPjRange);
-    v.real("crossbar_pj", e.crossbarPj, kEnergyPjRange);
+    v.optionalReal("crossbar_pj", e.crossbarPj, kEnergyPjRange);
     v.optionalReal("weight_fifo_read_pj_per_byte", e.weightFifoReadPjPerByte, kEnergyPjRange);
     v.optionalReal("weight_fifo_write_pj_per_byte", e.weightFifoWritePjPerByte, kEnergyPjRange);
     v.optionalReal("ia_ram_read_pj_per_byte", e.iaRamReadPjPerByte, kEnergyPjRange);

@@ -2,11 +2,13 @@
 /// The sparse (SCNN) machine priced through the technology model (docs/arch/Sparse.md, "Energy
 /// and area"): its components, and the components each energy event uses. Which components an
 /// event uses is our reading of seed 001 and the SCNN paper's PE; the figures are the
-/// technology's (docs/Technology.md), never tuned here. The scatter crossbar and the halo links
-/// have no cited figure yet: their energies stay numbers and their area is not counted.
+/// technology's (docs/Technology.md), never tuned here. The scatter crossbar is its lanes' input
+/// FIFOs and one multiplexer per accumulator bank (its arbitration is not counted); the halo
+/// links have no cited figure yet: their energy stays a number and their area is not counted.
 #include "nnaccel/arch/sparse/Config.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace nnaccel::arch::sparse {
 
@@ -32,6 +34,11 @@ int64_t iaWordBits(const SparseConfig& c) {
 }
 int64_t oaWordBits(const SparseConfig& c) {
   return std::min(activationVectorBits(c), c.oaRamBytes * 8);
+}
+
+/// A product on its way to a bank: 2 x value_bits, and its entry's address in the bank.
+int64_t crossbarWordBits(const SparseConfig& c) {
+  return 2 * c.valueBits + std::bit_width(static_cast<uint64_t>(c.accumulatorBankEntries - 1));
 }
 
 double weightVectorBytes(const SparseConfig& c) {
@@ -78,17 +85,22 @@ const std::vector<Rule>& eventRules() {
        {"oa_ram.write"},
        oaWordBytes},
       {"ppu_op_pj", &E::ppuOpPj, &P::ppuOpPj, {"ppu_alu"}},
+      // A product through the scatter crossbar: into its lane's input FIFO and out, and one
+      // selection in its bank's multiplexer.
+      {"crossbar_pj",
+       &E::crossbarPj,
+       &P::crossbarPj,
+       {"crossbar_fifo.write", "crossbar_fifo", "crossbar_mux"}},
   };
   return rules;
 }
 
-/// The crossbar and the halo links have no cited figure yet; DRAM is a part of its own
+/// The halo links have no cited figure yet; DRAM is a part of its own
 /// (arch/common/Dram.h), its events appended after these.
 const std::vector<Fixed>& fixedEvents() {
   using E = EnergyTable;
   using P = EnergyPrices;
   static const std::vector<Fixed> fixed = {
-      {"crossbar_pj", &E::crossbarPj, &P::crossbarPj},
       {"halo_pj", &E::haloPj, &P::haloPj},
   };
   return fixed;
@@ -126,6 +138,18 @@ common::Inventory sparseInventory(const SparseConfig& c) {
        ComponentSpec{
            .cls = ComponentClass::Sram, .widthBits = oaWordBits(c), .capacityBytes = c.oaRamBytes},
        pes, "activation_rams"},
+      // The scatter crossbar (FIG. 6): a FIFO of crossbar_fifo_depth products (with their bank
+      // addresses) per multiplier lane, and per accumulator bank an F x I : 1 multiplexer.
+      {"crossbar_fifo",
+       ComponentSpec{.cls = ComponentClass::FlipFlopFifo,
+                     .widthBits = crossbarWordBits(c),
+                     .depth = c.crossbarFifoDepth},
+       pes * c.multipliersPerPe(), "crossbar"},
+      {"crossbar_mux",
+       ComponentSpec{.cls = ComponentClass::Multiplexer,
+                     .widthBits = crossbarWordBits(c),
+                     .inputs = std::max<int64_t>(2, c.multipliersPerPe())},
+       pes * c.accumulatorBanks, "crossbar"},
       // The post-processing unit: one 32-bit ALU operation per cycle per PE.
       {"ppu_alu", arith(ComponentClass::IntAdder, 32), pes * c.ppuOpsPerCycle, "ppu"},
   };

@@ -15,8 +15,8 @@ constexpr std::array<std::string_view, 3> kKeys{"read_pj", "write_pj", "activate
 TEST(DramPart, AStandardsFiguresAtAClock) {
   const DramPart hbm{"hbm2", 8, true};
   const DramFigures f = dramFigures(hbm, {}, 1000);
-  EXPECT_DOUBLE_EQ(f.bytesPerCycle, 256); // 8 channels x 32 GB/s at 1 GHz
-  EXPECT_EQ(f.latencyCycles, 28);         // tRCD + CL = 14 + 14 ns
+  EXPECT_DOUBLE_EQ(f.bytesPerCycle, 256);                // 8 channels x 32 GB/s at 1 GHz
+  EXPECT_EQ(f.latencyCycles, 28);                        // tRCD + CL = 14 + 14 ns
   EXPECT_DOUBLE_EQ(f.activationCycles, 48.0 / (16 * 8)); // tRC over 16 banks x 8 channels
   // A number overrides the derived figure.
   EXPECT_DOUBLE_EQ(dramFigures(hbm, {.bytesPerCycle = 100.0}, 1000).bytesPerCycle, 100);

@@ -138,7 +138,7 @@ TEST(SparseConfigYaml, ToYamlUsesTheNestedLayout) {
         "zero_run_length\n",
         "\ndram:\n  standard: custom\n  channels: 1\n  row_buffer: false\n  bytes_per_cycle: 32\n"
         "  latency_cycles: 100\n",
-        "\nenergy:\n  multiply_pj: auto\n", "\n  crossbar_pj: 0.4\n",
+        "\nenergy:\n  multiply_pj: auto\n", "\n  crossbar_pj: auto\n",
         "\n  dram_write_pj_per_byte: 160\n", "\ntechnology:\n  node: \"16nm\"\n  vdd_v: auto\n"}) {
     EXPECT_NE(yaml.find(line), std::string::npos) << line << "\n" << yaml;
   }
@@ -579,7 +579,12 @@ TEST(SparseTechnology, InventoryAndEventsFollowTheConfig) {
                                            inv.part("accumulator_adder").cost.readEnergyPj +
                                            inv.part("accumulator_bank").cost.writeEnergyPj);
   EXPECT_DOUBLE_EQ(p.iaRamReadPjPerByte, inv.part("ia_ram").cost.readEnergyPj / 10); // 80-bit word
-  EXPECT_EQ(p.crossbarPj, 0.4); // configured: no cited crossbar figure yet
+  // The crossbar: the lane FIFO's write and read and one selection in a bank's 16:1 mux.
+  EXPECT_DOUBLE_EQ(p.crossbarPj, inv.part("crossbar_fifo").cost.writeEnergyPj +
+                                     inv.part("crossbar_fifo").cost.readEnergyPj +
+                                     inv.part("crossbar_mux").cost.readEnergyPj);
+  EXPECT_EQ(inv.part("crossbar_mux").use.spec.inputs, 16);
+  EXPECT_EQ(inv.part("crossbar_mux").use.count, 64 * 32);
   // 8-bit values: cheaper multiplies; a number overrides.
   const SparseConfig narrow =
       parseSparseConfigOver(c, "numerics: {value_bits: 8}\nenergy: {ppu_op_pj: 3}\n", "n.yaml");
