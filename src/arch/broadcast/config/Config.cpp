@@ -229,7 +229,9 @@ BroadcastConfig parseBroadcastConfigOver(const BroadcastConfig& base, const std:
 
 BroadcastConfig parseBroadcastConfig(const std::string& yamlText, const std::string& file) {
   BroadcastConfig base = broadcastPreset("npu");
-  base.name = BroadcastConfig{}.name;
+  static const BroadcastConfig
+      kDefaults; // its name (a temporary trips GCC 12's -Wmaybe-uninitialized)
+  base.name = kDefaults.name;
   return parseBroadcastConfigOver(base, yamlText, file);
 }
 

@@ -192,7 +192,9 @@ SparseConfig parseSparseConfigOver(const SparseConfig& base, const std::string& 
 
 SparseConfig parseSparseConfig(const std::string& yamlText, const std::string& file) {
   SparseConfig base = sparsePreset("scnn");
-  base.name = SparseConfig{}.name;
+  static const SparseConfig
+      kDefaults; // its name (a temporary trips GCC 12's -Wmaybe-uninitialized)
+  base.name = kDefaults.name;
   return parseSparseConfigOver(base, yamlText, file);
 }
 

@@ -139,7 +139,9 @@ SystolicConfig parseSystolicConfigOver(const SystolicConfig& base, const std::st
 
 SystolicConfig parseSystolicConfig(const std::string& yamlText, const std::string& file) {
   SystolicConfig base = systolicPreset("small");
-  base.name = SystolicConfig{}.name;
+  static const SystolicConfig
+      kDefaults; // its name (a temporary trips GCC 12's -Wmaybe-uninitialized)
+  base.name = kDefaults.name;
   return parseSystolicConfigOver(base, yamlText, file);
 }
 
