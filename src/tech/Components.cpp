@@ -26,6 +26,8 @@ std::string_view componentClassName(ComponentClass c) {
     return "lookup_table";
   case ComponentClass::Multiplexer:
     return "multiplexer";
+  case ComponentClass::Wire:
+    return "wire";
   }
   return "?";
 }
@@ -40,6 +42,8 @@ bool isArithmetic(ComponentClass c) {
 } // namespace
 
 ComponentCost costOf(const ComponentSpec& spec, const ProcessNode& at) {
+  if (spec.cls == ComponentClass::Wire)
+    return detail::wireCostAt(spec, at);
   const bool arithmetic = isArithmetic(spec.cls);
   const bool logic = spec.cls == ComponentClass::Multiplexer;
   const ProcessNode from = arithmetic ? detail::arithmeticSourceNode()
@@ -74,6 +78,8 @@ std::string describe(const ComponentSpec& s) {
     return fmt::format("{} {} x {}b", cls, int64_t{1} << s.indexBits, s.widthBits);
   case ComponentClass::Multiplexer:
     return fmt::format("{} {}:1 x {}b", cls, s.inputs, s.widthBits);
+  case ComponentClass::Wire:
+    return fmt::format("{} {}b x {:.3g} mm", cls, s.widthBits, s.lengthUm * 1e-3);
   default:
     return fmt::format("{} {}b", cls, s.widthBits);
   }
@@ -94,6 +100,7 @@ std::vector<ComponentSpec> referenceComponents() {
   specs.push_back({.cls = C::LookupTable, .widthBits = 8, .indexBits = 8});
   for (int64_t inputs : {2, 4, 256})
     specs.push_back({.cls = C::Multiplexer, .widthBits = 16, .inputs = inputs});
+  specs.push_back({.cls = C::Wire, .widthBits = 1, .lengthUm = 1000});
   for (int64_t kib : {1, 8, 64, 128})
     specs.push_back({.cls = C::Sram, .widthBits = 64, .capacityBytes = kib * 1024});
   specs.push_back({.cls = C::Sram, .widthBits = 256, .capacityBytes = 1024 * 1024, .banks = 16});

@@ -26,6 +26,8 @@ SourceCost storageCost(const ComponentSpec& spec);
 /// Logic.cpp: standard-cell logic (multiplexers) at its library's node.
 ProcessNode logicSourceNode();
 SourceCost logicCost(const ComponentSpec& spec);
+/// A wire's cost at node \p at (its own interpolation between the source's nodes).
+ComponentCost wireCostAt(const ComponentSpec& spec, const ProcessNode& at);
 
 /// Static power per um^2 of logic (adders, multipliers, registers) at its source's node.
 double logicLeakageWPerUm2(ComponentClass cls);

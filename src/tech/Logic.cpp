@@ -1,5 +1,5 @@
-// Standard-cell logic of the technology model (docs/Technology.md, "Logic"): multiplexers, built
-// as trees of 2:1 cells, at 45 nm.
+// Standard-cell logic and wires of the technology model (docs/Technology.md, "Logic"):
+// multiplexers, built as trees of 2:1 cells, at 45 nm; on-chip wires per bit and millimetre.
 //
 // Source: the Nangate (FreePDK45) Open Cell Library, typical corner (TypTyp, 25 C, 1.10 V),
 // NangateOpenCellLibrary_typical.lib revision 1.0 of 10 Feb 2011, cell MUX2_X1, read in the copy
@@ -10,6 +10,7 @@
 #include "nnaccel/support/Error.h"
 
 #include <bit>
+#include <cmath>
 #include <fmt/format.h>
 
 namespace nnaccel::tech::detail {
@@ -33,6 +34,22 @@ constexpr double kActivity = 0.5;
 
 constexpr int64_t kMaxMuxInputs = int64_t{1} << 20;
 
+/// On-chip wire energy per bit, millimetre and transition: 240 fJ at 40 nm and 150 fJ projected
+/// for 10 nm (the high-voltage column), S. W. Keckler, W. J. Dally, B. Khailany, M. Garland,
+/// D. Glasco, "GPUs and the Future of Parallel Computing", IEEE Micro 31(5), 2011, Table 1 (read
+/// in two transcriptions only: docs/research/CellsWiresDram.md B). Its "256 bits over 10 mm:
+/// 310 pJ" is 0.121 pJ per bit and mm moved, the 240 fJ at the 0.5 activity used here; the
+/// Nangate library's wire-load capacitance (0.1774 fF/um at 1.1 V) gives 0.107 pJ per transition,
+/// the same order. Wires barely scale with the node (their capacitance per mm stays), so a node's
+/// figure is interpolated between the two in log(feature size), as the table projects, not
+/// scaled by the logic equations.
+constexpr double kWireNm40PjPerBitMm = 0.240, kWireNm10PjPerBitMm = 0.150;
+
+double wirePjPerBitMmTransition(double featureNm) {
+  const double t = std::log(40.0 / featureNm) / std::log(40.0 / 10.0);
+  return kWireNm40PjPerBitMm * std::pow(kWireNm10PjPerBitMm / kWireNm40PjPerBitMm, t);
+}
+
 /// One selection of a k-input, n-bit tree: every data input the cycle drives charges its pin
 /// (k pins of 1/2 C V^2 per transition) and the selected path's log2(k) cells switch; the
 /// unselected cells' outputs do not (the select lines are static over a run: weights are
@@ -48,6 +65,29 @@ double selectionEnergyPj(int64_t inputs, int64_t widthBits) {
 
 ProcessNode logicSourceNode() {
   return node("45nm", kLibraryVddV);
+}
+
+namespace {
+
+SourceCost wireCost(const ComponentSpec& s, const ProcessNode& at) {
+  if (s.widthBits < 1 || s.widthBits > 1 << 16)
+    throw Error(ErrorKind::Config, {},
+                fmt::format("a wire of {} bits: widths 1 to 65536 are priced", s.widthBits));
+  if (!(s.lengthUm >= 0 && s.lengthUm <= 1e5))
+    throw Error(ErrorKind::Config, {},
+                fmt::format("a wire of {} um: lengths 0 to 100 mm are priced", s.lengthUm));
+  // Routed over the logic in the upper metal layers: no area of its own (our choice), and no
+  // repeaters' leakage.
+  return {static_cast<double>(s.widthBits) * s.lengthUm * 1e-3 *
+              wirePjPerBitMmTransition(at.featureNm) * kActivity,
+          0, 0, "Keckler et al. IEEE Micro 2011 (40 nm, secondary)", 0};
+}
+
+} // namespace
+
+ComponentCost wireCostAt(const ComponentSpec& s, const ProcessNode& at) {
+  const SourceCost c = wireCost(s, at);
+  return {c.readEnergyPj, 0, 0, 0, c.source};
 }
 
 SourceCost logicCost(const ComponentSpec& s) {

@@ -764,7 +764,7 @@ TEST_F(Cli, ArchCostPricesAConfigThroughTheTechnology) {
                 .find("crossbar_fifo.write + crossbar_fifo + crossbar_mux"),
             std::string::npos)
       << sparse.out;
-  EXPECT_NE(lineWith(sparse.out, "halo_pj").find("configured"), std::string::npos);
+  EXPECT_NE(lineWith(sparse.out, "halo_pj").find("halo_link"), std::string::npos);
 }
 
 TEST_F(Cli, ArchDramListsTheStandardsAndTheServerRunUsesItsStack) {

@@ -25,6 +25,7 @@ enum class ComponentClass : uint8_t {
   LookupTable,   ///< 2^indexBits entries of widthBits, an SRAM (or flip-flops when tiny)
   Multiplexer,   ///< selects one of `inputs` words of widthBits (a tree of 2:1 cells); action:
                  ///< one selection
+  Wire,          ///< widthBits wires of lengthUm; action: one word sent along it
 };
 std::string_view componentClassName(ComponentClass c);
 
@@ -37,6 +38,7 @@ struct ComponentSpec {
   int64_t depth = 0;         ///< FlipFlopFifo: entries
   int64_t indexBits = 8;     ///< LookupTable: entries = 2^indexBits
   int64_t inputs = 2;        ///< Multiplexer: words it selects from
+  double lengthUm = 0;       ///< Wire: its length
 };
 
 /// What one instance costs at a node.

@@ -5,6 +5,7 @@
 #include "nnaccel/support/Error.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 
 namespace nnaccel::arch::common {
@@ -61,6 +62,22 @@ double Inventory::leakageW() const {
   for (const PricedComponent& p : parts)
     w += p.leakageW();
   return w;
+}
+
+double Inventory::groupAreaMm2(std::string_view group) const {
+  double a = 0;
+  for (const PricedComponent& p : parts)
+    a += p.use.group == group ? p.areaMm2() : 0.0;
+  return a;
+}
+
+void Inventory::add(ComponentUse use) {
+  Inventory one = priceInventory(node, {std::move(use)});
+  parts.push_back(std::move(one.parts.front()));
+}
+
+double pitchUm(double areaMm2) {
+  return std::sqrt(std::max(0.0, areaMm2)) * 1e3;
 }
 
 std::vector<std::pair<std::string, double>> Inventory::areaMm2ByGroup() const {

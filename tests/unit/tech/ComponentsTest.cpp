@@ -5,6 +5,7 @@
 
 #include "../../support/ErrorOf.h"
 
+#include <cmath>
 #include <gtest/gtest.h>
 
 namespace nnaccel::tech {
@@ -114,6 +115,29 @@ TEST(Components, MultiplexersAreTreesOfTheLibrarysTwoInputCell) {
        {ComponentSpec{.cls = ComponentClass::Multiplexer, .widthBits = 8, .inputs = 1},
         ComponentSpec{.cls = ComponentClass::Multiplexer, .widthBits = 0, .inputs = 4}})
     test::errorOf([&] { costOf(bad, lib); }, ErrorKind::Config);
+}
+
+TEST(Components, WiresCostPerBitAndMillimetreAndBarelyScale) {
+  // Keckler et al.: 240 fJ per bit, mm and transition at 40 nm, 150 fJ at 10 nm; half the bits
+  // toggle. No area (routed over logic).
+  const auto wire = [](double mm, const char* at) {
+    return costOf(
+        ComponentSpec{.cls = ComponentClass::Wire, .widthBits = 128, .lengthUm = mm * 1e3},
+        node(at));
+  };
+  const ComponentCost w = wire(2, "16nm");
+  const double t = std::log(40.0 / 16) / std::log(4.0);
+  EXPECT_NEAR(w.readEnergyPj, 128 * 2 * 0.5 * 0.240 * std::pow(0.150 / 0.240, t), 1e-12);
+  EXPECT_EQ(w.areaUm2, 0.0);
+  EXPECT_NEAR(wire(4, "16nm").readEnergyPj, 2 * w.readEnergyPj, 1e-12);
+  // 45 nm to 7 nm: the wire keeps more than half its energy, logic about a tenth.
+  EXPECT_GT(wire(1, "7nm").readEnergyPj / wire(1, "45nm").readEnergyPj, 0.5);
+  test::errorOf(
+      [] {
+        costOf(ComponentSpec{.cls = ComponentClass::Wire, .widthBits = 8, .lengthUm = -1},
+               node("45nm"));
+      },
+      ErrorKind::Config);
 }
 
 TEST(Components, EveryFigureScalesWithTheNode) {

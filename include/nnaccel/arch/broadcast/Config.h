@@ -48,9 +48,8 @@ enum class DataType { Int8 }; ///< int8 operands, int32 accumulation (fp16/bf16:
 
 /// Per-access energies in picojoules. Each on-chip event is `auto` (nullopt) by default: priced
 /// through the technology model from the components it uses (config/Pricing.cpp,
-/// docs/arch/Broadcast.md "Energy and area"); a number overrides it. The PE-to-PE broadcast links
-/// have no technology part yet, so theirs is a number; memory 310's are `auto` when its section
-/// names a DRAM standard (arch/common/Dram.h), else numbers.
+/// docs/arch/Broadcast.md "Energy and area"); a number overrides it. Memory 310's are `auto` when
+/// its section names a DRAM standard (arch/common/Dram.h), else numbers.
 struct EnergyTable {
   std::optional<double> macPj;                   ///< one int8 x int8 multiply-accumulate (int32)
   std::optional<double> inputRfWritePjPerByte;   ///< activation written into a PE's input RF
@@ -58,7 +57,7 @@ struct EnergyTable {
   std::optional<double> weightRfWritePjPerByte;  ///< weight written into a PE's weight RF
   std::optional<double> weightRfReadPjPerByte;   ///< weight read by the multiplier
   std::optional<double> outputRfAccessPjPerByte; ///< partial sum read or written (4 bytes each)
-  double broadcastPjPerByte = 0.1;               ///< one PE-to-PE link transfer
+  std::optional<double> broadcastPjPerByte;      ///< one PE-to-PE link transfer
   std::optional<double> columnBufferAccessPjPerByte;  ///< column buffer write or read
   std::optional<double> globalBufferReadPjPerByte;    ///< global buffer read
   std::optional<double> globalBufferWritePjPerByte;   ///< global buffer write (drain, staging)

@@ -67,6 +67,11 @@ struct Inventory {
   const PricedComponent* find(const std::string& name) const;
   double areaMm2() const;
   double leakageW() const;
+  /// Area of the parts of group \p group.
+  double groupAreaMm2(std::string_view group) const;
+  /// Prices \p use at this inventory's node and appends it (a part sized from the others, such
+  /// as a wire as long as a tile is wide).
+  void add(ComponentUse use);
   /// Area per group, in first-appearance order (sums to areaMm2()).
   std::vector<std::pair<std::string, double>> areaMm2ByGroup() const;
   /// The report's technology fields.
@@ -136,6 +141,10 @@ Prices pricesOf(const std::vector<EventRule<Config, Table, Prices>>& rules,
     p.*f.price = events.at(i++).pj;
   return p;
 }
+
+/// The side of a square of \p areaMm2, in micrometres: the pitch of a tile or PE of that area,
+/// the length of a wire that crosses it (our floorplan model: square tiles side by side).
+double pitchUm(double areaMm2);
 
 /// Prices \p uses at \p node (tech::costOf per kind).
 Inventory priceInventory(const tech::ProcessNode& node, std::vector<ComponentUse> uses);

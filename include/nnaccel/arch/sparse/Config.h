@@ -33,8 +33,8 @@ enum class ActivationCodeTable { ZeroRunLength, Fig4C, Fig5A, Fig5B, Fig5C };
 
 /// Per-access energies in picojoules. Each on-chip event is `auto` (nullopt) by default: priced
 /// through the technology model from the components it uses (config/Pricing.cpp,
-/// docs/arch/Sparse.md "Energy and area"); a number overrides it. The crossbar, the halo links
-/// and DRAM have no technology part yet, so theirs are numbers.
+/// docs/arch/Sparse.md "Energy and area"); a number overrides it. DRAM's are `auto` when the
+/// `dram:` section names a standard (arch/common/Dram.h), else numbers.
 struct EnergyTable {
   std::optional<double> multiplyPj;              ///< one value x value multiply
   std::optional<double> accumulatorRmwPj;        ///< one accumulator read-add-write
@@ -43,7 +43,7 @@ struct EnergyTable {
   std::optional<double> weightFifoWritePjPerByte;
   std::optional<double> iaRamReadPjPerByte;  ///< input-activation RAM read
   std::optional<double> oaRamWritePjPerByte; ///< output-activation RAM write
-  double haloPj = 2.0;                       ///< one halo (value, position) message to a neighbour
+  std::optional<double> haloPj;              ///< one halo (value, position) message to a neighbour
   std::optional<double> ppuOpPj;             ///< one post-processing operation
   std::optional<double> dramReadPjPerByte = 160.0; ///< auto with a DRAM standard
   std::optional<double> dramWritePjPerByte = 160.0;

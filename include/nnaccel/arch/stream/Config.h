@@ -42,20 +42,20 @@ struct PerRowCount {
 
 /// Energy per event in picojoules. Each on-chip event is `auto` (nullopt) by default: priced
 /// through the technology model from the components it uses (config/Pricing.cpp,
-/// docs/arch/Stream.md "Energy and area"); a number overrides it. The buses and the chip links
-/// have no technology part yet, so theirs are numbers.
+/// docs/arch/Stream.md "Energy and area"); a number overrides it. The chip links have no
+/// technology part yet, so theirs is a number.
 struct EnergyTable {
   std::optional<double> cellSelectAddPj;     ///< one multiple selected (or multiplied) and added
   std::optional<double> massMultiplierAddPj; ///< one add/subtract forming a multiple
-  std::optional<double> weightLoadPj;   ///< one cell's weights (a lane-wide word) from the store
-  std::optional<double> fifoValuePj;    ///< one value written and read in a kernel tile's FIFOs
-  std::optional<double> unitAddPj;      ///< one output value's bias add in adder 4707
-  std::optional<double> auxFifoValuePj; ///< one value written and read in an aux tile's FIFOs
-  std::optional<double> lutLookupPj;    ///< one lane's lookup in the activation table 4906
-  std::optional<double> auxOpPj;        ///< one lane's add/compare/select in an aux tile
-  std::optional<double> auxMultiplyPj;  ///< one lane's multiply in a channel-scale aux tile
-  double busSetTransferPj = 10.0;       ///< one 16-lane set driven across a bus through a mux
-  double chipLinkSetPj = 640.0;         ///< one set across a chip-to-chip link
+  std::optional<double> weightLoadPj;     ///< one cell's weights (a lane-wide word) from the store
+  std::optional<double> fifoValuePj;      ///< one value written and read in a kernel tile's FIFOs
+  std::optional<double> unitAddPj;        ///< one output value's bias add in adder 4707
+  std::optional<double> auxFifoValuePj;   ///< one value written and read in an aux tile's FIFOs
+  std::optional<double> lutLookupPj;      ///< one lane's lookup in the activation table 4906
+  std::optional<double> auxOpPj;          ///< one lane's add/compare/select in an aux tile
+  std::optional<double> auxMultiplyPj;    ///< one lane's multiply in a channel-scale aux tile
+  std::optional<double> busSetTransferPj; ///< one 16-lane set driven along a bus through a mux
+  double chipLinkSetPj = 640.0;           ///< one set across a chip-to-chip link
 
   bool operator==(const EnergyTable&) const = default;
 };

@@ -127,7 +127,7 @@ template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config&
     v.optionalReal("weight_rf_write_pj_per_byte", e.weightRfWritePjPerByte, kEnergyPjRange);
     v.optionalReal("weight_rf_read_pj_per_byte", e.weightRfReadPjPerByte, kEnergyPjRange);
     v.optionalReal("output_rf_access_pj_per_byte", e.outputRfAccessPjPerByte, kEnergyPjRange);
-    v.real("broadcast_pj_per_byte", e.broadcastPjPerByte, kEnergyPjRange);
+    v.optionalReal("broadcast_pj_per_byte", e.broadcastPjPerByte, kEnergyPjRange);
     v.optionalReal("column_buffer_access_pj_per_byte", e.columnBufferAccessPjPerByte,
                    kEnergyPjRange);
     v.optionalReal("global_buffer_read_pj_per_byte", e.globalBufferReadPjPerByte, kEnergyPjRange);

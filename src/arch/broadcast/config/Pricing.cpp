@@ -2,8 +2,8 @@
 /// The broadcast machine priced through the technology model (docs/arch/Broadcast.md, "Energy
 /// and area"): its components, and the components each energy event uses. Which components an
 /// event uses is our reading of seed 004's PE (FIG. 10) and column; the figures are the
-/// technology's (docs/Technology.md), never tuned here. The PE-to-PE broadcast links have no cited
-/// figure yet: their energy stays a number and their area is not counted.
+/// technology's (docs/Technology.md), never tuned here. The PE-to-PE broadcast links are wires as
+/// long as a PE is wide (no area of their own).
 #include "nnaccel/arch/broadcast/Config.h"
 
 #include <algorithm>
@@ -105,19 +105,17 @@ const std::vector<Rule>& eventRules() {
        &P::globalBufferWritePjPerByte,
        {"global_buffer.write"},
        bytesOf<globalBufferWordBytes>},
+      // A byte from one PE to the next: a byte-wide wire across one PE.
+      {"broadcast_pj_per_byte", &E::broadcastPjPerByte, &P::broadcastPjPerByte, {"broadcast_link"}},
   };
   return rules;
 }
 
-/// The broadcast links have no cited figure yet; memory 310 is a part of its own
-/// (arch/common/Dram.h), its events appended after these.
+/// Every on-chip event is priced; memory 310 is a part of its own (arch/common/Dram.h), its
+/// events appended after these.
 const std::vector<Fixed>& fixedEvents() {
-  using E = EnergyTable;
-  using P = EnergyPrices;
-  static const std::vector<Fixed> fixed = {
-      {"broadcast_pj_per_byte", &E::broadcastPjPerByte, &P::broadcastPjPerByte},
-  };
-  return fixed;
+  static const std::vector<Fixed> none;
+  return none;
 }
 
 } // namespace
@@ -144,7 +142,17 @@ common::Inventory broadcastInventory(const BroadcastConfig& c) {
     all.push_back({"global_buffer",
                    sram(c.globalBufferCapacityBytes, globalBufferWordBytes(c), c.columns), 1,
                    "global_buffer"});
-  return common::priceInventory(common::processNodeOf(c.technology), std::move(all));
+  common::Inventory inv =
+      common::priceInventory(common::processNodeOf(c.technology), std::move(all));
+  // The PE-to-PE links (FIG. 7/8): one byte-wide wire per PE, as long as a PE (its MAC lanes and
+  // register files) is wide.
+  const double peMm2 = (inv.groupAreaMm2("pe_array") + inv.groupAreaMm2("register_files")) /
+                       static_cast<double>(pes);
+  inv.add({"broadcast_link",
+           ComponentSpec{
+               .cls = ComponentClass::Wire, .widthBits = 8, .lengthUm = common::pitchUm(peMm2)},
+           pes, "pe_array"});
+  return inv;
 }
 
 std::vector<engines::CostTable::Event> energyEvents(const BroadcastConfig& c) {

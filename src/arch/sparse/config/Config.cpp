@@ -119,7 +119,7 @@ template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config&
     v.optionalReal("weight_fifo_write_pj_per_byte", e.weightFifoWritePjPerByte, kEnergyPjRange);
     v.optionalReal("ia_ram_read_pj_per_byte", e.iaRamReadPjPerByte, kEnergyPjRange);
     v.optionalReal("oa_ram_write_pj_per_byte", e.oaRamWritePjPerByte, kEnergyPjRange);
-    v.real("halo_pj", e.haloPj, kEnergyPjRange);
+    v.optionalReal("halo_pj", e.haloPj, kEnergyPjRange);
     v.optionalReal("ppu_op_pj", e.ppuOpPj, kEnergyPjRange);
     v.optionalReal("dram_read_pj_per_byte", e.dramReadPjPerByte, kEnergyPjRange);
     v.optionalReal("dram_write_pj_per_byte", e.dramWritePjPerByte, kEnergyPjRange);

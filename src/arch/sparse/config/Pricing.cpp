@@ -3,8 +3,8 @@
 /// and area"): its components, and the components each energy event uses. Which components an
 /// event uses is our reading of seed 001 and the SCNN paper's PE; the figures are the
 /// technology's (docs/Technology.md), never tuned here. The scatter crossbar is its lanes' input
-/// FIFOs and one multiplexer per accumulator bank (its arbitration is not counted); the halo
-/// links have no cited figure yet: their energy stays a number and their area is not counted.
+/// FIFOs and one multiplexer per accumulator bank (its arbitration is not counted); a halo link is
+/// a wire as long as a PE is wide.
 #include "nnaccel/arch/sparse/Config.h"
 
 #include <algorithm>
@@ -39,6 +39,13 @@ int64_t oaWordBits(const SparseConfig& c) {
 /// A product on its way to a bank: 2 x value_bits, and its entry's address in the bank.
 int64_t crossbarWordBits(const SparseConfig& c) {
   return 2 * c.valueBits + std::bit_width(static_cast<uint64_t>(c.accumulatorBankEntries - 1));
+}
+
+/// A halo message: the partial sum and its position in the neighbour's plane (an accumulator
+/// address and a bank: log2 of entries x banks).
+int64_t haloMessageBits(const SparseConfig& c) {
+  return c.accumulatorBits +
+         std::bit_width(static_cast<uint64_t>(c.accumulatorBankEntries * c.accumulatorBanks - 1));
 }
 
 double weightVectorBytes(const SparseConfig& c) {
@@ -85,6 +92,8 @@ const std::vector<Rule>& eventRules() {
        {"oa_ram.write"},
        oaWordBytes},
       {"ppu_op_pj", &E::ppuOpPj, &P::ppuOpPj, {"ppu_alu"}},
+      // A halo message: an accumulator value and its address, on a wire across one PE.
+      {"halo_pj", &E::haloPj, &P::haloPj, {"halo_link"}},
       // A product through the scatter crossbar: into its lane's input FIFO and out, and one
       // selection in its bank's multiplexer.
       {"crossbar_pj",
@@ -95,15 +104,11 @@ const std::vector<Rule>& eventRules() {
   return rules;
 }
 
-/// The halo links have no cited figure yet; DRAM is a part of its own
-/// (arch/common/Dram.h), its events appended after these.
+/// Every on-chip event is priced; DRAM is a part of its own (arch/common/Dram.h), its events
+/// appended after these.
 const std::vector<Fixed>& fixedEvents() {
-  using E = EnergyTable;
-  using P = EnergyPrices;
-  static const std::vector<Fixed> fixed = {
-      {"halo_pj", &E::haloPj, &P::haloPj},
-  };
-  return fixed;
+  static const std::vector<Fixed> none;
+  return none;
 }
 
 } // namespace
@@ -153,7 +158,14 @@ common::Inventory sparseInventory(const SparseConfig& c) {
       // The post-processing unit: one 32-bit ALU operation per cycle per PE.
       {"ppu_alu", arith(ComponentClass::IntAdder, 32), pes * c.ppuOpsPerCycle, "ppu"},
   };
-  return common::priceInventory(common::processNodeOf(c.technology), uses);
+  common::Inventory inv = common::priceInventory(common::processNodeOf(c.technology), uses);
+  // The halo links (a PE to each neighbour): a message's bits on a wire across one PE.
+  inv.add({"halo_link",
+           ComponentSpec{.cls = ComponentClass::Wire,
+                         .widthBits = haloMessageBits(c),
+                         .lengthUm = common::pitchUm(inv.areaMm2() / static_cast<double>(pes))},
+           pes, "crossbar"});
+  return inv;
 }
 
 std::vector<engines::CostTable::Event> energyEvents(const SparseConfig& c) {

@@ -140,7 +140,7 @@ template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config&
     v.optionalReal("lut_lookup_pj", e.lutLookupPj, kEnergyPjRange);
     v.optionalReal("aux_op_pj", e.auxOpPj, kEnergyPjRange);
     v.optionalReal("aux_multiply_pj", e.auxMultiplyPj, kEnergyPjRange);
-    v.real("bus_set_transfer_pj", e.busSetTransferPj, kEnergyPjRange);
+    v.optionalReal("bus_set_transfer_pj", e.busSetTransferPj, kEnergyPjRange);
     v.real("chip_link_set_pj", e.chipLinkSetPj, kEnergyPjRange);
   });
 }

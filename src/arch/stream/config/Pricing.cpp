@@ -4,8 +4,8 @@
 /// the mass multipliers, the weight store, the row FIFOs), its aux tiles (Figs. 49-50) and the
 /// chips of a chain, and the components each energy event uses. Which components an event uses
 /// is our reading of seed 002; the figures are the technology's (docs/Technology.md), never tuned
-/// here. The buses, their muxes and the chip links have no cited figure yet: their energy stays a
-/// number and their area is not counted.
+/// here. The buses are wires along a row and a mux at each tile input; the chip links have no
+/// cited figure yet: their energy stays a number and their area is not counted.
 #include "nnaccel/arch/stream/Config.h"
 
 #include <algorithm>
@@ -148,6 +148,36 @@ std::vector<common::ComponentUse> auxTileParts(const StreamConfig& c, int64_t ch
   return parts;
 }
 
+/// The buses (Fig. 44): each row's output bus runs along the row, as long as its tiles side by
+/// side (square tiles, our floorplan model), lanes x activation bits wide; each tile input
+/// selects its set through a mux of the row's choices (4403; 4407 in two halves per aux tile).
+void addBuses(const StreamConfig& c, int64_t chips, common::Inventory& inv) {
+  const auto kernelTiles = static_cast<double>(c.kernelTileCount() * chips);
+  const auto auxTiles = static_cast<double>(c.auxTileCount() * chips);
+  const double kernelTileMm2 =
+      (inv.groupAreaMm2("kernel_tiles") + inv.groupAreaMm2("mass_multipliers") +
+       inv.groupAreaMm2("weight_stores") + inv.groupAreaMm2("fifos")) /
+      kernelTiles;
+  const double auxTileMm2 = auxTiles > 0 ? inv.groupAreaMm2("aux_tiles") / auxTiles : 0.0;
+  double rowUm = 0;
+  int64_t choices = 2;
+  for (int64_t row = 0; row < c.rows; ++row) {
+    rowUm = std::max(rowUm,
+                     static_cast<double>(c.tilesInRow(row)) * common::pitchUm(kernelTileMm2) +
+                         static_cast<double>(c.auxTilesInRow(row)) * common::pitchUm(auxTileMm2));
+    choices = std::max(choices, c.rowMuxChoices(row));
+  }
+  const int64_t setBits = c.lanes * c.activationBits;
+  inv.add({"bus_wire",
+           {.cls = ComponentClass::Wire, .widthBits = setBits, .lengthUm = rowUm},
+           c.rows * chips,
+           "buses"});
+  inv.add({"bus_mux",
+           {.cls = ComponentClass::Multiplexer, .widthBits = setBits, .inputs = choices},
+           (c.kernelTileCount() + 2 * c.auxTileCount()) * chips,
+           "buses"});
+}
+
 double lanesOf(const StreamConfig& c) {
   return static_cast<double>(c.lanes);
 }
@@ -185,6 +215,8 @@ std::vector<Rule> eventRules(const StreamConfig& c) {
       {"lut_lookup_pj", &E::lutLookupPj, &P::lutLookupPj, {"aux_lut"}},
       {"aux_op_pj", &E::auxOpPj, &P::auxOpPj, {"aux_adder"}},
       {"aux_multiply_pj", &E::auxMultiplyPj, &P::auxMultiplyPj, {"aux_multiplier"}},
+      // A set driven along its row's bus and selected by the reading tile's mux.
+      {"bus_set_transfer_pj", &E::busSetTransferPj, &P::busSetTransferPj, {"bus_wire", "bus_mux"}},
   };
 }
 
@@ -192,7 +224,6 @@ const std::vector<Fixed>& fixedEvents() {
   using E = EnergyTable;
   using P = EnergyPrices;
   static const std::vector<Fixed> fixed = {
-      {"bus_set_transfer_pj", &E::busSetTransferPj, &P::busSetTransferPj},
       {"chip_link_set_pj", &E::chipLinkSetPj, &P::chipLinkSetPj},
   };
   return fixed;
@@ -205,7 +236,10 @@ common::Inventory streamInventory(const StreamConfig& c, int64_t chips) {
   std::vector<common::ComponentUse> uses = kernelTileParts(c, n);
   for (common::ComponentUse& u : auxTileParts(c, n))
     uses.push_back(std::move(u));
-  return common::priceInventory(common::processNodeOf(c.technology), std::move(uses));
+  common::Inventory inv =
+      common::priceInventory(common::processNodeOf(c.technology), std::move(uses));
+  addBuses(c, n, inv);
+  return inv;
 }
 
 std::vector<engines::CostTable::Event> energyEvents(const StreamConfig& c) {

@@ -10,6 +10,7 @@
 #include "../../common/ConfigTestSupport.h"
 #include "nnaccel/support/Error.h"
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -87,8 +88,8 @@ TEST(BroadcastPresets, NpuValuesArePinned) {
   EXPECT_TRUE(c.layerVectorWidths.empty());
   // The energy table is the struct's documented default table (docs/arch/Broadcast.md).
   EXPECT_EQ(c.energy, EnergyTable{});
-  EXPECT_FALSE(c.energy.macPj.has_value()); // auto: priced by the technology model
-  EXPECT_DOUBLE_EQ(c.energy.broadcastPjPerByte, 0.1);
+  EXPECT_FALSE(c.energy.macPj.has_value());              // auto: priced by the technology model
+  EXPECT_FALSE(c.energy.broadcastPjPerByte.has_value()); // a wire across one PE
   EXPECT_EQ(c.energy.memoryReadPjPerByte, 160.0);
   EXPECT_EQ(c.technology.node, "16nm");
 }
@@ -161,7 +162,7 @@ TEST(BroadcastConfigYaml, ToYamlUsesTheNestedLayout) {
         "\nenergy:\n  mac_pj: auto\n  input_rf_write_pj_per_byte: auto\n  "
         "input_rf_read_pj_per_byte: auto\n  weight_rf_write_pj_per_byte: auto\n  "
         "weight_rf_read_pj_per_byte: auto\n  output_rf_access_pj_per_byte: auto\n  "
-        "broadcast_pj_per_byte: 0.1\n  column_buffer_access_pj_per_byte: auto\n  "
+        "broadcast_pj_per_byte: auto\n  column_buffer_access_pj_per_byte: auto\n  "
         "global_buffer_read_pj_per_byte: auto\n  global_buffer_write_pj_per_byte: auto\n  "
         "memory_read_pj_per_byte: 160\n  memory_write_pj_per_byte: 160\n",
         "\ntechnology:\n  node: \"16nm\"\n  vdd_v: auto\n"}) {
@@ -711,7 +712,15 @@ TEST(BroadcastTechnology, InventoryAndEventsFollowTheConfig) {
                                 inv.part("pe_adder").cost.readEnergyPj);
   EXPECT_DOUBLE_EQ(p.globalBufferReadPjPerByte,
                    inv.part("global_buffer").cost.readEnergyPj / 64); // 512 B/cycle over 8
-  EXPECT_EQ(p.broadcastPjPerByte, 0.1); // configured: no cited link figure yet
+  // A link: a byte on a wire as long as a PE is wide (its lanes and register files, square).
+  const nnaccel::arch::common::PricedComponent& link = inv.part("broadcast_link");
+  EXPECT_NEAR(link.use.spec.lengthUm,
+              std::sqrt((inv.groupAreaMm2("pe_array") + inv.groupAreaMm2("register_files")) / 64) *
+                  1e3,
+              1e-9);
+  EXPECT_EQ(link.areaMm2(), 0.0);
+  EXPECT_DOUBLE_EQ(p.broadcastPjPerByte, link.cost.readEnergyPj);
+  EXPECT_GT(p.broadcastPjPerByte, 0.0);
   // A register file smaller than a lane-wide word is read a bank's width at a time.
   const BroadcastConfig tiny =
       parseBroadcastConfigOver(c, "register_files: {input_bytes: 8}\n", "t.yaml");

@@ -350,7 +350,7 @@ TEST(SparseConfigErrors, WrongTypes) {
   expectConfigError("accumulators:\n  forwarding: 1\n",
                     "chip.yaml: 'accumulators.forwarding': expected true or false, got '1'");
   expectConfigError("energy:\n  halo_pj: cheap\n",
-                    "chip.yaml: 'energy.halo_pj': expected a number, got 'cheap'");
+                    "chip.yaml: 'energy.halo_pj': expected a number or auto, got 'cheap'");
   expectConfigError("crossbar: 2\n", "chip.yaml: 'crossbar': expected a mapping, got '2'");
   expectConfigError("name: \"\"\n", "chip.yaml: 'name': must not be empty");
 }

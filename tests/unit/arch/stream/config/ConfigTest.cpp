@@ -196,7 +196,7 @@ TEST(StreamConfigYaml, ToYamlUsesTheNestedLayout) {
         "\nenergy:\n  cell_select_add_pj: auto\n  mass_multiplier_add_pj: auto\n"
         "  weight_load_pj: auto\n  fifo_value_pj: auto\n  unit_add_pj: auto\n"
         "  aux_fifo_value_pj: auto\n  lut_lookup_pj: auto\n  aux_op_pj: auto\n"
-        "  aux_multiply_pj: auto\n  bus_set_transfer_pj: 10\n  chip_link_set_pj: 640\n"}) {
+        "  aux_multiply_pj: auto\n  bus_set_transfer_pj: auto\n  chip_link_set_pj: 640\n"}) {
     EXPECT_NE(yaml.find(text), std::string::npos) << text << "\n" << yaml;
   }
 }
@@ -458,7 +458,7 @@ energy: {cell_select_add_pj: 1, mass_multiplier_add_pj: 2, fifo_value_pj: 3, lut
                 e.cellSelectAddPj, e.massMultiplierAddPj, e.fifoValuePj, e.lutLookupPj, e.auxOpPj,
                 e.auxMultiplyPj, e.weightLoadPj, e.unitAddPj, e.auxFifoValuePj}),
             (std::vector<std::optional<double>>{1, 2, 3, 4, 6, 7, 8, 9, 10}));
-  EXPECT_DOUBLE_EQ(e.busSetTransferPj, 5);
+  EXPECT_EQ(e.busSetTransferPj, 5);
   EXPECT_DOUBLE_EQ(e.chipLinkSetPj, 0);
   // The accessors over these values.
   EXPECT_EQ(c.kernelTileCount(), 4 * 7 + 2);
@@ -528,8 +528,8 @@ TEST(StreamConfigErrors, WrongTypes) {
                     "'maybe'");
   expectConfigError("energy:\n  aux_op_pj: cheap\n",
                     "asic.yaml: 'energy.aux_op_pj': expected a number or auto, got 'cheap'");
-  expectConfigError("energy:\n  bus_set_transfer_pj: auto\n",
-                    "asic.yaml: 'energy.bus_set_transfer_pj': expected a number, got 'auto'");
+  expectConfigError("energy:\n  chip_link_set_pj: auto\n",
+                    "asic.yaml: 'energy.chip_link_set_pj': expected a number, got 'auto'");
   expectConfigError("technology:\n  node: 3nm\n",
                     "asic.yaml: 'technology.node': unknown process node '3nm' (known: "
                     "180nm, 130nm, 90nm, 65nm, 45nm, 32nm, 28nm, 20nm, 16nm, 14nm, 10nm, 7nm)");
@@ -816,7 +816,13 @@ TEST(StreamTechnology, EventsArePricedFromTheirComponents) {
   EXPECT_DOUBLE_EQ(p.fifoValuePj,
                    (pj("row_fifo") + inv.part("row_fifo").cost.writeEnergyPj) / 16); // per lane
   EXPECT_DOUBLE_EQ(p.auxMultiplyPj, pj("aux_multiplier"));
-  EXPECT_DOUBLE_EQ(p.busSetTransferPj, 10); // configured: no cited bus figure yet
+  // A set: 16 x 8 bits along a row of 6 kernel and 2 aux tiles, and one selection of the
+  // row's mux (the input bus or the previous row's sets and the row's own).
+  EXPECT_DOUBLE_EQ(p.busSetTransferPj, pj("bus_wire") + pj("bus_mux"));
+  EXPECT_EQ(inv.part("bus_wire").use.spec.widthBits, 128);
+  EXPECT_GT(inv.part("bus_wire").use.spec.lengthUm, 6 * 1000.0); // six tiles over 1 mm each
+  EXPECT_EQ(inv.part("bus_mux").use.spec.inputs, c.rowMuxChoices(1));
+  EXPECT_DOUBLE_EQ(p.chipLinkSetPj, 640); // configured: no cited SERDES figure yet
   // A number under energy: overrides an event.
   StreamConfig fixed = c;
   fixed.energy.cellSelectAddPj = 0.25;
