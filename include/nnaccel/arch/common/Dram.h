@@ -81,6 +81,16 @@ struct DramPrices {
   double readPjPerByte = 0, writePjPerByte = 0, activatePj = 0;
 };
 DramPrices dramPricesOf(const std::vector<engines::CostTable::Event>& events);
+/// Sets an engine's read, write and activation prices (\p members, in that order) from
+/// \p events, a list ending with the part's events.
+template <typename Prices>
+void setDramPrices(Prices& p, const std::vector<engines::CostTable::Event>& events,
+                   const std::array<double Prices::*, 3>& members) {
+  const DramPrices d = dramPricesOf(events);
+  p.*members[0] = d.readPjPerByte;
+  p.*members[1] = d.writePjPerByte;
+  p.*members[2] = d.activatePj;
+}
 
 /// The rate of a long sequential stream: the bus, or with the row-buffer model the rate at
 /// which the banks open whole rows when that is lower.

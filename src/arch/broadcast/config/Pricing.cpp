@@ -165,10 +165,9 @@ std::vector<engines::CostTable::Event> energyEvents(const BroadcastConfig& c) {
 EnergyPrices energyPrices(const BroadcastConfig& c) {
   const std::vector<engines::CostTable::Event> events = energyEvents(c);
   EnergyPrices p = common::pricesOf(eventRules(), fixedEvents(), events);
-  const common::DramPrices memory = common::dramPricesOf(events);
-  p.memoryReadPjPerByte = memory.readPjPerByte;
-  p.memoryWritePjPerByte = memory.writePjPerByte;
-  p.memoryActivatePj = memory.activatePj;
+  common::setDramPrices(p, events,
+                        {&EnergyPrices::memoryReadPjPerByte, &EnergyPrices::memoryWritePjPerByte,
+                         &EnergyPrices::memoryActivatePj});
   return p;
 }
 

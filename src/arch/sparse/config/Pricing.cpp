@@ -178,10 +178,9 @@ std::vector<engines::CostTable::Event> energyEvents(const SparseConfig& c) {
 EnergyPrices energyPrices(const SparseConfig& c) {
   const std::vector<engines::CostTable::Event> events = energyEvents(c);
   EnergyPrices p = common::pricesOf(eventRules(), fixedEvents(), events);
-  const common::DramPrices dram = common::dramPricesOf(events);
-  p.dramReadPjPerByte = dram.readPjPerByte;
-  p.dramWritePjPerByte = dram.writePjPerByte;
-  p.dramActivatePj = dram.activatePj;
+  common::setDramPrices(p, events,
+                        {&EnergyPrices::dramReadPjPerByte, &EnergyPrices::dramWritePjPerByte,
+                         &EnergyPrices::dramActivatePj});
   return p;
 }
 

@@ -127,10 +127,9 @@ std::vector<engines::CostTable::Event> energyEvents(const SystolicConfig& c) {
 EnergyPrices energyPrices(const SystolicConfig& c) {
   const std::vector<engines::CostTable::Event> events = energyEvents(c);
   EnergyPrices p = common::pricesOf(eventRules(), fixedEvents(), events);
-  const common::DramPrices dram = common::dramPricesOf(events);
-  p.dramReadPjPerByte = dram.readPjPerByte;
-  p.dramWritePjPerByte = dram.writePjPerByte;
-  p.dramActivatePj = dram.activatePj;
+  common::setDramPrices(p, events,
+                        {&EnergyPrices::dramReadPjPerByte, &EnergyPrices::dramWritePjPerByte,
+                         &EnergyPrices::dramActivatePj});
   return p;
 }
 
