@@ -54,8 +54,9 @@ struct EnergyTable {
   std::optional<double> lutLookupPj;      ///< one lane's lookup in the activation table 4906
   std::optional<double> auxOpPj;          ///< one lane's add/compare/select in an aux tile
   std::optional<double> auxMultiplyPj;    ///< one lane's multiply in a channel-scale aux tile
-  std::optional<double> busSetTransferPj; ///< one 16-lane set driven along a bus through a mux
-  double chipLinkSetPj = 640.0;           ///< one set across a chip-to-chip link
+  std::optional<double> busSetTransferPj; ///< one set of activations along a bus through a mux
+  std::optional<double> busPartialSetTransferPj; ///< one set of partial sums (a kernel tile's)
+  double chipLinkSetPj = 640.0;                  ///< one set across a chip-to-chip link
 
   bool operator==(const EnergyTable&) const = default;
 };
@@ -64,7 +65,7 @@ struct EnergyTable {
 struct EnergyPrices {
   double cellSelectAddPj = 0, massMultiplierAddPj = 0, weightLoadPj = 0, fifoValuePj = 0;
   double unitAddPj = 0, auxFifoValuePj = 0, lutLookupPj = 0, auxOpPj = 0, auxMultiplyPj = 0;
-  double busSetTransferPj = 0, chipLinkSetPj = 0;
+  double busSetTransferPj = 0, busPartialSetTransferPj = 0, chipLinkSetPj = 0;
 };
 
 struct StreamConfig {

@@ -103,8 +103,10 @@ private:
   /// The layer detail the tiles of layer \p name charge their events to.
   LayerDetail::Energy& energyOf(const std::string& name);
   /// One set (\p channels, \p positions per frame) driven onto a bus (and a chip link when it
-  /// is read across chips, \p crossesChip).
-  void chargeBus(LayerDetail::Energy& e, int64_t channels, int64_t positions, bool crossesChip);
+  /// is read across chips, \p crossesChip): \p partialSums (a kernel tile's output) or
+  /// activations (an aux tile's).
+  void chargeBus(LayerDetail::Energy& e, int64_t channels, int64_t positions, bool crossesChip,
+                 bool partialSums);
   bool crossesChip(const BusRef& src, int64_t readerRow) const;
   void checkMeet(const std::string& where, int64_t primaryArrival, int64_t auxArrival,
                  int64_t cyclesPerPosition);

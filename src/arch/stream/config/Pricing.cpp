@@ -149,8 +149,9 @@ std::vector<common::ComponentUse> auxTileParts(const StreamConfig& c, int64_t ch
 }
 
 /// The buses (Fig. 44): each row's output bus runs along the row, as long as its tiles side by
-/// side (square tiles, our floorplan model), lanes x activation bits wide; each tile input
-/// selects its set through a mux of the row's choices (4403; 4407 in two halves per aux tile).
+/// side (square tiles, our floorplan model), lanes x partial-sum bits wide (an activation set
+/// uses lanes x activation bits of it); each tile input selects its set through a mux of the
+/// row's choices (4403; 4407 in two halves per aux tile).
 void addBuses(const StreamConfig& c, int64_t chips, common::Inventory& inv) {
   const auto kernelTiles = static_cast<double>(c.kernelTileCount() * chips);
   const auto auxTiles = static_cast<double>(c.auxTileCount() * chips);
@@ -167,11 +168,16 @@ void addBuses(const StreamConfig& c, int64_t chips, common::Inventory& inv) {
                          static_cast<double>(c.auxTilesInRow(row)) * common::pitchUm(auxTileMm2));
     choices = std::max(choices, c.rowMuxChoices(row));
   }
-  const int64_t setBits = c.lanes * c.activationBits;
+  const int64_t setBits = c.lanes * c.partialSumBits;
   inv.add({"bus_wire",
            {.cls = ComponentClass::Wire, .widthBits = setBits, .lengthUm = rowUm},
            c.rows * chips,
            "buses"});
+  inv.add(
+      {"bus_activation_bits",
+       {.cls = ComponentClass::Wire, .widthBits = c.lanes * c.activationBits, .lengthUm = rowUm},
+       c.rows * chips,
+       "buses"});
   inv.add({"bus_mux",
            {.cls = ComponentClass::Multiplexer, .widthBits = setBits, .inputs = choices},
            (c.kernelTileCount() + 2 * c.auxTileCount()) * chips,
@@ -215,8 +221,16 @@ std::vector<Rule> eventRules(const StreamConfig& c) {
       {"lut_lookup_pj", &E::lutLookupPj, &P::lutLookupPj, {"aux_lut"}},
       {"aux_op_pj", &E::auxOpPj, &P::auxOpPj, {"aux_adder"}},
       {"aux_multiply_pj", &E::auxMultiplyPj, &P::auxMultiplyPj, {"aux_multiplier"}},
-      // A set driven along its row's bus and selected by the reading tile's mux.
-      {"bus_set_transfer_pj", &E::busSetTransferPj, &P::busSetTransferPj, {"bus_wire", "bus_mux"}},
+      // A set driven along its row's bus and selected by the reading tile's mux: an aux tile's
+      // activations toggle their bits of each lane, a kernel tile's partial sums all of them.
+      {"bus_set_transfer_pj",
+       &E::busSetTransferPj,
+       &P::busSetTransferPj,
+       {"bus_activation_bits", "bus_mux"}},
+      {"bus_partial_set_transfer_pj",
+       &E::busPartialSetTransferPj,
+       &P::busPartialSetTransferPj,
+       {"bus_wire", "bus_mux"}},
   };
 }
 

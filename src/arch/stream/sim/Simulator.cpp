@@ -552,13 +552,14 @@ bool Simulator::crossesChip(const BusRef& src, int64_t readerRow) const {
   return src.bus >= 0 && readerRow > src.bus && readerRow % rows == 0;
 }
 
-void Simulator::chargeBus(LayerDetail::Energy& e, int64_t channels, int64_t positions,
-                          bool crosses) {
+void Simulator::chargeBus(LayerDetail::Energy& e, int64_t channels, int64_t positions, bool crosses,
+                          bool partialSums) {
   const EnergyPrices& t = prices_;
   const auto sets =
       static_cast<double>((channels + program_.config.lanes - 1) / program_.config.lanes);
   e.busesPj += sets * static_cast<double>(positions) *
-               (t.busSetTransferPj + (crosses ? t.chipLinkSetPj : 0.0));
+               ((partialSums ? t.busPartialSetTransferPj : t.busSetTransferPj) +
+                (crosses ? t.chipLinkSetPj : 0.0));
 }
 
 void Simulator::released(const BusRef& b) {
@@ -678,7 +679,8 @@ void Simulator::runKernelTile(size_t i) {
   }
   LayerDetail::Energy& en = energyOf(t.layer);
   chargeKernelTile(t, c, prices_, in.frame.positions(), massMultiplierAdders_, en);
-  chargeBus(en, t.outChannels, in.frame.positions(), crossesChip(t.input, t.row));
+  // A kernel tile drives int32 partial sums (docs/arch/Stream.md, "Kernel-tile output").
+  chargeBus(en, t.outChannels, in.frame.positions(), crossesChip(t.input, t.row), true);
   out.startCycle = start;
   out.latencyPositions = latPositions;
   kernelStart_[i] = start;
@@ -720,7 +722,7 @@ void Simulator::runAuxTile(size_t i) {
   const int64_t patchDelayCycles = isPatchFunction(t.function) ? runPatch(t, where, out) : 0;
   out.startCycle =
       auxTileStartCycle(t, c, pin.startCycle, ain ? ain->startCycle : 0, P, patchDelayCycles);
-  chargeBus(energyOf(t.layer), out.frame.channels, out.frame.positions(), false);
+  chargeBus(energyOf(t.layer), out.frame.channels, out.frame.positions(), false, false);
   if (out.startCycle != t.startCycle)
     violations_.push_back(fmt::format("{}: output starts at cycle {}, the compiler planned {}",
                                       where, out.startCycle, t.startCycle));

@@ -196,7 +196,9 @@ TEST(StreamConfigYaml, ToYamlUsesTheNestedLayout) {
         "\nenergy:\n  cell_select_add_pj: auto\n  mass_multiplier_add_pj: auto\n"
         "  weight_load_pj: auto\n  fifo_value_pj: auto\n  unit_add_pj: auto\n"
         "  aux_fifo_value_pj: auto\n  lut_lookup_pj: auto\n  aux_op_pj: auto\n"
-        "  aux_multiply_pj: auto\n  bus_set_transfer_pj: auto\n  chip_link_set_pj: 640\n"}) {
+        "  aux_multiply_pj: auto\n  bus_set_transfer_pj: auto\n  bus_partial_set_transfer_pj: "
+        "auto\n"
+        "  chip_link_set_pj: 640\n"}) {
     EXPECT_NE(yaml.find(text), std::string::npos) << text << "\n" << yaml;
   }
 }
@@ -509,7 +511,7 @@ TEST(StreamConfigErrors, UnknownKeysAreNamedWithTheirPath) {
                     "asic.yaml: 'energy.mac_pj': unknown key (expected one of: "
                     "cell_select_add_pj, mass_multiplier_add_pj, weight_load_pj, fifo_value_pj, "
                     "unit_add_pj, aux_fifo_value_pj, lut_lookup_pj, aux_op_pj, aux_multiply_pj, "
-                    "bus_set_transfer_pj, chip_link_set_pj)");
+                    "bus_set_transfer_pj, bus_partial_set_transfer_pj, chip_link_set_pj)");
   expectConfigError("kernel_tiles: {rows: 4, rows: 5}\n",
                     "asic.yaml: 'kernel_tiles.rows': written twice (lines 1 and 1)");
 }
@@ -818,8 +820,10 @@ TEST(StreamTechnology, EventsArePricedFromTheirComponents) {
   EXPECT_DOUBLE_EQ(p.auxMultiplyPj, pj("aux_multiplier"));
   // A set: 16 x 8 bits along a row of 6 kernel and 2 aux tiles, and one selection of the
   // row's mux (the input bus or the previous row's sets and the row's own).
-  EXPECT_DOUBLE_EQ(p.busSetTransferPj, pj("bus_wire") + pj("bus_mux"));
-  EXPECT_EQ(inv.part("bus_wire").use.spec.widthBits, 128);
+  EXPECT_DOUBLE_EQ(p.busSetTransferPj, pj("bus_activation_bits") + pj("bus_mux"));
+  EXPECT_DOUBLE_EQ(p.busPartialSetTransferPj, pj("bus_wire") + pj("bus_mux"));
+  EXPECT_EQ(inv.part("bus_activation_bits").use.spec.widthBits, 128);
+  EXPECT_EQ(inv.part("bus_wire").use.spec.widthBits, 16 * 32);   // partial sums: the bus's width
   EXPECT_GT(inv.part("bus_wire").use.spec.lengthUm, 6 * 1000.0); // six tiles over 1 mm each
   EXPECT_EQ(inv.part("bus_mux").use.spec.inputs, c.rowMuxChoices(1));
   EXPECT_DOUBLE_EQ(p.chipLinkSetPj, 640); // configured: no cited SERDES figure yet
