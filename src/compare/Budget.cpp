@@ -180,7 +180,7 @@ engines::EngineConfig deriveConfig(const Budget& budget, const std::string& engi
   if (budget.areaMm2 <= 0 && budget.powerW <= 0)
     return deriveScaled(budget, engine, 1.0);
   // The largest machine (multipliers and SRAM scaled together) whose area and peak power fit.
-  std::string lastRefusal;
+  std::string refusalAtBudget; // why the engine cannot take the budget's own figures
   for (int k = kLargestScaleLog2; k >= kSmallestScaleLog2; --k) {
     const double scale = std::ldexp(1.0, k);
     try {
@@ -188,7 +188,8 @@ engines::EngineConfig deriveConfig(const Budget& budget, const std::string& engi
       if (fits(budget, budgetCost(c)))
         return c;
     } catch (const Error& e) {
-      lastRefusal = e.reason(); // a scale the engine cannot arrange: try the next
+      if (k == 0) // a scale the engine cannot arrange: try the next, keep the budget's reason
+        refusalAtBudget = e.reason();
     }
   }
   const std::string what = budget.areaMm2 > 0 && budget.powerW > 0
@@ -200,7 +201,9 @@ engines::EngineConfig deriveConfig(const Budget& budget, const std::string& engi
       fmt::format("no {} machine of 1/1024 to 64 times the budget's multipliers and SRAM "
                   "fits {}{}",
                   engine, what,
-                  lastRefusal.empty() ? "" : fmt::format(" (last refusal: {})", lastRefusal)));
+                  refusalAtBudget.empty()
+                      ? ""
+                      : fmt::format(" (at the budget's own figures: {})", refusalAtBudget)));
 }
 
 } // namespace nnaccel::compare

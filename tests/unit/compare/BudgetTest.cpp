@@ -163,6 +163,13 @@ TEST(Budget, AreaAndPowerBudgetsTakeTheLargestMachineThatFits) {
   const BudgetCost p = budgetCost(deriveConfig(b, "systolic"));
   EXPECT_LE(p.peakPowerW, 0.5);
   EXPECT_GT(p.peakPowerW, p.table.leakageW());
+  // Stream is costed in whole large chips: the budget's own figures are refused, and said so.
+  b = parseBudget("area_mm2: 4\n", "s.yaml");
+  EXPECT_NE(refusal(b, "stream")
+                .find("(at the budget's own figures: 1024 multipliers are less "
+                      "than one large chip's"),
+            std::string::npos)
+      << refusal(b, "stream");
   // Nothing fits: refused with the engine and the figure.
   b = parseBudget("area_mm2: 0.0001\n", "tiny.yaml");
   EXPECT_NE(refusal(b, "sparse")
