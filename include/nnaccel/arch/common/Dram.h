@@ -5,6 +5,7 @@
 /// DRAM energies are derived (`auto`) from it; `custom` keeps them as the config's numbers.
 #pragma once
 
+#include "nnaccel/arch/common/Technology.h"
 #include "nnaccel/config/ConfigReader.h"
 #include "nnaccel/engines/Engine.h"
 #include "nnaccel/tech/Dram.h"
@@ -81,15 +82,38 @@ struct DramPrices {
   double readPjPerByte = 0, writePjPerByte = 0, activatePj = 0;
 };
 DramPrices dramPricesOf(const std::vector<engines::CostTable::Event>& events);
-/// Sets an engine's read, write and activation prices (\p members, in that order) from
-/// \p events, a list ending with the part's events.
-template <typename Prices>
-void setDramPrices(Prices& p, const std::vector<engines::CostTable::Event>& events,
-                   const std::array<double Prices::*, 3>& members) {
+/// An engine's DRAM events: their `energy:` keys (read, write, activate) and the simulator's price
+/// members they fill.
+template <typename Prices> struct DramEvents {
+  std::array<std::string_view, 3> keys;
+  std::array<double Prices::*, 3> prices;
+};
+
+/// priceEvents (Technology.h) of an engine whose DRAM is part \p d: its on-chip events, then
+/// the part's three.
+template <typename Config, typename Table, typename Prices>
+std::vector<engines::CostTable::Event>
+priceEventsWithDram(const Inventory& inv, const Config& c, const Table& e,
+                    const std::vector<EventRule<Config, Table, Prices>>& rules,
+                    const std::vector<FixedEvent<Table, Prices>>& fixed, const DramPart& d,
+                    const DramSettings& s, const DramEvents<Prices>& dram) {
+  std::vector<engines::CostTable::Event> events = priceEvents(inv, c, e, rules, fixed);
+  appendDramEvents(events, d, s, dram.keys);
+  return events;
+}
+
+/// pricesOf (Technology.h) for priceEventsWithDram's \p events.
+template <typename Config, typename Table, typename Prices>
+Prices pricesWithDram(const std::vector<EventRule<Config, Table, Prices>>& rules,
+                      const std::vector<FixedEvent<Table, Prices>>& fixed,
+                      const DramEvents<Prices>& dram,
+                      const std::vector<engines::CostTable::Event>& events) {
+  Prices p = pricesOf(rules, fixed, events);
   const DramPrices d = dramPricesOf(events);
-  p.*members[0] = d.readPjPerByte;
-  p.*members[1] = d.writePjPerByte;
-  p.*members[2] = d.activatePj;
+  p.*dram.prices[0] = d.readPjPerByte;
+  p.*dram.prices[1] = d.writePjPerByte;
+  p.*dram.prices[2] = d.activatePj;
+  return p;
 }
 
 /// The rate of a long sequential stream: the bus, or with the row-buffer model the rate at

@@ -118,6 +118,15 @@ const std::vector<Fixed>& fixedEvents() {
   return none;
 }
 
+/// The memory 310 part's events and the prices they fill.
+const common::DramEvents<EnergyPrices>& dramEvents() {
+  static const common::DramEvents<EnergyPrices> events{kMemoryEnergyKeys,
+                                                       {&EnergyPrices::memoryReadPjPerByte,
+                                                        &EnergyPrices::memoryWritePjPerByte,
+                                                        &EnergyPrices::memoryActivatePj}};
+  return events;
+}
+
 } // namespace
 
 common::Inventory broadcastInventory(const BroadcastConfig& c) {
@@ -156,19 +165,12 @@ common::Inventory broadcastInventory(const BroadcastConfig& c) {
 }
 
 std::vector<engines::CostTable::Event> energyEvents(const BroadcastConfig& c) {
-  std::vector<engines::CostTable::Event> events =
-      common::priceEvents(broadcastInventory(c), c, c.energy, eventRules(), fixedEvents());
-  common::appendDramEvents(events, c.memory, c.memorySettings(), kMemoryEnergyKeys);
-  return events;
+  return common::priceEventsWithDram(broadcastInventory(c), c, c.energy, eventRules(),
+                                     fixedEvents(), c.memory, c.memorySettings(), dramEvents());
 }
 
 EnergyPrices energyPrices(const BroadcastConfig& c) {
-  const std::vector<engines::CostTable::Event> events = energyEvents(c);
-  EnergyPrices p = common::pricesOf(eventRules(), fixedEvents(), events);
-  common::setDramPrices(p, events,
-                        {&EnergyPrices::memoryReadPjPerByte, &EnergyPrices::memoryWritePjPerByte,
-                         &EnergyPrices::memoryActivatePj});
-  return p;
+  return common::pricesWithDram(eventRules(), fixedEvents(), dramEvents(), energyEvents(c));
 }
 
 } // namespace nnaccel::arch::broadcast

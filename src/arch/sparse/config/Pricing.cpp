@@ -111,6 +111,15 @@ const std::vector<Fixed>& fixedEvents() {
   return none;
 }
 
+/// The DRAM part's events and the prices they fill.
+const common::DramEvents<EnergyPrices>& dramEvents() {
+  static const common::DramEvents<EnergyPrices> events{common::kDramEnergyKeys,
+                                                       {&EnergyPrices::dramReadPjPerByte,
+                                                        &EnergyPrices::dramWritePjPerByte,
+                                                        &EnergyPrices::dramActivatePj}};
+  return events;
+}
+
 } // namespace
 
 common::Inventory sparseInventory(const SparseConfig& c) {
@@ -169,19 +178,12 @@ common::Inventory sparseInventory(const SparseConfig& c) {
 }
 
 std::vector<engines::CostTable::Event> energyEvents(const SparseConfig& c) {
-  std::vector<engines::CostTable::Event> events =
-      common::priceEvents(sparseInventory(c), c, c.energy, eventRules(), fixedEvents());
-  common::appendDramEvents(events, c.dram, c.dramSettings(), common::kDramEnergyKeys);
-  return events;
+  return common::priceEventsWithDram(sparseInventory(c), c, c.energy, eventRules(), fixedEvents(),
+                                     c.dram, c.dramSettings(), dramEvents());
 }
 
 EnergyPrices energyPrices(const SparseConfig& c) {
-  const std::vector<engines::CostTable::Event> events = energyEvents(c);
-  EnergyPrices p = common::pricesOf(eventRules(), fixedEvents(), events);
-  common::setDramPrices(p, events,
-                        {&EnergyPrices::dramReadPjPerByte, &EnergyPrices::dramWritePjPerByte,
-                         &EnergyPrices::dramActivatePj});
-  return p;
+  return common::pricesWithDram(eventRules(), fixedEvents(), dramEvents(), energyEvents(c));
 }
 
 } // namespace nnaccel::arch::sparse

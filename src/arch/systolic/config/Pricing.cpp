@@ -115,22 +115,24 @@ const std::vector<Fixed>& fixedEvents() {
   return none;
 }
 
-} // namespace
-
-std::vector<engines::CostTable::Event> energyEvents(const SystolicConfig& c) {
-  std::vector<engines::CostTable::Event> events =
-      common::priceEvents(systolicInventory(c), c, c.energy, eventRules(), fixedEvents());
-  common::appendDramEvents(events, c.dram, c.dramSettings(), common::kDramEnergyKeys);
+/// The DRAM part's events and the prices they fill.
+const common::DramEvents<EnergyPrices>& dramEvents() {
+  static const common::DramEvents<EnergyPrices> events{common::kDramEnergyKeys,
+                                                       {&EnergyPrices::dramReadPjPerByte,
+                                                        &EnergyPrices::dramWritePjPerByte,
+                                                        &EnergyPrices::dramActivatePj}};
   return events;
 }
 
+} // namespace
+
+std::vector<engines::CostTable::Event> energyEvents(const SystolicConfig& c) {
+  return common::priceEventsWithDram(systolicInventory(c), c, c.energy, eventRules(), fixedEvents(),
+                                     c.dram, c.dramSettings(), dramEvents());
+}
+
 EnergyPrices energyPrices(const SystolicConfig& c) {
-  const std::vector<engines::CostTable::Event> events = energyEvents(c);
-  EnergyPrices p = common::pricesOf(eventRules(), fixedEvents(), events);
-  common::setDramPrices(p, events,
-                        {&EnergyPrices::dramReadPjPerByte, &EnergyPrices::dramWritePjPerByte,
-                         &EnergyPrices::dramActivatePj});
-  return p;
+  return common::pricesWithDram(eventRules(), fixedEvents(), dramEvents(), energyEvents(c));
 }
 
 } // namespace nnaccel::arch::systolic
