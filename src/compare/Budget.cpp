@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <optional>
 #include <span>
 
 namespace nnaccel::compare {
@@ -153,11 +154,13 @@ BudgetCost budgetCost(const engines::EngineConfig& config) {
 
 namespace {
 
-/// \p engine's config for the budget's figures with its multipliers and SRAM scaled by
-/// \p scale, at the budget's node.
-engines::EngineConfig deriveScaled(const Budget& budget, const std::string& engine, double scale) {
+/// \p engine's config for the budget's figures with \p multipliers and the SRAM scaled with
+/// them, at the budget's node.
+engines::EngineConfig deriveWith(const Budget& budget, const std::string& engine,
+                                 int64_t multipliers) {
   engines::BudgetFigures f = budget.figures();
-  f.multipliers = std::max<int64_t>(1, std::llround(static_cast<double>(f.multipliers) * scale));
+  const double scale = static_cast<double>(multipliers) / static_cast<double>(f.multipliers);
+  f.multipliers = multipliers;
   f.sramBytes = std::max<int64_t>(1, std::llround(static_cast<double>(f.sramBytes) * scale));
   engines::EngineConfig c =
       engines::engineNamed(engine).deriveFromBudget(f, budget.section(engine).knobs);
@@ -171,39 +174,90 @@ bool fits(const Budget& b, const BudgetCost& cost) {
          (b.powerW <= 0 || cost.peakPowerW <= b.powerW);
 }
 
-/// Powers of two tried for an area or power budget: 64x down to 1/1024 of the figures.
-constexpr int kLargestScaleLog2 = 6, kSmallestScaleLog2 = -10;
+/// The largest machine under an area or power budget: a whole number of the engine's units
+/// (budgetMultiplierUnit: a PE, a column, a chip) of multipliers, the SRAM scaled with them.
+/// Units from 1/1024 of the budget's multipliers to 64 times them (at least 64 units) are
+/// searched: halving from the top until a machine fits, then bisecting between it and the
+/// last that did not. Area and peak power grow with the machine, so the bisection finds the
+/// largest that fits. A count the engine cannot arrange counts as not fitting.
+class FitSearch {
+public:
+  FitSearch(const Budget& budget, const std::string& engine)
+      : budget_(budget), engine_(engine),
+        unit_(engines::engineNamed(engine).budgetMultiplierUnit(budget.section(engine).knobs)),
+        lowestUnits_(std::max<int64_t>(1, budget.multipliers / 1024 / unit_)),
+        highestUnits_(std::max<int64_t>(64, budget.multipliers * 64 / unit_)) {}
+
+  engines::EngineConfig largest() {
+    int64_t tooLarge = 0;
+    for (int64_t n = highestUnits_;; n = std::max(lowestUnits_, n / 2)) {
+      if (probe(n)) {
+        int64_t fitting = n;
+        if (tooLarge != 0)
+          while (tooLarge - fitting > 1) {
+            const int64_t mid = fitting + (tooLarge - fitting) / 2;
+            (probe(mid) ? fitting : tooLarge) = mid;
+          }
+        return *probeConfig(fitting);
+      }
+      tooLarge = n;
+      if (n == lowestUnits_)
+        break;
+    }
+    throw Error(ErrorKind::Config, ErrorContext{.file = budget_.file, .key = engine_},
+                fmt::format("no {} machine of {} to {} multipliers fits {}{}", engine_,
+                            lowestUnits_ * unit_, highestUnits_ * unit_, limits(), smallestText()));
+  }
+
+private:
+  std::optional<engines::EngineConfig> probeConfig(int64_t units) {
+    try {
+      return deriveWith(budget_, engine_, units * unit_);
+    } catch (const Error& e) {
+      if (units == lowestUnits_)
+        smallestRefusal_ = e.reason();
+      return std::nullopt;
+    }
+  }
+
+  bool probe(int64_t units) {
+    const std::optional<engines::EngineConfig> c = probeConfig(units);
+    if (!c)
+      return false;
+    const BudgetCost cost = budgetCost(*c);
+    if (units == lowestUnits_)
+      smallest_ = cost;
+    return fits(budget_, cost);
+  }
+
+  std::string limits() const {
+    const Budget& b = budget_;
+    return b.areaMm2 > 0 && b.powerW > 0 ? fmt::format("{} mm2 and {} W", b.areaMm2, b.powerW)
+           : b.areaMm2 > 0               ? fmt::format("{} mm2", b.areaMm2)
+                                         : fmt::format("{} W", b.powerW);
+  }
+
+  /// What the smallest machine searched takes, or why it cannot be arranged.
+  std::string smallestText() const {
+    if (smallest_)
+      return fmt::format(" (the smallest, {} multipliers, takes {:.4g} mm2 and {:.4g} W peak)",
+                         lowestUnits_ * unit_, smallest_->areaMm2, smallest_->peakPowerW);
+    return smallestRefusal_.empty() ? "" : fmt::format(" (the smallest: {})", smallestRefusal_);
+  }
+
+  const Budget& budget_;
+  const std::string& engine_;
+  const int64_t unit_, lowestUnits_, highestUnits_;
+  std::optional<BudgetCost> smallest_;
+  std::string smallestRefusal_;
+};
 
 } // namespace
 
 engines::EngineConfig deriveConfig(const Budget& budget, const std::string& engine) {
   if (budget.areaMm2 <= 0 && budget.powerW <= 0)
-    return deriveScaled(budget, engine, 1.0);
-  // The largest machine (multipliers and SRAM scaled together) whose area and peak power fit.
-  std::string refusalAtBudget; // why the engine cannot take the budget's own figures
-  for (int k = kLargestScaleLog2; k >= kSmallestScaleLog2; --k) {
-    const double scale = std::ldexp(1.0, k);
-    try {
-      engines::EngineConfig c = deriveScaled(budget, engine, scale);
-      if (fits(budget, budgetCost(c)))
-        return c;
-    } catch (const Error& e) {
-      if (k == 0) // a scale the engine cannot arrange: try the next, keep the budget's reason
-        refusalAtBudget = e.reason();
-    }
-  }
-  const std::string what = budget.areaMm2 > 0 && budget.powerW > 0
-                               ? fmt::format("{} mm2 and {} W", budget.areaMm2, budget.powerW)
-                           : budget.areaMm2 > 0 ? fmt::format("{} mm2", budget.areaMm2)
-                                                : fmt::format("{} W", budget.powerW);
-  throw Error(
-      ErrorKind::Config, ErrorContext{.file = budget.file, .key = engine},
-      fmt::format("no {} machine of 1/1024 to 64 times the budget's multipliers and SRAM "
-                  "fits {}{}",
-                  engine, what,
-                  refusalAtBudget.empty()
-                      ? ""
-                      : fmt::format(" (at the budget's own figures: {})", refusalAtBudget)));
+    return deriveWith(budget, engine, budget.multipliers);
+  return FitSearch(budget, engine).largest();
 }
 
 } // namespace nnaccel::compare

@@ -293,6 +293,9 @@ public:
   /// (refuseBudget, deriveFromPreset in TypedEngine.h).
   virtual EngineConfig deriveFromBudget(const BudgetFigures& figures,
                                         const std::vector<BudgetKnob>& knobs) const = 0;
+  /// The multipliers come in units of this many (a PE, a column, a chip): an area or power
+  /// budget searches whole units.
+  virtual int64_t budgetMultiplierUnit(const std::vector<BudgetKnob>& /*knobs*/) const { return 1; }
 
   // --- running -----------------------------------------------------------------------------
   /// Options the engine adds to `simulate` (and `map`).

@@ -55,6 +55,11 @@ public:
              "leave"}};
   }
 
+  int64_t budgetMultiplierUnit(const std::vector<BudgetKnob>& knobs) const override {
+    const BroadcastConfig p = broadcastPreset(engines::knob(knobs, "preset").text);
+    return p.pesPerColumn * p.macLanesPerPe; // one PE column
+  }
+
   engines::EngineConfig deriveFromBudget(const engines::BudgetFigures& b,
                                          const std::vector<BudgetKnob>& knobs) const override {
     const std::string& preset = engines::knob(knobs, "preset").text;

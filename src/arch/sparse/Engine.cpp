@@ -50,6 +50,10 @@ public:
              "of each PE's RAM left after its weight FIFO and accumulators"}};
   }
 
+  int64_t budgetMultiplierUnit(const std::vector<BudgetKnob>& knobs) const override {
+    return sparsePreset(engines::knob(knobs, "preset").text).multipliersPerPe();
+  }
+
   engines::EngineConfig deriveFromBudget(const engines::BudgetFigures& b,
                                          const std::vector<BudgetKnob>& knobs) const override {
     const std::string& preset = engines::knob(knobs, "preset").text;

@@ -51,6 +51,11 @@ public:
              "whole chips: chips = multipliers / one chip's cells"}};
   }
 
+  int64_t budgetMultiplierUnit(const std::vector<BudgetKnob>& knobs) const override {
+    const StreamConfig p = streamPreset(engines::knob(knobs, "preset").text);
+    return p.macsPerCycle() / p.chips; // one chip's multiply-select cells
+  }
+
   engines::EngineConfig deriveFromBudget(const engines::BudgetFigures& b,
                                          const std::vector<BudgetKnob>& knobs) const override {
     const std::string& preset = engines::knob(knobs, "preset").text;

@@ -10,6 +10,7 @@
 #include "nnaccel/engines/TypedEngine.h"
 #include "nnaccel/support/Error.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <string>
 
@@ -148,13 +149,14 @@ TEST(Budget, AreaAndPowerBudgetsTakeTheLargestMachineThatFits) {
     const BudgetCost cost = budgetCost(c);
     EXPECT_EQ(cost.table.node, "16nm"); // every engine priced at the budget's node
     EXPECT_LE(cost.areaMm2, 2.0);
-    // The next power of two of the multipliers and SRAM no longer fits (or cannot be arranged).
-    Budget twice = b;
-    twice.areaMm2 = 0;
-    twice.multipliers = engines::resources(c).multipliers * 2;
-    twice.sramBytes = b.sramBytes * engines::resources(c).multipliers * 2 / b.multipliers;
+    // One more of the engine's units (a PE, a column, a multiplier) no longer fits.
+    const int64_t unit = engines::engineNamed(engine).budgetMultiplierUnit(b.section(engine).knobs);
+    Budget larger = b;
+    larger.areaMm2 = 0;
+    larger.multipliers = engines::resources(c).multipliers + unit;
+    larger.sramBytes = b.sramBytes * larger.multipliers / b.multipliers;
     try {
-      EXPECT_GT(budgetCost(deriveConfig(twice, engine)).areaMm2, 2.0);
+      EXPECT_GT(budgetCost(deriveConfig(larger, engine)).areaMm2, 2.0);
     } catch (const Error&) {
     }
   }
@@ -163,18 +165,22 @@ TEST(Budget, AreaAndPowerBudgetsTakeTheLargestMachineThatFits) {
   const BudgetCost p = budgetCost(deriveConfig(b, "systolic"));
   EXPECT_LE(p.peakPowerW, 0.5);
   EXPECT_GT(p.peakPowerW, p.table.leakageW());
-  // Stream is costed in whole large chips: the budget's own figures are refused, and said so.
+  // Stream is costed in whole large chips: it gets as many as fit, and when none does the
+  // refusal says what one takes.
   b = parseBudget("area_mm2: 4\n", "s.yaml");
   EXPECT_NE(refusal(b, "stream")
-                .find("(at the budget's own figures: 1024 multipliers are less "
-                      "than one large chip's"),
+                .find("no stream machine of 294912 to 18874368 multipliers fits "
+                      "4 mm2 (the smallest, 294912 multipliers, takes "),
             std::string::npos)
       << refusal(b, "stream");
+  const BudgetCost oneChip = budgetCost(engines::engineNamed("stream").preset("large"));
+  b = parseBudget(fmt::format("area_mm2: {}\n", 3.5 * oneChip.areaMm2), "s.yaml");
+  EXPECT_EQ(deriveConfig(b, "stream").as<arch::stream::StreamConfig>().chips, 3);
   // Nothing fits: refused with the engine and the figure.
   b = parseBudget("area_mm2: 0.0001\n", "tiny.yaml");
   EXPECT_NE(refusal(b, "sparse")
-                .find("no sparse machine of 1/1024 to 64 times the budget's "
-                      "multipliers and SRAM fits 0.0001 mm2"),
+                .find("no sparse machine of 16 to 65536 multipliers fits 0.0001 mm2 (the "
+                      "smallest, 16 multipliers, takes "),
             std::string::npos)
       << refusal(b, "sparse");
 }
