@@ -773,10 +773,15 @@ TEST_F(Cli, ArchDramListsTheStandardsAndTheServerRunUsesItsStack) {
   EXPECT_NE(lineWith(t.out, "hbm2 ").find("32.0"), std::string::npos) << t.out;
   EXPECT_NE(lineWith(t.out, "ddr4-2400").find("8192"), std::string::npos) << t.out;
   const nlohmann::json j = nlohmann::json::parse(run("arch dram --json").out);
-  ASSERT_EQ(j.size(), 4u);
-  EXPECT_EQ(j[3]["standard"], "hbm2");
-  EXPECT_EQ(j[3]["activate_pj"], 828.0);
-  EXPECT_FALSE(j[3]["source"].get<std::string>().empty());
+  ASSERT_EQ(j.size(), 5u);
+  EXPECT_EQ(j[4]["standard"], "hbm2");
+  EXPECT_EQ(j[4]["activate_pj"], 828.0);
+  EXPECT_EQ(j[4]["io_read_pj_per_bit"], 0.3);
+  EXPECT_FALSE(j[4]["source"].get<std::string>().empty());
+  // DDR4's device I/O (DQ termination) and the controller's PHY are priced, not left out.
+  EXPECT_NEAR(j[0]["phy_pj_per_bit"].get<double>(), 1.76, 1e-12);
+  EXPECT_GT(j[0]["io_read_pj_per_bit"].get<double>(), 0);
+  EXPECT_EQ(j[3]["standard"], "lpddr5-6400");
   // The server preset's HBM2 stack with the row-buffer model: its rows and hits, and the
   // bandwidth the run achieved as the report's DRAM roof.
   const Result sim = run("simulate lenet5 --arch systolic --preset server --timing-only "

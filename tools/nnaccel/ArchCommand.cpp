@@ -123,7 +123,9 @@ nlohmann::ordered_json dramRecords() {
                        {"activate_pj", d.activatePj},
                        {"read_pj_per_bit", d.readPjPerBit},
                        {"write_pj_per_bit", d.writePjPerBit},
-                       {"interface_pj_per_bit", d.interfacePjPerBit},
+                       {"io_read_pj_per_bit", d.ioReadPjPerBit},
+                       {"io_write_pj_per_bit", d.ioWritePjPerBit},
+                       {"phy_pj_per_bit", d.phyPjPerBit},
                        {"source", d.source}});
   }
   return records;
@@ -136,7 +138,9 @@ void printDramTable() {
                    {"row B", TextTable::Align::Right},
                    {"tRCD/CL/tRP/tRAS ns", TextTable::Align::Right},
                    {"activate pJ", TextTable::Align::Right},
-                   {"read/write/IO pJ/bit", TextTable::Align::Right},
+                   {"core r/w pJ/bit", TextTable::Align::Right},
+                   {"I/O r/w pJ/bit", TextTable::Align::Right},
+                   {"PHY pJ/bit", TextTable::Align::Right},
                    {"channel", TextTable::Align::Left}});
   for (const nlohmann::ordered_json& r : dramRecords())
     table.addRow(
@@ -146,11 +150,15 @@ void printDramTable() {
                      r["tcl_ns"].get<double>(), r["trp_ns"].get<double>(),
                      r["tras_ns"].get<double>()),
          fmt::format("{:.0f}", r["activate_pj"].get<double>()),
-         fmt::format("{:.2f}/{:.2f}/{:.2f}", r["read_pj_per_bit"].get<double>(),
-                     r["write_pj_per_bit"].get<double>(), r["interface_pj_per_bit"].get<double>()),
+         fmt::format("{:.2f}/{:.2f}", r["read_pj_per_bit"].get<double>(),
+                     r["write_pj_per_bit"].get<double>()),
+         fmt::format("{:.2f}/{:.2f}", r["io_read_pj_per_bit"].get<double>(),
+                     r["io_write_pj_per_bit"].get<double>()),
+         fmt::format("{:.2f}", r["phy_pj_per_bit"].get<double>()),
          r["channel"].get<std::string>()});
-  fmt::print("DRAM standards, one channel each (energies above background, from datasheet "
-             "currents; I/O only where a source gives it)\n{}",
+  fmt::print("DRAM standards, one channel each (energies above background: the device's core "
+             "and I/O from datasheet currents or termination, the controller's PHY from "
+             "CACTI-IO)\n{}",
              table.render());
   fmt::print("sources: each record's 'source' (--json) and docs/Technology.md \"DRAM\"\n");
 }

@@ -23,11 +23,18 @@ struct DramStandard {
   int64_t rowBytes = 0;   ///< bytes one activation opens across the channel's devices
   int64_t burstBytes = 0; ///< bytes of one burst on the channel
   double tRcdNs = 0, tClNs = 0, tRpNs = 0, tRasNs = 0;
-  double activatePj = 0;        ///< one activation and its precharge, all devices of the channel
-  double readPjPerBit = 0;      ///< array and periphery above background, per bit read
-  double writePjPerBit = 0;     ///< the same, written
-  double interfacePjPerBit = 0; ///< I/O to the host (0 where the source gives none)
+  double activatePj = 0;      ///< one activation and its precharge, all devices of the channel
+  double readPjPerBit = 0;    ///< array and periphery above background (core rails), per bit read
+  double writePjPerBit = 0;   ///< the same, written
+  double ioReadPjPerBit = 0;  ///< the device's I/O (I/O rail or DQ termination), per bit read
+  double ioWritePjPerBit = 0; ///< the same, written
+  double phyPjPerBit = 0;     ///< the memory controller's PHY, per bit either way
   std::string source;
+
+  /// Everything one bit read costs on the channel, activation aside.
+  double readTotalPjPerBit() const { return readPjPerBit + ioReadPjPerBit + phyPjPerBit; }
+  /// The same, written.
+  double writeTotalPjPerBit() const { return writePjPerBit + ioWritePjPerBit + phyPjPerBit; }
 
   /// Peak bandwidth of the channel.
   double peakBytesPerNs() const { return dataRateMtPerS * 1e-3 * static_cast<double>(busBits) / 8; }

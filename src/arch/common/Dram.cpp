@@ -92,11 +92,11 @@ std::array<engines::CostTable::Event, 3> dramEvents(const DramPart& d, const Dra
   const std::string shared =
       d.rowBuffer ? "" : fmt::format(" + activation / {} B row", standard->rowBytes);
   const auto perByte = [&](double pjPerBit, const char* what) {
-    return std::pair{8 * (pjPerBit + standard->interfacePjPerBit) + perRow,
-                     fmt::format("{} {} + I/O, 8 bits{}", standard->name, what, shared)};
+    return std::pair{8 * pjPerBit + perRow,
+                     fmt::format("{} {} + I/O + PHY, 8 bits{}", standard->name, what, shared)};
   };
-  const auto [readPj, readBasis] = perByte(standard->readPjPerBit, "read");
-  const auto [writePj, writeBasis] = perByte(standard->writePjPerBit, "write");
+  const auto [readPj, readBasis] = perByte(standard->readTotalPjPerBit(), "read");
+  const auto [writePj, writeBasis] = perByte(standard->writeTotalPjPerBit(), "write");
   return {event(0, s.readPjPerByte, readPj, readBasis),
           event(1, s.writePjPerByte, writePj, writeBasis),
           event(2, s.activatePj, d.rowBuffer ? standard->activatePj : 0.0,

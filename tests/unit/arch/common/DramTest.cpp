@@ -60,7 +60,7 @@ TEST(DramPart, ACustomPartNeedsItsNumbersAndAStandardNeedsAName) {
   };
   EXPECT_EQ(message({"ddr9"}, numbers),
             "chip.yaml: 'memory.standard': unknown DRAM standard 'ddr9' (known: ddr4-2400, "
-            "ddr4-3200, lpddr4-3200, hbm2)");
+            "ddr4-3200, lpddr4-3200, lpddr5-6400, hbm2)");
   DramSettings noBandwidth = numbers;
   noBandwidth.bytesPerCycle.reset();
   EXPECT_EQ(message({}, noBandwidth),

@@ -391,7 +391,7 @@ TEST(SystolicDram, AStandardDerivesBandwidthAndEnergiesAndANumberOverrides) {
   EXPECT_EQ(server.dramFigures().latencyCycles, 280); // the preset's end-to-end number
   const EnergyPrices p = energyPrices(server);
   const tech::DramStandard& hbm2 = tech::dramStandard("hbm2");
-  EXPECT_DOUBLE_EQ(p.dramReadPjPerByte, 8 * (hbm2.readPjPerBit + hbm2.interfacePjPerBit));
+  EXPECT_DOUBLE_EQ(p.dramReadPjPerByte, 8 * hbm2.readTotalPjPerBit());
   EXPECT_DOUBLE_EQ(p.dramActivatePj, hbm2.activatePj);
   const SystolicConfig capped = parseSystolicConfigOver(
       server, "dram: {bytes_per_cycle: 64, latency_cycles: auto}\n", "c.yaml");
@@ -405,7 +405,7 @@ TEST(SystolicDram, AStandardDerivesBandwidthAndEnergiesAndANumberOverrides) {
 TEST(SystolicDram, ErrorsNameTheKey) {
   expectConfigError("dram: {standard: ddr5}\n",
                     "edge.yaml: 'dram.standard': unknown DRAM standard 'ddr5' (known: ddr4-2400, "
-                    "ddr4-3200, lpddr4-3200, hbm2)");
+                    "ddr4-3200, lpddr4-3200, lpddr5-6400, hbm2)");
   expectConfigError("dram: {bytes_per_cycle: auto}\n",
                     "edge.yaml: 'dram.bytes_per_cycle': auto needs a DRAM standard "
                     "(dram.standard is custom)");

@@ -123,7 +123,7 @@ TEST(SystolicCycleModel, RowBufferModelCountsTheRowsADmaOpens) {
   EXPECT_EQ(countOf(r.layers[1], "dram_row_activations"), 4);
   EXPECT_EQ(countOf(r.layers[1], "dram_row_hits"), 0);
   const tech::DramStandard& hbm2 = tech::dramStandard("hbm2");
-  const double readPj = 8 * (hbm2.readPjPerBit + hbm2.interfacePjPerBit);
+  const double readPj = 8 * hbm2.readTotalPjPerBit();
   EXPECT_NEAR(r.layers[0].energy.dram, 64 * readPj + hbm2.activatePj, 1e-6);
   EXPECT_NEAR(r.layers[1].energy.dram, 64 * readPj + 4 * hbm2.activatePj, 1e-6);
 }
