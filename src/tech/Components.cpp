@@ -28,6 +28,8 @@ std::string_view componentClassName(ComponentClass c) {
     return "multiplexer";
   case ComponentClass::Wire:
     return "wire";
+  case ComponentClass::SerialLink:
+    return "serial_link";
   }
   return "?";
 }
@@ -44,6 +46,8 @@ bool isArithmetic(ComponentClass c) {
 ComponentCost costOf(const ComponentSpec& spec, const ProcessNode& at) {
   if (spec.cls == ComponentClass::Wire)
     return detail::wireCostAt(spec, at);
+  if (spec.cls == ComponentClass::SerialLink)
+    return detail::serialLinkCost(spec);
   const bool arithmetic = isArithmetic(spec.cls);
   const bool logic = spec.cls == ComponentClass::Multiplexer;
   const ProcessNode from = arithmetic ? detail::arithmeticSourceNode()
@@ -101,6 +105,7 @@ std::vector<ComponentSpec> referenceComponents() {
   for (int64_t inputs : {2, 4, 256})
     specs.push_back({.cls = C::Multiplexer, .widthBits = 16, .inputs = inputs});
   specs.push_back({.cls = C::Wire, .widthBits = 1, .lengthUm = 1000});
+  specs.push_back({.cls = C::SerialLink, .widthBits = 1});
   for (int64_t kib : {1, 8, 64, 128})
     specs.push_back({.cls = C::Sram, .widthBits = 64, .capacityBytes = kib * 1024});
   specs.push_back({.cls = C::Sram, .widthBits = 256, .capacityBytes = 1024 * 1024, .banks = 16});

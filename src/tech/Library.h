@@ -28,6 +28,8 @@ ProcessNode logicSourceNode();
 SourceCost logicCost(const ComponentSpec& spec);
 /// A wire's cost at node \p at (its own interpolation between the source's nodes).
 ComponentCost wireCostAt(const ComponentSpec& spec, const ProcessNode& at);
+/// A chip-to-chip serial link: the same figure at every node (Logic.cpp).
+ComponentCost serialLinkCost(const ComponentSpec& spec);
 
 /// Static power per um^2 of logic (adders, multipliers, registers) at its source's node.
 double logicLeakageWPerUm2(ComponentClass cls);

@@ -1,5 +1,6 @@
 // Standard-cell logic and wires of the technology model (docs/Technology.md, "Logic"):
-// multiplexers, built as trees of 2:1 cells, at 45 nm; on-chip wires per bit and millimetre.
+// multiplexers, built as trees of 2:1 cells, at 45 nm; on-chip wires per bit and millimetre;
+// chip-to-chip serial links per bit.
 //
 // Source: the Nangate (FreePDK45) Open Cell Library, typical corner (TypTyp, 25 C, 1.10 V),
 // NangateOpenCellLibrary_typical.lib revision 1.0 of 10 Feb 2011, cell MUX2_X1, read in the copy
@@ -84,6 +85,23 @@ SourceCost wireCost(const ComponentSpec& s, const ProcessNode& at) {
 }
 
 } // namespace
+
+/// A short-reach chip-to-chip link in a package: 0.54 pJ per bit, J. W. Poulton et al., "A 0.54
+/// pJ/b 20 Gb/s Ground-Referenced Single-Ended Short-Reach Serial Link in 28 nm CMOS for Advanced
+/// Packaging Applications", IEEE JSSC 48(12), 2013 (abstract: 16-lane links over 4.5 mm of
+/// organic package substrate, 0.9 V). A link's energy is set by its signalling and channel, so
+/// the figure is used at every node (our choice); the paper gives no area per lane, so a link
+/// has none here (nor leakage: its energy per bit is the whole-link figure at speed).
+constexpr double kSerialLinkPjPerBit = 0.54;
+
+ComponentCost serialLinkCost(const ComponentSpec& s) {
+  if (s.widthBits < 1 || s.widthBits > 1 << 16)
+    throw Error(
+        ErrorKind::Config, {},
+        fmt::format("a serial link word of {} bits: widths 1 to 65536 are priced", s.widthBits));
+  return {static_cast<double>(s.widthBits) * kSerialLinkPjPerBit, 0, 0, 0,
+          "Poulton et al. JSSC 2013 (28 nm ground-referenced link)"};
+}
 
 ComponentCost wireCostAt(const ComponentSpec& s, const ProcessNode& at) {
   const SourceCost c = wireCost(s, at);

@@ -26,6 +26,7 @@ enum class ComponentClass : uint8_t {
   Multiplexer,   ///< selects one of `inputs` words of widthBits (a tree of 2:1 cells); action:
                  ///< one selection
   Wire,          ///< widthBits wires of lengthUm; action: one word sent along it
+  SerialLink,    ///< a chip-to-chip short-reach serial link; action: widthBits sent across
 };
 std::string_view componentClassName(ComponentClass c);
 

@@ -42,8 +42,7 @@ struct PerRowCount {
 
 /// Energy per event in picojoules. Each on-chip event is `auto` (nullopt) by default: priced
 /// through the technology model from the components it uses (config/Pricing.cpp,
-/// docs/arch/Stream.md "Energy and area"); a number overrides it. The chip links have no
-/// technology part yet, so theirs is a number.
+/// docs/arch/Stream.md "Energy and area"); a number overrides it.
 struct EnergyTable {
   std::optional<double> cellSelectAddPj;     ///< one multiple selected (or multiplied) and added
   std::optional<double> massMultiplierAddPj; ///< one add/subtract forming a multiple
@@ -56,7 +55,8 @@ struct EnergyTable {
   std::optional<double> auxMultiplyPj;    ///< one lane's multiply in a channel-scale aux tile
   std::optional<double> busSetTransferPj; ///< one set of activations along a bus through a mux
   std::optional<double> busPartialSetTransferPj; ///< one set of partial sums (a kernel tile's)
-  double chipLinkSetPj = 640.0;                  ///< one set across a chip-to-chip link
+  std::optional<double> chipLinkSetPj;        ///< one set of activations across a chip-to-chip link
+  std::optional<double> chipLinkPartialSetPj; ///< one set of partial sums across it
 
   bool operator==(const EnergyTable&) const = default;
 };
@@ -66,6 +66,7 @@ struct EnergyPrices {
   double cellSelectAddPj = 0, massMultiplierAddPj = 0, weightLoadPj = 0, fifoValuePj = 0;
   double unitAddPj = 0, auxFifoValuePj = 0, lutLookupPj = 0, auxOpPj = 0, auxMultiplyPj = 0;
   double busSetTransferPj = 0, busPartialSetTransferPj = 0, chipLinkSetPj = 0;
+  double chipLinkPartialSetPj = 0;
 };
 
 struct StreamConfig {

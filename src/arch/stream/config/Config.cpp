@@ -142,7 +142,8 @@ template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config&
     v.optionalReal("aux_multiply_pj", e.auxMultiplyPj, kEnergyPjRange);
     v.optionalReal("bus_set_transfer_pj", e.busSetTransferPj, kEnergyPjRange);
     v.optionalReal("bus_partial_set_transfer_pj", e.busPartialSetTransferPj, kEnergyPjRange);
-    v.real("chip_link_set_pj", e.chipLinkSetPj, kEnergyPjRange);
+    v.optionalReal("chip_link_set_pj", e.chipLinkSetPj, kEnergyPjRange);
+    v.optionalReal("chip_link_partial_set_pj", e.chipLinkPartialSetPj, kEnergyPjRange);
   });
 }
 

@@ -184,6 +184,19 @@ void addBuses(const StreamConfig& c, int64_t chips, common::Inventory& inv) {
            "buses"});
 }
 
+/// Each chip's link to the next of the chain (the last one's drives the output): a set of
+/// activations, or of partial sums, serialized over it.
+void addChipLinks(const StreamConfig& c, int64_t chips, common::Inventory& inv) {
+  inv.add({"chip_link",
+           {.cls = ComponentClass::SerialLink, .widthBits = c.lanes * c.activationBits},
+           chips,
+           "chip_links"});
+  inv.add({"chip_link_partial",
+           {.cls = ComponentClass::SerialLink, .widthBits = c.lanes * c.partialSumBits},
+           chips,
+           "chip_links"});
+}
+
 double lanesOf(const StreamConfig& c) {
   return static_cast<double>(c.lanes);
 }
@@ -231,16 +244,18 @@ std::vector<Rule> eventRules(const StreamConfig& c) {
        &E::busPartialSetTransferPj,
        &P::busPartialSetTransferPj,
        {"bus_wire", "bus_mux"}},
+      // A set crossing to the next chip of the chain over its serial link.
+      {"chip_link_set_pj", &E::chipLinkSetPj, &P::chipLinkSetPj, {"chip_link"}},
+      {"chip_link_partial_set_pj",
+       &E::chipLinkPartialSetPj,
+       &P::chipLinkPartialSetPj,
+       {"chip_link_partial"}},
   };
 }
 
 const std::vector<Fixed>& fixedEvents() {
-  using E = EnergyTable;
-  using P = EnergyPrices;
-  static const std::vector<Fixed> fixed = {
-      {"chip_link_set_pj", &E::chipLinkSetPj, &P::chipLinkSetPj},
-  };
-  return fixed;
+  static const std::vector<Fixed> none;
+  return none;
 }
 
 } // namespace
@@ -253,6 +268,7 @@ common::Inventory streamInventory(const StreamConfig& c, int64_t chips) {
   common::Inventory inv =
       common::priceInventory(common::processNodeOf(c.technology), std::move(uses));
   addBuses(c, n, inv);
+  addChipLinks(c, n, inv);
   return inv;
 }
 

@@ -559,7 +559,7 @@ void Simulator::chargeBus(LayerDetail::Energy& e, int64_t channels, int64_t posi
       static_cast<double>((channels + program_.config.lanes - 1) / program_.config.lanes);
   e.busesPj += sets * static_cast<double>(positions) *
                ((partialSums ? t.busPartialSetTransferPj : t.busSetTransferPj) +
-                (crosses ? t.chipLinkSetPj : 0.0));
+                (crosses ? (partialSums ? t.chipLinkPartialSetPj : t.chipLinkSetPj) : 0.0));
 }
 
 void Simulator::released(const BusRef& b) {

@@ -96,7 +96,7 @@ TEST(StreamPresets, Fig44ValuesArePinned) {
   // On-chip events are priced by the technology model (auto); buses and links are numbers.
   EXPECT_EQ(c.energy, EnergyTable{});
   EXPECT_FALSE(c.energy.cellSelectAddPj.has_value());
-  EXPECT_DOUBLE_EQ(c.energy.chipLinkSetPj, 640.0);
+  EXPECT_EQ(c.energy.chipLinkSetPj, std::nullopt); // auto: the serial link's bits
   EXPECT_EQ(c.technology.node, "28nm");
   EXPECT_FALSE(c.technology.vddV.has_value());
 }
@@ -198,7 +198,7 @@ TEST(StreamConfigYaml, ToYamlUsesTheNestedLayout) {
         "  aux_fifo_value_pj: auto\n  lut_lookup_pj: auto\n  aux_op_pj: auto\n"
         "  aux_multiply_pj: auto\n  bus_set_transfer_pj: auto\n  bus_partial_set_transfer_pj: "
         "auto\n"
-        "  chip_link_set_pj: 640\n"}) {
+        "  chip_link_set_pj: auto\n  chip_link_partial_set_pj: auto\n"}) {
     EXPECT_NE(yaml.find(text), std::string::npos) << text << "\n" << yaml;
   }
 }
@@ -461,7 +461,7 @@ energy: {cell_select_add_pj: 1, mass_multiplier_add_pj: 2, fifo_value_pj: 3, lut
                 e.auxMultiplyPj, e.weightLoadPj, e.unitAddPj, e.auxFifoValuePj}),
             (std::vector<std::optional<double>>{1, 2, 3, 4, 6, 7, 8, 9, 10}));
   EXPECT_EQ(e.busSetTransferPj, 5);
-  EXPECT_DOUBLE_EQ(e.chipLinkSetPj, 0);
+  EXPECT_EQ(e.chipLinkSetPj, 0);
   // The accessors over these values.
   EXPECT_EQ(c.kernelTileCount(), 4 * 7 + 2);
   EXPECT_EQ(c.auxTileCount(), 1 + 4 * 3);
@@ -511,7 +511,8 @@ TEST(StreamConfigErrors, UnknownKeysAreNamedWithTheirPath) {
                     "asic.yaml: 'energy.mac_pj': unknown key (expected one of: "
                     "cell_select_add_pj, mass_multiplier_add_pj, weight_load_pj, fifo_value_pj, "
                     "unit_add_pj, aux_fifo_value_pj, lut_lookup_pj, aux_op_pj, aux_multiply_pj, "
-                    "bus_set_transfer_pj, bus_partial_set_transfer_pj, chip_link_set_pj)");
+                    "bus_set_transfer_pj, bus_partial_set_transfer_pj, chip_link_set_pj, "
+                    "chip_link_partial_set_pj)");
   expectConfigError("kernel_tiles: {rows: 4, rows: 5}\n",
                     "asic.yaml: 'kernel_tiles.rows': written twice (lines 1 and 1)");
 }
@@ -530,8 +531,8 @@ TEST(StreamConfigErrors, WrongTypes) {
                     "'maybe'");
   expectConfigError("energy:\n  aux_op_pj: cheap\n",
                     "asic.yaml: 'energy.aux_op_pj': expected a number or auto, got 'cheap'");
-  expectConfigError("energy:\n  chip_link_set_pj: auto\n",
-                    "asic.yaml: 'energy.chip_link_set_pj': expected a number, got 'auto'");
+  expectConfigError("energy:\n  chip_link_set_pj: fast\n",
+                    "asic.yaml: 'energy.chip_link_set_pj': expected a number or auto, got 'fast'");
   expectConfigError("technology:\n  node: 3nm\n",
                     "asic.yaml: 'technology.node': unknown process node '3nm' (known: "
                     "180nm, 130nm, 90nm, 65nm, 45nm, 32nm, 28nm, 20nm, 16nm, 14nm, 10nm, 7nm)");
@@ -826,7 +827,10 @@ TEST(StreamTechnology, EventsArePricedFromTheirComponents) {
   EXPECT_EQ(inv.part("bus_wire").use.spec.widthBits, 16 * 32);   // partial sums: the bus's width
   EXPECT_GT(inv.part("bus_wire").use.spec.lengthUm, 6 * 1000.0); // six tiles over 1 mm each
   EXPECT_EQ(inv.part("bus_mux").use.spec.inputs, c.rowMuxChoices(1));
-  EXPECT_DOUBLE_EQ(p.chipLinkSetPj, 640); // configured: no cited SERDES figure yet
+  // A set across the chip link: 16 x 8 bits (partial sums 16 x 32) at Poulton's 0.54 pJ/bit.
+  EXPECT_DOUBLE_EQ(p.chipLinkSetPj, pj("chip_link"));
+  EXPECT_NEAR(p.chipLinkSetPj, 128 * 0.54, 1e-9);
+  EXPECT_NEAR(p.chipLinkPartialSetPj, 512 * 0.54, 1e-9);
   // A number under energy: overrides an event.
   StreamConfig fixed = c;
   fixed.energy.cellSelectAddPj = 0.25;
