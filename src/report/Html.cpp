@@ -367,6 +367,7 @@ void addRunSections(HtmlPage& page, const RunReport& r, const std::string& idPre
        seriesOf(r, "post-processing",
                 [](const LayerStats& l) { return l.energy.postProcess / 1e6; }),
        seriesOf(r, "host", [](const LayerStats& l) { return l.energy.host / 1e6; }),
+       seriesOf(r, "clock network", [](const LayerStats& l) { return l.energy.clock / 1e6; }),
        seriesOf(r, "other", [](const LayerStats& l) { return l.energy.other / 1e6; })},
       "uJ"));
   addEngineCharts(page, r, idPrefix, names);

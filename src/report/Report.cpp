@@ -43,6 +43,7 @@ EnergyParts& EnergyParts::operator+=(const EnergyParts& o) {
   dram += o.dram;
   postProcess += o.postProcess;
   host += o.host;
+  clock += o.clock;
   other += o.other;
   return *this;
 }
@@ -95,6 +96,10 @@ void RunReport::finalize() {
   LayerStats sum;
   sum.name = "total";
   for (LayerStats& l : layers) {
+    // The clock network runs every cycle of the layer, host layers included (the chip waits).
+    const double clockPj = technology.clockPjPerCycle * static_cast<double>(l.cycles);
+    l.energyPj += clockPj - l.energy.clock; // finalize may run again
+    l.energy.clock = clockPj;
     completeAttribution(l);
     l.utilization = utilizationOf(l);
     // W x s = J: leakage x cycles / (MHz x 1e6) x 1e12 pJ, formed as (W x 1e6) x cycles / MHz.
@@ -346,10 +351,11 @@ std::string RunReport::technologyLine() const {
                                               energyPerInferencePj() * 1e-12 / seconds, clockMhz)
                                 : "";
   return fmt::format("technology: {}; area {:.4g} mm2 ({}); leakage {:.3g} mW; energy per "
-                     "inference {:.3f} uJ (dynamic {:.3f} + static {:.3f}){}\n",
+                     "inference {:.3f} uJ (dynamic {:.3f}, of which clock network {:.3f}, + static "
+                     "{:.3f}){}\n",
                      technologyName(), technology.areaMm2, parts, technology.leakageW * 1e3,
-                     energyPerInferencePj() / 1e6, total.energyPj / 1e6, total.staticEnergyPj / 1e6,
-                     power);
+                     energyPerInferencePj() / 1e6, total.energyPj / 1e6, total.energy.clock / 1e6,
+                     total.staticEnergyPj / 1e6, power);
 }
 
 std::string RunReport::formatTable() const {
@@ -428,10 +434,14 @@ Json causesJson(const CycleCauses& c) {
 }
 
 Json energyJson(const EnergyParts& e) {
-  return Json{
-      {"compute", e.compute}, {"on_chip", e.onChip},           {"interconnect", e.interconnect},
-      {"dram", e.dram},       {"post_process", e.postProcess}, {"host", e.host},
-      {"other", e.other}};
+  return Json{{"compute", e.compute},
+              {"on_chip", e.onChip},
+              {"interconnect", e.interconnect},
+              {"dram", e.dram},
+              {"post_process", e.postProcess},
+              {"host", e.host},
+              {"clock", e.clock},
+              {"other", e.other}};
 }
 
 Json layerJson(const LayerStats& l) {
@@ -583,7 +593,8 @@ constexpr const char* kLayerColumns =
     "cause_host,cause_other,utilization,sbuf_read_bytes,sbuf_write_bytes,psum_read_bytes,psum_"
     "write_bytes,"
     "dram_read_bytes,dram_write_bytes,energy_pj,energy_compute_pj,energy_on_chip_pj,"
-    "energy_interconnect_pj,energy_dram_pj,energy_post_process_pj,energy_host_pj,energy_other_pj,"
+    "energy_interconnect_pj,energy_dram_pj,energy_post_process_pj,energy_host_pj,energy_clock_pj,"
+    "energy_other_pj,"
     "static_energy_pj,technology,area_mm2,verified";
 
 } // namespace
@@ -614,7 +625,7 @@ std::string RunReport::toCsvRows() const {
     const EnergyParts& e = l.energy;
     out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},"
                        "{},{},{},{},{},{},"
-                       "{},{},{},{},{},{},{},{},{},{},{}\n",
+                       "{},{},{},{},{},{},{},{},{},{},{},{}\n",
                        kSchemaVersion, csvField(engine), csvField(config), csvField(model), dtype,
                        csvField(l.name), csvField(l.op), csvField(l.unit), l.hostFallback ? 1 : 0,
                        l.usefulMacs, l.effectualMacs, l.issuedMacs, l.cycles, l.busyCycles,
@@ -622,7 +633,7 @@ std::string RunReport::toCsvRows() const {
                        c.host, c.other, l.utilization, l.sbuf.readBytes, l.sbuf.writeBytes,
                        l.psum.readBytes, l.psum.writeBytes, l.dram.readBytes, l.dram.writeBytes,
                        l.energyPj, e.compute, e.onChip, e.interconnect, e.dram, e.postProcess,
-                       e.host, e.other, l.staticEnergyPj, csvField(technologyName()),
+                       e.host, e.clock, e.other, l.staticEnergyPj, csvField(technologyName()),
                        technology.present() ? fmt::format("{}", technology.areaMm2) : "", verified);
   };
   for (const LayerStats& l : layers)

@@ -60,8 +60,12 @@ struct EnergyParts {
   double dram = 0;         ///< off-chip reads and writes
   double postProcess = 0;  ///< activation, pooling, lookup tables, requantization
   double host = 0;         ///< a host-fallback layer: the link and the host (HostModel)
-  double other = 0;        ///< not attributed by the engine
-  double sum() const { return compute + onChip + interconnect + dram + postProcess + host + other; }
+  /// the clock network, every cycle of the layer (RunReport::finalize, from the technology)
+  double clock = 0;
+  double other = 0; ///< not attributed by the engine
+  double sum() const {
+    return compute + onChip + interconnect + dram + postProcess + host + clock + other;
+  }
   EnergyParts& operator+=(const EnergyParts& o);
 };
 
@@ -138,6 +142,12 @@ struct TechnologySummary {
   /// Named parts of the machine (e.g. "pe_array", "sbuf"), summing to areaMm2.
   std::vector<std::pair<std::string, double>> areaMm2ByComponent;
   double leakageW = 0; ///< static power of the whole machine
+  /// The clock network's energy per cycle: it runs every cycle (finalize charges it per layer as
+  /// the `clock` energy part).
+  double clockPjPerCycle = 0;
+
+  /// The clock network's energy over \p cycles (a baseline's or a variant's time is clocked too).
+  double clockPj(int64_t cycles) const { return clockPjPerCycle * static_cast<double>(cycles); }
 
   bool present() const { return !node.empty(); }
 };

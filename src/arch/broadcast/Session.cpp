@@ -107,6 +107,7 @@ SessionResult simulateModel(const ir::Graph& model, const BroadcastConfig& confi
     const Layer& l = r.program.layers[i];
     for (size_t v = 0; v < kVariants; ++v) {
       VariantStats add = d.variants[v];
+      add.energyPj += rep.technology.clockPj(add.cycles); // each variant's time is clocked
       if (l.kind != LayerKind::Conv) { // host, view and element-wise layers: same in every variant
         add = VariantStats{};
         add.cycles = rep.layers[i].cycles;
@@ -123,7 +124,7 @@ SessionResult simulateModel(const ir::Graph& model, const BroadcastConfig& confi
         row.what = base == kConventional
                        ? "conventional 1x1 decomposition (one activation per operand, no sharing)"
                        : "1xN kernel vectors, every activation read into every PE needing it";
-        const auto side = [](const VariantStats& s) {
+        const auto side = [&](const VariantStats& s) {
           report::BaselineRow::Side x;
           x.streamedElements = s.activationReads;
           x.issuedMacs = s.macs;
@@ -131,7 +132,7 @@ SessionResult simulateModel(const ir::Graph& model, const BroadcastConfig& confi
           x.memoryOps = s.inputRfWrites;
           x.dram = s.dram;
           x.sbuf = s.buffer;
-          x.energyPj = s.energyPj;
+          x.energyPj = s.energyPj + rep.technology.clockPj(s.cycles);
           return x;
         };
         row.method = side(m);
@@ -210,6 +211,7 @@ std::vector<SweepLayer> sweepDecompositions(const ir::Graph& g, const BroadcastC
       so.functional = false;
       so.baselines = false;
       sim.run(so);
+      const double clockPjPerCycle = broadcastInventory(c).summary().clockPjPerCycle;
       size_t row = 0;
       for (size_t i = 0; i < prog.layers.size(); ++i) {
         const Layer& l = prog.layers[i];
@@ -243,7 +245,7 @@ std::vector<SweepLayer> sweepDecompositions(const ir::Graph& g, const BroadcastC
         }
         pt.cycles = st.cycles;
         pt.activationReads = st.activationReads;
-        pt.energyPj = st.energyPj;
+        pt.energyPj = st.energyPj + clockPjPerCycle * static_cast<double>(st.cycles);
         points.push_back(pt);
         ++row;
       }

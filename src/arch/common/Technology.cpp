@@ -12,6 +12,9 @@ namespace nnaccel::arch::common {
 
 namespace {
 
+/// The clock network's part: its action is one clock cycle.
+constexpr std::string_view kClockNetwork = "clock_network";
+
 std::optional<tech::ProcessNode> tryNode(const TechnologyConfig& t, std::string& why) {
   try {
     return tech::node(t.node, t.vddV);
@@ -94,7 +97,44 @@ std::vector<std::pair<std::string, double>> Inventory::areaMm2ByGroup() const {
 }
 
 report::TechnologySummary Inventory::summary() const {
-  return {node.name, node.vddV, areaMm2(), areaMm2ByGroup(), leakageW()};
+  const PricedComponent* clock = find(std::string(kClockNetwork));
+  return {node.name,        node.vddV,  areaMm2(),
+          areaMm2ByGroup(), leakageW(), clock ? clock->cost.readEnergyPj : 0.0};
+}
+
+tech::ChipShares chipSharesOf(const TechnologyConfig& t) {
+  const tech::ChipShares published = tech::publishedChipShares();
+  return {t.clockPowerShare.value_or(published.clockPower),
+          t.clockAreaShare.value_or(published.clockArea),
+          t.controlAreaShare.value_or(published.controlArea)};
+}
+
+void addOverheads(Inventory& inv, const TechnologyConfig& t, double clockMhz) {
+  NNACCEL_ASSERT(clockMhz > 0 && !inv.find(std::string(kClockNetwork))) << "overheads added twice";
+  const tech::ChipShares s = chipSharesOf(t);
+  // The other parts are the rest of the finished chip: chip = parts / (1 - the shares).
+  const double chipUm2 = inv.areaMm2() * 1e6 / (1.0 - s.clockArea - s.controlArea);
+  const double controlUm2 = s.controlArea * chipUm2;
+  inv.parts.push_back({{"control",
+                        {},
+                        1,
+                        "control",
+                        fmt::format("{:.3g} % of the chip's area", 100 * s.controlArea)},
+                       {0, 0, controlUm2, tech::logicLeakageWPerUm2() * controlUm2,
+                        "Jouppi et al. ISCA 2017 (TPU v1 control share)"}});
+  // Peak power per cycle: every part acting once, and the leakage (W x 1e6 / MHz = pJ/cycle).
+  double peakPjPerCycle = inv.leakageW() * 1e6 / clockMhz;
+  for (const PricedComponent& p : inv.parts)
+    peakPjPerCycle += p.cost.readEnergyPj * static_cast<double>(p.use.count);
+  inv.parts.push_back(
+      {{std::string(kClockNetwork),
+        {},
+        1,
+        "clock_network",
+        fmt::format("{:.3g} % of peak power, {:.3g} % of the chip's area", 100 * s.clockPower,
+                    100 * s.clockArea)},
+       {s.clockPower / (1.0 - s.clockPower) * peakPjPerCycle, 0, s.clockArea * chipUm2, 0,
+        "Chen et al. MICRO 2014 (DaDianNao clock network share)"}});
 }
 
 double partEnergyPj(const Inventory& inv, const std::string& name) {
@@ -133,8 +173,9 @@ engines::CostTable Inventory::costTable(std::vector<engines::CostTable::Event> e
   t.node = node.name;
   t.vddV = node.vddV;
   for (const PricedComponent& p : parts)
-    t.components.push_back({p.use.name, p.use.group, tech::describe(p.use.spec), p.use.count,
-                            p.cost.readEnergyPj, p.cost.writeEnergyPj, p.cost.areaUm2,
+    t.components.push_back({p.use.name, p.use.group,
+                            p.use.what.empty() ? tech::describe(p.use.spec) : p.use.what,
+                            p.use.count, p.cost.readEnergyPj, p.cost.writeEnergyPj, p.cost.areaUm2,
                             p.cost.leakageW, p.cost.source});
   t.events = std::move(events);
   return t;

@@ -111,7 +111,9 @@ SessionResult simulateModel(const ir::Graph& model, const SparseConfig& config,
     t.denseCycles += l.kind == LayerKind::Conv ? d.denseCycles : rep.layers[i].cycles;
     t.oracleCycles += l.kind == LayerKind::Conv ? d.oracleCycles : rep.layers[i].cycles;
     t.energyPj += rep.layers[i].energyPj;
-    t.denseEnergyPj += l.kind == LayerKind::Conv ? d.denseEnergyPj : rep.layers[i].energyPj;
+    // The dense baseline's time is clocked too (the run's layers have their clock energy).
+    const double denseEnergyPj = d.denseEnergyPj + rep.technology.clockPj(d.denseCycles);
+    t.denseEnergyPj += l.kind == LayerKind::Conv ? denseEnergyPj : rep.layers[i].energyPj;
     t.losses += d.losses;
     if (l.kind == LayerKind::Conv) {
       denseWeights += l.conv.denseWeights;
@@ -128,13 +130,13 @@ SessionResult simulateModel(const ir::Graph& model, const SparseConfig& config,
         b.method.cycles = d.cycles;
         b.method.dram = rep.layers[i].dram;
         b.method.memoryOps = d.access.accumulatorRmw;
-        b.method.energyPj = d.energyPj;
+        b.method.energyPj = d.energyPj + rep.technology.clockPj(d.cycles);
         b.baseline.issuedMacs = d.denseAccess.multiplies;
         b.baseline.cycles = d.denseCycles;
         b.baseline.dram =
             report::Traffic{d.denseAccess.dramReadBytes, d.denseAccess.dramWriteBytes};
         b.baseline.memoryOps = d.denseAccess.accumulatorRmw;
-        b.baseline.energyPj = d.denseEnergyPj;
+        b.baseline.energyPj = denseEnergyPj;
         rep.baseline.push_back(b);
       }
     }

@@ -422,6 +422,26 @@ TEST(Report, FinalizePutsUnattributedCyclesAndEnergyIntoOther) {
                                                      {"host", 0},
                                                      {"other", 50}}));
   EXPECT_EQ(j["layers"][0]["energy_pj_by_component"]["dram"], 0.25e6);
+  EXPECT_EQ(j["layers"][0]["energy_pj_by_component"]["clock"], 0);
+}
+
+TEST(Report, FinalizeChargesTheClockNetworkEveryCycleOnce) {
+  RunReport r = sample();
+  const double before = r.layers[0].energyPj;
+  r.technology.node = "16nm";
+  r.technology.clockPjPerCycle = 10;
+  r.finalize();
+  r.finalize();                       // again: nothing charged twice
+  const LayerStats& c1 = r.layers[0]; // 200 cycles
+  EXPECT_DOUBLE_EQ(c1.energy.clock, 2000);
+  EXPECT_DOUBLE_EQ(c1.energyPj, before + 2000);
+  EXPECT_DOUBLE_EQ(c1.energy.sum(), c1.energyPj);
+  EXPECT_DOUBLE_EQ(r.total.energy.clock, 10.0 * static_cast<double>(r.total.cycles));
+  const Json j = Json::parse(r.toJson());
+  EXPECT_EQ(j["total"]["energy_pj_by_component"]["clock"],
+            10.0 * static_cast<double>(r.total.cycles));
+  const std::string header = RunReport::csvHeader();
+  EXPECT_NE(header.find(",energy_host_pj,energy_clock_pj,energy_other_pj,"), std::string::npos);
 }
 
 /// RFC 4180 split of one CSV line: commas outside quotes, doubled quotes inside.

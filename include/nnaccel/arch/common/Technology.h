@@ -1,14 +1,16 @@
 /// \file
 /// How an engine prices itself through the technology model (docs/Technology.md): the
-/// `technology:` section every engine config shares (a node and its supply), the machine's
-/// inventory of components, priced at that node, and the report fields it fills (area by
-/// component, leakage, and through RunReport::finalize the static energy).
+/// `technology:` section every engine config shares (a node, its supply and the chip-level
+/// overhead shares), the machine's inventory of components, priced at that node, with the clock
+/// network and control added, and the report fields it fills (area by component, leakage, the
+/// clock network's energy per cycle, and through RunReport::finalize the static energy).
 #pragma once
 
 #include "nnaccel/config/ConfigReader.h"
 #include "nnaccel/engines/Engine.h"
 #include "nnaccel/report/Report.h"
 #include "nnaccel/tech/Components.h"
+#include "nnaccel/tech/Overhead.h"
 
 #include <optional>
 #include <string>
@@ -21,17 +23,24 @@ namespace nnaccel::arch::common {
 struct TechnologyConfig {
   std::string node = "45nm";
   std::optional<double> vddV; ///< nullopt (`auto`): the node's nominal supply
+  /// Chip-level overhead shares (tech/Overhead.h); nullopt (`auto`): the published figure.
+  std::optional<double> clockPowerShare, clockAreaShare, controlAreaShare;
 
   bool operator==(const TechnologyConfig&) const = default;
 };
 
 inline constexpr config::RealRange kVddRange{0.4, false, 2.0};
+/// An overhead's share of the chip: the two area shares together stay below 0.9.
+inline constexpr config::RealRange kChipShareRange{0.0, false, 0.45};
 
 /// The section's schema (ConfigReader, ConfigChecker or ConfigWriter).
 template <typename Visitor, typename T> void walkTechnology(Visitor& v, T& t) {
   v.section("technology", [&] {
     v.text("node", t.node);
     v.optionalReal("vdd_v", t.vddV, kVddRange);
+    v.optionalReal("clock_power_share", t.clockPowerShare, kChipShareRange);
+    v.optionalReal("clock_area_share", t.clockAreaShare, kChipShareRange);
+    v.optionalReal("control_area_share", t.controlAreaShare, kChipShareRange);
   });
 }
 
@@ -47,6 +56,7 @@ struct ComponentUse {
   tech::ComponentSpec spec;
   int64_t count = 1;
   std::string group;
+  std::string what; ///< how `arch cost` describes it ("": tech::describe(spec))
 };
 
 struct PricedComponent {
@@ -79,6 +89,16 @@ struct Inventory {
   /// `arch cost`'s table: these components and \p events (each event's price and basis).
   engines::CostTable costTable(std::vector<engines::CostTable::Event> events) const;
 };
+
+/// The overhead shares \p t gives (its numbers, else the published ones).
+tech::ChipShares chipSharesOf(const TechnologyConfig& t);
+
+/// Appends the clock network and control to \p inv (docs/Technology.md, "Clock network and
+/// control"), last, once every other part is in: their areas as their shares of the finished
+/// chip; control's leakage at logic's rate; the clock network's energy per cycle as its share of
+/// the chip's peak power at \p clockMhz (every other part acting once, and the leakage). The
+/// clock runs every cycle, so reports charge that energy per cycle (summary's clockPjPerCycle).
+void addOverheads(Inventory& inv, const TechnologyConfig& t, double clockMhz);
 
 /// The energy of part \p name of \p inv: "x" is one action (or read) of component x, "x.write"
 /// one write (asserts the part exists).

@@ -161,6 +161,7 @@ common::Inventory broadcastInventory(const BroadcastConfig& c) {
            ComponentSpec{
                .cls = ComponentClass::Wire, .widthBits = 8, .lengthUm = common::pitchUm(peMm2)},
            pes, "pe_array"});
+  common::addOverheads(inv, c.technology, c.clockMhz);
   return inv;
 }
 

@@ -174,6 +174,7 @@ common::Inventory sparseInventory(const SparseConfig& c) {
                          .widthBits = haloMessageBits(c),
                          .lengthUm = common::pitchUm(inv.areaMm2() / static_cast<double>(pes))},
            pes, "crossbar"});
+  common::addOverheads(inv, c.technology, c.clockMhz);
   return inv;
 }
 

@@ -269,6 +269,7 @@ common::Inventory streamInventory(const StreamConfig& c, int64_t chips) {
       common::priceInventory(common::processNodeOf(c.technology), std::move(uses));
   addBuses(c, n, inv);
   addChipLinks(c, n, inv);
+  common::addOverheads(inv, c.technology, c.clockMhz);
   return inv;
 }
 

@@ -66,7 +66,10 @@ common::Inventory systolicInventory(const SystolicConfig& c) {
   uses.push_back({"pool_lookup_table",
                   ComponentSpec{.cls = ComponentClass::LookupTable, .widthBits = 8, .indexBits = 8},
                   c.poolLanes, "pool"});
-  return common::priceInventory(common::processNodeOf(c.technology), std::move(uses));
+  common::Inventory inv =
+      common::priceInventory(common::processNodeOf(c.technology), std::move(uses));
+  common::addOverheads(inv, c.technology, c.clockMhz);
+  return inv;
 }
 
 namespace {

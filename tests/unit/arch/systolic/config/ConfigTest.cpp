@@ -432,6 +432,14 @@ TEST(SystolicTechnology, UnknownNodesAndSuppliesAreNamedWithTheirKey) {
             "technology.node");
   expectConfigError("technology:\n  vdd_v: 5\n",
                     "edge.yaml: 'technology.vdd_v': must be <= 2 (got 5)");
+  // The overhead shares: the two area shares together stay below 0.9.
+  expectConfigError("technology:\n  clock_power_share: 0.5\n",
+                    "edge.yaml: 'technology.clock_power_share': must be <= 0.45 (got 0.5)");
+  expectConfigError("technology:\n  control_area_share: -0.1\n",
+                    "edge.yaml: 'technology.control_area_share': must be >= 0 (got -0.1)");
+  expectConfigError("technology:\n  clock_area_share: most\n",
+                    "edge.yaml: 'technology.clock_area_share': expected a number or auto, got "
+                    "'most'");
   expectConfigError("energy:\n  act_op_pj: cheap\n",
                     "edge.yaml: 'energy.act_op_pj': expected a number or auto, got 'cheap'");
 }
