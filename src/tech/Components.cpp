@@ -73,8 +73,10 @@ std::string describe(const ComponentSpec& s) {
     const std::string size = kib > 0 && kib * 1024 == s.capacityBytes
                                  ? fmt::format("{}KiB", kib)
                                  : fmt::format("{}B", s.capacityBytes);
-    return s.banks > 1 ? fmt::format("{} {} x {}b, {} banks", cls, size, s.widthBits, s.banks)
-                       : fmt::format("{} {} x {}b", cls, size, s.widthBits);
+    const std::string ports = s.ports > 1 ? fmt::format(", {} ports", s.ports) : "";
+    return s.banks > 1
+               ? fmt::format("{} {} x {}b, {} banks{}", cls, size, s.widthBits, s.banks, ports)
+               : fmt::format("{} {} x {}b{}", cls, size, s.widthBits, ports);
   }
   case ComponentClass::FlipFlopFifo:
     return fmt::format("{} {} x {}b", cls, s.depth, s.widthBits);
@@ -109,6 +111,7 @@ std::vector<ComponentSpec> referenceComponents() {
   for (int64_t kib : {1, 8, 64, 128})
     specs.push_back({.cls = C::Sram, .widthBits = 64, .capacityBytes = kib * 1024});
   specs.push_back({.cls = C::Sram, .widthBits = 256, .capacityBytes = 1024 * 1024, .banks = 16});
+  specs.push_back({.cls = C::Sram, .widthBits = 32, .capacityBytes = 8 * 1024, .ports = 2});
   return specs;
 }
 

@@ -1,6 +1,6 @@
 // Storage components of the technology model (docs/Technology.md, "Storage"): registers,
-// flip-flop FIFOs, SRAMs as a function of capacity, word width and banks, and lookup tables, at
-// 45 nm; and the static power of logic per unit area.
+// flip-flop FIFOs, SRAMs as a function of capacity, word width, banks and ports, and lookup
+// tables, at 45 nm; and the static power of logic per unit area.
 //
 // SRAM: CACTI runs made by Accelergy's CACTI plug-in and logged in the reference outputs of
 // Accelergy-Project/timeloop-accelergy-exercises @ 2d551080
@@ -40,6 +40,23 @@ constexpr std::array<SramRun, 3> kCactiRuns{{
 constexpr double kSramLeakageWPerBit = (3.34e-6 / (131072.0 * 8) + 1.66e-6 / (65536.0 * 8)) / 2;
 /// The smallest SRAM priced: the CACTI plug-in's minimum (smaller arrays are priced as this).
 constexpr double kMinSramBytes = 768;
+
+/// Ports. The cell grows by two local-wire pitches in height and in width per port beyond the
+/// first (CACTI 7, HewlettPackard/cacti @ 1ffd8dfb, parameter.cc lines 2016-2036); at 45 nm the
+/// single-port cell is 10 F x 14.6 F (tech_params/45nm.dat lines 56-57: 146 F^2, aspect 1.46)
+/// and the pitch 2.5 F (line 92), so a cell of P ports is (10 + 5 (P-1)) x (14.6 + 5 (P-1)) F^2.
+/// Energy per access and leakage grow linearly with the ports, fitted to CACTI 7 runs at those
+/// sources (4 KB of 64-bit words, 45 nm, high-performance cells; 1, 2, 3, 6 and 12 ports:
+/// docs/research/OverheadSources.md section 3): read +20.6 % and write +23.5 % per added port,
+/// leakage +21.2 % (its 1- and 12-port runs). Our runs, so the fit is ours.
+constexpr double kCellWidthF = 10, kCellHeightF = 14.6, kPortPitchesF = 5;
+constexpr double kReadPerPort = 0.206, kWritePerPort = 0.235, kLeakagePerPort = 0.212;
+constexpr int64_t kMaxSramPorts = 16;
+
+double cellAreaRatio(int64_t ports) {
+  const double extra = kPortPitchesF * static_cast<double>(ports - 1);
+  return (kCellWidthF + extra) * (kCellHeightF + extra) / (kCellWidthF * kCellHeightF);
+}
 
 /// Aladdin: a 1-bit register costs 0.009 pJ per read and 5.98 um^2 (write energy 0, as in
 /// Accelergy's reference table for registers: the clock's energy is not split out).
@@ -87,11 +104,14 @@ const PowerLaw& areaLaw() {
   return law;
 }
 
-SourceCost sramCost(double capacityBytes, double widthBits, int64_t banks, const char* source) {
+SourceCost sramCost(double capacityBytes, double widthBits, int64_t banks, int64_t ports,
+                    const char* source) {
   const double bank = std::max(capacityBytes / static_cast<double>(banks), kMinSramBytes);
-  return {readLaw().at(bank, widthBits), writeLaw().at(bank, widthBits),
-          static_cast<double>(banks) * areaLaw().at(bank, widthBits), source,
-          kSramLeakageWPerBit * capacityBytes * 8};
+  const auto added = static_cast<double>(ports - 1);
+  return {readLaw().at(bank, widthBits) * (1 + kReadPerPort * added),
+          writeLaw().at(bank, widthBits) * (1 + kWritePerPort * added),
+          static_cast<double>(banks) * areaLaw().at(bank, widthBits) * cellAreaRatio(ports), source,
+          kSramLeakageWPerBit * capacityBytes * 8 * (1 + kLeakagePerPort * added)};
 }
 
 void requirePositive(int64_t v, std::string_view what) {
@@ -134,14 +154,17 @@ SourceCost storageCost(const ComponentSpec& s) {
                   fmt::format("an SRAM of {} bytes in {} banks cannot hold one {}-bit word per "
                               "bank",
                               s.capacityBytes, s.banks, s.widthBits));
-    return sramCost(static_cast<double>(s.capacityBytes), w, s.banks, cacti);
+    if (s.ports < 1 || s.ports > kMaxSramPorts)
+      throw Error(ErrorKind::Config, {},
+                  fmt::format("an SRAM of {} ports: 1 to {} are priced", s.ports, kMaxSramPorts));
+    return sramCost(static_cast<double>(s.capacityBytes), w, s.banks, s.ports, cacti);
   case ComponentClass::LookupTable: {
     if (s.indexBits < 1 || s.indexBits > 24)
       throw Error(ErrorKind::Config, {},
                   fmt::format("a lookup table of 2^{} entries: 1 to 24 index bits are priced",
                               s.indexBits));
     const double bytes = std::ldexp(w, static_cast<int>(s.indexBits)) / 8;
-    return sramCost(bytes, w, 1, cacti);
+    return sramCost(bytes, w, 1, 1, cacti);
   }
   default:
     NNACCEL_UNREACHABLE("not a storage class");

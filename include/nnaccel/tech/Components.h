@@ -36,6 +36,7 @@ struct ComponentSpec {
   int64_t widthBits = 8;     ///< datapath / word width
   int64_t capacityBytes = 0; ///< Sram: total capacity over all banks
   int64_t banks = 1;         ///< Sram: independent banks (each capacityBytes / banks)
+  int64_t ports = 1;         ///< Sram: read/write ports of each bank (1R1W = 2)
   int64_t depth = 0;         ///< FlipFlopFifo: entries
   int64_t indexBits = 8;     ///< LookupTable: entries = 2^indexBits
   int64_t inputs = 2;        ///< Multiplexer: words it selects from

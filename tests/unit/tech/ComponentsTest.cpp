@@ -67,6 +67,31 @@ TEST(Components, SramModelPassesThroughTheCactiRunsItIsFittedTo) {
   EXPECT_EQ(sram(256, 8).readEnergyPj, sram(768, 8).readEnergyPj);
 }
 
+TEST(Components, SramPortsGrowTheCellByTwoPitchesEachAndTheAccessLinearly) {
+  const auto sram = [](int64_t ports) {
+    return costOf(
+        ComponentSpec{
+            .cls = ComponentClass::Sram, .widthBits = 64, .capacityBytes = 4096, .ports = ports},
+        node("45nm"));
+  };
+  const ComponentCost one = sram(1), two = sram(2), twelve = sram(12);
+  // CACTI 7's cell: (10 + 5 (P-1)) x (14.6 + 5 (P-1)) F^2; its runs: 2.09x and 31.2x the area.
+  EXPECT_NEAR(two.areaUm2 / one.areaUm2, 15 * 19.6 / 146, 1e-12);
+  EXPECT_NEAR(two.areaUm2 / one.areaUm2, 2.09, 0.1);
+  EXPECT_NEAR(twelve.areaUm2 / one.areaUm2, 31.15, 0.05 * 31.15);
+  // The runs' access energies: 1.21x and 3.27x (read), 1.24x and 3.58x (write).
+  EXPECT_NEAR(two.readEnergyPj / one.readEnergyPj, 1.21, 0.01);
+  EXPECT_NEAR(twelve.readEnergyPj / one.readEnergyPj, 3.27, 0.02);
+  EXPECT_NEAR(twelve.writeEnergyPj / one.writeEnergyPj, 3.58, 0.02);
+  EXPECT_NEAR(twelve.leakageW / one.leakageW, 15.8 / 4.74, 0.02);
+  EXPECT_EQ(
+      describe({.cls = ComponentClass::Sram, .widthBits = 32, .capacityBytes = 8192, .ports = 2}),
+      "sram 8KiB x 32b, 2 ports");
+  const std::string e = test::errorOf([&] { sram(17); }, ErrorKind::Config);
+  EXPECT_NE(e.find("an SRAM of 17 ports: 1 to 16 are priced"), std::string::npos) << e;
+  test::errorOf([&] { sram(0); }, ErrorKind::Config);
+}
+
 TEST(Components, RegistersFifosAndTablesComposeTheirCells) {
   // Accelergy's reference table prices a 16-bit register read at 0.144 pJ (0.009 pJ per bit).
   const ComponentCost r =
