@@ -130,11 +130,13 @@ common::Inventory sparseInventory(const SparseConfig& c) {
       {"pe_multiplier", arith(ComponentClass::IntMultiplier, c.valueBits),
        pes * c.multipliersPerPe(), "multipliers"},
       // The accumulator banks (each a small SRAM of accumulator_bits words; two sets when
-      // double-buffered) and an adder per bank.
+      // double-buffered) and an adder per bank. A bank completes a read-modify-write each
+      // cycle, reading one entry and writing another: a 1R1W array (two ports).
       {"accumulator_bank",
        ComponentSpec{.cls = ComponentClass::Sram,
                      .widthBits = c.accumulatorBits,
-                     .capacityBytes = (c.accumulatorBankEntries * c.accumulatorBits + 7) / 8},
+                     .capacityBytes = (c.accumulatorBankEntries * c.accumulatorBits + 7) / 8,
+                     .ports = 2},
        pes * c.accumulatorBanks * bankSets, "accumulators"},
       {"accumulator_adder", arith(ComponentClass::IntAdder, c.accumulatorBits),
        pes * c.accumulatorBanks, "accumulators"},

@@ -51,10 +51,13 @@ common::Inventory systolicInventory(const SystolicConfig& c) {
                                 .widthBits = sbufWordBits(c),
                                 .capacityBytes = c.sbufBytesPerPartition},
                   c.peRows, "sbuf"});
+  // A PSUM column accumulates a partial sum each cycle: it reads one entry and writes another in
+  // the same cycle, a 1R1W array (two ports).
   uses.push_back({"psum",
                   ComponentSpec{.cls = ComponentClass::Sram,
                                 .widthBits = kPsumEntryBits,
-                                .capacityBytes = c.psumEntriesPerColumn * kPsumEntryBits / 8},
+                                .capacityBytes = c.psumEntriesPerColumn * kPsumEntryBits / 8,
+                                .ports = 2},
                   c.peCols, "psum"});
   // The activation engine requantizes one value per PSUM column per cycle: a 32-bit multiply
   // by the fixed-point multiplier and a 32-bit add (rounding and zero point).
