@@ -30,6 +30,8 @@ std::string_view componentClassName(ComponentClass c) {
     return "wire";
   case ComponentClass::SerialLink:
     return "serial_link";
+  case ComponentClass::Arbiter:
+    return "arbiter";
   }
   return "?";
 }
@@ -49,10 +51,11 @@ ComponentCost costOf(const ComponentSpec& spec, const ProcessNode& at) {
   if (spec.cls == ComponentClass::SerialLink)
     return detail::serialLinkCost(spec);
   const bool arithmetic = isArithmetic(spec.cls);
-  const bool logic = spec.cls == ComponentClass::Multiplexer;
-  const ProcessNode from = arithmetic ? detail::arithmeticSourceNode()
-                           : logic    ? detail::logicSourceNode()
-                                      : detail::storageSourceNode();
+  const bool logic = spec.cls == ComponentClass::Multiplexer || spec.cls == ComponentClass::Arbiter;
+  const ProcessNode from = arithmetic                            ? detail::arithmeticSourceNode()
+                           : spec.cls == ComponentClass::Arbiter ? detail::arbiterSourceNode()
+                           : logic                               ? detail::logicSourceNode()
+                                                                 : detail::storageSourceNode();
   detail::SourceCost c = arithmetic ? detail::arithmeticCost(spec.cls, spec.widthBits)
                          : logic    ? detail::logicCost(spec)
                                     : detail::storageCost(spec);
@@ -84,6 +87,8 @@ std::string describe(const ComponentSpec& s) {
     return fmt::format("{} {} x {}b", cls, int64_t{1} << s.indexBits, s.widthBits);
   case ComponentClass::Multiplexer:
     return fmt::format("{} {}:1 x {}b", cls, s.inputs, s.widthBits);
+  case ComponentClass::Arbiter:
+    return fmt::format("{} of {}", cls, s.inputs);
   case ComponentClass::Wire:
     return fmt::format("{} {}b x {:.3g} mm", cls, s.widthBits, s.lengthUm * 1e-3);
   default:
@@ -108,6 +113,7 @@ std::vector<ComponentSpec> referenceComponents() {
     specs.push_back({.cls = C::Multiplexer, .widthBits = 16, .inputs = inputs});
   specs.push_back({.cls = C::Wire, .widthBits = 1, .lengthUm = 1000});
   specs.push_back({.cls = C::SerialLink, .widthBits = 1});
+  specs.push_back({.cls = C::Arbiter, .inputs = 16});
   for (int64_t kib : {1, 8, 64, 128})
     specs.push_back({.cls = C::Sram, .widthBits = 64, .capacityBytes = kib * 1024});
   specs.push_back({.cls = C::Sram, .widthBits = 256, .capacityBytes = 1024 * 1024, .banks = 16});

@@ -23,8 +23,9 @@ SourceCost arithmeticCost(ComponentClass cls, int64_t widthBits);
 ProcessNode storageSourceNode();
 SourceCost storageCost(const ComponentSpec& spec);
 
-/// Logic.cpp: standard-cell logic (multiplexers) at its library's node.
+/// Logic.cpp: standard-cell logic (multiplexers) at its library's node; arbiters at DSENT's.
 ProcessNode logicSourceNode();
+ProcessNode arbiterSourceNode();
 SourceCost logicCost(const ComponentSpec& spec);
 /// A wire's cost at node \p at (its own interpolation between the source's nodes).
 ComponentCost wireCostAt(const ComponentSpec& spec, const ProcessNode& at);

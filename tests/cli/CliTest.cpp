@@ -761,7 +761,7 @@ TEST_F(Cli, ArchCostPricesAConfigThroughTheTechnology) {
             std::string::npos)
       << sparse.out;
   EXPECT_NE(lineWith(sparse.out, "crossbar_pj")
-                .find("crossbar_fifo.write + crossbar_fifo + crossbar_mux"),
+                .find("crossbar_fifo.write + crossbar_fifo + crossbar_arbiter + crossbar_mux"),
             std::string::npos)
       << sparse.out;
   EXPECT_NE(lineWith(sparse.out, "halo_pj").find("halo_link"), std::string::npos);

@@ -27,6 +27,7 @@ enum class ComponentClass : uint8_t {
                  ///< one selection
   Wire,          ///< widthBits wires of lengthUm; action: one word sent along it
   SerialLink,    ///< a chip-to-chip short-reach serial link; action: widthBits sent across
+  Arbiter,       ///< a matrix arbiter among `inputs` requesters; action: one arbitration
 };
 std::string_view componentClassName(ComponentClass c);
 
@@ -39,7 +40,7 @@ struct ComponentSpec {
   int64_t ports = 1;         ///< Sram: read/write ports of each bank (1R1W = 2)
   int64_t depth = 0;         ///< FlipFlopFifo: entries
   int64_t indexBits = 8;     ///< LookupTable: entries = 2^indexBits
-  int64_t inputs = 2;        ///< Multiplexer: words it selects from
+  int64_t inputs = 2;        ///< Multiplexer: words it selects from; Arbiter: requesters
   double lengthUm = 0;       ///< Wire: its length
 };
 

@@ -142,6 +142,27 @@ TEST(Components, MultiplexersAreTreesOfTheLibrarysTwoInputCell) {
     test::errorOf([&] { costOf(bad, lib); }, ErrorKind::Config);
 }
 
+TEST(Components, ArbitersFollowTheDsentRunsBetweenTheirSizes) {
+  const auto arbiter = [](int64_t n) {
+    return costOf(ComponentSpec{.cls = ComponentClass::Arbiter, .inputs = n}, node("45nm", 1.0));
+  };
+  // At DSENT's own 45 nm and 1.0 V the runs come back: 16 requesters 0.835 pJ on 1,828 um^2.
+  EXPECT_NEAR(arbiter(16).readEnergyPj, 0.835, 1e-9);
+  EXPECT_NEAR(arbiter(16).areaUm2, 1828, 1e-6);
+  EXPECT_NEAR(arbiter(4).readEnergyPj, 0.0815, 1e-9);
+  // Between runs a power law: 12 requesters lie between 8 and 16, nearer 16 in logs.
+  const double t = std::log(12.0 / 8) / std::log(2.0);
+  EXPECT_NEAR(arbiter(12).areaUm2, 429 * std::pow(1828.0 / 429, t), 1e-6);
+  // O(N^2) priority bits: 64 requesters extend the last pair's law (about 4x the area of 32).
+  EXPECT_NEAR(arbiter(64).areaUm2 / arbiter(32).areaUm2, 7530.0 / 1828, 1e-9);
+  // Leakage at logic's rate, not DSENT's LVT figure.
+  EXPECT_GT(arbiter(16).leakageW, 0);
+  EXPECT_LT(arbiter(16).leakageW, 594e-6 / 10);
+  const std::string e = test::errorOf([&] { arbiter(1); }, ErrorKind::Config);
+  EXPECT_NE(e.find("an arbiter of 1 requesters: 2 to 1024 are priced"), std::string::npos) << e;
+  EXPECT_EQ(describe({.cls = ComponentClass::Arbiter, .inputs = 16}), "arbiter of 16");
+}
+
 TEST(Components, WiresCostPerBitAndMillimetreAndBarelyScale) {
   // Keckler et al.: 240 fJ per bit, mm and transition at 40 nm, 150 fJ at 10 nm; half the bits
   // toggle. No area (routed over logic).

@@ -94,12 +94,12 @@ const std::vector<Rule>& eventRules() {
       {"ppu_op_pj", &E::ppuOpPj, &P::ppuOpPj, {"ppu_alu"}},
       // A halo message: an accumulator value and its address, on a wire across one PE.
       {"halo_pj", &E::haloPj, &P::haloPj, {"halo_link"}},
-      // A product through the scatter crossbar: into its lane's input FIFO and out, and one
-      // selection in its bank's multiplexer.
+      // A product through the scatter crossbar: into its lane's input FIFO and out, the
+      // arbitration that grants it its bank, and one selection in the bank's multiplexer.
       {"crossbar_pj",
        &E::crossbarPj,
        &P::crossbarPj,
-       {"crossbar_fifo.write", "crossbar_fifo", "crossbar_mux"}},
+       {"crossbar_fifo.write", "crossbar_fifo", "crossbar_arbiter", "crossbar_mux"}},
   };
   return rules;
 }
@@ -155,12 +155,17 @@ common::Inventory sparseInventory(const SparseConfig& c) {
            .cls = ComponentClass::Sram, .widthBits = oaWordBits(c), .capacityBytes = c.oaRamBytes},
        pes, "activation_rams"},
       // The scatter crossbar (FIG. 6): a FIFO of crossbar_fifo_depth products (with their bank
-      // addresses) per multiplier lane, and per accumulator bank an F x I : 1 multiplexer.
+      // addresses) per multiplier lane, and per accumulator bank an arbiter among the F x I
+      // lanes and an F x I : 1 multiplexer.
       {"crossbar_fifo",
        ComponentSpec{.cls = ComponentClass::FlipFlopFifo,
                      .widthBits = crossbarWordBits(c),
                      .depth = c.crossbarFifoDepth},
        pes * c.multipliersPerPe(), "crossbar"},
+      {"crossbar_arbiter",
+       ComponentSpec{.cls = ComponentClass::Arbiter,
+                     .inputs = std::max<int64_t>(2, c.multipliersPerPe())},
+       pes * c.accumulatorBanks, "crossbar"},
       {"crossbar_mux",
        ComponentSpec{.cls = ComponentClass::Multiplexer,
                      .widthBits = crossbarWordBits(c),

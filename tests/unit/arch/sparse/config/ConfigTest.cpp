@@ -579,12 +579,18 @@ TEST(SparseTechnology, InventoryAndEventsFollowTheConfig) {
                                            inv.part("accumulator_adder").cost.readEnergyPj +
                                            inv.part("accumulator_bank").cost.writeEnergyPj);
   EXPECT_DOUBLE_EQ(p.iaRamReadPjPerByte, inv.part("ia_ram").cost.readEnergyPj / 10); // 80-bit word
-  // The crossbar: the lane FIFO's write and read and one selection in a bank's 16:1 mux.
-  EXPECT_DOUBLE_EQ(p.crossbarPj, inv.part("crossbar_fifo").cost.writeEnergyPj +
-                                     inv.part("crossbar_fifo").cost.readEnergyPj +
-                                     inv.part("crossbar_mux").cost.readEnergyPj);
+  // The crossbar: the lane FIFO's write and read, the bank's arbitration among its 16 lanes
+  // and one selection in its 16:1 mux.
+  EXPECT_NEAR(p.crossbarPj,
+              inv.part("crossbar_fifo").cost.writeEnergyPj +
+                  inv.part("crossbar_fifo").cost.readEnergyPj +
+                  inv.part("crossbar_arbiter").cost.readEnergyPj +
+                  inv.part("crossbar_mux").cost.readEnergyPj,
+              1e-12);
   EXPECT_EQ(inv.part("crossbar_mux").use.spec.inputs, 16);
   EXPECT_EQ(inv.part("crossbar_mux").use.count, 64 * 32);
+  EXPECT_EQ(inv.part("crossbar_arbiter").use.spec.inputs, 16);
+  EXPECT_EQ(inv.part("crossbar_arbiter").use.count, 64 * 32);
   // 8-bit values: cheaper multiplies; a number overrides.
   const SparseConfig narrow =
       parseSparseConfigOver(c, "numerics: {value_bits: 8}\nenergy: {ppu_op_pj: 3}\n", "n.yaml");
