@@ -795,6 +795,24 @@ TEST_F(Cli, ArchDramListsTheStandardsAndTheServerRunUsesItsStack) {
   const nlohmann::json r = nlohmann::json::parse(readFile(path("r.json")));
   EXPECT_GT(r["total"]["counts"]["dram_row_activations"].get<int64_t>(), 0);
   EXPECT_LE(r["dram_bytes_per_cycle"].get<double>(), 8 * 32.0 / 1.4 + 1e-9);
+  // Sparse and broadcast stream whole tensors: their line gives the rows opened and the rate.
+  const Result sparse = run("simulate lenet5 --arch sparse --timing-only --set "
+                            "dram.standard=lpddr4-3200 --set dram.row_buffer=true --set "
+                            "dram.bytes_per_cycle=auto --report " +
+                            path("s.json"));
+  ASSERT_EQ(sparse.exitCode, 0) << sparse.err;
+  EXPECT_NE(lineWith(sparse.out, "DRAM: lpddr4-3200 x 1 channel(s), peak 6.4 B/cycle; ")
+                .find(" row activations; whole tensors stream at 6.4 B/cycle"),
+            std::string::npos)
+      << sparse.out;
+  EXPECT_DOUBLE_EQ(nlohmann::json::parse(readFile(path("s.json")))["dram_bytes_per_cycle"], 6.4);
+  const Result broadcast = run("simulate lenet5 --arch broadcast --timing-only --set "
+                               "memory.standard=ddr4-2400 --set memory.bytes_per_cycle=auto");
+  ASSERT_EQ(broadcast.exitCode, 0) << broadcast.err;
+  EXPECT_NE(lineWith(broadcast.out, "DRAM: ddr4-2400 x 1 channel(s), peak 19.2 B/cycle")
+                .find("row-buffer model off"),
+            std::string::npos)
+      << broadcast.out;
   expectError("arch dram --node 7nm", 2,
               "the following arguments were not expected: 7nm --node (see 'nnaccel arch dram "
               "--help')");

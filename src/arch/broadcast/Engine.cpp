@@ -109,10 +109,13 @@ public:
 
   report::RunReport compileAndSimulate(const ir::Graph& g, const engines::EngineConfig& config,
                                        const engines::RunOptions& o) const override {
-    report::RunReport r =
-        simulateModel(g, config.as<BroadcastConfig>(), common::sessionOptions<SessionOptions>(o))
-            .report;
+    const BroadcastConfig& c = config.as<BroadcastConfig>();
+    report::RunReport r = simulateModel(g, c, common::sessionOptions<SessionOptions>(o)).report;
     engines::describeMachine(r, config);
+    // The memory 310 line; the roofline's DRAM roof is the rate whole tensors stream at.
+    r.dramBytesPerCycle = common::summarizeDram(
+        c.memoryFigures(), c.memorySettings().bytesPerCycle.has_value(), c.clockMhz,
+        {.activations = common::sumOfCount(r, "dram_row_activations")}, r);
     return r;
   }
 

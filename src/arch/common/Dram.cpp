@@ -3,6 +3,7 @@
 /// energy events it prices.
 #include "nnaccel/arch/common/Dram.h"
 
+#include "nnaccel/report/TextTable.h"
 #include "nnaccel/support/Error.h"
 
 #include <algorithm>
@@ -125,6 +126,45 @@ double dramStreamBytesPerCycle(const DramFigures& f) {
 double dramTransferCycles(const DramFigures& f, double bytes, double activations) {
   const double bus = bytes / f.bytesPerCycle;
   return f.rowBuffer ? std::max(bus, activations * f.activationCycles) : bus;
+}
+
+int64_t sumOfCount(const report::RunReport& rep, std::string_view key) {
+  int64_t n = 0;
+  for (const report::LayerStats& l : rep.layers)
+    for (const auto& [name, count] : l.counts)
+      n += name == key ? count : 0;
+  return n;
+}
+
+double summarizeDram(const DramFigures& f, bool configured, double clockMhz, const DramUse& use,
+                     report::RunReport& rep) {
+  if (!f.standard)
+    return f.bytesPerCycle;
+  const double peak =
+      f.standard->peakBytesPerNs() * static_cast<double>(f.channels) * 1e3 / clockMhz;
+  std::string line =
+      configured ? fmt::format("{} x {} channel(s), {:.1f} B/cycle configured (its peak: {:.1f})",
+                               f.standard->name, f.channels, f.bytesPerCycle, peak)
+                 : fmt::format("{} x {} channel(s), peak {:.1f} B/cycle", f.standard->name,
+                               f.channels, f.bytesPerCycle);
+  if (!f.rowBuffer) {
+    rep.summary.emplace_back("DRAM", line + "; row-buffer model off");
+    return f.bytesPerCycle;
+  }
+  line += fmt::format("; {} row activations", report::groupThousands(use.activations));
+  if (use.hits >= 0)
+    line += fmt::format(", {:.1f}% of bursts hit an open row",
+                        100.0 * static_cast<double>(use.hits) /
+                            static_cast<double>(std::max<int64_t>(1, use.hits + use.activations)));
+  const double achieved =
+      use.effectiveBytesPerCycle > 0 ? use.effectiveBytesPerCycle : dramStreamBytesPerCycle(f);
+  line += use.effectiveBytesPerCycle > 0
+              ? fmt::format("; effective {:.1f} B/cycle", achieved)
+              : fmt::format("; whole tensors stream at {:.1f} B/cycle (the bus, or the banks' "
+                            "row rate if lower)",
+                            achieved);
+  rep.summary.emplace_back("DRAM", line);
+  return achieved;
 }
 
 } // namespace nnaccel::arch::common

@@ -119,8 +119,13 @@ public:
                                        const engines::RunOptions& o) const override {
     auto so = common::sessionOptions<SessionOptions>(o);
     so.threads = static_cast<int>(o.engineOption("threads", o.threads));
-    report::RunReport r = simulateModel(g, config.as<SparseConfig>(), so).report;
+    const SparseConfig& c = config.as<SparseConfig>();
+    report::RunReport r = simulateModel(g, c, so).report;
     engines::describeMachine(r, config);
+    // The DRAM line; the roofline's DRAM roof is the rate whole tensors stream at.
+    r.dramBytesPerCycle = common::summarizeDram(
+        c.dramFigures(), c.dramSettings().bytesPerCycle.has_value(), c.clockMhz,
+        {.activations = common::sumOfCount(r, "dram_row_activations")}, r);
     return r;
   }
 

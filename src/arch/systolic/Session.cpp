@@ -120,47 +120,25 @@ void summarizeResidency(const Program& p, report::RunReport& rep) {
 }
 
 /// The DRAM part's summary line and, with the row-buffer model, the bandwidth the run achieved:
-/// DMA bytes (a host layer's are not DMAs) over the cycles DMAs held DRAM.
+/// DMA bytes (a host layer's are not DMAs) over the cycles DMAs held DRAM (0: not measured).
 double summarizeDram(const SystolicConfig& c, report::RunReport& rep) {
   const common::DramFigures f = c.dramFigures();
   if (!f.standard)
     return 0;
-  const auto countOf = [](const report::LayerStats& l, std::string_view key) {
-    for (const auto& [name, n] : l.counts)
-      if (name == key)
-        return n;
-    return int64_t{0};
-  };
-  int64_t bytes = 0, busy = 0, activations = 0, hits = 0;
+  int64_t bytes = 0, busy = 0;
   for (const report::LayerStats& l : rep.layers) {
     if (!l.hostFallback)
       bytes += l.dram.readBytes + l.dram.writeBytes;
     for (const auto& [key, cycles] : l.breakdown)
       busy += key == "dram.busy" ? cycles : 0;
-    activations += countOf(l, "dram_row_activations");
-    hits += countOf(l, "dram_row_hits");
   }
-  const double peak =
-      f.standard->peakBytesPerNs() * static_cast<double>(f.channels) * 1e3 / c.clockMhz;
-  const std::string part =
-      c.dramBytesPerCycle
-          ? fmt::format("{} x {} channel(s), {:.1f} B/cycle configured (its peak: {:.1f})",
-                        f.standard->name, f.channels, f.bytesPerCycle, peak)
-          : fmt::format("{} x {} channel(s), peak {:.1f} B/cycle", f.standard->name, f.channels,
-                        f.bytesPerCycle);
-  if (!f.rowBuffer || busy == 0) {
-    rep.summary.emplace_back("DRAM", part + (f.rowBuffer ? "" : "; row-buffer model off"));
-    return 0;
-  }
-  const double effective = static_cast<double>(bytes) / static_cast<double>(busy);
-  rep.summary.emplace_back(
-      "DRAM", fmt::format("{}; {} row activations, {:.1f}% of bursts hit an open row; effective "
-                          "{:.1f} B/cycle",
-                          part, report::groupThousands(activations),
-                          100.0 * static_cast<double>(hits) /
-                              static_cast<double>(std::max<int64_t>(1, hits + activations)),
-                          effective));
-  return effective;
+  common::DramUse use{.activations = common::sumOfCount(rep, "dram_row_activations"),
+                      .hits = common::sumOfCount(rep, "dram_row_hits")};
+  if (busy > 0)
+    use.effectiveBytesPerCycle = static_cast<double>(bytes) / static_cast<double>(busy);
+  const double used =
+      common::summarizeDram(f, c.dramBytesPerCycle.has_value(), c.clockMhz, use, rep);
+  return f.rowBuffer && busy > 0 ? used : 0;
 }
 
 report::BaselineRow::Side sideOf(const report::LayerStats& s) {

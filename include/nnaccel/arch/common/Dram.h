@@ -120,6 +120,23 @@ Prices pricesWithDram(const std::vector<EventRule<Config, Table, Prices>>& rules
 /// which the banks open whole rows when that is lower.
 double dramStreamBytesPerCycle(const DramFigures& f);
 
+/// What a run did with its DRAM part, for the report's `DRAM` summary line.
+struct DramUse {
+  int64_t activations = 0; ///< rows opened (the layers' dram_row_activations)
+  int64_t hits = -1;       ///< bursts that hit an open row (-1: the engine does not count them)
+  /// The bandwidth the run achieved (0: the engine streams whole tensors at its stream rate,
+  /// dramStreamBytesPerCycle, so that is what it achieved).
+  double effectiveBytesPerCycle = 0;
+};
+/// Adds the `DRAM` summary line of a run on part \p f (nothing for a custom part): the standard,
+/// its channels and peak (and the configured bandwidth when \p configured), and with the
+/// row-buffer model the rows opened, the hit rate where counted and the bandwidth achieved.
+/// Returns the bandwidth the run's roofline uses.
+double summarizeDram(const DramFigures& f, bool configured, double clockMhz, const DramUse& use,
+                     report::RunReport& rep);
+/// The layers' sum of count \p key.
+int64_t sumOfCount(const report::RunReport& rep, std::string_view key);
+
 /// Cycles \p bytes take with \p activations rows opened: the data bus at bytesPerCycle, or the
 /// banks' row cycles when activations dominate (the part without a standard: the bus only).
 double dramTransferCycles(const DramFigures& f, double bytes, double activations);
