@@ -52,6 +52,20 @@ int64_t BufferAllocator::largestFreeBytes(int64_t firstLayer, int64_t lastLayer)
   return largest;
 }
 
+int64_t BufferAllocator::peakLiveBytes() const {
+  int64_t peak = 0;
+  // The live set only grows at a step where a buffer starts.
+  for (const Placed& at : placed_) {
+    int64_t live = 0;
+    for (const Placed& p : placed_)
+      if (p.request.firstLayer <= at.request.firstLayer &&
+          at.request.firstLayer <= p.request.lastLayer)
+        live += p.request.bytes;
+    peak = std::max(peak, live);
+  }
+  return peak;
+}
+
 int64_t BufferAllocator::peakBytes() const {
   int64_t peak = 0;
   for (const Placed& p : placed_)

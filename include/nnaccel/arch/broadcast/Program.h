@@ -154,7 +154,7 @@ struct Program {
   std::string model;
   std::vector<Layer> layers;
   int64_t weightBytes = 0;     ///< weight operands in memory 310 (values + bitmaps), bytes
-  int64_t bufferPeakBytes = 0; ///< the global buffer's largest allocated extent (MemoryPlan.h)
+  int64_t bufferPeakBytes = 0; ///< the most global-buffer bytes live at once (MemoryPlan.h)
 };
 
 } // namespace nnaccel::arch::broadcast

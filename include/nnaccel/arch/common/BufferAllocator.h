@@ -35,8 +35,11 @@ public:
   std::optional<int64_t> place(const BufferRequest& r, End end = End::Bottom);
   /// The largest extent free over the whole of steps [firstLayer, lastLayer].
   int64_t largestFreeBytes(int64_t firstLayer, int64_t lastLayer) const;
-  /// The highest byte any placed buffer reaches (the buffer's peak use).
+  /// The highest byte any placed buffer reaches (staged buffers placed from the top reach the
+  /// capacity, so this is the address space's extent, not its use).
   int64_t peakBytes() const;
+  /// The most bytes live at any one step: the buffer's peak use.
+  int64_t peakLiveBytes() const;
   int64_t capacityBytes() const { return capacityBytes_; }
 
 private:

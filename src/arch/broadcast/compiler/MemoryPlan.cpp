@@ -52,7 +52,7 @@ public:
     traceLifetimes();
     for (size_t i = 0; i < p_.layers.size(); ++i)
       planLayer(static_cast<int64_t>(i));
-    p_.bufferPeakBytes = alloc_.peakBytes();
+    p_.bufferPeakBytes = alloc_.peakLiveBytes();
   }
 
 private:

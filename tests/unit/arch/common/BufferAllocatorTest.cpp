@@ -20,6 +20,7 @@ TEST(BufferAllocatorTest, PlacesFirstFitAndReusesTheBytesOfDeadBuffers) {
   EXPECT_EQ(a.place({100, 3, 4}), 0);
   EXPECT_EQ(a.largestFreeBytes(4, 4), 156);
   EXPECT_EQ(a.peakBytes(), 200);
+  EXPECT_EQ(a.peakLiveBytes(), 200); // layers 1 and 2: two buffers of 100
 }
 
 TEST(BufferAllocatorTest, StagesFromTheTopAndTakesZeroBytesAnywhere) {
@@ -29,6 +30,12 @@ TEST(BufferAllocatorTest, StagesFromTheTopAndTakesZeroBytesAnywhere) {
   EXPECT_EQ(a.place({10, 0, 0}), std::nullopt);
   EXPECT_EQ(a.place({0, 0, 0}), 0);
   EXPECT_EQ(a.peakBytes(), 256);
+  EXPECT_EQ(a.peakLiveBytes(), 250); // the staged 50 at the top and the 200 at the bottom
+  BufferAllocator staged(1000);      // a short staged buffer at the top: the extent is not the use
+  EXPECT_EQ(staged.place({10, 0, 0}, BufferAllocator::End::Top), 990);
+  EXPECT_EQ(staged.place({20, 1, 1}), 0);
+  EXPECT_EQ(staged.peakBytes(), 1000);
+  EXPECT_EQ(staged.peakLiveBytes(), 20);
   BufferAllocator none(0); // no global buffer: every non-empty buffer spills
   EXPECT_EQ(none.place({1, 0, 0}), std::nullopt);
   EXPECT_EQ(none.largestFreeBytes(0, 0), 0);
