@@ -179,6 +179,8 @@ EngineConfig applyOverrides(const EngineConfig& base, const std::vector<Override
   if (overrides.empty())
     return base;
   YAML::Node doc(YAML::NodeType::Map);
+  for (const Override& o : base.implementation().impliedOverrides(base, overrides))
+    setPath(doc, o, origin);
   for (const Override& o : overrides)
     setPath(doc, o, origin);
   YAML::Emitter out;

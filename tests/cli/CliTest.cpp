@@ -806,8 +806,18 @@ TEST_F(Cli, ArchDramListsTheStandardsAndTheServerRunUsesItsStack) {
             std::string::npos)
       << sparse.out;
   EXPECT_DOUBLE_EQ(nlohmann::json::parse(readFile(path("s.json")))["dram_bytes_per_cycle"], 6.4);
+  // Naming a standard on a custom preset takes the standard's figures (the preset's numbers
+  // were the custom part's), unless the same settings give a number.
+  const Result switched = run("arch cost sparse --set dram.standard=hbm2 --set "
+                              "energy.dram_write_pj_per_byte=7");
+  ASSERT_EQ(switched.exitCode, 0) << switched.err;
+  EXPECT_NE(lineWith(switched.out, "dram_read_pj_per_byte").find("hbm2 read + I/O + PHY"),
+            std::string::npos)
+      << switched.out;
+  EXPECT_NE(lineWith(switched.out, "dram_write_pj_per_byte").find("configured"), std::string::npos)
+      << switched.out;
   const Result broadcast = run("simulate lenet5 --arch broadcast --timing-only --set "
-                               "memory.standard=ddr4-2400 --set memory.bytes_per_cycle=auto");
+                               "memory.standard=ddr4-2400");
   ASSERT_EQ(broadcast.exitCode, 0) << broadcast.err;
   EXPECT_NE(lineWith(broadcast.out, "DRAM: ddr4-2400 x 1 channel(s), peak 19.2 B/cycle")
                 .find("row-buffer model off"),

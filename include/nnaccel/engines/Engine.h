@@ -85,6 +85,13 @@ private:
 };
 
 /// A machine's resources in engine-neutral units (what `compare --budget` equalizes).
+/// One `key=value` setting of a config: \p key is the schema's dotted path ("array.rows"),
+/// \p value a YAML scalar ("64", "true", "hash") or flow sequence ("[int8, fp32]").
+struct Override {
+  std::string key;
+  std::string value;
+};
+
 struct Resources {
   int64_t multipliers = 0;      ///< multiplies the datapath can start per cycle
   int64_t sramBytes = 0;        ///< on-chip storage for activations, weights and partial sums
@@ -285,6 +292,14 @@ public:
   /// `arch list`: the presets in the engine's own columns.
   virtual PresetSummary presetSummary() const = 0;
 
+  /// Settings that \p given implies on \p base, applied before \p given (which wins): naming a
+  /// DRAM standard in place of a custom part makes the part's numbers `auto` unless \p given
+  /// sets them too (applyOverrides).
+  virtual std::vector<Override> impliedOverrides(const EngineConfig& /*base*/,
+                                                 const std::vector<Override>& /*given*/) const {
+    return {};
+  }
+
   // --- compare budgets ---------------------------------------------------------------------
   /// The knobs of the engine's budget section with their defaults.
   virtual std::vector<BudgetKnob> budgetKnobs() const = 0;
@@ -379,12 +394,6 @@ EngineConfig loadPreset(const std::string& engine, const std::string& name = "")
 /// \p engine's config file at \p path. Throws Error (Io, Config) naming the file.
 EngineConfig loadConfigFile(const std::string& engine, const std::string& path);
 
-/// One `key=value` setting of a config: \p key is the schema's dotted path ("array.rows"),
-/// \p value a YAML scalar ("64", "true", "hash") or flow sequence ("[int8, fp32]").
-struct Override {
-  std::string key;
-  std::string value;
-};
 /// Parses "array.rows=64". Throws Error (Usage) naming \p text when there is no '=', or the key
 /// or value is empty.
 Override parseOverride(const std::string& text);

@@ -48,6 +48,13 @@ public:
         });
   }
 
+  std::vector<engines::Override>
+  impliedOverrides(const engines::EngineConfig& base,
+                   const std::vector<engines::Override>& given) const override {
+    return common::impliedByStandard("memory", kMemoryEnergyKeys,
+                                     base.as<BroadcastConfig>().memory.standard, given);
+  }
+
   std::vector<BudgetKnob> budgetKnobs() const override {
     return {{"preset", BudgetKnob::Kind::Preset, "npu", 0,
              "PEs per column, MAC lanes and register files from the preset; columns from the "

@@ -128,6 +128,28 @@ double dramTransferCycles(const DramFigures& f, double bytes, double activations
   return f.rowBuffer ? std::max(bus, activations * f.activationCycles) : bus;
 }
 
+std::vector<engines::Override> impliedByStandard(std::string_view section,
+                                                 const std::array<std::string_view, 3>& energyKeys,
+                                                 const std::string& baseStandard,
+                                                 const std::vector<engines::Override>& given) {
+  const auto set = [&](const std::string& key) {
+    return std::find_if(given.begin(), given.end(),
+                        [&](const engines::Override& o) { return o.key == key; });
+  };
+  const auto standard = set(fmt::format("{}.standard", section));
+  if (standard == given.end() || standard->value == kCustomDram || standard->value == baseStandard)
+    return {};
+  std::vector<std::string> keys = {fmt::format("{}.bytes_per_cycle", section),
+                                   fmt::format("{}.latency_cycles", section)};
+  for (std::string_view k : energyKeys)
+    keys.push_back(fmt::format("energy.{}", k));
+  std::vector<engines::Override> implied;
+  for (const std::string& key : keys)
+    if (set(key) == given.end())
+      implied.push_back({key, "auto"});
+  return implied;
+}
+
 int64_t sumOfCount(const report::RunReport& rep, std::string_view key) {
   int64_t n = 0;
   for (const report::LayerStats& l : rep.layers)

@@ -43,6 +43,13 @@ public:
         });
   }
 
+  std::vector<engines::Override>
+  impliedOverrides(const engines::EngineConfig& base,
+                   const std::vector<engines::Override>& given) const override {
+    return common::impliedByStandard("dram", common::kDramEnergyKeys,
+                                     base.as<SparseConfig>().dram.standard, given);
+  }
+
   std::vector<BudgetKnob> budgetKnobs() const override {
     return {{"preset", BudgetKnob::Kind::Preset, "scnn", 0,
              "F x I multipliers per PE from the preset; PEs = multipliers / (F x I)"},

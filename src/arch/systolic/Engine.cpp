@@ -41,6 +41,13 @@ public:
                      });
   }
 
+  std::vector<engines::Override>
+  impliedOverrides(const engines::EngineConfig& base,
+                   const std::vector<engines::Override>& given) const override {
+    return common::impliedByStandard("dram", common::kDramEnergyKeys,
+                                     base.as<SystolicConfig>().dram.standard, given);
+  }
+
   std::vector<BudgetKnob> budgetKnobs() const override {
     return {{"preset", BudgetKnob::Kind::Preset, "server", 0, ""},
             {"rows_per_col", BudgetKnob::Kind::Positive, "", 1.0,

@@ -120,6 +120,15 @@ Prices pricesWithDram(const std::vector<EventRule<Config, Table, Prices>>& rules
 /// which the banks open whole rows when that is lower.
 double dramStreamBytesPerCycle(const DramFigures& f);
 
+/// The settings implied by \p given on a config whose DRAM section \p section names
+/// \p baseStandard: when \p given names a standard other than \p baseStandard (not custom), the
+/// section's bytes_per_cycle and latency_cycles and the energy keys \p energyKeys become `auto`
+/// (the standard's), each unless \p given sets it.
+std::vector<engines::Override> impliedByStandard(std::string_view section,
+                                                 const std::array<std::string_view, 3>& energyKeys,
+                                                 const std::string& baseStandard,
+                                                 const std::vector<engines::Override>& given);
+
 /// What a run did with its DRAM part, for the report's `DRAM` summary line.
 struct DramUse {
   int64_t activations = 0; ///< rows opened (the layers' dram_row_activations)

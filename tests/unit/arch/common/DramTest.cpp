@@ -75,5 +75,27 @@ TEST(DramPart, ACustomPartNeedsItsNumbersAndAStandardNeedsAName) {
             "and banks (memory.standard is custom)");
 }
 
+TEST(DramPart, NamingAStandardMakesTheCustomNumbersAutoUnlessGiven) {
+  using engines::Override;
+  const auto keysOf = [](const std::vector<Override>& v) {
+    std::vector<std::string> keys;
+    for (const Override& o : v) {
+      EXPECT_EQ(o.value, "auto") << o.key;
+      keys.push_back(o.key);
+    }
+    return keys;
+  };
+  // A custom part switched to HBM2: its bandwidth, latency and energies become the standard's,
+  // except the ones the same settings give.
+  EXPECT_EQ(keysOf(impliedByStandard("dram", kKeys, "custom",
+                                     {{"dram.standard", "hbm2"}, {"energy.read_pj", "3"}})),
+            (std::vector<std::string>{"dram.bytes_per_cycle", "dram.latency_cycles",
+                                      "energy.write_pj", "energy.activate_pj"}));
+  // Nothing implied: no standard named, custom named, or the same standard again.
+  EXPECT_TRUE(impliedByStandard("dram", kKeys, "custom", {{"dram.channels", "2"}}).empty());
+  EXPECT_TRUE(impliedByStandard("dram", kKeys, "hbm2", {{"dram.standard", "custom"}}).empty());
+  EXPECT_TRUE(impliedByStandard("dram", kKeys, "hbm2", {{"dram.standard", "hbm2"}}).empty());
+}
+
 } // namespace
 } // namespace nnaccel::arch::common
