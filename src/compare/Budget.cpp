@@ -178,8 +178,9 @@ bool fits(const Budget& b, const BudgetCost& cost) {
 /// (budgetMultiplierUnit: a PE, a column, a chip) of multipliers, the SRAM scaled with them.
 /// Units from 1/1024 of the budget's multipliers to 64 times them (at least 64 units) are
 /// searched: halving from the top until a machine fits, then bisecting between it and the
-/// last that did not. Area and peak power grow with the machine, so the bisection finds the
-/// largest that fits. A count the engine cannot arrange counts as not fitting.
+/// last that did not, then scanning kScanUnits further up. Area and peak power grow with the
+/// machine except where the engine arranges a count awkwardly, which the scan covers nearby.
+/// A count the engine cannot arrange counts as not fitting.
 class FitSearch {
 public:
   FitSearch(const Budget& budget, const std::string& engine)
@@ -198,6 +199,13 @@ public:
             const int64_t mid = fitting + (tooLarge - fitting) / 2;
             (probe(mid) ? fitting : tooLarge) = mid;
           }
+        // A count the engine arranges awkwardly (a prime number of systolic multipliers is a
+        // 1 x p array) can be larger than its neighbours, so the bisection may stop below a
+        // count that fits: look a little further up.
+        const int64_t last = std::min(highestUnits_, fitting + kScanUnits);
+        for (int64_t up = fitting + 1; up <= last; ++up)
+          if (probe(up))
+            fitting = up;
         return *probeConfig(fitting);
       }
       tooLarge = n;
@@ -244,6 +252,8 @@ private:
                          lowestUnits_ * unit_, smallest_->areaMm2, smallest_->peakPowerW);
     return smallestRefusal_.empty() ? "" : fmt::format(" (the smallest: {})", smallestRefusal_);
   }
+
+  static constexpr int64_t kScanUnits = 64;
 
   const Budget& budget_;
   const std::string& engine_;

@@ -106,8 +106,8 @@ std::string alignedTable(const std::vector<std::vector<std::string>>& rows) {
 std::string caveat(const Budget& b) {
   const std::string equal =
       b.areaMm2 > 0 || b.powerW > 0
-          ? fmt::format("{}{}{} (the largest machine that fits, in whole PEs, columns or "
-                        "chips), clock and DRAM bandwidth",
+          ? fmt::format("{}{}{} (the largest machine that fits, in whole multipliers, PEs, "
+                        "columns or chips), clock and DRAM bandwidth",
                         b.areaMm2 > 0 ? fmt::format("area ({} mm2)", b.areaMm2) : "",
                         b.areaMm2 > 0 && b.powerW > 0 ? " and " : "",
                         b.powerW > 0 ? fmt::format("peak power ({} W)", b.powerW) : "")

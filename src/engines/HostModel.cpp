@@ -51,14 +51,20 @@ HostCost hostCost(const HostModel& host, double clockMhz, int64_t bytes, int64_t
 
 namespace {
 
-/// Adds \p c to \p l: cycles and energy, attributed to the host cause and energy part.
-void addHostCost(report::LayerStats& l, const HostCost& c) {
+/// Adds \p c to \p l: cycles and energy, attributed to the host cause and energy part; and,
+/// since the chip waits for the host, its clock network and leakage over those cycles (as
+/// RunReport::finalize charges them).
+void addHostCost(report::LayerStats& l, const HostCost& c, const report::RunReport& r) {
   l.cycles += c.cycles();
   l.causes.host += c.cycles();
   l.addBreakdown("host.link", c.linkCycles);
   l.addBreakdown("host.compute", c.computeCycles);
-  l.energyPj += c.energyPj();
+  const double clockPj = r.technology.clockPj(c.cycles());
+  l.energyPj += c.energyPj() + clockPj;
   l.energy.host += c.energyPj();
+  l.energy.clock += clockPj;
+  if (r.clockMhz > 0)
+    l.staticEnergyPj += r.technology.leakageW * 1e6 * static_cast<double>(c.cycles()) / r.clockMhz;
 }
 
 } // namespace
@@ -70,8 +76,8 @@ void chargeHostLayers(report::RunReport& r, const HostModel& host) {
     if (!l.hostFallback)
       continue;
     const HostCost c = hostCost(host, r.clockMhz, l.hostBytes, l.usefulMacs);
-    addHostCost(l, c);
-    addHostCost(r.total, c);
+    addHostCost(l, c, r);
+    addHostCost(r.total, c, r);
     l.utilization = r.utilizationOf(l);
     r.total.utilization = r.utilizationOf(r.total);
   }

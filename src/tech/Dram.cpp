@@ -139,7 +139,8 @@ constexpr std::array<SpeedBin, 5> kBins{{
     // CK 800 MHz (tCK 1.25 ns, 8 data beats per CK); timings CL 17, tRCD 15, tRP 15, tRAS 34 CK
     // (CMU-SAFARI/ramulator2 @ c5b1c3a4, python/ramulator/dram/lpddr5.py lines 197-214, citing
     // JESD209-5B; gem5 @ b1a44b89 lpddr5.py agrees on the organisation). Currents: Micron Y52P
-    // LPDDR5X 16 Gb datasheet, Rev. H 03/2025, Table 18 (single die, 7500 MT/s, maxima; read
+    // LPDDR5X 16 Gb datasheet, Rev. H 03/2025, Table 18 (single die, 7500 MT/s, maxima, IDD4RQ
+    // typical; read
     // in a transcription, so secondary: docs/research/DramInterfaceSources.md section 2):
     // VDD1 1.8 V, VDD2H 1.05 V, VDDQ 0.5 V (ODT on). No simulator config carries LPDDR5 currents.
     {"lpddr5-6400",

@@ -136,8 +136,10 @@ std::vector<engines::Override> impliedByStandard(std::string_view section,
     return std::find_if(given.begin(), given.end(),
                         [&](const engines::Override& o) { return o.key == key; });
   };
+  // Only a custom part's numbers are the part's own: on a named standard they were given on
+  // purpose (a preset's or an earlier --set's), and stay.
   const auto standard = set(fmt::format("{}.standard", section));
-  if (standard == given.end() || standard->value == kCustomDram || standard->value == baseStandard)
+  if (baseStandard != kCustomDram || standard == given.end() || standard->value == kCustomDram)
     return {};
   std::vector<std::string> keys = {fmt::format("{}.bytes_per_cycle", section),
                                    fmt::format("{}.latency_cycles", section)};
@@ -178,6 +180,10 @@ double summarizeDram(const DramFigures& f, bool configured, double clockMhz, con
     line += fmt::format(", {:.1f}% of bursts hit an open row",
                         100.0 * static_cast<double>(use.hits) /
                             static_cast<double>(std::max<int64_t>(1, use.hits + use.activations)));
+  if (use.effectiveBytesPerCycle <= 0 && !use.wholeTensorStreams) {
+    rep.summary.emplace_back("DRAM", line + "; no transfer held DRAM");
+    return f.bytesPerCycle;
+  }
   const double achieved =
       use.effectiveBytesPerCycle > 0 ? use.effectiveBytesPerCycle : dramStreamBytesPerCycle(f);
   line += use.effectiveBytesPerCycle > 0

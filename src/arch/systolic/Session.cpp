@@ -133,7 +133,8 @@ double summarizeDram(const SystolicConfig& c, report::RunReport& rep) {
       busy += key == "dram.busy" ? cycles : 0;
   }
   common::DramUse use{.activations = common::sumOfCount(rep, "dram_row_activations"),
-                      .hits = common::sumOfCount(rep, "dram_row_hits")};
+                      .hits = common::sumOfCount(rep, "dram_row_hits"),
+                      .wholeTensorStreams = false};
   if (busy > 0)
     use.effectiveBytesPerCycle = static_cast<double>(bytes) / static_cast<double>(busy);
   const double used =

@@ -83,6 +83,19 @@ TEST(HostModel, ChargesOnlyHostLayersAndTheTotalsFollow) {
   EXPECT_EQ(r.total.cycles, 100 + c.cycles());
   EXPECT_EQ(r.total.causes.host, c.cycles());
   EXPECT_DOUBLE_EQ(r.total.energyPj, 50 + c.energyPj());
+  // The chip waits for the host: its clock network and leakage run over the host's cycles too.
+  report::RunReport priced = twoLayerReport();
+  priced.technology = {.node = "16nm", .leakageW = 0.5, .clockPjPerCycle = 10};
+  priced.finalize();
+  chargeHostLayers(priced, h);
+  const report::LayerStats& add = priced.layers[1];
+  EXPECT_DOUBLE_EQ(add.energy.clock, 10.0 * static_cast<double>(c.cycles()));
+  EXPECT_DOUBLE_EQ(add.energyPj, c.energyPj() + add.energy.clock);
+  EXPECT_DOUBLE_EQ(add.staticEnergyPj, 0.5 * 1e6 * static_cast<double>(c.cycles()) / 1000.0);
+  EXPECT_DOUBLE_EQ(priced.total.energy.clock, 10.0 * static_cast<double>(priced.total.cycles));
+  const double before = priced.total.energyPj;
+  priced.finalize(); // again: the same charges, nothing twice
+  EXPECT_DOUBLE_EQ(priced.total.energyPj, before);
   const std::string table = r.formatTable();
   EXPECT_NE(table.find("HOST: 1 of 2 layers ran on the host, charged by the host model"),
             std::string::npos)

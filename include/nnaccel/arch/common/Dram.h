@@ -121,9 +121,10 @@ Prices pricesWithDram(const std::vector<EventRule<Config, Table, Prices>>& rules
 double dramStreamBytesPerCycle(const DramFigures& f);
 
 /// The settings implied by \p given on a config whose DRAM section \p section names
-/// \p baseStandard: when \p given names a standard other than \p baseStandard (not custom), the
-/// section's bytes_per_cycle and latency_cycles and the energy keys \p energyKeys become `auto`
-/// (the standard's), each unless \p given sets it.
+/// \p baseStandard: when \p given names a standard in place of a custom part, the section's
+/// bytes_per_cycle and latency_cycles and the energy keys \p energyKeys become `auto` (the
+/// standard's), each unless \p given sets it. From one named standard to another nothing is
+/// implied: numbers set on a standard were set on purpose.
 std::vector<engines::Override> impliedByStandard(std::string_view section,
                                                  const std::array<std::string_view, 3>& energyKeys,
                                                  const std::string& baseStandard,
@@ -133,9 +134,11 @@ std::vector<engines::Override> impliedByStandard(std::string_view section,
 struct DramUse {
   int64_t activations = 0; ///< rows opened (the layers' dram_row_activations)
   int64_t hits = -1;       ///< bursts that hit an open row (-1: the engine does not count them)
-  /// The bandwidth the run achieved (0: the engine streams whole tensors at its stream rate,
-  /// dramStreamBytesPerCycle, so that is what it achieved).
+  /// The bandwidth the run achieved (0: not measured).
   double effectiveBytesPerCycle = 0;
+  /// The engine moves whole tensors at dramStreamBytesPerCycle (sparse, broadcast): that is
+  /// what it achieved when effectiveBytesPerCycle is not measured.
+  bool wholeTensorStreams = true;
 };
 /// Adds the `DRAM` summary line of a run on part \p f (nothing for a custom part): the standard,
 /// its channels and peak (and the configured bandwidth when \p configured), and with the

@@ -95,6 +95,8 @@ TEST(DramPart, NamingAStandardMakesTheCustomNumbersAutoUnlessGiven) {
   EXPECT_TRUE(impliedByStandard("dram", kKeys, "custom", {{"dram.channels", "2"}}).empty());
   EXPECT_TRUE(impliedByStandard("dram", kKeys, "hbm2", {{"dram.standard", "custom"}}).empty());
   EXPECT_TRUE(impliedByStandard("dram", kKeys, "hbm2", {{"dram.standard", "hbm2"}}).empty());
+  // From one standard to another (a sweep point over a --set base): the base's numbers stay.
+  EXPECT_TRUE(impliedByStandard("dram", kKeys, "hbm2", {{"dram.standard", "ddr4-3200"}}).empty());
 }
 
 } // namespace
