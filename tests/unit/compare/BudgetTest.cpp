@@ -161,6 +161,13 @@ TEST(Budget, AreaAndPowerBudgetsTakeTheLargestMachineThatFits) {
   // can stop below a count that fits, and the scan above it finds it.
   b = parseBudget("node: 16nm\narea_mm2: 4.02\n", "iso.yaml");
   EXPECT_GE(engines::resources(deriveConfig(b, "systolic")).multipliers, 1020);
+  // No size can be arranged at all (too little SRAM for any PE's activation RAM): the refusal
+  // says why the smallest cannot.
+  b = parseBudget("area_mm2: 4\nsram_bytes: 4096\n", "tiny-sram.yaml");
+  EXPECT_NE(refusal(b, "sparse").find("(the smallest: "), std::string::npos)
+      << refusal(b, "sparse");
+  EXPECT_NE(refusal(b, "sparse").find("leave no activation RAM"), std::string::npos)
+      << refusal(b, "sparse");
   // A peak-power budget: leakage plus every component acting each cycle.
   b = parseBudget("node: 16nm\npower_w: 0.5\n", "p.yaml");
   const BudgetCost p = budgetCost(deriveConfig(b, "systolic"));

@@ -160,7 +160,22 @@ TEST(Components, ArbitersFollowTheDsentRunsBetweenTheirSizes) {
   EXPECT_LT(arbiter(16).leakageW, 594e-6 / 10);
   const std::string e = test::errorOf([&] { arbiter(1); }, ErrorKind::Config);
   EXPECT_NE(e.find("an arbiter of 1 requesters: 2 to 1024 are priced"), std::string::npos) << e;
+  test::errorOf([&] { arbiter(1025); }, ErrorKind::Config);
+  EXPECT_GT(arbiter(1024).areaUm2, arbiter(64).areaUm2);
   EXPECT_EQ(describe({.cls = ComponentClass::Arbiter, .inputs = 16}), "arbiter of 16");
+}
+
+TEST(Components, SerialLinksCostTheSameFigureAtEveryNode) {
+  const auto link = [](int64_t bits, const char* at) {
+    return costOf(ComponentSpec{.cls = ComponentClass::SerialLink, .widthBits = bits}, node(at));
+  };
+  // Poulton et al.: 0.54 pJ per bit, no area per lane published.
+  EXPECT_NEAR(link(128, "28nm").readEnergyPj, 128 * 0.54, 1e-9);
+  EXPECT_EQ(link(128, "7nm").readEnergyPj, link(128, "45nm").readEnergyPj);
+  EXPECT_EQ(link(128, "16nm").areaUm2, 0.0);
+  const std::string e = test::errorOf([&] { link(0, "16nm"); }, ErrorKind::Config);
+  EXPECT_NE(e.find("a serial link word of 0 bits: widths 1 to 65536 are priced"), std::string::npos)
+      << e;
 }
 
 TEST(Components, WiresCostPerBitAndMillimetreAndBarelyScale) {
