@@ -88,16 +88,23 @@ template <typename Prices> struct DramEvents {
   std::array<std::string_view, 3> keys;
   std::array<double Prices::*, 3> prices;
 };
+/// The DRAM events of an engine whose keys are kDramEnergyKeys and whose prices are named
+/// dramReadPjPerByte, dramWritePjPerByte and dramActivatePj.
+template <typename Prices> const DramEvents<Prices>& dramEventsOfDramKeys() {
+  static const DramEvents<Prices> events{
+      kDramEnergyKeys,
+      {&Prices::dramReadPjPerByte, &Prices::dramWritePjPerByte, &Prices::dramActivatePj}};
+  return events;
+}
 
 /// priceEvents (Technology.h) of an engine whose DRAM is part \p d: its on-chip events, then
 /// the part's three.
 template <typename Config, typename Table, typename Prices>
 std::vector<engines::CostTable::Event>
 priceEventsWithDram(const Inventory& inv, const Config& c, const Table& e,
-                    const std::vector<EventRule<Config, Table, Prices>>& rules,
-                    const std::vector<FixedEvent<Table, Prices>>& fixed, const DramPart& d,
+                    const std::vector<EventRule<Config, Table, Prices>>& rules, const DramPart& d,
                     const DramSettings& s, const DramEvents<Prices>& dram) {
-  std::vector<engines::CostTable::Event> events = priceEvents(inv, c, e, rules, fixed);
+  std::vector<engines::CostTable::Event> events = priceEvents(inv, c, e, rules);
   appendDramEvents(events, d, s, dram.keys);
   return events;
 }
@@ -105,10 +112,9 @@ priceEventsWithDram(const Inventory& inv, const Config& c, const Table& e,
 /// pricesOf (Technology.h) for priceEventsWithDram's \p events.
 template <typename Config, typename Table, typename Prices>
 Prices pricesWithDram(const std::vector<EventRule<Config, Table, Prices>>& rules,
-                      const std::vector<FixedEvent<Table, Prices>>& fixed,
                       const DramEvents<Prices>& dram,
                       const std::vector<engines::CostTable::Event>& events) {
-  Prices p = pricesOf(rules, fixed, events);
+  Prices p = pricesOf(rules, events);
   const DramPrices d = dramPricesOf(events);
   p.*dram.prices[0] = d.readPjPerByte;
   p.*dram.prices[1] = d.writePjPerByte;

@@ -126,39 +126,26 @@ template <typename Config, typename Table, typename Prices> struct EventRule {
   double (*perAccess)(const Config&) = nullptr;
   const char* perUnit = "bytes";
 };
-/// An `energy:` key that is always a number (no technology part yet: DRAM, links, buses).
-template <typename Table, typename Prices> struct FixedEvent {
-  const char* key;
-  double Table::*configured;
-  double Prices::*price;
-};
-
-/// \p rules priced for config \p c with energy table \p e, then \p fixed: `arch cost`'s events.
+/// \p rules priced for config \p c with energy table \p e: `arch cost`'s events.
 template <typename Config, typename Table, typename Prices>
 std::vector<engines::CostTable::Event>
 priceEvents(const Inventory& inv, const Config& c, const Table& e,
-            const std::vector<EventRule<Config, Table, Prices>>& rules,
-            const std::vector<FixedEvent<Table, Prices>>& fixed) {
+            const std::vector<EventRule<Config, Table, Prices>>& rules) {
   std::vector<engines::CostTable::Event> events;
   for (const auto& r : rules)
     events.push_back(priceEvent(inv, r.key, e.*r.configured, r.parts,
                                 r.perAccess ? r.perAccess(c) : 1.0, r.perUnit));
-  for (const auto& f : fixed)
-    events.push_back({f.key, e.*f.configured, "configured"});
   return events;
 }
 
 /// The simulator's prices from priceEvents' \p events (in the same rule order).
 template <typename Config, typename Table, typename Prices>
 Prices pricesOf(const std::vector<EventRule<Config, Table, Prices>>& rules,
-                const std::vector<FixedEvent<Table, Prices>>& fixed,
                 const std::vector<engines::CostTable::Event>& events) {
   Prices p;
   size_t i = 0;
   for (const auto& r : rules)
     p.*r.price = events.at(i++).pj;
-  for (const auto& f : fixed)
-    p.*f.price = events.at(i++).pj;
   return p;
 }
 

@@ -55,7 +55,6 @@ template <int64_t (*Word)(const BroadcastConfig&)> double bytesOf(const Broadcas
 }
 
 using Rule = common::EventRule<BroadcastConfig, EnergyTable, EnergyPrices>;
-using Fixed = common::FixedEvent<EnergyTable, EnergyPrices>;
 
 const std::vector<Rule>& eventRules() {
   using E = EnergyTable;
@@ -111,13 +110,6 @@ const std::vector<Rule>& eventRules() {
   return rules;
 }
 
-/// Every on-chip event is priced; memory 310 is a part of its own (arch/common/Dram.h), its
-/// events appended after these.
-const std::vector<Fixed>& fixedEvents() {
-  static const std::vector<Fixed> none;
-  return none;
-}
-
 /// The memory 310 part's events and the prices they fill.
 const common::DramEvents<EnergyPrices>& dramEvents() {
   static const common::DramEvents<EnergyPrices> events{kMemoryEnergyKeys,
@@ -166,12 +158,12 @@ common::Inventory broadcastInventory(const BroadcastConfig& c) {
 }
 
 std::vector<engines::CostTable::Event> energyEvents(const BroadcastConfig& c) {
-  return common::priceEventsWithDram(broadcastInventory(c), c, c.energy, eventRules(),
-                                     fixedEvents(), c.memory, c.memorySettings(), dramEvents());
+  return common::priceEventsWithDram(broadcastInventory(c), c, c.energy, eventRules(), c.memory,
+                                     c.memorySettings(), dramEvents());
 }
 
 EnergyPrices energyPrices(const BroadcastConfig& c) {
-  return common::pricesWithDram(eventRules(), fixedEvents(), dramEvents(), energyEvents(c));
+  return common::pricesWithDram(eventRules(), dramEvents(), energyEvents(c));
 }
 
 } // namespace nnaccel::arch::broadcast

@@ -59,7 +59,6 @@ double oaWordBytes(const SparseConfig& c) {
 }
 
 using Rule = common::EventRule<SparseConfig, EnergyTable, EnergyPrices>;
-using Fixed = common::FixedEvent<EnergyTable, EnergyPrices>;
 
 const std::vector<Rule>& eventRules() {
   using E = EnergyTable;
@@ -102,22 +101,6 @@ const std::vector<Rule>& eventRules() {
        {"crossbar_fifo.write", "crossbar_fifo", "crossbar_arbiter", "crossbar_mux"}},
   };
   return rules;
-}
-
-/// Every on-chip event is priced; DRAM is a part of its own (arch/common/Dram.h), its events
-/// appended after these.
-const std::vector<Fixed>& fixedEvents() {
-  static const std::vector<Fixed> none;
-  return none;
-}
-
-/// The DRAM part's events and the prices they fill.
-const common::DramEvents<EnergyPrices>& dramEvents() {
-  static const common::DramEvents<EnergyPrices> events{common::kDramEnergyKeys,
-                                                       {&EnergyPrices::dramReadPjPerByte,
-                                                        &EnergyPrices::dramWritePjPerByte,
-                                                        &EnergyPrices::dramActivatePj}};
-  return events;
 }
 
 } // namespace
@@ -186,12 +169,14 @@ common::Inventory sparseInventory(const SparseConfig& c) {
 }
 
 std::vector<engines::CostTable::Event> energyEvents(const SparseConfig& c) {
-  return common::priceEventsWithDram(sparseInventory(c), c, c.energy, eventRules(), fixedEvents(),
-                                     c.dram, c.dramSettings(), dramEvents());
+  return common::priceEventsWithDram(sparseInventory(c), c, c.energy, eventRules(), c.dram,
+                                     c.dramSettings(),
+                                     common::dramEventsOfDramKeys<EnergyPrices>());
 }
 
 EnergyPrices energyPrices(const SparseConfig& c) {
-  return common::pricesWithDram(eventRules(), fixedEvents(), dramEvents(), energyEvents(c));
+  return common::pricesWithDram(eventRules(), common::dramEventsOfDramKeys<EnergyPrices>(),
+                                energyEvents(c));
 }
 
 } // namespace nnaccel::arch::sparse

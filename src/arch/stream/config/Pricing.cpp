@@ -202,7 +202,6 @@ double lanesOf(const StreamConfig& c) {
 }
 
 using Rule = common::EventRule<StreamConfig, EnergyTable, EnergyPrices>;
-using Fixed = common::FixedEvent<EnergyTable, EnergyPrices>;
 
 /// The events and their components. A cell's select-add is its selector (or, with claim 17's
 /// local multipliers, its multiplier) and one adder of its tree; a FIFO value is one lane of a
@@ -253,11 +252,6 @@ std::vector<Rule> eventRules(const StreamConfig& c) {
   };
 }
 
-const std::vector<Fixed>& fixedEvents() {
-  static const std::vector<Fixed> none;
-  return none;
-}
-
 } // namespace
 
 common::Inventory streamInventory(const StreamConfig& c, int64_t chips) {
@@ -274,11 +268,11 @@ common::Inventory streamInventory(const StreamConfig& c, int64_t chips) {
 }
 
 std::vector<engines::CostTable::Event> energyEvents(const StreamConfig& c) {
-  return common::priceEvents(streamInventory(c), c, c.energy, eventRules(c), fixedEvents());
+  return common::priceEvents(streamInventory(c), c, c.energy, eventRules(c));
 }
 
 EnergyPrices energyPrices(const StreamConfig& c) {
-  return common::pricesOf(eventRules(c), fixedEvents(), energyEvents(c));
+  return common::pricesOf(eventRules(c), energyEvents(c));
 }
 
 } // namespace nnaccel::arch::stream

@@ -78,7 +78,6 @@ common::Inventory systolicInventory(const SystolicConfig& c) {
 namespace {
 
 using Rule = common::EventRule<SystolicConfig, EnergyTable, EnergyPrices>;
-using Fixed = common::FixedEvent<EnergyTable, EnergyPrices>;
 
 double sbufWordBytes(const SystolicConfig& c) {
   return static_cast<double>(sbufWordBits(c)) / 8;
@@ -115,30 +114,17 @@ const std::vector<Rule>& eventRules() {
   return rules;
 }
 
-/// No on-chip event keeps a fixed number; DRAM's events are the part's (arch/common/Dram.h).
-const std::vector<Fixed>& fixedEvents() {
-  static const std::vector<Fixed> none;
-  return none;
-}
-
-/// The DRAM part's events and the prices they fill.
-const common::DramEvents<EnergyPrices>& dramEvents() {
-  static const common::DramEvents<EnergyPrices> events{common::kDramEnergyKeys,
-                                                       {&EnergyPrices::dramReadPjPerByte,
-                                                        &EnergyPrices::dramWritePjPerByte,
-                                                        &EnergyPrices::dramActivatePj}};
-  return events;
-}
-
 } // namespace
 
 std::vector<engines::CostTable::Event> energyEvents(const SystolicConfig& c) {
-  return common::priceEventsWithDram(systolicInventory(c), c, c.energy, eventRules(), fixedEvents(),
-                                     c.dram, c.dramSettings(), dramEvents());
+  return common::priceEventsWithDram(systolicInventory(c), c, c.energy, eventRules(), c.dram,
+                                     c.dramSettings(),
+                                     common::dramEventsOfDramKeys<EnergyPrices>());
 }
 
 EnergyPrices energyPrices(const SystolicConfig& c) {
-  return common::pricesWithDram(eventRules(), fixedEvents(), dramEvents(), energyEvents(c));
+  return common::pricesWithDram(eventRules(), common::dramEventsOfDramKeys<EnergyPrices>(),
+                                energyEvents(c));
 }
 
 } // namespace nnaccel::arch::systolic
