@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
 namespace nnaccel::engines {
@@ -228,6 +229,17 @@ report::RunReport simulate(const ir::Graph& g, const EngineConfig& config,
 
 report::RunReport Engine::simulate(const ir::Graph& g, const EngineConfig& config,
                                    const RunOptions& options) const {
+  if (!options.activationDensities.empty() && !takesActivationDensities()) {
+    std::vector<std::string> takers;
+    for (const Engine* e : allEngines())
+      if (e->takesActivationDensities())
+        takers.push_back(e->name());
+    throw Error(ErrorKind::Usage, {},
+                fmt::format("the {} engine's timing does not depend on the activations' values, "
+                            "so it takes no activation densities (engines that do: {})",
+                            name(),
+                            takers.empty() ? "none" : fmt::format("{}", fmt::join(takers, ", "))));
+  }
   report::RunReport r = compileAndSimulate(g, config, options);
   chargeHostLayers(r, options.host);
   return r;

@@ -47,6 +47,7 @@ std::unique_ptr<Command> makeSweepCommand();
 std::unique_ptr<Command> makeScaleSimCommand();
 std::unique_ptr<Command> makeExportTopologyCommand();
 std::unique_ptr<Command> makeCompareCommand();
+std::unique_ptr<Command> makeValidateCommand();
 
 /// "nnaccel zoo export" for the (sub)command \p app: its parents' names and its own.
 inline std::string commandName(const CLI::App& app) {

@@ -48,6 +48,10 @@ const nnaccel::cli::CommandSpec kCommands[] = {
      nnaccel::cli::makeScaleSimCommand},
     {"export-topology", "write a model's conv and fully-connected layers as a SCALE-Sim topology",
      nnaccel::cli::makeExportTopologyCommand},
+    {"validate",
+     "re-run a published experiment (the SCNN paper, the patents' figures) and print published "
+     "and measured side by side",
+     nnaccel::cli::makeValidateCommand},
 };
 
 /// The deepest subcommand the parser reached (the usage hint points to its --help).

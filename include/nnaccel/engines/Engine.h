@@ -116,6 +116,19 @@ struct OptionSpec {
   std::string needsData;
 };
 
+/// Densities by layer name, with a default for the layers not named (`simulate
+/// --activation-densities FILE`, a validation's `activation_densities`).
+struct LayerDensities {
+  std::optional<double> density; ///< every layer not in perLayer (nullopt: none)
+  std::map<std::string, double> perLayer;
+  bool empty() const { return !density && perLayer.empty(); }
+  /// The density of layer \p name, if any.
+  std::optional<double> of(const std::string& name) const {
+    const auto it = perLayer.find(name);
+    return it != perLayer.end() ? std::optional<double>(it->second) : density;
+  }
+};
+
 /// How to run a model. Options of one engine (OptionSpec) arrive in engineOptions by name.
 struct RunOptions {
   bool verify = true;        ///< check every layer against the reference executor
@@ -151,6 +164,11 @@ struct RunOptions {
   std::function<void(size_t, size_t, double)> layerProgress;
   /// The host and link that the layers no unit of the engine runs are charged to.
   HostModel host;
+  /// Seeded synthetic activations: each array layer given a density reads an input of exactly
+  /// that density (rounded to whole elements) instead of its producer's output, and is verified
+  /// on it; only engines whose timing depends on the data take them
+  /// (Engine::takesActivationDensities), the others refuse.
+  LayerDensities activationDensities;
 
   /// engineOptions[name], or \p fallback when it was not given.
   int64_t engineOption(const std::string& name, int64_t fallback) const;
@@ -338,6 +356,9 @@ public:
                                    const ProgramOptions& options, const std::string& path) const;
   /// The program file at \p path, one instruction per line.
   virtual std::string disassemble(const std::string& path) const;
+  /// True when the engine runs synthetic activations of given densities
+  /// (RunOptions::activationDensities); simulate() refuses them otherwise.
+  virtual bool takesActivationDensities() const { return false; }
   /// The engine's studies (`sweep NAME`); none by default.
   virtual std::vector<Study> studies() const { return {}; }
   /// The config priced through the technology model, or nullopt for an engine that still prices

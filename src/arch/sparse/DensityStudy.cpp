@@ -87,7 +87,7 @@ engines::StudyResult runDensityStudy(const ir::Graph& model, const SparseConfig&
     spec.density = d;
     passes::magnitudePrune(g, spec);
     SessionOptions so;
-    so.activationDensity = d;
+    so.activationDensities.density = d;
     const SessionResult r = simulateModel(g, config, so);
     points.push_back(Point{d, r.totals, r.report.verdict.passed});
   }

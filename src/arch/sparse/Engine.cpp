@@ -114,6 +114,8 @@ public:
     return sparseInventory(c).costTable(energyEvents(c));
   }
 
+  bool takesActivationDensities() const override { return true; }
+
   std::string baselineDescription() const override {
     return "the dense PTIS-dense array, whose totals every sparse report shows";
   }
@@ -126,6 +128,7 @@ public:
                                        const engines::RunOptions& o) const override {
     auto so = common::sessionOptions<SessionOptions>(o);
     so.threads = static_cast<int>(o.engineOption("threads", o.threads));
+    so.activationDensities = o.activationDensities;
     const SparseConfig& c = config.as<SparseConfig>();
     report::RunReport r = simulateModel(g, c, so).report;
     engines::describeMachine(r, config);

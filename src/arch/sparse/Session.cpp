@@ -51,20 +51,21 @@ SessionResult simulateModel(const ir::Graph& model, const SparseConfig& config,
     options.reportProgress("compiling", done, total);
   });
   // Synthetic activations: each array layer is checked on its own input (layerReference).
-  const common::Int8Run run(g, qm, options, options.verify && !options.activationDensity);
+  const bool synthetic = !options.activationDensities.empty();
+  const common::Int8Run run(g, qm, options, options.verify && !synthetic);
 
   Simulator sim(r.program, qm);
   for (size_t i = 0; i < run.inputs.size(); ++i)
     sim.setInput(i, run.inputs[i]);
   common::LayerVerifier verifier(
       g, r.report.verdict, options.verify,
-      options.activationDensity ? "int8 reference executor on each array layer's synthetic input "
-                                  "(bit-exact; other layers not checked)"
-                                : common::kInt8Reference);
+      synthetic ? "int8 reference executor on each array layer's synthetic input "
+                  "(bit-exact; other layers not checked)"
+                : common::kInt8Reference);
   SimOptions so;
   so.denseBaseline = options.denseBaseline;
   so.threads = options.threads;
-  so.syntheticActivationDensity = options.activationDensity;
+  so.syntheticActivationDensities = options.activationDensities;
   size_t layersDone = 0;
   so.onLayerDone = [&](size_t li) {
     const Layer& l = r.program.layers[li];

@@ -22,10 +22,10 @@ namespace nnaccel::arch::sparse {
 struct SessionOptions : common::RunOptions {
   bool denseBaseline = true; ///< time the PTIS-dense baseline (every report's speedup)
   int threads = 1;           ///< SimOptions::threads
-  /// Density sweeps (SimOptions::syntheticActivationDensity): every array layer reads seeded
-  /// synthetic activations of this density and is verified on its own input; the other layers
-  /// are not checked.
-  std::optional<double> activationDensity;
+  /// Density sweeps and per-layer densities (SimOptions::syntheticActivationDensities): every
+  /// array layer given a density reads seeded synthetic activations of it and is verified on its
+  /// own input; the other layers are not checked.
+  engines::LayerDensities activationDensities;
 };
 
 /// Whole-model figures of a run.

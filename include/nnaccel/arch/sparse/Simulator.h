@@ -18,6 +18,7 @@
 #pragma once
 
 #include "nnaccel/arch/sparse/Program.h"
+#include "nnaccel/engines/Engine.h"
 #include "nnaccel/quant/QuantizedModel.h"
 #include "nnaccel/report/Report.h"
 #include "nnaccel/tensor/Tensor.h"
@@ -84,11 +85,12 @@ struct SimOptions {
   std::function<void(size_t layer)> onLayerDone;
   /// Called inside a Conv layer's cycle loop with the fraction of the layer done; for progress.
   std::function<void(size_t layer, double fraction)> onLayerProgress;
-  /// Density sweeps: every Conv layer reads a synthetic input instead of its producer's output
-  /// (seeded uniform non-zero int8 values at exactly round(density * n) seeded positions), so
-  /// the activation density is the sweep's, layer by layer. Each layer stays verifiable on its
-  /// own input (Simulator::layerInput); the model's end-to-end output is then meaningless.
-  std::optional<double> syntheticActivationDensity;
+  /// Density sweeps and per-layer densities: every Conv layer given a density reads a synthetic
+  /// input instead of its producer's output (seeded uniform non-zero int8 values at exactly
+  /// round(density * n) seeded positions), so the activation density is the one asked for,
+  /// layer by layer. Each layer stays verifiable on its own input (Simulator::layerInput); the
+  /// model's end-to-end output is then meaningless.
+  engines::LayerDensities syntheticActivationDensities;
   uint64_t syntheticSeed = 0x73776565705fULL; // "sweep_"
 };
 

@@ -893,6 +893,12 @@ struct Simulator::Impl {
                 {"rf_read_bytes", m.macs * 2},
                 {"rf_write_bytes", m.inputRfWriteBytes + m.weightRfWriteBytes},
                 {"dram_row_activations", std::llround(m.dramActivations)}};
+    // The baselines' reads of the same layer (`nnaccel validate`'s read-count figures).
+    if (d.timed[kConventional] && d.timed[kNoBroadcast]) {
+      s.counts.emplace_back("activation_reads_1x1", d.variants[kConventional].activationReads);
+      s.counts.emplace_back("activation_reads_no_broadcast",
+                            d.variants[kNoBroadcast].activationReads);
+    }
     // Reads delivered to k PEs (the re-use histogram; the HTML report stacks the "reuse."
     // group per layer).
     for (size_t k = 1; k < m.reuseHistogram.size(); ++k)

@@ -179,9 +179,8 @@ struct Simulator::Impl {
       LayerDetail d;
       switch (l.kind) {
       case LayerKind::Conv:
-        if (options.syntheticActivationDensity)
-          synthetic[i] = syntheticInput(l.inputs[0], *options.syntheticActivationDensity,
-                                        options.syntheticSeed + i);
+        if (const auto density = options.syntheticActivationDensities.of(l.name))
+          synthetic[i] = syntheticInput(l.inputs[0], *density, options.syntheticSeed + i);
         runConv(l, options, synthetic[i] ? *synthetic[i] : input(l.inputs[0]),
                 synthetic[i].has_value(), s, d);
         break;

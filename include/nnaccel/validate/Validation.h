@@ -1,0 +1,151 @@
+/// \file
+/// `nnaccel validate`: published results reproduced as commands. A validation is an experiment
+/// definition checked into the repository (`validations/*.yaml`, embedded in the binary): the
+/// simulator runs it names (model, engine, preset, overrides, options), and rows pairing a
+/// published figure, with its source, with the figure measured from those runs. Running one
+/// simulates every run end to end through the engine registry and fills each row with the
+/// measured value, its ratio to the published one and whether it lies within the row's tolerance.
+///
+/// Why data and not code: a reader checks a reproduction against the paper line by line in one
+/// file (published value, unit, table or paragraph), and the engines know nothing of it. The
+/// measured side of a row is a path into a run's report (the JSON of docs/report-schema.md), so
+/// what is compared is exactly what `simulate --report` writes.
+#pragma once
+
+#include "nnaccel/report/Report.h"
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nnaccel::validate {
+
+/// A one-layer model written in the definition (`model: {op: Conv, ...}`): seed-level claims are
+/// stated for single layers (an 18-wide row, a 4-wide portion, a stride-2 transposed 3x3).
+struct LayerModel {
+  std::string op = "Conv";    ///< Conv or ConvTranspose
+  std::vector<int64_t> input; ///< [N, C, H, W]
+  int64_t outChannels = 1;
+  std::vector<int64_t> kernel;    ///< [kh, kw]
+  std::vector<int64_t> strides;   ///< [sh, sw] (default 1, 1)
+  std::vector<int64_t> pads;      ///< [top, left, bottom, right] (default 0)
+  std::vector<int64_t> dilations; ///< [dh, dw] (default 1, 1)
+  int64_t group = 1;
+  uint64_t seed = 1; ///< weights: magnitudes in [0.25, 0.5), random signs, none zero
+};
+
+/// One simulation a validation needs: a model (zoo name, an .onnx path relative to the
+/// repository, or a one-layer model) on one engine configuration.
+struct RunSpec {
+  std::string name; ///< referred to by rows ("scnn", "fig7")
+  std::string model;
+  std::optional<LayerModel> layer; ///< instead of model
+  std::string arch;
+  std::string preset;                                   ///< empty: the engine's default
+  std::vector<std::pair<std::string, std::string>> set; ///< config overrides, KEY=VALUE
+  int64_t batch = 1;
+  bool baseline = false; ///< RunOptions::baselineRows
+  bool verify = true;
+  std::map<std::string, int64_t> options; ///< the engine's run options by name
+  /// Weights magnitude-pruned per layer (layer name -> density) before the run, as `prune
+  /// --densities` does; "*" applies to every prunable layer not named.
+  std::map<std::string, double> weightDensities;
+  /// Seeded synthetic activations per array layer (layer name -> density; "*" for the rest),
+  /// as `simulate --activation-densities` does, on engines that take them.
+  std::map<std::string, double> activationDensities;
+};
+
+/// The measured side of a row: a report path, or the ratio of two.
+struct Measure {
+  std::string path;        ///< "RUN:total.cycles"
+  std::string denominator; ///< non-empty: measured = path / denominator
+};
+
+/// One published figure and how it is measured.
+struct RowSpec {
+  std::string name;
+  Measure measure;
+  std::optional<double> published; ///< absent: the source states no number (see claim)
+  std::string claim;      ///< with no published number: "> 1", "< 1", ">= 1", "<= 1" or "== 1"
+  std::string unit;       ///< "x", "reads", "cycles"
+  std::string source;     ///< paper, table or figure, page; or the patent paragraph
+  double tolerance = 0.2; ///< relative; |measured / published - 1| <= tolerance
+  std::string note;       ///< where the figure is known to differ, and why (docs/Validation.md)
+};
+
+struct Validation {
+  std::string name;  ///< `nnaccel validate NAME`
+  std::string title; ///< one line
+  std::string file;  ///< the definition's file name, for messages
+  std::string description;
+  std::vector<RunSpec> runs;
+  /// Replacements for the test suite's reduced size (`--size reduced`): a run of that name
+  /// with another model, preset or overrides; rows are unchanged.
+  std::vector<RunSpec> reducedRuns;
+  std::vector<RowSpec> rows;
+};
+
+/// Parses one definition; throws Error (Config) naming \p fileName and the key for a missing
+/// field, a wrong type, an unknown key, a run no row names or a row naming no run.
+Validation parseValidation(const std::string& yamlText, const std::string& fileName);
+/// The definitions shipped with nnaccel (validations/*.yaml, embedded), by name.
+const std::vector<Validation>& builtinValidations();
+/// The built-in validation \p name; throws Error (Usage) listing them for an unknown one.
+const Validation& validationNamed(const std::string& name);
+
+enum class Size { Full, Reduced };
+
+struct ValidateOptions {
+  Size size = Size::Full;
+  /// Progress: one line per run started ("run 2/3: scnn (alexnet on sparse 'scnn')").
+  std::function<void(const std::string&)> progress;
+  int threads = 1; ///< RunOptions::threads of every run
+};
+
+/// One row's outcome.
+struct RowResult {
+  RowSpec spec;
+  double measured = 0;
+  /// measured / published (absent without a published figure).
+  std::optional<double> ratio;
+  /// Within tolerance of the published figure, or the claim holds.
+  bool agrees = false;
+};
+
+struct RunResult {
+  RunSpec spec;
+  report::RunReport report;
+};
+
+struct ValidationResult {
+  const Validation* validation = nullptr;
+  Size size = Size::Full;
+  std::vector<RunResult> runs;
+  std::vector<RowResult> rows;
+  /// Every run verified (those run with verify).
+  bool verified() const;
+  int agreeing() const;
+};
+
+/// Runs every run of \p v (the reduced replacements with Size::Reduced) and fills its rows.
+/// Throws Error for a run that cannot be simulated (naming the validation and the run) and for a
+/// row path that names nothing in its run's report.
+ValidationResult runValidation(const Validation& v, const ValidateOptions& options);
+
+/// The value at \p path ("total.cycles", "layer[conv1].counts.activation_reads",
+/// "layers[op=Conv].cycles", "energy_per_inference_pj") in a report's JSON. `layers[op=X]`
+/// sums over the layers whose op is X (and `layers[*]` over all). Throws Error (Config) naming
+/// \p path when it names no number.
+double reportValue(const std::string& reportJson, const std::string& path);
+
+/// The side-by-side table, the runs' one-line summaries and the agreement line.
+std::string formatResult(const ValidationResult& r);
+/// `--report`: {"validation", "title", "size", "runs": [...], "rows": [{name, published,
+/// measured, unit, source, ratio, tolerance, agrees, claim, note}]}.
+std::string resultJson(const ValidationResult& r);
+/// `validate` with no name: one line per built-in validation.
+std::string listText();
+
+} // namespace nnaccel::validate

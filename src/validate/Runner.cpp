@@ -1,0 +1,260 @@
+/// \file
+/// Running a validation: each run's model is loaded (a zoo name, an .onnx file or the
+/// definition's one-layer model), pruned to the run's weight densities, simulated on the named
+/// engine through the registry exactly as `simulate` would, and every row's measured figure is
+/// read from the runs' report JSON by path. Nothing here knows an engine: the definitions name
+/// them, the registry runs them.
+#include "nnaccel/driver/ModelLoader.h"
+#include "nnaccel/engines/Engine.h"
+#include "nnaccel/ir/Graph.h"
+#include "nnaccel/passes/Prune.h"
+#include "nnaccel/support/Error.h"
+#include "nnaccel/support/Rng.h"
+#include "nnaccel/validate/Validation.h"
+
+#include <cmath>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace nnaccel::validate {
+namespace {
+
+/// Weights of magnitude in [0.25, 0.5) with random signs: none is zero, none quantizes to zero.
+Tensor layerWeights(Rng& rng, Dims shape) {
+  std::vector<float> v(static_cast<size_t>(numElements(shape)));
+  for (float& x : v) {
+    const float magnitude = rng.uniform(0.25f, 0.5f);
+    x = (rng.nextU64() & 1) != 0 ? -magnitude : magnitude;
+  }
+  return Tensor::fromVector<float>(std::move(shape), v);
+}
+
+ir::Graph buildLayer(const LayerModel& m, const std::string& name) {
+  const bool transposed = m.op == "ConvTranspose";
+  Rng rng(m.seed);
+  ir::Graph g;
+  g.name = name;
+  g.opsetVersion = 13;
+  const ir::ValueId x = g.addValue("x", DType::F32, Dims(m.input.begin(), m.input.end()));
+  const int64_t channels = m.input[1];
+  const Dims wShape = transposed
+                          ? Dims{channels, m.outChannels / m.group, m.kernel[0], m.kernel[1]}
+                          : Dims{m.outChannels, channels / m.group, m.kernel[0], m.kernel[1]};
+  ir::Node n;
+  n.op = transposed ? ir::OpKind::ConvTranspose : ir::OpKind::Conv;
+  n.name = "layer";
+  n.opset = 13;
+  n.inputs = {x, g.addConstant("w", layerWeights(rng, wShape))};
+  n.attrs.set("kernel_shape", m.kernel);
+  n.attrs.set("strides", m.strides);
+  n.attrs.set("pads", m.pads);
+  n.attrs.set("dilations", m.dilations);
+  n.attrs.set("group", m.group);
+  const ir::ValueId y = g.addValue("y", DType::F32);
+  n.outputs = {y};
+  g.addNode(std::move(n));
+  g.inputs = {x};
+  g.outputs = {y};
+  return g;
+}
+
+ir::Graph loadRunModel(const RunSpec& s, const Validation& v) {
+  const std::string& validation = v.file;
+  if (s.layer) {
+    ir::Graph g = buildLayer(*s.layer, v.name + "/" + s.name);
+    try {
+      driver::prepareGraph(g);
+    } catch (const Error& e) {
+      throw e.withContext(ErrorContext{.file = validation, .key = "runs." + s.name + ".layer"});
+    }
+    return g;
+  }
+  driver::LoadOptions load;
+  load.import.defaultSymbolicDim = s.batch;
+  load.import.batchGiven = s.batch != 1;
+  ir::Graph g = driver::loadModel(s.model, load);
+  if (!s.weightDensities.empty()) {
+    passes::PruneSpec prune;
+    for (const auto& [layer, d] : s.weightDensities) {
+      if (layer == "*")
+        prune.density = d;
+      else
+        prune.perLayer[layer] = d;
+    }
+    prune.source = validation;
+    passes::magnitudePrune(g, prune);
+  }
+  return g;
+}
+
+engines::RunOptions runOptions(const RunSpec& s, int threads) {
+  engines::RunOptions o;
+  o.verify = s.verify;
+  o.baselineRows = s.baseline;
+  o.threads = threads;
+  o.engineOptions = s.options;
+  for (const auto& [layer, d] : s.activationDensities) {
+    if (layer == "*")
+      o.activationDensities.density = d;
+    else
+      o.activationDensities.perLayer[layer] = d;
+  }
+  return o;
+}
+
+report::RunReport simulateRun(const RunSpec& s, const Validation& v, int threads) {
+  std::vector<engines::Override> overrides;
+  for (const auto& [key, value] : s.set)
+    overrides.push_back(engines::Override{key, value});
+  const engines::EngineConfig config =
+      engines::loadConfig(s.arch, s.preset, "", overrides, v.file + " runs." + s.name);
+  const ir::Graph g = loadRunModel(s, v);
+  return engines::simulate(g, config, runOptions(s, threads));
+}
+
+/// \p spec with the fields \p reduced gives replaced.
+RunSpec reducedRun(const RunSpec& spec, const std::vector<RunSpec>& reduced) {
+  for (const RunSpec& r : reduced)
+    if (r.name == spec.name)
+      return r;
+  return spec;
+}
+
+/// The numbers \p node holds at \p rest (a dotted path), summed over layer selections.
+double valueAt(const nlohmann::json& node, const std::string& rest, const std::string& path);
+
+double layersValue(const nlohmann::json& layers, const std::string& selector,
+                   const std::string& rest, const std::string& path) {
+  double sum = 0;
+  bool any = false;
+  for (const nlohmann::json& l : layers) {
+    const bool all = selector == "*";
+    const bool byOp = selector.rfind("op=", 0) == 0 && l.value("op", "") == selector.substr(3);
+    const bool byName = l.value("name", "") == selector;
+    if (all || byOp || byName) {
+      sum += valueAt(l, rest, path);
+      any = true;
+    }
+  }
+  if (!any)
+    throw Error(ErrorKind::Config, {.key = path},
+                fmt::format("no layer of the run's report matches '{}'", selector));
+  return sum;
+}
+
+double valueAt(const nlohmann::json& node, const std::string& rest, const std::string& path) {
+  if (rest.empty()) {
+    if (!node.is_number())
+      throw Error(ErrorKind::Config, {.key = path}, "names no number in the run's report");
+    return node.get<double>();
+  }
+  // "layer[NAME]" and "layers[SELECTOR]" hold names with dots: read up to the bracket.
+  for (const char* prefix : {"layer[", "layers["}) {
+    const std::string p = prefix;
+    if (rest.rfind(p, 0) == 0) {
+      const auto close = rest.find(']');
+      if (close == std::string::npos)
+        throw Error(ErrorKind::Config, {.key = path}, "unclosed '['");
+      const std::string selector = rest.substr(p.size(), close - p.size());
+      std::string after = rest.substr(close + 1);
+      if (!after.empty() && after[0] == '.')
+        after.erase(0, 1);
+      return layersValue(node.at("layers"), selector, after, path);
+    }
+  }
+  const auto dot = rest.find('.');
+  const std::string key = rest.substr(0, dot);
+  if (!node.is_object() || !node.contains(key)) {
+    // A count an engine did not record for this layer is zero, not an error, when summing
+    // layers; at the top level a missing key is a typo.
+    throw Error(ErrorKind::Config, {.key = path},
+                fmt::format("'{}' is not in the run's report", key));
+  }
+  return valueAt(node.at(key), dot == std::string::npos ? "" : rest.substr(dot + 1), path);
+}
+
+bool claimHolds(const std::string& claim, double v) {
+  if (claim == "> 1")
+    return v > 1;
+  if (claim == "< 1")
+    return v < 1;
+  if (claim == ">= 1")
+    return v >= 1;
+  if (claim == "<= 1")
+    return v <= 1;
+  return v == 1;
+}
+
+double measure(const std::string& path, const ValidationResult& r) {
+  const auto colon = path.find(':');
+  const std::string run = path.substr(0, colon);
+  for (const RunResult& rr : r.runs)
+    if (rr.spec.name == run) {
+      try {
+        return reportValue(rr.report.toJson(), path.substr(colon + 1));
+      } catch (const Error& e) {
+        throw e.withContext(ErrorContext{.file = r.validation->file, .key = path});
+      }
+    }
+  NNACCEL_ASSERT(false) << "row path '" << path << "' names no run (checked when parsed)";
+  return 0;
+}
+
+} // namespace
+
+double reportValue(const std::string& reportJson, const std::string& path) {
+  return valueAt(nlohmann::json::parse(reportJson), path, path);
+}
+
+bool ValidationResult::verified() const {
+  for (const RunResult& r : runs)
+    if (r.spec.verify && !(r.report.verdict.checked && r.report.verdict.passed))
+      return false;
+  return true;
+}
+
+int ValidationResult::agreeing() const {
+  int n = 0;
+  for (const RowResult& r : rows)
+    n += r.agrees ? 1 : 0;
+  return n;
+}
+
+ValidationResult runValidation(const Validation& v, const ValidateOptions& options) {
+  ValidationResult r;
+  r.validation = &v;
+  r.size = options.size;
+  for (size_t i = 0; i < v.runs.size(); ++i) {
+    const RunSpec s =
+        options.size == Size::Reduced ? reducedRun(v.runs[i], v.reducedRuns) : v.runs[i];
+    if (options.progress)
+      options.progress(fmt::format("run {}/{}: {} ({} on {}{})", i + 1, v.runs.size(), s.name,
+                                   s.layer ? "a one-layer model" : s.model, s.arch,
+                                   s.preset.empty() ? "" : " '" + s.preset + "'"));
+    try {
+      r.runs.push_back(RunResult{s, simulateRun(s, v, options.threads)});
+    } catch (const Error& e) {
+      throw Error(e.kind(), ErrorContext{.file = v.file, .key = "runs." + s.name}, e.what());
+    }
+  }
+  for (const RowSpec& spec : v.rows) {
+    RowResult row;
+    row.spec = spec;
+    row.measured = measure(spec.measure.path, r);
+    if (!spec.measure.denominator.empty()) {
+      const double d = measure(spec.measure.denominator, r);
+      row.measured = d != 0 ? row.measured / d : std::nan("");
+    }
+    if (spec.published) {
+      row.ratio = *spec.published != 0 ? row.measured / *spec.published : std::nan("");
+      row.agrees =
+          std::isfinite(*row.ratio) && std::abs(*row.ratio - 1.0) <= spec.tolerance + 1e-12;
+    } else {
+      row.agrees = claimHolds(spec.claim, row.measured);
+    }
+    r.rows.push_back(std::move(row));
+  }
+  return r;
+}
+
+} // namespace nnaccel::validate

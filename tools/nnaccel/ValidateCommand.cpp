@@ -1,0 +1,72 @@
+/// \file
+/// `nnaccel validate [NAME] [--size full|reduced] [--report FILE] [--strict]`: re-runs a
+/// published experiment (validations/*.yaml) end to end and prints the published and measured
+/// figures side by side; with no NAME, lists the validations. A figure outside its tolerance is
+/// a finding, not a failure, unless --strict asks for one (exit 1); a run that does not verify
+/// always fails.
+#include "Command.h"
+#include "ReportOutput.h"
+#include "nnaccel/validate/Validation.h"
+
+#include <fmt/core.h>
+#include <thread>
+
+namespace nnaccel::cli {
+namespace {
+
+class ValidateCommand final : public Command {
+public:
+  void configure(CLI::App& app) override {
+    app_ = &app;
+    app.add_option("NAME", name_, "the validation to run (none: list them)");
+    app.add_option("--size", size_,
+                   "full (the published experiment) or reduced (the test "
+                   "suite's smaller runs, where the definition gives them)")
+        ->check(CLI::IsMember({"full", "reduced"}));
+    app.add_option("--report", report_,
+                   "also write the rows as JSON ({name, published, measured, unit, source, ...}) "
+                   "to this file (- for standard output)");
+    app.add_flag("--strict", strict_, "exit 1 when a figure lies outside its tolerance");
+  }
+
+  void run() override {
+    if (name_.empty()) {
+      if (!report_.empty())
+        throw usageError(*app_, "--report needs a validation NAME");
+      fmt::print("{}", validate::listText());
+      return;
+    }
+    claimOutputs(*app_, {&report_});
+    const validate::Validation& v = validate::validationNamed(name_);
+    validate::ValidateOptions options;
+    options.size = size_ == "reduced" ? validate::Size::Reduced : validate::Size::Full;
+    options.threads = std::thread::hardware_concurrency() >= 2 ? 2 : 1;
+    options.progress = [](const std::string& line) { fmt::print(humanOut(), "{}\n", line); };
+    const validate::ValidationResult r = validate::runValidation(v, options);
+    fmt::print(humanOut(), "\n{}", validate::formatResult(r));
+    if (!report_.empty())
+      writeTextFile(report_, validate::resultJson(r));
+    if (!r.verified())
+      throw Error(ErrorKind::Model, {},
+                  fmt::format("validation '{}': a run did not match its reference", v.name));
+    if (strict_ && r.agreeing() < static_cast<int>(r.rows.size()))
+      throw Error(ErrorKind::Usage, {},
+                  fmt::format("validation '{}': {} of {} figures lie outside their tolerance "
+                              "(--strict)",
+                              v.name, r.rows.size() - static_cast<size_t>(r.agreeing()),
+                              r.rows.size()));
+  }
+
+private:
+  CLI::App* app_ = nullptr;
+  std::string name_, size_ = "full", report_;
+  bool strict_ = false;
+};
+
+} // namespace
+
+std::unique_ptr<Command> makeValidateCommand() {
+  return std::make_unique<ValidateCommand>();
+}
+
+} // namespace nnaccel::cli
