@@ -240,6 +240,14 @@ report::RunReport Engine::simulate(const ir::Graph& g, const EngineConfig& confi
                             name(),
                             takers.empty() ? "none" : fmt::format("{}", fmt::join(takers, ", "))));
   }
+  for (const auto& [layer, density] : options.activationDensities.perLayer) {
+    const auto& nodes = g.nodes();
+    if (std::none_of(nodes.begin(), nodes.end(),
+                     [&](const ir::Node& n) { return n.name == layer; }))
+      throw Error(
+          ErrorKind::Usage, ErrorContext{.file = options.activationDensities.source, .key = layer},
+          fmt::format("activation density {} names no layer of model '{}'", density, g.name));
+  }
   report::RunReport r = compileAndSimulate(g, config, options);
   chargeHostLayers(r, options.host);
   return r;

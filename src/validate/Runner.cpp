@@ -109,7 +109,9 @@ report::RunReport simulateRun(const RunSpec& s, const Validation& v, int threads
   const engines::EngineConfig config =
       engines::loadConfig(s.arch, s.preset, "", overrides, v.file + " runs." + s.name);
   const ir::Graph g = loadRunModel(s, v);
-  return engines::simulate(g, config, runOptions(s, threads));
+  engines::RunOptions options = runOptions(s, threads);
+  options.activationDensities.source = v.file;
+  return engines::simulate(g, config, options);
 }
 
 /// \p spec with the fields \p reduced gives replaced.

@@ -18,6 +18,17 @@ int64_t windowOutExtent(int64_t in, int64_t kernel, int64_t stride, int64_t pad,
   return (in + 2 * pad - span) / stride + 1;
 }
 
+/// Output extent of a pooling window along one axis in ceil mode (ONNX ceil_mode=1, Caffe): the
+/// floor-mode extent plus one when a last partial window starts inside the input or the left
+/// padding.
+int64_t ceilPoolOutExtent(int64_t in, int64_t kernel, int64_t stride, int64_t pad) {
+  int64_t out = windowOutExtent(in, kernel, stride, pad, 1);
+  if ((in + 2 * pad - kernel) % stride != 0 && out * stride < in + pad) {
+    ++out;
+  }
+  return out;
+}
+
 std::vector<int64_t> pair(int64_t v) {
   return {v, v};
 }
@@ -268,11 +279,22 @@ ir::ValueId GraphBuilder::softmax(const std::string& name, ir::ValueId x, int64_
   return addNode(ir::OpKind::Softmax, freshNodeName(name), {x}, std::move(attrs), shape(x));
 }
 
+ir::ValueId GraphBuilder::lrn(const std::string& name, ir::ValueId x, int64_t size, float alpha,
+                              float beta, float bias) {
+  NNACCEL_ASSERT(size >= 1 && shape(x).size() >= 2) << "lrn '" << name << "': bad size or rank";
+  ir::AttrMap attrs;
+  attrs.set("alpha", alpha);
+  attrs.set("beta", beta);
+  attrs.set("bias", bias);
+  attrs.set("size", size);
+  return addNode(ir::OpKind::LRN, freshNodeName(name), {x}, std::move(attrs), shape(x));
+}
+
 ir::ValueId GraphBuilder::pool(ir::OpKind op, const std::string& name, ir::ValueId x,
                                const PoolSpec& spec) {
   const Dims in = nchwShape(x, "pool");
   ir::AttrMap attrs;
-  attrs.set("ceil_mode", int64_t{0});
+  attrs.set("ceil_mode", int64_t{spec.ceilMode ? 1 : 0});
   if (op == ir::OpKind::AveragePool) {
     attrs.set("count_include_pad", int64_t{spec.countIncludePad ? 1 : 0});
   }
@@ -281,7 +303,8 @@ ir::ValueId GraphBuilder::pool(ir::OpKind op, const std::string& name, ir::Value
   attrs.set("strides", pair(spec.stride));
   Dims out = {in[0], in[1]};
   for (int axis = 2; axis < 4; ++axis) {
-    out.push_back(windowOutExtent(in[axis], spec.kernel, spec.stride, spec.pad, 1));
+    out.push_back(spec.ceilMode ? ceilPoolOutExtent(in[axis], spec.kernel, spec.stride, spec.pad)
+                                : windowOutExtent(in[axis], spec.kernel, spec.stride, spec.pad, 1));
   }
   return addNode(op, freshNodeName(name), {x}, std::move(attrs), std::move(out));
 }

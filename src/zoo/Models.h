@@ -11,6 +11,9 @@ namespace nnaccel::zoo {
 
 inline const Dims kLeNet5Input = {1, 1, 32, 32};
 inline const Dims kImageNetInput = {1, 3, 224, 224};
+/// Caffe's AlexNet crop (bvlc_alexnet deploy.prototxt): 227 makes conv1's 11x11/4 windows tile
+/// exactly (55 outputs) without padding.
+inline const Dims kCaffeAlexNetInput = {1, 3, 227, 227};
 inline const Dims kDcganInput = {1, 100, 1, 1};
 inline const Dims kAsppInput = {1, 512, 33, 33};
 inline const Dims kUNetInput = {1, 3, 128, 128};
@@ -37,5 +40,7 @@ ir::ValueId buildDcganGenerator(GraphBuilder& b, ir::ValueId x);
 ir::ValueId buildAsppHead(GraphBuilder& b, ir::ValueId x);
 ir::ValueId buildUNet(GraphBuilder& b, ir::ValueId x);
 ir::ValueId buildPatentFig54(GraphBuilder& b, ir::ValueId x);
+ir::ValueId buildAlexNetCaffe(GraphBuilder& b, ir::ValueId x);
+ir::ValueId buildGoogLeNet(GraphBuilder& b, ir::ValueId x);
 
 } // namespace nnaccel::zoo

@@ -58,6 +58,14 @@ const std::vector<ZooModel>& zooModels() {
        "Seed 002 Fig. 54 worked model: 7x7/s2, 5x5, sigmoid, Expand, skip Concat, 1x1, global "
        "average; 3x64x64, 1024 classes",
        kPatentFig54Input, true, buildPatentFig54},
+      {"alexnet-caffe",
+       "AlexNet as Caffe's BVLC model (227x227, LRN, groups of 2, Softmax 'prob'): the model the "
+       "SCNN paper and Han et al. pruned",
+       kCaffeAlexNetInput, true, buildAlexNetCaffe},
+      {"googlenet",
+       "GoogLeNet (Inception v1) as Caffe's BVLC model (LRN, Softmax 'prob'): the model the SCNN "
+       "paper and Han et al. pruned",
+       kImageNetInput, true, buildGoogLeNet},
   };
   return models;
 }

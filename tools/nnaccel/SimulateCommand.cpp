@@ -18,6 +18,7 @@
 #include "nnaccel/driver/Inputs.h"
 #include "nnaccel/driver/ModelLoader.h"
 #include "nnaccel/engines/Engine.h"
+#include "nnaccel/passes/Prune.h"
 #include "nnaccel/quant/QuantizedModel.h"
 #include "nnaccel/report/Html.h"
 #include "nnaccel/support/Interrupt.h"
@@ -79,6 +80,13 @@ public:
                              fmt::join(baselines, "; ")));
     engineOptions_.configure(app);
     hostOptions_.configure(app);
+    app.add_option("--weight-densities", weightDensities_,
+                   "magnitude-prune the weights first, per layer, as `prune --densities` does: a "
+                   "JSON file {\"layer name\": density, ...} with an optional \"default\"");
+    app.add_option("--activation-densities", activationDensities_,
+                   "engines whose timing depends on the data (sparse): each array layer named in "
+                   "this JSON file ({\"layer name\": density, ...}, optional \"default\") reads "
+                   "seeded synthetic activations of exactly that density and is verified on them");
     app.add_flag("--timing-only", timingOnly_,
                  "skip the verification against the reference executor (an engine whose timing "
                  "does not depend on the data runs its cycle model only)");
@@ -92,8 +100,14 @@ public:
     if (timingOnly_)
       engineOptions_.checkTimingOnly(*app_, ro.engineOptions);
     checkEngineTakes(engine);
-    const ir::Graph g = driver::loadModel(modelOptions_.model(),
-                                          modelOptions_.loadOptions(inputs_, images_.preprocess()));
+    ir::Graph g = driver::loadModel(modelOptions_.model(),
+                                    modelOptions_.loadOptions(inputs_, images_.preprocess()));
+    if (!weightDensities_.empty())
+      passes::magnitudePrune(g, passes::readPruneSpecFile(weightDensities_));
+    if (!activationDensities_.empty()) {
+      const passes::PruneSpec spec = passes::readPruneSpecFile(activationDensities_);
+      ro.activationDensities = {spec.density, spec.perLayer, activationDensities_};
+    }
     if (!inputs_.empty() && inputs_.size() != g.inputs.size())
       throw usageError(*app_,
                        fmt::format("model '{}' has {} input(s) but {} --input file(s) were given",
@@ -156,6 +170,8 @@ private:
                                           engine.name(), unavailable));
     if (program_.empty())
       return;
+    if (!weightDensities_.empty())
+      throw usageError(*app_, "--program carries its own weights; drop --weight-densities");
     if (!engine.hasProgramFiles())
       throw usageError(*app_,
                        fmt::format("--program applies to {}", enginesPhrase(programEngines())));
@@ -193,7 +209,7 @@ private:
   HostOptions hostOptions_;
   std::string dtype_ = "int8";
   std::vector<std::string> inputs_;
-  std::string report_, program_;
+  std::string report_, program_, weightDensities_, activationDensities_;
   ReportOutput output_;
   bool baseline_ = false, timingOnly_ = false;
 };

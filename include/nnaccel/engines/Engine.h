@@ -121,6 +121,7 @@ struct OptionSpec {
 struct LayerDensities {
   std::optional<double> density; ///< every layer not in perLayer (nullopt: none)
   std::map<std::string, double> perLayer;
+  std::string source; ///< the file they were read from (named in errors), "" when built in code
   bool empty() const { return !density && perLayer.empty(); }
   /// The density of layer \p name, if any.
   std::optional<double> of(const std::string& name) const {

@@ -76,6 +76,8 @@ struct PoolSpec {
   int64_t kernel = 2;
   int64_t stride = 2;
   int64_t pad = 0;
+  /// Round the output extent up (ONNX ceil_mode=1, Caffe's rounding): a last partial window is
+  /// kept when it starts inside the input or the left padding.
   bool ceilMode = false;
   bool countIncludePad = false; ///< AveragePool only
 };
@@ -125,6 +127,10 @@ public:
   ir::ValueId tanh(const std::string& name, ir::ValueId x);
   ir::ValueId sigmoid(const std::string& name, ir::ValueId x);
   ir::ValueId softmax(const std::string& name, ir::ValueId x, int64_t axis = -1);
+  /// LRN across channels (ONNX LRN: y = x / (bias + alpha / size * sum of x^2 over \p size
+  /// neighbouring channels)^beta), as Caffe's LRN layer in ACROSS_CHANNELS mode.
+  ir::ValueId lrn(const std::string& name, ir::ValueId x, int64_t size, float alpha = 1e-4f,
+                  float beta = 0.75f, float bias = 1.0f);
 
   // --- pooling ------------------------------------------------------------------------------
   ir::ValueId maxPool(const std::string& name, ir::ValueId x, const PoolSpec& spec);

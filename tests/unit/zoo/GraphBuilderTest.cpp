@@ -210,6 +210,45 @@ TEST(GraphBuilder, PoolsCarryOnnxAttributes) {
   EXPECT_TRUE(g.node(2).attrs.empty());
 }
 
+TEST(GraphBuilder, CeilModePoolsRoundUpLikeCaffe) {
+  // GoogLeNet's pool1: 112 -> 56 in ceil mode (floor: 55); the extra window starts at 110,
+  // inside the input. On 5 with pad 1 (kernel 2, stride 2) the extra window would start at 6,
+  // in the right padding, and is dropped (ONNX's and Caffe's rule): 3 in both modes.
+  GraphBuilder b("t", 1);
+  ValueId x = b.input("input", {1, 8, 112, 112});
+  ValueId m = b.maxPool("pool1", x, {.kernel = 3, .stride = 2, .ceilMode = true});
+  ValueId f = b.maxPool("floor", x, {.kernel = 3, .stride = 2});
+  ValueId e = b.avgPool("exact", m, {.kernel = 2, .stride = 2, .ceilMode = true});
+  ValueId p = b.maxPool("padded", b.maxPool("to5", x, {.kernel = 22, .stride = 22}),
+                        {.kernel = 2, .stride = 2, .pad = 1, .ceilMode = true});
+  ValueId n = b.lrn("norm1", m, 5);
+  const std::vector<ValueId> values = {m, f, e, p, n};
+  const std::vector<Dims> expected = {
+      {1, 8, 56, 56}, {1, 8, 55, 55}, {1, 8, 28, 28}, {1, 8, 3, 3}, {1, 8, 56, 56}};
+  for (size_t i = 0; i < values.size(); ++i) {
+    EXPECT_EQ(b.shape(values[i]), expected[i]) << i;
+  }
+  b.output(
+      b.concat("cat",
+               {b.flatten("f1", e), b.flatten("f2", f), b.flatten("f3", p), b.flatten("f4", n)}, 1),
+      "output");
+  ir::Graph g = b.finish();
+  EXPECT_EQ(g.node(0).attrs.getInt("ceil_mode", 0), 1);
+  EXPECT_EQ(g.node(1).attrs.getInt("ceil_mode", 1), 0);
+  const ir::Node& lrn = g.node(5);
+  EXPECT_EQ(lrn.op, ir::OpKind::LRN);
+  EXPECT_EQ(lrn.name, "norm1");
+  EXPECT_EQ(lrn.attrs.getInt("size", 0), 5);
+  EXPECT_EQ(lrn.attrs.getFloat("alpha", 0.0f), 1e-4f);
+  EXPECT_EQ(lrn.attrs.getFloat("beta", 0.0f), 0.75f);
+  EXPECT_EQ(lrn.attrs.getFloat("bias", 0.0f), 1.0f);
+  ir::inferShapes(g);
+  ir::verify(g);
+  for (size_t i = 0; i < values.size(); ++i) {
+    EXPECT_EQ(g.value(values[i]).shape, expected[i]) << g.value(values[i]).name;
+  }
+}
+
 TEST(GraphBuilder, PlumbingOps) {
   GraphBuilder b("t", 1);
   ValueId x = b.input("input", {1, 8, 6, 6});

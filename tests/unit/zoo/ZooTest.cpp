@@ -1,7 +1,8 @@
 // Tests for the model zoo: the registry, exporter conventions of every model (opset 13,
 // unique names, topological order, unfused BatchNorm), parameter and MAC counts against the
-// published torchvision figures, shape inference and verification of every model, activation
-// scales on the reference executor, and seeded determinism.
+// published torchvision and Caffe figures, shape inference and verification of every model,
+// activation scales on the reference executor, and seeded determinism (the Caffe models'
+// structure: CaffeZooTest.cpp).
 #include "nnaccel/zoo/Zoo.h"
 
 #include "nnaccel/ir/OpParams.h"
@@ -25,7 +26,9 @@ namespace {
 /// What each model must be. Parameters count learnable tensors only (conv/gemm weights and
 /// biases, BatchNorm scale and bias; not running statistics), as torchvision does:
 /// sum(p.numel() for p in model.parameters()). The five torchvision figures are the published
-/// ones; LeNet-5, DCGAN, ASPP and U-Net were derived independently (docs/Zoo.md).
+/// ones, the two Caffe ones the parameter counts of the BVLC .caffemodel files (60,965,224 and
+/// 6,998,552); LeNet-5, DCGAN, ASPP, U-Net and the MACs of the Caffe models were derived
+/// independently (docs/Zoo.md).
 struct Expected {
   const char* name;
   int64_t params;
@@ -45,6 +48,8 @@ const Expected kExpected[] = {
     {"aspp", 4'727'573, 5'001'794'816, {1, 21, 33, 33}, 7},
     {"unet", 1'942'594, 758'382'592, {1, 2, 128, 128}, 18},
     {"fig54", 1'245'504, 204'046'336, {1, 1024}, 0},
+    {"alexnet-caffe", 60'965'224, 724'406'816, {1, 1000}, 0},
+    {"googlenet", 6'998'552, 1'582'671'872, {1, 1000}, 0},
 };
 
 int64_t learnableParameters(const ir::Graph& g) {
@@ -175,6 +180,8 @@ TEST(Zoo, ClassifierFlagAndInputShapes) {
   EXPECT_EQ(findZooModel("aspp")->inputShape, Dims({1, 512, 33, 33}));
   EXPECT_EQ(findZooModel("unet")->inputShape, Dims({1, 3, 128, 128}));
   EXPECT_EQ(findZooModel("fig54")->inputShape, Dims({1, 3, 64, 64}));
+  EXPECT_EQ(findZooModel("alexnet-caffe")->inputShape, Dims({1, 3, 227, 227}));
+  EXPECT_EQ(findZooModel("googlenet")->inputShape, Dims({1, 3, 224, 224}));
   for (const Expected& e : kExpected) {
     EXPECT_EQ(findZooModel(e.name)->isClassifier, e.output.size() == 2) << e.name;
   }
@@ -322,6 +329,8 @@ TEST(Zoo, ActivationsStayOrderOneOnTheReferenceExecutor) {
   // A standard-normal input must give O(1) activations everywhere: nothing explodes through
   // ResNet-50's 16 residual blocks or VGG's 13 convolutions, nothing vanishes. Bounds are loose
   // (measured values are in docs/Zoo.md); a broken init scale misses them by orders of magnitude.
+  // The Caffe models end in Softmax "prob": their logits (the Softmax input) are checked instead,
+  // and the probabilities must sum to 1.
   for (const Expected& e : kExpected) {
     SCOPED_TRACE(e.name);
     const ZooModel& m = *findZooModel(e.name);
@@ -333,13 +342,27 @@ TEST(Zoo, ActivationsStayOrderOneOnTheReferenceExecutor) {
     const std::vector<Tensor> outputs = executor.run({input});
     ASSERT_EQ(outputs.size(), 1u);
     ASSERT_EQ(outputs[0].shape(), e.output);
-    const double outRms = rms(outputs[0]);
+    const ir::NodeId producer = g.value(g.outputs[0]).producer;
+    ASSERT_GE(producer, 0);
+    const ir::Node& last = g.node(producer);
+    const bool softmaxOutput = last.op == ir::OpKind::Softmax;
+    const ir::ValueId logitsValue = softmaxOutput ? last.inputs[0] : g.outputs[0];
+    const Tensor& logits = executor.values()[static_cast<size_t>(logitsValue)];
+    if (softmaxOutput) {
+      double sum = 0;
+      for (float p : outputs[0].values<float>()) {
+        sum += p;
+      }
+      EXPECT_NEAR(sum, 1.0, 1e-4);
+    }
+    const double outRms = rms(logits);
     EXPECT_GT(outRms, 0.2);
     EXPECT_LT(outRms, 5.0);
     double lo = INFINITY, hi = 0;
     for (size_t v = 0; v < g.numValues(); ++v) {
       const ir::Value& value = g.value(static_cast<ir::ValueId>(v));
-      if (!value.constant && value.dtype == DType::F32) {
+      if (!value.constant && value.dtype == DType::F32 &&
+          !(softmaxOutput && static_cast<ir::ValueId>(v) == g.outputs[0])) {
         const double r = rms(executor.values()[v]);
         ASSERT_TRUE(std::isfinite(r)) << value.name;
         lo = std::min(lo, r);
@@ -349,12 +372,12 @@ TEST(Zoo, ActivationsStayOrderOneOnTheReferenceExecutor) {
     // The smallest is aspp's image-pooling branch: the mean of a zero-mean 33x33 map (~1/33).
     EXPECT_GT(lo, 0.02);
     EXPECT_LT(hi, 10.0);
-    std::printf("[ zoo      ] %-12s output rms %.3f, activation rms in [%.3f, %.3f]\n", e.name,
+    std::printf("[ zoo      ] %-13s output rms %.3f, activation rms in [%.3f, %.3f]\n", e.name,
                 outRms, lo, hi);
     if (m.isClassifier) {
       // Logits must be spread out (not all equal), so top-1 is meaningful.
-      const auto logits = outputs[0].values<float>();
-      const auto [minIt, maxIt] = std::minmax_element(logits.begin(), logits.end());
+      const auto values = logits.values<float>();
+      const auto [minIt, maxIt] = std::minmax_element(values.begin(), values.end());
       EXPECT_GT(*maxIt - *minIt, 1.0f);
     }
   }

@@ -10,6 +10,7 @@
 #include "nnaccel/driver/ModelLoader.h"
 #include "nnaccel/passes/Prune.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <gtest/gtest.h>
 
@@ -77,7 +78,9 @@ TEST_P(BroadcastZoo, PrunedToHalfBitExactWithFewerMacs) {
 }
 
 std::string modelName(const ::testing::TestParamInfo<std::string>& p) {
-  return p.param;
+  std::string name = p.param; // gtest names allow letters, digits and '_' ("alexnet-caffe")
+  std::replace(name.begin(), name.end(), '-', '_');
+  return name;
 }
 
 INSTANTIATE_TEST_SUITE_P(All, BroadcastZoo, ::testing::ValuesIn(modelNames()), modelName);
