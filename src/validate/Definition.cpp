@@ -5,6 +5,7 @@
 /// the binary (src/validate/CMakeLists.txt) and parsed once.
 #include "nnaccel/config/ConfigReader.h"
 #include "nnaccel/support/Error.h"
+#include "nnaccel/support/ReadFile.h"
 #include "nnaccel/support/Suggest.h"
 #include "nnaccel/validate/Validation.h"
 
@@ -296,6 +297,10 @@ const std::vector<Validation>& builtinValidations() {
     return out;
   }();
   return all;
+}
+
+Validation readValidationFile(const std::string& path) {
+  return parseValidation(readFileCapped(path, kMaxTextFileBytes, "validation file"), path);
 }
 
 const Validation& validationNamed(const std::string& name) {

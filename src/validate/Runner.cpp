@@ -131,7 +131,10 @@ double layersValue(const nlohmann::json& layers, const std::string& selector,
   bool any = false;
   for (const nlohmann::json& l : layers) {
     const bool all = selector == "*";
-    const bool byOp = selector.rfind("op=", 0) == 0 && l.value("op", "") == selector.substr(3);
+    // "op=Conv" takes Conv and a Conv with a fused activation ("Conv+Relu").
+    const std::string op = l.value("op", "");
+    const bool byOp = selector.rfind("op=", 0) == 0 &&
+                      (op == selector.substr(3) || op.rfind(selector.substr(3) + "+", 0) == 0);
     const bool byName = l.value("name", "") == selector;
     if (all || byOp || byName) {
       sum += valueAt(l, rest, path);

@@ -18,7 +18,9 @@ class ValidateCommand final : public Command {
 public:
   void configure(CLI::App& app) override {
     app_ = &app;
-    app.add_option("NAME", name_, "the validation to run (none: list them)");
+    app.add_option("NAME", name_,
+                   "the validation to run, or a definition file of your own (.yaml, "
+                   "docs/Validation.md); none: list them");
     app.add_option("--size", size_,
                    "full (the published experiment) or reduced (the test "
                    "suite's smaller runs, where the definition gives them)")
@@ -37,7 +39,10 @@ public:
       return;
     }
     claimOutputs(*app_, {&report_});
-    const validate::Validation& v = validate::validationNamed(name_);
+    // A definition of the user's is a file; a built-in one is a name.
+    const bool isFile = name_.ends_with(".yaml") || name_.ends_with(".yml");
+    const validate::Validation v =
+        isFile ? validate::readValidationFile(name_) : validate::validationNamed(name_);
     validate::ValidateOptions options;
     options.size = size_ == "reduced" ? validate::Size::Reduced : validate::Size::Full;
     options.threads = std::thread::hardware_concurrency() >= 2 ? 2 : 1;

@@ -94,6 +94,9 @@ Validation parseValidation(const std::string& yamlText, const std::string& fileN
 const std::vector<Validation>& builtinValidations();
 /// The built-in validation \p name; throws Error (Usage) listing them for an unknown one.
 const Validation& validationNamed(const std::string& name);
+/// A definition file of the user's (`nnaccel validate FILE.yaml`); throws Error (Io) when it
+/// cannot be read and (Config) as parseValidation does.
+Validation readValidationFile(const std::string& path);
 
 enum class Size { Full, Reduced };
 
@@ -136,7 +139,8 @@ ValidationResult runValidation(const Validation& v, const ValidateOptions& optio
 
 /// The value at \p path ("total.cycles", "layer[conv1].counts.activation_reads",
 /// "layers[op=Conv].cycles", "energy_per_inference_pj") in a report's JSON. `layers[op=X]`
-/// sums over the layers whose op is X (and `layers[*]` over all). Throws Error (Config) naming
+/// sums over the layers whose op is X, alone or with a fused activation ("X+Relu"), and
+/// `layers[*]` over all. Throws Error (Config) naming
 /// \p path when it names no number.
 double reportValue(const std::string& reportJson, const std::string& path);
 

@@ -87,6 +87,7 @@ TEST(CaffeZoo, AlexNetIsBvlcAlexNet) {
   EXPECT_EQ(countOps(g, ir::OpKind::Relu), 7);
   EXPECT_EQ(countOps(g, ir::OpKind::Softmax), 1);
   EXPECT_EQ(countOps(g, ir::OpKind::Dropout), 0);
+  EXPECT_EQ(g.numNodes(), 22u); // those and the Flatten (docs/Zoo.md)
   // Caffe's layer names and extents: 227 -> 55 -> 27 -> 27 -> 13 -> 13 -> 6.
   EXPECT_EQ(outputShape(g, "conv1"), Dims({1, 96, 55, 55}));
   EXPECT_EQ(outputShape(g, "norm1"), Dims({1, 96, 55, 55}));
@@ -146,6 +147,7 @@ TEST(CaffeZoo, GoogLeNetIsBvlcGoogLeNet) {
   EXPECT_EQ(countOps(g, ir::OpKind::Relu), 57);
   EXPECT_EQ(countOps(g, ir::OpKind::Gemm), 1);
   EXPECT_EQ(countOps(g, ir::OpKind::Softmax), 1);
+  EXPECT_EQ(g.numNodes(), 142u); // those and the Flatten (docs/Zoo.md)
   // Caffe's ceil-mode extents: 224 -> 112 -> 56 (floor would give 55) -> 28 -> 14 -> 7 -> 1.
   EXPECT_EQ(outputShape(g, "conv1/7x7_s2"), Dims({1, 64, 112, 112}));
   EXPECT_EQ(outputShape(g, "pool1/3x3_s2"), Dims({1, 64, 56, 56}));
