@@ -89,13 +89,15 @@ private:
 };
 
 LayerModel readLayer(const Reader& r, const YAML::Node& n, const std::string& at) {
-  r.onlyKeys(
-      n, at,
-      {"op", "input", "out_channels", "kernel", "strides", "pads", "dilations", "group", "seed"});
+  r.onlyKeys(n, at,
+             {"op", "name", "input", "out_channels", "kernel", "strides", "pads", "dilations",
+              "group", "seed"});
   LayerModel m;
   m.op = r.text(n["op"], at + ".op", true);
   if (m.op != "Conv" && m.op != "ConvTranspose")
     r.fail(at + ".op", fmt::format("expected Conv or ConvTranspose, got '{}'", m.op));
+  if (n["name"])
+    m.name = r.text(n["name"], at + ".name", true);
   m.input = r.integers(n["input"], at + ".input", 4, 1);
   m.outChannels = r.integer(n["out_channels"], at + ".out_channels", 1);
   m.kernel = r.integers(n["kernel"], at + ".kernel", 2, 1);
@@ -171,20 +173,44 @@ RunSpec readRun(const Reader& r, const std::string& name, const YAML::Node& n,
   return s;
 }
 
+Measure readCrossing(const Reader& r, const YAML::Node& n, const std::string& at) {
+  r.onlyKeys(n, at, {"x", "runs", "ratio"});
+  Measure m;
+  const YAML::Node x = n["x"], runs = n["runs"], ratio = n["ratio"];
+  if (!x.IsSequence() || !runs.IsSequence() || x.size() != runs.size() || x.size() < 2)
+    r.fail(at, "expected 'x' and 'runs': two lists of the same length, at least 2");
+  for (size_t i = 0; i < x.size(); ++i) {
+    m.x.push_back(r.real(x[i], fmt::format("{}.x[{}]", at, i)));
+    if (i > 0 && !(m.x[i] > m.x[i - 1]))
+      r.fail(fmt::format("{}.x[{}]", at, i), "x must ascend");
+    m.runs.push_back(r.text(runs[i], fmt::format("{}.runs[{}]", at, i), true));
+  }
+  if (!ratio.IsSequence() || ratio.size() != 2)
+    r.fail(at + ".ratio", "expected [NUMERATOR, DENOMINATOR], two report paths without RUN:");
+  m.path = r.text(ratio[0], at + ".ratio[0]", true);
+  m.denominator = r.text(ratio[1], at + ".ratio[1]", true);
+  return m;
+}
+
 Measure readMeasure(const Reader& r, const YAML::Node& n, const std::string& at) {
   if (n.IsScalar())
-    return Measure{n.as<std::string>(), ""};
+    return Measure{n.as<std::string>(), "", {}, {}};
+  if (n["crossing"]) {
+    r.onlyKeys(n, at, {"crossing"});
+    return readCrossing(r, n["crossing"], at + ".crossing");
+  }
   r.onlyKeys(n, at, {"ratio"});
   const YAML::Node ratio = n["ratio"];
   if (!ratio.IsSequence() || ratio.size() != 2)
     r.fail(at + ".ratio", "expected [NUMERATOR, DENOMINATOR], two report paths");
-  return Measure{r.text(ratio[0], at + ".ratio[0]", true),
-                 r.text(ratio[1], at + ".ratio[1]", true)};
+  return Measure{
+      r.text(ratio[0], at + ".ratio[0]", true), r.text(ratio[1], at + ".ratio[1]", true), {}, {}};
 }
 
 RowSpec readRow(const Reader& r, const YAML::Node& n, const std::string& at) {
   r.onlyKeys(n, at,
-             {"name", "measured", "published", "claim", "unit", "source", "tolerance", "note"});
+             {"name", "measured", "published", "claim", "unit", "source", "tolerance", "note",
+              "full_only"});
   RowSpec row;
   row.name = r.text(n["name"], at + ".name", true);
   if (!n["measured"])
@@ -209,6 +235,8 @@ RowSpec readRow(const Reader& r, const YAML::Node& n, const std::string& at) {
       r.fail(at + ".tolerance", "must be >= 0");
   }
   row.note = r.text(n["note"], at + ".note", false);
+  if (n["full_only"])
+    row.fullOnly = r.integer(n["full_only"], at + ".full_only", 0) != 0;
   return row;
 }
 
@@ -227,10 +255,12 @@ void checkReferences(const Reader& r, const Validation& v) {
   for (size_t i = 0; i < v.rows.size(); ++i) {
     const RowSpec& row = v.rows[i];
     const std::string at = fmt::format("rows[{}].measured", i);
-    for (const std::string& path : {row.measure.path, row.measure.denominator}) {
-      if (path.empty())
-        continue;
-      const std::string run = runOf(r, path, at);
+    std::vector<std::string> named = row.measure.runs;
+    if (!row.measure.crossing())
+      for (const std::string& path : {row.measure.path, row.measure.denominator})
+        if (!path.empty())
+          named.push_back(runOf(r, path, at));
+    for (const std::string& run : named) {
       if (!runs.count(run)) {
         const std::vector<std::string> names(runs.begin(), runs.end());
         r.fail(at, fmt::format("no run named '{}'{}", run, didYouMean(run, names)));

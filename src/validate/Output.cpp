@@ -23,6 +23,8 @@ std::string figure(double v) {
 }
 
 std::string verdictText(const RowResult& r) {
+  if (r.skipped)
+    return "full size only";
   if (!r.spec.published)
     return r.agrees ? "holds" : "does not hold";
   return r.agrees ? "within" : "OUTSIDE";
@@ -68,11 +70,15 @@ std::string formatResult(const ValidationResult& r) {
                   s.source});
   }
   out += table.render();
-  out += fmt::format("{} of {} figures agree with the source{}\n", r.agreeing(), r.rows.size(),
+  out += fmt::format("{} of {} figures agree with the source{}{}\n", r.agreeing(), r.measured(),
+                     r.measured() < static_cast<int>(r.rows.size())
+                         ? fmt::format(" ({} measured at full size only)",
+                                       r.rows.size() - static_cast<size_t>(r.measured()))
+                         : "",
                      r.verified() ? "; every verified run is bit-exact"
                                   : "; a run did NOT match its reference");
   for (const RowResult& row : r.rows)
-    if (!row.agrees && !row.spec.note.empty())
+    if (!row.agrees && !row.skipped && !row.spec.note.empty())
       out += fmt::format("  {}: {}\n", row.spec.name, row.spec.note);
   return out;
 }
@@ -108,6 +114,7 @@ std::string resultJson(const ValidationResult& r) {
     o["claim"] = s.claim;
     o["agrees"] = row.agrees;
     o["note"] = s.note;
+    o["skipped"] = row.skipped;
     j["rows"].push_back(std::move(o));
   }
   j["agreeing"] = r.agreeing();

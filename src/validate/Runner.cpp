@@ -42,7 +42,7 @@ ir::Graph buildLayer(const LayerModel& m, const std::string& name) {
                           : Dims{m.outChannels, channels / m.group, m.kernel[0], m.kernel[1]};
   ir::Node n;
   n.op = transposed ? ir::OpKind::ConvTranspose : ir::OpKind::Conv;
-  n.name = "layer";
+  n.name = m.name;
   n.opset = 13;
   n.inputs = {x, g.addConstant("w", layerWeights(rng, wShape))};
   n.attrs.set("kernel_shape", m.kernel);
@@ -125,18 +125,41 @@ RunSpec reducedRun(const RunSpec& spec, const std::vector<RunSpec>& reduced) {
 /// The numbers \p node holds at \p rest (a dotted path), summed over layer selections.
 double valueAt(const nlohmann::json& node, const std::string& rest, const std::string& path);
 
+/// \p text matches \p pattern, where a final '*' matches any rest.
+bool matches(const std::string& text, const std::string& pattern) {
+  if (!pattern.empty() && pattern.back() == '*')
+    return text.rfind(pattern.substr(0, pattern.size() - 1), 0) == 0;
+  return text == pattern;
+}
+
+/// Layer \p l passes every comma-separated condition of \p selector: "*", "op=Conv" (Conv,
+/// alone or with a fused activation, "Conv+Relu"), "name=inception_3a/*", or a bare layer name.
+bool selects(const nlohmann::json& l, const std::string& selector) {
+  size_t begin = 0;
+  while (begin <= selector.size()) {
+    const size_t end = std::min(selector.find(',', begin), selector.size());
+    const std::string cond = selector.substr(begin, end - begin);
+    const std::string op = l.value("op", ""), name = l.value("name", "");
+    bool ok = cond == "*";
+    if (cond.rfind("op=", 0) == 0)
+      ok = op == cond.substr(3) || op.rfind(cond.substr(3) + "+", 0) == 0;
+    else if (cond.rfind("name=", 0) == 0)
+      ok = matches(name, cond.substr(5));
+    else if (cond != "*")
+      ok = name == cond;
+    if (!ok)
+      return false;
+    begin = end + 1;
+  }
+  return true;
+}
+
 double layersValue(const nlohmann::json& layers, const std::string& selector,
                    const std::string& rest, const std::string& path) {
   double sum = 0;
   bool any = false;
   for (const nlohmann::json& l : layers) {
-    const bool all = selector == "*";
-    // "op=Conv" takes Conv and a Conv with a fused activation ("Conv+Relu").
-    const std::string op = l.value("op", "");
-    const bool byOp = selector.rfind("op=", 0) == 0 &&
-                      (op == selector.substr(3) || op.rfind(selector.substr(3) + "+", 0) == 0);
-    const bool byName = l.value("name", "") == selector;
-    if (all || byOp || byName) {
+    if (selects(l, selector)) {
       sum += valueAt(l, rest, path);
       any = true;
     }
@@ -190,19 +213,52 @@ bool claimHolds(const std::string& claim, double v) {
   return v == 1;
 }
 
-double measure(const std::string& path, const ValidationResult& r) {
-  const auto colon = path.find(':');
-  const std::string run = path.substr(0, colon);
+/// \p path ("total.cycles") in the report of the run named \p run.
+double measureIn(const std::string& run, const std::string& path, const ValidationResult& r) {
   for (const RunResult& rr : r.runs)
     if (rr.spec.name == run) {
       try {
-        return reportValue(rr.report.toJson(), path.substr(colon + 1));
+        return reportValue(rr.report.toJson(), path);
       } catch (const Error& e) {
-        throw e.withContext(ErrorContext{.file = r.validation->file, .key = path});
+        throw e.withContext(ErrorContext{.file = r.validation->file, .key = run + ":" + path});
       }
     }
   NNACCEL_ASSERT(false) << "row path '" << path << "' names no run (checked when parsed)";
   return 0;
+}
+
+/// "RUN:PATH" in that run's report.
+double measure(const std::string& path, const ValidationResult& r) {
+  const auto colon = path.find(':');
+  return measureIn(path.substr(0, colon), path.substr(colon + 1), r);
+}
+
+double ratioOf(double num, double den) {
+  return den != 0 ? num / den : std::nan("");
+}
+
+/// Where the ratio \p m.path / \p m.denominator crosses 1 along m.runs (at m.x).
+double crossingOf(const Measure& m, const ValidationResult& r) {
+  std::vector<double> ratios;
+  for (const std::string& run : m.runs)
+    ratios.push_back(ratioOf(measureIn(run, m.path, r), measureIn(run, m.denominator, r)));
+  for (size_t i = 0; i + 1 < ratios.size(); ++i) {
+    const double a = ratios[i] - 1, b = ratios[i + 1] - 1;
+    if (a == 0)
+      return m.x[i];
+    if ((a < 0) != (b < 0) && b != 0)
+      return m.x[i] + (m.x[i + 1] - m.x[i]) * a / (a - b);
+    if (b == 0)
+      return m.x[i + 1];
+  }
+  return std::nan("");
+}
+
+double measureRow(const Measure& m, const ValidationResult& r) {
+  if (m.crossing())
+    return crossingOf(m, r);
+  const double v = measure(m.path, r);
+  return m.denominator.empty() ? v : ratioOf(v, measure(m.denominator, r));
 }
 
 } // namespace
@@ -222,6 +278,13 @@ int ValidationResult::agreeing() const {
   int n = 0;
   for (const RowResult& r : rows)
     n += r.agrees ? 1 : 0;
+  return n;
+}
+
+int ValidationResult::measured() const {
+  int n = 0;
+  for (const RowResult& r : rows)
+    n += r.skipped ? 0 : 1;
   return n;
 }
 
@@ -245,11 +308,13 @@ ValidationResult runValidation(const Validation& v, const ValidateOptions& optio
   for (const RowSpec& spec : v.rows) {
     RowResult row;
     row.spec = spec;
-    row.measured = measure(spec.measure.path, r);
-    if (!spec.measure.denominator.empty()) {
-      const double d = measure(spec.measure.denominator, r);
-      row.measured = d != 0 ? row.measured / d : std::nan("");
+    if (spec.fullOnly && options.size == Size::Reduced) {
+      row.skipped = true;
+      row.measured = std::nan("");
+      r.rows.push_back(std::move(row));
+      continue;
     }
+    row.measured = measureRow(spec.measure, r);
     if (spec.published) {
       row.ratio = *spec.published != 0 ? row.measured / *spec.published : std::nan("");
       row.agrees =

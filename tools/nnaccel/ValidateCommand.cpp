@@ -54,12 +54,11 @@ public:
     if (!r.verified())
       throw Error(ErrorKind::Model, {},
                   fmt::format("validation '{}': a run did not match its reference", v.name));
-    if (strict_ && r.agreeing() < static_cast<int>(r.rows.size()))
+    if (strict_ && r.agreeing() < r.measured())
       throw Error(ErrorKind::Usage, {},
                   fmt::format("validation '{}': {} of {} figures lie outside their tolerance "
                               "(--strict)",
-                              v.name, r.rows.size() - static_cast<size_t>(r.agreeing()),
-                              r.rows.size()));
+                              v.name, r.measured() - r.agreeing(), r.measured()));
   }
 
 private:

@@ -26,6 +26,7 @@ namespace nnaccel::validate {
 /// stated for single layers (an 18-wide row, a 4-wide portion, a stride-2 transposed 3x3).
 struct LayerModel {
   std::string op = "Conv";    ///< Conv or ConvTranspose
+  std::string name = "layer"; ///< the node's name (rows select layers by name)
   std::vector<int64_t> input; ///< [N, C, H, W]
   int64_t outChannels = 1;
   std::vector<int64_t> kernel;    ///< [kh, kw]
@@ -57,10 +58,18 @@ struct RunSpec {
   std::map<std::string, double> activationDensities;
 };
 
-/// The measured side of a row: a report path, or the ratio of two.
+/// The measured side of a row: a report path, the ratio of two, or where a ratio crosses 1
+/// along a series of runs.
 struct Measure {
   std::string path;        ///< "RUN:total.cycles"
   std::string denominator; ///< non-empty: measured = path / denominator
+  /// A crossing (break-even): runs[i] was made at x[i] (ascending); the ratio of the paths
+  /// `path` / `denominator` (without "RUN:") is read from each, and the measure is the x where
+  /// it crosses 1, interpolated linearly between the two runs around it (NaN when the series
+  /// does not cross).
+  std::vector<double> x;
+  std::vector<std::string> runs;
+  bool crossing() const { return !runs.empty(); }
 };
 
 /// One published figure and how it is measured.
@@ -73,6 +82,8 @@ struct RowSpec {
   std::string source;     ///< paper, table or figure, page; or the patent paragraph
   double tolerance = 0.2; ///< relative; |measured / published - 1| <= tolerance
   std::string note;       ///< where the figure is known to differ, and why (docs/Validation.md)
+  /// Measured at full size only (a per-layer figure of a network the reduced size replaces).
+  bool fullOnly = false;
 };
 
 struct Validation {
@@ -115,6 +126,7 @@ struct RowResult {
   std::optional<double> ratio;
   /// Within tolerance of the published figure, or the claim holds.
   bool agrees = false;
+  bool skipped = false; ///< a full-size row of a reduced run: not measured
 };
 
 struct RunResult {
@@ -130,6 +142,7 @@ struct ValidationResult {
   /// Every run verified (those run with verify).
   bool verified() const;
   int agreeing() const;
+  int measured() const; ///< rows not skipped
 };
 
 /// Runs every run of \p v (the reduced replacements with Size::Reduced) and fills its rows.
@@ -138,9 +151,10 @@ struct ValidationResult {
 ValidationResult runValidation(const Validation& v, const ValidateOptions& options);
 
 /// The value at \p path ("total.cycles", "layer[conv1].counts.activation_reads",
-/// "layers[op=Conv].cycles", "energy_per_inference_pj") in a report's JSON. `layers[op=X]`
-/// sums over the layers whose op is X, alone or with a fused activation ("X+Relu"), and
-/// `layers[*]` over all. Throws Error (Config) naming
+/// "layers[op=Conv].cycles", "energy_per_inference_pj") in a report's JSON. `layers[SELECTOR]`
+/// sums over the layers that pass every comma-separated condition of SELECTOR: `op=X` (X alone
+/// or with a fused activation, "X+Relu"), `name=PATTERN` (a final '*' matches any rest), or `*`
+/// (every layer); `layer[NAME]` is the one layer of that name. Throws Error (Config) naming
 /// \p path when it names no number.
 double reportValue(const std::string& reportJson, const std::string& path);
 

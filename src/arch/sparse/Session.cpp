@@ -37,6 +37,36 @@ Tensor layerReference(const quant::QuantizedModel& qm, const Layer& l, const Ten
 
 } // namespace
 
+namespace {
+
+/// The report's name for the config's dense baseline.
+std::string baselineName(const SparseConfig& config) {
+  return config.baselineDataflow == BaselineDataflow::DotProduct
+             ? "DCNN: PT-IS-DP-dense, the SCNN paper's dense accelerator: same PEs, multipliers "
+               "and tiling, F dot products of I channels per PE, every weight and activation "
+               "multiplied, activations in a shared SRAM"
+             : "PTIS-dense: same PEs, multipliers, buffers and tiling; every weight and activation "
+               "read and multiplied";
+}
+
+/// Each Conv layer's baseline energies as counts (`nnaccel validate` reads them by layer): the
+/// dense baseline's and, for DCNN, DCNN-opt's, each with the clock over the baseline's cycles,
+/// as the layer's own energy has it over its own.
+void addBaselineEnergyCounts(const std::vector<LayerDetail>& details, report::RunReport& rep) {
+  for (size_t i = 0; i < details.size() && i < rep.layers.size(); ++i) {
+    const LayerDetail& d = details[i];
+    if (d.denseCycles == 0 && d.denseEnergyPj == 0)
+      continue;
+    const double clock = rep.technology.clockPj(d.denseCycles);
+    rep.layers[i].counts.emplace_back("dense_energy_pj", std::llround(d.denseEnergyPj + clock));
+    if (d.denseOptAccess)
+      rep.layers[i].counts.emplace_back("dense_opt_energy_pj",
+                                        std::llround(d.denseOptEnergyPj + clock));
+  }
+}
+
+} // namespace
+
 SessionResult simulateModel(const ir::Graph& model, const SparseConfig& config,
                             const SessionOptions& options) {
   validate(config);
@@ -98,6 +128,7 @@ SessionResult simulateModel(const ir::Graph& model, const SparseConfig& config,
   rep.clockMhz = config.clockMhz;
   rep.technology = sparseInventory(config).summary();
   rep.layers = sim.layerStats();
+  addBaselineEnergyCounts(r.details, rep);
   if (interrupted)
     rep.markInterrupted(layersDone, r.program.layers.size());
   rep.finalize();
@@ -115,6 +146,9 @@ SessionResult simulateModel(const ir::Graph& model, const SparseConfig& config,
     // The dense baseline's time is clocked too (the run's layers have their clock energy).
     const double denseEnergyPj = d.denseEnergyPj + rep.technology.clockPj(d.denseCycles);
     t.denseEnergyPj += l.kind == LayerKind::Conv ? denseEnergyPj : rep.layers[i].energyPj;
+    t.denseOptEnergyPj += l.kind == LayerKind::Conv
+                              ? d.denseOptEnergyPj + rep.technology.clockPj(d.denseCycles)
+                              : rep.layers[i].energyPj;
     t.losses += d.losses;
     if (l.kind == LayerKind::Conv) {
       denseWeights += l.conv.denseWeights;
@@ -125,8 +159,7 @@ SessionResult simulateModel(const ir::Graph& model, const SparseConfig& config,
       if (options.baselineRows) {
         report::BaselineRow b;
         b.layer = l.name;
-        b.what = "PTIS-dense (DCNN): same PEs, multipliers, buffers and tiling; every weight "
-                 "and activation read and multiplied";
+        b.what = baselineName(config);
         b.method.issuedMacs = d.access.multiplies;
         b.method.cycles = d.cycles;
         b.method.dram = rep.layers[i].dram;
@@ -150,11 +183,16 @@ SessionResult simulateModel(const ir::Graph& model, const SparseConfig& config,
                        {"dense_cycles", static_cast<double>(t.denseCycles)},
                        {"speedup", t.speedup()}};
   if (options.denseBaseline) {
-    rep.summary.emplace_back("dense baseline (PTIS-dense, same multipliers and buffers)",
+    rep.summary.emplace_back(fmt::format("dense baseline ({})", baselineName(config)),
                              fmt::format("{} cycles, {:.3f} uJ: speedup {:.2f}x, energy ratio "
                                          "{:.2f}x",
                                          report::groupThousands(t.denseCycles),
                                          t.denseEnergyPj / 1e6, t.speedup(), t.energyRatio()));
+    if (config.baselineDataflow == BaselineDataflow::DotProduct)
+      rep.summary.emplace_back(
+          "DCNN-opt (DCNN with zero-gated multipliers and compressed DRAM transfers)",
+          fmt::format("{:.3f} uJ: energy ratio {:.2f}x", t.denseOptEnergyPj / 1e6,
+                      t.energyPj > 0 ? t.denseOptEnergyPj / t.energyPj : 0.0));
   }
   rep.summary.emplace_back("oracle bound (useful products / multipliers)",
                            fmt::format("{} cycles ({:.2f}x faster than simulated)",

@@ -7,6 +7,8 @@
 #include "../../support/ErrorOf.h"
 #include "nnaccel/validate/Validation.h"
 
+#include <cmath>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -19,7 +21,8 @@ namespace {
 constexpr const char* kReport = R"({"area_mm2": 2.5,
   "layers": [{"name": "conv1", "op": "Conv", "cycles": 10, "counts": {"reads": 3}},
              {"name": "layer4.1.conv", "op": "Conv", "cycles": 20, "counts": {"reads": 4}},
-             {"name": "relu", "op": "Relu", "cycles": 1}],
+             {"name": "relu", "op": "Relu", "cycles": 1},
+             {"name": "conv2", "op": "ConvTranspose", "cycles": 5}],
   "total": {"cycles": 31, "counts": {"reads": 7}}})";
 
 TEST(ValidationReportPath, ReadsNumbersBySelector) {
@@ -28,7 +31,9 @@ TEST(ValidationReportPath, ReadsNumbersBySelector) {
   EXPECT_DOUBLE_EQ(reportValue(kReport, "layer[layer4.1.conv].cycles"), 20);
   EXPECT_DOUBLE_EQ(reportValue(kReport, "layers[op=Conv].cycles"), 30);
   EXPECT_DOUBLE_EQ(reportValue(kReport, "layers[op=Conv].counts.reads"), 7);
-  EXPECT_DOUBLE_EQ(reportValue(kReport, "layers[*].cycles"), 31);
+  EXPECT_DOUBLE_EQ(reportValue(kReport, "layers[*].cycles"), 36);
+  EXPECT_DOUBLE_EQ(reportValue(kReport, "layers[name=layer4*].cycles"), 20);
+  EXPECT_DOUBLE_EQ(reportValue(kReport, "layers[op=Conv,name=conv*].counts.reads"), 3);
 }
 
 TEST(ValidationReportPath, BadPathsNameThemselves) {
@@ -118,6 +123,102 @@ rows:
                                        "broken.yaml");
   const std::string message = errorOf([&] { runValidation(v, {}); }, ErrorKind::Config);
   EXPECT_EQ(message.rfind("broken.yaml: 'runs.big': ", 0), 0u) << message;
+}
+
+} // namespace
+
+namespace {
+
+TEST(ValidationRun, CrossingsInterpolateAndFullSizeRowsAreSkippedWhenReduced) {
+  std::string yaml = "name: sweep\ntitle: a density sweep\nruns:\n";
+  for (const char* d : {"0.2", "0.6", "1.0"})
+    yaml += fmt::format("  d{}:\n    arch: sparse\n    preset: scnn-isca17\n    verify: 0\n"
+                        "    layer: {{op: Conv, input: [1, 16, 10, 10], out_channels: 16, kernel: "
+                        "[3, 3], pads: [1, 1, 1, 1]}}\n"
+                        "    weight_densities: {{\"*\": {}}}\n"
+                        "    activation_densities: {{\"*\": {}}}\n",
+                        d[2], d, d);
+  yaml += R"(rows:
+  - name: break-even
+    measured: {crossing: {x: [0.2, 0.6, 1.0], runs: [d2, d6, d0],
+                          ratio: ["total.counts.dense_cycles", "total.cycles"]}}
+    published: 0.85
+    unit: density
+    source: "made up"
+  - name: a per-layer figure
+    measured: "d2:layer[layer].cycles"
+    claim: "> 1"
+    unit: cycles
+    source: "made up"
+    full_only: 1
+)";
+  const Validation v = parseValidation(yaml, "sweep.yaml");
+  ASSERT_EQ(v.rows[0].measure.runs, (std::vector<std::string>{"d2", "d6", "d0"}));
+  ValidateOptions o;
+  o.size = Size::Reduced;
+  const ValidationResult r = runValidation(v, o);
+  std::vector<double> ratios;
+  for (const RunResult& run : r.runs) {
+    const std::string j = run.report.toJson();
+    ratios.push_back(reportValue(j, "total.counts.dense_cycles") / reportValue(j, "total.cycles"));
+  }
+  const std::vector<double> x = {0.2, 0.6, 1.0};
+  double expected = std::nan("");
+  for (size_t i = 0; i + 1 < ratios.size(); ++i)
+    if ((ratios[i] >= 1) != (ratios[i + 1] >= 1)) {
+      expected = x[i] + (x[i + 1] - x[i]) * (ratios[i] - 1) / (ratios[i] - ratios[i + 1]);
+      break;
+    }
+  if (std::isnan(expected))
+    EXPECT_TRUE(std::isnan(r.rows[0].measured)) << r.rows[0].measured;
+  else
+    EXPECT_NEAR(r.rows[0].measured, expected, 1e-12);
+  EXPECT_TRUE(r.rows[1].skipped);
+  EXPECT_FALSE(r.rows[1].agrees);
+  EXPECT_EQ(r.measured(), 1);
+  EXPECT_NE(formatResult(r).find("full size only"), std::string::npos);
+  EXPECT_EQ(nlohmann::json::parse(resultJson(r))["rows"][1]["skipped"], true);
+}
+
+TEST(ValidationDefinitionCrossing, MalformedCrossingsAreRefused) {
+  const auto bad = [](const std::string& crossing) {
+    const std::string yaml = "name: s\ntitle: t\nruns:\n  a: {arch: sparse, model: lenet5}\n"
+                             "rows:\n  - name: r\n    measured: {crossing: " +
+                             crossing + "}\n    published: 1\n    unit: x\n    source: s\n";
+    return errorOf([&] { parseValidation(yaml, "c.yaml"); }, ErrorKind::Config);
+  };
+  EXPECT_EQ(bad("{x: [1], runs: [a], ratio: [p, q]}"),
+            "c.yaml: 'rows[0].measured.crossing': expected 'x' and 'runs': two lists of the "
+            "same length, at least 2");
+  EXPECT_EQ(bad("{x: [2, 1], runs: [a, a], ratio: [p, q]}"),
+            "c.yaml: 'rows[0].measured.crossing.x[1]': x must ascend");
+  EXPECT_EQ(bad("{x: [1, 2], runs: [a, b], ratio: [p, q]}"),
+            "c.yaml: 'rows[0].measured': no run named 'b' (did you mean 'a'?)");
+  EXPECT_EQ(bad("{x: [1, 2], runs: [a, a], ratio: [p]}"),
+            "c.yaml: 'rows[0].measured.crossing.ratio': expected [NUMERATOR, DENOMINATOR], two "
+            "report paths without RUN:");
+}
+
+} // namespace
+
+namespace {
+
+TEST(ValidationRun, ScnnRunsAtReducedSize) {
+  // The test suite's size: each network replaced by one layer of its kind (the full experiment
+  // is bench/validate_scnn; docs/Validation.md has its figures).
+  ValidateOptions o;
+  o.size = Size::Reduced;
+  const ValidationResult r = runValidation(validationNamed("scnn"), o);
+  EXPECT_TRUE(r.verified());
+  EXPECT_EQ(r.runs.size(), 13u);
+  int perLayer = 0;
+  for (const RowResult& row : r.rows) {
+    perLayer += row.spec.fullOnly ? 1 : 0;
+    EXPECT_EQ(row.skipped, row.spec.fullOnly) << row.spec.name;
+    EXPECT_FALSE(row.spec.source.empty()) << row.spec.name;
+  }
+  EXPECT_EQ(r.measured(), static_cast<int>(r.rows.size()) - perLayer);
+  EXPECT_GE(perLayer, 5 * 2 + 9 + 13); // AlexNet speedup and energy, IC_3a-5b, VGG conv1_1-5_3
 }
 
 } // namespace

@@ -21,6 +21,18 @@
 namespace nnaccel::arch::sparse {
 
 /// How a product's accumulator address picks its bank (seed 001 ¶0096: low bits or a hash).
+/// The dense accelerator the speedup and energy ratio of every report are against.
+enum class BaselineDataflow {
+  /// PT-IS-CP-dense: this machine's PEs, buffers and Cartesian product on dense data (the
+  /// patent's and the digest's dense counterpart), timed cycle by cycle.
+  CartesianProduct,
+  /// PT-IS-DP-dense, the SCNN paper's DCNN (ISCA 2017 §5, Table 5): the same PEs, tiling and
+  /// output-channel groups, each PE's F x I multipliers as F dot products of I input channels,
+  /// and a shared activation SRAM of baseline.sram_bytes (DCNN-opt: the same, with zero-gated
+  /// multipliers and compressed DRAM transfers; SparseCycleModel.md §10a).
+  DotProduct,
+};
+
 enum class BankMapping {
   LowBits, ///< bank = address mod banks
   Hash,    ///< bank = (address XOR-folded over log2(banks)-bit chunks) mod banks
@@ -104,6 +116,10 @@ struct SparseConfig {
   common::DramPart dram;                          ///< the DRAM part: a standard, or custom
   std::optional<double> dramBytesPerCycle = 32.0; ///< auto: the standard's peak at clock_mhz
   std::optional<int64_t> dramLatencyCycles = 100; ///< auto: the standard's tRCD + CL
+
+  // --- the dense baseline -------------------------------------------------------------------
+  BaselineDataflow baselineDataflow = BaselineDataflow::CartesianProduct;
+  int64_t baselineSramBytes = 2 * 1024 * 1024; ///< dot_product: the DCNN's activation SRAM
 
   common::TechnologyConfig technology{"16nm"}; ///< the SCNN paper's node (the scnn preset)
 

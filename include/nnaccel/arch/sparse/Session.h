@@ -32,6 +32,7 @@ struct SessionOptions : common::RunOptions {
 struct Totals {
   int64_t cycles = 0, denseCycles = 0, oracleCycles = 0;
   double energyPj = 0, denseEnergyPj = 0;
+  double denseOptEnergyPj = 0; ///< DCNN-opt (baseline.dataflow dot_product), else 0
   double weightDensity = 1, activationDensity = 1; ///< over the array layers, weighted
   SlotLosses losses;
   double speedup() const;     ///< denseCycles / cycles

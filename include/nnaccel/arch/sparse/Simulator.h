@@ -63,13 +63,17 @@ struct SlotLosses {
 /// The sparse engine's own view of one layer (beyond the common LayerStats).
 struct LayerDetail {
   int64_t cycles = 0;
-  int64_t denseCycles = 0;  ///< PTIS-dense baseline on the same machine
+  int64_t denseCycles = 0;  ///< the dense baseline (baseline.dataflow) on the same grid
   int64_t oracleCycles = 0; ///< useful products / multipliers, rounded up
   double weightDensity = 1, activationDensity = 1, outputDensity = 1;
   int64_t products = 0; ///< issued products of two non-zero operands
   SlotLosses losses;
   AccessCounts access, denseAccess;
   double energyPj = 0, denseEnergyPj = 0;
+  /// baseline.dataflow dot_product: DCNN-opt, DCNN with zero-gated multipliers and compressed
+  /// DRAM transfers (the same cycles as DCNN); absent for the Cartesian-product baseline.
+  std::optional<AccessCounts> denseOptAccess;
+  double denseOptEnergyPj = 0;
   int64_t accumulatorOverflows = 0; ///< outputs whose sum did not fit accumulatorBits (wrapped)
   int64_t groups = 0, kc = 0, gridX = 0, gridY = 0;
   bool inputFromDram = false, outputToDram = false;

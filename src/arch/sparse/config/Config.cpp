@@ -29,6 +29,11 @@ constexpr EnumName<BankMapping> kBankMappingList[] = {
     {"hash", BankMapping::Hash},
 };
 constexpr std::span<const EnumName<BankMapping>> kBankMappings = kBankMappingList;
+constexpr EnumName<BaselineDataflow> kBaselineDataflowList[] = {
+    {"cartesian_product", BaselineDataflow::CartesianProduct},
+    {"dot_product", BaselineDataflow::DotProduct},
+};
+constexpr std::span<const EnumName<BaselineDataflow>> kBaselineDataflows = kBaselineDataflowList;
 constexpr EnumName<WeightCodeTable> kWeightCodeList[] = {
     {"zero_run_length", WeightCodeTable::ZeroRunLength},
     {"fig4c", WeightCodeTable::Fig4C},
@@ -59,6 +64,7 @@ constexpr IntRange kCycles{0, 1'000'000'000};
 constexpr IntRange kValueBits{8, 32};
 constexpr IntRange kAccumulatorBits{16, 64};
 constexpr IntRange kIndexBits{1, 16};
+constexpr IntRange kBaselineSramBytes{1, int64_t{1} << 40};
 
 /// Width of the codes of the patent's code tables (Figs. 4C, 5A-5E list 16 codes each).
 constexpr int64_t kCodeTableIndexBits = 4;
@@ -109,6 +115,10 @@ template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config&
     common::walkDramPart(v, c.dram);
     v.optionalReal("bytes_per_cycle", c.dramBytesPerCycle, kBytesPerCycleRange);
     v.optionalInteger("latency_cycles", c.dramLatencyCycles, kCycles);
+  });
+  v.section("baseline", [&] {
+    v.choice("dataflow", c.baselineDataflow, kBaselineDataflows);
+    v.integer("sram_bytes", c.baselineSramBytes, kBaselineSramBytes);
   });
   v.section("energy", [&] {
     auto& e = c.energy;

@@ -5,6 +5,7 @@
 #include "nnaccel/arch/sparse/Simulator.h"
 
 #include "ArrayModel.h"
+#include "DotProductBaseline.h"
 #include "nnaccel/arch/common/Lowering.h"
 #include "nnaccel/arch/common/Pooling.h"
 #include "nnaccel/quant/Int8Executor.h"
@@ -334,6 +335,9 @@ struct Simulator::Impl {
     a.denseAccess += b.denseAccess;
     a.energyPj += b.energyPj;
     a.denseEnergyPj += b.denseEnergyPj;
+    a.denseOptEnergyPj += b.denseOptEnergyPj;
+    if (b.denseOptAccess)
+      *a.denseOptAccess += *b.denseOptAccess;
     a.accumulatorOverflows += b.accumulatorOverflows;
     a.inputFromDram = a.inputFromDram || b.inputFromDram;
     a.outputToDram = a.outputToDram || b.outputToDram;
@@ -389,7 +393,7 @@ struct Simulator::Impl {
     const OutputSize os = storeConvOutput(l, sparse.output, d, dramSide, image, images);
     boundByDram(c, loadBytes, loadCycles, dramSide, d);
     if (options.denseBaseline)
-      runDenseBaseline(c, in, os, fromDram, d);
+      runDenseBaseline(c, in, os, iaBytes, fromDram, d);
     const int64_t mults1 = config.peCount() * config.multipliersPerPe();
     d.oracleCycles = ceilDiv(d.losses.useful, mults1);
     d.energyPj = energyPj(d.access, prices);
@@ -486,8 +490,52 @@ struct Simulator::Impl {
 
   /// The dense baseline of Conv layer \p c: the same array without skipping zeros, with
   /// uncompressed weights and activations (values only) through the same DRAM.
+  /// DCNN and DCNN-opt (baseline.dataflow: dot_product; DotProductBaseline.h). Activations
+  /// live in the DCNN's SRAM between layers: a layer reads its input from DRAM where the SCNN
+  /// layer does (\p fromDram) and both spill when the layer's dense input and output together
+  /// exceed baseline.sram_bytes; the output goes to DRAM where SCNN's does. DCNN moves dense
+  /// 16-bit data; DCNN-opt compresses weights and activations as SCNN does where that saves
+  /// bytes (paper Table 6: it skips the DRAM accesses of zeros) and gates its multipliers on a
+  /// zero operand, so it multiplies only the non-zero pairs SCNN multiplies.
+  void runDotProductBaseline(const ConvLayer& c, const LayerInput& in, const OutputSize& os,
+                             int64_t iaBytes, bool fromDram, LayerDetail& d) const {
+    const DotProductWork w = dotProductWork(c, config, in);
+    const int64_t bytes = config.valueBits / 8;
+    const int64_t inBytes = in.denseElements * bytes, outBytes = os.elements * bytes;
+    const bool spill = inBytes + outBytes > config.baselineSramBytes;
+    const bool inFromDram = fromDram || spill, outToDram = d.outputToDram || spill;
+    int64_t compressedWeights = 0;
+    for (const WeightGroup& g : c.groups)
+      compressedWeights += ceilDiv(g.streamBits, 8);
+    const auto withDram = [&](AccessCounts a, int64_t weightBytes, int64_t inB, int64_t outB) {
+      a.haloMessages = d.access.haloMessages;
+      a.ppuOps = d.access.ppuOps;
+      a.dramReadBytes = weightBytes + (inFromDram ? inB : 0);
+      a.dramWriteBytes = outToDram ? outB : 0;
+      a.dramActivations = rowsOpened(weightBytes) + (inFromDram ? rowsOpened(inB) : 0) +
+                          (outToDram ? rowsOpened(outB) : 0);
+      return a;
+    };
+    d.denseAccess = withDram(w.access, c.denseWeights * bytes, inBytes, outBytes);
+    // Compression is used where it saves bytes (dense data is sent as it is).
+    AccessCounts opt = withDram(w.access, std::min(compressedWeights, c.denseWeights * bytes),
+                                std::min(iaBytes, inBytes), std::min(os.bytes, outBytes));
+    opt.multiplies = d.access.multiplies;
+    d.denseOptAccess = opt;
+    const int64_t load = inFromDram ? dramCycles(inBytes) : 0;
+    d.denseCycles =
+        std::max(w.computeCycles, dramCycles(c.denseWeights * bytes + (outToDram ? outBytes : 0))) +
+        load;
+    d.denseEnergyPj = energyPj(d.denseAccess, prices);
+    d.denseOptEnergyPj = energyPj(opt, prices);
+  }
+
   void runDenseBaseline(const ConvLayer& c, const LayerInput& in, const OutputSize& os,
-                        bool fromDram, LayerDetail& d) const {
+                        int64_t iaBytes, bool fromDram, LayerDetail& d) const {
+    if (config.baselineDataflow == BaselineDataflow::DotProduct) {
+      runDotProductBaseline(c, in, os, iaBytes, fromDram, d);
+      return;
+    }
     ArrayResult dense = runArray(c, config, in, true);
     d.denseAccess = dense.detail.denseAccess;
     const int64_t denseWeightBytes = c.denseWeights * config.valueBits / 8;

@@ -1,0 +1,73 @@
+/// \file
+/// DCNN (PT-IS-DP-dense) on one Conv layer: DotProductBaseline.h states the model.
+#include "DotProductBaseline.h"
+
+#include "nnaccel/support/IntMath.h"
+
+#include <algorithm>
+
+namespace nnaccel::arch::sparse {
+namespace {
+
+/// Per conv group that output-channel group \p g touches: (input channels, output channels of
+/// g in it). A depthwise layer's group spans many conv groups of one input channel each.
+std::vector<std::pair<int64_t, int64_t>> convGroupShares(const ConvLayer& l, const WeightGroup& g) {
+  const int64_t inPerGroup = l.inChannels / l.convGroups;
+  const int64_t outPerGroup = l.outChannels / l.convGroups;
+  std::vector<std::pair<int64_t, int64_t>> shares;
+  for (int64_t k = g.firstChannel; k < g.firstChannel + g.channels;) {
+    const int64_t end = std::min(g.firstChannel + g.channels, (k / outPerGroup + 1) * outPerGroup);
+    shares.emplace_back(inPerGroup, end - k);
+    k = end;
+  }
+  return shares;
+}
+
+} // namespace
+
+DotProductWork dotProductWork(const ConvLayer& l, const SparseConfig& config,
+                              const LayerInput& in) {
+  const int64_t F = config.weightsPerVector, I = config.activationsPerVector;
+  const int64_t phases = l.phasesX * l.phasesY;
+  const int64_t bytes = config.valueBits / 8;
+  const auto pes = static_cast<int64_t>(l.frames.size());
+  DotProductWork w;
+  for (const WeightGroup& g : l.groups) {
+    const auto shares = convGroupShares(l, g);
+    // Per tap of one output channel: dot products and channels of the group.
+    int64_t issuesPerTap = 0, macsPerTap = 0, rmwPerTap = 0, channelsRead = 0;
+    for (const auto& [channels, outs] : shares) {
+      issuesPerTap += ceilDiv(channels, I) * ceilDiv(outs, F);
+      macsPerTap += channels * outs;
+      rmwPerTap += ceilDiv(channels, I) * outs;
+      channelsRead += channels;
+    }
+    int64_t slowest = 0;
+    for (int64_t pe = 0; pe < pes; ++pe) {
+      int64_t cycles = 0;
+      for (int64_t phase = 0; phase < phases; ++phase) {
+        // Channel 0's phase planes: every channel's tile has the same pixels.
+        const int64_t pixels = in.pixels[static_cast<size_t>(pe * in.planes + phase)];
+        const int64_t taps = l.denseTapsPerPlane[static_cast<size_t>(phase)];
+        cycles += pixels * taps * issuesPerTap;
+        w.access.multiplies += pixels * taps * macsPerTap;
+        w.access.accumulatorRmw += pixels * taps * rmwPerTap;
+        w.access.iaReadBytes += pixels * channelsRead * bytes;
+      }
+      slowest = std::max(slowest, cycles);
+    }
+    w.computeCycles += slowest; // the barrier: the next group starts when every PE is done
+  }
+  // The last group's post-processing is exposed (one op per output value and channel).
+  int64_t home = 0;
+  for (const PeFrame& f : l.frames)
+    home = std::max(home, f.outW * f.outH);
+  if (!l.groups.empty())
+    w.computeCycles += ceilDiv(home * l.groups.back().channels, config.ppuOpsPerCycle);
+  w.access.weightFifoReadBytes = w.access.multiplies * bytes;
+  w.access.weightFifoWriteBytes = l.denseWeights * bytes * pes; // broadcast to every PE
+  w.access.oaWriteBytes = l.outChannels * l.outH * l.outW * bytes;
+  return w;
+}
+
+} // namespace nnaccel::arch::sparse
