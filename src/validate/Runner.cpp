@@ -58,21 +58,27 @@ ir::Graph buildLayer(const LayerModel& m, const std::string& name) {
   return g;
 }
 
-ir::Graph loadRunModel(const RunSpec& s, const Validation& v) {
-  const std::string& validation = v.file;
+/// The run's model as loaded or built, before pruning.
+ir::Graph buildRunModel(const RunSpec& s, const Validation& v) {
   if (s.layer) {
     ir::Graph g = buildLayer(*s.layer, v.name + "/" + s.name);
     try {
       driver::prepareGraph(g);
     } catch (const Error& e) {
-      throw e.withContext(ErrorContext{.file = validation, .key = "runs." + s.name + ".layer"});
+      throw e.withContext(ErrorContext{.file = v.file, .key = "runs." + s.name + ".layer"});
     }
     return g;
   }
   driver::LoadOptions load;
   load.import.defaultSymbolicDim = s.batch;
   load.import.batchGiven = s.batch != 1;
-  ir::Graph g = driver::loadModel(s.model, load);
+  return driver::loadModel(s.model, load);
+}
+
+/// The run's model, its weights pruned to the run's densities.
+ir::Graph loadRunModel(const RunSpec& s, const Validation& v) {
+  const std::string& validation = v.file;
+  ir::Graph g = buildRunModel(s, v);
   if (!s.weightDensities.empty()) {
     passes::PruneSpec prune;
     for (const auto& [layer, d] : s.weightDensities) {

@@ -205,7 +205,7 @@ namespace {
 
 TEST(ValidationRun, ScnnRunsAtReducedSize) {
   // The test suite's size: each network replaced by one layer of its kind (the full experiment
-  // is bench/validate_scnn; docs/Validation.md has its figures).
+  // is bench/validate_full.sh; docs/Validation.md has its figures).
   ValidateOptions o;
   o.size = Size::Reduced;
   const ValidationResult r = runValidation(validationNamed("scnn"), o);

@@ -9,14 +9,16 @@
 namespace nnaccel::arch::sparse {
 namespace {
 
-/// Per conv group that output-channel group \p g touches: (input channels, output channels of
-/// g in it). A depthwise layer's group spans many conv groups of one input channel each.
-std::vector<std::pair<int64_t, int64_t>> convGroupShares(const ConvLayer& l, const WeightGroup& g) {
+/// Per conv group that the output channels [first, first + count) touch: (input channels,
+/// output channels of the range in it). A depthwise layer's range spans many conv groups of one
+/// input channel each.
+std::vector<std::pair<int64_t, int64_t>> convGroupShares(const ConvLayer& l, int64_t first,
+                                                         int64_t count) {
   const int64_t inPerGroup = l.inChannels / l.convGroups;
   const int64_t outPerGroup = l.outChannels / l.convGroups;
   std::vector<std::pair<int64_t, int64_t>> shares;
-  for (int64_t k = g.firstChannel; k < g.firstChannel + g.channels;) {
-    const int64_t end = std::min(g.firstChannel + g.channels, (k / outPerGroup + 1) * outPerGroup);
+  for (int64_t k = first; k < first + count;) {
+    const int64_t end = std::min(first + count, (k / outPerGroup + 1) * outPerGroup);
     shares.emplace_back(inPerGroup, end - k);
     k = end;
   }
@@ -32,8 +34,12 @@ DotProductWork dotProductWork(const ConvLayer& l, const SparseConfig& config,
   const int64_t bytes = config.valueBits / 8;
   const auto pes = static_cast<int64_t>(l.frames.size());
   DotProductWork w;
-  for (const WeightGroup& g : l.groups) {
-    const auto shares = convGroupShares(l, g);
+  // DCNN's output-channel groups: SCNN's Kc, but never narrower than its F dot-product units.
+  const int64_t width = std::max(l.kc, F);
+  int64_t lastGroup = 0;
+  for (int64_t first = 0; first < l.outChannels; first += width) {
+    lastGroup = std::min(width, l.outChannels - first);
+    const auto shares = convGroupShares(l, first, lastGroup);
     // Per tap of one output channel: dot products and channels of the group.
     int64_t issuesPerTap = 0, macsPerTap = 0, rmwPerTap = 0, channelsRead = 0;
     for (const auto& [channels, outs] : shares) {
@@ -62,8 +68,7 @@ DotProductWork dotProductWork(const ConvLayer& l, const SparseConfig& config,
   int64_t home = 0;
   for (const PeFrame& f : l.frames)
     home = std::max(home, f.outW * f.outH);
-  if (!l.groups.empty())
-    w.computeCycles += ceilDiv(home * l.groups.back().channels, config.ppuOpsPerCycle);
+  w.computeCycles += ceilDiv(home * lastGroup, config.ppuOpsPerCycle);
   w.access.weightFifoReadBytes = w.access.multiplies * bytes;
   w.access.weightFifoWriteBytes = l.denseWeights * bytes * pes; // broadcast to every PE
   w.access.oaWriteBytes = l.outChannels * l.outH * l.outW * bytes;

@@ -4,7 +4,9 @@
 /// paper states its resources (64 PEs, 1,024 multipliers, 2 MB of activation SRAM) and its
 /// dataflow's name, not its microarchitecture; the model is our reading, chosen before any
 /// result was compared (docs/arch/SparseCycleModel.md §10a):
-///  - the same planar tiling, output-channel groups (Kc) and PE grid as the SCNN layer;
+///  - the same planar tiling and PE grid as the SCNN layer, and its output-channel groups (Kc)
+///    widened to F where Kc < F (an F-unit dot-product machine is not built with groups
+///    narrower than its units);
 ///  - input stationary: a PE holds the I input channels of one input pixel of its tile and
 ///    streams the weights of every (r, s) tap and output channel of the group past it;
 ///  - a PE's F x I multipliers are F dot-product units of I input channels: one cycle gives F

@@ -359,9 +359,16 @@ struct Simulator::Impl {
     }
     AccessCounts dramSide;
     bool fromDram = false;
-    const int64_t loadCycles = loadInput(l.inputs[0], images == 1 ? kWholeValue : image, c.inTiling,
-                                         inPlace, iaBytes, dramSide, fromDram);
-    const int64_t loadBytes = dramSide.dramReadBytes + dramSide.dramWriteBytes;
+    // An input tile larger than a PE's IA RAM streams in row bands (spillBands): only the first
+    // band's read is exposed before the array starts; the rest overlaps the compute.
+    const InputBands bands = inputBands(c, maxIaBytes, iaBytes);
+    int64_t loadCycles = loadInput(l.inputs[0], images == 1 ? kWholeValue : image, c.inTiling,
+                                   inPlace, iaBytes, dramSide, fromDram);
+    int64_t loadBytes = dramSide.dramReadBytes + dramSide.dramWriteBytes;
+    if (bands.count > 1 && fromDram) {
+      loadCycles -= dramCycles(iaBytes) - dramCycles(bands.firstBytes);
+      loadBytes -= iaBytes - bands.firstBytes;
+    }
     std::function<void(double)> progress;
     if (options.onLayerProgress)
       progress = [&](double f) {
@@ -384,11 +391,12 @@ struct Simulator::Impl {
       dramSide.dramActivations += rowsOpened(ceilDiv(wg.streamBits, 8));
     }
     dramSide.dramReadBytes += weightBytes;
-    // Activations that do not fit a PE's input RAM are re-streamed for every group.
-    const bool iaSpill = maxIaBytes > config.iaRamBytes;
-    if (iaSpill) {
-      dramSide.dramReadBytes += iaBytes * static_cast<int64_t>(c.groups.size());
-      dramSide.dramActivations += rowsOpened(iaBytes, static_cast<int64_t>(c.groups.size()));
+    // A band after the first re-reads the rows its window shares with the band before, and
+    // every band streams the layer's weights again.
+    if (bands.count > 1) {
+      dramSide.dramReadBytes += bands.haloBytes + weightBytes * (bands.count - 1);
+      dramSide.dramActivations +=
+          rowsOpened(bands.haloBytes) + rowsOpened(weightBytes, bands.count - 1);
     }
     const OutputSize os = storeConvOutput(l, sparse.output, d, dramSide, image, images);
     boundByDram(c, loadBytes, loadCycles, dramSide, d);
@@ -397,6 +405,31 @@ struct Simulator::Impl {
     const int64_t mults1 = config.peCount() * config.multipliersPerPe();
     d.oracleCycles = ceilDiv(d.losses.useful, mults1);
     d.energyPj = energyPj(d.access, prices);
+  }
+
+  /// How a Conv layer's input tile is streamed when it does not fit a PE's IA RAM (the SCNN
+  /// paper, section 4.4: the layers that "fail to fit entirely within the IARAM/OARAM" stream
+  /// their activations from DRAM). The tile is cut into `count` row bands, each holding every
+  /// input channel of its rows and fitting the IA RAM; the layer's output-channel groups all run
+  /// over one band before the next is read, so the input is read once, plus the extentY - 1
+  /// rows each band boundary re-reads, and the weights once per band. count = 1: it fits.
+  struct InputBands {
+    int64_t count = 1;
+    int64_t firstBytes = 0; ///< the first band (read before the array starts)
+    int64_t haloBytes = 0;  ///< the rows re-read at band boundaries, over all PEs
+  };
+  InputBands inputBands(const ConvLayer& c, int64_t maxIaBytes, int64_t iaBytes) const {
+    InputBands b;
+    if (maxIaBytes <= config.iaRamBytes)
+      return b;
+    int64_t tileRows = 1;
+    for (const PeFrame& f : c.frames)
+      tileRows = std::max(tileRows, f.inH);
+    b.count = std::min(ceilDiv(maxIaBytes, config.iaRamBytes), tileRows);
+    b.firstBytes = ceilDiv(iaBytes, b.count);
+    const int64_t overlapRows = std::min(c.extentY - 1, tileRows);
+    b.haloBytes = iaBytes * (b.count - 1) * overlapRows / tileRows;
+    return b;
   }
 
   /// The compacted input \p x of image \p image (of \p images) of Conv layer \p l: the
@@ -488,8 +521,6 @@ struct Simulator::Impl {
     d.access.dramActivations = dramSide.dramActivations;
   }
 
-  /// The dense baseline of Conv layer \p c: the same array without skipping zeros, with
-  /// uncompressed weights and activations (values only) through the same DRAM.
   /// DCNN and DCNN-opt (baseline.dataflow: dot_product; DotProductBaseline.h). Activations
   /// live in the DCNN's SRAM between layers: a layer reads its input from DRAM where the SCNN
   /// layer does (\p fromDram) and both spill when the layer's dense input and output together
@@ -530,6 +561,8 @@ struct Simulator::Impl {
     d.denseOptEnergyPj = energyPj(opt, prices);
   }
 
+  /// The dense baseline of Conv layer \p c: the same array without skipping zeros, with
+  /// uncompressed weights and activations (values only) through the same DRAM.
   void runDenseBaseline(const ConvLayer& c, const LayerInput& in, const OutputSize& os,
                         int64_t iaBytes, bool fromDram, LayerDetail& d) const {
     if (config.baselineDataflow == BaselineDataflow::DotProduct) {
@@ -550,18 +583,20 @@ struct Simulator::Impl {
       const int64_t pixels = std::accumulate(first, first + in.planes, int64_t{0});
       denseMaxIa = std::max(denseMaxIa, pixels * config.valueBits / 8);
     }
-    if (denseMaxIa > config.iaRamBytes) {
-      d.denseAccess.dramReadBytes += denseIaBytes * static_cast<int64_t>(c.groups.size());
+    // A dense tile that does not fit streams in row bands as the sparse one does.
+    const InputBands bands = inputBands(c, denseMaxIa, denseIaBytes);
+    if (bands.count > 1) {
+      d.denseAccess.dramReadBytes += bands.haloBytes + denseWeightBytes * (bands.count - 1);
       d.denseAccess.dramActivations +=
-          rowsOpened(denseIaBytes, static_cast<int64_t>(c.groups.size()));
+          rowsOpened(bands.haloBytes) + rowsOpened(denseWeightBytes, bands.count - 1);
     }
     d.denseAccess.oaWriteBytes = denseOutBytes;
     d.denseAccess.dramWriteBytes = d.outputToDram ? denseOutBytes : 0;
     d.denseAccess.dramActivations += d.outputToDram ? rowsOpened(denseOutBytes) : 0;
-    const int64_t denseLoad = fromDram ? dramCycles(denseIaBytes) : 0;
-    const int64_t denseBound =
-        dramCycles(d.denseAccess.dramReadBytes - denseWeightBytes - (fromDram ? denseIaBytes : 0) +
-                   d.denseAccess.dramWriteBytes + denseWeightBytes);
+    const int64_t firstBand = bands.count > 1 ? bands.firstBytes : denseIaBytes;
+    const int64_t denseLoad = fromDram ? dramCycles(firstBand) : 0;
+    const int64_t denseBound = dramCycles(d.denseAccess.dramReadBytes - (fromDram ? firstBand : 0) +
+                                          d.denseAccess.dramWriteBytes);
     d.denseCycles = std::max(dense.detail.cycles, denseBound) + denseLoad;
     d.denseEnergyPj = energyPj(d.denseAccess, prices);
   }
