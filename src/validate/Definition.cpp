@@ -219,13 +219,12 @@ RowSpec readRow(const Reader& r, const YAML::Node& n, const std::string& at) {
   if (n["published"])
     row.published = r.real(n["published"], at + ".published");
   row.claim = r.text(n["claim"], at + ".claim", false);
-  static const std::set<std::string> kClaims = {"> 1", "< 1", ">= 1", "<= 1", "== 1"};
   if (row.published.has_value() == !row.claim.empty())
     r.fail(at, "give exactly one of 'published' (a number) and 'claim' (what the source states "
                "without a number)");
-  if (!row.claim.empty() && !kClaims.count(row.claim))
-    r.fail(at + ".claim", fmt::format("expected one of '> 1', '< 1', '>= 1', '<= 1', '== 1', got "
-                                      "'{}'",
+  if (!row.claim.empty() && !parseClaim(row.claim))
+    r.fail(at + ".claim", fmt::format("expected a comparison and a number ('> 1', '>= 100', "
+                                      "'< 1', '<= 1', '== 1'), got '{}'",
                                       row.claim));
   row.unit = r.text(n["unit"], at + ".unit", true);
   row.source = r.text(n["source"], at + ".source", true);
@@ -277,6 +276,20 @@ void checkReferences(const Reader& r, const Validation& v) {
 }
 
 } // namespace
+
+std::optional<Claim> parseClaim(const std::string& text) {
+  const auto space = text.find(' ');
+  if (space == std::string::npos)
+    return std::nullopt;
+  static const std::set<std::string> kOps = {">", "<", ">=", "<=", "=="};
+  Claim c;
+  c.op = text.substr(0, space);
+  YAML::Node n = YAML::Load(text.substr(space + 1));
+  if (!kOps.count(c.op) || !n.IsScalar() || !YAML::convert<double>::decode(n, c.value) ||
+      !std::isfinite(c.value))
+    return std::nullopt;
+  return c;
+}
 
 Validation parseValidation(const std::string& yamlText, const std::string& fileName) {
   const Reader r(fileName);

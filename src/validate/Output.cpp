@@ -22,6 +22,12 @@ std::string figure(double v) {
   return fmt::format("{:.4g}", v);
 }
 
+std::string ratioText(const RowResult& r) {
+  if (!r.ratio)
+    return "";
+  return std::isfinite(*r.ratio) ? fmt::format("{:.3f}", *r.ratio) : "n/a";
+}
+
 std::string verdictText(const RowResult& r) {
   if (r.skipped)
     return "full size only";
@@ -65,7 +71,7 @@ std::string formatResult(const ValidationResult& r) {
   for (const RowResult& row : r.rows) {
     const RowSpec& s = row.spec;
     table.addRow({s.name, s.published ? figure(*s.published) : "(" + s.claim + ")",
-                  figure(row.measured), s.unit, row.ratio ? fmt::format("{:.3f}", *row.ratio) : "",
+                  figure(row.measured), s.unit, ratioText(row),
                   s.published ? fmt::format("{:g}%", 100 * s.tolerance) : "", verdictText(row),
                   s.source});
   }

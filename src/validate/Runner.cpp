@@ -140,12 +140,13 @@ bool matches(const std::string& text, const std::string& pattern) {
 
 /// Layer \p l passes every comma-separated condition of \p selector: "*", "op=Conv" (Conv,
 /// alone or with a fused activation, "Conv+Relu"), "name=inception_3a/*", or a bare layer name.
-bool selects(const nlohmann::json& l, const std::string& selector) {
+/// (A baseline row's name is its `layer`.)
+bool selects(const nlohmann::json& l, const std::string& selector, const char* nameKey) {
   size_t begin = 0;
   while (begin <= selector.size()) {
     const size_t end = std::min(selector.find(',', begin), selector.size());
     const std::string cond = selector.substr(begin, end - begin);
-    const std::string op = l.value("op", ""), name = l.value("name", "");
+    const std::string op = l.value("op", ""), name = l.value(nameKey, "");
     bool ok = cond == "*";
     if (cond.rfind("op=", 0) == 0)
       ok = op == cond.substr(3) || op.rfind(cond.substr(3) + "+", 0) == 0;
@@ -160,12 +161,12 @@ bool selects(const nlohmann::json& l, const std::string& selector) {
   return true;
 }
 
-double layersValue(const nlohmann::json& layers, const std::string& selector,
+double layersValue(const nlohmann::json& layers, const std::string& selector, const char* nameKey,
                    const std::string& rest, const std::string& path) {
   double sum = 0;
   bool any = false;
   for (const nlohmann::json& l : layers) {
-    if (selects(l, selector)) {
+    if (selects(l, selector, nameKey)) {
       sum += valueAt(l, rest, path);
       any = true;
     }
@@ -182,10 +183,12 @@ double valueAt(const nlohmann::json& node, const std::string& rest, const std::s
       throw Error(ErrorKind::Config, {.key = path}, "names no number in the run's report");
     return node.get<double>();
   }
-  // "layer[NAME]" and "layers[SELECTOR]" hold names with dots: read up to the bracket.
-  for (const char* prefix : {"layer[", "layers["}) {
+  // "layer[NAME]", "layers[SELECTOR]" and "baseline[SELECTOR]" (the --baseline rows, by their
+  // layer) hold names with dots: read up to the bracket.
+  for (const char* prefix : {"layer[", "layers[", "baseline["}) {
     const std::string p = prefix;
     if (rest.rfind(p, 0) == 0) {
+      const bool baseline = p == "baseline[";
       const auto close = rest.find(']');
       if (close == std::string::npos)
         throw Error(ErrorKind::Config, {.key = path}, "unclosed '['");
@@ -193,30 +196,34 @@ double valueAt(const nlohmann::json& node, const std::string& rest, const std::s
       std::string after = rest.substr(close + 1);
       if (!after.empty() && after[0] == '.')
         after.erase(0, 1);
-      return layersValue(node.at("layers"), selector, after, path);
+      const char* array = baseline ? "baseline" : "layers";
+      if (!node.contains(array))
+        throw Error(ErrorKind::Config, {.key = path},
+                    fmt::format("'{}' is not in the run's report", array));
+      return layersValue(node.at(array), selector, baseline ? "layer" : "name", after, path);
     }
   }
   const auto dot = rest.find('.');
   const std::string key = rest.substr(0, dot);
   if (!node.is_object() || !node.contains(key)) {
-    // A count an engine did not record for this layer is zero, not an error, when summing
-    // layers; at the top level a missing key is a typo.
     throw Error(ErrorKind::Config, {.key = path},
                 fmt::format("'{}' is not in the run's report", key));
   }
   return valueAt(node.at(key), dot == std::string::npos ? "" : rest.substr(dot + 1), path);
 }
 
-bool claimHolds(const std::string& claim, double v) {
-  if (claim == "> 1")
-    return v > 1;
-  if (claim == "< 1")
-    return v < 1;
-  if (claim == ">= 1")
-    return v >= 1;
-  if (claim == "<= 1")
-    return v <= 1;
-  return v == 1;
+bool claimHolds(const std::string& text, double v) {
+  const std::optional<Claim> c = parseClaim(text);
+  NNACCEL_ASSERT(c.has_value()) << "claim '" << text << "' (checked when parsed)";
+  if (c->op == ">")
+    return v > c->value;
+  if (c->op == "<")
+    return v < c->value;
+  if (c->op == ">=")
+    return v >= c->value;
+  if (c->op == "<=")
+    return v <= c->value;
+  return v == c->value;
 }
 
 /// \p path ("total.cycles") in the report of the run named \p run.
@@ -323,8 +330,10 @@ ValidationResult runValidation(const Validation& v, const ValidateOptions& optio
     row.measured = measureRow(spec.measure, r);
     if (spec.published) {
       row.ratio = *spec.published != 0 ? row.measured / *spec.published : std::nan("");
-      row.agrees =
-          std::isfinite(*row.ratio) && std::abs(*row.ratio - 1.0) <= spec.tolerance + 1e-12;
+      // A published 0 has no ratio: the tolerance is then absolute.
+      row.agrees = *spec.published == 0 ? std::abs(row.measured) <= spec.tolerance
+                                        : std::isfinite(*row.ratio) &&
+                                              std::abs(*row.ratio - 1.0) <= spec.tolerance + 1e-12;
     } else {
       row.agrees = claimHolds(spec.claim, row.measured);
     }

@@ -77,11 +77,14 @@ struct RowSpec {
   std::string name;
   Measure measure;
   std::optional<double> published; ///< absent: the source states no number (see claim)
-  std::string claim;      ///< with no published number: "> 1", "< 1", ">= 1", "<= 1" or "== 1"
-  std::string unit;       ///< "x", "reads", "cycles"
-  std::string source;     ///< paper, table or figure, page; or the patent paragraph
-  double tolerance = 0.2; ///< relative; |measured / published - 1| <= tolerance
-  std::string note;       ///< where the figure is known to differ, and why (docs/Validation.md)
+  /// With no published number, what the source states: a comparison and a number ("> 1",
+  /// ">= 100", "< 1", "<= 1", "== 1").
+  std::string claim;
+  std::string unit;   ///< "x", "reads", "cycles"
+  std::string source; ///< paper, table or figure, page; or the patent paragraph
+  /// Relative, |measured / published - 1| <= tolerance; absolute for a published 0.
+  double tolerance = 0.2;
+  std::string note; ///< where the figure is known to differ, and why (docs/Validation.md)
   /// Measured at full size only (a per-layer figure of a network the reduced size replaces).
   bool fullOnly = false;
 };
@@ -97,6 +100,14 @@ struct Validation {
   std::vector<RunSpec> reducedRuns;
   std::vector<RowSpec> rows;
 };
+
+/// A row's claim: its comparison (">", "<", ">=", "<=", "==") and number.
+struct Claim {
+  std::string op;
+  double value = 0;
+};
+/// \p text ("> 1", ">= 100") as a claim; nullopt when it is not one.
+std::optional<Claim> parseClaim(const std::string& text);
 
 /// Parses one definition; throws Error (Config) naming \p fileName and the key for a missing
 /// field, a wrong type, an unknown key, a run no row names or a row naming no run.
@@ -154,7 +165,8 @@ ValidationResult runValidation(const Validation& v, const ValidateOptions& optio
 /// "layers[op=Conv].cycles", "energy_per_inference_pj") in a report's JSON. `layers[SELECTOR]`
 /// sums over the layers that pass every comma-separated condition of SELECTOR: `op=X` (X alone
 /// or with a fused activation, "X+Relu"), `name=PATTERN` (a final '*' matches any rest), or `*`
-/// (every layer); `layer[NAME]` is the one layer of that name. Throws Error (Config) naming
+/// (every layer); `layer[NAME]` is the one layer of that name; `baseline[SELECTOR]` sums over the
+/// report's baseline rows (`--baseline`), whose name is their layer. Throws Error (Config) naming
 /// \p path when it names no number.
 double reportValue(const std::string& reportJson, const std::string& path);
 

@@ -103,9 +103,14 @@ TEST(ValidationDefinition, MalformedDefinitionsNameTheKey) {
             "t.yaml: 'runs.a.weight_densities.conv1': a density must lie in (0, 1], got 1.5");
   EXPECT_EQ(configError(edited("published: 4", "published: four")),
             "t.yaml: 'rows[0].published': expected a number, got 'four'");
-  EXPECT_EQ(configError(edited("claim: \"> 1\"", "claim: \"> 2\"")),
-            "t.yaml: 'rows[1].claim': expected one of '> 1', '< 1', '>= 1', '<= 1', '== 1', "
-            "got '> 2'");
+  EXPECT_EQ(configError(edited("claim: \"> 1\"", "claim: \"=> 2\"")),
+            "t.yaml: 'rows[1].claim': expected a comparison and a number ('> 1', '>= 100', '< 1', "
+            "'<= 1', '== 1'), got '=> 2'");
+  ASSERT_TRUE(parseClaim(">= 100").has_value());
+  EXPECT_EQ(parseClaim(">= 100")->op, ">=");
+  EXPECT_DOUBLE_EQ(parseClaim(">= 100")->value, 100);
+  EXPECT_FALSE(parseClaim(">=100").has_value());
+  EXPECT_FALSE(parseClaim("> many").has_value());
   EXPECT_EQ(configError(edited("    published: 4\n", "")),
             "t.yaml: 'rows[0]': give exactly one of 'published' (a number) and 'claim' (what "
             "the source states without a number)");
