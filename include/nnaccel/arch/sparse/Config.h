@@ -33,6 +33,12 @@ enum class BaselineDataflow {
   DotProduct,
 };
 
+/// The scatter crossbar's input queueing (seed 001 §1.4).
+enum class CrossbarQueues {
+  PerLane, ///< one FIFO per multiplier lane (Fig. 3C): a product for a busy bank blocks its lane
+  PerBank, ///< virtual output queueing: one FIFO per lane and bank, no head-of-line blocking
+};
+
 enum class BankMapping {
   LowBits, ///< bank = address mod banks
   Hash,    ///< bank = (address XOR-folded over log2(banks)-bit chunks) mod banks
@@ -89,6 +95,7 @@ struct SparseConfig {
   bool doubleBufferedAccumulators = true; ///< post-processing drains the secondary set
   int64_t crossbarFifoDepth = 2;          ///< per multiplier-lane input FIFO (2 or 3 in the patent)
   BankMapping bankMapping = BankMapping::LowBits;
+  CrossbarQueues crossbarQueues = CrossbarQueues::PerLane;
   /// Back-to-back adds to one address: forwarded (no stall) or stalled for the write latency.
   bool accumulatorForwarding = true;
   int64_t accumulatorWriteLatencyCycles = 1; ///< read-add-write: write address delayed this long

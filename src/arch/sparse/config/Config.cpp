@@ -29,6 +29,11 @@ constexpr EnumName<BankMapping> kBankMappingList[] = {
     {"hash", BankMapping::Hash},
 };
 constexpr std::span<const EnumName<BankMapping>> kBankMappings = kBankMappingList;
+constexpr EnumName<CrossbarQueues> kCrossbarQueueList[] = {
+    {"per_lane", CrossbarQueues::PerLane},
+    {"per_bank", CrossbarQueues::PerBank},
+};
+constexpr std::span<const EnumName<CrossbarQueues>> kCrossbarQueues = kCrossbarQueueList;
 constexpr EnumName<BaselineDataflow> kBaselineDataflowList[] = {
     {"cartesian_product", BaselineDataflow::CartesianProduct},
     {"dot_product", BaselineDataflow::DotProduct},
@@ -91,6 +96,7 @@ template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config&
   v.section("crossbar", [&] {
     v.integer("fifo_depth", c.crossbarFifoDepth, kFifoDepth);
     v.choice("bank_mapping", c.bankMapping, kBankMappings);
+    v.choice("queues", c.crossbarQueues, kCrossbarQueues);
   });
   v.section("buffers", [&] {
     v.integer("weight_fifo_entries", c.weightFifoEntries, kEntries);

@@ -138,13 +138,15 @@ common::Inventory sparseInventory(const SparseConfig& c) {
            .cls = ComponentClass::Sram, .widthBits = oaWordBits(c), .capacityBytes = c.oaRamBytes},
        pes, "activation_rams"},
       // The scatter crossbar (FIG. 6): a FIFO of crossbar_fifo_depth products (with their bank
-      // addresses) per multiplier lane, and per accumulator bank an arbiter among the F x I
-      // lanes and an F x I : 1 multiplexer.
+      // addresses) per multiplier lane (per lane and bank with virtual output queues), and per
+      // accumulator bank an arbiter among the F x I lanes and an F x I : 1 multiplexer.
       {"crossbar_fifo",
        ComponentSpec{.cls = ComponentClass::FlipFlopFifo,
                      .widthBits = crossbarWordBits(c),
                      .depth = c.crossbarFifoDepth},
-       pes * c.multipliersPerPe(), "crossbar"},
+       pes * c.multipliersPerPe() *
+           (c.crossbarQueues == CrossbarQueues::PerBank ? c.accumulatorBanks : 1),
+       "crossbar"},
       {"crossbar_arbiter",
        ComponentSpec{.cls = ComponentClass::Arbiter,
                      .inputs = std::max<int64_t>(2, c.multipliersPerPe())},

@@ -332,6 +332,7 @@ private:
     xp.banks = static_cast<int>(c_.accumulatorBanks);
     xp.fifoDepth = static_cast<int>(c_.crossbarFifoDepth);
     xp.hashBanks = c_.bankMapping == BankMapping::Hash;
+    xp.virtualOutputQueues = c_.crossbarQueues == CrossbarQueues::PerBank;
     xp.forwarding = c_.accumulatorForwarding;
     xp.writeLatencyCycles = static_cast<int>(c_.accumulatorWriteLatencyCycles);
     for (int64_t p = 0; p < pes_; ++p) {

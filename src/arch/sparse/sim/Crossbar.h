@@ -27,6 +27,10 @@ struct CrossbarParams {
   bool hashBanks = false;
   bool forwarding = true;     ///< back-to-back adds to one address do not stall
   int writeLatencyCycles = 1; ///< without forwarding: cycles before a written address is readable
+  /// Virtual output queueing (seed 001 §1.4, digest: "several input FIFOs per accumulator unit"):
+  /// each lane has one FIFO of fifoDepth per bank instead of one, so a product waiting for a
+  /// busy bank no longer blocks the lane's products for other banks (no head-of-line blocking).
+  bool virtualOutputQueues = false;
 };
 
 struct CrossbarStats {
@@ -41,9 +45,11 @@ public:
   explicit Crossbar(const CrossbarParams& p)
       : p_(p), bankMask_(static_cast<uint32_t>(p.banks - 1)),
         slotMask_(std::bit_ceil(static_cast<unsigned>(p.fifoDepth)) - 1),
-        addr_(static_cast<size_t>(p.lanes) * (slotMask_ + 1)), head_(static_cast<size_t>(p.lanes)),
-        count_(static_cast<size_t>(p.lanes)), rr_(static_cast<size_t>(p.banks)),
-        req_(static_cast<size_t>(p.banks)), activeBanks_(static_cast<size_t>((p.banks + 63) / 64)),
+        queues_(static_cast<size_t>(p.lanes) *
+                (p.virtualOutputQueues ? static_cast<size_t>(p.banks) : 1)),
+        addr_(queues_ * (slotMask_ + 1)), head_(queues_), count_(queues_),
+        rr_(static_cast<size_t>(p.banks)), req_(static_cast<size_t>(p.banks)),
+        activeBanks_(static_cast<size_t>((p.banks + 63) / 64)),
         exposed_(static_cast<size_t>(p.lanes)), lastAddr_(static_cast<size_t>(p.banks), UINT32_MAX),
         lastCycle_(static_cast<size_t>(p.banks), INT64_MIN / 2) {
     NNACCEL_ASSERT(p.lanes >= 1 && p.lanes <= 64 && std::has_single_bit(unsigned(p.banks)) &&
@@ -52,8 +58,8 @@ public:
   }
 
   /// No input FIFO is full: the multiplier array may issue this cycle.
-  bool ready() const { return fullMask_ == 0; }
-  bool empty() const { return nonEmptyMask_ == 0; }
+  bool ready() const { return p_.virtualOutputQueues ? fullQueues_ == 0 : fullMask_ == 0; }
+  bool empty() const { return p_.virtualOutputQueues ? queued_ == 0 : nonEmptyMask_ == 0; }
 
   uint32_t bankOf(uint32_t address) const {
     if (!p_.hashBanks)
@@ -72,6 +78,10 @@ public:
   /// most once; its FIFO must not be full). The same as push() per product, with the masks and
   /// counters kept in registers across the vector.
   void pushAll(const int* lanes, const uint32_t* addresses, int n) {
+    if (p_.virtualOutputQueues) {
+      pushVoq(lanes, addresses, n);
+      return;
+    }
     uint64_t nonEmpty = nonEmptyMask_, full = fullMask_;
     const auto depth = static_cast<uint8_t>(p_.fifoDepth);
     for (int i = 0; i < n; ++i) {
@@ -101,6 +111,10 @@ public:
   /// step per requested bank, not per waiting lane; heads exposed by this cycle's dequeues
   /// request from the next cycle on.
   void arbitrate(int64_t cycle) {
+    if (p_.virtualOutputQueues) {
+      arbitrateVoq(cycle);
+      return;
+    }
     if (nonEmptyMask_ == 0)
       return;
     // Counted in locals: a counter in memory updated per grant is a store-to-load chain.
@@ -168,9 +182,68 @@ private:
     activeBanks_[b / 64] |= uint64_t{1} << (b % 64);
   }
 
+  // --- virtual output queues: queue (lane, bank) is lane * banks + bank ---------------------
+  void pushVoq(const int* lanes, const uint32_t* addresses, int n) {
+    const auto depth = static_cast<uint8_t>(p_.fifoDepth);
+    for (int i = 0; i < n; ++i) {
+      const uint32_t b = bankOf(addresses[i]);
+      const size_t q = static_cast<size_t>(lanes[i]) * static_cast<size_t>(p_.banks) + b;
+      const uint8_t count = count_[q];
+      NNACCEL_ASSERT(count < depth) << "push into a full crossbar queue";
+      addr_[q * (slotMask_ + 1) + ((head_[q] + count) & slotMask_)] = addresses[i];
+      count_[q] = static_cast<uint8_t>(count + 1);
+      req_[b] |= uint64_t{1} << lanes[i];
+      activeBanks_[b / 64] |= uint64_t{1} << (b % 64);
+      fullQueues_ += count + 1 == depth ? 1 : 0;
+    }
+    queued_ += n;
+    stats_.pushes += n;
+  }
+
+  /// One grant per requested bank among the lanes with a product queued for it (round robin);
+  /// a lane's other queues are not blocked.
+  void arbitrateVoq(int64_t cycle) {
+    int64_t requests = 0, granted = 0, stalls = 0;
+    for (size_t w = 0; w < activeBanks_.size(); ++w) {
+      uint64_t active = activeBanks_[w];
+      for (uint64_t bits = active; bits != 0; bits &= bits - 1) {
+        const auto b = static_cast<uint32_t>(w * 64 + static_cast<size_t>(std::countr_zero(bits)));
+        const uint64_t r = req_[b];
+        requests += std::popcount(r);
+        const uint64_t after = r & ~((uint64_t{1} << rr_[b]) - 1);
+        const int winner = std::countr_zero(after != 0 ? after : r);
+        const size_t q = static_cast<size_t>(winner) * static_cast<size_t>(p_.banks) + b;
+        if (!p_.forwarding) {
+          const uint32_t a = addr_[q * (slotMask_ + 1) + head_[q]];
+          if (a == lastAddr_[b] && cycle - lastCycle_[b] <= p_.writeLatencyCycles) {
+            ++stalls;
+            continue;
+          }
+          lastAddr_[b] = a;
+          lastCycle_[b] = cycle;
+        }
+        ++granted;
+        rr_[b] = winner + 1 == p_.lanes ? 0 : static_cast<uint32_t>(winner + 1);
+        fullQueues_ -= count_[q] == p_.fifoDepth ? 1 : 0;
+        head_[q] = static_cast<uint8_t>((head_[q] + 1) & slotMask_);
+        if (--count_[q] == 0) {
+          req_[b] &= ~(uint64_t{1} << winner);
+          active &= ~(uint64_t{req_[b] == 0} << (b % 64));
+        }
+      }
+      activeBanks_[w] = active;
+    }
+    queued_ -= granted;
+    stats_.deniedRequests += requests - granted;
+    stats_.grants += granted;
+    stats_.hazardStalls += stalls;
+  }
+
   CrossbarParams p_;
   uint32_t bankMask_;
-  uint32_t slotMask_; ///< FIFO slots are a power of two >= the depth
+  uint32_t slotMask_;                   ///< FIFO slots are a power of two >= the depth
+  size_t queues_;                       ///< lanes, or lanes x banks with virtual output queues
+  int64_t fullQueues_ = 0, queued_ = 0; ///< virtual output queues: full ones, entries held
   std::vector<uint32_t> addr_;
   std::vector<uint8_t> head_, count_;
   std::vector<uint32_t> rr_;

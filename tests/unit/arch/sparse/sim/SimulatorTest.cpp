@@ -7,7 +7,8 @@
 /// presets; determinism; the accounting invariants (multiplier slots by cause sum to cycles x
 /// PEs x F x I, oracle <= cycles, products <= dense products, useful products == the layer's
 /// dense MACs at full density); density sweeps (fewer non-zeros, fewer cycles); config corners
-/// (weight FIFO of one vector, FIFO depth 1 / 3, one bank, hash banks, no forwarding, single-
+/// (weight FIFO of one vector, FIFO depth 1 / 3, one bank, hash banks, virtual output queues,
+/// the dot-product baseline, no forwarding, single-
 /// buffered accumulators, slow DRAM, every code table); accumulator overflow reported as a
 /// failed verdict with a layer note; and the report's sparse-engine fields.
 #include "nnaccel/arch/sparse/Simulator.h"
@@ -367,6 +368,13 @@ TEST(SparseSimulator, ConfigCornersStayBitExact) {
          c.accumulatorBankEntries = 64;
        }},
       {"hash banks", [](SparseConfig& c) { c.bankMapping = BankMapping::Hash; }},
+      {"virtual output queues, no forwarding",
+       [](SparseConfig& c) {
+         c.crossbarQueues = CrossbarQueues::PerBank;
+         c.accumulatorForwarding = false;
+       }},
+      {"dot-product baseline",
+       [](SparseConfig& c) { c.baselineDataflow = BaselineDataflow::DotProduct; }},
       {"no forwarding",
        [](SparseConfig& c) {
          c.accumulatorForwarding = false;
