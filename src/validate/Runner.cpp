@@ -108,14 +108,17 @@ engines::RunOptions runOptions(const RunSpec& s, int threads) {
   return o;
 }
 
-report::RunReport simulateRun(const RunSpec& s, const Validation& v, int threads) {
+report::RunReport simulateRun(const RunSpec& s, const Validation& v,
+                              const ValidateOptions& validate) {
   std::vector<engines::Override> overrides;
   for (const auto& [key, value] : s.set)
+    overrides.push_back(engines::Override{key, value});
+  for (const auto& [key, value] : validate.overrides)
     overrides.push_back(engines::Override{key, value});
   const engines::EngineConfig config =
       engines::loadConfig(s.arch, s.preset, "", overrides, v.file + " runs." + s.name);
   const ir::Graph g = loadRunModel(s, v);
-  engines::RunOptions options = runOptions(s, threads);
+  engines::RunOptions options = runOptions(s, validate.threads);
   options.activationDensities.source = v.file;
   return engines::simulate(g, config, options);
 }
@@ -313,8 +316,12 @@ ValidationResult runValidation(const Validation& v, const ValidateOptions& optio
                                    s.layer ? "a one-layer model" : s.model, s.arch,
                                    s.preset.empty() ? "" : " '" + s.preset + "'"));
     try {
-      r.runs.push_back(RunResult{s, simulateRun(s, v, options.threads)});
+      r.runs.push_back(RunResult{s, simulateRun(s, v, options)});
     } catch (const Error& e) {
+      // An error that names its file (a config key of this run, a model file) says where it is;
+      // one that does not gets the validation and the run.
+      if (!e.context().file.empty())
+        throw;
       throw Error(e.kind(), ErrorContext{.file = v.file, .key = "runs." + s.name}, e.what());
     }
   }

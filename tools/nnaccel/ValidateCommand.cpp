@@ -6,6 +6,7 @@
 /// always fails.
 #include "Command.h"
 #include "ReportOutput.h"
+#include "nnaccel/engines/Engine.h"
 #include "nnaccel/validate/Validation.h"
 
 #include <fmt/core.h>
@@ -29,6 +30,10 @@ public:
                    "also write the rows as JSON ({name, published, measured, unit, source, ...}) "
                    "to this file (- for standard output)");
     app.add_flag("--strict", strict_, "exit 1 when a figure lies outside its tolerance");
+    app.add_option("--set", sets_,
+                   "set a config key in every run, over its own settings, KEY=VALUE as simulate's "
+                   "--set (e.g. --set crossbar.queues=per_bank: what one of the design's "
+                   "alternatives does to every figure); repeatable");
   }
 
   void run() override {
@@ -46,6 +51,10 @@ public:
     validate::ValidateOptions options;
     options.size = size_ == "reduced" ? validate::Size::Reduced : validate::Size::Full;
     options.threads = std::thread::hardware_concurrency() >= 2 ? 2 : 1;
+    for (const std::string& text : sets_) {
+      const engines::Override o = engines::parseOverride(text);
+      options.overrides.emplace_back(o.key, o.value);
+    }
     options.progress = [](const std::string& line) { fmt::print(humanOut(), "{}\n", line); };
     const validate::ValidationResult r = validate::runValidation(v, options);
     fmt::print(humanOut(), "\n{}", validate::formatResult(r));
@@ -64,6 +73,7 @@ public:
 private:
   CLI::App* app_ = nullptr;
   std::string name_, size_ = "full", report_;
+  std::vector<std::string> sets_;
   bool strict_ = false;
 };
 

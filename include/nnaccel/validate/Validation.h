@@ -127,6 +127,9 @@ struct ValidateOptions {
   /// Progress: one line per run started ("run 2/3: scnn (alexnet on sparse 'scnn')").
   std::function<void(const std::string&)> progress;
   int threads = 1; ///< RunOptions::threads of every run
+  /// Config overrides (KEY=VALUE, as `simulate --set`) applied to every run after its own: to
+  /// show what one of the design's alternatives does to every figure.
+  std::vector<std::pair<std::string, std::string>> overrides;
 };
 
 /// One row's outcome.

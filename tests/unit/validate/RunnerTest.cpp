@@ -127,8 +127,29 @@ rows:
   - {name: cycles, measured: "big:total.cycles", claim: "> 1", unit: cycles, source: "none"}
 )",
                                        "broken.yaml");
-  const std::string message = errorOf([&] { runValidation(v, {}); }, ErrorKind::Config);
-  EXPECT_EQ(message.rfind("broken.yaml: 'runs.big': ", 0), 0u) << message;
+  EXPECT_EQ(errorOf([&] { runValidation(v, {}); }, ErrorKind::Config),
+            "broken.yaml runs.big: 'pe_array.rows': must be >= 1 (got 0)");
+  // An error with no file of its own gets the validation's and the run's.
+  const Validation refused = parseValidation(R"(name: refused
+title: activation densities on an engine whose timing ignores them
+runs:
+  b:
+    arch: broadcast
+    model: lenet5
+    activation_densities: {"*": 0.5}
+rows:
+  - {name: cycles, measured: "b:total.cycles", claim: "> 1", unit: cycles, source: "none"}
+)",
+                                             "refused.yaml");
+  const std::string message = errorOf([&] { runValidation(refused, {}); }, ErrorKind::Usage);
+  EXPECT_EQ(message.rfind("refused.yaml: 'runs.b': the broadcast engine's timing", 0), 0u)
+      << message;
+  // --set over every run: an unknown key names itself.
+  ValidateOptions o;
+  o.overrides = {{"crossbar.queue", "per_bank"}};
+  EXPECT_EQ(errorOf([&] { runValidation(validationNamed("scnn"), o); }, ErrorKind::Config),
+            "scnn.yaml runs.alexnet: 'crossbar.queue': unknown key (expected one of: fifo_depth, "
+            "bank_mapping, queues)");
 }
 
 } // namespace
