@@ -81,7 +81,7 @@ TEST_F(Cli, UsageErrorsExitWithTwo) {
   expectError("frobnicate", 2,
               "unknown command 'frobnicate' for 'nnaccel' (expected one of: info, run, zoo, "
               "simulate, compare, map, compile, disasm, arch, prune, sweep, scalesim, "
-              "export-topology) (see 'nnaccel --help')");
+              "export-topology, validate) (see 'nnaccel --help')");
   expectError("zoo frob", 2,
               "unknown command 'frob' for 'nnaccel zoo' (expected one of: list, export) (see "
               "'nnaccel zoo --help')");
@@ -980,7 +980,7 @@ TEST_F(Cli, ArchShowSparseRoundTripsThroughConfig) {
 
 TEST_F(Cli, ArchShowSparseErrors) {
   expectError("arch show sparse --preset nope", 2,
-              "no sparse preset named 'nope' (presets: scnn, tiny)");
+              "no sparse preset named 'nope' (presets: scnn, scnn-isca17, tiny)");
   expectError("arch show sparse --config missing.yaml", 1,
               "missing.yaml: cannot open file (No such file or directory)");
   std::ofstream(path("banks.yaml")) << "accumulators: {banks: 3}\n";
@@ -1281,7 +1281,7 @@ TEST_F(Cli, SimulateSparseUsageErrors) {
       "simulate lenet5 --arch nope", 2,
       "--arch: nope not in {systolic,sparse,broadcast,stream} (see 'nnaccel simulate --help')");
   expectError("simulate lenet5 --preset nope --arch sparse", 2,
-              "no sparse preset named 'nope' (presets: scnn, tiny)");
+              "no sparse preset named 'nope' (presets: scnn, scnn-isca17, tiny)");
   std::ofstream(path("bad.yaml")) << "accumulators:\n  banks: 12\n";
   expectError("simulate lenet5 --arch sparse --config bad.yaml", 1,
               "bad.yaml: 'accumulators.banks': must be a power of two (got 12)");

@@ -49,7 +49,10 @@ TEST_F(ValidateCli, RunsOneAndWritesTheRows) {
 }
 
 TEST_F(ValidateCli, ErrorPaths) {
-  expectError("validate scn", 2, "no validation named 'scn' (see 'nnaccel validate')");
+  expectError("validate scn", 2,
+              "no validation named 'scn' (did you mean 'scnn'?) (see 'nnaccel validate')");
+  expectError("validate nothing-like-it", 2,
+              "no validation named 'nothing-like-it' (see 'nnaccel validate')");
   expectError("validate broadcast-read", 2,
               "no validation named 'broadcast-read' (did you mean 'broadcast-reads'?) (see "
               "'nnaccel validate')");

@@ -45,8 +45,8 @@ std::string baselineName(const SparseConfig& config) {
              ? "DCNN: PT-IS-DP-dense, the SCNN paper's dense accelerator: same PEs, multipliers "
                "and tiling, F dot products of I channels per PE, every weight and activation "
                "multiplied, activations in a shared SRAM"
-             : "PTIS-dense: same PEs, multipliers, buffers and tiling; every weight and activation "
-               "read and multiplied";
+             : "PTIS-dense (DCNN): same PEs, multipliers, buffers and tiling; every weight and "
+               "activation read and multiplied";
 }
 
 /// Each Conv layer's baseline energies as counts (`nnaccel validate` reads them by layer): the
@@ -183,7 +183,9 @@ SessionResult simulateModel(const ir::Graph& model, const SparseConfig& config,
                        {"dense_cycles", static_cast<double>(t.denseCycles)},
                        {"speedup", t.speedup()}};
   if (options.denseBaseline) {
-    rep.summary.emplace_back(fmt::format("dense baseline ({})", baselineName(config)),
+    rep.summary.emplace_back(config.baselineDataflow == BaselineDataflow::DotProduct
+                                 ? "dense baseline (DCNN: PT-IS-DP-dense, the SCNN paper's)"
+                                 : "dense baseline (PTIS-dense, same multipliers and buffers)",
                              fmt::format("{} cycles, {:.3f} uJ: speedup {:.2f}x, energy ratio "
                                          "{:.2f}x",
                                          report::groupThousands(t.denseCycles),

@@ -86,7 +86,8 @@ TEST(Budget, BadFilesNameTheKey) {
   EXPECT_EQ(message("systolic:\n  psum_share: 1\n"),
             "b.yaml: 'systolic.psum_share': must be between 0 and 1, exclusive (got 1)");
   EXPECT_EQ(message("sparse:\n  preset: scn\n"),
-            "b.yaml: 'sparse.preset': unknown sparse preset 'scn' (expected one of: scnn, tiny)");
+            "b.yaml: 'sparse.preset': unknown sparse preset 'scn' (expected one of: scnn, "
+            "scnn-isca17, tiny)");
   EXPECT_NE(message("clock: 5\n").find("'clock': unknown key"), std::string::npos);
   EXPECT_NE(message("multipliers: [1\n").find("b.yaml"), std::string::npos);
 }

@@ -37,7 +37,7 @@ void expectInvalid(const SparseConfig& c, const std::string& message) {
 // --- presets ------------------------------------------------------------------------------------
 
 TEST(SparsePresets, Names) {
-  EXPECT_EQ(sparsePresetNames(), (std::vector<std::string>{"scnn", "tiny"}));
+  EXPECT_EQ(sparsePresetNames(), (std::vector<std::string>{"scnn", "scnn-isca17", "tiny"}));
 }
 
 TEST(SparsePresets, ScnnValuesArePinned) {
@@ -302,13 +302,13 @@ TEST(SparseConfigErrors, UnknownKeysAreNamedWithTheirPath) {
       "array:\n  rows: 5\n",
       "chip.yaml: 'array': unknown key (expected one of: name, clock_mhz, technology, "
       "pe_array, accumulators, crossbar, buffers, post_processing, numerics, "
-      "encoding, dram, energy)");
+      "encoding, dram, baseline, energy)");
   expectConfigError("pe_array: {rows: 4, F: 4}\n",
                     "chip.yaml: 'pe_array.F': unknown key (expected one of: rows, cols, "
                     "weights_per_vector, activations_per_vector)");
   expectConfigError("crossbar: {depth: 2}\n",
                     "chip.yaml: 'crossbar.depth': unknown key (expected one of: fifo_depth, "
-                    "bank_mapping)");
+                    "bank_mapping, queues)");
   expectConfigError("buffers: {ia_ram: 2}\n",
                     "chip.yaml: 'buffers.ia_ram': unknown key (expected one of: "
                     "weight_fifo_entries, ia_ram_bytes, oa_ram_bytes, "
