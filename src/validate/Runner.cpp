@@ -15,6 +15,7 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 namespace nnaccel::validate {
 namespace {
@@ -166,17 +167,27 @@ bool selects(const nlohmann::json& l, const std::string& selector, const char* n
 
 double layersValue(const nlohmann::json& layers, const std::string& selector, const char* nameKey,
                    const std::string& rest, const std::string& path) {
+  // A figure some selected layers lack (a count only array layers record) adds nothing from
+  // them; when no selected layer has it, the path is wrong and says so.
   double sum = 0;
-  bool any = false;
+  bool any = false, anyValue = false;
+  std::optional<Error> lastMissing;
   for (const nlohmann::json& l : layers) {
-    if (selects(l, selector, nameKey)) {
+    if (!selects(l, selector, nameKey))
+      continue;
+    any = true;
+    try {
       sum += valueAt(l, rest, path);
-      any = true;
+      anyValue = true;
+    } catch (const Error& e) {
+      lastMissing = e;
     }
   }
   if (!any)
     throw Error(ErrorKind::Config, {.key = path},
                 fmt::format("no layer of the run's report matches '{}'", selector));
+  if (!anyValue)
+    throw *lastMissing;
   return sum;
 }
 
