@@ -33,6 +33,13 @@ enum class BaselineDataflow {
   DotProduct,
 };
 
+/// Eq. 1's accumulator address a = x + y * W + k * W * H (W, H: the frame with halos).
+enum class AddressRounding {
+  Exact,      ///< W and H as they are: every accumulator entry usable
+  PowerOfTwo, ///< W and H rounded up to powers of two (a cheap multiply; digest §2.2): unused
+              ///< entries
+};
+
 /// The scatter crossbar's input queueing (seed 001 §1.4).
 enum class CrossbarQueues {
   PerLane, ///< one FIFO per multiplier lane (Fig. 3C): a product for a busy bank blocks its lane
@@ -99,6 +106,7 @@ struct SparseConfig {
   /// Back-to-back adds to one address: forwarded (no stall) or stalled for the write latency.
   bool accumulatorForwarding = true;
   int64_t accumulatorWriteLatencyCycles = 1; ///< read-add-write: write address delayed this long
+  AddressRounding addressRounding = AddressRounding::Exact;
 
   // --- buffers ---------------------------------------------------------------------------
   int64_t weightFifoEntries = 50;       ///< F-wide weight vectors per PE weight FIFO
@@ -138,6 +146,15 @@ struct SparseConfig {
   common::DramFigures dramFigures() const;
   int64_t multipliersPerPe() const { return weightsPerVector * activationsPerVector; }
   int64_t accumulatorEntries() const { return accumulatorBanks * accumulatorBankEntries; }
+  /// Eq. 1's multiplier for a frame extent of \p cells (addressRounding).
+  int64_t addressStride(int64_t cells) const {
+    if (addressRounding == AddressRounding::Exact || cells <= 1)
+      return cells;
+    int64_t p = 1;
+    while (p < cells)
+      p *= 2;
+    return p;
+  }
 
   bool operator==(const SparseConfig&) const = default;
 };

@@ -354,7 +354,8 @@ private:
     std::vector<PeFrame> frames = makeFrames(tx, ty);
     int64_t maxCells = 0;
     for (const PeFrame& f : frames)
-      maxCells = std::max(maxCells, f.width() * f.height());
+      maxCells =
+          std::max(maxCells, config_.addressStride(f.width()) * config_.addressStride(f.height()));
     const int64_t kc = std::min(outChannels, config_.accumulatorEntries() / maxCells);
     if (kc < 1)
       return lowerHost(id, fmt::format("a PE's accumulator frame of {} cells (tile + halos) "

@@ -29,6 +29,11 @@ constexpr EnumName<BankMapping> kBankMappingList[] = {
     {"hash", BankMapping::Hash},
 };
 constexpr std::span<const EnumName<BankMapping>> kBankMappings = kBankMappingList;
+constexpr EnumName<AddressRounding> kAddressRoundingList[] = {
+    {"exact", AddressRounding::Exact},
+    {"power_of_two", AddressRounding::PowerOfTwo},
+};
+constexpr std::span<const EnumName<AddressRounding>> kAddressRoundings = kAddressRoundingList;
 constexpr EnumName<CrossbarQueues> kCrossbarQueueList[] = {
     {"per_lane", CrossbarQueues::PerLane},
     {"per_bank", CrossbarQueues::PerBank},
@@ -92,6 +97,7 @@ template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config&
     v.boolean("double_buffered", c.doubleBufferedAccumulators);
     v.boolean("forwarding", c.accumulatorForwarding);
     v.integer("write_latency_cycles", c.accumulatorWriteLatencyCycles, kCycles);
+    v.choice("address_rounding", c.addressRounding, kAddressRoundings);
   });
   v.section("crossbar", [&] {
     v.integer("fifo_depth", c.crossbarFifoDepth, kFifoDepth);

@@ -679,7 +679,8 @@ private:
   /// PE has issued the whole plane (accumulatePlane): integer sums do not depend on the order.
   void issue(int64_t p, Pe& pe, const PlaneWork& w, int64_t ias) {
     const PeFrame& f = l_.frames[static_cast<size_t>(p)];
-    const int64_t fw = f.width(), fh = f.height();
+    // Eq. 1's multipliers (rounded up to powers of two with accumulators.address_rounding).
+    const int64_t fw = c_.addressStride(f.width()), fh = c_.addressStride(f.height());
     const int64_t offX = f.inX0 * l_.coordScaleX + l_.dxMin - f.outX0 + f.haloLeft;
     const int64_t offY = f.inY0 * l_.coordScaleY + l_.dyMin - f.outY0 + f.haloTop;
     const auto iaBase =

@@ -258,6 +258,21 @@ TEST(SparseCompiler, SameConvOnScnn) {
   EXPECT_EQ(r.program.config, c);
 }
 
+TEST(SparseCompiler, PowerOfTwoAddressesCostAccumulatorEntries) {
+  // Eq. 1 with its multipliers rounded up to powers of two (accumulators.address_rounding):
+  // a 1x1 layer of 24x24 on 8x8 PEs has 3x3 frames, addressed as 4x4, so a group holds
+  // 1024 / 16 = 64 output channels instead of 1024 / 9 = 113.
+  const ir::Graph g = buildLayerGraph(conv(4, 128, 24, 24, 1, 0));
+  const quant::QuantizedModel qm = quant::quantize(g, {});
+  SparseConfig c = sparsePreset("scnn");
+  EXPECT_EQ(compile(qm, c).layers.at(0).conv.kc, 113);
+  c.addressRounding = AddressRounding::PowerOfTwo;
+  EXPECT_EQ(compile(qm, c).layers.at(0).conv.kc, 64);
+  EXPECT_EQ(c.addressStride(5), 8);
+  EXPECT_EQ(c.addressStride(8), 8);
+  EXPECT_EQ(c.addressStride(1), 1);
+}
+
 TEST(SparseCompiler, FusedReluBecomesTheClamp) {
   LayerSpec s = conv(2, 3, 6, 6, 3, 1);
   s.relu = true;

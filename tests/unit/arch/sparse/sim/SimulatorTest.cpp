@@ -375,6 +375,8 @@ TEST(SparseSimulator, ConfigCornersStayBitExact) {
        }},
       {"dot-product baseline",
        [](SparseConfig& c) { c.baselineDataflow = BaselineDataflow::DotProduct; }},
+      {"power-of-two addresses",
+       [](SparseConfig& c) { c.addressRounding = AddressRounding::PowerOfTwo; }},
       {"no forwarding",
        [](SparseConfig& c) {
          c.accumulatorForwarding = false;
