@@ -3,9 +3,11 @@
 /// a full run with its table and JSON rows, --report to standard output, and every error path
 /// (unknown validation, --report without a name, a bad --size; an activation-density file
 /// naming no layer, an engine that takes no activation densities, --weight-densities with
-/// --program) with its one-line message and exit code.
+/// --program) with its one-line message and exit code; and `run --densities-out`, whose
+/// measured densities feed `simulate --activation-densities`.
 #include "CliSupport.h"
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 using namespace nnaccel::clitest;
@@ -86,6 +88,32 @@ TEST_F(ValidateCli, WeightDensityFilesPruneFirst) {
   const Result r = run("simulate lenet5 --arch sparse --weight-densities w.json");
   ASSERT_EQ(r.exitCode, 0) << r.err;
   EXPECT_EQ(rowStartingWith(r.out, "c3").at(12), "0.50") << r.out; // w_density
+}
+
+} // namespace
+
+namespace {
+
+class DensitiesOutCli : public CliFixture {
+protected:
+  DensitiesOutCli() : CliFixture("densities_out_") {}
+};
+
+TEST_F(DensitiesOutCli, MeasuredDensitiesFeedTheSparseEngine) {
+  const Result r = run("run lenet5 --dtype int8 --densities-out d.json");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("wrote 5 layers' measured input densities to d.json"), std::string::npos)
+      << r.out;
+  std::ifstream in(path("d.json"));
+  const nlohmann::json j = nlohmann::json::parse(in);
+  ASSERT_EQ(j.size(), 5u); // c1, c3, c5, f6, f7
+  for (const auto& [layer, density] : j.items())
+    EXPECT_TRUE(density.get<double>() > 0.0 && density.get<double>() <= 1.0) << layer;
+  const Result s = run("simulate lenet5 --arch sparse --activation-densities d.json");
+  ASSERT_EQ(s.exitCode, 0) << s.err;
+  EXPECT_NE(s.out.find("VERIFIED"), std::string::npos);
+  expectError("run lenet5 --densities-out d2.json", 2,
+              "--densities-out applies only to --dtype int8 (see 'nnaccel run --help')");
 }
 
 } // namespace

@@ -10,6 +10,7 @@
 #include "ModelOptions.h"
 #include "TextTable.h"
 #include "nnaccel/driver/Inputs.h"
+#include "nnaccel/quant/ActivationDensity.h"
 #include "nnaccel/quant/Agreement.h"
 #include "nnaccel/quant/Int8Executor.h"
 #include "nnaccel/quant/QuantizedModel.h"
@@ -20,6 +21,9 @@
 #include <algorithm>
 #include <chrono>
 #include <fmt/core.h>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
 
 namespace nnaccel::cli {
 
@@ -163,6 +167,12 @@ public:
                                  "measured (0: only on the run's own input)")
                       ->check(CLI::Range(0, 10000))
                       ->capture_default_str();
+    densitiesOption_ =
+        app.add_option("--densities-out", densitiesOut_,
+                       "int8: write each convolution's and matrix product's measured input "
+                       "density (the share of its int8 codes that are not real 0) as JSON "
+                       "{\"layer\": density, ...}, the file simulate --activation-densities "
+                       "reads");
     app.add_option("--repeat", repeat_,
                    "also time the executor alone: N more runs on the same input after the "
                    "first (the warm-up), printing the median and minimum latency (int8: the "
@@ -178,6 +188,8 @@ public:
     for (const std::string& path : outputs_) {
       driver::checkWritable(path); // before the run, not after it
     }
+    if (!densitiesOut_.empty())
+      driver::checkWritable(densitiesOut_);
     if (const std::string bindings = ModelOptions::bindingsText(g); !bindings.empty()) {
       fmt::print("{}\n", bindings);
     }
@@ -202,7 +214,8 @@ private:
   /// Options that do not go together (checked before the model is loaded).
   void checkOptions() const {
     std::vector<const CLI::Option*> int8Only = calibration_.options();
-    int8Only.insert(int8Only.end(), {calibOption_, evalOption_, sensitivityOption_});
+    int8Only.insert(int8Only.end(),
+                    {calibOption_, evalOption_, sensitivityOption_, densitiesOption_});
     for (const CLI::Option* option : int8Only) {
       if (option->count() > 0 && dtype_ != "int8") {
         throw usageError(*app_, option->get_name() + " applies only to --dtype int8");
@@ -289,6 +302,8 @@ private:
     printEvaluation(model, g);
     quant::Int8Executor executor(model);
     std::vector<Tensor> int8 = executor.run(inputs).dequantized;
+    if (!densitiesOut_.empty())
+      writeDensities(quant::inputDensities(model, executor));
     if (repeat_ > 0)
       printLatency("int8 executor", repeat_, [&] { executor.run(inputs); });
     const std::string what = inputs_.empty() || calibration_.hasFolder()
@@ -306,6 +321,19 @@ private:
     if (sensitivity_)
       printSensitivity(model, inputs);
     return int8;
+  }
+
+  /// --densities-out: the measured input densities as a per-layer JSON object.
+  void writeDensities(const std::map<std::string, double>& densities) const {
+    nlohmann::ordered_json j = nlohmann::ordered_json::object();
+    for (const auto& [layer, density] : densities)
+      j[layer] = density;
+    std::ofstream out(densitiesOut_);
+    out << j.dump(2) << "\n";
+    if (!out)
+      throw Error(ErrorKind::Io, ErrorContext{.file = densitiesOut_}, "cannot write the file");
+    fmt::print("wrote {} layers' measured input densities to {}\n", densities.size(),
+               densitiesOut_);
   }
 
   /// The --sensitivity table: the kSensitivityRows values whose int8 rounding alone costs the
@@ -406,6 +434,8 @@ private:
   std::vector<std::vector<Tensor>> calibrationSets_; ///< --calib's files, read before the run
   bool sensitivity_ = false;
   int repeat_ = 0; ///< --repeat: timed runs after the warm-up (0: none)
+  std::string densitiesOut_;
+  CLI::Option* densitiesOption_ = nullptr;
   CLI::Option* calibOption_ = nullptr;
   CLI::Option* sensitivityOption_ = nullptr;
   CLI::Option* evalOption_ = nullptr;
