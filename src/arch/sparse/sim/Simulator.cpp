@@ -407,12 +407,13 @@ struct Simulator::Impl {
     d.energyPj = energyPj(d.access, prices);
   }
 
-  /// How a Conv layer's input tile is streamed when it does not fit a PE's IA RAM (the SCNN
-  /// paper, section 4.4: the layers that "fail to fit entirely within the IARAM/OARAM" stream
-  /// their activations from DRAM). The tile is cut into `count` row bands, each holding every
-  /// input channel of its rows and fitting the IA RAM; the layer's output-channel groups all run
-  /// over one band before the next is read, so the input is read once, plus the extentY - 1
-  /// rows each band boundary re-reads, and the weights once per band. count = 1: it fits.
+  /// How a Conv layer's input tile is streamed when it does not fit a PE's IA RAM: the SCNN
+  /// paper's temporal tiling (section 4.4: tiles "across all channels" that fit the IARAMs,
+  /// weights broadcast per tile, a small halo re-read, DRAM hidden by pipelining). The tile is cut
+  /// into `count` row bands, each holding every input channel of its rows and fitting the IA RAM;
+  /// the layer's output-channel groups all run over one band before the next is read, so the input
+  /// is read once, plus the extentY - 1 rows each band boundary re-reads, and the weights once per
+  /// band. count = 1: it fits.
   struct InputBands {
     int64_t count = 1;
     int64_t firstBytes = 0; ///< the first band (read before the array starts)
