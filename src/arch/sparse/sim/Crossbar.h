@@ -126,17 +126,10 @@ public:
       for (uint64_t bits = active; bits != 0; bits &= bits - 1) {
         const auto b = static_cast<uint32_t>(w * 64 + static_cast<size_t>(std::countr_zero(bits)));
         const uint64_t r = req_[b];
-        // Round robin: the first requester at or after the bank's pointer.
-        const uint64_t after = r & ~((uint64_t{1} << rr_[b]) - 1);
-        const int winner = std::countr_zero(after != 0 ? after : r);
-        if (!p_.forwarding) { // the read-after-write hazard exists only without forwarding
-          const uint32_t a = headAddr(winner);
-          if (a == lastAddr_[b] && cycle - lastCycle_[b] <= p_.writeLatencyCycles) {
-            ++stalls;
-            continue;
-          }
-          lastAddr_[b] = a;
-          lastCycle_[b] = cycle;
+        const int winner = roundRobinWinner(b, r);
+        if (!p_.forwarding && hazard(b, headAddr(winner), cycle)) {
+          ++stalls;
+          continue;
         }
         ++granted;
         rr_[b] = winner + 1 == p_.lanes ? 0 : static_cast<uint32_t>(winner + 1);
@@ -160,6 +153,22 @@ public:
   const CrossbarStats& stats() const { return stats_; }
 
 private:
+  /// Bank \p b's grant among the requesting lanes \p r: the first at or after its round-robin
+  /// pointer, wrapping around.
+  int roundRobinWinner(uint32_t b, uint64_t r) const {
+    const uint64_t after = r & ~((uint64_t{1} << rr_[b]) - 1);
+    return std::countr_zero(after != 0 ? after : r);
+  }
+  /// Without forwarding: true when bank \p b wrote \p address within the write latency (the
+  /// grant waits); otherwise records this access and returns false.
+  bool hazard(uint32_t b, uint32_t address, int64_t cycle) {
+    if (address == lastAddr_[b] && cycle - lastCycle_[b] <= p_.writeLatencyCycles)
+      return true;
+    lastAddr_[b] = address;
+    lastCycle_[b] = cycle;
+    return false;
+  }
+
   uint32_t headAddr(int lane) const {
     const auto l = static_cast<size_t>(lane);
     return addr_[l * (slotMask_ + 1) + head_[l]];
@@ -210,17 +219,11 @@ private:
         const auto b = static_cast<uint32_t>(w * 64 + static_cast<size_t>(std::countr_zero(bits)));
         const uint64_t r = req_[b];
         requests += std::popcount(r);
-        const uint64_t after = r & ~((uint64_t{1} << rr_[b]) - 1);
-        const int winner = std::countr_zero(after != 0 ? after : r);
+        const int winner = roundRobinWinner(b, r);
         const size_t q = static_cast<size_t>(winner) * static_cast<size_t>(p_.banks) + b;
-        if (!p_.forwarding) {
-          const uint32_t a = addr_[q * (slotMask_ + 1) + head_[q]];
-          if (a == lastAddr_[b] && cycle - lastCycle_[b] <= p_.writeLatencyCycles) {
-            ++stalls;
-            continue;
-          }
-          lastAddr_[b] = a;
-          lastCycle_[b] = cycle;
+        if (!p_.forwarding && hazard(b, addr_[q * (slotMask_ + 1) + head_[q]], cycle)) {
+          ++stalls;
+          continue;
         }
         ++granted;
         rr_[b] = winner + 1 == p_.lanes ? 0 : static_cast<uint32_t>(winner + 1);
