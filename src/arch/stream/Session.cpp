@@ -7,12 +7,29 @@
 #include "nnaccel/report/TextTable.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <functional>
 #include <map>
 
 namespace nnaccel::arch::stream {
+
+namespace {
+
+/// The values of node \p id's constant inputs (its weights and bias): what a frame-buffer
+/// accelerator reads from DRAM for the layer. 0 for no node.
+int64_t weightValues(const ir::Graph& g, ir::NodeId id) {
+  if (id < 0)
+    return 0;
+  int64_t n = 0;
+  for (ir::ValueId v : g.node(id).inputs)
+    if (g.isConstant(v))
+      n += g.value(v).constant->numElements();
+  return n;
+}
+
+} // namespace
 
 double Totals::discardedShare() const {
   return issuedMacs > 0 ? static_cast<double>(discardedMacs) / static_cast<double>(issuedMacs)
@@ -119,11 +136,20 @@ SessionResult simulateModel(const ir::Graph& model, const StreamConfig& config,
     t.issuedMacs += d.issuedMacs * sim.frames();
     t.discardedMacs += d.discardedMacs * sim.frames();
   }
-  const int64_t macsPerCycle = std::max<int64_t>(1, rep.peCount);
+  // The same multiply-accumulators as the chips this placement uses.
+  const int64_t macsPerCycle = std::max<int64_t>(1, rep.peakMacsPerCycle);
+  const double dramBytesPerCycle = config.baselineDramBytesPerCycle();
   const int64_t frames = sim.frames();
   for (const Layer& l : r.program.layers) {
     t.usefulMacs += l.usefulMacs * frames;
-    t.baselineCycles += (l.usefulMacs * frames + macsPerCycle - 1) / macsPerCycle;
+    const int64_t compute = (l.usefulMacs * frames + macsPerCycle - 1) / macsPerCycle;
+    t.baselineCycles += compute;
+    if (l.kind != LayerKind::View) { // a reshape moves no data on either machine
+      const int64_t bytes =
+          (l.in.frame.values() + l.out.frame.values() + weightValues(g, l.node)) * frames;
+      t.frameBufferCycles += std::max(
+          compute, static_cast<int64_t>(std::ceil(static_cast<double>(bytes) / dramBytesPerCycle)));
+    }
     if (l.usefulMacs > 0) {
       // Output-centric: every MAC reads its input operand; the stream reads each input once.
       t.baselineInputReads += l.usefulMacs * frames;
@@ -142,6 +168,7 @@ SessionResult simulateModel(const ir::Graph& model, const StreamConfig& config,
                        {"frame_period_cycles", static_cast<double>(t.framePeriodCycles)},
                        {"first_output_cycles", static_cast<double>(t.firstOutputCycles)},
                        {"output_centric_cycles_per_frame", per(t.baselineCycles)},
+                       {"frame_buffer_cycles_per_frame", per(t.frameBufferCycles)},
                        {"output_centric_input_reads_per_frame", per(t.baselineInputReads)},
                        {"stream_input_reads_per_frame", per(t.streamInputReads)}};
   auto& sum = rep.summary;
@@ -173,14 +200,25 @@ SessionResult simulateModel(const ir::Graph& model, const StreamConfig& config,
                                report::groupThousands(t.issuedMacs), 100.0 * t.discardedShare()));
   sum.emplace_back(
       "baseline: output-centric order (inputs re-read from RAM per kernel position)",
-      fmt::format(
-          "{} activation reads per frame vs the stream's {} (each input used once, on "
-          "arrival): {:.1f}x; compute-bound on the same multipliers it would take {} "
-          "cycles per frame, the stream is bound by its input rate ({} cycles)",
-          report::groupThousands(t.baselineInputReads), report::groupThousands(t.streamInputReads),
-          static_cast<double>(t.baselineInputReads) /
-              static_cast<double>(std::max<int64_t>(1, t.streamInputReads)),
-          report::groupThousands(t.baselineCycles), report::groupThousands(t.framePeriodCycles)));
+      fmt::format("{} activation reads per frame vs the stream's {} (each input used once, on "
+                  "arrival): {:.1f}x; compute-bound on the same multipliers it would take {} "
+                  "cycles per frame, the stream is bound by its input rate ({} cycles)",
+                  report::groupThousands(t.baselineInputReads / frames),
+                  report::groupThousands(t.streamInputReads / frames),
+                  static_cast<double>(t.baselineInputReads) /
+                      static_cast<double>(std::max<int64_t>(1, t.streamInputReads)),
+                  report::groupThousands(t.baselineCycles / frames),
+                  report::groupThousands(t.framePeriodCycles)));
+  sum.emplace_back(
+      fmt::format("baseline: frame-buffer accelerator (same multipliers, frames and weights "
+                  "through {} x{})",
+                  config.baselineDram, config.baselineDramChannels),
+      fmt::format("{} cycles per frame ({:.1f} frames/s), {:.1f}x the stream's frame period",
+                  report::groupThousands(t.frameBufferCycles / frames),
+                  config.clockMhz * 1e6 * static_cast<double>(frames) /
+                      static_cast<double>(std::max<int64_t>(1, t.frameBufferCycles)),
+                  static_cast<double>(t.frameBufferCycles) /
+                      static_cast<double>(frames * std::max<int64_t>(1, t.framePeriodCycles))));
   return r;
 }
 

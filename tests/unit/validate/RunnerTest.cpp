@@ -265,10 +265,11 @@ TEST(ValidationRun, SeedClaimsHoldAsPinned) {
   // Every shipped validation but scnn (ScnnRunsAtReducedSize) runs in the suite, at reduced size
   // (only broadcast-reads has a reduced run: MobileNetV2 as its first depthwise layer). The rows
   // that agree are pinned: a model change that moves one must say so here and in
-  // docs/Validation.md. stream-fig54's two that do not are the patent's own gaps (its 5402 aux
-  // count against Fig. 53, the Concat's undescribed alignment).
+  // docs/Validation.md. stream-fig54's three that do not: the patent's own gaps (its 5402 aux
+  // count against Fig. 53, the Concat's undescribed alignment) and its throughput claim, 27x
+  // against a frame-buffer accelerator with one LPDDR4-3200 channel, not 100x.
   const std::map<std::string, int> agreeing = {
-      {"broadcast-reads", 11}, {"zero-insertion", 14}, {"stream-fig54", 8}};
+      {"broadcast-reads", 11}, {"zero-insertion", 14}, {"stream-fig54", 7}};
   ValidateOptions reduced;
   reduced.size = Size::Reduced;
   for (const auto& [name, expected] : agreeing) {

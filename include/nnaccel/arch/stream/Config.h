@@ -124,6 +124,16 @@ struct StreamConfig {
   int64_t chips = 1;                  ///< identical ASICs chained through external interfaces
   int64_t chipLinkLatencyCycles = 16; ///< from one chip's external output to the next's bus
 
+  // --- the conventional baseline ---------------------------------------------------------
+  /// The frame-buffer accelerator the throughput is compared with (seed 002's "two orders of
+  /// magnitude", docs/Validation.md): the same multiply-accumulators per cycle, every layer's
+  /// input and output frames and its weights moved through DRAM of this standard
+  /// (tech/Dram.h) and channel count, one layer after another.
+  std::string baselineDram = "lpddr4-3200";
+  int64_t baselineDramChannels = 1;
+  /// The baseline's DRAM bytes per cycle of clockMhz (a validated config).
+  double baselineDramBytesPerCycle() const;
+
   EnergyTable energy;
 
   /// Kernel tiles of \p row (0-based, asserted < rows) / all rows of one chip.

@@ -29,9 +29,14 @@ struct Totals {
   double framesPerSecond = 0;    ///< at the configured clock
   double firstOutputMicros = 0;
   /// The baseline (digest §1): an output-centric engine with the same multiply-accumulators
-  /// that re-reads its inputs for every kernel position, one layer after another: sum of the
-  /// layers' MACs / (MACs per cycle), and the input values it re-reads.
+  /// (the chips' peak MACs per cycle) that re-reads its inputs for every kernel position, one
+  /// layer after another: sum of the layers' MACs / (MACs per cycle), and the input values it
+  /// re-reads.
   int64_t baselineCycles = 0;
+  /// The same engine as a frame-buffer accelerator: each layer reads its input frame and its
+  /// weights from DRAM (baseline.dram) and writes its output frame there, int8, one byte a
+  /// value; a layer takes max(its compute, its DRAM time).
+  int64_t frameBufferCycles = 0;
   int64_t baselineInputReads = 0; ///< activation reads of the output-centric order
   int64_t streamInputReads = 0;   ///< every input value used once, on arrival
   double discardedShare() const;  ///< discardedMacs / issuedMacs

@@ -10,11 +10,15 @@
 /// is written once.
 #include "nnaccel/arch/stream/Config.h"
 
+#include "nnaccel/arch/common/Dram.h"
 #include "nnaccel/config/ConfigReader.h"
 #include "nnaccel/config/Presets.h"
 #include "nnaccel/support/Error.h"
+#include "nnaccel/tech/Dram.h"
 
+#include <algorithm>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <optional>
 
 namespace nnaccel::arch::stream {
@@ -129,6 +133,10 @@ template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config&
     v.integer("count", c.chips, kChips);
     v.integer("link_latency_cycles", c.chipLinkLatencyCycles, kLinkCycles);
   });
+  v.section("baseline", [&] {
+    v.text("dram", c.baselineDram);
+    v.integer("dram_channels", c.baselineDramChannels, common::kDramChannels);
+  });
   v.section("energy", [&] {
     auto& e = c.energy;
     v.optionalReal("cell_select_add_pj", e.cellSelectAddPj, kEnergyPjRange);
@@ -226,6 +234,11 @@ int64_t StreamConfig::macsPerCycle() const {
   return chips * kernelTileCount() * kernelSize * kernelSize * lanes * lanes;
 }
 
+double StreamConfig::baselineDramBytesPerCycle() const {
+  const tech::DramStandard& d = tech::dramStandard(baselineDram);
+  return d.peakBytesPerNs() * static_cast<double>(baselineDramChannels) * 1000.0 / clockMhz;
+}
+
 int64_t StreamConfig::kernelTileLatencyCycles() const {
   return multiplierPipelineStages + adderTreeCycles + summationCellCycles + unitAdderCycles;
 }
@@ -235,6 +248,10 @@ void validate(const StreamConfig& c, const std::string& file) {
   walkSchema(checker, c);
   common::processNodeOf(c.technology, checker);
   // Cross-field rules (each key is in range here).
+  const std::vector<std::string> standards = tech::dramStandardNames();
+  if (std::find(standards.begin(), standards.end(), c.baselineDram) == standards.end())
+    checker.fail("baseline.dram", fmt::format("unknown DRAM standard '{}' (expected one of: {})",
+                                              c.baselineDram, fmt::join(standards, ", ")));
   checkRowOverrides(checker, "kernel_tiles", c.kernelTilesPerRow, c.rows);
   checkRowOverrides(checker, "aux_tiles", c.auxTilesPerRow, c.rows);
   if (c.kernelSize != kModelledKernelSize) {

@@ -17,6 +17,7 @@
 #include "nnaccel/zoo/GraphBuilder.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 #include <functional>
 #include <gtest/gtest.h>
@@ -57,6 +58,27 @@ TEST(StreamEngine, SingleConvolutions) {
   expectExact(conv(3, 16, 6, 7, 1, 0), c);
   expectExact(conv(5, 7, 10, 9, 5, 2), c);
   expectExact(conv(2, 3, 12, 13, 7, 3), c);
+}
+
+TEST(StreamEngine, FrameBufferBaselineIsBoundByItsDram) {
+  // One 3x3 convolution, 16 -> 16 channels on 32x32: the frame-buffer accelerator moves the
+  // input and output frames (16 x 32 x 32 bytes each) and the 2,320 weights and biases through
+  // DRAM; its compute on the chip's multipliers takes a few cycles, so DRAM sets its time.
+  const ir::Graph g = buildLayerGraph(conv(16, 16, 32, 32, 3, 1));
+  StreamConfig c = streamPreset("large");
+  const SessionResult one = run(g, c);
+  const double bytes = 2 * 16 * 32 * 32 + 16 * 16 * 9 + 16;
+  EXPECT_EQ(one.totals.frameBufferCycles,
+            static_cast<int64_t>(std::ceil(bytes / c.baselineDramBytesPerCycle())));
+  EXPECT_GE(one.totals.frameBufferCycles, one.totals.baselineCycles);
+  // Four channels are four times the bandwidth.
+  c.baselineDramChannels = 4;
+  const SessionResult four = run(g, c);
+  EXPECT_EQ(four.totals.frameBufferCycles,
+            static_cast<int64_t>(std::ceil(bytes / c.baselineDramBytesPerCycle())));
+  EXPECT_NEAR(static_cast<double>(one.totals.frameBufferCycles) /
+                  static_cast<double>(four.totals.frameBufferCycles),
+              4.0, 0.01);
 }
 
 TEST(StreamEngine, GangedAndComposite) {

@@ -486,7 +486,12 @@ TEST(StreamConfigErrors, UnknownKeysAreNamedWithTheirPath) {
   expectConfigError("tiles:\n  rows: 5\n",
                     "asic.yaml: 'tiles': unknown key (expected one of: name, description, "
                     "clock_mhz, technology, kernel_tiles, aux_tiles, external, bus, numerics, "
-                    "mass_multiplier, latency, chips, energy)");
+                    "mass_multiplier, latency, chips, baseline, energy)");
+  expectConfigError("baseline: {dram: ddr9}\n",
+                    "asic.yaml: 'baseline.dram': unknown DRAM standard 'ddr9' (expected one of: "
+                    "ddr4-2400, ddr4-3200, lpddr4-3200, lpddr5-6400, hbm2)");
+  expectConfigError("baseline: {dram_channels: 0}\n",
+                    "asic.yaml: 'baseline.dram_channels': must be >= 1 (got 0)");
   expectConfigError("aux_tiles: {lut: 2}\n",
                     "asic.yaml: 'aux_tiles.lut': unknown key (expected one of: tiles_per_row, "
                     "row_overrides, fifo_positions, lut_entries, max_patch)");
