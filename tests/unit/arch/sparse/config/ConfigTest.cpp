@@ -296,7 +296,7 @@ TEST(SparseConfigErrors, UnknownKeysAreNamedWithTheirPath) {
   EXPECT_EQ(expectConfigError("accumulators:\n  bank: 5\n",
                               "chip.yaml: 'accumulators.bank': unknown key (expected one of: "
                               "banks, entries_per_bank, double_buffered, forwarding, "
-                              "write_latency_cycles)"),
+                              "write_latency_cycles, address_rounding)"),
             "accumulators.bank");
   expectConfigError(
       "array:\n  rows: 5\n",
