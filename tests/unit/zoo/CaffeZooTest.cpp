@@ -1,6 +1,7 @@
 // Tests for the Caffe BVLC models of the zoo (alexnet-caffe, googlenet), the models the SCNN
 // paper evaluated: Caffe's layer names, the layer counts and groups of the deploy.prototxt files,
 // Caffe's ceil-mode pooled extents, and the per-layer multiply counts of the convolutions.
+#include "ZooTestSupport.h"
 #include "nnaccel/ir/OpParams.h"
 #include "nnaccel/ir/ShapeInference.h"
 #include "nnaccel/zoo/Zoo.h"
@@ -12,6 +13,7 @@
 
 using namespace nnaccel;
 using namespace nnaccel::zoo;
+using nnaccel::zoo::test::countOps;
 
 namespace {
 
@@ -32,14 +34,6 @@ std::vector<std::pair<std::string, int64_t>> convMacs(const ir::Graph& g) {
     }
   }
   return out;
-}
-
-int countOps(const ir::Graph& g, ir::OpKind op) {
-  int count = 0;
-  for (const ir::Node& n : g.nodes()) {
-    count += n.op == op ? 1 : 0;
-  }
-  return count;
 }
 
 const ir::Node& nodeNamed(const ir::Graph& g, const std::string& name) {

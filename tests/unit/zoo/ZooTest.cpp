@@ -5,6 +5,7 @@
 // structure: CaffeZooTest.cpp).
 #include "nnaccel/zoo/Zoo.h"
 
+#include "ZooTestSupport.h"
 #include "nnaccel/ir/OpParams.h"
 #include "nnaccel/ir/ShapeInference.h"
 #include "nnaccel/ir/Verifier.h"
@@ -20,6 +21,7 @@
 
 using namespace nnaccel;
 using namespace nnaccel::zoo;
+using nnaccel::zoo::test::countOps;
 
 namespace {
 
@@ -107,14 +109,6 @@ void checkExporterConventions(const ZooModel& m, const ir::Graph& g) {
       }
     }
   }
-}
-
-int countOps(const ir::Graph& g, ir::OpKind op) {
-  int count = 0;
-  for (const ir::Node& n : g.nodes()) {
-    count += n.op == op ? 1 : 0;
-  }
-  return count;
 }
 
 /// Every initializer of \p g by name.

@@ -309,8 +309,11 @@ StreamConfig parseStreamConfigOver(const StreamConfig& base, const std::string& 
 
 StreamConfig parseStreamConfig(const std::string& yamlText, const std::string& file) {
   StreamConfig base = streamPreset("fig44");
-  base.name = StreamConfig{}.name;
-  base.description = StreamConfig{}.description;
+  // A file's own name and description start as a custom config's (one default object: GCC 12
+  // mistakes two temporaries' string members for uninitialized in the unity build).
+  static const StreamConfig kDefaults;
+  base.name = kDefaults.name;
+  base.description = kDefaults.description;
   return parseStreamConfigOver(base, yamlText, file);
 }
 
