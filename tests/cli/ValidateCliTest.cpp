@@ -61,6 +61,9 @@ TEST_F(ValidateCli, ErrorPaths) {
   expectError("validate --report r.json", 2,
               "--report needs a validation NAME (see 'nnaccel validate --help')");
   expectErrorPrefix("validate broadcast-reads --size huge", 2, "--size: huge not in");
+  // The report's path is checked before the runs, not after them.
+  expectError("validate broadcast-reads --report nodir/rows.json", 1,
+              "nodir/rows.json: cannot open file for writing (No such file or directory)");
 }
 
 TEST_F(ValidateCli, ActivationDensityFiles) {
