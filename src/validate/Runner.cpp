@@ -315,6 +315,33 @@ int ValidationResult::measured() const {
   return n;
 }
 
+namespace {
+
+/// Row \p spec measured from \p r's runs (skipped when it is full-size only and \p size is
+/// reduced), with its ratio to the published figure and whether it agrees.
+RowResult scoreRow(const RowSpec& spec, const ValidationResult& r, Size size) {
+  RowResult row;
+  row.spec = spec;
+  if (spec.fullOnly && size == Size::Reduced) {
+    row.skipped = true;
+    row.measured = std::nan("");
+    return row;
+  }
+  row.measured = measureRow(spec.measure, r);
+  if (!spec.published) {
+    row.agrees = claimHolds(spec.claim, row.measured);
+    return row;
+  }
+  row.ratio = *spec.published != 0 ? row.measured / *spec.published : std::nan("");
+  // A published 0 has no ratio: the tolerance is then absolute.
+  row.agrees = *spec.published == 0 ? std::abs(row.measured) <= spec.tolerance
+                                    : std::isfinite(*row.ratio) &&
+                                          std::abs(*row.ratio - 1.0) <= spec.tolerance + 1e-12;
+  return row;
+}
+
+} // namespace
+
 ValidationResult runValidation(const Validation& v, const ValidateOptions& options) {
   ValidationResult r;
   r.validation = &v;
@@ -336,27 +363,8 @@ ValidationResult runValidation(const Validation& v, const ValidateOptions& optio
       throw Error(e.kind(), ErrorContext{.file = v.file, .key = "runs." + s.name}, e.what());
     }
   }
-  for (const RowSpec& spec : v.rows) {
-    RowResult row;
-    row.spec = spec;
-    if (spec.fullOnly && options.size == Size::Reduced) {
-      row.skipped = true;
-      row.measured = std::nan("");
-      r.rows.push_back(std::move(row));
-      continue;
-    }
-    row.measured = measureRow(spec.measure, r);
-    if (spec.published) {
-      row.ratio = *spec.published != 0 ? row.measured / *spec.published : std::nan("");
-      // A published 0 has no ratio: the tolerance is then absolute.
-      row.agrees = *spec.published == 0 ? std::abs(row.measured) <= spec.tolerance
-                                        : std::isfinite(*row.ratio) &&
-                                              std::abs(*row.ratio - 1.0) <= spec.tolerance + 1e-12;
-    } else {
-      row.agrees = claimHolds(spec.claim, row.measured);
-    }
-    r.rows.push_back(std::move(row));
-  }
+  for (const RowSpec& spec : v.rows)
+    r.rows.push_back(scoreRow(spec, r, options.size));
   return r;
 }
 
