@@ -8,7 +8,7 @@
 #
 # NNACCEL defaults to build/tools/nnaccel/nnaccel, OUT_DIR to ./validate-full, the names to every
 # validation `nnaccel validate` lists. The full `scnn` experiment simulates AlexNet, GoogLeNet
-# and VGG-16 and ten GoogLeNet density points cycle by cycle: 7.5 minutes on two cores.
+# and VGG-16 and ten GoogLeNet density points cycle by cycle: 5.3 minutes on two quiet cores.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
