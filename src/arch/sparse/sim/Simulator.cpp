@@ -359,7 +359,7 @@ struct Simulator::Impl {
     }
     AccessCounts dramSide;
     bool fromDram = false;
-    // An input tile larger than a PE's IA RAM streams in row bands (spillBands): only the first
+    // An input tile larger than a PE's IA RAM streams in row bands (inputBands): only the first
     // band's read is exposed before the array starts; the rest overlaps the compute.
     const InputBands bands = inputBands(c, maxIaBytes, iaBytes);
     int64_t loadCycles = loadInput(l.inputs[0], images == 1 ? kWholeValue : image, c.inTiling,
@@ -401,7 +401,7 @@ struct Simulator::Impl {
     const OutputSize os = storeConvOutput(l, sparse.output, d, dramSide, image, images);
     boundByDram(c, loadBytes, loadCycles, dramSide, d);
     if (options.denseBaseline)
-      runDenseBaseline(c, in, os, iaBytes, fromDram, d);
+      runDenseBaseline(c, in, os, {iaBytes, weightBytes}, fromDram, d);
     const int64_t mults1 = config.peCount() * config.multipliersPerPe();
     d.oracleCycles = ceilDiv(d.losses.useful, mults1);
     d.energyPj = energyPj(d.access, prices);
@@ -522,6 +522,11 @@ struct Simulator::Impl {
     d.access.dramActivations = dramSide.dramActivations;
   }
 
+  /// The SCNN layer's compressed input and weight streams, as its DRAM moves them.
+  struct CompressedBytes {
+    int64_t inputBytes = 0, weightBytes = 0;
+  };
+
   /// DCNN and DCNN-opt (baseline.dataflow: dot_product; DotProductBaseline.h). Activations
   /// live in the DCNN's SRAM between layers: a layer reads its input from DRAM where the SCNN
   /// layer does (\p fromDram) and both spill when the layer's dense input and output together
@@ -530,15 +535,13 @@ struct Simulator::Impl {
   /// bytes (paper Table 6: it skips the DRAM accesses of zeros) and gates its multipliers on a
   /// zero operand, so it multiplies only the non-zero pairs SCNN multiplies.
   void runDotProductBaseline(const ConvLayer& c, const LayerInput& in, const OutputSize& os,
-                             int64_t iaBytes, bool fromDram, LayerDetail& d) const {
+                             const CompressedBytes& compressed, bool fromDram,
+                             LayerDetail& d) const {
     const DotProductWork w = dotProductWork(c, config, in);
     const int64_t bytes = config.valueBits / 8;
     const int64_t inBytes = in.denseElements * bytes, outBytes = os.elements * bytes;
     const bool spill = inBytes + outBytes > config.baselineSramBytes;
     const bool inFromDram = fromDram || spill, outToDram = d.outputToDram || spill;
-    int64_t compressedWeights = 0;
-    for (const WeightGroup& g : c.groups)
-      compressedWeights += ceilDiv(g.streamBits, 8);
     const auto withDram = [&](AccessCounts a, int64_t weightBytes, int64_t inB, int64_t outB) {
       a.haloMessages = d.access.haloMessages;
       a.ppuOps = d.access.ppuOps;
@@ -550,8 +553,9 @@ struct Simulator::Impl {
     };
     d.denseAccess = withDram(w.access, c.denseWeights * bytes, inBytes, outBytes);
     // Compression is used where it saves bytes (dense data is sent as it is).
-    AccessCounts opt = withDram(w.access, std::min(compressedWeights, c.denseWeights * bytes),
-                                std::min(iaBytes, inBytes), std::min(os.bytes, outBytes));
+    AccessCounts opt =
+        withDram(w.access, std::min(compressed.weightBytes, c.denseWeights * bytes),
+                 std::min(compressed.inputBytes, inBytes), std::min(os.bytes, outBytes));
     opt.multiplies = d.access.multiplies;
     d.denseOptAccess = opt;
     const int64_t load = inFromDram ? dramCycles(inBytes) : 0;
@@ -565,9 +569,9 @@ struct Simulator::Impl {
   /// The dense baseline of Conv layer \p c: the same array without skipping zeros, with
   /// uncompressed weights and activations (values only) through the same DRAM.
   void runDenseBaseline(const ConvLayer& c, const LayerInput& in, const OutputSize& os,
-                        int64_t iaBytes, bool fromDram, LayerDetail& d) const {
+                        const CompressedBytes& compressed, bool fromDram, LayerDetail& d) const {
     if (config.baselineDataflow == BaselineDataflow::DotProduct) {
-      runDotProductBaseline(c, in, os, iaBytes, fromDram, d);
+      runDotProductBaseline(c, in, os, compressed, fromDram, d);
       return;
     }
     ArrayResult dense = runArray(c, config, in, true);
