@@ -140,6 +140,12 @@ struct ConvLayer {
   std::vector<PeFrame> frames; ///< per used PE (inTiling.pes())
   int64_t kc = 1;              ///< output channels per group
   std::vector<WeightGroup> groups;
+  /// Output-channel slices: a fully-connected layer on the whole array (SCNN paper section 4.3;
+  /// docs/arch/SparseCycleModel.md "Fully connected layers"). PE s runs the groups
+  /// [sliceFirstGroup[s], sliceFirstGroup[s + 1]) over the whole input, which every PE holds
+  /// (`frames` has the one frame they share), and receives those groups' weights alone. Empty:
+  /// every PE runs every group on its own tile of the plane (the weight broadcast).
+  std::vector<int64_t> sliceFirstGroup;
   std::vector<ChannelPost> post; ///< per output channel
   int32_t clampMin = quant::kInt8Min, clampMax = quant::kInt8Max;
   /// Zero points (real = s * (q - z)). The compressed input holds the non-zero differences
@@ -151,6 +157,11 @@ struct ConvLayer {
   /// Dense taps per plane for one output channel (the dense baseline's weight vectors).
   std::vector<int64_t> denseTapsPerPlane;
   int64_t planes() const { return inChannels * phasesX * phasesY; }
+  /// PEs that hold work: one per output-channel slice, else one per tile.
+  int64_t usedPes() const {
+    return sliceFirstGroup.empty() ? inTiling.pes()
+                                   : static_cast<int64_t>(sliceFirstGroup.size()) - 1;
+  }
   /// True when a dilated axis lays output phases side by side: the layout is not the tensor's.
   bool phaseDecomposed() const { return outPhasesX * outPhasesY > 1; }
 };

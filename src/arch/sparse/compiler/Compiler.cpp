@@ -349,14 +349,19 @@ private:
     const auto [dyMin, dyMax] = displacementRange(ay);
     const AxisMap mx{ax.planeSize(), ax.accSize(), ax.scale(), dxMin, dxMax};
     const AxisMap my{ay.planeSize(), ay.accSize(), ay.scale(), dyMin, dyMax};
-    const AxisTiles tx = chooseAxisTiles(mx, config_.peCols);
-    const AxisTiles ty = chooseAxisTiles(my, config_.peRows);
+    // A fully-connected layer spreads its output channels over the PEs, each holding every row
+    // of the input (assignSlices); a convolution tiles its plane over the grid.
+    const bool sliced = matrix && config_.peCount() > 1;
+    const AxisTiles tx = chooseAxisTiles(mx, sliced ? 1 : config_.peCols);
+    const AxisTiles ty = chooseAxisTiles(my, sliced ? 1 : config_.peRows);
     std::vector<PeFrame> frames = makeFrames(tx, ty);
     int64_t maxCells = 0;
     for (const PeFrame& f : frames)
       maxCells =
           std::max(maxCells, config_.addressStride(f.width()) * config_.addressStride(f.height()));
-    const int64_t kc = std::min(outChannels, config_.accumulatorEntries() / maxCells);
+    int64_t kc = std::min(outChannels, config_.accumulatorEntries() / maxCells);
+    if (sliced && kc >= 1)
+      kc = std::min(kc, ceilDiv(outChannels, config_.peCount()));
     if (kc < 1)
       return lowerHost(id, fmt::format("a PE's accumulator frame of {} cells (tile + halos) "
                                        "exceeds the {} accumulator entries",
@@ -415,6 +420,8 @@ private:
       const int64_t worst = encodeGroups(c, k, ax, ay, weight);
       if (worst <= fifoEntries) {
         c.kc = k;
+        if (sliced)
+          assignSlices(l);
         break;
       }
       if (k == 1) {
@@ -426,6 +433,25 @@ private:
       }
       k = std::max<int64_t>(1, std::min(k - 1, k * fifoEntries / worst));
     }
+  }
+
+  /// A fully-connected layer on the whole array (SCNN paper section 4.3): its groups dealt to
+  /// min(PEs, groups) PEs in contiguous, balanced runs. A weight of a fully-connected layer meets
+  /// one activation per row, so broadcasting it to every PE's tile of the rows would leave all
+  /// but the PEs holding rows idle (with batch 1, all but one): instead every PE holds the whole
+  /// input and receives only its own groups' weights. At one row a PE's F x I array then forms
+  /// F useful products per cycle, the paper's "4 multiplies per cycle".
+  void assignSlices(Layer& l) const {
+    ConvLayer& c = l.conv;
+    const auto groups = static_cast<int64_t>(c.groups.size());
+    const int64_t slices = std::min(config_.peCount(), groups);
+    if (slices < 2)
+      return;
+    for (int64_t s = 0; s <= slices; ++s)
+      c.sliceFirstGroup.push_back(s * groups / slices);
+    l.note = fmt::format("fully connected: {} output channels in {} slices of {} groups of "
+                         "<= {}, one per PE, each PE holding all {} input row(s)",
+                         c.outChannels, slices, ceilDiv(groups, slices), c.kc, c.inW);
   }
 
   /// An upper bound on the entries of the fullest (group, plane) with groups of \p kc: its

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <memory>
+#include <span>
 #include <thread>
 
 namespace nnaccel::arch::sparse {
@@ -135,11 +136,18 @@ constexpr int64_t kProgressCycles = int64_t{1} << 14;
 
 class ArrayRun {
 public:
-  ArrayRun(const ConvLayer& l, const SparseConfig& c, const LayerInput& in, bool dense, int threads,
+  /// Runs \p groups of \p l (all of them, or one PE's slice) with \p dramShare of the DRAM
+  /// stream for its weights.
+  ArrayRun(const ConvLayer& l, std::span<const WeightGroup> groups, double dramShare,
+           const SparseConfig& c, const LayerInput& in, bool dense, int threads,
            const std::function<void(double)>& progress)
-      : l_(l), c_(c), dram_(c.dramFigures()), in_(in), dense_(dense), threads_(threads),
-        progress_(progress), pes_(l.inTiling.pes()), groups_(static_cast<int64_t>(l.groups.size())),
-        F_(c.weightsPerVector), I_(c.activationsPerVector), P_(F_ * I_) {}
+      : l_(l), groupList_(groups), dramShare_(dramShare), c_(c), dram_(c.dramFigures()), in_(in),
+        dense_(dense), threads_(threads), progress_(progress), pes_(l.inTiling.pes()),
+        groups_(static_cast<int64_t>(groups.size())), F_(c.weightsPerVector),
+        I_(c.activationsPerVector), P_(F_ * I_) {
+    for (const WeightGroup& wg : groups)
+      channels_ += wg.channels;
+  }
 
   ArrayResult run() {
     mapFrames();
@@ -187,7 +195,7 @@ private:
     work_.resize(static_cast<size_t>(groups_));
     int64_t vec = 0;
     for (int64_t g = 0; g < groups_; ++g) {
-      const WeightGroup& wg = l_.groups[static_cast<size_t>(g)];
+      const WeightGroup& wg = groupList_[static_cast<size_t>(g)];
       if (!dense_) {
         for (const WeightGroup::Plane& pl : wg.planes) {
           PlaneWork w;
@@ -264,7 +272,7 @@ private:
 
   /// Resolves every timeline value of group \p g that its inputs determine.
   void resolve(int64_t g) {
-    const int64_t kc = l_.groups[static_cast<size_t>(g)].channels;
+    const int64_t kc = groupList_[static_cast<size_t>(g)].channels;
     for (bool changed = true; changed;) {
       changed = false;
       for (int64_t p = 0; p < pes_; ++p) {
@@ -351,7 +359,7 @@ private:
         fifoCap = std::max(fifoCap, w.wVecs);
     // The weights stream in order: whole rows, so the banks open rows faster than the bus
     // moves them unless rows are small against the bus (the row-buffer model's stream rate).
-    const double creditPerCycle = common::dramStreamBytesPerCycle(dram_) * 8.0;
+    const double creditPerCycle = common::dramStreamBytesPerCycle(dram_) * 8.0 * dramShare_;
     const double creditCap = std::max(creditPerCycle, static_cast<double>(vectorBits_)) * 2.0;
     double credit = 0;
     int64_t broadcast = 0; // vectors broadcast so far
@@ -526,7 +534,7 @@ private:
     std::vector<int32_t>& a = accs_[at(p, g)];
     const PeFrame& f = l_.frames[static_cast<size_t>(p)];
     a.assign(
-        static_cast<size_t>(l_.groups[static_cast<size_t>(g)].channels * f.width() * f.height()),
+        static_cast<size_t>(groupList_[static_cast<size_t>(g)].channels * f.width() * f.height()),
         0);
     return a;
   }
@@ -756,7 +764,7 @@ private:
 
   // --- functional post-processing of a group (all PEs done): Tables 7, 9, 10 ----------------
   void postProcess(int64_t g) {
-    const WeightGroup& wg = l_.groups[static_cast<size_t>(g)];
+    const WeightGroup& wg = groupList_[static_cast<size_t>(g)];
     const int64_t kc = wg.channels;
     const int64_t gx = l_.inTiling.x.parts;
     for (int64_t p = 0; p < pes_; ++p) {
@@ -865,9 +873,9 @@ private:
       r.output = std::move(output_);
     }
     for (int64_t p = 0; p < pes_; ++p) {
-      const int64_t msgs = haloCells_[static_cast<size_t>(p)] * l_.outChannels;
+      const int64_t msgs = haloCells_[static_cast<size_t>(p)] * channels_;
       a.haloMessages += msgs;
-      a.ppuOps += msgs + homeOutputs_[static_cast<size_t>(p)] * l_.outChannels;
+      a.ppuOps += msgs + homeOutputs_[static_cast<size_t>(p)] * channels_;
     }
     d.groups = groups_;
     d.kc = l_.kc;
@@ -876,6 +884,9 @@ private:
   }
 
   const ConvLayer& l_;
+  std::span<const WeightGroup> groupList_;
+  double dramShare_;
+  int64_t channels_ = 0; ///< output channels of groupList_
   const SparseConfig& c_;
   common::DramFigures dram_; ///< the config's DRAM part at its clock
   const LayerInput& in_;
@@ -905,15 +916,80 @@ public:
 
 } // namespace
 
-ArrayResult runArray(const ConvLayer& layer, const SparseConfig& config, const LayerInput& input,
-                     bool dense, int threads, const std::function<void(double)>& progress) {
-  ArrayRun run(layer, config, input, dense, threads, progress);
+namespace {
+
+ArrayResult runGroups(const ConvLayer& layer, std::span<const WeightGroup> groups, double dramShare,
+                      const SparseConfig& config, const LayerInput& input, bool dense, int threads,
+                      const std::function<void(double)>& progress) {
+  ArrayRun run(layer, groups, dramShare, config, input, dense, threads, progress);
   if (!dense) {
     const int64_t n = layer.matrixLayout ? layer.outW * layer.outChannels
                                          : layer.outChannels * layer.outH * layer.outW;
     run.output_.assign(static_cast<size_t>(n), 0);
   }
   return run.run();
+}
+
+/// Adds slice \p b's detail (run for \p b.cycles) into the layer's \p a; the slots of a
+/// PE that finished before the layer are imbalance (addSliceIdle, once the layer's end is known).
+void addSlice(LayerDetail& a, const LayerDetail& b, bool dense) {
+  a.cycles = std::max(a.cycles, b.cycles);
+  a.losses += b.losses;
+  (dense ? a.denseAccess : a.access) += dense ? b.denseAccess : b.access;
+  a.products += b.products;
+  a.accumulatorOverflows += b.accumulatorOverflows;
+  a.groups += b.groups;
+}
+
+/// A fully-connected layer's output-channel slices (ConvLayer::sliceFirstGroup), PE by PE:
+/// each runs its groups as a one-PE array on the whole input, its weights unicast over an
+/// equal share of the DRAM stream (every PE streams at once). The layer ends with its slowest
+/// PE; the others' remaining slots are imbalance.
+ArrayResult runSlices(const ConvLayer& layer, const SparseConfig& config, const LayerInput& input,
+                      bool dense, int threads, const std::function<void(double)>& progress) {
+  const int64_t slices = layer.usedPes();
+  const std::span<const WeightGroup> all(layer.groups);
+  ArrayResult r;
+  std::vector<int64_t> sliceCycles;
+  for (int64_t s = 0; s < slices; ++s) {
+    const auto first = static_cast<size_t>(layer.sliceFirstGroup[static_cast<size_t>(s)]);
+    const auto last = static_cast<size_t>(layer.sliceFirstGroup[static_cast<size_t>(s) + 1]);
+    std::function<void(double)> sliceProgress;
+    if (progress)
+      sliceProgress = [&](double f) { progress((static_cast<double>(s) + f) / slices); };
+    ArrayResult one = runGroups(layer, all.subspan(first, last - first), 1.0 / slices, config,
+                                input, dense, threads, sliceProgress);
+    sliceCycles.push_back(one.detail.cycles);
+    addSlice(r.detail, one.detail, dense);
+    if (dense)
+      continue;
+    if (r.output.empty())
+      r.output.assign(one.output.size(), 0);
+    for (size_t g = first; g < last; ++g) { // the slice's channels of every row
+      const WeightGroup& wg = layer.groups[g];
+      for (int64_t row = 0; row < layer.outW; ++row)
+        std::copy_n(one.output.begin() + row * layer.outChannels + wg.firstChannel, wg.channels,
+                    r.output.begin() + row * layer.outChannels + wg.firstChannel);
+    }
+  }
+  const int64_t lanes = config.multipliersPerPe();
+  for (int64_t c : sliceCycles)
+    r.detail.losses.imbalance += (r.detail.cycles - c) * lanes;
+  r.detail.kc = layer.kc;
+  r.detail.gridX = slices;
+  r.detail.gridY = 1;
+  return r;
+}
+
+} // namespace
+
+ArrayResult runArray(const ConvLayer& layer, const SparseConfig& config, const LayerInput& input,
+                     bool dense, int threads, const std::function<void(double)>& progress) {
+  NNACCEL_ASSERT(layer.sliceFirstGroup.empty() || layer.inTiling.pes() == 1)
+      << "output-channel slices share one frame";
+  if (!layer.sliceFirstGroup.empty())
+    return runSlices(layer, config, input, dense, threads, progress);
+  return runGroups(layer, layer.groups, 1.0, config, input, dense, threads, progress);
 }
 
 } // namespace nnaccel::arch::sparse

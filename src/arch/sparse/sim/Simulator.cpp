@@ -8,6 +8,7 @@
 #include "DotProductBaseline.h"
 #include "nnaccel/arch/common/Lowering.h"
 #include "nnaccel/arch/common/Pooling.h"
+#include "nnaccel/arch/sparse/Compiler.h"
 #include "nnaccel/quant/Int8Executor.h"
 #include "nnaccel/quant/Kernels.h"
 #include "nnaccel/support/Error.h"
@@ -391,6 +392,11 @@ struct Simulator::Impl {
       dramSide.dramActivations += rowsOpened(ceilDiv(wg.streamBits, 8));
     }
     dramSide.dramReadBytes += weightBytes;
+    // Output-channel slices whose input overflows the IA RAM stream it through once per group.
+    if (const int64_t passes = slicePasses(c, maxIaBytes); passes > 1) {
+      dramSide.dramReadBytes += iaBytes * (passes - 1);
+      dramSide.dramActivations += rowsOpened(iaBytes, passes - 1);
+    }
     // A band after the first re-reads the rows its window shares with the band before, and
     // every band streams the layer's weights again.
     if (bands.count > 1) {
@@ -419,6 +425,18 @@ struct Simulator::Impl {
     int64_t firstBytes = 0; ///< the first band (read before the array starts)
     int64_t haloBytes = 0;  ///< the rows re-read at band boundaries, over all PEs
   };
+  /// How often a fully-connected layer's sliced PEs read their whole input: once when it fits
+  /// the IA RAM, else once per group of the busiest PE (the input streams through the RAM in
+  /// channel order, Table 4's plane order, and a group's partial sums stay in the accumulators).
+  int64_t slicePasses(const ConvLayer& c, int64_t maxIaBytes) const {
+    if (c.sliceFirstGroup.empty() || maxIaBytes <= config.iaRamBytes)
+      return 1;
+    int64_t most = 1;
+    for (size_t s = 0; s + 1 < c.sliceFirstGroup.size(); ++s)
+      most = std::max(most, c.sliceFirstGroup[s + 1] - c.sliceFirstGroup[s]);
+    return most;
+  }
+
   InputBands inputBands(const ConvLayer& c, int64_t maxIaBytes, int64_t iaBytes) const {
     InputBands b;
     if (maxIaBytes <= config.iaRamBytes)
@@ -512,10 +530,10 @@ struct Simulator::Impl {
     const int64_t retileBytes = loadBytes;
     const int64_t overlapBytes = dramSide.dramReadBytes + dramSide.dramWriteBytes - retileBytes;
     const int64_t arrayCycles = std::max(d.cycles, dramCycles(overlapBytes));
-    const int64_t usedSlots = c.inTiling.pes() * config.multipliersPerPe();
+    const int64_t usedSlots = c.usedPes() * config.multipliersPerPe();
     d.losses.dram = (arrayCycles - d.cycles + loadCycles) * usedSlots;
-    d.losses.idlePes = (config.peCount() - c.inTiling.pes()) * config.multipliersPerPe() *
-                       (arrayCycles + loadCycles);
+    d.losses.idlePes =
+        (config.peCount() - c.usedPes()) * config.multipliersPerPe() * (arrayCycles + loadCycles);
     d.cycles = arrayCycles + loadCycles;
     d.access.dramReadBytes = dramSide.dramReadBytes;
     d.access.dramWriteBytes = dramSide.dramWriteBytes;
@@ -712,8 +730,28 @@ struct Simulator::Impl {
     }
     s.nonZeros = oa.nonZeros;
     s.elements = oa.denseElements;
+    if (!c.sliceFirstGroup.empty())
+      s.peBytes = sliceBytes(c, oa);
     s.compacted = std::move(held);
     return s;
+  }
+
+  /// Per output-channel slice of fully-connected layer \p c, the compressed bytes of its
+  /// channels (planes of the output \p oa) that stay in that PE's output RAM.
+  std::vector<int64_t> sliceBytes(const ConvLayer& c, const LayerInput& oa) const {
+    const int64_t entryBits = config.valueBits + activationCodeTable(config).bits();
+    std::vector<int64_t> bytes;
+    for (size_t s = 0; s + 1 < c.sliceFirstGroup.size(); ++s) {
+      const WeightGroup& first = c.groups[static_cast<size_t>(c.sliceFirstGroup[s])];
+      const WeightGroup& last = c.groups[static_cast<size_t>(c.sliceFirstGroup[s + 1] - 1)];
+      int64_t bits = 0;
+      for (int64_t m = first.firstChannel; m < last.firstChannel + last.channels; ++m) {
+        const int64_t n = oa.begin[static_cast<size_t>(m) + 1] - oa.begin[static_cast<size_t>(m)];
+        bits += n > 0 ? n * entryBits + 16 : 0; // as compactInput counts a plane
+      }
+      bytes.push_back(ceilDiv(bits, 8));
+    }
+    return bytes;
   }
 
   void runPool(const Layer& l, report::LayerStats& s, LayerDetail& d) {

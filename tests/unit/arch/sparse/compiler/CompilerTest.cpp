@@ -531,7 +531,8 @@ TEST(SparseCompiler, GemmIsAOneByOneConvOnARowPlane) {
   const Layer& layer = convLayer(r.program);
   const ConvLayer& l = layer.conv;
   EXPECT_EQ(layer.op, "Gemm");
-  EXPECT_EQ(layer.note, "fully connected: a 1x1 convolution on a 1 x rows plane");
+  EXPECT_EQ(layer.note, "fully connected: 6 output channels in 6 slices of 1 groups of <= 1, "
+                        "one per PE, each PE holding all 5 input row(s)");
   EXPECT_TRUE(l.matrixLayout);
   EXPECT_EQ(l.planes(), 7);
   EXPECT_EQ(l.planeW, 5);
@@ -539,8 +540,9 @@ TEST(SparseCompiler, GemmIsAOneByOneConvOnARowPlane) {
   EXPECT_EQ(l.outW, 5);
   EXPECT_EQ(l.outH, 1);
   EXPECT_EQ(l.outChannels, 6);
-  EXPECT_EQ(l.inTiling.x.parts, 5);
-  EXPECT_EQ(l.inTiling.y.parts, 1);
+  EXPECT_EQ(l.inTiling.pes(), 1); // every PE holds the whole 1 x 5 plane
+  EXPECT_EQ(l.usedPes(), 6);      // and one output channel
+  EXPECT_EQ(l.sliceFirstGroup, (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6}));
   EXPECT_EQ(l.denseWeights, 42);
 }
 

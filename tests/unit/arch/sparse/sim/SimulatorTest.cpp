@@ -74,8 +74,8 @@ void checkInvariants(const SessionResult& r, const SparseConfig& c, const ir::Gr
     EXPECT_GT(d.denseCycles, 0);
     EXPECT_EQ(d.groups, static_cast<int64_t>(l.conv.groups.size()));
     EXPECT_EQ(d.kc, l.conv.kc);
-    EXPECT_EQ(d.gridX * d.gridY, l.conv.inTiling.pes());
-    EXPECT_EQ(s.idlePes, (c.peCount() - l.conv.inTiling.pes()) * c.multipliersPerPe() * d.cycles);
+    EXPECT_EQ(d.gridX * d.gridY, l.conv.usedPes());
+    EXPECT_EQ(s.idlePes, (c.peCount() - l.conv.usedPes()) * c.multipliersPerPe() * d.cycles);
   }
   EXPECT_EQ(r.totals.cycles, cycles);
   EXPECT_EQ(r.report.total.cycles, cycles);
@@ -331,7 +331,8 @@ TEST(SparseSimulator, FewerNonZerosTakeFewerCycles) {
 }
 
 TEST(SparseSimulator, IdlePesAndDramAreCountedOnce) {
-  // A Gemm of 1 row uses one PE of the grid; the input comes from DRAM (graph input).
+  // A Gemm of 1 row with 10 output channels: one channel per PE on 10 of scnn's 64 PEs (the
+  // rest idle), on all 4 of tiny's; the input comes from DRAM (graph input).
   LayerSpec s;
   s.kind = LayerSpec::Kind::Gemm;
   s.h = 1;
@@ -345,9 +346,40 @@ TEST(SparseSimulator, IdlePesAndDramAreCountedOnce) {
     expectBitExact(r);
     checkInvariants(r, c, g);
     const LayerDetail& d = arrayDetail(r);
-    EXPECT_EQ(d.gridX * d.gridY, 1);
-    EXPECT_GT(d.losses.idlePes, 0);
+    EXPECT_EQ(d.gridX * d.gridY, std::min<int64_t>(10, c.peCount()));
+    EXPECT_EQ(d.losses.idlePes > 0, c.peCount() > 10);
   }
+}
+
+TEST(SparseSimulator, FullyConnectedLayersUseTheWholeArray) {
+  // SCNN paper section 4.3: at batch 1 a PE forms F useful products per cycle (one activation
+  // meets each weight once), so the layer's compute takes about weights / (PEs x F) cycles:
+  // each PE issues one full vector (its Kc = 4 = F weights) per input channel. Before the
+  // output-channel slices it ran on one PE, 64 times longer.
+  LayerSpec s;
+  s.kind = LayerSpec::Kind::Gemm;
+  s.h = 1;
+  s.inChannels = 512;
+  s.outChannels = 256;
+  SparseConfig c = sparsePreset("scnn");
+  c.dramBytesPerCycle = 1024.0; // compute-bound: the weights arrive faster than they are used
+  c.dramLatencyCycles = 0;
+  const ir::Graph g = buildLayerGraph(s);
+  const SessionResult r = run(g, c);
+  expectBitExact(r);
+  checkInvariants(r, c, g);
+  const Layer& layer = r.program.layers.at(0);
+  ASSERT_EQ(layer.kind, LayerKind::Conv);
+  EXPECT_EQ(layer.conv.usedPes(), 64);
+  EXPECT_EQ(layer.conv.kc, 4); // 256 channels / 64 PEs
+  const LayerDetail& d = arrayDetail(r);
+  const int64_t perPe = 512; // input channels: one weight vector each
+  EXPECT_GE(d.cycles, perPe);
+  EXPECT_LE(d.cycles, perPe * 5 / 4) << "compute on 64 PEs at F products per cycle each";
+  // Every PE multiplies its weights with the one activation of their channel: I - 1 of the
+  // I lanes of every vector are empty.
+  EXPECT_EQ(d.products, d.losses.useful);
+  EXPECT_GE(d.losses.fragmentation, d.products * (c.activationsPerVector - 1));
 }
 
 // --- config corners -----------------------------------------------------------------------------
