@@ -222,6 +222,19 @@ void describeMachine(report::RunReport& r, const EngineConfig& config) {
   r.configYaml = config.toYaml();
 }
 
+void LayerDensities::checkLayerNames(const ir::Graph& g) const {
+  for (const auto& entry : perLayer) {
+    // (Not a structured binding: clang 14, the fuzz build's compiler, cannot capture one.)
+    const std::string& layer = entry.first;
+    const auto& nodes = g.nodes();
+    if (std::none_of(nodes.begin(), nodes.end(),
+                     [&](const ir::Node& n) { return n.name == layer; }))
+      throw Error(
+          ErrorKind::Usage, ErrorContext{.file = source, .key = layer},
+          fmt::format("activation density {} names no layer of model '{}'", entry.second, g.name));
+  }
+}
+
 report::RunReport simulate(const ir::Graph& g, const EngineConfig& config,
                            const RunOptions& options) {
   return config.implementation().simulate(g, config, options);
@@ -240,16 +253,7 @@ report::RunReport Engine::simulate(const ir::Graph& g, const EngineConfig& confi
                             name(),
                             takers.empty() ? "none" : fmt::format("{}", fmt::join(takers, ", "))));
   }
-  for (const auto& entry : options.activationDensities.perLayer) {
-    // (Not a structured binding: clang 14, the fuzz build's compiler, cannot capture one.)
-    const std::string& layer = entry.first;
-    const auto& nodes = g.nodes();
-    if (std::none_of(nodes.begin(), nodes.end(),
-                     [&](const ir::Node& n) { return n.name == layer; }))
-      throw Error(
-          ErrorKind::Usage, ErrorContext{.file = options.activationDensities.source, .key = layer},
-          fmt::format("activation density {} names no layer of model '{}'", entry.second, g.name));
-  }
+  options.activationDensities.checkLayerNames(g);
   report::RunReport r = compileAndSimulate(g, config, options);
   chargeHostLayers(r, options.host);
   return r;

@@ -252,8 +252,7 @@ std::string layerName(const Graph& g, NodeId id) {
   return g.value(n.outputs[0]).name;
 }
 
-PruneReport magnitudePrune(Graph& g, const PruneSpec& spec) {
-  // Validate everything before the first change.
+void checkPruneSpec(const Graph& g, const PruneSpec& spec) {
   if (spec.density) {
     checkDensity(*spec.density, spec.source, spec.source.empty() ? "density" : "default");
   }
@@ -261,6 +260,10 @@ PruneReport magnitudePrune(Graph& g, const PruneSpec& spec) {
     checkDensity(d, spec.source, name);
     checkLayerName(g, name, spec.source);
   }
+}
+
+PruneReport magnitudePrune(Graph& g, const PruneSpec& spec) {
+  checkPruneSpec(g, spec); // everything before the first change
 
   PruneReport report;
   for (NodeId id = 0; id < static_cast<NodeId>(g.numNodes()); ++id) {

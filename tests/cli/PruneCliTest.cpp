@@ -1,13 +1,16 @@
 /// \file
 /// End-to-end tests of `nnaccel prune`: prune a zoo model and an exported ONNX file to a global
-/// density and to per-layer densities from JSON, check the printed table, re-import the written
-/// model and count its non-zero weights, run it with `nnaccel run`, and every error path (both
-/// or neither density option, bad density, bad JSON, unknown layer, unreadable densities file,
-/// unwritable output) with its exact message and exit code, writing nothing.
+/// density and to per-layer densities from a `--weight-densities` JSON file (and its older name
+/// `--densities`), check the printed table, re-import the written model and count its non-zero
+/// weights layer by layer, run it with `nnaccel run`, and every error path (both or neither
+/// density option, both names of the file option, bad density, bad JSON, unknown or unprunable
+/// layer, unreadable densities file, unwritable output) with its exact message and exit code,
+/// writing nothing.
 #include "CliSupport.h"
 #include "nnaccel/frontend/Onnx.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <map>
 
@@ -96,7 +99,7 @@ TEST_F(PruneCli, GlobalDensityOnAZooModelThenRun) {
 TEST_F(PruneCli, PerLayerDensitiesFromJsonOnAnOnnxFile) {
   ASSERT_EQ(run("zoo export lenet5 lenet5.onnx").exitCode, 0);
   writeText("d.json", R"({"c1": 0.2, "f7": 1, "default": 0.1})");
-  const Result r = run("prune lenet5.onnx --densities d.json -o p.onnx");
+  const Result r = run("prune lenet5.onnx --weight-densities d.json -o p.onnx");
   ASSERT_EQ(r.exitCode, 0) << r.err;
   const auto counts = weightCounts(path("p.onnx"));
   EXPECT_EQ(counts.at("c1").second, 30);
@@ -111,7 +114,7 @@ TEST_F(PruneCli, PerLayerDensitiesFromJsonOnAnOnnxFile) {
 
   // Without "default", unlisted layers stay dense (target "-").
   writeText("only.json", R"({"c5": 0.05})");
-  const Result only = run("prune lenet5 --densities only.json -o q.onnx");
+  const Result only = run("prune lenet5 --weight-densities only.json -o q.onnx");
   ASSERT_EQ(only.exitCode, 0) << only.err;
   EXPECT_EQ(rowStartingWith(only.out, "c1"),
             (std::vector<std::string>{"c1", "Conv", "150", "150", "1.0000", "-", "150", "1.0000"}));
@@ -123,12 +126,41 @@ TEST_F(PruneCli, PerLayerDensitiesFromJsonOnAnOnnxFile) {
   EXPECT_EQ(q.at("c5").second, 2400);
 }
 
+TEST_F(PruneCli, EveryLayerOfTheFileWithinOneWeight) {
+  // Densities that do not divide the layers' weight counts: each layer keeps round(d x weights)
+  // non-zeros (c5 had one exact zero already: 47,999 non-zeros, more than it keeps).
+  writeText("w.json", R"({"c1": 0.33, "c3": 0.071, "c5": 0.0123, "f6": 0.777, "f7": 0.5})");
+  const std::map<std::string, double> wanted = {
+      {"c1", 0.33}, {"c3", 0.071}, {"c5", 0.0123}, {"f6", 0.777}, {"f7", 0.5}};
+  const Result r = run("prune lenet5 --weight-densities w.json -o p.onnx");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const auto counts = weightCounts(path("p.onnx"));
+  ASSERT_EQ(counts.size(), wanted.size());
+  for (const auto& [name, d] : wanted) {
+    const auto [weights, nonZeros] = counts.at(name);
+    EXPECT_EQ(weights, kLenetWeights.at(name)) << name;
+    EXPECT_LE(std::abs(static_cast<double>(nonZeros) - d * static_cast<double>(weights)), 0.5)
+        << name << ": " << nonZeros << " of " << weights;
+  }
+  EXPECT_EQ(counts.at("c1").second, 50);  // 49.5 rounds away from zero
+  EXPECT_EQ(counts.at("c5").second, 590); // 590.4
+  // The older name of the option reads the same file the same way.
+  const Result old = run("prune lenet5 --densities w.json -o q.onnx");
+  ASSERT_EQ(old.exitCode, 0) << old.err;
+  EXPECT_EQ(readFile(path("q.onnx")), readFile(path("p.onnx")));
+}
+
 TEST_F(PruneCli, DensityOptionErrors) {
   writeText("d.json", R"({"c1": 0.5})");
+  expectError("prune lenet5 --density 0.5 --weight-densities d.json -o p.onnx", 2,
+              "give exactly one of --density and --weight-densities (see 'nnaccel prune --help')");
   expectError("prune lenet5 --density 0.5 --densities d.json -o p.onnx", 2,
-              "give exactly one of --density and --densities (see 'nnaccel prune --help')");
+              "give exactly one of --density and --weight-densities (see 'nnaccel prune --help')");
   expectError("prune lenet5 -o p.onnx", 2,
-              "give exactly one of --density and --densities (see 'nnaccel prune --help')");
+              "give exactly one of --density and --weight-densities (see 'nnaccel prune --help')");
+  expectError("prune lenet5 --weight-densities d.json --densities d.json -o p.onnx", 2,
+              "--weight-densities: At Most 1 required but received 2 (see 'nnaccel prune "
+              "--help')");
   for (const char* bad : {"1.5", "0", "-0.5", "abc", "0.5x", "nan"}) {
     expectError(std::string("prune lenet5 --density ") + bad + " -o p.onnx", 2,
                 std::string("--density: expected a number in (0, 1], got '") + bad +
@@ -139,28 +171,28 @@ TEST_F(PruneCli, DensityOptionErrors) {
 
 TEST_F(PruneCli, DensitiesFileErrors) {
   writeText("syntax.json", "{\"c1\": 0.5,");
-  expectError("prune lenet5 --densities syntax.json -o p.onnx", 2,
+  expectError("prune lenet5 --weight-densities syntax.json -o p.onnx", 2,
               "syntax.json: invalid JSON: parse error at line 1, column 12: syntax error while "
               "parsing object key - unexpected end of input; expected string literal");
   writeText("array.json", "[0.5]");
-  expectError("prune lenet5 --densities array.json -o p.onnx", 2,
+  expectError("prune lenet5 --weight-densities array.json -o p.onnx", 2,
               "array.json: expected a JSON object {\"layer name\": density, ...}, got array");
   writeText("range.json", R"({"c1": 2})");
-  expectError("prune lenet5 --densities range.json -o p.onnx", 2,
+  expectError("prune lenet5 --weight-densities range.json -o p.onnx", 2,
               "range.json: 'c1': density must be in (0, 1], got 2");
   writeText("type.json", R"({"c1": "half"})");
-  expectError("prune lenet5 --densities type.json -o p.onnx", 2,
+  expectError("prune lenet5 --weight-densities type.json -o p.onnx", 2,
               "type.json: 'c1': expected a density (a number in (0, 1]), got string");
   writeText("unknown.json", R"({"c1": 0.5, "conv9": 0.5})");
-  expectError("prune lenet5 --densities unknown.json -o p.onnx", 2,
+  expectError("prune lenet5 --weight-densities unknown.json -o p.onnx", 2,
               "unknown.json: 'conv9': no layer of that name in the model (prunable layers: c1, "
               "c3, c5, f6, f7)");
   writeText("pool.json", R"({"s2": 0.5})");
-  expectError("prune lenet5 --densities pool.json -o p.onnx", 2,
+  expectError("prune lenet5 --weight-densities pool.json -o p.onnx", 2,
               "pool.json: 's2': names a node of type AveragePool, not a prunable layer (Conv, "
               "ConvTranspose, Gemm or MatMul with a constant f32 weight; prunable layers: c1, c3, "
               "c5, f6, f7)");
-  expectError("prune lenet5 --densities missing.json -o p.onnx", 1,
+  expectError("prune lenet5 --weight-densities missing.json -o p.onnx", 1,
               "missing.json: cannot open file (No such file or directory)");
 }
 
@@ -175,7 +207,8 @@ TEST_F(PruneCli, UnwritableOutput) {
 TEST_F(PruneCli, HelpListsTheOptions) {
   const Result r = run("prune --help");
   EXPECT_EQ(r.exitCode, 0);
-  for (const char* option : {"MODEL", "--density", "--densities", "--output", "--dim", "--batch"}) {
+  for (const char* option : {"MODEL", "--density", "--weight-densities", "--densities", "--output",
+                             "--dim", "--batch"}) {
     EXPECT_NE(r.out.find(option), std::string::npos) << option << "\n" << r.out;
   }
 }

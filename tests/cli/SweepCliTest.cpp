@@ -4,11 +4,16 @@
 /// table, the Pareto front and the CSV; failed points as rows (an invalid config, a model that
 /// does not fit, with a quoted message); the same CSV bytes on one thread and on two and from
 /// merged shards; --timing-only; and every error path with its exact message and exit code.
-/// The MPI path has its own ctest (SweepMpiTest.cmake).
+/// The MPI path has its own ctest (SweepMpiTest.cmake). Also `sweep density` with per-layer
+/// profiles (--weight-densities, --activation-densities, --axis): each point's cycles equal
+/// `simulate` with the scaled files, the achieved weight density is the file's to one weight,
+/// the operand off the axis is held, and every error path of the profiles.
 #include "CliSupport.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <fmt/format.h>
+#include <map>
 
 using namespace nnaccel::clitest;
 
@@ -268,6 +273,155 @@ TEST_F(SweepCli, TheOtherSweepsStillParse) {
   const Result d = run("sweep density lenet5 --arch sparse --preset tiny --densities 1.0");
   EXPECT_EQ(d.exitCode, 0) << d.err;
   EXPECT_NE(d.out.find("density sweep of 'lenet5' on sparse 'tiny'"), std::string::npos);
+}
+
+// --- sweep density with per-layer profiles -----------------------------------------------------
+
+/// The CSV rows of a `sweep density` run by the value of their first column ("0.5", "1").
+std::map<std::string, std::vector<std::string>> densityRows(const std::string& csv) {
+  std::map<std::string, std::vector<std::string>> rows;
+  std::istringstream in(csv);
+  std::string line;
+  std::getline(in, line); // header
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::istringstream fields(line);
+    for (std::string cell; std::getline(fields, cell, ',');)
+      cells.push_back(cell);
+    rows[cells.at(0)] = cells;
+  }
+  return rows;
+}
+
+/// The total cycles `simulate` prints ("total: 18,908 cycles (...").
+int64_t simulatedCycles(const std::string& out) {
+  std::string text = words(lineWith(out, "total: ")).at(1);
+  std::erase(text, ',');
+  return std::stoll(text);
+}
+
+// LeNet-5's prunable layers: c1 150 weights, c3 2,400, c5 48,000, f6 10,080, f7 840.
+constexpr double kLenetWeights = 61470;
+
+TEST_F(SweepCli, DensityScalesBothProfilesLayerByLayer) {
+  writeText("w.json", R"({"c1": 0.2, "c3": 0.5, "default": 0.25})");
+  writeText("a.json", R"({"c3": 0.4, "c5": 0.3})");
+  // The same profiles at half: what the sweep's point 0.5 must simulate.
+  writeText("w2.json", R"({"c1": 0.1, "c3": 0.25, "default": 0.125})");
+  writeText("a2.json", R"({"c3": 0.2, "c5": 0.15})");
+  const Result r = run("sweep density lenet5 --arch sparse --densities 1,0.5 --weight-densities "
+                       "w.json --activation-densities a.json --csv s.csv");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("density sweep of 'lenet5' on sparse 'scnn' (weights magnitude-pruned to "
+                       "w.json's densities x the scale; synthetic activations at a.json's "
+                       "densities x the scale)\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\nbreak-even scale: speedup "), std::string::npos) << r.out;
+  const std::string csv = readFile(path("s.csv"));
+  EXPECT_EQ(csv.rfind("scale,weight_density,activation_density,cycles,dense_cycles,speedup,", 0),
+            0u)
+      << csv;
+  const auto rows = densityRows(csv);
+  ASSERT_EQ(rows.size(), 2u) << csv;
+  for (const auto& [value, cells] : rows) {
+    ASSERT_EQ(cells.size(), 11u) << value;
+    EXPECT_EQ(cells.back(), "1") << value; // verified
+  }
+
+  // Each point is `simulate` with the profiles scaled: the same cycles, to the cycle.
+  const Result full = run("simulate lenet5 --arch sparse --weight-densities w.json "
+                          "--activation-densities a.json");
+  ASSERT_EQ(full.exitCode, 0) << full.err;
+  EXPECT_EQ(std::stoll(rows.at("1").at(3)), simulatedCycles(full.out)) << full.out;
+  const Result half = run("simulate lenet5 --arch sparse --weight-densities w2.json "
+                          "--activation-densities a2.json");
+  ASSERT_EQ(half.exitCode, 0) << half.err;
+  EXPECT_EQ(std::stoll(rows.at("0.5").at(3)), simulatedCycles(half.out)) << half.out;
+  // ... whose layers have the scaled file's densities (w_density, a_density columns).
+  EXPECT_EQ(rowStartingWith(half.out, "c1").at(12), "0.10") << half.out;
+  EXPECT_EQ(rowStartingWith(half.out, "c3").at(12), "0.25") << half.out;
+  EXPECT_EQ(rowStartingWith(half.out, "c5").at(12), "0.12") << half.out; // 0.125
+  EXPECT_EQ(rowStartingWith(half.out, "c3").at(13), "0.20") << half.out;
+  EXPECT_EQ(rowStartingWith(half.out, "c5").at(13), "0.15") << half.out;
+
+  // The achieved weight density is the profile's, to one weight of the model: at 1, c1 keeps 30,
+  // c3 1,200, c5 12,000, f6 2,520, f7 210; at 0.5, 15, 600, 6,000, 1,260, 105.
+  EXPECT_NEAR(std::stod(rows.at("1").at(1)), 15960 / kLenetWeights, 1 / kLenetWeights);
+  EXPECT_NEAR(std::stod(rows.at("0.5").at(1)), 7980 / kLenetWeights, 1 / kLenetWeights);
+  // c3's and c5's inputs halve; c1's (the image) and the Gemms' stay as computed.
+  EXPECT_LT(std::stod(rows.at("0.5").at(2)), std::stod(rows.at("1").at(2)));
+}
+
+TEST_F(SweepCli, DensityAxisHoldsTheOperandOffIt) {
+  writeText("w.json", R"({"c1": 0.2, "c3": 0.5, "default": 0.25})");
+  writeText("dense.json", R"({"default": 1})");
+  writeText("half.json", R"({"default": 0.5})");
+  // Weights held at the file, activations swept: the axis is a density again.
+  const Result r = run("sweep density lenet5 --arch sparse --densities 0.3,1 --weight-densities "
+                       "w.json --axis activations --csv s.csv");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.out.find("(weights magnitude-pruned to w.json's densities; synthetic activations "
+                       "at the density)\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\nbreak-even density: speedup "), std::string::npos) << r.out;
+  const std::string csv = readFile(path("s.csv"));
+  EXPECT_EQ(csv.rfind("density,weight_density,activation_density,", 0), 0u) << csv;
+  auto rows = densityRows(csv);
+  ASSERT_EQ(rows.size(), 2u) << csv;
+  EXPECT_NEAR(std::stod(rows.at("0.3").at(1)), 15960 / kLenetWeights, 1 / kLenetWeights);
+  EXPECT_EQ(rows.at("0.3").at(1), rows.at("1").at(1));
+  EXPECT_NEAR(std::stod(rows.at("0.3").at(2)), 0.3, 0.01);
+  EXPECT_NEAR(std::stod(rows.at("1").at(2)), 1.0, 1e-9);
+  const Result held = run("simulate lenet5 --arch sparse --weight-densities w.json "
+                          "--activation-densities dense.json");
+  ASSERT_EQ(held.exitCode, 0) << held.err;
+  EXPECT_EQ(std::stoll(rows.at("1").at(3)), simulatedCycles(held.out)) << held.out;
+
+  // Weights swept without a file, activations as the model computes them.
+  const Result w = run("sweep density lenet5 --arch sparse --densities 0.5 --axis weights "
+                       "--csv w.csv");
+  ASSERT_EQ(w.exitCode, 0) << w.err;
+  EXPECT_NE(w.out.find("(weights magnitude-pruned to the density; activations computed from the "
+                       "input)\n"),
+            std::string::npos)
+      << w.out;
+  rows = densityRows(readFile(path("w.csv")));
+  EXPECT_NEAR(std::stod(rows.at("0.5").at(1)), 0.5, 1 / kLenetWeights);
+  const Result computed = run("simulate lenet5 --arch sparse --weight-densities half.json");
+  ASSERT_EQ(computed.exitCode, 0) << computed.err;
+  EXPECT_EQ(std::stoll(rows.at("0.5").at(3)), simulatedCycles(computed.out)) << computed.out;
+}
+
+TEST_F(SweepCli, DensityProfileErrors) {
+  const std::string sweep = "sweep density lenet5 --arch sparse --densities 1 ";
+  writeText("w.json", R"({"c1": 0.5, "conv9": 0.5})");
+  expectError(sweep + "--weight-densities w.json", 2,
+              "w.json: 'conv9': no layer of that name in the model (prunable layers: c1, c3, c5, "
+              "f6, f7)");
+  writeText("pool.json", R"({"s2": 0.5})");
+  expectError(sweep + "--weight-densities pool.json", 2,
+              "pool.json: 's2': names a node of type AveragePool, not a prunable layer (Conv, "
+              "ConvTranspose, Gemm or MatMul with a constant f32 weight; prunable layers: c1, c3, "
+              "c5, f6, f7)");
+  writeText("a.json", R"({"c3": 0.5, "conv9": 0.25})");
+  expectError(sweep + "--activation-densities a.json", 2,
+              "a.json: 'conv9': activation density 0.25 names no layer of model 'lenet5'");
+  writeText("range.json", R"({"c1": 2})");
+  expectError(sweep + "--activation-densities range.json", 2,
+              "range.json: 'c1': density must be in (0, 1], got 2");
+  writeText("syntax.json", "{\"c1\": 0.5,");
+  expectErrorPrefix(sweep + "--weight-densities syntax.json", 2, "syntax.json: invalid JSON: ");
+  expectError(sweep + "--weight-densities missing.json", 1,
+              "missing.json: cannot open file (No such file or directory)");
+  expectError(sweep + "--axis weight", 2,
+              "--axis: weight not in {both,weights,activations} (see 'nnaccel sweep density "
+              "--help')");
+  // The other engine's study has no profiles.
+  expectError("sweep vector-width lenet5 --arch broadcast --weight-densities w.json", 2,
+              "the following argument was not expected: --weight-densities (see 'nnaccel sweep "
+              "vector-width --help')");
 }
 
 } // namespace

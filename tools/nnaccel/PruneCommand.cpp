@@ -1,7 +1,9 @@
 /// \file
-/// `nnaccel prune MODEL (--density D | --densities FILE.json) -o OUT.onnx`: magnitude-prunes the
-/// weights of every Conv / ConvTranspose / Gemm / MatMul layer (passes::magnitudePrune), writes
-/// the pruned model as ONNX and prints the achieved density per layer and in total.
+/// `nnaccel prune MODEL (--density D | --weight-densities FILE.json) -o OUT.onnx`: magnitude-
+/// prunes the weights of every Conv / ConvTranspose / Gemm / MatMul layer (passes::magnitudePrune)
+/// to one density or to per-layer densities (the file `simulate --weight-densities` and `sweep
+/// density --weight-densities` read, passes::readPruneSpecFile; `--densities` is its older
+/// name), writes the pruned model as ONNX and prints the achieved density per layer and in total.
 ///
 /// Why a command: the zoo's weights are dense; the sparse engine's results depend on weight
 /// density, so users (and the sparse engine's tests) need pruned models that every other command
@@ -80,16 +82,17 @@ public:
                               "keep this fraction of the weights of every Conv, ConvTranspose, "
                               "Gemm and MatMul layer (the largest magnitudes), in (0, 1]")
                    ->check(densityValidator());
-    densities_ = app.add_option("--densities", densitiesFile_,
-                                "a JSON file of per-layer densities: {\"layer name\": density, "
-                                "...} with an optional \"default\" for unlisted layers (without "
-                                "one they stay unchanged)");
+    densities_ = app.add_option("--weight-densities,--densities", densitiesFile_,
+                                "a JSON file of per-layer weight densities, as simulate and sweep "
+                                "density take it: {\"layer name\": density, ...} with an optional "
+                                "\"default\" for unlisted layers (without one they stay "
+                                "unchanged); --densities is its older name");
     app.add_option("-o,--output", output_, "the pruned model to write (.onnx)")->required();
   }
 
   void run() override {
     if ((density_->count() > 0) == (densities_->count() > 0)) {
-      throw usageError(*app_, "give exactly one of --density and --densities");
+      throw usageError(*app_, "give exactly one of --density and --weight-densities");
     }
     passes::PruneSpec spec;
     if (density_->count() > 0) {

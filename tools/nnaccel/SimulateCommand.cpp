@@ -80,9 +80,10 @@ public:
                              fmt::join(baselines, "; ")));
     engineOptions_.configure(app);
     hostOptions_.configure(app);
-    app.add_option("--weight-densities", weightDensities_,
-                   "magnitude-prune the weights first, per layer, as `prune --densities` does: a "
-                   "JSON file {\"layer name\": density, ...} with an optional \"default\"");
+    app.add_option(
+        "--weight-densities", weightDensities_,
+        "magnitude-prune the weights first, per layer, as `prune --weight-densities` does: a "
+        "JSON file {\"layer name\": density, ...} with an optional \"default\"");
     app.add_option("--activation-densities", activationDensities_,
                    "engines whose timing depends on the data (sparse): each array layer named in "
                    "this JSON file ({\"layer name\": density, ...}, optional \"default\") reads "

@@ -5,7 +5,8 @@
 /// values, with its Pareto front) and `sweep merge` are in SweepGridCommand.cpp. Every study an
 /// engine declares (engines::Study, e.g. `sweep density` on the sparse engine, `sweep
 /// vector-width` on the broadcast engine) is a subcommand here, with the options the study
-/// declares; its table is printed and its points written as CSV with --csv.
+/// declares (lists of numbers, file paths the study reads, or one of a few words); its table is
+/// printed and its points written as CSV with --csv.
 #include "ArchOptions.h"
 #include "Command.h"
 #include "EngineOptions.h"
@@ -55,7 +56,19 @@ public:
     modelOptions_.configure(app);
     arch_.configure(app);
     for (const engines::StudyOption& o : study_.options)
-      app.add_option("--" + o.name, values_[o.name], o.help)->delimiter(',')->check(studyValue(o));
+      switch (o.kind) {
+      case engines::StudyOption::Kind::Numbers:
+        app.add_option("--" + o.name, values_[o.name], o.help)
+            ->delimiter(',')
+            ->check(studyValue(o));
+        break;
+      case engines::StudyOption::Kind::File:
+        app.add_option("--" + o.name, texts_[o.name], o.help)->type_name("FILE");
+        break;
+      case engines::StudyOption::Kind::Choice:
+        app.add_option("--" + o.name, texts_[o.name], o.help)->check(CLI::IsMember(o.choices));
+        break;
+      }
     app.add_option("--csv", csv_,
                    "also write the points as CSV to this file (- for standard output)");
   }
@@ -81,6 +94,9 @@ public:
     for (const auto& [name, values] : values_)
       if (!values.empty())
         args.values[name] = values;
+    for (const auto& [name, text] : texts_)
+      if (!text.empty())
+        args.texts[name] = text;
     args.progress = [](const std::string& line) { fmt::print(stderr, "[nnaccel] {}\n", line); };
     engines::StudyResult result;
     try {
@@ -103,6 +119,7 @@ private:
   ModelOptions modelOptions_;
   ArchOptions arch_;
   std::map<std::string, std::vector<double>> values_;
+  std::map<std::string, std::string> texts_;
   std::string csv_;
 };
 

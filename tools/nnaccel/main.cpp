@@ -38,7 +38,7 @@ const nnaccel::cli::CommandSpec kCommands[] = {
      nnaccel::cli::makeDisasmCommand},
     {"arch", "list the accelerator engines and presets, or print an effective config",
      nnaccel::cli::makeArchCommand},
-    {"prune", "magnitude-prune a model's weights to a density and write it as ONNX",
+    {"prune", "magnitude-prune a model's weights to a density or per-layer densities; write ONNX",
      nnaccel::cli::makePruneCommand},
     {"sweep",
      "sweep a model over a grid of config values (any engine; Pareto front, shards, MPI), "

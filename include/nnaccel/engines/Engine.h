@@ -128,6 +128,8 @@ struct LayerDensities {
     const auto it = perLayer.find(name);
     return it != perLayer.end() ? std::optional<double>(it->second) : density;
   }
+  /// Throws Error (Usage) naming source and the key when a perLayer name is no node of \p g.
+  void checkLayerNames(const ir::Graph& g) const;
 };
 
 /// How to run a model. Options of one engine (OptionSpec) arrive in engineOptions by name.
@@ -214,19 +216,44 @@ struct BudgetFigures {
   double dramBytesPerCycle = 0;
 };
 
-/// One option of an engine's study: a comma-separated list of numbers (`--densities 0.1,0.5`).
+/// One option of an engine's study: a comma-separated list of numbers (`--densities 0.1,0.5`),
+/// a file path (`--weight-densities w.json`) or one of a few words (`--axis weights`).
 struct StudyOption {
+  enum class Kind {
+    Numbers, ///< a list of numbers (integers, min, max, minExclusive) in StudyArgs::values
+    File,    ///< a path, in StudyArgs::texts (the study reads it and names it in its errors)
+    Choice,  ///< one of choices, in StudyArgs::texts
+  };
   std::string name; ///< without dashes
   std::string help;
   bool integers = false; ///< each value an integer (else a real)
   double min = 0, max = 0;
   bool minExclusive = false; ///< values must be > min (else >= min)
+  Kind kind = Kind::Numbers;
+  std::vector<std::string> choices; ///< Kind::Choice: the words it takes
+
+  static StudyOption file(std::string name, std::string help) {
+    StudyOption o;
+    o.name = std::move(name);
+    o.help = std::move(help);
+    o.kind = Kind::File;
+    return o;
+  }
+  static StudyOption choice(std::string name, std::string help, std::vector<std::string> words) {
+    StudyOption o;
+    o.name = std::move(name);
+    o.help = std::move(help);
+    o.kind = Kind::Choice;
+    o.choices = std::move(words);
+    return o;
+  }
 };
 
 /// What a study is given: its options' values (absent when not given: the study's default) and
 /// a progress line printer.
 struct StudyArgs {
-  std::map<std::string, std::vector<double>> values;
+  std::map<std::string, std::vector<double>> values; ///< Kind::Numbers options
+  std::map<std::string, std::string> texts;          ///< Kind::File and Kind::Choice options
   std::function<void(const std::string&)> progress;
 };
 

@@ -78,6 +78,11 @@ bool isPrunableLayer(const ir::Graph& g, ir::NodeId id);
 /// The name layer \p id is known by in reports and in PruneSpec::perLayer.
 std::string layerName(const ir::Graph& g, ir::NodeId id);
 
+/// Throws Error (Usage) when a density of \p spec is outside (0, 1] (key "density" or the layer
+/// name) or a perLayer name matches no prunable layer of \p g (naming spec.source and the key):
+/// the checks magnitudePrune makes before changing anything.
+void checkPruneSpec(const ir::Graph& g, const PruneSpec& spec);
+
 /// Prunes \p g per \p spec and reports every prunable layer. Throws Error (Usage) before
 /// changing anything when a density is outside (0, 1] (key "density" or the layer name) or a
 /// perLayer name matches no prunable layer (naming spec.source and the key).

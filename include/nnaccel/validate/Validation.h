@@ -51,7 +51,7 @@ struct RunSpec {
   bool verify = true;
   std::map<std::string, int64_t> options; ///< the engine's run options by name
   /// Weights magnitude-pruned per layer (layer name -> density) before the run, as `prune
-  /// --densities` does; "*" applies to every prunable layer not named.
+  /// --weight-densities` does; "*" applies to every prunable layer not named.
   std::map<std::string, double> weightDensities;
   /// Seeded synthetic activations per array layer (layer name -> density; "*" for the rest),
   /// as `simulate --activation-densities` does, on engines that take them.

@@ -3,7 +3,8 @@
 /// ties by index, rounding, already-zero weights, NaN), every layer kind, biases untouched,
 /// shared weights copied, per-layer and default densities, determinism, the report's totals,
 /// the pruned graph still running, and every error of the spec (global density, JSON syntax,
-/// types, ranges, duplicate and unknown keys, unreadable files) naming the file and the key.
+/// types, ranges, duplicate and unknown keys, unreadable files) naming the file and the key,
+/// from magnitudePrune and from checkPruneSpec alone.
 #include "nnaccel/passes/Prune.h"
 
 #include "PassTestUtil.h"
@@ -313,6 +314,22 @@ TEST(MagnitudePruneErrors, UnknownLayerNamesTheFileAndKeyAndChangesNothing) {
       [&] { magnitudePrune(b.g, parsePruneSpecJson(R"({"mm": 0.5})", "d.json")); },
       "d.json: 'mm': names a node of type MatMul, not a prunable layer (Conv, ConvTranspose, "
       "Gemm or MatMul with a constant f32 weight; prunable layers: c, g, m, t)");
+}
+
+TEST(MagnitudePruneErrors, CheckPruneSpecChecksWithoutPruning) {
+  // The checks magnitudePrune makes first, on a const graph (sweep density checks its profile
+  // once before its points): the same messages, and a good spec passes.
+  const GraphBuilder b = everyKindModel();
+  expectUsage([&] { checkPruneSpec(b.g, parsePruneSpecJson(R"({"conv9": 0.5})", "d.json")); },
+              "d.json: 'conv9': no layer of that name in the model (prunable layers: c, g, m, t)");
+  expectUsage([&] { checkPruneSpec(b.g, global(1.5)); },
+              "'density': density must be in (0, 1], got 1.5");
+  PruneSpec bad;
+  bad.perLayer = {{"g", 0.0}};
+  bad.source = "d.json";
+  expectUsage([&] { checkPruneSpec(b.g, bad); }, "d.json: 'g': density must be in (0, 1], got 0");
+  EXPECT_NO_THROW(
+      checkPruneSpec(b.g, parsePruneSpecJson(R"({"c": 0.5, "t": 1, "default": 0.1})", "d.json")));
 }
 
 TEST(MagnitudePruneErrors, LongLayerListsAreCut) {

@@ -153,7 +153,7 @@ rows:
   o.overrides = {{"crossbar.queue", "per_bank"}};
   EXPECT_EQ(errorOf([&] { runValidation(validationNamed("scnn"), o); }, ErrorKind::Config),
             "scnn.yaml runs.alexnet: 'crossbar.queue': unknown key (expected one of: fifo_depth, "
-            "bank_mapping, queues)");
+            "bank_mapping, queues, stages)");
 }
 
 } // namespace

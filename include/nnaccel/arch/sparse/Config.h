@@ -40,6 +40,27 @@ enum class AddressRounding {
               ///< entries
 };
 
+/// What the layer sequencer broadcasts to every PE (seed 001 ¶0048: "broadcasts a weight
+/// vector to each PE ... and sequences through multiple activation vectors", or "broadcasts an
+/// input activation vector to each PE ... and sequences through multiple weight vectors").
+enum class Broadcast {
+  Auto,    ///< activations for fully-connected layers, weights for convolutions
+  Weights, ///< each PE holds a tile of the plane (¶0069); weight vectors are broadcast
+  /// each PE holds the whole input and a slice of the output channels (their weights alone);
+  /// a convolution whose whole-plane accumulator frame does not fit is tiled as with `weights`
+  Activations,
+};
+
+/// How convolution windows that cross a PE's tile edge are resolved (seed 001 ¶0070).
+enum class Halos {
+  /// accumulators sized for the tile plus its output halos, whose partial sums are sent to the
+  /// neighbours after each output-channel group (Tables 7, 8; SCNN's choice)
+  Output,
+  /// input buffers sized for the tile plus the input halos replicated from the neighbours; a
+  /// PE accumulates only its own tile and drops the products that land outside it
+  Input,
+};
+
 /// The scatter crossbar's input queueing (seed 001 §1.4).
 enum class CrossbarQueues {
   PerLane, ///< one FIFO per multiplier lane (Fig. 3C): a product for a busy bank blocks its lane
@@ -91,10 +112,12 @@ struct SparseConfig {
   double clockMhz = 1000.0;
 
   // --- PE grid and multipliers (seed 001 §1.2) -------------------------------------------
-  int64_t peRows = 8;               ///< PE grid rows (tiles of the activation plane in y)
-  int64_t peCols = 8;               ///< PE grid columns (tiles in x)
-  int64_t weightsPerVector = 4;     ///< F: non-zero weights read per cycle
-  int64_t activationsPerVector = 4; ///< I: non-zero activations read per cycle
+  int64_t peRows = 8;                    ///< PE grid rows (tiles of the activation plane in y)
+  int64_t peCols = 8;                    ///< PE grid columns (tiles in x)
+  int64_t weightsPerVector = 4;          ///< F: non-zero weights read per cycle
+  int64_t activationsPerVector = 4;      ///< I: non-zero activations read per cycle
+  Broadcast broadcast = Broadcast::Auto; ///< what the layer sequencer broadcasts (¶0048)
+  Halos halos = Halos::Output;           ///< output or input halos (¶0070)
 
   // --- scatter crossbar and accumulators ------------------------------------------------------
   int64_t accumulatorBanks = 32;          ///< A (a power of two)
@@ -107,6 +130,13 @@ struct SparseConfig {
   bool accumulatorForwarding = true;
   int64_t accumulatorWriteLatencyCycles = 1; ///< read-add-write: write address delayed this long
   AddressRounding addressRounding = AddressRounding::Exact;
+  /// Entries of a combining buffer in front of each bank (seed 001 ¶0103; 0: none): a product
+  /// whose address is buffered is added into that entry, and the bank's read-add-write happens
+  /// only when an entry leaves the buffer (full, or at the group's end).
+  int64_t combiningBufferEntries = 0;
+  /// 1: the single-stage crossbar of Fig. 3C; 2: the two-stage network of Fig. 3E (stage 1: I
+  /// instances of an F -> A / I crossbar, stage 2: A / I instances of an I -> I crossbar).
+  int64_t crossbarStages = 1;
 
   // --- buffers ---------------------------------------------------------------------------
   int64_t weightFifoEntries = 50;       ///< F-wide weight vectors per PE weight FIFO

@@ -30,10 +30,17 @@ struct AxisMap {
 struct AxisTiles {
   Split in, out;
   std::vector<int64_t> haloLo, haloHi; ///< per PE: frame cells before / after its output tile
+  /// Input halos (tileAxisInputHalos): per PE the input range [heldLo, heldHi] it holds, its
+  /// `in` tile plus the neighbours' inputs its products need. Empty with output halos.
+  std::vector<int64_t> heldLo, heldHi;
 };
 
 /// Splits \p m over \p parts PEs (1 <= parts <= min(inSize, outSize)) and computes the halos.
 AxisTiles tileAxis(const AxisMap& m, int64_t parts);
+/// Input halos (seed 001 ¶0070): \p m's output split over \p parts PEs (1 <= parts <=
+/// min(inSize, outSize)), each holding every input whose products can land in its tile and
+/// accumulating that tile alone (no output halos). Any parts is legal: nothing is exchanged.
+AxisTiles tileAxisInputHalos(const AxisMap& m, int64_t parts);
 /// True when every PE's products reach only its own and the adjacent PEs' output tiles.
 bool haloReachesOnlyNeighbours(const AxisMap& m, const AxisTiles& t);
 /// The largest PE count <= maxParts for which haloReachesOnlyNeighbours holds.

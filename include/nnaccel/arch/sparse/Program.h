@@ -73,7 +73,9 @@ struct HaloDescriptor {
 /// Frame cell (fx, fy) is output pixel (outX0 - haloLeft + fx, outY0 - haloTop + fy); the
 /// accumulator address of (fx, fy, k) is fx + fy * width + k * width * height (seed 001 Eq. 1).
 struct PeFrame {
-  int64_t inX0 = 0, inY0 = 0, inW = 0, inH = 0;     ///< input-plane tile
+  int64_t inX0 = 0, inY0 = 0, inW = 0, inH = 0; ///< input-plane tile (held, with input halos)
+  /// Input halos: positions of the held tile that are other PEs' inputs, replicated here.
+  int64_t inHaloLeft = 0, inHaloTop = 0, inHaloRight = 0, inHaloBottom = 0;
   int64_t outX0 = 0, outY0 = 0, outW = 0, outH = 0; ///< output tile it owns (home region)
   int64_t haloLeft = 0, haloTop = 0, haloRight = 0, haloBottom = 0;
   int64_t width() const { return haloLeft + outW + haloRight; }
@@ -146,6 +148,10 @@ struct ConvLayer {
   /// (`frames` has the one frame they share), and receives those groups' weights alone. Empty:
   /// every PE runs every group on its own tile of the plane (the weight broadcast).
   std::vector<int64_t> sliceFirstGroup;
+  /// Input halos (pe_array.halos: input, seed 001 ¶0070): frames hold no output halos; a PE's
+  /// input tile includes the inputs its products need, and products landing outside its frame
+  /// are dropped.
+  bool inputHalos = false;
   std::vector<ChannelPost> post; ///< per output channel
   int32_t clampMin = quant::kInt8Min, clampMax = quant::kInt8Max;
   /// Zero points (real = s * (q - z)). The compressed input holds the non-zero differences

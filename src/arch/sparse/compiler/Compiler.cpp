@@ -294,6 +294,51 @@ private:
     program_.layers.back().conv.inputTransposed = fc.transposedInput;
   }
 
+  /// Whether a layer runs as output-channel slices (pe_array.broadcast: activations; `auto`
+  /// slices fully-connected layers only).
+  bool wantsSlices(bool matrix) const {
+    if (config_.peCount() < 2)
+      return false;
+    switch (config_.broadcast) {
+    case Broadcast::Weights:
+      return false;
+    case Broadcast::Activations:
+      return true;
+    case Broadcast::Auto:
+      break;
+    }
+    return matrix;
+  }
+
+  /// A layer's planar tiling, its PE frames and the output channels per group they allow.
+  struct PlaneMapping {
+    AxisTiles tx, ty;
+    std::vector<PeFrame> frames;
+    int64_t maxCells = 0; ///< the largest frame's accumulator cells
+    int64_t kc = 0;       ///< < 1: the frame does not fit the accumulators
+    bool inputHalos = false;
+  };
+
+  /// The plane tiled over the grid (with output or input halos, pe_array.halos), or
+  /// (\p sliced) one frame every PE holds, with Kc at most the channels per PE.
+  PlaneMapping mapPlane(const AxisMap& mx, const AxisMap& my, bool sliced,
+                        int64_t outChannels) const {
+    const bool inputHalos = !sliced && config_.halos == Halos::Input;
+    const auto tiles = [&](const AxisMap& a, int64_t maxParts) {
+      return inputHalos ? tileAxisInputHalos(a, std::min({maxParts, a.inSize, a.outSize}))
+                        : chooseAxisTiles(a, sliced ? 1 : maxParts);
+    };
+    PlaneMapping m{tiles(mx, config_.peCols), tiles(my, config_.peRows), {}, 0, 0, inputHalos};
+    m.frames = makeFrames(m.tx, m.ty);
+    for (const PeFrame& f : m.frames)
+      m.maxCells = std::max(m.maxCells,
+                            config_.addressStride(f.width()) * config_.addressStride(f.height()));
+    m.kc = std::min(outChannels, config_.accumulatorEntries() / m.maxCells);
+    if (sliced && m.kc >= 1)
+      m.kc = std::min(m.kc, ceilDiv(outChannels, config_.peCount()));
+    return m;
+  }
+
   /// The smallest and largest displacement of \p a's taps (structural: zero weights included,
   /// so frames follow the geometry, not the data).
   static std::pair<int64_t, int64_t> displacementRange(const AxisConv& a) {
@@ -349,23 +394,24 @@ private:
     const auto [dyMin, dyMax] = displacementRange(ay);
     const AxisMap mx{ax.planeSize(), ax.accSize(), ax.scale(), dxMin, dxMax};
     const AxisMap my{ay.planeSize(), ay.accSize(), ay.scale(), dyMin, dyMax};
-    // A fully-connected layer spreads its output channels over the PEs, each holding every row
-    // of the input (assignSlices); a convolution tiles its plane over the grid.
-    const bool sliced = matrix && config_.peCount() > 1;
-    const AxisTiles tx = chooseAxisTiles(mx, sliced ? 1 : config_.peCols);
-    const AxisTiles ty = chooseAxisTiles(my, sliced ? 1 : config_.peRows);
-    std::vector<PeFrame> frames = makeFrames(tx, ty);
-    int64_t maxCells = 0;
-    for (const PeFrame& f : frames)
-      maxCells =
-          std::max(maxCells, config_.addressStride(f.width()) * config_.addressStride(f.height()));
-    int64_t kc = std::min(outChannels, config_.accumulatorEntries() / maxCells);
-    if (sliced && kc >= 1)
-      kc = std::min(kc, ceilDiv(outChannels, config_.peCount()));
-    if (kc < 1)
+    // What the sequencer broadcasts (pe_array.broadcast, seed 001 ¶0048): weights to PEs that
+    // tile the plane, or activations to PEs that each hold the whole plane and a slice of the
+    // output channels (assignSlices), when the whole plane's frame fits the accumulators.
+    bool sliced = wantsSlices(matrix);
+    PlaneMapping map = mapPlane(mx, my, sliced, outChannels);
+    const bool fellBack = sliced && map.kc < 1;
+    if (fellBack) {
+      sliced = false;
+      map = mapPlane(mx, my, false, outChannels);
+    }
+    if (map.kc < 1)
       return lowerHost(id, fmt::format("a PE's accumulator frame of {} cells (tile + halos) "
                                        "exceeds the {} accumulator entries",
-                                       maxCells, config_.accumulatorEntries()));
+                                       map.maxCells, config_.accumulatorEntries()));
+    const AxisTiles& tx = map.tx;
+    const AxisTiles& ty = map.ty;
+    std::vector<PeFrame> frames = std::move(map.frames);
+    const int64_t kc = map.kc;
 
     Layer& l = beginLayer(id, LayerKind::Conv);
     ConvLayer& c = l.conv;
@@ -380,6 +426,7 @@ private:
     c.outTiling = Tiling{tx.out, ty.out};
     c.frames = std::move(frames);
     c.kc = kc;
+    c.inputHalos = map.inputHalos;
     c.convGroups = convGroups;
     c.matrixLayout = matrix;
     const quant::QuantNode& qn = qm_.node(id);
@@ -399,6 +446,12 @@ private:
     const ir::ValueId out = fuseActivation(id, l);
     l.outputs = {out};
     l.note = mappingNote(c);
+    if (fellBack)
+      l.note +=
+          fmt::format("{}weights broadcast: the whole plane's frame of {} cells exceeds "
+                      "the {} accumulator entries (pe_array.broadcast: activations)",
+                      l.note.empty() ? "" : "; ", mapPlane(mx, my, true, outChannels).maxCells,
+                      config_.accumulatorEntries());
 
     // Dense taps per plane (the dense baseline) and the compressed weight streams.
     c.denseTapsPerPlane.assign(static_cast<size_t>(c.phasesX * c.phasesY), 0);
@@ -435,8 +488,9 @@ private:
     }
   }
 
-  /// A fully-connected layer on the whole array (SCNN paper section 4.3): its groups dealt to
-  /// min(PEs, groups) PEs in contiguous, balanced runs. A weight of a fully-connected layer meets
+  /// Output-channel slices, the activation broadcast of seed 001 ¶0048 (by default for
+  /// fully-connected layers, SCNN paper section 4.3): the groups dealt to min(PEs, groups) PEs in
+  /// contiguous, balanced runs. A weight of a fully-connected layer meets
   /// one activation per row, so broadcasting it to every PE's tile of the rows would leave all
   /// but the PEs holding rows idle (with batch 1, all but one): instead every PE holds the whole
   /// input and receives only its own groups' weights. At one row a PE's F x I array then forms
@@ -449,9 +503,15 @@ private:
       return;
     for (int64_t s = 0; s <= slices; ++s)
       c.sliceFirstGroup.push_back(s * groups / slices);
-    l.note = fmt::format("fully connected: {} output channels in {} slices of {} groups of "
-                         "<= {}, one per PE, each PE holding all {} input row(s)",
-                         c.outChannels, slices, ceilDiv(groups, slices), c.kc, c.inW);
+    const std::string planeNote = c.matrixLayout || l.note.empty() ? "" : "; " + l.note;
+    l.note = c.matrixLayout
+                 ? fmt::format("fully connected: {} output channels in {} slices of {} groups "
+                               "of <= {}, one per PE, each PE holding all {} input row(s)",
+                               c.outChannels, slices, ceilDiv(groups, slices), c.kc, c.inW)
+                 : fmt::format("activations broadcast: {} output channels in {} slices of {} "
+                               "groups of <= {}, one per PE, each PE holding the whole plane",
+                               c.outChannels, slices, ceilDiv(groups, slices), c.kc) +
+                       planeNote;
   }
 
   /// An upper bound on the entries of the fullest (group, plane) with groups of \p kc: its

@@ -3,6 +3,7 @@
 #include "nnaccel/arch/sparse/Geometry.h"
 
 #include "nnaccel/support/Error.h"
+#include "nnaccel/support/IntMath.h"
 
 #include <algorithm>
 
@@ -19,6 +20,24 @@ AxisTiles tileAxis(const AxisMap& m, int64_t parts) {
     const int64_t hi = (t.in.end(i) - 1) * m.scale + m.dMax;
     t.haloLo.push_back(std::max<int64_t>(0, t.out.begin(i) - lo));
     t.haloHi.push_back(std::max<int64_t>(0, hi - (t.out.end(i) - 1)));
+  }
+  return t;
+}
+
+AxisTiles tileAxisInputHalos(const AxisMap& m, int64_t parts) {
+  NNACCEL_ASSERT(parts >= 1 && parts <= std::min(m.inSize, m.outSize))
+      << "cannot split " << m.inSize << " -> " << m.outSize << " over " << parts << " PEs";
+  AxisTiles t;
+  t.in = Split{m.inSize, parts};
+  t.out = Split{m.outSize, parts};
+  t.haloLo.assign(static_cast<size_t>(parts), 0);
+  t.haloHi.assign(static_cast<size_t>(parts), 0);
+  for (int64_t i = 0; i < parts; ++i) {
+    // u * scale + d lands in [out.begin, out.end) for some d in [dMin, dMax].
+    const int64_t lo = ceilDiv(t.out.begin(i) - m.dMax, m.scale);
+    const int64_t hi = floorDiv(t.out.end(i) - 1 - m.dMin, m.scale);
+    t.heldLo.push_back(std::clamp<int64_t>(lo, 0, m.inSize - 1));
+    t.heldHi.push_back(std::clamp<int64_t>(hi, t.heldLo.back() - 1, m.inSize - 1));
   }
   return t;
 }
@@ -59,6 +78,22 @@ std::pair<int64_t, int64_t> regionRange(const AxisTiles& t, int64_t i, int side)
   return {lo + own, lo + own + t.haloHi[static_cast<size_t>(i)] - 1};
 }
 
+/// The input range PE \p i holds on axis \p t (its tile, or its held range with input halos)
+/// and how many of its positions lie before / after its own tile.
+void setHeld(const AxisTiles& t, int64_t i, int64_t& first, int64_t& length, int64_t& before,
+             int64_t& after) {
+  first = t.in.begin(i);
+  length = t.in.length(i);
+  before = after = 0;
+  if (t.heldLo.empty())
+    return;
+  const int64_t lo = t.heldLo[static_cast<size_t>(i)], hi = t.heldHi[static_cast<size_t>(i)];
+  before = std::clamp<int64_t>(first - lo, 0, hi - lo + 1);
+  after = std::clamp<int64_t>(hi + 1 - t.in.end(i), 0, hi - lo + 1 - before);
+  first = lo;
+  length = hi - lo + 1;
+}
+
 /// Output coordinate of frame cell 0 of PE \p i.
 int64_t frameOrigin(const AxisTiles& t, int64_t i) {
   return t.out.begin(i) - t.haloLo[static_cast<size_t>(i)];
@@ -73,10 +108,8 @@ std::vector<PeFrame> makeFrames(const AxisTiles& x, const AxisTiles& y) {
   for (int64_t py = 0; py < gy; ++py) {
     for (int64_t px = 0; px < gx; ++px) {
       PeFrame f;
-      f.inX0 = x.in.begin(px);
-      f.inW = x.in.length(px);
-      f.inY0 = y.in.begin(py);
-      f.inH = y.in.length(py);
+      setHeld(x, px, f.inX0, f.inW, f.inHaloLeft, f.inHaloRight);
+      setHeld(y, py, f.inY0, f.inH, f.inHaloTop, f.inHaloBottom);
       f.outX0 = x.out.begin(px);
       f.outW = x.out.length(px);
       f.outY0 = y.out.begin(py);

@@ -34,6 +34,17 @@ constexpr EnumName<AddressRounding> kAddressRoundingList[] = {
     {"power_of_two", AddressRounding::PowerOfTwo},
 };
 constexpr std::span<const EnumName<AddressRounding>> kAddressRoundings = kAddressRoundingList;
+constexpr EnumName<Broadcast> kBroadcastList[] = {
+    {"auto", Broadcast::Auto},
+    {"weights", Broadcast::Weights},
+    {"activations", Broadcast::Activations},
+};
+constexpr std::span<const EnumName<Broadcast>> kBroadcasts = kBroadcastList;
+constexpr EnumName<Halos> kHalosList[] = {
+    {"output", Halos::Output},
+    {"input", Halos::Input},
+};
+constexpr std::span<const EnumName<Halos>> kHalos = kHalosList;
 constexpr EnumName<CrossbarQueues> kCrossbarQueueList[] = {
     {"per_lane", CrossbarQueues::PerLane},
     {"per_bank", CrossbarQueues::PerBank},
@@ -67,7 +78,9 @@ constexpr IntRange kPeDim{1, 1024};
 constexpr IntRange kVectorWidth{1, 256};
 constexpr IntRange kBanks{1, 4096};
 constexpr IntRange kEntries{1, int64_t{1} << 24};
-constexpr IntRange kFifoDepth{1, 128}; // the crossbar model's FIFO slots
+constexpr IntRange kFifoDepth{1, 128};        // the crossbar model's FIFO slots
+constexpr IntRange kCombiningEntries{0, 256}; // searched per product: a buffer, not a cache
+constexpr IntRange kCrossbarStages{1, 2};     // Fig. 3C and Fig. 3E
 constexpr IntRange kRamBytes{1, int64_t{1} << 30};
 constexpr IntRange kPerCycle{1, 1024};
 constexpr IntRange kCycles{0, 1'000'000'000};
@@ -90,6 +103,8 @@ template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config&
     v.integer("cols", c.peCols, kPeDim);
     v.integer("weights_per_vector", c.weightsPerVector, kVectorWidth);
     v.integer("activations_per_vector", c.activationsPerVector, kVectorWidth);
+    v.choice("broadcast", c.broadcast, kBroadcasts);
+    v.choice("halos", c.halos, kHalos);
   });
   v.section("accumulators", [&] {
     v.integer("banks", c.accumulatorBanks, kBanks);
@@ -98,11 +113,13 @@ template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config&
     v.boolean("forwarding", c.accumulatorForwarding);
     v.integer("write_latency_cycles", c.accumulatorWriteLatencyCycles, kCycles);
     v.choice("address_rounding", c.addressRounding, kAddressRoundings);
+    v.integer("combining_entries", c.combiningBufferEntries, kCombiningEntries);
   });
   v.section("crossbar", [&] {
     v.integer("fifo_depth", c.crossbarFifoDepth, kFifoDepth);
     v.choice("bank_mapping", c.bankMapping, kBankMappings);
     v.choice("queues", c.crossbarQueues, kCrossbarQueues);
+    v.integer("stages", c.crossbarStages, kCrossbarStages);
   });
   v.section("buffers", [&] {
     v.integer("weight_fifo_entries", c.weightFifoEntries, kEntries);
@@ -177,6 +194,21 @@ void validate(const SparseConfig& c, const std::string& file) {
   }
   if (c.bankMapping == BankMapping::Hash && c.accumulatorBanks < 2) {
     checker.fail("crossbar.bank_mapping", "hash needs accumulators.banks >= 2 (got 1)");
+  }
+  if (c.crossbarStages == 2) {
+    // Fig. 3E generalised: stage 1 is I instances of an F -> A / I crossbar (the F products of
+    // one activation share one), stage 2 is A / I instances of an I -> I crossbar.
+    const int64_t f = c.weightsPerVector, i = c.activationsPerVector, a = c.accumulatorBanks;
+    if (c.crossbarQueues == CrossbarQueues::PerBank) {
+      checker.fail("crossbar.stages", "2 needs crossbar.queues: per_lane (virtual output "
+                                      "queues are modelled for the single-stage crossbar only)");
+    } else if (f < 2 || i < 2 || a % i != 0) {
+      checker.fail("crossbar.stages",
+                   fmt::format("2 cannot split F x I = {} x {} lanes onto {} banks: it needs F "
+                               ">= 2, I >= 2 and I dividing accumulators.banks (stage 1: I "
+                               "instances of F -> A / I, stage 2: A / I instances of I -> I)",
+                               f, i, a));
+    }
   }
   // The crossbar model keeps one request bit per multiplier lane in a 64-bit word.
   if (c.weightsPerVector * c.activationsPerVector > 64) {

@@ -64,6 +64,8 @@ LayerInput compactInput(const ConvLayer& l, const SparseConfig& config, const in
           if (v != nullptr && *v != l.inputZero) { // real 0 is the zero point's code
             pos.push_back(sp::Position{x, y, 0});
             val.push_back(*v - l.inputZero);
+            r.replicated += x < f.inHaloLeft || x >= f.inW - f.inHaloRight || y < f.inHaloTop ||
+                            y >= f.inH - f.inHaloBottom;
           }
         }
       r.pixels.push_back(pixels);
@@ -122,10 +124,16 @@ struct Pe {
   /// nothing changes in the PE until the sequencer broadcasts again.
   bool starved = false;
   // access counts
+  int64_t dropped = 0; ///< input halos: products outside the PE's tile, dropped before the crossbar
   int64_t products = 0, useful = 0, fragmentation = 0, iaReads = 0, weightReads = 0, denseLanes = 0;
 };
 
 constexpr int64_t kUnknown = -1;
+/// Whether frame cell (\p x, \p y) lies in frame \p f.
+bool inFrame(const PeFrame& f, int64_t x, int64_t y) {
+  return x >= 0 && x < f.width() && y >= 0 && y < f.height();
+}
+
 /// The widest weight vector (F) the crossbar's 64 lanes allow.
 constexpr size_t kMaxVector = 64;
 /// Credit waits up to this many cycles are stepped addition by addition (nextBroadcast).
@@ -343,6 +351,9 @@ private:
     xp.virtualOutputQueues = c_.crossbarQueues == CrossbarQueues::PerBank;
     xp.forwarding = c_.accumulatorForwarding;
     xp.writeLatencyCycles = static_cast<int>(c_.accumulatorWriteLatencyCycles);
+    xp.stages = static_cast<int>(c_.crossbarStages);
+    xp.stage1Inputs = static_cast<int>(F_); // Fig. 3E: one stage-1 instance per activation
+    xp.combiningEntries = static_cast<int>(c_.combiningBufferEntries);
     for (int64_t p = 0; p < pes_; ++p) {
       Pe& pe = pe_[static_cast<size_t>(p)];
       if (!dense_) {
@@ -698,32 +709,42 @@ private:
     // Accumulator address = the activation's part + the weight's part (ArrayModel.h).
     std::array<int64_t, kMaxVector> wOff;
     std::array<int, kMaxVector> wLane;
+    std::array<const WEntry*, kMaxVector> wEntry;
     int nzF = 0;
     for (int64_t j = 0; j < nF; ++j) {
       const WEntry& wt = weights_[static_cast<size_t>(w.wBegin + f0 + j)];
       if (wt.value == 0)
         continue; // a zero-valued pad: no request
       wOff[static_cast<size_t>(nzF)] = wt.r + fw * (wt.s + fh * wt.k);
+      wEntry[static_cast<size_t>(nzF)] = &wt;
       wLane[static_cast<size_t>(nzF++)] = static_cast<int>(j);
     }
     std::array<int, kMaxVector> lanes;
     std::array<uint32_t, kMaxVector> addresses;
-    int n = 0;
+    int n = 0, dropped = 0;
     for (int64_t i = 0; i < nI; ++i) {
       const IaEntry& a = in_.entries[iaBase + static_cast<size_t>(i0 + i)];
       if (a.value == 0)
         continue;
-      const int64_t base = a.x * l_.coordScaleX + offX + fw * (a.y * l_.coordScaleY + offY);
+      const int64_t ax = a.x * l_.coordScaleX + offX, ay = a.y * l_.coordScaleY + offY;
+      const int64_t base = ax + fw * ay;
       const int lane0 = static_cast<int>(i * F_);
-      for (int j = 0; j < nzF; ++j, ++n) {
+      for (int j = 0; j < nzF; ++j) {
+        // Input halos: a product outside the PE's own tile is computed and dropped.
+        if (l_.inputHalos && !inFrame(f, ax + wEntry[static_cast<size_t>(j)]->r,
+                                      ay + wEntry[static_cast<size_t>(j)]->s)) {
+          ++dropped;
+          continue;
+        }
         lanes[static_cast<size_t>(n)] = lane0 + wLane[static_cast<size_t>(j)];
-        addresses[static_cast<size_t>(n)] =
+        addresses[static_cast<size_t>(n++)] =
             static_cast<uint32_t>(base + wOff[static_cast<size_t>(j)]);
       }
     }
     pe.xbar->pushAll(lanes.data(), addresses.data(), n);
-    const int64_t valid = n;
+    const int64_t valid = n + dropped;
     pe.products += valid;
+    pe.dropped += dropped;
     pe.fragmentation += P_ - valid;
     pe.iaReads += pe.wVec == 0 ? nI : 0;
     pe.weightReads += 1;
@@ -755,6 +776,8 @@ private:
         if (a.value == 0)
           continue; // a zero-valued pad
         const int64_t fx = a.x * l_.coordScaleX + offXr, fy = a.y * l_.coordScaleY + offYs;
+        if (l_.inputHalos && !inFrame(f, fx, fy))
+          continue; // dropped (issue)
         accK[fx + fw * fy] += a.value * wt.value;
         useful += (outX[fx] & outY[fy]) != 0;
       }
@@ -863,10 +886,13 @@ private:
       s.outsidePlane = products - useful;
       s.fragmentation = fragmentation;
       a.multiplies = products;
-      a.crossbarTraversals = products;
+      int64_t dropped = 0;
+      for (const Pe& pe : pe_)
+        dropped += pe.dropped;
+      a.crossbarTraversals = products - dropped;
       int64_t grants = 0;
       for (const Pe& pe : pe_)
-        grants += pe.xbar->stats().grants;
+        grants += pe.xbar->stats().commits; // the grants, or the combining buffers' commits
       a.accumulatorRmw = grants + haloMessages_;
       d.products = products;
       d.accumulatorOverflows = overflows_;
@@ -941,7 +967,21 @@ void addSlice(LayerDetail& a, const LayerDetail& b, bool dense) {
   a.groups += b.groups;
 }
 
-/// A fully-connected layer's output-channel slices (ConvLayer::sliceFirstGroup), PE by PE:
+/// Copies group \p wg's output channels from \p from to \p to (a layer output each).
+void copyChannels(const ConvLayer& layer, const WeightGroup& wg, const std::vector<int8_t>& from,
+                  std::vector<int8_t>& to) {
+  if (!layer.matrixLayout) { // [K, OH, OW]: one block
+    const int64_t plane = layer.outH * layer.outW;
+    std::copy_n(from.begin() + wg.firstChannel * plane, wg.channels * plane,
+                to.begin() + wg.firstChannel * plane);
+    return;
+  }
+  for (int64_t row = 0; row < layer.outW; ++row) // [rows, K]: a run per row
+    std::copy_n(from.begin() + row * layer.outChannels + wg.firstChannel, wg.channels,
+                to.begin() + row * layer.outChannels + wg.firstChannel);
+}
+
+/// A layer's output-channel slices (ConvLayer::sliceFirstGroup), PE by PE:
 /// each runs its groups as a one-PE array on the whole input, its weights unicast over an
 /// equal share of the DRAM stream (every PE streams at once). The layer ends with its slowest
 /// PE; the others' remaining slots are imbalance.
@@ -965,12 +1005,8 @@ ArrayResult runSlices(const ConvLayer& layer, const SparseConfig& config, const 
       continue;
     if (r.output.empty())
       r.output.assign(one.output.size(), 0);
-    for (size_t g = first; g < last; ++g) { // the slice's channels of every row
-      const WeightGroup& wg = layer.groups[g];
-      for (int64_t row = 0; row < layer.outW; ++row)
-        std::copy_n(one.output.begin() + row * layer.outChannels + wg.firstChannel, wg.channels,
-                    r.output.begin() + row * layer.outChannels + wg.firstChannel);
-    }
+    for (size_t g = first; g < last; ++g) // the slice's channels
+      copyChannels(layer, layer.groups[g], one.output, r.output);
   }
   const int64_t lanes = config.multipliersPerPe();
   for (int64_t c : sliceCycles)

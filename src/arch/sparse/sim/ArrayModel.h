@@ -33,6 +33,8 @@ struct LayerInput {
   /// plane positions that hold no pixel, as the gaps of a dilated layer, are not counted).
   std::vector<int64_t> pixels;
   int64_t nonZeros = 0, denseElements = 0; ///< denseElements: the sum of `pixels`
+  /// Input halos: non-zeros held as a copy of another PE's input (PeFrame's inHalo* margins).
+  int64_t replicated = 0;
 };
 
 /// Compacts the dense int8 input of \p layer into every PE's activation buffer (the memory

@@ -25,6 +25,21 @@ std::vector<std::pair<int64_t, int64_t>> convGroupShares(const ConvLayer& l, int
   return shares;
 }
 
+/// The busiest of min(\p pes, groups) PEs when \p groupCycles are dealt to them in
+/// contiguous, balanced runs (as the compiler deals SCNN's groups).
+int64_t busiestSlice(const std::vector<int64_t>& groupCycles, int64_t pes) {
+  const auto groups = static_cast<int64_t>(groupCycles.size());
+  const int64_t slices = std::max<int64_t>(1, std::min(pes, groups));
+  int64_t busiest = 0;
+  for (int64_t s = 0; s < slices; ++s) {
+    int64_t cycles = 0;
+    for (int64_t g = s * groups / slices; g < (s + 1) * groups / slices; ++g)
+      cycles += groupCycles[static_cast<size_t>(g)];
+    busiest = std::max(busiest, cycles);
+  }
+  return busiest;
+}
+
 } // namespace
 
 DotProductWork dotProductWork(const ConvLayer& l, const SparseConfig& config,
@@ -36,6 +51,10 @@ DotProductWork dotProductWork(const ConvLayer& l, const SparseConfig& config,
   DotProductWork w;
   // DCNN's output-channel groups: SCNN's Kc, but never narrower than its F dot-product units.
   const int64_t width = std::max(l.kc, F);
+  // With output-channel slices (ConvLayer::sliceFirstGroup) every PE holds the one frame and
+  // DCNN deals its groups to the PEs as SCNN does: the layer takes the busiest PE's groups.
+  const bool sliced = !l.sliceFirstGroup.empty();
+  std::vector<int64_t> groupCycles;
   int64_t lastGroup = 0;
   for (int64_t first = 0; first < l.outChannels; first += width) {
     lastGroup = std::min(width, l.outChannels - first);
@@ -62,15 +81,21 @@ DotProductWork dotProductWork(const ConvLayer& l, const SparseConfig& config,
       }
       slowest = std::max(slowest, cycles);
     }
-    w.computeCycles += slowest; // the barrier: the next group starts when every PE is done
+    if (sliced)
+      groupCycles.push_back(slowest);
+    else
+      w.computeCycles += slowest; // the barrier: the next group starts when every PE is done
   }
+  if (sliced)
+    w.computeCycles = busiestSlice(groupCycles, config.peCount());
   // The last group's post-processing is exposed (one op per output value and channel).
   int64_t home = 0;
   for (const PeFrame& f : l.frames)
     home = std::max(home, f.outW * f.outH);
   w.computeCycles += ceilDiv(home * lastGroup, config.ppuOpsPerCycle);
   w.access.weightFifoReadBytes = w.access.multiplies * bytes;
-  w.access.weightFifoWriteBytes = l.denseWeights * bytes * pes; // broadcast to every PE
+  // Broadcast to every PE, or each slice's weights to its PE alone.
+  w.access.weightFifoWriteBytes = l.denseWeights * bytes * (sliced ? 1 : pes);
   w.access.oaWriteBytes = l.outChannels * l.outH * l.outW * bytes;
   return w;
 }

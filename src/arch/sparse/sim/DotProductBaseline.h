@@ -13,7 +13,9 @@
 ///    output channels' partial sums of one tap, each the sum of I products, so an accumulator
 ///    read-add-write serves I multiplies;
 ///  - every pixel, tap and channel is issued (dense), zeros included; the output-channel groups
-///    end at a barrier across the PEs, and the last group's post-processing is exposed.
+///    end at a barrier across the PEs, and the last group's post-processing is exposed;
+///  - where SCNN runs a layer as output-channel slices (fully-connected layers; activation
+///    broadcast), DCNN's groups are dealt to the PEs the same way, each PE holding the frame.
 /// Its time is analytic: the dense machine's work does not depend on the data.
 #pragma once
 

@@ -107,8 +107,9 @@ struct Placement {
 struct Residency {
   std::vector<Placement> images;
   Tiling tiling;
-  /// On chip in a dilated layer's phase order (output phases side by side): no reader's tiling.
-  bool phaseOrder = false;
+  /// On chip in a layout no reader's tiling matches: a dilated layer's phase order (output
+  /// phases side by side), or output-channel slices (each PE holds some channels).
+  bool foreignLayout = false;
   std::vector<int64_t> peBytes; ///< per PE: the on-chip bytes of the images admitted so far
 
   /// Image \p image's placement (the whole value's when there is one), or null (DRAM only).
@@ -231,7 +232,7 @@ struct Simulator::Impl {
     }
     const bool onChip = !parts.empty() && std::all_of(parts.begin(), parts.end(),
                                                       [](const Placement* p) { return p->onChip; });
-    if (onChip && inPlacePossible && !r.phaseOrder && r.tiling == tiling) {
+    if (onChip && inPlacePossible && !r.foreignLayout && r.tiling == tiling) {
       fromDram = false;
       return 0;
     }
@@ -348,8 +349,9 @@ struct Simulator::Impl {
   void convImage(const Layer& l, const SimOptions& options, const Tensor& x, bool isSynthetic,
                  int64_t image, int64_t images, LayerDetail& d) {
     const ConvLayer& c = l.conv;
-    const bool inPlace =
-        c.phasesX * c.phasesY == 1 && !c.phaseDecomposed() && !c.matrixLayout && c.planeW == c.inW;
+    const bool inPlace = c.phasesX * c.phasesY == 1 && !c.phaseDecomposed() && !c.matrixLayout &&
+                         c.planeW == c.inW &&
+                         c.sliceFirstGroup.empty(); // slices: every PE reads the whole input
     const std::shared_ptr<const LayerInput> inHeld =
         convInput(l, x, isSynthetic, inPlace, image, images);
     const LayerInput& in = *inHeld;
@@ -379,6 +381,10 @@ struct Simulator::Impl {
     ArrayResult sparse = runArray(c, config, in, false, options.threads, progress);
     d = sparse.detail;
     d.inputFromDram = fromDram;
+    // Input halos on chip: the producer multicasts each replicated value to its neighbour
+    // (seed 001 ¶0070), one halo message each; from DRAM they are in every holder's bytes.
+    if (c.inputHalos && !fromDram)
+      d.access.haloMessages += in.replicated;
     d.weightDensity = c.denseWeights > 0 ? static_cast<double>(c.nonZeroWeights) /
                                                static_cast<double>(c.denseWeights)
                                          : 1.0;
@@ -393,7 +399,7 @@ struct Simulator::Impl {
     }
     dramSide.dramReadBytes += weightBytes;
     // Output-channel slices whose input overflows the IA RAM stream it through once per group.
-    if (const int64_t passes = slicePasses(c, maxIaBytes); passes > 1) {
+    if (const int64_t passes = bands.count > 1 ? 1 : slicePasses(c, maxIaBytes); passes > 1) {
       dramSide.dramReadBytes += iaBytes * (passes - 1);
       dramSide.dramActivations += rowsOpened(iaBytes, passes - 1);
     }
@@ -425,9 +431,10 @@ struct Simulator::Impl {
     int64_t firstBytes = 0; ///< the first band (read before the array starts)
     int64_t haloBytes = 0;  ///< the rows re-read at band boundaries, over all PEs
   };
-  /// How often a fully-connected layer's sliced PEs read their whole input: once when it fits
-  /// the IA RAM, else once per group of the busiest PE (the input streams through the RAM in
-  /// channel order, Table 4's plane order, and a group's partial sums stay in the accumulators).
+  /// How often a sliced layer's PEs read their whole input when row bands cannot split it (a
+  /// fully-connected layer's one row): once when it fits the IA RAM, else once per group of the
+  /// busiest PE (the input streams through the RAM in channel order, Table 4's plane order, and
+  /// a group's partial sums stay in the accumulators).
   int64_t slicePasses(const ConvLayer& c, int64_t maxIaBytes) const {
     if (c.sliceFirstGroup.empty() || maxIaBytes <= config.iaRamBytes)
       return 1;
@@ -461,8 +468,9 @@ struct Simulator::Impl {
     const Placement* p = src.images.size() == static_cast<size_t>(images)
                              ? &src.images[static_cast<size_t>(image)]
                              : nullptr; // a compaction of the whole batch is not this image's
-    const bool reuse = !isSynthetic && inPlace && p && p->onChip && !src.phaseOrder &&
-                       p->compacted && src.tiling == c.inTiling;
+    const bool reuse = !isSynthetic && inPlace && p && p->onChip && !src.foreignLayout &&
+                       p->compacted && src.tiling == c.inTiling &&
+                       !c.inputHalos; // the producer compacted its tiles without the halos
     return reuse ? p->compacted
                  : std::make_shared<const LayerInput>(compactInput(c, config, x.data<int8_t>()));
   }
@@ -488,7 +496,7 @@ struct Simulator::Impl {
       r = Residency{};
       r.images.resize(static_cast<size_t>(images));
       r.tiling = c.outTiling;
-      r.phaseOrder = c.phaseDecomposed();
+      r.foreignLayout = c.phaseDecomposed() || !c.sliceFirstGroup.empty();
       r.peBytes.assign(os.peBytes.size(), 0);
     }
     Placement& p = r.images[static_cast<size_t>(image)];

@@ -205,6 +205,62 @@ TEST(SparseGeometry, TransposedScale) {
   EXPECT_EQ(d.haloHi, (std::vector<int64_t>{0, 0, 0, 0}));
 }
 
+TEST(SparseGeometry, InputHalosHoldTheNeighboursBorder) {
+  // 3 taps, pad 1 on 8 pixels over 2 PEs (seed 001 ¶0070's first technique): no output halo;
+  // PE 0 holds inputs 0..4 (its 0..3 and PE 1's 4), PE 1 holds 3..7.
+  const AxisTiles t = tileAxisInputHalos(AxisMap{8, 8, 1, -1, 1}, 2);
+  EXPECT_EQ(t.haloLo, (std::vector<int64_t>{0, 0}));
+  EXPECT_EQ(t.haloHi, (std::vector<int64_t>{0, 0}));
+  EXPECT_EQ(t.heldLo, (std::vector<int64_t>{0, 3}));
+  EXPECT_EQ(t.heldHi, (std::vector<int64_t>{4, 7}));
+  const std::vector<PeFrame> f = makeFrames(t, tileAxis(AxisMap{1, 1, 1, 0, 0}, 1));
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f[0].inX0, 0);
+  EXPECT_EQ(f[0].inW, 5);
+  EXPECT_EQ(f[0].inHaloLeft, 0);
+  EXPECT_EQ(f[0].inHaloRight, 1);
+  EXPECT_EQ(f[1].inX0, 3);
+  EXPECT_EQ(f[1].inW, 5);
+  EXPECT_EQ(f[1].inHaloLeft, 1);
+  EXPECT_EQ(f[1].inHaloRight, 0);
+  EXPECT_EQ(f[0].width(), 4); // the frame is the home tile: nothing to exchange
+  EXPECT_TRUE(f[0].halos.empty());
+  // Transposed, stride 2 (out = 2u + d, d in [-1, 1]), 4 -> 8: PE 0 (outputs 0..3) needs
+  // inputs 0..2, PE 1 (4..7) needs 2..3.
+  const AxisTiles tr = tileAxisInputHalos(AxisMap{4, 8, 2, -1, 1}, 2);
+  EXPECT_EQ(tr.heldLo, (std::vector<int64_t>{0, 2}));
+  EXPECT_EQ(tr.heldHi, (std::vector<int64_t>{2, 3}));
+}
+
+TEST(SparseGeometry, InputHalosHoldEveryInputTheirTileNeeds) {
+  // Property test: an input u reaches output u * scale + d (d in [dMin, dMax]); whenever that
+  // output is in PE i's tile, PE i holds u.
+  Rng rng(11);
+  for (int trial = 0; trial < 400; ++trial) {
+    AxisMap m;
+    m.inSize = 1 + static_cast<int64_t>(rng.nextU64() % 20);
+    m.scale = 1 + static_cast<int64_t>(rng.nextU64() % 3);
+    m.dMin = -static_cast<int64_t>(rng.nextU64() % 4);
+    m.dMax = m.dMin + static_cast<int64_t>(rng.nextU64() % 6);
+    m.outSize = std::max<int64_t>(1, (m.inSize - 1) * m.scale + m.dMax + 1 -
+                                         static_cast<int64_t>(rng.nextU64() % 3));
+    const int64_t parts = 1 + static_cast<int64_t>(rng.nextU64() % std::min(m.inSize, m.outSize));
+    const AxisTiles t = tileAxisInputHalos(m, parts);
+    for (int64_t i = 0; i < parts; ++i) {
+      const int64_t lo = t.heldLo[static_cast<size_t>(i)], hi = t.heldHi[static_cast<size_t>(i)];
+      EXPECT_GE(lo, 0);
+      EXPECT_LT(hi, m.inSize);
+      for (int64_t u = 0; u < m.inSize; ++u)
+        for (int64_t d = m.dMin; d <= m.dMax; ++d) {
+          const int64_t o = u * m.scale + d;
+          if (o >= t.out.begin(i) && o < t.out.end(i)) {
+            EXPECT_TRUE(u >= lo && u <= hi) << "trial " << trial << " PE " << i << " u " << u;
+          }
+        }
+    }
+  }
+}
+
 TEST(SparseGeometry, WideHaloFallsBackToFewerPes) {
   // A 7-tap kernel (pad 3) on a 6-pixel plane: over 6 PEs the halo (3) is wider than a
   // neighbour's tile (1), so contributions would reach PEs two away.

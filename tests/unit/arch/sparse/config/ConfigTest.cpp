@@ -58,6 +58,9 @@ TEST(SparsePresets, ScnnValuesArePinned) {
   EXPECT_EQ(c.accumulatorWriteLatencyCycles, 1);
   EXPECT_EQ(c.crossbarFifoDepth, 2);
   EXPECT_EQ(c.bankMapping, BankMapping::LowBits);
+  EXPECT_EQ(c.crossbarQueues, CrossbarQueues::PerLane);
+  EXPECT_EQ(c.crossbarStages, 1);         // Fig. 3C's single stage
+  EXPECT_EQ(c.combiningBufferEntries, 0); // no combining buffer
   EXPECT_EQ(c.weightFifoEntries, 50);
   EXPECT_EQ(c.iaRamBytes, 10 * 1024);
   EXPECT_EQ(c.oaRamBytes, 10 * 1024);
@@ -126,10 +129,12 @@ TEST(SparseConfigYaml, ToYamlUsesTheNestedLayout) {
   for (const char* line :
        {"\nname: scnn\n", "\nclock_mhz: 1000\n",
         "\npe_array:\n  rows: 8\n  cols: 8\n  weights_per_vector: 4\n  activations_per_vector: "
-        "4\n",
+        "4\n  broadcast: auto\n  halos: output\n",
         "\naccumulators:\n  banks: 32\n  entries_per_bank: 32\n  double_buffered: true\n  "
-        "forwarding: true\n  write_latency_cycles: 1\n",
-        "\ncrossbar:\n  fifo_depth: 2\n  bank_mapping: low_bits\n",
+        "forwarding: true\n  write_latency_cycles: 1\n  address_rounding: exact\n  "
+        "combining_entries: 0\n",
+        "\ncrossbar:\n  fifo_depth: 2\n  bank_mapping: low_bits\n  queues: per_lane\n  "
+        "stages: 1\n",
         "\nbuffers:\n  weight_fifo_entries: 50\n  ia_ram_bytes: 10240\n  oa_ram_bytes: 10240\n  "
         "broadcast_vectors_per_cycle: 1\n",
         "\npost_processing:\n  ops_per_cycle: 1\n  halo_link_latency_cycles: 2\n",
@@ -175,6 +180,28 @@ TEST(SparseConfigYaml, ModifiedConfigRoundTripsExactly) {
   EXPECT_EQ(parseSparseConfig(yaml, "r.yaml"), c) << yaml;
 }
 
+TEST(SparseConfigYaml, CrossbarVariantsRoundTrip) {
+  // The patent's crossbar alternatives (seed 001 §1.4) as config choices, each alone and
+  // together, through toYaml and back.
+  for (const int64_t stages : {1, 2}) {
+    for (const int64_t entries : {0, 1, 8, 256}) {
+      for (const CrossbarQueues q : {CrossbarQueues::PerLane, CrossbarQueues::PerBank}) {
+        if (stages == 2 && q == CrossbarQueues::PerBank)
+          continue; // rejected (SparseConfigErrors.TwoStageCrossbarMustSplit)
+        SparseConfig c = sparsePreset("scnn");
+        c.crossbarStages = stages;
+        c.combiningBufferEntries = entries;
+        c.crossbarQueues = q;
+        const std::string yaml = toYaml(c);
+        EXPECT_NE(yaml.find("\n  stages: " + std::to_string(stages) + "\n"), std::string::npos);
+        EXPECT_NE(yaml.find("\n  combining_entries: " + std::to_string(entries) + "\n"),
+                  std::string::npos);
+        EXPECT_EQ(parseSparseConfig(yaml, "v.yaml"), c) << yaml;
+      }
+    }
+  }
+}
+
 // --- partial files and defaults -----------------------------------------------------------------
 
 TEST(SparseConfigParse, PartialFileKeepsScnnDefaults) {
@@ -210,7 +237,7 @@ TEST(SparseConfigParse, EveryKeyIsRead) {
 clock_mhz: 250.5
 pe_array: {rows: 3, cols: 5, weights_per_vector: 6, activations_per_vector: 7}
 accumulators: {banks: 64, entries_per_bank: 9, double_buffered: no, forwarding: false,
-               write_latency_cycles: 4}
+               write_latency_cycles: 4, combining_entries: 5}
 crossbar: {fifo_depth: 3, bank_mapping: hash}
 buffers: {weight_fifo_entries: 11, ia_ram_bytes: 2000, oa_ram_bytes: 3000,
           broadcast_vectors_per_cycle: 2}
@@ -236,6 +263,7 @@ energy: {multiply_pj: 1, accumulator_rmw_pj: 2, crossbar_pj: 3, weight_fifo_read
   EXPECT_FALSE(c.doubleBufferedAccumulators);
   EXPECT_FALSE(c.accumulatorForwarding);
   EXPECT_EQ(c.accumulatorWriteLatencyCycles, 4);
+  EXPECT_EQ(c.combiningBufferEntries, 5);
   EXPECT_EQ(c.crossbarFifoDepth, 3);
   EXPECT_EQ(c.bankMapping, BankMapping::Hash);
   EXPECT_EQ(c.weightFifoEntries, 11);
@@ -260,6 +288,24 @@ energy: {multiply_pj: 1, accumulator_rmw_pj: 2, crossbar_pj: 3, weight_fifo_read
   EXPECT_EQ(c.technology.node, "28nm");
   // Every event configured: the prices are the numbers.
   EXPECT_EQ(energyPrices(c).ppuOpPj, 9);
+}
+
+TEST(SparseConfigParse, CrossbarVariantKeys) {
+  const SparseConfig c =
+      parseSparseConfig("accumulators: {combining_entries: 8}\ncrossbar: {stages: 2}\n", "v.yaml");
+  EXPECT_EQ(c.combiningBufferEntries, 8);
+  EXPECT_EQ(c.crossbarStages, 2);
+  SparseConfig expected = sparsePreset("scnn");
+  expected.name = "custom";
+  expected.combiningBufferEntries = 8;
+  expected.crossbarStages = 2;
+  EXPECT_EQ(c, expected) << "nothing else changes";
+  // The tiny preset (F = I = 2, A = 8) splits too: 2 instances of 2 -> 4, then 4 of 2 -> 2.
+  EXPECT_EQ(parseSparseConfigOver(sparsePreset("tiny"), "crossbar: {stages: 2}\n", "t.yaml")
+                .crossbarStages,
+            2);
+  // A = I: stage 1 is I instances of F -> 1, stage 2 one instance of I -> I.
+  EXPECT_NO_THROW(parseSparseConfig("accumulators: {banks: 4}\ncrossbar: {stages: 2}\n", "ok"));
 }
 
 TEST(SparseConfigParse, EnumSpellings) {
@@ -296,7 +342,7 @@ TEST(SparseConfigErrors, UnknownKeysAreNamedWithTheirPath) {
   EXPECT_EQ(expectConfigError("accumulators:\n  bank: 5\n",
                               "chip.yaml: 'accumulators.bank': unknown key (expected one of: "
                               "banks, entries_per_bank, double_buffered, forwarding, "
-                              "write_latency_cycles, address_rounding)"),
+                              "write_latency_cycles, address_rounding, combining_entries)"),
             "accumulators.bank");
   expectConfigError(
       "array:\n  rows: 5\n",
@@ -305,10 +351,10 @@ TEST(SparseConfigErrors, UnknownKeysAreNamedWithTheirPath) {
       "encoding, dram, baseline, energy)");
   expectConfigError("pe_array: {rows: 4, F: 4}\n",
                     "chip.yaml: 'pe_array.F': unknown key (expected one of: rows, cols, "
-                    "weights_per_vector, activations_per_vector)");
+                    "weights_per_vector, activations_per_vector, broadcast, halos)");
   expectConfigError("crossbar: {depth: 2}\n",
                     "chip.yaml: 'crossbar.depth': unknown key (expected one of: fifo_depth, "
-                    "bank_mapping, queues)");
+                    "bank_mapping, queues, stages)");
   expectConfigError("buffers: {ia_ram: 2}\n",
                     "chip.yaml: 'buffers.ia_ram': unknown key (expected one of: "
                     "weight_fifo_entries, ia_ram_bytes, oa_ram_bytes, "
@@ -356,6 +402,9 @@ TEST(SparseConfigErrors, WrongTypes) {
 }
 
 TEST(SparseConfigErrors, WrongEnums) {
+  expectConfigError("pe_array:\n  broadcast: sideways\n",
+                    "chip.yaml: 'pe_array.broadcast': expected one of auto, weights, "
+                    "activations, got 'sideways'");
   EXPECT_EQ(expectConfigError("crossbar:\n  bank_mapping: modulo\n",
                               "chip.yaml: 'crossbar.bank_mapping': expected one of low_bits, hash, "
                               "got 'modulo'"),
@@ -448,6 +497,46 @@ TEST(SparseConfigErrors, HashMappingNeedsTwoBanks) {
   EXPECT_NO_THROW(parseSparseConfig("accumulators: {banks: 1}\n", "ok.yaml"));
 }
 
+TEST(SparseConfigErrors, CrossbarVariantRanges) {
+  EXPECT_EQ(expectConfigError("crossbar: {stages: 3}\n",
+                              "chip.yaml: 'crossbar.stages': must be <= 2 (got 3)"),
+            "crossbar.stages");
+  expectConfigError("crossbar: {stages: 0}\n",
+                    "chip.yaml: 'crossbar.stages': must be >= 1 (got 0)");
+  EXPECT_EQ(expectConfigError("accumulators: {combining_entries: -1}\n",
+                              "chip.yaml: 'accumulators.combining_entries': must be >= 0 (got -1)"),
+            "accumulators.combining_entries");
+  expectConfigError("accumulators: {combining_entries: 257}\n",
+                    "chip.yaml: 'accumulators.combining_entries': must be <= 256 (got 257)");
+}
+
+TEST(SparseConfigErrors, TwoStageCrossbarMustSplit) {
+  // Virtual output queues are modelled for the single stage only.
+  EXPECT_EQ(expectConfigError("crossbar: {stages: 2, queues: per_bank}\n",
+                              "chip.yaml: 'crossbar.stages': 2 needs crossbar.queues: per_lane "
+                              "(virtual output queues are modelled for the single-stage crossbar "
+                              "only)"),
+            "crossbar.stages");
+  // Stage 1 is I instances of F lanes, stage 2 A / I instances of I: F, I >= 2 and I | A.
+  const char* tail = " banks: it needs F >= 2, I >= 2 and I dividing accumulators.banks (stage 1: "
+                     "I instances of F -> A / I, stage 2: A / I instances of I -> I)";
+  const std::pair<const char*, const char*> cases[] = {
+      {"pe_array: {weights_per_vector: 1}\ncrossbar: {stages: 2}\n", "1 x 4 lanes onto 32"},
+      {"pe_array: {activations_per_vector: 1}\ncrossbar: {stages: 2}\n", "4 x 1 lanes onto 32"},
+      {"pe_array: {activations_per_vector: 3}\ncrossbar: {stages: 2}\n", "4 x 3 lanes onto 32"},
+      {"pe_array: {activations_per_vector: 8}\naccumulators: {banks: 4}\ncrossbar: {stages: 2}\n",
+       "4 x 8 lanes onto 4"}};
+  for (const auto& [yaml, what] : cases) {
+    EXPECT_EQ(expectConfigError(yaml, std::string("chip.yaml: 'crossbar.stages': 2 cannot split "
+                                                  "F x I = ") +
+                                          what + tail),
+              "crossbar.stages");
+  }
+  // The same shapes with one stage are fine.
+  EXPECT_NO_THROW(parseSparseConfig("pe_array: {activations_per_vector: 3}\n", "ok.yaml"));
+  EXPECT_NO_THROW(parseSparseConfig("crossbar: {queues: per_bank}\n", "ok.yaml"));
+}
+
 TEST(SparseConfigErrors, AccumulatorMustHoldAValue) {
   EXPECT_EQ(expectConfigError("numerics: {value_bits: 32, accumulator_bits: 24}\n",
                               "chip.yaml: 'numerics.accumulator_bits': 24 is narrower than "
@@ -492,6 +581,14 @@ TEST(SparseConfigValidate, ChecksConfigsBuiltInCode) {
   c.indexBits = 8;
   expectInvalid(c, "mem.yaml: 'encoding.index_bits': the activation code table needs 4-bit codes "
                    "(got 8)");
+  c = sparsePreset("scnn");
+  c.crossbarStages = 2;
+  c.crossbarQueues = CrossbarQueues::PerBank;
+  expectInvalid(c, "mem.yaml: 'crossbar.stages': 2 needs crossbar.queues: per_lane (virtual "
+                   "output queues are modelled for the single-stage crossbar only)");
+  c = sparsePreset("scnn");
+  c.combiningBufferEntries = -3;
+  expectInvalid(c, "mem.yaml: 'accumulators.combining_entries': must be >= 0 (got -3)");
   c = sparsePreset("scnn");
   c.name = "";
   EXPECT_THROW(validate(c), Error);
@@ -600,4 +697,93 @@ TEST(SparseTechnology, InventoryAndEventsFollowTheConfig) {
   for (const auto& [name, mm2] : inv.areaMm2ByGroup())
     groups += mm2;
   EXPECT_NEAR(groups, inv.areaMm2(), 1e-12);
+}
+
+TEST(SparseTechnology, TwoStageCrossbarPricesItsSmallerArbitersAndMuxes) {
+  // Fig. 3E for P = 16, A = 32: stage 1 is 4 instances of a 4 -> 8 crossbar (32 arbiters among
+  // 4 lanes and 32 4:1 muxes per PE), stage 2 is 8 instances of a 4 -> 4 crossbar (32 arbiters
+  // among 4 inputs and 32 4:1 muxes per PE), instead of 32 16-input arbiters and 16:1 muxes.
+  const SparseConfig one = sparsePreset("scnn");
+  SparseConfig two = one;
+  two.crossbarStages = 2;
+  const nnaccel::arch::common::Inventory a = sparseInventory(one), b = sparseInventory(two);
+  EXPECT_EQ(a.find("crossbar_stage2_arbiter"), nullptr);
+  EXPECT_EQ(a.find("crossbar_stage2_mux"), nullptr);
+  for (const char* part : {"crossbar_arbiter", "crossbar_stage2_arbiter"}) {
+    EXPECT_EQ(b.part(part).use.spec.inputs, 4) << part;
+    EXPECT_EQ(b.part(part).use.count, 64 * 32) << part;
+  }
+  EXPECT_EQ(b.part("crossbar_mux").use.spec.inputs, 4);
+  // A product, its bank address and, before stage 2, the bank within the instance (log2 I).
+  EXPECT_EQ(b.part("crossbar_mux").use.spec.widthBits, 2 * 16 + 5 + 2);
+  EXPECT_EQ(b.part("crossbar_stage2_mux").use.spec.inputs, 4);
+  EXPECT_EQ(b.part("crossbar_stage2_mux").use.spec.widthBits, 2 * 16 + 5);
+  EXPECT_EQ(b.part("crossbar_fifo").use.count, a.part("crossbar_fifo").use.count);
+  // A product passes two smaller arbitrations and selections.
+  const EnergyPrices p = energyPrices(two);
+  EXPECT_NEAR(
+      p.crossbarPj,
+      b.part("crossbar_fifo").cost.writeEnergyPj + b.part("crossbar_fifo").cost.readEnergyPj +
+          b.part("crossbar_arbiter").cost.readEnergyPj + b.part("crossbar_mux").cost.readEnergyPj +
+          b.part("crossbar_stage2_arbiter").cost.readEnergyPj +
+          b.part("crossbar_stage2_mux").cost.readEnergyPj,
+      1e-12);
+  EXPECT_LT(p.crossbarPj, energyPrices(one).crossbarPj);
+  // Two 4-input arbiters are far smaller than one among 16 (DSENT: 93.6 vs 1,828 um^2 at
+  // 45 nm), two 4:1 muxes (3 + 3 cells per bit) smaller than one 16:1 (15 cells per bit).
+  EXPECT_LT(2 * b.part("crossbar_arbiter").cost.areaUm2,
+            a.part("crossbar_arbiter").cost.areaUm2 / 5);
+  EXPECT_LT(b.part("crossbar_mux").areaMm2() + b.part("crossbar_stage2_mux").areaMm2(),
+            a.part("crossbar_mux").areaMm2());
+  EXPECT_LT(b.groupAreaMm2("crossbar"), a.groupAreaMm2("crossbar"));
+  EXPECT_DOUBLE_EQ(energyPrices(two).accumulatorRmwPj, energyPrices(one).accumulatorRmwPj);
+}
+
+TEST(SparseTechnology, CombiningBufferIsPricedPerBankAndPerProduct) {
+  const SparseConfig none = sparsePreset("scnn");
+  SparseConfig eight = none;
+  eight.combiningBufferEntries = 8;
+  const nnaccel::arch::common::Inventory a = sparseInventory(none), b = sparseInventory(eight);
+  for (const char* part : {"combining_buffer", "combining_comparator", "combining_adder"})
+    EXPECT_EQ(a.find(part), nullptr) << part;
+  EXPECT_EQ(a.groupAreaMm2("combining_buffer"), 0.0);
+  // Per bank: 8 flip-flop entries of a 24-bit partial sum and its 5-bit address, one 5-bit
+  // comparator per entry, one 24-bit adder.
+  EXPECT_EQ(b.part("combining_buffer").use.count, 64 * 32);
+  EXPECT_EQ(b.part("combining_buffer").use.spec.depth, 8);
+  EXPECT_EQ(b.part("combining_buffer").use.spec.widthBits, 24 + 5);
+  EXPECT_EQ(b.part("combining_comparator").use.count, 64 * 32 * 8);
+  EXPECT_EQ(b.part("combining_comparator").use.spec.widthBits, 5);
+  EXPECT_EQ(b.part("combining_adder").use.count, 64 * 32);
+  EXPECT_EQ(b.part("combining_adder").use.spec.widthBits, 24);
+  EXPECT_GT(b.groupAreaMm2("combining_buffer"), 0.0);
+  EXPECT_NEAR(b.groupAreaMm2("combining_buffer"),
+              b.part("combining_buffer").areaMm2() + b.part("combining_comparator").areaMm2() +
+                  b.part("combining_adder").areaMm2(),
+              1e-12);
+  // Every product through the crossbar is matched against the 8 entries and read, added and
+  // written into one; the bank's read-add-write (paid per commit) is priced as before.
+  const EnergyPrices p0 = energyPrices(none), p8 = energyPrices(eight);
+  EXPECT_NEAR(p8.crossbarPj,
+              p0.crossbarPj + b.part("combining_buffer").cost.readEnergyPj +
+                  b.part("combining_adder").cost.readEnergyPj +
+                  b.part("combining_buffer").cost.writeEnergyPj +
+                  8 * b.part("combining_comparator").cost.readEnergyPj,
+              1e-9);
+  EXPECT_DOUBLE_EQ(p8.accumulatorRmwPj, p0.accumulatorRmwPj);
+  // A commit saved is worth more than the buffer's cost per product (what makes it an option).
+  EXPECT_LT(p8.crossbarPj - p0.crossbarPj, p0.accumulatorRmwPj);
+  bool described = false;
+  for (const auto& e : energyEvents(eight)) {
+    if (e.key == "crossbar_pj") {
+      EXPECT_EQ(e.basis, "crossbar_fifo.write + crossbar_fifo + crossbar_arbiter + crossbar_mux + "
+                         "combining_buffer + combining_adder + combining_buffer.write + 8 x "
+                         "combining_comparator");
+      described = true;
+    }
+  }
+  EXPECT_TRUE(described);
+  // A configured number is charged as it is.
+  eight.energy.crossbarPj = 1.5;
+  EXPECT_EQ(energyPrices(eight).crossbarPj, 1.5);
 }

@@ -3,8 +3,10 @@
 /// Fig. 3C, Table 6): the digest's derived 4 x 4 product vector (§3.7: four 2-way bank
 /// conflicts, drained in exactly 2 cycles), round-robin arbitration, FIFO-full back-pressure,
 /// FIFO depth 1 versus 2 throughput under the simulator's cycle protocol, read-after-write
-/// hazard stalls without forwarding, the hash bank mapping spreading a bank-strided pattern, and
-/// virtual output queues removing head-of-line blocking.
+/// hazard stalls without forwarding, the hash bank mapping spreading a bank-strided pattern,
+/// virtual output queues removing head-of-line blocking, the two-stage network of Fig. 3E
+/// (blocking at a stage-1 output where one stage does not, with exact cycle counts) and the
+/// combining buffer of ¶0103 (read-add-write counts on hand-built address sequences).
 #include "Crossbar.h"
 
 #include <gtest/gtest.h>
@@ -273,6 +275,255 @@ TEST(SparseCrossbar, VirtualOutputQueuesRemoveHeadOfLineBlocking) {
   x.arbitrate(1);
   EXPECT_TRUE(x.ready());
   EXPECT_TRUE(x.empty());
+}
+
+// --- the two-stage crossbar (Fig. 3E) ----------------------------------------------------------
+
+/// The patent's P = 16, A = 32 two-stage network: stage 1 is 4 instances (lanes 4i .. 4i + 3) of
+/// a 4 -> 8 crossbar, stage 2 is 8 instances of a 4 -> 4 crossbar (instance o: banks b with
+/// b mod 8 = o).
+CrossbarParams twoStageParams() {
+  CrossbarParams p = scnnParams();
+  p.stages = 2;
+  p.stage1Inputs = 4;
+  return p;
+}
+
+TEST(SparseCrossbarTwoStage, PatentTopology) {
+  const Crossbar x(twoStageParams());
+  EXPECT_EQ(x.instanceOf(0), 0u);
+  EXPECT_EQ(x.instanceOf(8), 0u);
+  EXPECT_EQ(x.instanceOf(31), 7u);
+  EXPECT_EQ(x.instanceOf(13), 5u);
+}
+
+TEST(SparseCrossbarTwoStage, OneGroupToOneStage1OutputIsSerialised) {
+  // Lanes 0 and 1 share stage-1 instance 0; banks 0 and 8 both sit behind its output 0. One
+  // stage grants both in a cycle; two stages pass one per cycle through that output.
+  for (const int stages : {1, 2}) {
+    CrossbarParams p = stages == 1 ? scnnParams() : twoStageParams();
+    Crossbar x(p);
+    x.push(0, 0); // bank 0
+    x.push(1, 8); // bank 8
+    EXPECT_EQ(drain(x, 0), stages) << stages;
+    EXPECT_EQ(x.stats().grants, 2);
+    EXPECT_EQ(x.stats().deniedRequests, stages - 1);
+    EXPECT_EQ(x.stats().stage1Denials, stages - 1);
+  }
+  // Different groups to the same stage-2 instance, different banks: no conflict at all.
+  Crossbar x(twoStageParams());
+  x.push(0, 0); // group 0, bank 0
+  x.push(4, 8); // group 1, bank 8
+  EXPECT_EQ(drain(x, 0), 1);
+  // Different groups to one bank: blocked at stage 2, as with one stage.
+  Crossbar y(twoStageParams());
+  y.push(0, 0);
+  y.push(4, 32);
+  EXPECT_EQ(drain(y, 0), 2);
+  EXPECT_EQ(y.stats().stage1Denials, 0);
+  EXPECT_EQ(y.stats().deniedRequests, 1);
+}
+
+TEST(SparseCrossbarTwoStage, AStage1WinnerLosingItsBankHoldsTheOutput) {
+  // Lane 0 (group 0) and lane 4 (group 1) want bank 0; lane 5 (group 1) wants bank 8, behind
+  // the same stage-1 output as lane 4. One stage: cycle 1 grants lanes 0 and 5, cycle 2 lane 4.
+  // Two stages: cycle 1, stage 1 passes lanes 0 and 4 (lane 5 loses to lane 4), bank 0 grants
+  // lane 0, so lane 4 wasted the output; cycle 2 lane 4 again (its pointer did not move), cycle 3
+  // lane 5: 3 cycles.
+  for (const int stages : {1, 2}) {
+    SCOPED_TRACE(stages);
+    Crossbar x(stages == 1 ? scnnParams() : twoStageParams());
+    x.push(0, 0);
+    x.push(4, 32);
+    x.push(5, 8);
+    std::vector<int64_t> grants;
+    for (int64_t t = 0; !x.empty(); ++t) {
+      const int64_t before = x.stats().grants;
+      x.arbitrate(t);
+      grants.push_back(x.stats().grants - before);
+    }
+    EXPECT_EQ(grants, stages == 1 ? (std::vector<int64_t>{2, 1}) : (std::vector<int64_t>{1, 1, 1}));
+    EXPECT_EQ(x.stats().stage1Denials, stages == 1 ? 0 : 2);
+    EXPECT_EQ(x.stats().deniedRequests, stages == 1 ? 1 : 3);
+  }
+}
+
+TEST(SparseCrossbarTwoStage, DigestVectorLosesNothing) {
+  // The digest's §3.7 vector: each of its four 2-way bank conflicts is within one stage-1
+  // group (lanes 1 and 3 to bank 7, 5 and 7 to 12, ...), so the stage-1 outputs see exactly the
+  // bank conflicts: 2 cycles and 4 denials, as with one stage, all four at stage 1.
+  Crossbar x(twoStageParams());
+  for (int lane = 0; lane < 16; ++lane)
+    x.push(lane, kDigestAddresses[static_cast<size_t>(lane)]);
+  x.arbitrate(1);
+  EXPECT_EQ(x.stats().grants, 12);
+  EXPECT_EQ(x.stats().stage1Denials, 4);
+  x.arbitrate(2);
+  EXPECT_TRUE(x.empty());
+  EXPECT_EQ(x.stats().grants, 16);
+  EXPECT_EQ(x.stats().deniedRequests, 4);
+}
+
+TEST(SparseCrossbarTwoStage, StreamThroughOneStage1OutputPerGroup) {
+  // Lane 4g + j sends every vector to bank 8j + 2g: 16 distinct banks (one stage: one vector
+  // per cycle, 10 vectors in 11 cycles), but each group's 4 products leave through one stage-1
+  // output (instance 2g), one per cycle. With depth-2 FIFOs the array issues at cycles 0, 1,
+  // then every 4 cycles (5, 9, ..., 33); the last vector's 7 products per group left after
+  // cycle 33 drain in cycles 34..40: empty at 41.
+  std::vector<uint32_t> addresses;
+  for (uint32_t g = 0; g < 4; ++g)
+    for (uint32_t j = 0; j < 4; ++j)
+      addresses.push_back(8 * j + 2 * g);
+  EXPECT_EQ(runStream(scnnParams(), addresses, 10), 11);
+  EXPECT_EQ(runStream(twoStageParams(), addresses, 10), 41);
+  // Conflict-free for both: banks 0..15 (lane l -> bank l; group g's banks 4g .. 4g + 3 sit
+  // behind four different stage-1 outputs).
+  std::vector<uint32_t> distinct;
+  for (uint32_t i = 0; i < 16; ++i)
+    distinct.push_back(i * 33);
+  EXPECT_EQ(runStream(twoStageParams(), distinct, 10), 11);
+}
+
+TEST(SparseCrossbarTwoStage, SmallerShapes) {
+  // The tiny preset's F = I = 2, A = 8: stage 1 is 2 instances of 2 -> 4, stage 2 is 4 of
+  // 2 -> 2. Lanes 0 and 1 (group 0) to banks 1 and 5 (both behind output 1): 2 cycles.
+  CrossbarParams p;
+  p.lanes = 4;
+  p.banks = 8;
+  p.stages = 2;
+  p.stage1Inputs = 2;
+  Crossbar x(p);
+  EXPECT_EQ(x.instanceOf(5), 1u);
+  x.push(0, 1);
+  x.push(1, 5);
+  x.push(2, 2); // group 1, another output
+  EXPECT_EQ(drain(x, 0), 2);
+  EXPECT_EQ(x.stats().grants, 3);
+  EXPECT_EQ(x.stats().stage1Denials, 1);
+  // Hazards apply at the bank, as with one stage.
+  p.forwarding = false;
+  Crossbar y(p);
+  y.push(0, 3);
+  y.push(0, 3);
+  EXPECT_EQ(drain(y, 0), 3);
+  EXPECT_EQ(y.stats().hazardStalls, 1);
+}
+
+// --- the combining buffer (¶0103) ------------------------------------------------------------
+
+TEST(SparseCrossbarCombining, CommitsOnlyWhatLeavesTheBuffer) {
+  // One lane, bank 0 of 4 (addresses multiples of 4), 2 entries: 0, 4 enter; 0 and 4 combine;
+  // 8 finds the buffer full and commits 0; 0 commits 4; the end flushes 8 and 0. Six products,
+  // 4 read-add-writes (one per entry ever allocated), 2 combined.
+  const std::vector<uint32_t> sequence = {0, 4, 0, 4, 8, 0};
+  for (const int entries : {0, 2}) {
+    SCOPED_TRACE(entries);
+    CrossbarParams p;
+    p.lanes = 1;
+    p.banks = 4;
+    p.fifoDepth = 8;
+    p.combiningEntries = entries;
+    Crossbar x(p);
+    for (uint32_t a : sequence)
+      x.push(0, a);
+    int64_t commitsWhileQueued = -1;
+    int cycles = 0;
+    for (int64_t t = 0; !x.empty(); ++t, ++cycles) {
+      x.arbitrate(t);
+      if (t == 5)
+        commitsWhileQueued = x.stats().commits; // the sixth grant
+    }
+    EXPECT_EQ(x.stats().grants, 6);
+    if (entries == 0) {
+      EXPECT_EQ(cycles, 6);
+      EXPECT_EQ(x.stats().commits, 6) << "every grant is a read-add-write";
+      EXPECT_EQ(x.stats().combined, 0);
+    } else {
+      EXPECT_EQ(commitsWhileQueued, 2) << "the two evictions";
+      EXPECT_EQ(x.stats().combined, 2);
+      EXPECT_EQ(x.stats().commits, 4);
+      EXPECT_EQ(cycles, 6 + 2) << "the two entries left drain one per cycle at the end";
+    }
+  }
+}
+
+TEST(SparseCrossbarCombining, BanksFlushInParallel) {
+  // Sixteen lanes, each product for its own bank: every bank holds one entry after the grant
+  // cycle, and the flush commits them all in the next cycle.
+  CrossbarParams p = scnnParams();
+  p.combiningEntries = 8;
+  Crossbar x(p);
+  for (int lane = 0; lane < 16; ++lane)
+    x.push(lane, static_cast<uint32_t>(lane));
+  x.arbitrate(0);
+  EXPECT_EQ(x.stats().grants, 16);
+  EXPECT_EQ(x.stats().commits, 0);
+  EXPECT_FALSE(x.empty()) << "entries are still buffered";
+  EXPECT_TRUE(x.ready());
+  x.arbitrate(1);
+  EXPECT_TRUE(x.empty());
+  EXPECT_EQ(x.stats().commits, 16);
+}
+
+TEST(SparseCrossbarCombining, RepeatedAddressesAcrossLanesCombine) {
+  // The digest vector twice over (16 distinct addresses, then the same 16 again): with 8
+  // entries per bank every second-vector product combines, so 16 bank read-add-writes serve
+  // 32 products; without a buffer 32.
+  for (const int entries : {0, 8}) {
+    CrossbarParams p = scnnParams();
+    p.combiningEntries = entries;
+    Crossbar x(p);
+    for (int v = 0; v < 2; ++v) {
+      for (int lane = 0; lane < 16; ++lane)
+        x.push(lane, kDigestAddresses[static_cast<size_t>(lane)]);
+    }
+    const int cycles = drain(x, 0);
+    EXPECT_EQ(x.stats().grants, 32);
+    EXPECT_EQ(x.stats().commits, entries == 0 ? 32 : 16);
+    EXPECT_EQ(x.stats().combined, entries == 0 ? 0 : 16);
+    // Grants are timed as before (banks 7, 12, 20 and 24 get 4 products each: 4 cycles); the
+    // buffered entries then drain one per bank and cycle, and those banks hold 2 each.
+    EXPECT_EQ(cycles, entries == 0 ? 4 : 4 + 2);
+  }
+}
+
+TEST(SparseCrossbarCombining, AnIdleCycleCommitsAndTheNextProductStartsAnew) {
+  // With nothing queued, every bank commits its oldest entry (the modelled policy: the group's
+  // end drains the buffers this way, and so does a cycle without products, e.g. a weight
+  // stall); a later product for the same address is then a new entry.
+  CrossbarParams p;
+  p.lanes = 1;
+  p.banks = 4;
+  p.combiningEntries = 8;
+  Crossbar x(p);
+  x.push(0, 5);
+  x.arbitrate(0); // granted into the buffer
+  EXPECT_EQ(x.stats().commits, 0);
+  x.arbitrate(1); // idle: commit
+  EXPECT_EQ(x.stats().commits, 1);
+  EXPECT_TRUE(x.empty());
+  x.push(0, 5);
+  x.push(0, 5);
+  EXPECT_EQ(drain(x, 2), 3); // two grants (the second combines), one flush
+  EXPECT_EQ(x.stats().combined, 1);
+  EXPECT_EQ(x.stats().commits, 2);
+}
+
+TEST(SparseCrossbarCombining, WorksWithVirtualOutputQueuesAndTwoStages) {
+  for (const bool voq : {false, true}) {
+    SCOPED_TRACE(voq);
+    CrossbarParams p = voq ? scnnParams() : twoStageParams();
+    p.virtualOutputQueues = voq;
+    p.combiningEntries = 4;
+    Crossbar x(p);
+    x.push(0, 0);
+    x.push(1, 0);  // the same address from another lane: combines
+    x.push(2, 32); // bank 0, another address
+    drain(x, 0);
+    EXPECT_EQ(x.stats().grants, 3);
+    EXPECT_EQ(x.stats().combined, 1);
+    EXPECT_EQ(x.stats().commits, 2);
+  }
 }
 
 } // namespace

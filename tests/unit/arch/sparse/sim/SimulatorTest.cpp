@@ -8,7 +8,7 @@
 /// PEs x F x I, oracle <= cycles, products <= dense products, useful products == the layer's
 /// dense MACs at full density); density sweeps (fewer non-zeros, fewer cycles); config corners
 /// (weight FIFO of one vector, FIFO depth 1 / 3, one bank, hash banks, virtual output queues,
-/// the dot-product baseline, no forwarding, single-
+/// the two-stage crossbar, combining buffers, the dot-product baseline, no forwarding, single-
 /// buffered accumulators, slow DRAM, every code table); accumulator overflow reported as a
 /// failed verdict with a layer note; and the report's sparse-engine fields.
 #include "nnaccel/arch/sparse/Simulator.h"
@@ -20,6 +20,7 @@
 #include "nnaccel/support/Error.h"
 #include "nnaccel/zoo/GraphBuilder.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <gtest/gtest.h>
@@ -380,6 +381,97 @@ TEST(SparseSimulator, FullyConnectedLayersUseTheWholeArray) {
   // I lanes of every vector are empty.
   EXPECT_EQ(d.products, d.losses.useful);
   EXPECT_GE(d.losses.fragmentation, d.products * (c.activationsPerVector - 1));
+  // DCNN deals its groups (width F = 4: 64 of them) to the 64 PEs the same way: one each, 128
+  // cycles of 4 dot products of 4 channels (512 / 4) plus a 4-cycle post-processing tail, under
+  // the 256 cycles its 262,144 dense weight bytes take at 1,024 B/cycle, plus 1 cycle loading
+  // the input. On one PE its compute alone would take 64 x 128 = 8,192 cycles.
+  c.baselineDataflow = BaselineDataflow::DotProduct;
+  const SessionResult rd = run(g, c);
+  EXPECT_EQ(arrayDetail(rd).denseCycles, 257);
+}
+
+TEST(SparseSimulator, BroadcastChoosesTilesOrSlices) {
+  // pe_array.broadcast (seed 001 ¶0048) on a 13x13 convolution and a Gemm of 3 rows.
+  LayerSpec small = conv(16, 24, 13, 13, 3, 1);
+  small.weightDensity = 0.5;
+  LayerSpec gemm;
+  gemm.kind = LayerSpec::Kind::Gemm;
+  gemm.h = 3;
+  gemm.inChannels = 40;
+  gemm.outChannels = 96;
+  for (const Broadcast b : {Broadcast::Auto, Broadcast::Weights, Broadcast::Activations}) {
+    SparseConfig c = sparsePreset("scnn");
+    c.broadcast = b;
+    SCOPED_TRACE(static_cast<int>(b));
+    for (const LayerSpec& spec : {small, gemm}) {
+      const ir::Graph g = buildLayerGraph(spec);
+      const SessionResult r = run(g, c, 0.5);
+      expectBitExact(r);
+      checkInvariants(r, c, g);
+      const ConvLayer& l = r.program.layers.at(0).conv;
+      const bool isGemm = spec.kind == LayerSpec::Kind::Gemm;
+      const bool slices = b == Broadcast::Activations || (b == Broadcast::Auto && isGemm);
+      EXPECT_EQ(l.sliceFirstGroup.empty(), !slices);
+      if (slices) {
+        EXPECT_EQ(l.inTiling.pes(), 1);
+        EXPECT_EQ(l.usedPes(), std::min<int64_t>(64, static_cast<int64_t>(l.groups.size())));
+        EXPECT_EQ(l.kc, isGemm ? 2 : 1); // ceil(96 / 64); 24 channels: one per PE
+      } else {
+        EXPECT_EQ(l.usedPes(), isGemm ? 3 : 64); // the rows of the plane; the 8x8 grid
+      }
+    }
+  }
+  // A plane whose frame (58 x 58 cells with halos) exceeds the 1,024 accumulators is tiled.
+  SparseConfig c = sparsePreset("scnn");
+  c.broadcast = Broadcast::Activations;
+  const ir::Graph g = buildLayerGraph(conv(4, 8, 56, 56, 3, 1));
+  const SessionResult r = run(g, c, 0.5);
+  expectBitExact(r);
+  const Layer& l = r.program.layers.at(0);
+  EXPECT_TRUE(l.conv.sliceFirstGroup.empty());
+  EXPECT_NE(l.note.find("weights broadcast: the whole plane's frame of 3364 cells exceeds the "
+                        "1024 accumulator entries"),
+            std::string::npos)
+      << l.note;
+}
+
+TEST(SparseSimulator, InputHalosKeepProductsPrivate) {
+  // seed 001 ¶0070's first technique on a 3x3 convolution of a 32x32 plane over 8x8 PEs:
+  // no halo exchange, a larger Kc (the frame is the 4x4 tile, not 6x6), the border inputs
+  // replicated, and the products a PE forms for its neighbours' tiles dropped.
+  LayerSpec s = conv(8, 64, 32, 32, 3, 1);
+  s.weightDensity = 0.5;
+  s.chainChannels = 16; // a second layer reads the first's output on chip
+  const ir::Graph g = buildLayerGraph(s);
+  SparseConfig out = sparsePreset("scnn");
+  SparseConfig in = out;
+  in.halos = Halos::Input;
+  const SessionResult ro = run(g, out, 0.5);
+  const SessionResult ri = run(g, in, 0.5);
+  for (const SessionResult* r : {&ro, &ri}) {
+    expectBitExact(*r);
+    checkInvariants(*r, r == &ro ? out : in, g);
+  }
+  const ConvLayer& lo = ro.program.layers.at(0).conv;
+  const ConvLayer& li = ri.program.layers.at(0).conv;
+  EXPECT_FALSE(lo.inputHalos);
+  EXPECT_TRUE(li.inputHalos);
+  EXPECT_EQ(lo.kc, 1024 / 36);
+  // 1024 / 16 cells would allow 64; the weight FIFO (200 entries per plane) bounds it first.
+  EXPECT_GT(li.kc, lo.kc);
+  const LayerDetail& dout = arrayDetail(ro);
+  const LayerDetail& din = arrayDetail(ri);
+  EXPECT_GT(dout.access.haloMessages, 0);
+  EXPECT_EQ(din.access.haloMessages, 0); // first layer: the input comes from DRAM
+  // Every input is multiplied where it is held: more products, the extra ones dropped.
+  EXPECT_GT(din.products, dout.products);
+  EXPECT_LT(din.access.crossbarTraversals, din.products);
+  EXPECT_EQ(din.losses.useful, dout.losses.useful);
+  // The second layer reads the first's output on chip: its replicated border values are the
+  // halo messages.
+  const LayerDetail& second = ri.details.at(ri.program.layers.size() - 1);
+  EXPECT_FALSE(second.inputFromDram);
+  EXPECT_GT(second.access.haloMessages, 0);
 }
 
 // --- config corners -----------------------------------------------------------------------------
@@ -404,6 +496,20 @@ TEST(SparseSimulator, ConfigCornersStayBitExact) {
        [](SparseConfig& c) {
          c.crossbarQueues = CrossbarQueues::PerBank;
          c.accumulatorForwarding = false;
+       }},
+      {"two-stage crossbar", [](SparseConfig& c) { c.crossbarStages = 2; }},
+      {"combining buffer", [](SparseConfig& c) { c.combiningBufferEntries = 8; }},
+      {"two stages, one-entry combining buffer, no forwarding",
+       [](SparseConfig& c) {
+         c.crossbarStages = 2;
+         c.combiningBufferEntries = 1;
+         c.accumulatorForwarding = false;
+       }},
+      {"combining buffer, virtual output queues, hash banks",
+       [](SparseConfig& c) {
+         c.combiningBufferEntries = 3;
+         c.crossbarQueues = CrossbarQueues::PerBank;
+         c.bankMapping = BankMapping::Hash;
        }},
       {"dot-product baseline",
        [](SparseConfig& c) { c.baselineDataflow = BaselineDataflow::DotProduct; }},
@@ -449,6 +555,9 @@ TEST(SparseSimulator, ConfigCornersStayBitExact) {
          c.valueBits = 8;
          c.accumulatorBits = 32;
        }},
+      {"activations broadcast", [](SparseConfig& c) { c.broadcast = Broadcast::Activations; }},
+      {"weights broadcast", [](SparseConfig& c) { c.broadcast = Broadcast::Weights; }},
+      {"input halos", [](SparseConfig& c) { c.halos = Halos::Input; }},
       {"3x1 grid", [](SparseConfig& c) {
          c.peRows = 1;
          c.peCols = 3;
@@ -510,6 +619,56 @@ TEST(SparseSimulator, StallCausesShowUpWhereExpected) {
   const SessionResult r3 = run(g, hazard);
   expectBitExact(r3);
   EXPECT_GE(arrayDetail(r3).cycles, d0.cycles);
+}
+
+TEST(SparseSimulator, CrossbarVariantsChangeTimingAndWritesNotResults) {
+  // Seed 001 §1.4's alternatives on one conv (dense weights and inputs: many products per
+  // output cell, so the buffer has something to combine and the crossbar is busy).
+  const ir::Graph g = buildLayerGraph(conv(8, 16, 12, 12, 3, 1));
+  const SparseConfig base = sparsePreset("scnn");
+  SparseConfig twoStage = base;
+  twoStage.crossbarStages = 2;
+  SparseConfig combining = base;
+  combining.combiningBufferEntries = 8;
+  const SessionResult r0 = run(g, base), r2 = run(g, twoStage), rc = run(g, combining);
+  for (const SessionResult* r : {&r0, &r2, &rc}) {
+    expectBitExact(*r);
+    ASSERT_EQ(r->outputs.size(), r0.outputs.size());
+    for (size_t i = 0; i < r0.outputs.size(); ++i)
+      EXPECT_TRUE(std::ranges::equal(r->outputs[i].values<float>(), r0.outputs[i].values<float>()))
+          << "the same output values";
+  }
+  checkInvariants(r2, twoStage, g);
+  checkInvariants(rc, combining, g);
+  const LayerDetail &d0 = arrayDetail(r0), &d2 = arrayDetail(r2), &dc = arrayDetail(rc);
+  for (const LayerDetail* d : {&d2, &dc}) {
+    EXPECT_EQ(d->products, d0.products);
+    EXPECT_EQ(d->access.multiplies, d0.access.multiplies);
+    EXPECT_EQ(d->access.crossbarTraversals, d0.access.crossbarTraversals);
+    EXPECT_EQ(d->access.haloMessages, d0.access.haloMessages);
+  }
+  // Without a combining buffer every product is one read-add-write, as is every halo add.
+  EXPECT_EQ(d0.access.accumulatorRmw, d0.products + d0.access.haloMessages);
+  EXPECT_EQ(d2.access.accumulatorRmw, d0.access.accumulatorRmw);
+  // Two stages: the products of one activation that head for banks behind one stage-1 output
+  // leave one per cycle, so the layer waits longer on its crossbar (1,236 against 1,126 cycles
+  // when written).
+  EXPECT_GT(d2.losses.conflicts, d0.losses.conflicts);
+  EXPECT_GT(d2.cycles, d0.cycles);
+  // A combining buffer of 8: the 72 products of each output cell and channel (8 channels x
+  // 3 x 3 taps) meet in the buffer, so fewer than half of the products reach the bank's SRAM
+  // (70,272 read-add-writes against 174,400 when written). Grants are timed as before; each
+  // group ends after its buffers drain, one entry per bank and cycle.
+  EXPECT_LT(dc.access.accumulatorRmw - dc.access.haloMessages, dc.products / 2);
+  EXPECT_GT(dc.access.accumulatorRmw - dc.access.haloMessages, 16 * 12 * 12 - 1)
+      << "at least one write per output value";
+  EXPECT_GT(dc.cycles, d0.cycles);
+  EXPECT_LE(dc.cycles, d0.cycles + dc.groups * 8);
+  EXPECT_GT(dc.losses.conflicts, d0.losses.conflicts) << "the drain cycles are crossbar cycles";
+  const EnergyPrices p0 = energyPrices(base), pc = energyPrices(combining);
+  EXPECT_LT(static_cast<double>(dc.access.accumulatorRmw) * pc.accumulatorRmwPj,
+            static_cast<double>(d0.access.accumulatorRmw) * p0.accumulatorRmwPj / 2);
+  EXPECT_LT(dc.energyPj, d0.energyPj) << "the buffer costs less than the read-add-writes it saves";
 }
 
 TEST(SparseSimulator, WeightFifoOfOneVector) {
