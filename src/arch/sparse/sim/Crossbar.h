@@ -164,8 +164,14 @@ public:
       arbitrateTwoStage(cycle);
       return;
     }
+    grantBanks<false>(cycle, nonEmptyLanes_, 0); // every non-empty lane's head requests
+  }
+
+  /// Each requested bank grants one of its requesters (round robin) and dequeues it; with two
+  /// stages (\p TwoStage) only among the stage-1 winners \p passed, and a grant also moves the
+  /// winner's stage-1 pointer. \p requests: the heads that requested this cycle.
+  template <bool TwoStage> void grantBanks(int64_t cycle, int64_t requests, uint64_t passed) {
     // Counted in locals: a counter in memory updated per grant is a store-to-load chain.
-    const int64_t requests = nonEmptyLanes_; // every non-empty lane's head requests its bank
     int64_t granted = 0, stalls = 0;
     int exposed = 0;
     for (size_t w = 0; w < activeBanks_.size(); ++w) {
@@ -173,7 +179,10 @@ public:
       for (uint64_t bits = active; bits != 0; bits &= bits - 1) {
         const auto b = static_cast<uint32_t>(w * 64 + static_cast<size_t>(std::countr_zero(bits)));
         const uint64_t r = req_[b];
-        const int winner = roundRobinWinner(b, r);
+        const uint64_t candidates = TwoStage ? r & passed : r;
+        if (TwoStage && candidates == 0)
+          continue; // every requester lost at stage 1
+        const int winner = roundRobinWinner(b, candidates);
         if (!p_.forwarding && hazard(b, headAddr(winner), cycle)) {
           ++stalls;
           continue;
@@ -182,6 +191,8 @@ public:
         if (p_.combiningEntries > 0)
           combine(b, headAddr(winner));
         rr_[b] = winner + 1 == p_.lanes ? 0 : static_cast<uint32_t>(winner + 1);
+        if constexpr (TwoStage)
+          advanceStage1(b, winner);
         const uint64_t left = r & ~(uint64_t{1} << winner);
         req_[b] = left;
         // Branch-free: which banks keep requests and which lanes expose a new head are
@@ -336,44 +347,18 @@ private:
       activeInst_[w] = 0;
     }
     // Stage 2: each bank among the stage-1 winners requesting it.
-    int64_t granted = 0, stalls = 0;
-    int exposed = 0;
-    for (size_t w = 0; w < activeBanks_.size(); ++w) {
-      uint64_t active = activeBanks_[w];
-      for (uint64_t bits = active; bits != 0; bits &= bits - 1) {
-        const auto b = static_cast<uint32_t>(w * 64 + static_cast<size_t>(std::countr_zero(bits)));
-        const uint64_t r = req_[b];
-        const uint64_t candidates = r & passed;
-        if (candidates == 0)
-          continue; // every requester lost at stage 1
-        const int winner = roundRobinWinner(b, candidates);
-        if (!p_.forwarding && hazard(b, headAddr(winner), cycle)) {
-          ++stalls;
-          continue;
-        }
-        ++granted;
-        if (p_.combiningEntries > 0)
-          combine(b, headAddr(winner));
-        rr_[b] = winner + 1 == p_.lanes ? 0 : static_cast<uint32_t>(winner + 1);
-        const int group = winner / width;
-        rr1_[static_cast<size_t>(group * instances_) + (b & instMask)] =
-            winner + 1 == (group + 1) * width ? static_cast<uint32_t>(group * width)
-                                              : static_cast<uint32_t>(winner + 1);
-        const uint64_t left = r & ~(uint64_t{1} << winner);
-        req_[b] = left;
-        active &= ~(uint64_t{left == 0} << (b % 64));
-        exposed_[static_cast<size_t>(exposed)] = winner;
-        exposed += pop(winner) ? 1 : 0;
-      }
-      activeBanks_[w] = active;
-    }
     stats_.stage1Denials += requests - std::popcount(passed);
-    stats_.deniedRequests += requests - granted;
-    stats_.grants += granted;
-    stats_.commits += p_.combiningEntries > 0 ? 0 : granted;
-    stats_.hazardStalls += stalls;
-    for (int i = 0; i < exposed; ++i)
-      request(exposed_[static_cast<size_t>(i)]);
+    grantBanks<true>(cycle, requests, passed);
+  }
+
+  /// Two stages: the stage-1 pointer of bank \p b's output in \p winner's instance moves past
+  /// the winner.
+  void advanceStage1(uint32_t b, int winner) {
+    const int width = p_.stage1Inputs;
+    const int group = winner / width;
+    rr1_[static_cast<size_t>(group * instances_) + (b & static_cast<uint32_t>(instances_ - 1))] =
+        winner + 1 == (group + 1) * width ? static_cast<uint32_t>(group * width)
+                                          : static_cast<uint32_t>(winner + 1);
   }
 
   // --- combining buffers: bank b's entries are a ring of combiningEntries addresses ----------
