@@ -9,12 +9,22 @@
 
 namespace nnaccel::arch::sparse {
 
-AxisTiles tileAxis(const AxisMap& m, int64_t parts) {
+namespace {
+
+/// \p m's input and output each split evenly over \p parts PEs (no halos yet).
+AxisTiles evenSplits(const AxisMap& m, int64_t parts) {
   NNACCEL_ASSERT(parts >= 1 && parts <= std::min(m.inSize, m.outSize))
       << "cannot split " << m.inSize << " -> " << m.outSize << " over " << parts << " PEs";
   AxisTiles t;
   t.in = Split{m.inSize, parts};
   t.out = Split{m.outSize, parts};
+  return t;
+}
+
+} // namespace
+
+AxisTiles tileAxis(const AxisMap& m, int64_t parts) {
+  AxisTiles t = evenSplits(m, parts);
   for (int64_t i = 0; i < parts; ++i) {
     const int64_t lo = t.in.begin(i) * m.scale + m.dMin;
     const int64_t hi = (t.in.end(i) - 1) * m.scale + m.dMax;
@@ -25,11 +35,7 @@ AxisTiles tileAxis(const AxisMap& m, int64_t parts) {
 }
 
 AxisTiles tileAxisInputHalos(const AxisMap& m, int64_t parts) {
-  NNACCEL_ASSERT(parts >= 1 && parts <= std::min(m.inSize, m.outSize))
-      << "cannot split " << m.inSize << " -> " << m.outSize << " over " << parts << " PEs";
-  AxisTiles t;
-  t.in = Split{m.inSize, parts};
-  t.out = Split{m.outSize, parts};
+  AxisTiles t = evenSplits(m, parts);
   t.haloLo.assign(static_cast<size_t>(parts), 0);
   t.haloHi.assign(static_cast<size_t>(parts), 0);
   for (int64_t i = 0; i < parts; ++i) {
