@@ -139,6 +139,9 @@ struct Simulator::Impl {
   std::vector<LayerDetail> details;
   std::vector<std::optional<Tensor>>
       synthetic; ///< per layer: the synthetic input of a density sweep
+  /// Per value: the density a density experiment stores it at (storedDensities), if any.
+  std::vector<std::optional<double>> storedDensity_;
+  uint64_t syntheticSeed_ = 0;
 
   Impl(const Program& p, const quant::QuantizedModel& q)
       : program(p), qm(q), config(p.config), dram(p.config.dramFigures()),
@@ -171,6 +174,8 @@ struct Simulator::Impl {
     stats.clear();
     details.clear();
     synthetic.assign(program.layers.size(), std::nullopt);
+    storedDensity_ = storedDensities(options.syntheticActivationDensities);
+    syntheticSeed_ = options.syntheticSeed;
     for (size_t i = 0; i < program.layers.size(); ++i) {
       layerIndex_ = i;
       const Layer& l = program.layers[i];
@@ -206,6 +211,47 @@ struct Simulator::Impl {
       if (options.onLayerDone)
         options.onLayerDone(i);
     }
+  }
+
+  /// Per value, the density a density experiment (SimOptions::syntheticActivationDensities)
+  /// stores it at: a value every reader of which on the array - directly, or through pooling,
+  /// element-wise and view layers - reads a synthetic input is stored as the densest of those,
+  /// the way the SCNN paper's sweep scales every activation (so a layer's output occupies the
+  /// RAMs or DRAM as its readers' inputs do, not as the layer computed it). A value with a
+  /// reader of real data, or none on the array, keeps its own density.
+  std::vector<std::optional<double>> storedDensities(const engines::LayerDensities& given) const {
+    std::vector<std::vector<size_t>> readers(qm.graph.numValues());
+    for (size_t i = 0; i < program.layers.size(); ++i)
+      for (ir::ValueId v : program.layers[i].inputs)
+        readers[static_cast<size_t>(v)].push_back(i);
+    std::vector<std::optional<double>> memo(qm.graph.numValues());
+    std::vector<bool> known(qm.graph.numValues(), false);
+    const std::function<std::optional<double>(ir::ValueId)> readAt = [&](ir::ValueId v) {
+      const auto vi = static_cast<size_t>(v);
+      if (known[vi])
+        return memo[vi];
+      known[vi] = true; // a value's readers come after it: no cycles
+      std::optional<double> most;
+      for (size_t i : readers[vi]) {
+        const Layer& l = program.layers[i];
+        std::optional<double> d;
+        if (l.kind == LayerKind::Conv)
+          d = l.inputs[0] == v ? given.of(l.name) : std::nullopt;
+        else if (l.kind != LayerKind::Host && l.outputs.size() == 1)
+          d = readAt(l.outputs[0]);
+        if (!d)
+          return memo[vi] = std::nullopt;
+        most = std::max(most.value_or(0.0), *d);
+      }
+      return memo[vi] = most;
+    };
+    std::vector<std::optional<double>> stored(qm.graph.numValues());
+    if (given.empty())
+      return stored;
+    for (const Layer& l : program.layers)
+      if (l.kind == LayerKind::Conv)
+        stored[static_cast<size_t>(l.outputs[0])] = readAt(l.outputs[0]);
+    return stored;
   }
 
   std::string shapeText(const Layer& l) const {
@@ -487,7 +533,11 @@ struct Simulator::Impl {
     Tensor out(DType::I8, shape);
     NNACCEL_ASSERT(static_cast<int64_t>(output.size()) == out.numElements()) << "conv output size";
     std::copy(output.begin(), output.end(), out.data<int8_t>());
-    const OutputSize os = outputSize(c, out.data<int8_t>());
+    // A density experiment stores the output as its readers read it (storedDensities).
+    const std::optional<double> storedAt = storedDensity_[static_cast<size_t>(l.outputs[0])];
+    const OutputSize os =
+        storedAt ? outputSize(c, storedImage(l.outputs[0], *storedAt, image, images).data<int8_t>())
+                 : outputSize(c, out.data<int8_t>());
     d.outputDensity =
         os.elements > 0 ? static_cast<double>(os.nonZeros) / static_cast<double>(os.elements) : 1.0;
     d.access.oaWriteBytes = os.bytes;
@@ -502,7 +552,7 @@ struct Simulator::Impl {
     Placement& p = r.images[static_cast<size_t>(image)];
     p.onChip = admitOnChip(r, os.peBytes, image);
     p.compressedBytes = os.bytes;
-    p.compacted = os.compacted;
+    p.compacted = storedAt ? nullptr : os.compacted; // a synthetic stand-in is never read
     d.outputToDram = !p.onChip;
     if (!p.onChip) {
       dramSide.dramWriteBytes += os.bytes;
@@ -510,6 +560,20 @@ struct Simulator::Impl {
     }
     values[static_cast<size_t>(l.outputs[0])] = std::move(out);
     return os;
+  }
+
+  /// Image \p image (of \p images) of value \p v at \p density: a synthetic stand-in for sizing.
+  Tensor storedImage(ir::ValueId v, double density, int64_t image, int64_t images) const {
+    Tensor whole =
+        syntheticInput(v, density, syntheticSeed_ ^ (0x5707edULL + static_cast<uint64_t>(v)));
+    if (images == 1)
+      return whole;
+    Dims shape = whole.shape();
+    shape[0] = 1;
+    Tensor one(DType::I8, shape);
+    const int64_t n = one.numElements();
+    std::copy_n(whole.data<int8_t>() + image * n, n, one.data<int8_t>());
+    return one;
   }
 
   /// Whether image \p image of a batch, \p peBytes per PE, stays on chip beside the images

@@ -474,6 +474,31 @@ TEST(SparseSimulator, InputHalosKeepProductsPrivate) {
   EXPECT_GT(second.access.haloMessages, 0);
 }
 
+TEST(SparseSimulator, ADensityExperimentStoresOutputsAsTheirReadersReadThem) {
+  // conv0 -> conv1 with conv1's input given density 0.2 (the SCNN paper's sweep scales every
+  // activation): conv0's output is sized, kept on chip or spilled, as a 0.2-dense tensor, not
+  // as computed. Without a density for conv1 it keeps its computed density.
+  LayerSpec s = conv(8, 16, 24, 24, 3, 1);
+  s.relu = true;
+  s.chainChannels = 16;
+  const ir::Graph g = buildLayerGraph(s);
+  const SparseConfig c = sparsePreset("scnn");
+  SessionOptions o;
+  o.inputs = sparseInputs(g, 1.0, 11);
+  const SessionResult real = simulateModel(g, c, o);
+  ASSERT_GE(real.program.layers.size(), 2u);
+  const std::string second = real.program.layers.back().name;
+  o.activationDensities.perLayer[second] = 0.2;
+  const SessionResult swept = simulateModel(g, c, o);
+  EXPECT_TRUE(swept.report.verdict.passed) << swept.report.verdict.detail;
+  const LayerDetail& computed = real.details.front();
+  const LayerDetail& stored = swept.details.front();
+  EXPECT_GT(computed.outputDensity, 0.3); // ReLU of random data: about half
+  EXPECT_NEAR(stored.outputDensity, 0.2, 0.01);
+  EXPECT_LT(stored.access.oaWriteBytes, computed.access.oaWriteBytes);
+  EXPECT_NEAR(swept.details.back().activationDensity, 0.2, 0.01);
+}
+
 // --- config corners -----------------------------------------------------------------------------
 
 struct Variant {
