@@ -301,7 +301,7 @@ int64_t simulatedCycles(const std::string& out) {
 }
 
 // LeNet-5's prunable layers: c1 150 weights, c3 2,400, c5 48,000, f6 10,080, f7 840.
-constexpr double kLenetWeights = 61470;
+constexpr double kLenetWeightCount = 61470;
 
 TEST_F(SweepCli, DensityScalesBothProfilesLayerByLayer) {
   writeText("w.json", R"({"c1": 0.2, "c3": 0.5, "default": 0.25})");
@@ -347,8 +347,8 @@ TEST_F(SweepCli, DensityScalesBothProfilesLayerByLayer) {
 
   // The achieved weight density is the profile's, to one weight of the model: at 1, c1 keeps 30,
   // c3 1,200, c5 12,000, f6 2,520, f7 210; at 0.5, 15, 600, 6,000, 1,260, 105.
-  EXPECT_NEAR(std::stod(rows.at("1").at(1)), 15960 / kLenetWeights, 1 / kLenetWeights);
-  EXPECT_NEAR(std::stod(rows.at("0.5").at(1)), 7980 / kLenetWeights, 1 / kLenetWeights);
+  EXPECT_NEAR(std::stod(rows.at("1").at(1)), 15960 / kLenetWeightCount, 1 / kLenetWeightCount);
+  EXPECT_NEAR(std::stod(rows.at("0.5").at(1)), 7980 / kLenetWeightCount, 1 / kLenetWeightCount);
   // c3's and c5's inputs halve; c1's (the image) and the Gemms' stay as computed.
   EXPECT_LT(std::stod(rows.at("0.5").at(2)), std::stod(rows.at("1").at(2)));
 }
@@ -370,7 +370,7 @@ TEST_F(SweepCli, DensityAxisHoldsTheOperandOffIt) {
   EXPECT_EQ(csv.rfind("density,weight_density,activation_density,", 0), 0u) << csv;
   auto rows = densityRows(csv);
   ASSERT_EQ(rows.size(), 2u) << csv;
-  EXPECT_NEAR(std::stod(rows.at("0.3").at(1)), 15960 / kLenetWeights, 1 / kLenetWeights);
+  EXPECT_NEAR(std::stod(rows.at("0.3").at(1)), 15960 / kLenetWeightCount, 1 / kLenetWeightCount);
   EXPECT_EQ(rows.at("0.3").at(1), rows.at("1").at(1));
   EXPECT_NEAR(std::stod(rows.at("0.3").at(2)), 0.3, 0.01);
   EXPECT_NEAR(std::stod(rows.at("1").at(2)), 1.0, 1e-9);
@@ -388,7 +388,7 @@ TEST_F(SweepCli, DensityAxisHoldsTheOperandOffIt) {
             std::string::npos)
       << w.out;
   rows = densityRows(readFile(path("w.csv")));
-  EXPECT_NEAR(std::stod(rows.at("0.5").at(1)), 0.5, 1 / kLenetWeights);
+  EXPECT_NEAR(std::stod(rows.at("0.5").at(1)), 0.5, 1 / kLenetWeightCount);
   const Result computed = run("simulate lenet5 --arch sparse --weight-densities half.json");
   ASSERT_EQ(computed.exitCode, 0) << computed.err;
   EXPECT_EQ(std::stoll(rows.at("0.5").at(3)), simulatedCycles(computed.out)) << computed.out;
