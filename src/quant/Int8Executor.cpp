@@ -5,6 +5,7 @@
 #include "nnaccel/ir/LogicOps.h"
 #include "nnaccel/ir/OpParams.h"
 #include "nnaccel/reference/Executor.h"
+#include "nnaccel/reference/Int8Conv.h"
 #include "nnaccel/reference/Kernels.h"
 
 namespace nnaccel::quant {
@@ -63,26 +64,39 @@ std::vector<QuantTensor> evalFloatIsland(const QuantizedModel& m, ir::NodeId id,
   return result;
 }
 
-Tensor evalAccumulate(const QuantizedModel& m, ir::NodeId id, const Tensor& x) {
+/// The accumulators of Conv/ConvTranspose/Gemm/MatMul node \p id on input \p x: on oneDNN with
+/// \p cache, or with the integer loops when \p cache is null.
+Tensor accumulate(const QuantizedModel& m, ir::NodeId id, const Tensor& x,
+                  reference::Int8ConvCache* cache) {
   const ir::Graph& g = m.graph;
   const ir::Node& n = g.node(id);
   const QuantNode& q = m.node(id);
-  const ZeroPoints z = m.zeroPointsOf(id);
+  const int32_t zIn = m.zeroPointsOf(id).in[0];
   if (n.op == ir::OpKind::Conv || n.op == ir::OpKind::ConvTranspose) {
-    const Tensor acc = convAccumulate(ir::convParams(g, id), x, q.weights, q.bias, z.in[0]);
-    return requantizePerChannel(acc, 1, q.multipliers, kInt8Min, kInt8Max, z.out);
+    const ir::ConvParams p = ir::convParams(g, id);
+    return cache ? convAccumulateOneDnn(p, x, q.weights, q.bias, zIn, *cache)
+                 : convAccumulate(p, x, q.weights, q.bias, zIn);
   }
-  if (n.op == ir::OpKind::Gemm) {
-    return requantizePerChannel(matmulAccumulate(x, q.transA, q.weights, q.bias, z.in[0]), 1,
-                                q.multipliers, kInt8Min, kInt8Max, z.out);
-  }
-  // MatMul: A [..., M, K] (or [K]) times the constant [K, N] as rows of K.
-  NNACCEL_ASSERT(n.op == ir::OpKind::MatMul) << "accumulate op " << ir::opName(n.op);
+  // Gemm: A [M, K] (or [K, M]); MatMul: A [..., M, K] (or [K]) as rows of K. The constant is
+  // [N, K], one row per output channel.
+  NNACCEL_ASSERT(n.op == ir::OpKind::Gemm || n.op == ir::OpKind::MatMul)
+      << "accumulate op " << ir::opName(n.op);
+  const bool transA = n.op == ir::OpKind::Gemm && q.transA;
   const int64_t k = q.weights.dim(1);
-  const Tensor rows = x.reshaped({x.numElements() / k, k});
-  const Tensor acc = matmulAccumulate(rows, false, q.weights, q.bias, z.in[0]);
-  return requantizePerChannel(acc, 1, q.multipliers, kInt8Min, kInt8Max, z.out)
-      .reshaped(g.value(n.outputs[0]).shape);
+  const Tensor rows = n.op == ir::OpKind::Gemm ? x : x.reshaped({x.numElements() / k, k});
+  return cache ? matmulAccumulateOneDnn(rows, transA, q.weights, q.bias, zIn, *cache)
+               : matmulAccumulate(rows, transA, q.weights, q.bias, zIn);
+}
+
+Tensor evalAccumulate(const QuantizedModel& m, ir::NodeId id, const Tensor& x,
+                      reference::Int8ConvCache* cache) {
+  const ir::Node& n = m.graph.node(id);
+  const Tensor acc = accumulate(m, id, x, cache);
+  Tensor y = requantizePerChannel(acc, 1, m.node(id).multipliers, kInt8Min, kInt8Max,
+                                  m.zeroPointsOf(id).out);
+  if (n.op == ir::OpKind::MatMul)
+    return y.reshaped(m.graph.value(n.outputs[0]).shape);
+  return y;
 }
 
 /// A constant Pad of int8 codes fills with the code of real 0: the input's zero point.
@@ -114,7 +128,8 @@ Tensor evalDataMovement(const ir::Graph& g, ir::NodeId id, const Tensor& x, int3
 }
 
 std::vector<QuantTensor> evalNodeImpl(const QuantizedModel& m, ir::NodeId id,
-                                      const std::vector<const QuantTensor*>& inputs) {
+                                      const std::vector<const QuantTensor*>& inputs,
+                                      reference::Int8ConvCache* cache) {
   const ir::Graph& g = m.graph;
   const ir::Node& n = g.node(id);
   const QuantNode& q = m.node(id);
@@ -146,7 +161,7 @@ std::vector<QuantTensor> evalNodeImpl(const QuantizedModel& m, ir::NodeId id,
   Tensor y;
   switch (q.kind) {
   case QuantOpKind::Accumulate:
-    y = evalAccumulate(m, id, operand(0));
+    y = evalAccumulate(m, id, operand(0), cache);
     break;
   case QuantOpKind::TensorMatMul:
     y = requantizeTensor(tensorMatmulAccumulate(operand(0), operand(1), outShape, z.in[0], z.in[1]),
@@ -229,18 +244,42 @@ std::vector<QuantTensor> evalNodeImpl(const QuantizedModel& m, ir::NodeId id,
   return result;
 }
 
-} // namespace
-
-std::vector<QuantTensor> evalQuantizedNode(const QuantizedModel& model, ir::NodeId id,
-                                           const std::vector<const QuantTensor*>& inputs) {
+/// evalNodeImpl with the node's error context; \p cache: see accumulate().
+std::vector<QuantTensor> evalNodeInContext(const QuantizedModel& model, ir::NodeId id,
+                                           const std::vector<const QuantTensor*>& inputs,
+                                           reference::Int8ConvCache* cache) {
   try {
-    return evalNodeImpl(model, id, inputs);
+    return evalNodeImpl(model, id, inputs, cache);
   } catch (const Error& e) {
     throw e.withContext(model.graph.contextOf(id));
   }
 }
 
-Int8Executor::Int8Executor(const QuantizedModel& model) : model_(model) {}
+} // namespace
+
+std::vector<QuantTensor> evalQuantizedNode(const QuantizedModel& model, ir::NodeId id,
+                                           const std::vector<const QuantTensor*>& inputs,
+                                           Int8Accumulation accumulation) {
+  reference::Int8ConvCache once;
+  return evalNodeInContext(model, id, inputs,
+                           accumulation == Int8Accumulation::OneDnn ? &once : nullptr);
+}
+
+Int8Executor::Int8Executor(const QuantizedModel& model, Int8Accumulation accumulation)
+    : model_(model), accumulation_(accumulation) {}
+Int8Executor::~Int8Executor() = default;
+Int8Executor::Int8Executor(Int8Executor&&) noexcept = default;
+
+/// This executor's cache for node \p id (created on first use), or null with loop accumulation.
+reference::Int8ConvCache* Int8Executor::cacheFor(ir::NodeId id) {
+  if (accumulation_ != Int8Accumulation::OneDnn || model_.node(id).kind != QuantOpKind::Accumulate)
+    return nullptr;
+  caches_.resize(model_.graph.numNodes());
+  std::unique_ptr<reference::Int8ConvCache>& c = caches_[static_cast<size_t>(id)];
+  if (!c)
+    c = std::make_unique<reference::Int8ConvCache>();
+  return c.get();
+}
 
 QuantTensor Int8Executor::value(ir::ValueId id) const {
   if (model_.graph.isConstant(id)) {
@@ -289,7 +328,7 @@ Int8Result Int8Executor::run(const std::vector<Tensor>& inputs,
         args[k] = &values_[static_cast<size_t>(v)];
       }
     }
-    std::vector<QuantTensor> outs = evalQuantizedNode(model_, id, args);
+    std::vector<QuantTensor> outs = evalNodeInContext(model_, id, args, cacheFor(id));
     for (size_t k = 0; k < n.outputs.size(); ++k) {
       if (n.outputs[k] != ir::kNoValue) {
         values_[static_cast<size_t>(n.outputs[k])] = std::move(outs[k]);

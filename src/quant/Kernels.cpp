@@ -161,13 +161,13 @@ Tensor requantizeTensor(const Tensor& x, QuantMultiplier m, int32_t zIn, int32_t
   int8_t* dst = out.data<int8_t>();
   if (x.dtype() == DType::I8) {
     const int8_t* src = x.data<int8_t>();
-    for (int64_t i = 0; i < x.numElements(); ++i) {
+    for (int64_t i = 0, count = x.numElements(); i < count; ++i) {
       dst[i] = toS8(requantizeTo(src[i] - zIn, m, zOut));
     }
   } else {
     NNACCEL_ASSERT(x.dtype() == DType::I32) << "requantizeTensor wants s8 or s32";
     const int32_t* src = x.data<int32_t>();
-    for (int64_t i = 0; i < x.numElements(); ++i) {
+    for (int64_t i = 0, count = x.numElements(); i < count; ++i) {
       dst[i] = toS8(requantizeTo(src[i] - zIn, m, zOut));
     }
   }
@@ -179,7 +179,7 @@ Tensor clampTensor(const Tensor& x, int32_t lo, int32_t hi) {
   Tensor out(DType::I8, x.shape());
   const int8_t* src = x.data<int8_t>();
   int8_t* dst = out.data<int8_t>();
-  for (int64_t i = 0; i < x.numElements(); ++i) {
+  for (int64_t i = 0, count = x.numElements(); i < count; ++i) {
     dst[i] = toS8(std::min<int32_t>(std::max<int32_t>(src[i], lo), hi));
   }
   return out;
@@ -391,7 +391,7 @@ Tensor lookup(const Tensor& x, std::span<const int8_t> tables, int64_t axis) {
   Tensor out(DType::I8, shape);
   const int8_t* src = x.data<int8_t>();
   int8_t* dst = out.data<int8_t>();
-  for (int64_t i = 0; i < x.numElements(); ++i) {
+  for (int64_t i = 0, n = x.numElements(); i < n; ++i) {
     const int64_t t = axis < 0 ? 0 : (i / inner) % count;
     dst[i] = tables[static_cast<size_t>(t * kLookupEntries + src[i] + 128)];
   }
@@ -448,7 +448,7 @@ Tensor interpolate(const Tensor& x, std::span<const InterpolationAxis> axes, con
   const int8_t* src = x.data<int8_t>();
   int8_t* dst = out.data<int8_t>();
   Dims index(outShape.size(), 0);
-  for (int64_t i = 0; i < out.numElements(); ++i) {
+  for (int64_t i = 0, count = out.numElements(); i < count; ++i) {
     dst[i] = interpolateAt(src, inStrides, axes, index);
     for (size_t a = index.size(); a-- > 0;) {
       if (++index[a] < outShape[a])

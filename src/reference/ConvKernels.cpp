@@ -3,18 +3,39 @@
 // Executor's KernelCache the primitive is built, and constant weights reordered to its blocked
 // layout, on the node's first run only.
 #include "CachedKernels.h"
+#include "ConvPrimitive.h"
 #include "KernelUtil.h"
 
 namespace nnaccel::reference {
 
-namespace {
 namespace du = dnnl_util;
 using dnnl::memory;
 
-/// ONNX weight tensor seen with oneDNN's weight dimensions ([g,] o, i, k...), where o/i are the
-/// primitive's output/input channels per group. Conv's [M, C/g, k...] is already in that order;
-/// ConvTranspose's [C, M/g, k...] stores i before o, so it is described with swapped strides.
-memory::desc weightsDesc(const ir::ConvParams& p) {
+namespace {
+/// Right padding for deconvolution: oneDNN's out = (in - 1) * s + dilated k - padL - padR, so
+/// output_padding (and output_shape) appear as a smaller, possibly negative, right padding.
+memory::dims deconvPadEnd(const ir::ConvParams& p) {
+  memory::dims pads;
+  for (size_t i = 0; i < p.inSpatial.size(); ++i) {
+    const int64_t dilatedKernel = (p.kernel[i] - 1) * p.dilations[i] + 1;
+    pads.push_back((p.inSpatial[i] - 1) * p.strides[i] + dilatedKernel - p.padsBegin[i] -
+                   p.outSpatial[i]);
+  }
+  return pads;
+}
+
+memory::desc anyLayout(const memory::dims& dims, DType t) {
+  return memory::desc(dims, du::dataType(t), memory::format_tag::any);
+}
+} // namespace
+
+Dims convActivationShape(const ir::ConvParams& p, int64_t channels, const Dims& spatial) {
+  Dims d{p.batch, channels};
+  d.insert(d.end(), spatial.begin(), spatial.end());
+  return d;
+}
+
+memory::desc convWeightsDesc(const ir::ConvParams& p, DType t) {
   const int64_t g = p.group;
   const int64_t ocPerGroup = p.outChannels / g;
   const int64_t icPerGroup = p.inChannels / g;
@@ -33,27 +54,35 @@ memory::desc weightsDesc(const ir::ConvParams& p) {
   strides.insert(strides.end(), {oStride, iStride});
   dims.insert(dims.end(), p.kernel.begin(), p.kernel.end());
   strides.insert(strides.end(), kernelStrides.begin(), kernelStrides.end());
-  return du::stridedDesc(dims, strides, DType::F32);
+  return du::stridedDesc(dims, strides, t);
 }
 
-Dims activationShape(const ir::ConvParams& p, int64_t channels, const Dims& spatial) {
-  Dims d{p.batch, channels};
-  d.insert(d.end(), spatial.begin(), spatial.end());
-  return d;
-}
-
-/// Right padding for deconvolution: oneDNN's out = (in - 1) * s + dilated k - padL - padR, so
-/// output_padding (and output_shape) appear as a smaller, possibly negative, right padding.
-memory::dims deconvPadEnd(const ir::ConvParams& p) {
-  memory::dims pads;
-  for (size_t i = 0; i < p.inSpatial.size(); ++i) {
-    const int64_t dilatedKernel = (p.kernel[i] - 1) * p.dilations[i] + 1;
-    pads.push_back((p.inSpatial[i] - 1) * p.strides[i] + dilatedKernel - p.padsBegin[i] -
-                   p.outSpatial[i]);
+du::Primitive convPrimitive(const ir::ConvParams& p, DType src, DType weights, DType dst, bool bias,
+                            const dnnl::primitive_attr& attr) {
+  const memory::desc anySrc =
+      anyLayout(du::toDims(convActivationShape(p, p.inChannels, p.inSpatial)), src);
+  const memory::desc anyDst =
+      anyLayout(du::toDims(convActivationShape(p, p.outChannels, p.outSpatial)), dst);
+  const memory::desc anyWei = anyLayout(convWeightsDesc(p, weights).dims(), weights);
+  const memory::desc biasMd = bias ? du::plainDesc({p.outChannels}, dst) : memory::desc();
+  const memory::dims strides = du::toDims(p.strides);
+  const memory::dims dilations = du::dilationsFromOnnx(p.dilations);
+  const memory::dims padL = du::toDims(p.padsBegin);
+  if (!p.transposed) {
+    const memory::dims padR =
+        du::forwardPadEnd(p.inSpatial, p.outSpatial, p.kernel, p.strides, p.dilations, p.padsBegin);
+    const dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference,
+                                            dnnl::algorithm::convolution_direct, anySrc, anyWei,
+                                            biasMd, anyDst, strides, dilations, padL, padR);
+    const dnnl::convolution_forward::primitive_desc pd(d, attr, du::engine());
+    return du::Primitive(pd, dnnl::convolution_forward(pd));
   }
-  return pads;
+  const dnnl::deconvolution_forward::desc d(
+      dnnl::prop_kind::forward_inference, dnnl::algorithm::deconvolution_direct, anySrc, anyWei,
+      biasMd, anyDst, strides, dilations, padL, deconvPadEnd(p));
+  const dnnl::deconvolution_forward::primitive_desc pd(d, attr, du::engine());
+  return du::Primitive(pd, dnnl::deconvolution_forward(pd));
 }
-} // namespace
 
 Tensor conv(const ir::ConvParams& p, const Tensor& x, const Tensor& w, const Tensor* bias) {
   KernelCache once;
@@ -73,8 +102,8 @@ Tensor conv(const ir::ConvParams& p, const Tensor& x, const Tensor& w, const Ten
       unsupported(what + " with " + std::to_string(p.spatialRank) +
                   " spatial axes is not supported (1 to 3)");
     }
-    const Dims srcShape = activationShape(p, p.inChannels, p.inSpatial);
-    const Dims dstShape = activationShape(p, p.outChannels, p.outSpatial);
+    const Dims srcShape = convActivationShape(p, p.inChannels, p.inSpatial);
+    const Dims dstShape = convActivationShape(p, p.outChannels, p.outSpatial);
     NNACCEL_ASSERT(x.shape() == srcShape)
         << what << " input " << dimsToString(x.shape()) << " vs params " << dimsToString(srcShape);
     NNACCEL_ASSERT(w.numElements() * p.group ==
@@ -85,35 +114,10 @@ Tensor conv(const ir::ConvParams& p, const Tensor& x, const Tensor& w, const Ten
     Tensor y = cache.output(DType::F32, dstShape);
     const memory::desc srcMd = du::plainDesc(srcShape, DType::F32);
     const memory::desc dstMd = du::plainDesc(dstShape, DType::F32);
-    const memory::desc weiMd = weightsDesc(p);
+    const memory::desc weiMd = convWeightsDesc(p, DType::F32);
     const memory::desc biasMd = du::plainDesc({p.outChannels}, DType::F32);
-    du::Primitive& prim = cache.obtain([&] {
-      const memory::desc noBias;
-      // Let oneDNN choose its preferred (blocked) layouts; Primitive reorders to and from them.
-      const memory::desc anySrc(du::toDims(srcShape), memory::data_type::f32,
-                                memory::format_tag::any);
-      const memory::desc anyDst(du::toDims(dstShape), memory::data_type::f32,
-                                memory::format_tag::any);
-      const memory::desc anyWei(weiMd.dims(), memory::data_type::f32, memory::format_tag::any);
-      const memory::dims strides = du::toDims(p.strides);
-      const memory::dims dilations = du::dilationsFromOnnx(p.dilations);
-      const memory::dims padL = du::toDims(p.padsBegin);
-      if (!p.transposed) {
-        const memory::dims padR = du::forwardPadEnd(p.inSpatial, p.outSpatial, p.kernel, p.strides,
-                                                    p.dilations, p.padsBegin);
-        const dnnl::convolution_forward::desc d(
-            dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, anySrc, anyWei,
-            bias ? biasMd : noBias, anyDst, strides, dilations, padL, padR);
-        const dnnl::convolution_forward::primitive_desc pd(d, du::engine());
-        return du::Primitive(pd, dnnl::convolution_forward(pd));
-      }
-      const memory::dims padR = deconvPadEnd(p);
-      const dnnl::deconvolution_forward::desc d(
-          dnnl::prop_kind::forward_inference, dnnl::algorithm::deconvolution_direct, anySrc, anyWei,
-          bias ? biasMd : noBias, anyDst, strides, dilations, padL, padR);
-      const dnnl::deconvolution_forward::primitive_desc pd(d, du::engine());
-      return du::Primitive(pd, dnnl::deconvolution_forward(pd));
-    });
+    du::Primitive& prim = cache.obtain(
+        [&] { return convPrimitive(p, DType::F32, DType::F32, DType::F32, bias != nullptr); });
 
     du::Args inputs{{DNNL_ARG_SRC, du::wrap(x, srcMd)}, {DNNL_ARG_WEIGHTS, du::wrap(w, weiMd)}};
     if (bias) {

@@ -197,7 +197,9 @@ Primitive::Staging& Primitive::staging(int arg, const dnnl::memory& user, bool i
   Staging st;
   st.user = userMd;
   const dnnl::memory::desc want = pd_.query_md(dnnl::query::exec_arg_md, arg);
-  if (want != userMd) {
+  // A run-time attribute argument (e.g. a zero point) has no descriptor in the primitive
+  // descriptor (an empty one): it is passed as given.
+  if (want != userMd && want.get_size() != 0) {
     st.reorder =
         dnnl::reorder(isOutput ? dnnl::reorder::primitive_desc(engine(), want, engine(), userMd)
                                : dnnl::reorder::primitive_desc(engine(), userMd, engine(), want));

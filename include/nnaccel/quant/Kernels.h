@@ -13,6 +13,7 @@
 
 #include "nnaccel/ir/OpParams.h"
 #include "nnaccel/quant/Requantize.h"
+#include "nnaccel/reference/Int8Conv.h"
 #include "nnaccel/tensor/Tensor.h"
 
 #include <algorithm>
@@ -59,6 +60,21 @@ Tensor tensorMatmulAccumulate(const Tensor& a, const Tensor& b, const Dims& outS
 /// The flat batch index of an operand of \p shape (rank >= 2) for each batch index of
 /// \p outShape (numpy broadcasting of the dims before the last two).
 std::vector<int64_t> matmulBatchIndex(const Dims& shape, const Dims& outShape);
+
+// --- OneDnnAccumulate.cpp -----------------------------------------------------------------------
+/// convAccumulate's result computed on oneDNN's integer primitives (reference::int8ConvSums)
+/// with the bias added in int32 afterwards, bit for bit; convAccumulate itself where oneDNN
+/// cannot give exactly the same sums. \p cache keeps the node's primitives and converted weights
+/// between calls (one per node, always with the same \p w).
+Tensor convAccumulateOneDnn(const ir::ConvParams& p, const Tensor& x, const Tensor& w,
+                            std::span<const int32_t> bias, int32_t zIn,
+                            reference::Int8ConvCache& cache);
+
+/// matmulAccumulate's result likewise: the M rows of A as a batch of M one-position 1x1
+/// convolutions with N output channels (\p w [N, K] is already their weight layout).
+Tensor matmulAccumulateOneDnn(const Tensor& a, bool transA, const Tensor& w,
+                              std::span<const int32_t> bias, int32_t zIn,
+                              reference::Int8ConvCache& cache);
 
 // --- Kernels.cpp -------------------------------------------------------------------------------
 /// s8 result of requantizeTo(acc, multipliers[c], zOut, lo, hi) for every element of the s32
