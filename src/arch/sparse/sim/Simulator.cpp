@@ -214,11 +214,14 @@ struct Simulator::Impl {
   }
 
   /// Per value, the density a density experiment (SimOptions::syntheticActivationDensities)
-  /// stores it at: a value every reader of which on the array - directly, or through pooling,
-  /// element-wise and view layers - reads a synthetic input is stored as the densest of those,
-  /// the way the SCNN paper's sweep scales every activation (so a layer's output occupies the
-  /// RAMs or DRAM as its readers' inputs do, not as the layer computed it). A value with a
-  /// reader of real data, or none on the array, keeps its own density.
+  /// stores it at: a value every reader of which on the array - directly, or through element-wise
+  /// and view layers (concatenation, LRN, reshapes; an element-wise layer that changes the
+  /// density, such as a residual add, is approximated as keeping it) - reads a synthetic input is
+  /// stored as the densest of
+  /// those, the way the SCNN paper's sweep scales every activation (so a layer's output occupies
+  /// the RAMs or DRAM as its readers' inputs do, not as the layer computed it). A pooling layer
+  /// stops the rule (a max pool's output is denser than its input, by an amount the experiment
+  /// does not give); so does a reader of real data. Such values keep their computed density.
   std::vector<std::optional<double>> storedDensities(const engines::LayerDensities& given) const {
     std::vector<std::vector<size_t>> readers(qm.graph.numValues());
     for (size_t i = 0; i < program.layers.size(); ++i)
@@ -237,7 +240,8 @@ struct Simulator::Impl {
         std::optional<double> d;
         if (l.kind == LayerKind::Conv)
           d = l.inputs[0] == v ? given.of(l.name) : std::nullopt;
-        else if (l.kind != LayerKind::Host && l.outputs.size() == 1)
+        else if ((l.kind == LayerKind::Elementwise || l.kind == LayerKind::View) &&
+                 l.outputs.size() == 1)
           d = readAt(l.outputs[0]);
         if (!d)
           return memo[vi] = std::nullopt;
