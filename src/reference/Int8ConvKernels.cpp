@@ -22,7 +22,7 @@ namespace {
 constexpr int32_t kMaxSourceValue = 128;
 /// s32 sums (and zero-point corrections) below this magnitude survive the f32 round trip of
 /// oneDNN's s32 store exactly.
-constexpr int64_t kExactF32 = int64_t{1} << 24;
+constexpr int64_t kF32ExactSums = int64_t{1} << 24;
 /// Weights split as w = 2^kLowBits * high + low, low in [0, 15], high in [-8, 7].
 constexpr int kLowBits = 4;
 
@@ -86,7 +86,7 @@ std::vector<WeightPiece> nibblePieces(const ir::ConvParams& p, const Tensor& w) 
 bool exactInF32(const std::vector<WeightPiece>& weights, const std::vector<SourcePiece>& sources) {
   for (const WeightPiece& w : weights)
     for (const SourcePiece& s : sources)
-      if (w.maxChannelL1 * (s.maxValue + std::abs(int64_t{s.zeroPoint})) >= kExactF32)
+      if (w.maxChannelL1 * (s.maxValue + std::abs(int64_t{s.zeroPoint})) >= kF32ExactSums)
         return false;
   return true;
 }
