@@ -136,7 +136,7 @@ void runPass(const ir::ConvParams& p, const SourcePiece& source, WeightPiece& we
 }
 
 /// acc += factor * pass, in the wrap-around arithmetic of uint32 (the true sums fit int32).
-void accumulate(Tensor& acc, const Tensor& pass, int32_t factor) {
+void addScaledPass(Tensor& acc, const Tensor& pass, int32_t factor) {
   auto* a = reinterpret_cast<uint32_t*>(acc.data<int32_t>());
   const auto* b = reinterpret_cast<const uint32_t*>(pass.data<int32_t>());
   for (int64_t i = 0, count = acc.numElements(); i < count; ++i)
@@ -191,7 +191,7 @@ std::optional<Tensor> int8ConvSums(const ir::ConvParams& p, const Tensor& x, con
         if (pass.sizeBytes() == 0) // a default Tensor is a scalar without storage
           pass = Tensor(DType::I32, outShape);
         runPass(p, source, piece, st.zeroPoint, pass);
-        accumulate(acc, pass, piece.factor);
+        addScaledPass(acc, pass, piece.factor);
         first = false;
       }
     }
