@@ -142,6 +142,7 @@ struct Simulator::Impl {
   /// Per value: the density a density experiment stores it at (storedDensities), if any.
   std::vector<std::optional<double>> storedDensity_;
   uint64_t syntheticSeed_ = 0;
+  Tensor storedWhole_; ///< storedImage's batch stand-in while a layer's images are stored
 
   Impl(const Program& p, const quant::QuantizedModel& q)
       : program(p), qm(q), config(p.config), dram(p.config.dramFigures()),
@@ -567,16 +568,20 @@ struct Simulator::Impl {
   }
 
   /// Image \p image (of \p images) of value \p v at \p density: a synthetic stand-in for sizing.
-  Tensor storedImage(ir::ValueId v, double density, int64_t image, int64_t images) const {
-    Tensor whole =
-        syntheticInput(v, density, syntheticSeed_ ^ (0x5707edULL + static_cast<uint64_t>(v)));
+  /// A batch's whole stand-in is drawn once, at image 0, and dropped after the last image.
+  Tensor storedImage(ir::ValueId v, double density, int64_t image, int64_t images) {
+    if (image == 0)
+      storedWhole_ =
+          syntheticInput(v, density, syntheticSeed_ ^ (0x5707edULL + static_cast<uint64_t>(v)));
     if (images == 1)
-      return whole;
-    Dims shape = whole.shape();
+      return std::move(storedWhole_);
+    Dims shape = storedWhole_.shape();
     shape[0] = 1;
     Tensor one(DType::I8, shape);
     const int64_t n = one.numElements();
-    std::copy_n(whole.data<int8_t>() + image * n, n, one.data<int8_t>());
+    std::copy_n(storedWhole_.data<int8_t>() + image * n, n, one.data<int8_t>());
+    if (image + 1 == images)
+      storedWhole_ = Tensor();
     return one;
   }
 
