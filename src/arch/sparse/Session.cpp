@@ -2,6 +2,7 @@
 /// One verified sparse-engine run and its report (Session.h).
 #include "nnaccel/arch/sparse/Session.h"
 
+#include "nnaccel/arch/common/Pooling.h"
 #include "nnaccel/arch/common/Verify.h"
 #include "nnaccel/quant/Kernels.h"
 #include "nnaccel/quant/QuantizedModel.h"
@@ -25,14 +26,22 @@ std::string percentOf(int64_t part, int64_t whole) {
       "{:.1f}%", whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0);
 }
 
-/// The int8 reference of one array layer on \p input: its node, then its fused clamp.
+/// The int8 reference of one array layer on \p input: its node, then its fused clamp and
+/// pooling.
 Tensor layerReference(const quant::QuantizedModel& qm, const Layer& l, const Tensor& input) {
   const ir::Node& n = qm.graph.node(l.node);
   const quant::QuantTensor x{input, qm.scale(n.inputs[0]), qm.zeroPoint(n.inputs[0])};
   std::vector<const quant::QuantTensor*> ptrs(n.inputs.size(), nullptr);
   ptrs[0] = &x;
-  const Tensor out = quant::evalQuantizedNode(qm, l.node, ptrs).at(0).data;
-  return quant::clampTensor(out, l.conv.clampMin, l.conv.clampMax);
+  const Tensor out = quant::clampTensor(quant::evalQuantizedNode(qm, l.node, ptrs).at(0).data,
+                                        l.conv.clampMin, l.conv.clampMax);
+  if (!l.conv.fusedPool)
+    return out;
+  const FusedPool& f = *l.conv.fusedPool;
+  ir::PoolParams p = f.pool.params;
+  p.batch = out.shape().at(0);
+  return common::poolInt8(p, out, f.pool.countMultipliers, f.pool.zero)
+      .reshaped(qm.graph.value(l.outputs[0]).shape);
 }
 
 } // namespace
@@ -63,6 +72,32 @@ void addBaselineEnergyCounts(const std::vector<LayerDetail>& details, report::Ru
       rep.layers[i].counts.emplace_back("dense_opt_energy_pj",
                                         std::llround(d.denseOptEnergyPj + clock));
   }
+}
+
+/// The report's line on activation residency: how many layer outputs stay in the PEs' OA RAMs,
+/// and which went to DRAM with the busiest PE's share against the RAM (issue 18 item 2).
+void summarizeResidency(const Program& p, const std::vector<LayerDetail>& details,
+                        report::RunReport& rep) {
+  constexpr size_t kListed = 8;
+  int64_t stored = 0;
+  std::vector<std::string> spilled;
+  for (size_t i = 0; i < details.size(); ++i) {
+    const Layer& l = p.layers[i];
+    if (l.kind != LayerKind::Conv && l.kind != LayerKind::Pool && l.kind != LayerKind::Elementwise)
+      continue;
+    ++stored;
+    if (details[i].outputToDram)
+      spilled.push_back(fmt::format("{} (busiest PE {} B)", l.name,
+                                    report::groupThousands(details[i].outputPeBytes)));
+  }
+  if (stored == 0)
+    return;
+  rep.summary.emplace_back(
+      "activations between layers",
+      fmt::format("{} of {} layer outputs stay compressed in the OA RAMs ({} B per PE){}{}",
+                  stored - static_cast<int64_t>(spilled.size()), stored,
+                  report::groupThousands(p.config.oaRamBytes),
+                  spilled.empty() ? "" : "; to DRAM: ", report::listWithNotes(spilled, kListed)));
 }
 
 } // namespace
@@ -212,6 +247,7 @@ SessionResult simulateModel(const ir::Graph& model, const SparseConfig& config,
                   percentOf(s.outsidePlane, all), percentOf(s.conflicts, all),
                   percentOf(s.starvation, all), percentOf(s.imbalance, all),
                   percentOf(s.haloPpu, all), percentOf(s.dram, all), percentOf(s.idlePes, all)));
+  summarizeResidency(r.program, r.details, rep);
   for (ir::ValueId v : g.outputs)
     if (!interrupted)
       r.outputs.push_back(

@@ -147,6 +147,9 @@ struct SparseConfig {
   // --- post-processing unit ----------------------------------------------------------------
   int64_t ppuOpsPerCycle = 1;        ///< halo send / non-linear / compaction ops per cycle
   int64_t haloLinkLatencyCycles = 2; ///< one halo message PE to neighbour
+  /// A pooling that alone reads a convolution's output runs in that layer's post-processing,
+  /// before compression (seed 001 ¶0082); false: a separate pass over the stored output.
+  bool fusePooling = true;
 
   // --- numerics ----------------------------------------------------------------------------
   int64_t valueBits = 16;       ///< stored width of a weight or activation value

@@ -12,6 +12,7 @@
 #pragma once
 
 #include "nnaccel/arch/sparse/Program.h"
+#include "nnaccel/ir/OpParams.h"
 
 #include <optional>
 #include <vector>
@@ -49,5 +50,9 @@ AxisTiles chooseAxisTiles(const AxisMap& m, int64_t maxParts);
 /// The frames (output tile + halos) and the eight halo descriptors of every PE of the grid
 /// x.in.parts x y.in.parts (PE index py * gridX + px).
 std::vector<PeFrame> makeFrames(const AxisTiles& x, const AxisTiles& y);
+
+/// The PoolTileWork (Program.h) of \p p when the input lies in \p source (a tiling of the input
+/// plane) and the pooled output in \p pooled; PE (px, py) of one is PE (px, py) of the other.
+PoolTileWork poolTileWork(const ir::PoolParams& p, const Tiling& source, const Tiling& pooled);
 
 } // namespace nnaccel::arch::sparse

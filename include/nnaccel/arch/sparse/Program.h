@@ -32,6 +32,7 @@
 #include "nnaccel/quant/Requantize.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -111,6 +112,41 @@ enum class LayerKind : uint8_t {
 };
 std::string_view layerKindName(LayerKind k);
 
+/// The post-processing units' share of a pooling (seed 001 ¶0082: each PE's PPU pools the
+/// output tile it owns). Per PE, per channel and image: the window elements of the pooled
+/// outputs it owns, and the pooling-input values those windows read from other PEs' tiles
+/// (halo values, one message each from the neighbour that holds it; SparseCompiler.md §2.8).
+/// A global pooling (a 1 x 1 output) is a reduction: every PE reduces its own tile and sends
+/// one partial to the owner, PE 0.
+struct PoolTileWork {
+  std::vector<int64_t> windowOps, haloValues; ///< per PE (index py * gridX + px)
+  int64_t totalWindowOps() const;
+  int64_t totalHaloValues() const;
+  /// The busiest PE's operations: its window elements plus the halo values it receives.
+  int64_t maxPeOps() const;
+};
+
+struct PoolLayer {
+  ir::PoolParams params; ///< batch 1, 2-D
+  /// Average pooling: s_in / (s_out * count) for each window element count (quant).
+  std::vector<quant::CountMultiplier> countMultipliers;
+  quant::ZeroPoints zero; ///< the input's and output's zero points (average pooling)
+  Tiling tiling;          ///< output tiling over the PE grid (each PE pools its own output tile)
+};
+
+/// A pooling fused into a Conv layer's post-processing (post_processing.fuse_pooling; seed 001
+/// ¶0082: once an output-channel group is complete the PPU exchanges halos, applies the
+/// non-linear function and pooling, then compresses): the un-pooled output is never stored.
+struct FusedPool {
+  std::string node;         ///< the pooling node's name
+  ir::ValueId convOutput{}; ///< the convolution's own output (after its fused clamp)
+  PoolLayer pool;           ///< params of one image; tiling: the pooled output's over the grid
+  /// Per PE of the convolution's grid (index py * gridX + px), per channel: window elements
+  /// plus received halo values (the PPU's extra operations per output channel of a group).
+  std::vector<int64_t> peOpsPerChannel;
+  int64_t windowOpsPerChannel = 0, haloValuesPerChannel = 0; ///< over all PEs
+};
+
 struct ConvLayer {
   // Input planes: plane p = (c * phasesY + phaseY) * phasesX + phaseX holds input pixel
   // (phaseY + v * phasesY, phaseX + u * phasesX) of channel c (phases = the stride; 1 for a
@@ -158,6 +194,9 @@ struct ConvLayer {
   /// q - inputZero (real 0 is what the Cartesian product skips; a padded pixel is absent), and
   /// post-processing requantizes onto outputZero. 0 when symmetric.
   int32_t inputZero = 0, outputZero = 0;
+  /// The pooling the post-processing units apply before compressing (none: the output as is).
+  /// The layer's output value is then the pooled one.
+  std::optional<FusedPool> fusedPool;
   int64_t denseWeights = 0; ///< weights of the dense layer (the dense baseline's count)
   int64_t nonZeroWeights = 0;
   /// Dense taps per plane for one output channel (the dense baseline's weight vectors).
@@ -170,14 +209,6 @@ struct ConvLayer {
   }
   /// True when a dilated axis lays output phases side by side: the layout is not the tensor's.
   bool phaseDecomposed() const { return outPhasesX * outPhasesY > 1; }
-};
-
-struct PoolLayer {
-  ir::PoolParams params; ///< batch 1, 2-D
-  /// Average pooling: s_in / (s_out * count) for each window element count (quant).
-  std::vector<quant::CountMultiplier> countMultipliers;
-  quant::ZeroPoints zero; ///< the input's and output's zero points (average pooling)
-  Tiling tiling;          ///< output tiling over the PE grid (each PE pools its own output tile)
 };
 
 struct Layer {

@@ -77,6 +77,7 @@ struct LayerDetail {
   int64_t accumulatorOverflows = 0; ///< outputs whose sum did not fit accumulatorBits (wrapped)
   int64_t groups = 0, kc = 0, gridX = 0, gridY = 0;
   bool inputFromDram = false, outputToDram = false;
+  int64_t outputPeBytes = 0; ///< the busiest PE's compressed share of the stored output
 };
 
 struct SimOptions {

@@ -262,6 +262,52 @@ private:
     return f->output;
   }
 
+  /// The max or average pooling that alone reads \p out (Conv layer \p l's output), fused into
+  /// \p l's post-processing when the config asks for it (post_processing.fuse_pooling; seed 001
+  /// ¶0082) and the output is the tensor's own plane (not a dilated layer's output phases nor a
+  /// fully-connected row); marks it consumed. Returns the value the layer stores.
+  ir::ValueId fusePool(ir::ValueId out, Layer& l) {
+    ConvLayer& c = l.conv;
+    const std::vector<ir::NodeId> users = g_.users(out);
+    if (!config_.fusePooling || c.matrixLayout || c.phaseDecomposed() || users.size() != 1 ||
+        g_.isOutput(out))
+      return out;
+    const ir::NodeId pid = users[0];
+    const quant::QuantOpKind kind = qm_.node(pid).kind;
+    if (kind != quant::QuantOpKind::MaxPool && kind != quant::QuantOpKind::AveragePool)
+      return out;
+    ir::PoolParams p = ir::poolParams(g_, pid);
+    if (!common::poolObstacle(g_, pid, p, "").empty() || c.outTiling.x.size != p.inSpatial[1] ||
+        c.outTiling.y.size != p.inSpatial[0])
+      return out;
+    p.batch = 1; // the array runs one image at a time
+    FusedPool f;
+    f.node = g_.node(pid).name;
+    f.convOutput = out;
+    f.pool.params = p;
+    f.pool.countMultipliers = qm_.node(pid).countMultipliers;
+    f.pool.zero = qm_.zeroPointsOf(pid);
+    // The pooled output over the array's own grid: PE (px, py) owns pooled tile (px, py).
+    f.pool.tiling = Tiling{Split{p.outSpatial[1], std::min(c.outTiling.x.parts, p.outSpatial[1])},
+                           Split{p.outSpatial[0], std::min(c.outTiling.y.parts, p.outSpatial[0])}};
+    const PoolTileWork work = poolTileWork(p, c.outTiling, f.pool.tiling);
+    const bool reduction = f.pool.tiling.pes() == 1 && c.outTiling.pes() > 1;
+    const Tiling& workGrid = reduction ? c.outTiling : f.pool.tiling;
+    f.peOpsPerChannel.assign(static_cast<size_t>(c.inTiling.pes()), 0);
+    for (int64_t py = 0; py < workGrid.y.parts; ++py)
+      for (int64_t px = 0; px < workGrid.x.parts; ++px) {
+        const auto w = static_cast<size_t>(py * workGrid.x.parts + px);
+        f.peOpsPerChannel[static_cast<size_t>(py * c.inTiling.x.parts + px)] =
+            work.windowOps[w] + work.haloValues[w];
+      }
+    f.windowOpsPerChannel = work.totalWindowOps();
+    f.haloValuesPerChannel = work.totalHaloValues();
+    c.fusedPool = std::move(f);
+    consumed_.insert(pid);
+    l.op.append("+").append(ir::opName(g_.node(pid).op));
+    return g_.node(pid).outputs[0];
+  }
+
   void lowerConv(ir::NodeId id) {
     const ir::ConvParams cp = ir::convParams(g_, id);
     if (cp.spatialRank > 2)
@@ -444,8 +490,11 @@ private:
                               g_.node(id).name, g_.value(g_.node(id).inputs[0]).name, c.inputZero,
                               config_.valueBits));
     const ir::ValueId out = fuseActivation(id, l);
-    l.outputs = {out};
+    l.outputs = {sliced ? out : fusePool(out, l)};
     l.note = mappingNote(c);
+    if (c.fusedPool)
+      l.note += fmt::format("{}{} fused into post-processing", l.note.empty() ? "" : "; ",
+                            c.fusedPool->node);
     if (fellBack)
       l.note +=
           fmt::format("{}weights broadcast: the whole plane's frame of {} cells exceeds "

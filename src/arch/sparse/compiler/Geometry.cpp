@@ -6,6 +6,7 @@
 #include "nnaccel/support/IntMath.h"
 
 #include <algorithm>
+#include <numeric>
 
 namespace nnaccel::arch::sparse {
 
@@ -151,6 +152,81 @@ std::vector<PeFrame> makeFrames(const AxisTiles& x, const AxisTiles& y) {
     }
   }
   return frames;
+}
+
+namespace {
+
+/// A half-open range [lo, hi) of one axis (empty when hi <= lo).
+struct AxisRange {
+  int64_t lo = 0, hi = 0;
+  int64_t length() const { return std::max<int64_t>(0, hi - lo); }
+  AxisRange operator&(const AxisRange& o) const { return {std::max(lo, o.lo), std::min(hi, o.hi)}; }
+};
+
+/// PE \p i's tile of \p s, empty beyond its parts.
+AxisRange tileOf(const Split& s, int64_t i) {
+  return i < s.parts ? AxisRange{s.begin(i), s.end(i)} : AxisRange{};
+}
+
+/// The input positions along spatial axis \p axis that the windows of PE \p i's pooled
+/// outputs (its tile of \p pooled) read, clipped to the input.
+AxisRange windowReach(const ir::PoolParams& p, size_t axis, const Split& pooled, int64_t i) {
+  if (pooled.length(i) == 0)
+    return {};
+  const int64_t dilation = p.dilations.empty() ? 1 : p.dilations[axis];
+  const int64_t lo = pooled.begin(i) * p.strides[axis] - p.padsBegin[axis];
+  const int64_t hi =
+      (pooled.end(i) - 1) * p.strides[axis] - p.padsBegin[axis] + (p.kernel[axis] - 1) * dilation;
+  return AxisRange{lo, hi + 1} & AxisRange{0, p.inSpatial[axis]};
+}
+
+} // namespace
+
+int64_t PoolTileWork::totalWindowOps() const {
+  return std::accumulate(windowOps.begin(), windowOps.end(), int64_t{0});
+}
+int64_t PoolTileWork::totalHaloValues() const {
+  return std::accumulate(haloValues.begin(), haloValues.end(), int64_t{0});
+}
+int64_t PoolTileWork::maxPeOps() const {
+  int64_t most = 0;
+  for (size_t i = 0; i < windowOps.size(); ++i)
+    most = std::max(most, windowOps[i] + haloValues[i]);
+  return most;
+}
+
+PoolTileWork poolTileWork(const ir::PoolParams& p, const Tiling& source, const Tiling& pooled) {
+  NNACCEL_ASSERT(p.spatialRank == 2 && source.x.size == p.inSpatial[1] &&
+                 source.y.size == p.inSpatial[0] && pooled.x.size == p.outSpatial[1] &&
+                 pooled.y.size == p.outSpatial[0])
+      << "pooling tilings do not match its planes";
+  PoolTileWork w;
+  const int64_t window = p.kernel[0] * p.kernel[1];
+  if (pooled.pes() == 1 && source.pes() > 1) {
+    // A reduction to one output pixel: each PE reduces its own tile (exact partial sums or
+    // maxima) and sends one partial to the owner, PE 0, which combines them.
+    const AxisRange rx = windowReach(p, 1, pooled.x, 0), ry = windowReach(p, 0, pooled.y, 0);
+    int64_t partials = 0;
+    for (int64_t py = 0; py < source.y.parts; ++py)
+      for (int64_t px = 0; px < source.x.parts; ++px) {
+        const int64_t own =
+            (rx & tileOf(source.x, px)).length() * (ry & tileOf(source.y, py)).length();
+        w.windowOps.push_back(own);
+        w.haloValues.push_back(0);
+        partials += own > 0 && (px > 0 || py > 0) ? 1 : 0;
+      }
+    w.haloValues[0] = partials;
+    return w;
+  }
+  for (int64_t py = 0; py < pooled.y.parts; ++py)
+    for (int64_t px = 0; px < pooled.x.parts; ++px) {
+      const AxisRange rx = windowReach(p, 1, pooled.x, px), ry = windowReach(p, 0, pooled.y, py);
+      const int64_t own =
+          (rx & tileOf(source.x, px)).length() * (ry & tileOf(source.y, py)).length();
+      w.windowOps.push_back(pooled.x.length(px) * pooled.y.length(py) * window);
+      w.haloValues.push_back(rx.length() * ry.length() - own);
+    }
+  return w;
 }
 
 } // namespace nnaccel::arch::sparse

@@ -130,6 +130,7 @@ template <typename Visitor, typename Config> void walkSchema(Visitor& v, Config&
   v.section("post_processing", [&] {
     v.integer("ops_per_cycle", c.ppuOpsPerCycle, kPerCycle);
     v.integer("halo_link_latency_cycles", c.haloLinkLatencyCycles, kCycles);
+    v.boolean("fuse_pooling", c.fusePooling);
   });
   v.section("numerics", [&] {
     v.integer("value_bits", c.valueBits, kValueBits);

@@ -276,6 +276,10 @@ private:
   }
 
   size_t at(int64_t pe, int64_t g) const { return static_cast<size_t>(g * pes_ + pe); }
+  /// PE \p p's fused-pooling operations per output channel (FusedPool; 0 without one).
+  int64_t poolOps(int64_t p) const {
+    return l_.fusedPool ? l_.fusedPool->peOpsPerChannel[static_cast<size_t>(p)] : 0;
+  }
   int64_t ops(int64_t n) const { return ceilDiv(n, c_.ppuOpsPerCycle); }
 
   /// Resolves every timeline value of group \p g that its inputs determine.
@@ -316,8 +320,12 @@ private:
             start = known ? std::max(start, haloEnd_[at(q, g)]) : start;
           }
           if (known) {
-            // bias + requantize + compact of the home region's output pixels
-            ppuEnd_[i] = start + ops(homeOutputs_[static_cast<size_t>(p)] * kc);
+            // bias + requantize + compact of the home region's output pixels, then a fused
+            // pooling's window elements and received halo values (and their link latency)
+            ppuEnd_[i] =
+                start + ops((homeOutputs_[static_cast<size_t>(p)] + poolOps(p)) * kc) +
+                (l_.fusedPool && l_.fusedPool->haloValuesPerChannel > 0 ? c_.haloLinkLatencyCycles
+                                                                        : 0);
             changed = true;
           }
         }
@@ -901,8 +909,10 @@ private:
     for (int64_t p = 0; p < pes_; ++p) {
       const int64_t msgs = haloCells_[static_cast<size_t>(p)] * channels_;
       a.haloMessages += msgs;
-      a.ppuOps += msgs + homeOutputs_[static_cast<size_t>(p)] * channels_;
+      a.ppuOps += msgs + (homeOutputs_[static_cast<size_t>(p)] + poolOps(p)) * channels_;
     }
+    if (l_.fusedPool) // the pooling's halo values: one message each, neighbour to neighbour
+      a.haloMessages += l_.fusedPool->haloValuesPerChannel * channels_;
     d.groups = groups_;
     d.kc = l_.kc;
     d.gridX = l_.inTiling.x.parts;

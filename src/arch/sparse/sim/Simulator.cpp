@@ -9,6 +9,7 @@
 #include "nnaccel/arch/common/Lowering.h"
 #include "nnaccel/arch/common/Pooling.h"
 #include "nnaccel/arch/sparse/Compiler.h"
+#include "nnaccel/arch/sparse/Geometry.h"
 #include "nnaccel/quant/Int8Executor.h"
 #include "nnaccel/quant/Kernels.h"
 #include "nnaccel/support/Error.h"
@@ -394,6 +395,7 @@ struct Simulator::Impl {
     a.accumulatorOverflows += b.accumulatorOverflows;
     a.inputFromDram = a.inputFromDram || b.inputFromDram;
     a.outputToDram = a.outputToDram || b.outputToDram;
+    a.outputPeBytes = std::max(a.outputPeBytes, b.outputPeBytes);
   }
 
   /// Image \p image (of \p images) of Conv layer \p l on that image's input \p x.
@@ -536,8 +538,21 @@ struct Simulator::Impl {
     if (!c.matrixLayout)
       shape[0] = 1; // one image (runConv assembles a batch)
     Tensor out(DType::I8, shape);
-    NNACCEL_ASSERT(static_cast<int64_t>(output.size()) == out.numElements()) << "conv output size";
-    std::copy(output.begin(), output.end(), out.data<int8_t>());
+    if (c.fusedPool) { // the post-processing units pool before they compress (FusedPool)
+      const FusedPool& f = *c.fusedPool;
+      Dims convShape = qm.graph.value(f.convOutput).shape;
+      convShape[0] = 1;
+      Tensor conv(DType::I8, convShape);
+      NNACCEL_ASSERT(static_cast<int64_t>(output.size()) == conv.numElements())
+          << "conv output size";
+      std::copy(output.begin(), output.end(), conv.data<int8_t>());
+      out = common::poolInt8(f.pool.params, conv, f.pool.countMultipliers, f.pool.zero)
+                .reshaped(shape);
+    } else {
+      NNACCEL_ASSERT(static_cast<int64_t>(output.size()) == out.numElements())
+          << "conv output size";
+      std::copy(output.begin(), output.end(), out.data<int8_t>());
+    }
     // A density experiment stores the output as its readers read it (storedDensities).
     const std::optional<double> storedAt = storedDensity_[static_cast<size_t>(l.outputs[0])];
     const OutputSize os =
@@ -550,7 +565,7 @@ struct Simulator::Impl {
     if (image == 0) {
       r = Residency{};
       r.images.resize(static_cast<size_t>(images));
-      r.tiling = c.outTiling;
+      r.tiling = c.fusedPool ? c.fusedPool->pool.tiling : c.outTiling;
       r.foreignLayout = c.phaseDecomposed() || !c.sliceFirstGroup.empty();
       r.peBytes.assign(os.peBytes.size(), 0);
     }
@@ -559,6 +574,8 @@ struct Simulator::Impl {
     p.compressedBytes = os.bytes;
     p.compacted = storedAt ? nullptr : os.compacted; // a synthetic stand-in is never read
     d.outputToDram = !p.onChip;
+    d.outputPeBytes =
+        os.peBytes.empty() ? 0 : *std::max_element(os.peBytes.begin(), os.peBytes.end());
     if (!p.onChip) {
       dramSide.dramWriteBytes += os.bytes;
       dramSide.dramActivations += rowsOpened(os.bytes);
@@ -783,6 +800,8 @@ struct Simulator::Impl {
   /// The compacted size of a Conv layer's output, tile by tile, as its post-processing units
   /// write it (the next layer's input code table and frames).
   OutputSize outputSize(const ConvLayer& c, const int8_t* out) const {
+    if (c.fusedPool)
+      return pooledSize(c, out);
     ConvLayer view; // the output as a layer input: accumulator-plane positions, output pixels
     view.inChannels = c.outChannels;
     view.inH = c.outH;
@@ -802,8 +821,14 @@ struct Simulator::Impl {
       g.inH = f.outH;
       view.frames.push_back(g);
     }
-    auto held = std::make_shared<const LayerInput>(compactInput(view, config, out));
-    const LayerInput& oa = *held;
+    OutputSize s = compactedSize(compactInput(view, config, out));
+    if (!c.sliceFirstGroup.empty())
+      s.peBytes = sliceBytes(c, *s.compacted);
+    return s;
+  }
+
+  /// The sizes of an output compacted per PE as a layer input (\p oa), keeping it.
+  static OutputSize compactedSize(LayerInput oa) {
     OutputSize s;
     for (int64_t b : oa.bitsPerPe) {
       s.bytes += ceilDiv(b, 8);
@@ -811,10 +836,37 @@ struct Simulator::Impl {
     }
     s.nonZeros = oa.nonZeros;
     s.elements = oa.denseElements;
-    if (!c.sliceFirstGroup.empty())
-      s.peBytes = sliceBytes(c, oa);
-    s.compacted = std::move(held);
+    s.compacted = std::make_shared<const LayerInput>(std::move(oa));
     return s;
+  }
+
+  /// The compressed size of a fused pooling's output \p out (one image), each PE compacting
+  /// its tile of the pooled plane (FusedPool::pool.tiling).
+  OutputSize pooledSize(const ConvLayer& c, const int8_t* out) const {
+    const FusedPool& f = *c.fusedPool;
+    return planeSize(c.outChannels, f.pool.tiling, f.pool.zero.out, out);
+  }
+
+  /// The compressed size of \p planes planes in tiling \p t (values \p out, zero point
+  /// \p zero), each PE compacting its tile of every plane as the post-processing unit does.
+  OutputSize planeSize(int64_t planes, const Tiling& t, int32_t zero, const int8_t* out) const {
+    ConvLayer view; // the planes as a layer input
+    view.inChannels = planes;
+    view.inH = view.planeH = t.y.size;
+    view.inW = view.planeW = t.x.size;
+    for (int32_t x = 0; x < view.inW; ++x)
+      view.inputXOf.push_back(x);
+    for (int32_t y = 0; y < view.inH; ++y)
+      view.inputYOf.push_back(y);
+    view.inputZero = zero;
+    view.inTiling = t;
+    for (int64_t py = 0; py < t.y.parts; ++py)
+      for (int64_t px = 0; px < t.x.parts; ++px)
+        view.frames.push_back(PeFrame{.inX0 = t.x.begin(px),
+                                      .inY0 = t.y.begin(py),
+                                      .inW = t.x.length(px),
+                                      .inH = t.y.length(py)});
+    return compactedSize(compactInput(view, config, out));
   }
 
   /// Per output-channel slice of fully-connected layer \p c, the compressed bytes of its
@@ -835,26 +887,48 @@ struct Simulator::Impl {
     return bytes;
   }
 
+  /// Whether every image of value \p v is on chip in a tiling of its own H x W plane (not a
+  /// dilated layer's phase order nor output-channel slices): a pooling reads it in place.
+  bool onChipInPlane(ir::ValueId v) const {
+    const Residency& r = residency[static_cast<size_t>(v)];
+    const Dims& shape = qm.graph.value(v).shape;
+    return !r.images.empty() && !r.foreignLayout && shape.size() == 4 &&
+           r.tiling.x.size == shape[3] && r.tiling.y.size == shape[2] &&
+           std::all_of(r.images.begin(), r.images.end(),
+                       [](const Placement& p) { return p.onChip; });
+  }
+
+  /// A Pool layer on the post-processing units (seed 001 ¶0082), each PE pooling its own
+  /// output tile. An input on chip is read in place: the window values another PE holds come
+  /// from that neighbour as halo messages (SparseCompiler.md §2.8). Otherwise each PE loads its
+  /// windows' reach from DRAM (the producer's on-chip parts written there first).
   void runPool(const Layer& l, report::LayerStats& s, LayerDetail& d) {
     const ir::PoolParams& p = l.pool.params;
     const Tensor& x = input(l.inputs[0]);
     Tensor out = common::poolInt8(p, x, l.pool.countMultipliers, l.pool.zero)
                      .reshaped(qm.graph.value(l.outputs[0]).shape);
-    // Each PE pools its own output tile; window elements are one post-processing op each.
     const Tiling& t = l.pool.tiling;
-    const int64_t window = p.kernel[0] * p.kernel[1];
-    int64_t maxOps = 0;
-    for (int64_t py = 0; py < t.y.parts; ++py)
-      for (int64_t px = 0; px < t.x.parts; ++px)
-        maxOps = std::max(maxOps, t.x.length(px) * t.y.length(py) * window * p.channels * p.batch);
     AccessCounts a;
-    bool fromDram = false;
-    const int64_t inBytes = x.numElements() * config.valueBits / 8;
-    const int64_t load = loadInput(l.inputs[0], kWholeValue, t, false, inBytes, a, fromDram);
-    a.ppuOps = out.numElements() * window;
-    a.iaReadBytes = a.ppuOps * config.valueBits / 8;
-    d.inputFromDram = fromDram;
-    finishPpuLayer(l, t, std::move(out), a, load, maxOps, s, d);
+    int64_t load = 0;
+    const bool inPlace = onChipInPlane(l.inputs[0]);
+    const Tiling source = inPlace
+                              ? residency[static_cast<size_t>(l.inputs[0])].tiling
+                              : Tiling{Split{p.inSpatial[1], std::min(t.x.parts, p.inSpatial[1])},
+                                       Split{p.inSpatial[0], std::min(t.y.parts, p.inSpatial[0])}};
+    PoolTileWork work = poolTileWork(p, source, t);
+    if (!inPlace) { // every PE reads its windows' whole reach: nothing is exchanged
+      std::fill(work.haloValues.begin(), work.haloValues.end(), 0);
+      bool fromDram = false;
+      const int64_t inBytes = x.numElements() * config.valueBits / 8;
+      load = loadInput(l.inputs[0], kWholeValue, t, false, inBytes, a, fromDram);
+      d.inputFromDram = fromDram;
+    }
+    const int64_t planes = p.channels * p.batch;
+    a.haloMessages = work.totalHaloValues() * planes;
+    a.ppuOps = work.totalWindowOps() * planes + a.haloMessages;
+    a.iaReadBytes = work.totalWindowOps() * planes * config.valueBits / 8;
+    const int64_t linkCycles = a.haloMessages > 0 ? config.haloLinkLatencyCycles : 0;
+    finishPpuLayer(l, t, std::move(out), a, load, work.maxPeOps() * planes, s, d, linkCycles);
   }
 
   /// An Elementwise layer: the passes run on the post-processing units, each PE on its output
@@ -890,20 +964,52 @@ struct Simulator::Impl {
       s.usefulMacs = ir::nodeMacs(qm.graph, l.node);
   }
 
+  /// Value \p v's output \p out of a post-processing layer in tiling \p t (over the last two
+  /// axes), compacted per PE over the planes of those axes; a value of rank < 2 at its dense
+  /// size on one PE.
+  OutputSize ppuOutputSize(ir::ValueId v, const Tiling& t, const Tensor& out) const {
+    const Dims& shape = out.shape();
+    if (shape.size() < 2) {
+      OutputSize s;
+      s.elements = s.nonZeros = out.numElements();
+      s.bytes = s.elements * config.valueBits / 8;
+      s.peBytes = {s.bytes};
+      return s;
+    }
+    const int64_t plane = shape[shape.size() - 1] * shape[shape.size() - 2];
+    return planeSize(plane > 0 ? out.numElements() / plane : 0, t, qm.zeroPoint(v),
+                     out.data<int8_t>());
+  }
+
   /// The common end of a post-processing layer: \p maxPeOps on the busiest PE after \p load
-  /// cycles of input traffic; the output stays compacted on chip in tiling \p t.
+  /// cycles of input traffic, plus \p linkCycles of halo-link latency. The PPUs compact the
+  /// output in tiling \p t (seed 001 ¶0082 step 3); it stays on chip when every PE's share fits
+  /// its OA RAM, else it streams to DRAM as it is produced.
   void finishPpuLayer(const Layer& l, const Tiling& t, Tensor out, AccessCounts& a, int64_t load,
-                      int64_t maxPeOps, report::LayerStats& s, LayerDetail& d) {
-    a.oaWriteBytes = out.numElements() * config.valueBits / 8;
-    d.cycles = load + ceilDiv(maxPeOps, config.ppuOpsPerCycle);
+                      int64_t maxPeOps, report::LayerStats& s, LayerDetail& d,
+                      int64_t linkCycles = 0) {
+    const OutputSize os = ppuOutputSize(l.outputs[0], t, out);
+    a.oaWriteBytes = os.bytes;
+    Residency& r = residency[static_cast<size_t>(l.outputs[0])];
+    r = Residency{};
+    r.peBytes.assign(os.peBytes.size(), 0);
+    r.images.push_back(Placement{.compressedBytes = os.bytes});
+    r.images[0].onChip = admitOnChip(r, os.peBytes, 0);
+    r.tiling = t;
+    d.outputToDram = r.images[0].inDram = !r.images[0].onChip;
+    d.outputPeBytes =
+        os.peBytes.empty() ? 0 : *std::max_element(os.peBytes.begin(), os.peBytes.end());
+    int64_t computeCycles = ceilDiv(maxPeOps, config.ppuOpsPerCycle) + linkCycles;
+    if (d.outputToDram) { // the compacted tiles stream out to DRAM as the PPUs produce them
+      a.dramWriteBytes += os.bytes;
+      a.dramActivations += rowsOpened(os.bytes);
+      computeCycles = std::max(computeCycles, dramCycles(os.bytes));
+    }
+    d.cycles = load + computeCycles;
     d.denseCycles = d.cycles;
     d.access = a;
     d.denseAccess = a;
     d.energyPj = d.denseEnergyPj = energyPj(a, prices);
-    Residency& r = residency[static_cast<size_t>(l.outputs[0])];
-    r = Residency{};
-    r.images.push_back(Placement{.onChip = true, .compressedBytes = a.oaWriteBytes});
-    r.tiling = t;
     values[static_cast<size_t>(l.outputs[0])] = std::move(out);
     s.cycles = d.cycles;
     s.busyCycles = d.cycles - load;

@@ -17,6 +17,7 @@
 #include "nnaccel/zoo/GraphBuilder.h"
 
 #include <fmt/format.h>
+#include <functional>
 #include <gtest/gtest.h>
 #include <map>
 #include <numeric>
@@ -565,6 +566,68 @@ TEST(SparseCompiler, PoolingRunsInThePostProcessingUnits) {
   EXPECT_EQ(ap.pool.params.kind, ir::PoolParams::Kind::Average);
   EXPECT_FALSE(ap.pool.countMultipliers.empty());
   EXPECT_EQ(ap.pool.tiling, (Tiling{Split{5, 2}, Split{4, 2}}));
+}
+
+/// conv (8 channels, 3x3) + Relu on a 1x3x16x16 input, then \p tail on its output.
+ir::Graph convThen(const std::function<ir::ValueId(zoo::GraphBuilder&, ir::ValueId)>& tail) {
+  zoo::GraphBuilder b("fuse", 3);
+  ir::ValueId x = b.input("input", {1, 3, 16, 16});
+  x = b.relu("relu", b.conv("conv", x, zoo::ConvSpec{8, 3, 1, 1}));
+  b.output(tail(b, x), "output");
+  ir::Graph g = b.finish();
+  driver::prepareGraph(g);
+  return g;
+}
+
+TEST(SparseCompiler, PoolingThatAloneReadsAConvolutionIsFusedIntoItsPostProcessing) {
+  const ir::Graph g = convThen([](zoo::GraphBuilder& b, ir::ValueId x) {
+    return b.maxPool("pool", x, zoo::PoolSpec{3, 2, 1});
+  });
+  SparseConfig c = sparsePreset("scnn");
+  Compiled r = compileGraph(g, c);
+  ASSERT_EQ(r.program.layers.size(), 1u);
+  const Layer& l = r.program.layers[0];
+  EXPECT_EQ(l.kind, LayerKind::Conv);
+  EXPECT_EQ(l.op, "Conv+Relu+MaxPool");
+  EXPECT_EQ(l.outputs, std::vector<ir::ValueId>{r.qm.graph.outputs[0]});
+  EXPECT_NE(l.note.find("pool fused into post-processing"), std::string::npos) << l.note;
+  ASSERT_TRUE(l.conv.fusedPool.has_value());
+  const FusedPool& f = *l.conv.fusedPool;
+  EXPECT_EQ(f.node, "pool");
+  EXPECT_EQ(f.pool.params.batch, 1);
+  EXPECT_EQ(f.pool.tiling, (Tiling{Split{8, 8}, Split{8, 8}})); // the pooled 8x8 on the 8x8 grid
+  EXPECT_EQ(f.windowOpsPerChannel, 8 * 8 * 9);
+  // 2x2 input tiles, 3x3 windows at stride 2: a window reads 2 (first row or column) or 3 rows
+  // and columns, of which the PE holds 2; PE (0, 0) receives nothing.
+  EXPECT_EQ(f.haloValuesPerChannel, 7 * 2 + 7 * 2 + 7 * 7 * 5);
+  EXPECT_EQ(static_cast<int64_t>(f.peOpsPerChannel.size()), l.conv.inTiling.pes());
+  EXPECT_EQ(std::accumulate(f.peOpsPerChannel.begin(), f.peOpsPerChannel.end(), int64_t{0}),
+            f.windowOpsPerChannel + f.haloValuesPerChannel);
+
+  c.fusePooling = false; // post_processing.fuse_pooling: false
+  r = compileGraph(g, c);
+  ASSERT_EQ(r.program.layers.size(), 2u);
+  EXPECT_FALSE(r.program.layers[0].conv.fusedPool);
+  EXPECT_EQ(r.program.layers[1].kind, LayerKind::Pool);
+}
+
+TEST(SparseCompiler, PoolingIsNotFusedWhenTheOutputHasAnotherReader) {
+  const auto layersOf = [](const ir::Graph& g) {
+    std::vector<std::string> ops;
+    for (const Layer& l : compileGraph(g, sparsePreset("scnn")).program.layers)
+      ops.push_back(l.op);
+    return ops;
+  };
+  EXPECT_EQ(layersOf(convThen([](zoo::GraphBuilder& b, ir::ValueId x) {
+              return b.add("sum", b.maxPool("pool", x, zoo::PoolSpec{2, 2, 0}),
+                           b.avgPool("avg", x, zoo::PoolSpec{2, 2, 0}));
+            })),
+            (std::vector<std::string>{"Conv+Relu", "AveragePool", "MaxPool", "Add"}));
+  // A post-processing layer between them (as Caffe AlexNet's LRN is): the pooling reads it.
+  EXPECT_EQ(layersOf(convThen([](zoo::GraphBuilder& b, ir::ValueId x) {
+              return b.maxPool("pool", b.sigmoid("act", x), zoo::PoolSpec{3, 2, 0});
+            })),
+            (std::vector<std::string>{"Conv+Relu", "Sigmoid", "MaxPool"}));
 }
 
 TEST(SparseCompiler, KcFromTheAccumulatorCapacity) {

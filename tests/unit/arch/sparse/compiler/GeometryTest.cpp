@@ -340,6 +340,53 @@ TEST(SparseGeometry, HaloCellsLandInTheNeighboursHomeRegion) {
   }
 }
 
+/// A 2-D pooling of an 8 x 8 plane: kernel \p k, stride \p s, padding \p pad.
+ir::PoolParams pool8x8(int64_t k, int64_t s, int64_t pad) {
+  ir::PoolParams p;
+  p.channels = 1;
+  p.inSpatial = {8, 8};
+  const int64_t out = (8 + 2 * pad - k) / s + 1;
+  p.outSpatial = {out, out};
+  p.kernel = {k, k};
+  p.strides = {s, s};
+  p.dilations = {1, 1};
+  p.padsBegin = p.padsEnd = {pad, pad};
+  return p;
+}
+
+Tiling grid(int64_t size, int64_t parts) {
+  return Tiling{Split{size, parts}, Split{size, parts}};
+}
+
+TEST(SparseGeometry, PoolWindowsAcrossTileEdgesReadTheNeighboursValues) {
+  // 3x3 stride 2 pad 1 over 4x4 input tiles: pooled tile (1, y) reads input columns [3, 8),
+  // one column of which PE (0, y) holds; PE (1, 1) also reads a row and a corner.
+  const PoolTileWork w = poolTileWork(pool8x8(3, 2, 1), grid(8, 2), grid(4, 2));
+  EXPECT_EQ(w.windowOps, (std::vector<int64_t>{36, 36, 36, 36})); // 2 x 2 outputs x 9
+  EXPECT_EQ(w.haloValues, (std::vector<int64_t>{0, 4, 4, 9}));
+  EXPECT_EQ(w.totalWindowOps(), 144);
+  EXPECT_EQ(w.totalHaloValues(), 17);
+  EXPECT_EQ(w.maxPeOps(), 45);
+}
+
+TEST(SparseGeometry, AlignedPoolWindowsExchangeNothing) {
+  const PoolTileWork w = poolTileWork(pool8x8(2, 2, 0), grid(8, 2), grid(4, 2));
+  EXPECT_EQ(w.totalHaloValues(), 0);
+  EXPECT_EQ(w.maxPeOps(), 16);
+}
+
+TEST(SparseGeometry, GlobalPoolingIsAReductionOfOnePartialPerPe) {
+  const PoolTileWork w = poolTileWork(pool8x8(8, 1, 0), grid(8, 2), grid(1, 1));
+  EXPECT_EQ(w.windowOps, (std::vector<int64_t>{16, 16, 16, 16}));
+  EXPECT_EQ(w.haloValues, (std::vector<int64_t>{3, 0, 0, 0}));
+  EXPECT_EQ(w.maxPeOps(), 19);
+}
+
+TEST(SparseGeometryDeathTest, PoolTileWorkRejectsTilingsOfOtherPlanes) {
+  EXPECT_DEATH(poolTileWork(pool8x8(2, 2, 0), grid(6, 2), grid(4, 2)),
+               "pooling tilings do not match its planes");
+}
+
 TEST(SparseGeometryDeathTest, TileAxisRejectsImpossibleSplits) {
   EXPECT_DEATH(tileAxis(AxisMap{4, 4, 1, 0, 0}, 0), "cannot split 4 -> 4 over 0 PEs");
   EXPECT_DEATH(tileAxis(AxisMap{4, 2, 1, 0, 0}, 3), "cannot split 4 -> 2 over 3 PEs");

@@ -361,7 +361,7 @@ TEST(SparseConfigErrors, UnknownKeysAreNamedWithTheirPath) {
                     "broadcast_vectors_per_cycle)");
   expectConfigError("post_processing: {ops: 2}\n",
                     "chip.yaml: 'post_processing.ops': unknown key (expected one of: "
-                    "ops_per_cycle, halo_link_latency_cycles)");
+                    "ops_per_cycle, halo_link_latency_cycles, fuse_pooling)");
   expectConfigError("numerics: {bits: 2}\n",
                     "chip.yaml: 'numerics.bits': unknown key (expected one of: value_bits, "
                     "accumulator_bits)");

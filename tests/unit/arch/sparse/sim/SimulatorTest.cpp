@@ -790,6 +790,97 @@ TEST(SparseSimulator, PoolingAndHostLayersAreExact) {
   }
 }
 
+/// conv -> Relu -> max pool 3x3/2 -> conv -> average pool 3x3/2 (padded) -> conv -> global
+/// average pool, on a batch of \p batch 3 x 24 x 24 images.
+ir::Graph poolingChain(int64_t batch) {
+  zoo::GraphBuilder b("pools", 9);
+  ir::ValueId x = b.input("input", {batch, 3, 24, 24});
+  x = b.maxPool("pool1", b.relu("relu1", b.conv("conv1", x, zoo::ConvSpec{8, 3, 1, 1})),
+                zoo::PoolSpec{3, 2, 1});
+  x = b.avgPool("pool2", b.conv("conv2", x, zoo::ConvSpec{8, 3, 1, 1}), zoo::PoolSpec{3, 2, 1});
+  x = b.globalAvgPool("gap", b.conv("conv3", x, zoo::ConvSpec{8, 3, 1, 1}));
+  b.output(x, "output");
+  ir::Graph g = b.finish();
+  driver::prepareGraph(g);
+  return g;
+}
+
+/// The sum of \p f over \p r's layer details.
+template <typename F> int64_t sumDetails(const SessionResult& r, F f) {
+  int64_t sum = 0;
+  for (const LayerDetail& d : r.details)
+    sum += f(d);
+  return sum;
+}
+
+TEST(SparseSimulator, FusedPoolingIsBitExactAndStoresOnlyThePooledOutput) {
+  for (const int64_t batch : {1, 2}) {
+    SCOPED_TRACE(batch);
+    const ir::Graph g = poolingChain(batch);
+    SparseConfig c = sparsePreset("scnn");
+    const SessionResult fused = run(g, c);
+    c.fusePooling = false;
+    const SessionResult apart = run(g, c);
+    expectBitExact(fused);
+    expectBitExact(apart);
+    if (batch == 1) // checkInvariants counts one image's MACs
+      checkInvariants(fused, sparsePreset("scnn"), g);
+    ASSERT_EQ(fused.program.layers.size(), 3u);
+    ASSERT_EQ(apart.program.layers.size(), 6u);
+    EXPECT_EQ(fused.report.layers[0].op, "Conv+Relu+MaxPool");
+    EXPECT_EQ(fused.report.layers[1].op, "Conv+AveragePool");
+    EXPECT_EQ(fused.report.layers[2].op, "Conv+GlobalAveragePool");
+    // The pooled output alone is compressed into the OA RAMs; the PPUs pool and exchange the
+    // window values that straddle tiles (and the global pooling's partials).
+    const auto oaWrites = [](const LayerDetail& d) { return d.access.oaWriteBytes; };
+    EXPECT_LT(sumDetails(fused, oaWrites), sumDetails(apart, oaWrites));
+    EXPECT_EQ(fused.details[0].access.oaWriteBytes, apart.details[1].access.oaWriteBytes);
+    EXPECT_GT(fused.details[0].access.haloMessages, apart.details[0].access.haloMessages);
+    EXPECT_GT(fused.details[0].access.ppuOps, apart.details[0].access.ppuOps);
+    EXPECT_EQ(fused.report.total.dram.readBytes, apart.report.total.dram.readBytes)
+        << "both keep every activation on chip; only the weights and the input come from DRAM";
+  }
+}
+
+TEST(SparseSimulator, StandalonePoolingReadsAnOnChipInputInPlace) {
+  zoo::GraphBuilder b("act-pool", 4);
+  ir::ValueId x = b.input("input", {1, 3, 16, 16});
+  x = b.sigmoid("act", b.relu("relu", b.conv("conv", x, zoo::ConvSpec{8, 3, 1, 1})));
+  b.output(b.maxPool("pool", x, zoo::PoolSpec{3, 2, 1}), "output");
+  ir::Graph g = b.finish();
+  driver::prepareGraph(g);
+  const SessionResult r = run(g, sparsePreset("scnn"));
+  expectBitExact(r);
+  ASSERT_EQ(r.program.layers.size(), 3u);
+  ASSERT_EQ(r.program.layers[2].kind, LayerKind::Pool);
+  const LayerDetail& pool = r.details[2];
+  EXPECT_FALSE(pool.inputFromDram);
+  EXPECT_EQ(pool.access.dramReadBytes + pool.access.dramWriteBytes, 0);
+  EXPECT_EQ(pool.access.haloMessages, 8 * (7 * 2 + 7 * 2 + 7 * 7 * 5)); // CompilerTest's count
+}
+
+TEST(SparseSimulator, PostProcessingOutputsLargerThanTheOaRamSpillToDram) {
+  zoo::GraphBuilder b("ppu-spill", 4);
+  ir::ValueId x = b.input("input", {1, 3, 32, 32});
+  x = b.sigmoid("act", b.conv("conv", x, zoo::ConvSpec{16, 3, 1, 1}));
+  b.output(b.conv("conv2", x, zoo::ConvSpec{4, 1, 1, 0}), "output");
+  ir::Graph g = b.finish();
+  driver::prepareGraph(g);
+  SparseConfig c = sparsePreset("scnn");
+  const SessionResult fits = run(g, c);
+  c.oaRamBytes = 64; // a PE's share of the 16 x 32 x 32 Sigmoid output is 16 x 4 x 4 values
+  const SessionResult spills = run(g, c);
+  expectBitExact(fits);
+  expectBitExact(spills);
+  ASSERT_EQ(fits.program.layers[1].op, "Sigmoid");
+  EXPECT_FALSE(fits.details[1].outputToDram);
+  EXPECT_EQ(fits.details[1].access.dramWriteBytes, 0);
+  EXPECT_TRUE(spills.details[1].outputToDram);
+  EXPECT_EQ(spills.details[1].access.dramWriteBytes, spills.details[1].access.oaWriteBytes);
+  EXPECT_GT(spills.details[1].outputPeBytes, c.oaRamBytes);
+  EXPECT_TRUE(spills.details[2].inputFromDram);
+}
+
 TEST(SparseSimulator, ReportCarriesTheSparseEngineFields) {
   LayerSpec s = conv(4, 6, 8, 8, 3, 1);
   s.weightDensity = 0.5;
@@ -820,11 +911,14 @@ TEST(SparseSimulator, ReportCarriesTheSparseEngineFields) {
   EXPECT_EQ(rep.layers[0].op, "Conv+Relu");
   EXPECT_EQ(rep.layers[0].unit, "array");
   EXPECT_EQ(rep.baseline.size(), 2u);
-  ASSERT_EQ(rep.summary.size(), 4u);
+  ASSERT_EQ(rep.summary.size(), 5u);
   EXPECT_EQ(rep.summary[0].first, "int8 scales");
   EXPECT_EQ(rep.summary[1].first, "dense baseline (PTIS-dense, same multipliers and buffers)");
   EXPECT_EQ(rep.summary[2].first, "oracle bound (useful products / multipliers)");
   EXPECT_EQ(rep.summary[3].first, "multiplier slots (array layers)");
+  EXPECT_EQ(rep.summary[4].first, "activations between layers");
+  EXPECT_EQ(rep.summary[4].second,
+            "2 of 2 layer outputs stay compressed in the OA RAMs (10,240 B per PE)");
   const std::vector<std::string> metricNames = {"w_density", "a_density", "dense_cycles",
                                                 "speedup"};
   for (const auto& l : rep.layers) {
@@ -850,7 +944,7 @@ TEST(SparseSimulator, ReportCarriesTheSparseEngineFields) {
   EXPECT_FALSE(quick.report.verdict.checked);
   EXPECT_EQ(quick.details[0].cycles, r.details[0].cycles);
   EXPECT_EQ(quick.details[0].denseCycles, 0);
-  EXPECT_EQ(quick.report.summary.size(), 3u); // no dense baseline line
+  EXPECT_EQ(quick.report.summary.size(), 4u); // no dense baseline line
 }
 
 TEST(SparseSimulator, InvalidConfigIsRejectedBeforeRunning) {
