@@ -9,6 +9,7 @@ int main(int argc, char** argv) {
   nnaccel::bench::registerSparseBenchmarks();
   nnaccel::bench::registerStreamBenchmarks();
   nnaccel::bench::registerScaleSimBenchmarks();
+  nnaccel::bench::registerScalingBenchmarks();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) {
     return 1;

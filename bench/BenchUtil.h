@@ -23,6 +23,9 @@ void registerSparseBenchmarks();
 void registerStreamBenchmarks();
 /// SCALE-Sim v2 compatibility: ResNet-18 through scalesim::simulateTopology (ScaleSimBench.cpp).
 void registerScaleSimBenchmarks();
+/// How the cost grows with the input resolution and the batch, one model per engine
+/// (ScalingBench.cpp).
+void registerScalingBenchmarks();
 
 /// Wall-clock seconds of one call of \p f.
 template <typename F> double secondsOf(F&& f) {

@@ -6,7 +6,8 @@ Usage:
   bench/bench_table.py results.json                                       # a saved run
 Options after the binary go to Google Benchmark, e.g. --benchmark_filter='fp32/|conv_'.
 Times are medians of the iterations (the "ms" counter); x_ columns are ratios to a reference
-measured in the same run, interleaved with the benchmark (see bench/BenchUtil.h).
+measured in the same run, interleaved with the benchmark (see bench/BenchUtil.h). The scaling/
+benchmarks (bench/ScalingBench.cpp) report minima and get a table of their own.
 """
 import json
 import subprocess
@@ -38,9 +39,13 @@ def main():
         sys.exit(__doc__)
     data = load(sys.argv[1:])
     by = {}
+    scaling = []
     for b in data["benchmarks"]:
         if b.get("error_occurred"):
             print(f"{b['name']}: {b.get('error_message')}", file=sys.stderr)
+            continue
+        if b["name"].startswith("scaling/"):
+            scaling.append(b)
             continue
         kind, name = b["name"].split("/")[:2]
         by.setdefault(kind, {})[name] = b
@@ -71,6 +76,34 @@ def main():
             print(f"| {layer} | {fmt(d and ms(d))} | {fmt(d and d['GMAC/s'])} "
                   f"| {fmt(n and ms(n))} | {fmt(n and n['GMAC/s'])} "
                   f"| {fmt(n and n['x_onednn'], 1)} |")
+    if scaling:
+        print_scaling(scaling)
+
+
+def print_scaling(benchmarks):
+    """The table of bench/ScalingBench.cpp: one row per engine, input size and batch. "(x1)" is
+    the figure over the same engine's model at its own size with batch 1 (its first point)."""
+    print("| engine | model | input | batch | GMAC | wall ms | quantize / compile / reference "
+          "/ simulate ms | ns/MAC | simulate ns/MAC (x1) | simulate CPU ns/MAC (x1) "
+          "| reference ns/MAC | simulate / reference | cycles | cycles/MAC (x1) | DRAM MB |")
+    print("| --- | --- | --- |" + " ---: |" * 12)
+    base = {}
+    for b in benchmarks:
+        engine, model, size, batch = b["name"].split("/")[1:5]
+        b0 = base.setdefault((engine, model), b)
+
+        def rel(key, digits):
+            return f"{b[key]:.{digits}f} ({b[key] / b0[key]:.2f})"
+
+        cycles_rel = b["cycles_per_mac"] / b0["cycles_per_mac"]
+        phases = " / ".join(f"{b[k]:,.0f}" for k in ("quantize_ms", "compile_ms", "reference_ms",
+                                                     "simulate_ms"))
+        print(f"| {engine} | {model} | {size} | {batch.removeprefix('b')} "
+              f"| {b['macs'] * 1e-9:.2f} | {b['ms']:,.0f} | {phases} | {b['ns_per_mac']:.2f} "
+              f"| {rel('sim_ns_per_mac', 2)} | {rel('sim_cpu_ns_per_mac', 2)} "
+              f"| {b['ref_ns_per_mac']:.3f} | {b['x_int8ref']:.1f} | {b['cycles']:,.0f} "
+              f"| {b['cycles_per_mac'] * 1e3:.3g}e-3 ({cycles_rel:.2f}) "
+              f"| {fmt(b['dram_mb'])} |")
 
 
 if __name__ == "__main__":
