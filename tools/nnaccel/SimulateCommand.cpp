@@ -21,13 +21,13 @@
 #include "nnaccel/passes/Prune.h"
 #include "nnaccel/quant/QuantizedModel.h"
 #include "nnaccel/report/Html.h"
+#include "nnaccel/support/Cores.h"
 #include "nnaccel/support/Interrupt.h"
 
 #include <chrono>
 #include <csignal>
 #include <fmt/format.h>
 #include <fstream>
-#include <thread>
 #include <unistd.h>
 
 namespace nnaccel::cli {
@@ -136,7 +136,7 @@ public:
     ro.baselineRows = baseline_;
     ro.dtype = dtypeOf(dtype_);
     ro.programFile = program_;
-    ro.threads = std::thread::hardware_concurrency() >= 2 ? 2 : 1;
+    ro.threads = defaultSimulationThreads();
     ro.progress = std::ref(progress);
     ro.layerProgress = [&progress](size_t layer, size_t layers, double fraction) {
       progress.layerFraction(layer, layers, fraction);

@@ -7,10 +7,10 @@
 #include "Command.h"
 #include "ReportOutput.h"
 #include "nnaccel/engines/Engine.h"
+#include "nnaccel/support/Cores.h"
 #include "nnaccel/validate/Validation.h"
 
 #include <fmt/core.h>
-#include <thread>
 
 namespace nnaccel::cli {
 namespace {
@@ -50,7 +50,7 @@ public:
         isFile ? validate::readValidationFile(name_) : validate::validationNamed(name_);
     validate::ValidateOptions options;
     options.size = size_ == "reduced" ? validate::Size::Reduced : validate::Size::Full;
-    options.threads = std::thread::hardware_concurrency() >= 2 ? 2 : 1;
+    options.threads = defaultSimulationThreads();
     for (const std::string& text : sets_) {
       const engines::Override o = engines::parseOverride(text);
       options.overrides.emplace_back(o.key, o.value);

@@ -6,9 +6,9 @@
 #include "nnaccel/arch/sparse/Studies.h"
 #include "nnaccel/engines/TypedEngine.h"
 #include "nnaccel/quant/QuantizedModel.h"
+#include "nnaccel/support/Cores.h"
 
 #include <fmt/format.h>
-#include <thread>
 
 namespace nnaccel::arch::sparse {
 namespace {
@@ -101,10 +101,9 @@ public:
   std::vector<engines::OptionSpec> runOptions() const override {
     return {{"threads",
              "sparse: simulate the PE grid on this many threads (1 or 2; results are identical; "
-             "2, the default on a machine with two cores or more, is faster when nothing else "
-             "runs)",
-             engines::OptionSpec::Kind::Integer, 1, 2,
-             std::thread::hardware_concurrency() >= 2 ? 2 : 1}};
+             "the default is 2 when a second core is idle, 1-minute load average below cores - "
+             "1, else 1: the per-cycle hand-off is slower than one thread on a loaded machine)",
+             engines::OptionSpec::Kind::Integer, 1, 2, defaultSimulationThreads()}};
   }
 
   std::vector<engines::Study> studies() const override { return {densityStudy()}; }
