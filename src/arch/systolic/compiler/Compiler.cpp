@@ -628,7 +628,8 @@ private:
     Layer& l = beginLayer(id, LayerUnit::PeArray, opName,
                           fmt::format("{} x {}x{} * {}x{}", d.batch, rows, k, k, cols));
     l.usefulMacs = ir::nodeMacs(g_, id);
-    l.note = "weights: the computed B, loaded per batch index";
+    l.note = *bStride != 0 ? "weights: the computed B, loaded per batch index"
+                           : "weights: the computed B, one for every batch index";
     setOutputs(l, {outValue});
     lowerConv(ctx_, d);
     endLayer();

@@ -5,7 +5,9 @@
 /// accumulate into the same PSUM tile, output tiles sized from the PSUM capacity, and one
 /// LOAD_WEIGHTS + MATMUL per weight element that touches the tile (AccessPlan.h; padding and
 /// zero insertion are never streamed). Inputs stay resident in the state buffer when they fit,
-/// else each tile's input window is streamed with double buffering.
+/// else each tile's input window is streamed with double buffering. A batch streams several
+/// images through each loaded weight element, their tiles side by side in the PSUM half, and
+/// DMAs each block's weight set once per pass over as many images as the state buffer holds.
 #include "CompilerContext.h"
 #include "nnaccel/support/Error.h"
 #include "nnaccel/support/IntMath.h"
@@ -108,11 +110,18 @@ int64_t maxWindowElems(const ConvDesc& d, int64_t th, int64_t tw) {
 
 struct Layout {
   int64_t th = 1, tw = 1; ///< tile shape (PSUM pitch = tw)
+  /// Images per step: each loaded weight element streams all of them, their tiles one after
+  /// another in the step's PSUM half (stepImages * th * tw entries).
+  int64_t stepImages = 1;
+  /// Images per pass over the blocks: each block's weight set is DMA'd once per pass (resident
+  /// inputs: the pass's planes are on chip together; streamed: the whole batch).
+  int64_t passImages = 1;
   int64_t psumHalves = 1, psumHalfEntries = 0;
   int64_t weightBufs = 1, weightBufBytes = 0;
-  int64_t outChunks = 1, outBufBytes = 0; ///< per output buffer (two buffers)
+  int64_t outChunks = 1, outBufBytes = 0; ///< per output buffer (two buffers), stepImages tiles
   bool resident = false;
-  int64_t inBufBytes = 0;      ///< resident: whole input; streamed: one window set (two buffers)
+  int64_t inBufBytes = 0;   ///< resident: the pass's inputs; streamed: one window set (two buffers)
+  int64_t imageInBytes = 0; ///< resident: one image's input planes (every input block)
   int64_t windowSlotBytes = 0; ///< streamed: bytes per input-channel block within a window set
   // SBUF addresses
   int64_t weightAddr[2] = {0, 0}, outAddr[2] = {0, 0}, inAddr[2] = {0, 0};
@@ -175,11 +184,12 @@ void emitPipelined(int64_t steps, const std::function<void(int64_t)>& load,
 }
 namespace {
 
-/// One output tile of one output-channel block of one image: the unit the pipeline loads,
-/// computes and drains.
+/// One output tile of one output-channel block for images [n, n + images): the unit the
+/// pipeline loads, computes and drains. Each weight element the step loads streams every image.
 struct Step {
-  int64_t n, block, y0, x0, th, tw;
-  bool firstOfBlock, firstOfImage;
+  int64_t n, images, block, y0, x0, th, tw;
+  int64_t pass0; ///< first image of the step's pass (resident inputs are per pass)
+  bool firstOfBlock, firstOfPass;
 };
 
 /// Input window of a step: rows/cols of the input plane held in SBUF (its pitch: cols).
@@ -192,6 +202,19 @@ struct WeightItem {
   size_t cb;
   int64_t r, s;
   WeightPlan plan;
+};
+
+/// Images that share a weight load (step) and a weight-set DMA (pass).
+struct BatchShape {
+  int64_t step = 1, pass = 1;
+};
+
+/// The weights a LOAD_WEIGHTS put into the array: a block (by load ordinal) and an element.
+struct LoadedWeights {
+  int64_t blockOrdinal = -1;
+  size_t cb = 0;
+  int64_t r = 0, s = 0;
+  bool operator==(const LoadedWeights&) const = default;
 };
 
 /// The lowering of one convolution: its blocks and state-buffer layout, the constants in DRAM,
@@ -220,7 +243,10 @@ public:
 private:
   void planBlocks();
   void planLayout();
-  bool fits(int64_t weightBufs, int64_t th, int64_t tw, bool resident, int64_t& inBytes) const;
+  bool fits(int64_t weightBufs, int64_t th, int64_t tw, bool resident, int64_t& inBytes,
+            BatchShape im = {}) const;
+  void planBatch();
+  std::string batchNote(int64_t psumImages) const;
   bool placeResident(int64_t& inBytes);
   bool placeStreamed(int64_t& inBytes);
   void assignAddresses();
@@ -228,11 +254,19 @@ private:
   void makeSteps();
 
   Window windowOf(const Step& st) const;
-  int64_t inSlotAddr(int64_t k, const CBlock& cb, int64_t cbIndex) const;
+  int64_t inSlotAddr(int64_t k, const CBlock& cb, int64_t cbIndex, int64_t image) const;
   static Range sbufRange(int64_t addr, int64_t bytes) {
     return Range{Space::Sbuf, addr, addr + bytes};
   }
   int64_t psumBase(int64_t k) const { return (k % L_.psumHalves) * L_.psumHalfEntries; }
+  int64_t tileEntries() const { return L_.th * L_.tw; }
+  /// PSUM tile of \p image in step \p k: the step's images lie one tile after another.
+  int64_t psumTile(int64_t k, int64_t image) const {
+    return psumBase(k) + (image - steps_[static_cast<size_t>(k)].n) * tileEntries();
+  }
+  Range psumRange(int64_t tile, int64_t tiles = 1) const {
+    return Range{Space::Psum, tile, tile + tiles * tileEntries()};
+  }
   int64_t weightBufOf(int64_t ordinal) const {
     return L_.weightAddr[ordinal % L_.weightBufs == 0 ? 0 : 1];
   }
@@ -245,10 +279,11 @@ private:
   void loadInput(int64_t n, int64_t k, const CBlock& cb, int64_t cbIndex, const Window& w);
   void compute(int64_t k);
   std::vector<WeightItem> weightItems(const Step& st, const MBlock& b) const;
-  void emitMatmul(int64_t k, const MBlock& b, const WeightItem& it, int64_t wbuf, int64_t pbase,
-                  const Window& w, bool accumulate);
+  void loadElement(int64_t k, const MBlock& b, const WeightItem& it, int64_t wbuf);
+  void emitMatmul(int64_t k, const MBlock& b, const WeightItem& it, int64_t image, const Window& w,
+                  bool accumulate);
   void drain(int64_t k);
-  void drainChunk(int64_t k, const Step& st, const MBlock& b, int64_t chunk);
+  void drainChunk(int64_t k, const Step& st, const MBlock& b, int64_t image, int64_t chunk);
   bool canPrefetch(int64_t k) const;
 
   CompilerContext& ctx_;
@@ -281,6 +316,7 @@ private:
   Range inDram_, outDram_;
   int64_t inBase_ = 0, outBase_ = 0;
   int64_t blockCounter_ = -1;    ///< index of the block whose weights were last loaded
+  LoadedWeights loaded_;         ///< what the array holds (the last LOAD_WEIGHTS emitted)
   std::array<bool, 2> zeroed_{}; ///< weight buffer i holds zeros off the block diagonal
 };
 
@@ -311,6 +347,7 @@ void ConvLowering::planLayout() {
   L_.th = std::min({d_.h.out, cfg_.psumMaxTileRows, L_.psumHalfEntries / L_.tw});
   weightSetBytes_ = maxCBlocks_ * blockWeightBytes(d_, maxMCount_, eb_);
   L_.outChunks = ceilDiv(maxMCount_, cfg_.peRows);
+  L_.imageInBytes = distinct_ * d_.h.in * d_.w.in * eb_;
   int64_t inBytes = 0;
   if (!placeResident(inBytes) && !placeStreamed(inBytes) && cfg_.sbufResidentBytesPerPartition > 0)
     throw WorkingAreaTooSmall{d_.node};
@@ -321,24 +358,88 @@ void ConvLowering::planLayout() {
                             "bytes per partition",
                             ctx_.sbufBytes(), weightSetBytes_),
                 ErrorKind::Config);
+  planBatch();
   L_.weightBufBytes = weightSetBytes_;
-  L_.outBufBytes = L_.outChunks * L_.th * L_.tw * eb_;
+  L_.outBufBytes = L_.stepImages * L_.outChunks * L_.th * L_.tw * eb_;
   if (L_.resident) {
-    L_.inBufBytes = inBytes;
+    L_.inBufBytes = L_.passImages * L_.imageInBytes;
   } else {
     L_.windowSlotBytes = maxWindowElems(d_, L_.th, L_.tw) * eb_;
-    L_.inBufBytes = maxCBlocks_ * L_.windowSlotBytes;
+    L_.inBufBytes = L_.stepImages * maxCBlocks_ * L_.windowSlotBytes;
   }
   assignAddresses();
 }
 
-/// True when \p weightBufs weight sets, two output buffers of a th x tw tile and the input
-/// (resident, or two window sets; its bytes in \p inBytes) fit the state buffer.
-bool ConvLowering::fits(int64_t weightBufs, int64_t th, int64_t tw, bool resident,
-                        int64_t& inBytes) const {
-  const int64_t out = 2 * L_.outChunks * th * tw * eb_;
-  inBytes = resident ? distinct_ * d_.h.in * d_.w.in * eb_
-                     : 2 * maxCBlocks_ * maxWindowElems(d_, th, tw) * eb_;
+/// \p n images in the fewest groups of at most \p most, as even as possible.
+int64_t evenGroup(int64_t n, int64_t most) {
+  return ceilDiv(n, ceilDiv(n, most));
+}
+
+/// The batch schedule (seed 000 para [0078] loads a weight set and streams its inputs; we stream
+/// the inputs of several images, docs/arch/SystolicCompiler.md "Batches"): the tile and buffers
+/// of one image stay as planned; a step takes as many images as the PSUM half holds tiles and
+/// the state buffer holds their windows and outputs; a pass as many as hold their resident
+/// planes. Weights that differ per image (a computed B per batch index) are loaded per image.
+void ConvLowering::planBatch() {
+  const int64_t batch = d_.batch;
+  if (batch == 1 || (d_.weightTensor >= 0 && d_.weightNStride != 0))
+    return;
+  const int64_t psumImages = std::min(batch, L_.psumHalfEntries / (L_.th * L_.tw));
+  int64_t inBytes = 0;
+  for (int64_t g = psumImages; g > 1; --g) {
+    const int64_t step = evenGroup(batch, g);
+    if (fits(L_.weightBufs, L_.th, L_.tw, L_.resident, inBytes, {step, step})) {
+      L_.stepImages = step;
+      break;
+    }
+  }
+  L_.passImages = L_.resident ? L_.stepImages : batch;
+  for (int64_t p = batch; L_.resident && p > L_.stepImages; --p) {
+    const int64_t pass = evenGroup(batch, p);
+    if (fits(L_.weightBufs, L_.th, L_.tw, true, inBytes, {L_.stepImages, pass})) {
+      L_.passImages = pass;
+      break;
+    }
+  }
+  if (!ctx_.options.baseline) {
+    std::string& note = ctx_.program.layers.back().note;
+    note += (note.empty() ? "" : "; ") + batchNote(psumImages);
+  }
+}
+
+/// What the layer note says about the batch: how many images each weight load and each
+/// weight-set DMA serve, and what stopped more.
+std::string ConvLowering::batchNote(int64_t psumImages) const {
+  const int64_t tile = L_.th * L_.tw;
+  std::string note;
+  if (L_.stepImages > 1)
+    note = fmt::format("batch: each weight load streams {} images ({} tiles of {} {} in a PSUM "
+                       "half of {})",
+                       L_.stepImages, L_.stepImages, tile, tile == 1 ? "entry" : "entries",
+                       L_.psumHalfEntries);
+  else if (kernelVolume(d_) == 1 && maxCBlocks_ == 1 && (L_.passImages > 1 || blocks_.size() == 1))
+    note = "batch: one weight element per tile, kept loaded while the images stream one after "
+           "another (PSUM drained per image)";
+  else if (psumImages < 2)
+    note = fmt::format("batch: weights loaded per image (a tile of {} entries leaves no room for "
+                       "a second image in a PSUM half of {})",
+                       tile, L_.psumHalfEntries);
+  else
+    note = "batch: weights loaded per image (the state buffer cannot hold a second image's "
+           "input and output)";
+  if (L_.passImages > 1)
+    note += fmt::format(", weight sets DMA'd once per {} images", L_.passImages);
+  return note;
+}
+
+/// True when \p weightBufs weight sets, two output buffers of \p im.step th x tw tiles and the
+/// input (resident for \p im.pass images, or two window sets of \p im.step images; its bytes
+/// in \p inBytes) fit the state buffer.
+bool ConvLowering::fits(int64_t weightBufs, int64_t th, int64_t tw, bool resident, int64_t& inBytes,
+                        BatchShape im) const {
+  const int64_t out = 2 * im.step * L_.outChunks * th * tw * eb_;
+  inBytes = resident ? im.pass * distinct_ * d_.h.in * d_.w.in * eb_
+                     : 2 * im.step * maxCBlocks_ * maxWindowElems(d_, th, tw) * eb_;
   return weightBufs * weightSetBytes_ + out + inBytes <= ctx_.sbufBytes();
 }
 
@@ -400,18 +501,24 @@ void ConvLowering::addConstants() {
   }
 }
 
+/// Passes of passImages images; in each, per block and tile, steps of stepImages images. At
+/// batch 1 (or one image per pass) this is image, block, tile: the order of a single image.
 void ConvLowering::makeSteps() {
-  for (int64_t n = 0; n < d_.batch; ++n)
+  for (int64_t p0 = 0; p0 < d_.batch; p0 += L_.passImages) {
+    const int64_t pEnd = std::min(d_.batch, p0 + L_.passImages);
     for (size_t bi = 0; bi < blocks_.size(); ++bi) {
       bool first = true;
       for (int64_t y0 = 0; y0 < d_.h.out; y0 += L_.th)
-        for (int64_t x0 = 0; x0 < d_.w.out; x0 += L_.tw) {
-          steps_.push_back(Step{n, static_cast<int64_t>(bi), y0, x0, std::min(L_.th, d_.h.out - y0),
-                                std::min(L_.tw, d_.w.out - x0), first,
-                                bi == 0 && y0 == 0 && x0 == 0});
-          first = false;
-        }
+        for (int64_t x0 = 0; x0 < d_.w.out; x0 += L_.tw)
+          for (int64_t n = p0; n < pEnd; n += L_.stepImages) {
+            steps_.push_back(Step{n, std::min(L_.stepImages, pEnd - n), static_cast<int64_t>(bi),
+                                  y0, x0, std::min(L_.th, d_.h.out - y0),
+                                  std::min(L_.tw, d_.w.out - x0), p0, first,
+                                  bi == 0 && y0 == 0 && x0 == 0 && n == p0});
+            first = false;
+          }
     }
+  }
   blockOrdinal_.resize(steps_.size());
   int64_t c = -1;
   for (size_t k = 0; k < steps_.size(); ++k) {
@@ -434,10 +541,14 @@ Window ConvLowering::windowOf(const Step& st) const {
   return Window{rr->first, rr->size(), cr->first, cr->size()};
 }
 
-int64_t ConvLowering::inSlotAddr(int64_t k, const CBlock& cb, int64_t cbIndex) const {
+/// SBUF address of \p image's input for block \p cb in step \p k: resident planes per image
+/// of the pass, streamed windows per image of the step.
+int64_t ConvLowering::inSlotAddr(int64_t k, const CBlock& cb, int64_t cbIndex,
+                                 int64_t image) const {
+  const Step& st = steps_[static_cast<size_t>(k)];
   if (L_.resident)
-    return L_.inAddr[0] + cb.slot * d_.h.in * d_.w.in * eb_;
-  return L_.inAddr[k % 2] + cbIndex * L_.windowSlotBytes;
+    return L_.inAddr[0] + (image - st.pass0) * L_.imageInBytes + cb.slot * d_.h.in * d_.w.in * eb_;
+  return L_.inAddr[k % 2] + ((image - st.n) * maxCBlocks_ + cbIndex) * L_.windowSlotBytes;
 }
 
 void ConvLowering::load(int64_t k) {
@@ -446,19 +557,21 @@ void ConvLowering::load(int64_t k) {
   if (st.firstOfBlock)
     loadWeights(st, b);
   if (L_.resident) {
-    if (st.firstOfImage) {
+    const int64_t passEnd = std::min(d_.batch, st.pass0 + L_.passImages);
+    for (int64_t n = st.pass0; st.firstOfPass && n < passEnd; ++n) {
       int64_t seen = -1;
       for (const MBlock& mb : blocks_)
         for (const CBlock& cb : mb.cBlocks)
           if (cb.slot > seen) {
             seen = cb.slot;
-            loadInput(st.n, k, cb, 0, Window{0, d_.h.in, 0, d_.w.in});
+            loadInput(n, k, cb, 0, Window{0, d_.h.in, 0, d_.w.in});
           }
     }
   } else {
     const Window w = windowOf(st);
-    for (size_t j = 0; j < b.cBlocks.size(); ++j)
-      loadInput(st.n, k, b.cBlocks[j], static_cast<int64_t>(j), w);
+    for (int64_t n = st.n; n < st.n + st.images; ++n)
+      for (size_t j = 0; j < b.cBlocks.size(); ++j)
+        loadInput(n, k, b.cBlocks[j], static_cast<int64_t>(j), w);
   }
 }
 
@@ -570,7 +683,7 @@ void ConvLowering::loadInput(int64_t n, int64_t k, const CBlock& cb, int64_t cbI
                              const Window& w) {
   if (w.rows == 0 || w.cols == 0)
     return;
-  const int64_t dst = inSlotAddr(k, cb, cbIndex);
+  const int64_t dst = inSlotAddr(k, cb, cbIndex, n);
   DmaLoad op;
   op.space = OnChip::Sbuf;
   op.elemBytes = eb_;
@@ -596,7 +709,6 @@ void ConvLowering::compute(int64_t k) {
   const MBlock& b = blocks_[static_cast<size_t>(st.block)];
   const int64_t wbuf = weightBufOf(blockOrdinal_[static_cast<size_t>(k)]);
   const int64_t pbase = psumBase(k);
-  const Range psum{Space::Psum, pbase, pbase + L_.th * L_.tw};
   const Window w = windowOf(st);
   std::vector<WeightItem> items = weightItems(st, b);
   // The tile must start from zero: either a first MATMUL that writes every entry (overwrite), a
@@ -610,11 +722,16 @@ void ConvLowering::compute(int64_t k) {
       std::rotate(items.begin(), full, full + 1);
       overwriteFirst = true;
     } else {
-      em_.emit(PsumReset{pbase, L_.th * L_.tw, b.count}, {}, {psum});
+      em_.emit(PsumReset{pbase, st.images * tileEntries(), b.count}, {},
+               {psumRange(pbase, st.images)});
     }
   }
-  for (size_t i = 0; i < items.size(); ++i)
-    emitMatmul(k, b, items[i], wbuf, pbase, w, !(i == 0 && overwriteFirst));
+  // Each weight element is loaded once and streams every image of the step.
+  for (size_t i = 0; i < items.size(); ++i) {
+    loadElement(k, b, items[i], wbuf);
+    for (int64_t n = st.n; n < st.n + st.images; ++n)
+      emitMatmul(k, b, items[i], n, w, !(i == 0 && overwriteFirst));
+  }
 }
 
 /// Every weight element of block \p b that touches step \p st's tile, by input-channel block.
@@ -628,12 +745,13 @@ std::vector<WeightItem> ConvLowering::weightItems(const Step& st, const MBlock& 
   return items;
 }
 
-/// LOAD_WEIGHTS of weight element \p it and its MATMUL over the input window \p w into the
-/// PSUM tile at \p pbase.
-void ConvLowering::emitMatmul(int64_t k, const MBlock& b, const WeightItem& it, int64_t wbuf,
-                              int64_t pbase, const Window& w, bool accumulate) {
-  const Range psum{Space::Psum, pbase, pbase + L_.th * L_.tw};
-  const int64_t pitch = w.cols;
+/// LOAD_WEIGHTS of weight element \p it, unless the array already holds it (the same element
+/// of the same block loaded last: a one-element tile's weights stay for the next tile or image).
+void ConvLowering::loadElement(int64_t k, const MBlock& b, const WeightItem& it, int64_t wbuf) {
+  const LoadedWeights element{blockOrdinal_[static_cast<size_t>(k)], it.cb, it.r, it.s};
+  if (element == loaded_)
+    return;
+  loaded_ = element;
   const int64_t bytesPerPartition = blockWeightBytes(d_, b.count, eb_);
   const CBlock& cb = b.cBlocks[it.cb];
   LoadWeights lw;
@@ -646,7 +764,16 @@ void ConvLowering::emitMatmul(int64_t k, const MBlock& b, const WeightItem& it, 
   em_.emit(lw,
            {sbufRange(wbuf + static_cast<int64_t>(it.cb) * bytesPerPartition, bytesPerPartition)},
            {});
-  const int64_t inAddr = inSlotAddr(k, cb, static_cast<int64_t>(it.cb));
+}
+
+/// MATMUL of the loaded weight element \p it over \p image's input window \p w into the
+/// image's PSUM tile.
+void ConvLowering::emitMatmul(int64_t k, const MBlock& b, const WeightItem& it, int64_t image,
+                              const Window& w, bool accumulate) {
+  const int64_t tile = psumTile(k, image);
+  const int64_t pitch = w.cols;
+  const CBlock& cb = b.cBlocks[it.cb];
+  const int64_t inAddr = inSlotAddr(k, cb, static_cast<int64_t>(it.cb), image);
   Matmul mm;
   mm.rows = cb.count;
   mm.cols = b.count;
@@ -656,7 +783,7 @@ void ConvLowering::emitMatmul(int64_t k, const MBlock& b, const WeightItem& it, 
   mm.srcInnerCount = it.plan.cols.count;
   mm.srcOuterStride = it.plan.rows.srcStep * pitch * eb_;
   mm.srcOuterCount = it.plan.rows.count;
-  mm.dst = pbase + it.plan.rows.dstFirst * L_.tw + it.plan.cols.dstFirst;
+  mm.dst = tile + it.plan.rows.dstFirst * L_.tw + it.plan.cols.dstFirst;
   mm.dstInnerStep = it.plan.cols.dstStep;
   mm.dstInnerCount = it.plan.cols.count;
   mm.dstOuterStride = it.plan.rows.dstStep * L_.tw;
@@ -664,7 +791,7 @@ void ConvLowering::emitMatmul(int64_t k, const MBlock& b, const WeightItem& it, 
   mm.accumulate = accumulate;
   mm.srcZero = zero_.in[0];
   const int64_t slotBytes = L_.resident ? d_.h.in * d_.w.in * eb_ : L_.windowSlotBytes;
-  em_.emit(mm, {sbufRange(inAddr, slotBytes)}, {psum});
+  em_.emit(mm, {sbufRange(inAddr, slotBytes)}, {psumRange(tile)});
 }
 
 // ---- drain ---------------------------------------------------------------------------------
@@ -672,19 +799,18 @@ void ConvLowering::emitMatmul(int64_t k, const MBlock& b, const WeightItem& it, 
 void ConvLowering::drain(int64_t k) {
   const Step& st = steps_[static_cast<size_t>(k)];
   const MBlock& b = blocks_[static_cast<size_t>(st.block)];
-  for (int64_t c = 0; c < L_.outChunks; ++c) {
-    if (c * cfg_.peRows >= b.count)
-      break;
-    drainChunk(k, st, b, c);
-  }
+  for (int64_t n = st.n; n < st.n + st.images; ++n)
+    for (int64_t c = 0; c < L_.outChunks && c * cfg_.peRows < b.count; ++c)
+      drainChunk(k, st, b, n, c);
 }
 
-/// ACTIVATE of output chunk \p chunk (peRows output channels) of step \p k's tile into the
-/// output buffer, and its store to DRAM.
-void ConvLowering::drainChunk(int64_t k, const Step& st, const MBlock& b, int64_t chunk) {
-  const int64_t pbase = psumBase(k);
-  const Range psum{Space::Psum, pbase, pbase + L_.th * L_.tw};
-  const int64_t chunkBytes = L_.th * L_.tw * eb_;
+/// ACTIVATE of output chunk \p chunk (peRows output channels) of \p image's tile in step \p k
+/// into the output buffer, and its store to DRAM.
+void ConvLowering::drainChunk(int64_t k, const Step& st, const MBlock& b, int64_t image,
+                              int64_t chunk) {
+  const int64_t pbase = psumTile(k, image);
+  const Range psum = psumRange(pbase);
+  const int64_t chunkBytes = tileEntries() * eb_;
   const int64_t col0 = chunk * cfg_.peRows;
   const int64_t cols = std::min(cfg_.peRows, b.count - col0);
   Activate a;
@@ -695,7 +821,7 @@ void ConvLowering::drainChunk(int64_t k, const Step& st, const MBlock& b, int64_
   a.colStart = col0;
   a.cols = cols;
   a.dstPartition = 0;
-  a.dst = L_.outAddr[k % 2] + chunk * chunkBytes;
+  a.dst = L_.outAddr[k % 2] + ((image - st.n) * L_.outChunks + chunk) * chunkBytes;
   a.dstRowStride = L_.tw * eb_;
   a.elemBytes = eb_;
   a.tableSlot = blockOrdinal_[static_cast<size_t>(k)] % kActTableSlots;
@@ -717,7 +843,7 @@ void ConvLowering::drainChunk(int64_t k, const Step& st, const MBlock& b, int64_
   s.partitionCount = cols;
   s.outerCount = st.th;
   s.innerCount = st.tw;
-  s.dram.addr = outBase_ + (st.n * d_.outNStride + (b.begin + col0) * d_.outCStride +
+  s.dram.addr = outBase_ + (image * d_.outNStride + (b.begin + col0) * d_.outCStride +
                             st.y0 * d_.outYStride + st.x0 * d_.outXStride) *
                                eb_;
   s.dram.partitionStride = d_.outCStride * eb_;
@@ -728,11 +854,11 @@ void ConvLowering::drainChunk(int64_t k, const Step& st, const MBlock& b, int64_
   em_.emit(s, {sbufRange(a.dst, chunkBytes)}, {outDram_});
 }
 
-/// A new image's resident input and a new block's weights in a single weight buffer overwrite
+/// A new pass's resident inputs and a new block's weights in a single weight buffer overwrite
 /// what the previous step still reads: they cannot be prefetched.
 bool ConvLowering::canPrefetch(int64_t k) const {
   const Step& st = steps_[static_cast<size_t>(k)];
-  return !(L_.resident && st.firstOfImage) && !(L_.weightBufs == 1 && st.firstOfBlock);
+  return !(L_.resident && st.firstOfPass) && !(L_.weightBufs == 1 && st.firstOfBlock);
 }
 
 } // namespace

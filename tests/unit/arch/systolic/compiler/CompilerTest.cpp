@@ -322,7 +322,7 @@ TEST(SystolicCompiler, SoftmaxRunsOnTheVectorUnitLinePerPartition) {
 
 // A MatMul of two computed tensors runs on the array: per batch index (head) its B is DMA'd
 // from the tensor that holds it into the weight buffer; a B shared by every head (batch dims of
-// 1) is read at the same address for each. Bit-exact in int8, within tolerance in fp32.
+// 1) is DMA'd once and serves both heads. Bit-exact in int8, within tolerance in fp32.
 TEST(SystolicCompiler, MatMulOfTwoTensorsLoadsItsWeightsFromTheTensor) {
   const ir::Graph g = nnaccel::testing::attentionGraph(false, 6, 2, 4);
   const SessionResult r = simulateModel(g, testConfig(), {});
@@ -345,9 +345,16 @@ TEST(SystolicCompiler, MatMulOfTwoTensorsLoadsItsWeightsFromTheTensor) {
               std::get_if<DmaLoad>(&r.program.instructions[static_cast<size_t>(i)].op);
           load != nullptr && load->dram.addr >= t->addr && load->dram.addr < t->addr + t->bytes())
         addrs.push_back(load->dram.addr);
+    // Per-head operands sit one matrix apart; mix's B (batch dims of 1) is shared by both
+    // heads: loaded once, and each loaded weight element streams both heads' rows.
+    if (std::string(name) == "mix") {
+      EXPECT_EQ(addrs.size(), 1u);
+      EXPECT_NE(l->note.find("batch: each weight load streams 2 images"), std::string::npos)
+          << l->note;
+      continue;
+    }
     ASSERT_EQ(addrs.size(), 2u);
-    // Per-head operands sit one matrix apart; mix's B (batch dims of 1) is shared by both heads.
-    EXPECT_EQ(addrs[1] - addrs[0], std::string(name) == "mix" ? 0 : 4 * 6);
+    EXPECT_EQ(addrs[1] - addrs[0], 4 * 6);
   }
   SessionOptions fp;
   fp.dtype = DType::F32;
