@@ -88,15 +88,19 @@ DotProductWork dotProductWork(const ConvLayer& l, const SparseConfig& config,
   }
   if (sliced)
     w.computeCycles = busiestSlice(groupCycles, config.peCount());
-  // The last group's post-processing is exposed (one op per output value and channel).
+  // The last group's post-processing is exposed (one op per output value and channel, plus a
+  // fused pooling's window elements and received values, as on SCNN's PPU).
   int64_t home = 0;
-  for (const PeFrame& f : l.frames)
-    home = std::max(home, f.outW * f.outH);
+  for (size_t pe = 0; pe < l.frames.size(); ++pe)
+    home = std::max(home, l.frames[pe].outW * l.frames[pe].outH +
+                              (l.fusedPool ? l.fusedPool->peOpsPerChannel[pe] : 0));
   w.computeCycles += ceilDiv(home * lastGroup, config.ppuOpsPerCycle);
   w.access.weightFifoReadBytes = w.access.multiplies * bytes;
   // Broadcast to every PE, or each slice's weights to its PE alone.
   w.access.weightFifoWriteBytes = l.denseWeights * bytes * (sliced ? 1 : pes);
-  w.access.oaWriteBytes = l.outChannels * l.outH * l.outW * bytes;
+  const ir::PoolParams* pool = l.fusedPool ? &l.fusedPool->pool.params : nullptr;
+  w.access.oaWriteBytes =
+      l.outChannels * bytes * (pool ? pool->outSpatial[0] * pool->outSpatial[1] : l.outH * l.outW);
   return w;
 }
 

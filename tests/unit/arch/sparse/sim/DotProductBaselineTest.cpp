@@ -10,7 +10,9 @@
 #include "LayerSpecGraphs.h"
 #include "nnaccel/arch/sparse/Compiler.h"
 #include "nnaccel/arch/sparse/Session.h"
+#include "nnaccel/driver/ModelLoader.h"
 #include "nnaccel/quant/QuantizedModel.h"
+#include "nnaccel/zoo/GraphBuilder.h"
 
 #include <gtest/gtest.h>
 
@@ -42,6 +44,21 @@ TEST(SparseDotProductBaseline, CountsAOneByOneLayerByHand) {
   EXPECT_EQ(w.access.iaReadBytes, 4 * 4 * 3 * 2);      // each pixel's channels once per group
   EXPECT_EQ(w.access.weightFifoWriteBytes, 9 * 2 * 4); // the weights, broadcast to 4 PEs
   EXPECT_EQ(w.access.oaWriteBytes, 3 * 16 * 2);
+}
+
+TEST(SparseDotProductBaseline, AFusedPoolingStoresThePooledOutputAfterItsPostProcessing) {
+  // The same layer with a 2x2 stride-2 max pool fused into its post-processing: each PE's
+  // 2x2 tile pools to one output (4 window elements per channel, nothing from a neighbour), so
+  // the exposed tail is (4 + 4) x 3 ops, and the pooled 3 x 2 x 2 output is what is stored.
+  zoo::GraphBuilder b("fused", 3);
+  ir::ValueId x = b.input("input", {1, 3, 4, 4});
+  x = b.maxPool("pool", b.conv("conv", x, zoo::ConvSpec{3, 1, 1, 0}), zoo::PoolSpec{});
+  b.output(x, "output");
+  ir::Graph g = b.finish();
+  driver::prepareGraph(g);
+  const DotProductWork w = workOf(g, sparsePreset("tiny"));
+  EXPECT_EQ(w.computeCycles, 16 + (4 + 4) * 3);
+  EXPECT_EQ(w.access.oaWriteBytes, 3 * 4 * 2);
 }
 
 TEST(SparseDotProductBaseline, DepthwiseLeavesDotProductLanesIdle) {
