@@ -64,38 +64,54 @@ std::vector<QuantTensor> evalFloatIsland(const QuantizedModel& m, ir::NodeId id,
   return result;
 }
 
-/// The accumulators of Conv/ConvTranspose/Gemm/MatMul node \p id on input \p x: on oneDNN with
-/// \p cache, or with the integer loops when \p cache is null.
-Tensor accumulate(const QuantizedModel& m, ir::NodeId id, const Tensor& x,
-                  reference::Int8ConvCache* cache) {
+/// The int32 accumulators of Conv/ConvTranspose/Gemm/MatMul node \p id on input \p x, by the
+/// integer loops (the oracle of the oneDNN path).
+Tensor accumulateLoops(const QuantizedModel& m, ir::NodeId id, const Tensor& x) {
   const ir::Graph& g = m.graph;
   const ir::Node& n = g.node(id);
   const QuantNode& q = m.node(id);
   const int32_t zIn = m.zeroPointsOf(id).in[0];
-  if (n.op == ir::OpKind::Conv || n.op == ir::OpKind::ConvTranspose) {
-    const ir::ConvParams p = ir::convParams(g, id);
-    return cache ? convAccumulateOneDnn(p, x, q.weights, q.bias, zIn, *cache)
-                 : convAccumulate(p, x, q.weights, q.bias, zIn);
-  }
-  // Gemm: A [M, K] (or [K, M]); MatMul: A [..., M, K] (or [K]) as rows of K. The constant is
-  // [N, K], one row per output channel.
-  NNACCEL_ASSERT(n.op == ir::OpKind::Gemm || n.op == ir::OpKind::MatMul)
-      << "accumulate op " << ir::opName(n.op);
-  const bool transA = n.op == ir::OpKind::Gemm && q.transA;
-  const int64_t k = q.weights.dim(1);
-  const Tensor rows = n.op == ir::OpKind::Gemm ? x : x.reshaped({x.numElements() / k, k});
-  return cache ? matmulAccumulateOneDnn(rows, transA, q.weights, q.bias, zIn, *cache)
-               : matmulAccumulate(rows, transA, q.weights, q.bias, zIn);
+  if (n.op == ir::OpKind::Conv || n.op == ir::OpKind::ConvTranspose)
+    return convAccumulate(ir::convParams(g, id), x, q.weights, q.bias, zIn);
+  return matmulAccumulate(x, n.op == ir::OpKind::Gemm && q.transA, q.weights, q.bias, zIn);
 }
 
-Tensor evalAccumulate(const QuantizedModel& m, ir::NodeId id, const Tensor& x,
-                      reference::Int8ConvCache* cache) {
-  const ir::Node& n = m.graph.node(id);
-  const Tensor acc = accumulate(m, id, x, cache);
-  Tensor y = requantizePerChannel(acc, 1, m.node(id).multipliers, kInt8Min, kInt8Max,
-                                  m.zeroPointsOf(id).out);
+/// Node \p id's int8 output on oneDNN with \p cache (the loops where oneDNN is not exact), in
+/// \p recycled's storage when it fits.
+Tensor requantizeOneDnn(const QuantizedModel& m, ir::NodeId id, const Tensor& x,
+                        reference::Int8ConvCache& cache, Tensor recycled) {
+  const ir::Graph& g = m.graph;
+  const ir::Node& n = g.node(id);
+  const QuantNode& q = m.node(id);
+  const ZeroPoints z = m.zeroPointsOf(id);
+  if (n.op == ir::OpKind::Conv || n.op == ir::OpKind::ConvTranspose)
+    return convRequantizeOneDnn(ir::convParams(g, id), x, q.weights, q.bias, q.multipliers, z,
+                                cache, std::move(recycled));
+  return matmulRequantizeOneDnn(x, n.op == ir::OpKind::Gemm && q.transA, q.weights, q.bias,
+                                q.multipliers, z, cache, std::move(recycled));
+}
+
+/// Conv/ConvTranspose/Gemm/MatMul node \p id on input \p x: on oneDNN with \p cache, or with
+/// the integer loops when \p cache is null.
+Tensor evalAccumulate(const QuantizedModel& m, ir::NodeId id, const Tensor& input,
+                      reference::Int8ConvCache* cache, Tensor recycled) {
+  const ir::Graph& g = m.graph;
+  const ir::Node& n = g.node(id);
+  NNACCEL_ASSERT(n.op == ir::OpKind::Conv || n.op == ir::OpKind::ConvTranspose ||
+                 n.op == ir::OpKind::Gemm || n.op == ir::OpKind::MatMul)
+      << "accumulate op " << ir::opName(n.op);
+  // Gemm: A [M, K] (or [K, M]); MatMul: A [..., M, K] (or [K]) as rows of K. The constant is
+  // [N, K], one row per output channel.
+  const int64_t k = m.node(id).weights.dim(1);
+  const Tensor x =
+      n.op == ir::OpKind::MatMul ? input.reshaped({input.numElements() / k, k}) : Tensor();
+  const Tensor& operand = n.op == ir::OpKind::MatMul ? x : input;
+  Tensor y = cache
+                 ? requantizeOneDnn(m, id, operand, *cache, std::move(recycled))
+                 : requantizePerChannel(accumulateLoops(m, id, operand), 1, m.node(id).multipliers,
+                                        kInt8Min, kInt8Max, m.zeroPointsOf(id).out);
   if (n.op == ir::OpKind::MatMul)
-    return y.reshaped(m.graph.value(n.outputs[0]).shape);
+    return y.reshaped(g.value(n.outputs[0]).shape);
   return y;
 }
 
@@ -127,9 +143,11 @@ Tensor evalDataMovement(const ir::Graph& g, ir::NodeId id, const Tensor& x, int3
   }
 }
 
+/// Node \p id on \p inputs; \p cache: see evalAccumulate; \p recycled: the node's output of the
+/// previous run, whose storage the kernels that write every element reuse.
 std::vector<QuantTensor> evalNodeImpl(const QuantizedModel& m, ir::NodeId id,
                                       const std::vector<const QuantTensor*>& inputs,
-                                      reference::Int8ConvCache* cache) {
+                                      reference::Int8ConvCache* cache, Tensor recycled) {
   const ir::Graph& g = m.graph;
   const ir::Node& n = g.node(id);
   const QuantNode& q = m.node(id);
@@ -161,14 +179,14 @@ std::vector<QuantTensor> evalNodeImpl(const QuantizedModel& m, ir::NodeId id,
   Tensor y;
   switch (q.kind) {
   case QuantOpKind::Accumulate:
-    y = evalAccumulate(m, id, operand(0), cache);
+    y = evalAccumulate(m, id, operand(0), cache, std::move(recycled));
     break;
   case QuantOpKind::TensorMatMul:
     y = requantizeTensor(tensorMatmulAccumulate(operand(0), operand(1), outShape, z.in[0], z.in[1]),
                          q.mulMultiplier, 0, z.out);
     break;
   case QuantOpKind::Clamp:
-    y = clampTensor(operand(0), q.clampMin, q.clampMax);
+    y = clampTensor(operand(0), q.clampMin, q.clampMax, std::move(recycled));
     break;
   case QuantOpKind::MaxPool:
     y = reference::pool(ir::poolParams(g, id), operand(0));
@@ -195,7 +213,8 @@ std::vector<QuantTensor> evalNodeImpl(const QuantizedModel& m, ir::NodeId id,
     y = averagePool(ir::poolParams(g, id), operand(0), q.countMultipliers, z);
     break;
   case QuantOpKind::AddSub:
-    y = addSub(n.op == ir::OpKind::Sub, q.addSub, operand(0), operand(1), outShape, z);
+    y = addSub(n.op == ir::OpKind::Sub, q.addSub, operand(0), operand(1), outShape, z,
+               std::move(recycled));
     break;
   case QuantOpKind::Mul:
     y = mul(q.mulMultiplier, operand(0), operand(1), outShape, n.op == ir::OpKind::Div, z);
@@ -244,12 +263,12 @@ std::vector<QuantTensor> evalNodeImpl(const QuantizedModel& m, ir::NodeId id,
   return result;
 }
 
-/// evalNodeImpl with the node's error context; \p cache: see accumulate().
+/// evalNodeImpl with the node's error context.
 std::vector<QuantTensor> evalNodeInContext(const QuantizedModel& model, ir::NodeId id,
                                            const std::vector<const QuantTensor*>& inputs,
-                                           reference::Int8ConvCache* cache) {
+                                           reference::Int8ConvCache* cache, Tensor recycled = {}) {
   try {
-    return evalNodeImpl(model, id, inputs, cache);
+    return evalNodeImpl(model, id, inputs, cache, std::move(recycled));
   } catch (const Error& e) {
     throw e.withContext(model.graph.contextOf(id));
   }
@@ -299,6 +318,14 @@ Int8Result Int8Executor::run(const std::vector<Tensor>& inputs,
                 "expected " + std::to_string(g.inputs.size()) + " inputs, got " +
                     std::to_string(inputs.size()));
   }
+  // Hand every node's output of the previous run back to it: the kernels that write every
+  // element reuse the storage instead of allocating and zero-filling a new tensor.
+  std::vector<Tensor> recycled(g.numNodes());
+  for (size_t i = 0; i < g.numNodes() && values_.size() == g.numValues(); ++i) {
+    const ir::Node& n = g.node(static_cast<ir::NodeId>(i));
+    if (!n.outputs.empty() && n.outputs[0] != ir::kNoValue)
+      recycled[i] = std::move(values_[static_cast<size_t>(n.outputs[0])].data);
+  }
   values_.assign(g.numValues(), QuantTensor{});
   for (size_t i = 0; i < inputs.size(); ++i) {
     const ir::ValueId v = g.inputs[i];
@@ -328,7 +355,8 @@ Int8Result Int8Executor::run(const std::vector<Tensor>& inputs,
         args[k] = &values_[static_cast<size_t>(v)];
       }
     }
-    std::vector<QuantTensor> outs = evalNodeInContext(model_, id, args, cacheFor(id));
+    std::vector<QuantTensor> outs =
+        evalNodeInContext(model_, id, args, cacheFor(id), std::move(recycled[i]));
     for (size_t k = 0; k < n.outputs.size(); ++k) {
       if (n.outputs[k] != ir::kNoValue) {
         values_[static_cast<size_t>(n.outputs[k])] = std::move(outs[k]);

@@ -68,6 +68,11 @@ int8_t toS8(int32_t v) {
   return static_cast<int8_t>(v);
 }
 
+/// True for an int8 code (a zero point or clamp bound the vector kernels take).
+bool isCode(int32_t v) {
+  return v >= kInt8Min && v <= kInt8Max;
+}
+
 /// Per-axis pooling windows: taps (in-bounds input coordinates) and the count factor of each
 /// output coordinate; three axes (leading extent-1 axes added).
 struct PoolAxes {
@@ -174,13 +179,31 @@ Tensor requantizeTensor(const Tensor& x, QuantMultiplier m, int32_t zIn, int32_t
   return out;
 }
 
-Tensor clampTensor(const Tensor& x, int32_t lo, int32_t hi) {
+Tensor int8Output(Tensor recycled, const Dims& shape) {
+  if (recycled.dtype() == DType::I8 && recycled.shape() == shape &&
+      recycled.sizeBytes() == static_cast<size_t>(numElements(shape)))
+    return recycled;
+  return Tensor(DType::I8, shape);
+}
+
+Tensor clampTensor(const Tensor& x, int32_t lo, int32_t hi, Tensor recycled) {
   requireS8(x, "clampTensor");
-  Tensor out(DType::I8, x.shape());
+  Tensor out = int8Output(std::move(recycled), x.shape());
   const int8_t* src = x.data<int8_t>();
   int8_t* dst = out.data<int8_t>();
-  for (int64_t i = 0, count = x.numElements(); i < count; ++i) {
-    dst[i] = toS8(std::min<int32_t>(std::max<int32_t>(src[i], lo), hi));
+  const int64_t count = x.numElements();
+  if (!isCode(lo) || !isCode(hi)) { // bounds that are not codes: the rule as written
+    for (int64_t i = 0; i < count; ++i)
+      dst[i] = toS8(std::min<int32_t>(std::max<int32_t>(src[i], lo), hi));
+    return out;
+  }
+  // On the codes' unsigned images (q + 128, order preserving) the baseline ISA has byte min and
+  // max (pminub, pmaxub), so the compiler vectorizes this 16 codes at a time.
+  const auto toUnsigned = [](int32_t q) { return static_cast<uint8_t>(q + 128); };
+  const uint8_t low = toUnsigned(lo), high = toUnsigned(hi);
+  for (int64_t i = 0; i < count; ++i) {
+    const auto u = static_cast<uint8_t>(static_cast<uint8_t>(src[i]) ^ 0x80u);
+    dst[i] = static_cast<int8_t>(std::min(std::max(u, low), high) ^ 0x80u);
   }
   return out;
 }
@@ -260,8 +283,59 @@ Tensor averagePool(const ir::PoolParams& p, const Tensor& x,
   return out;
 }
 
+namespace {
+
+/// addSub's elements for operands of the output's own shape (no broadcasting). When the tables'
+/// magnitudes cannot add up to more than int32 holds, addSubLookup (vectorized); otherwise in
+/// blocks: the int32 intermediates a' +- b' from the tables, then requantizeValues on the block,
+/// and a block whose intermediate leaves int32 goes through addSubRescaled, which reports it.
+void addSubSameShape(bool subtract, const std::array<int64_t, 256>& tableA,
+                     const std::array<int64_t, 256>& tableB, const int8_t* a, const int8_t* b,
+                     int64_t count, QuantMultiplier output, int32_t zOut, int8_t* out) {
+  const auto largest = [](const std::array<int64_t, 256>& t) {
+    int64_t m = 0;
+    for (const int64_t v : t)
+      m = std::max(m, v < 0 ? -v : v);
+    return m;
+  };
+  if (largest(tableA) + largest(tableB) <= INT32_MAX) { // no intermediate can overflow
+    std::array<int32_t, 256> narrowA{}, narrowB{};
+    for (size_t q = 0; q < 256; ++q) {
+      narrowA[q] = static_cast<int32_t>(tableA[q]);
+      narrowB[q] = static_cast<int32_t>(subtract ? -tableB[q] : tableB[q]);
+    }
+    addSubLookup(narrowA, narrowB, a, b, count, output, zOut, out);
+    return;
+  }
+  constexpr int64_t kBlock = 8192;
+  std::vector<int32_t> sums(static_cast<size_t>(std::min(kBlock, count)));
+  for (int64_t start = 0; start < count; start += kBlock) {
+    const int64_t n = std::min(kBlock, count - start);
+    int64_t least = 0, most = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t ta = tableA[static_cast<size_t>(a[start + i] + 128)];
+      const int64_t tb = tableB[static_cast<size_t>(b[start + i] + 128)];
+      const int64_t sum = subtract ? ta - tb : ta + tb;
+      least = std::min(least, sum);
+      most = std::max(most, sum);
+      sums[static_cast<size_t>(i)] = static_cast<int32_t>(sum);
+    }
+    if (least < INT32_MIN || most > INT32_MAX) {
+      for (int64_t i = 0; i < n; ++i)
+        out[start + i] =
+            addSubRescaled(subtract, tableA[static_cast<size_t>(a[start + i] + 128)],
+                           tableB[static_cast<size_t>(b[start + i] + 128)], output, zOut);
+      continue;
+    }
+    requantizeValues(std::span(sums.data(), static_cast<size_t>(n)), output, zOut, kInt8Min,
+                     kInt8Max, out + start);
+  }
+}
+
+} // namespace
+
 Tensor addSub(bool subtract, const AddSubMultipliers& m, const Tensor& a, const Tensor& b,
-              const Dims& outShape, ZeroPoints z) {
+              const Dims& outShape, ZeroPoints z, Tensor recycled) {
   requireS8(a, "addSub");
   requireS8(b, "addSub");
   NNACCEL_ASSERT(m.leftShift >= 0 && m.leftShift <= 23) << "leftShift " << m.leftShift;
@@ -272,10 +346,14 @@ Tensor addSub(bool subtract, const AddSubMultipliers& m, const Tensor& a, const 
     tableA[static_cast<size_t>(q + 128)] = addSubOperand(q - z.in[0], m.leftShift, m.a);
     tableB[static_cast<size_t>(q + 128)] = addSubOperand(q - z.in[1], m.leftShift, m.b);
   }
-  Tensor out(DType::I8, outShape);
+  Tensor out = int8Output(std::move(recycled), outShape);
   const int8_t* pa = a.data<int8_t>();
   const int8_t* pb = b.data<int8_t>();
   int8_t* dst = out.data<int8_t>();
+  if (a.shape() == outShape && b.shape() == outShape && isCode(z.out)) {
+    addSubSameShape(subtract, tableA, tableB, pa, pb, out.numElements(), m.output, z.out, dst);
+    return out;
+  }
   forEachBroadcast(outShape, a.shape(), b.shape(), [&](int64_t i, int64_t ia, int64_t ib) {
     dst[i] = addSubRescaled(subtract, tableA[static_cast<size_t>(pa[ia] + 128)],
                             tableB[static_cast<size_t>(pb[ib] + 128)], m.output, z.out);

@@ -4,7 +4,8 @@
 /// AccumulateKernels.cpp and bit-identical to them: integer sums are exact in any order, and
 /// int8ConvSums only answers when oneDNN's kernels give exactly these sums. Where it does not
 /// (sums that could reach 2^24 even in nibbles, ConvTranspose, geometries oneDNN rejects), the
-/// loops run.
+/// loops run. The executor's path (convRequantizeOneDnn) requantizes oneDNN's channels-last
+/// sums directly (requantizeChannelsLast) instead of first building the s32 accumulators.
 #include "nnaccel/quant/Kernels.h"
 #include "nnaccel/reference/Kernels.h"
 
@@ -41,7 +42,43 @@ ir::ConvParams rowsAsConvolution(int64_t m, int64_t k, int64_t n) {
   return p;
 }
 
+/// The loops' result: requantizePerChannel of the s32 accumulators.
+Tensor requantizedLoops(const Tensor& acc, std::span<const QuantMultiplier> multipliers,
+                        int32_t zOut) {
+  return requantizePerChannel(acc, 1, multipliers, kInt8Min, kInt8Max, zOut);
+}
+
 } // namespace
+
+Tensor convRequantizeOneDnn(const ir::ConvParams& p, const Tensor& x, const Tensor& w,
+                            std::span<const int32_t> bias,
+                            std::span<const QuantMultiplier> multipliers, ZeroPoints z,
+                            reference::Int8ConvCache& cache, Tensor recycled) {
+  const auto epilogue = [&](const reference::Int8ConvPasses& sums, int8_t* out) {
+    requantizeChannelsLast(sums, bias, multipliers, z.out, kInt8Min, kInt8Max, out);
+  };
+  std::optional<Tensor> y =
+      reference::int8ConvMapped(p, x, w, z.in[0], epilogue, cache, std::move(recycled));
+  if (!y)
+    return requantizedLoops(convAccumulate(p, x, w, bias, z.in[0]), multipliers, z.out);
+  return std::move(*y);
+}
+
+Tensor matmulRequantizeOneDnn(const Tensor& a, bool transA, const Tensor& w,
+                              std::span<const int32_t> bias,
+                              std::span<const QuantMultiplier> multipliers, ZeroPoints z,
+                              reference::Int8ConvCache& cache, Tensor recycled) {
+  NNACCEL_ASSERT(a.rank() == 2 && w.rank() == 2) << "matmulAccumulate wants 2-D operands";
+  const Tensor transposed = transA ? reference::transpose(a, {1, 0}) : Tensor();
+  const Tensor& rows = transA ? transposed : a;
+  const int64_t m = rows.dim(0), k = rows.dim(1), n = w.dim(0);
+  NNACCEL_ASSERT(w.dim(1) == k) << "matmulAccumulate: K mismatch " << k << " vs " << w.dim(1);
+  const ir::ConvParams p = rowsAsConvolution(m, k, n);
+  // The weights as they are: the oneDNN path reads [N, K] as [N, K, 1] (no copy per call).
+  const Tensor y = convRequantizeOneDnn(p, rows.reshaped({m, k, 1}), w, bias, multipliers, z, cache,
+                                        std::move(recycled));
+  return y.reshaped({m, n});
+}
 
 Tensor convAccumulateOneDnn(const ir::ConvParams& p, const Tensor& x, const Tensor& w,
                             std::span<const int32_t> bias, int32_t zIn,

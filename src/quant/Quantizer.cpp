@@ -13,6 +13,10 @@
 #include "nnaccel/support/Rng.h"
 
 #include <algorithm>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+#include <bit>
 #include <cmath>
 #include <fmt/format.h>
 #include <limits>
@@ -43,15 +47,56 @@ Tensor QuantTensor::dequantize() const {
   return out;
 }
 
+namespace {
+
+/// quantizeValue(src[i], scale, kInt8Min, kInt8Max, HalfAway, zero) for i < count, sixteen at
+/// a time with SSE2 (the baseline x86-64 ISA): the same IEEE quotient, clamped to [lo - zero,
+/// hi - zero] first (integer bounds: clamping before or after rounding is the same), then
+/// rounded half away from zero as trunc(c) +- 1 where |c - trunc(c)| >= 0.5 (exact: |c| < 2^9);
+/// NaN becomes the zero point, as in quantizeValue. The rest element by element.
+void quantizeHalfAway(const float* src, int64_t count, float scale, int32_t zero, int8_t* dst) {
+  int64_t i = 0;
+#if defined(__SSE2__)
+  const __m128 divisor = _mm_set1_ps(scale), half = _mm_set1_ps(0.5f),
+               minusHalf = _mm_set1_ps(-0.5f),
+               lower = _mm_set1_ps(static_cast<float>(kInt8Min - zero)),
+               upper = _mm_set1_ps(static_cast<float>(kInt8Max - zero));
+  const __m128i offset = _mm_set1_epi32(zero);
+  const auto four = [&](const float* x) {
+    const __m128 q = _mm_div_ps(_mm_loadu_ps(x), divisor);
+    const __m128 c = _mm_andnot_ps(_mm_cmpunord_ps(q, q), // NaN: 0
+                                   _mm_min_ps(_mm_max_ps(q, lower), upper));
+    const __m128i t = _mm_cvttps_epi32(c);
+    const __m128 fraction = _mm_sub_ps(c, _mm_cvtepi32_ps(t));
+    const __m128i up = _mm_castps_si128(_mm_cmpge_ps(fraction, half));        // -1 where +1
+    const __m128i down = _mm_castps_si128(_mm_cmple_ps(fraction, minusHalf)); // -1 where -1
+    return _mm_add_epi32(_mm_add_epi32(_mm_sub_epi32(t, up), down), offset);
+  };
+  for (; i + 16 <= count; i += 16) {
+    const __m128i lo = _mm_packs_epi32(four(src + i), four(src + i + 4));
+    const __m128i hi = _mm_packs_epi32(four(src + i + 8), four(src + i + 12));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), _mm_packs_epi16(lo, hi));
+  }
+#endif
+  for (; i < count; ++i)
+    dst[i] = quantizeValue(src[i], scale, kInt8Min, kInt8Max, Rounding::HalfAway, zero);
+}
+
+} // namespace
+
 QuantTensor quantizeTensor(const Tensor& x, float scale, Rounding rounding, int32_t zeroPoint) {
   NNACCEL_ASSERT(x.dtype() == DType::F32) << "quantizeTensor wants f32";
   NNACCEL_ASSERT(scale > 0) << "quantizeTensor: scale " << scale;
   QuantTensor q{Tensor(DType::I8, x.shape()), scale, zeroPoint};
   const float* src = x.data<float>();
   int8_t* dst = q.data.data<int8_t>();
-  for (int64_t i = 0; i < x.numElements(); ++i) {
-    dst[i] = quantizeValue(src[i], scale, kInt8Min, kInt8Max, rounding, zeroPoint);
+  const int64_t count = x.numElements();
+  if (rounding == Rounding::HalfAway && zeroPoint >= kInt8Min && zeroPoint <= kInt8Max) {
+    quantizeHalfAway(src, count, scale, zeroPoint, dst);
+    return q;
   }
+  for (int64_t i = 0; i < count; ++i)
+    dst[i] = quantizeValue(src[i], scale, kInt8Min, kInt8Max, rounding, zeroPoint);
   return q;
 }
 
@@ -137,6 +182,13 @@ std::optional<std::string> firstNonFinite(const Tensor& t) {
   if (t.dtype() != DType::F32)
     return std::nullopt;
   const std::span<const float> data = t.values<float>();
+  // A branch-free scan first (vectorized; inputs are finite nearly always): all exponent bits set
+  // is an infinity or a NaN.
+  uint32_t nonFinite = 0;
+  for (const float x : data)
+    nonFinite |= (std::bit_cast<uint32_t>(x) & 0x7f800000u) == 0x7f800000u ? 1u : 0u;
+  if (nonFinite == 0)
+    return std::nullopt;
   const auto bad =
       std::find_if(data.begin(), data.end(), [](float x) { return !std::isfinite(x); });
   if (bad == data.end())

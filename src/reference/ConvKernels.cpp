@@ -27,6 +27,14 @@ memory::dims deconvPadEnd(const ir::ConvParams& p) {
 memory::desc anyLayout(const memory::dims& dims, DType t) {
   return memory::desc(dims, du::dataType(t), memory::format_tag::any);
 }
+
+/// Activations [N, C, spatial...] stored channels-last (1 to 3 spatial axes).
+memory::desc channelsLastLayout(const memory::dims& dims, DType t) {
+  const memory::format_tag tag = dims.size() == 3   ? memory::format_tag::nwc
+                                 : dims.size() == 4 ? memory::format_tag::nhwc
+                                                    : memory::format_tag::ndhwc;
+  return memory::desc(dims, du::dataType(t), tag);
+}
 } // namespace
 
 Dims convActivationShape(const ir::ConvParams& p, int64_t channels, const Dims& spatial) {
@@ -58,11 +66,12 @@ memory::desc convWeightsDesc(const ir::ConvParams& p, DType t) {
 }
 
 du::Primitive convPrimitive(const ir::ConvParams& p, DType src, DType weights, DType dst, bool bias,
-                            const dnnl::primitive_attr& attr) {
+                            const dnnl::primitive_attr& attr, bool channelsLast) {
+  const auto activation = channelsLast ? channelsLastLayout : anyLayout;
   const memory::desc anySrc =
-      anyLayout(du::toDims(convActivationShape(p, p.inChannels, p.inSpatial)), src);
+      activation(du::toDims(convActivationShape(p, p.inChannels, p.inSpatial)), src);
   const memory::desc anyDst =
-      anyLayout(du::toDims(convActivationShape(p, p.outChannels, p.outSpatial)), dst);
+      activation(du::toDims(convActivationShape(p, p.outChannels, p.outSpatial)), dst);
   const memory::desc anyWei = anyLayout(convWeightsDesc(p, weights).dims(), weights);
   const memory::desc biasMd = bias ? du::plainDesc({p.outChannels}, dst) : memory::desc();
   const memory::dims strides = du::toDims(p.strides);

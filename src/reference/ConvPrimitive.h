@@ -21,7 +21,10 @@ dnnl::memory::desc convWeightsDesc(const ir::ConvParams& p, DType t);
 /// The forward-inference Conv (\p p.transposed false) or ConvTranspose primitive of \p p with
 /// source, weight and destination types \p src, \p weights, \p dst, a bias of type \p dst when
 /// \p bias, and attributes \p attr; oneDNN chooses the (blocked) layouts, Primitive reorders.
+/// With \p channelsLast the source and destination are channels-last ([N, spatial..., C]
+/// row-major) instead of oneDNN's choice.
 dnnl_util::Primitive convPrimitive(const ir::ConvParams& p, DType src, DType weights, DType dst,
-                                   bool bias, const dnnl::primitive_attr& attr = {});
+                                   bool bias, const dnnl::primitive_attr& attr = {},
+                                   bool channelsLast = false);
 
 } // namespace nnaccel::reference

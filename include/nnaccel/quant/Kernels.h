@@ -76,7 +76,52 @@ Tensor matmulAccumulateOneDnn(const Tensor& a, bool transA, const Tensor& w,
                               std::span<const int32_t> bias, int32_t zIn,
                               reference::Int8ConvCache& cache);
 
+/// The int8 executor's Conv output on oneDNN: requantizePerChannel(convAccumulate(p, x, w, bias,
+/// zIn), 1, multipliers, kInt8Min, kInt8Max, zOut) bit for bit, from reference::int8ConvMapped's
+/// channels-last sums and requantizeChannelsLast, without an s32 tensor; those two functions
+/// where oneDNN cannot give exactly the loops' sums. The result reuses \p recycled's storage
+/// when it is s8 of the output's shape (the node's output of the previous run).
+Tensor convRequantizeOneDnn(const ir::ConvParams& p, const Tensor& x, const Tensor& w,
+                            std::span<const int32_t> bias,
+                            std::span<const QuantMultiplier> multipliers, ZeroPoints z,
+                            reference::Int8ConvCache& cache, Tensor recycled = {});
+
+/// matmulAccumulate's rows requantized likewise: requantizePerChannel(matmulAccumulate(a,
+/// transA, w, bias, z.in[0]), 1, multipliers, kInt8Min, kInt8Max, z.out), s8 [M, N].
+Tensor matmulRequantizeOneDnn(const Tensor& a, bool transA, const Tensor& w,
+                              std::span<const int32_t> bias,
+                              std::span<const QuantMultiplier> multipliers, ZeroPoints z,
+                              reference::Int8ConvCache& cache, Tensor recycled = {});
+
+// --- ChannelsLastRequantize.cpp ------------------------------------------------------------------
+/// The epilogue of the oneDNN convolutions: out[r][c] = requantizeTo(bias[c] + sum over k of
+/// factors[k] * passes[k][r][c], multipliers[c], zOut, lo, hi) for the channels-last \p sums
+/// (int32 wrap-around for the additions: the true sums fit int32). Eight channels at a time on
+/// AVX2 where the CPU has it, the scalar rule for the rest: the same bits. \p bias is empty or
+/// one entry per channel; \p lo, \p hi and \p zOut must be int8 codes with lo <= hi.
+void requantizeChannelsLast(const reference::Int8ConvPasses& sums, std::span<const int32_t> bias,
+                            std::span<const QuantMultiplier> multipliers, int32_t zOut, int32_t lo,
+                            int32_t hi, int8_t* out);
+
+/// out[i] = requantizeTo(acc[i], m, zOut, lo, hi), with AVX2 where the CPU has it. The same
+/// bounds on \p lo, \p hi and \p zOut as requantizeChannelsLast.
+void requantizeValues(std::span<const int32_t> acc, QuantMultiplier m, int32_t zOut, int32_t lo,
+                      int32_t hi, int8_t* out);
+
+/// addSub's element rule for operands of one shape from its tables (the rescaled operand of
+/// every code, a subtraction's negated): out[i] = requantizeTo(tableA[a[i] + 128] + tableB[b[i] +
+/// 128], output, zOut), with AVX2 (gathers) where the CPU has it. Every |tableA[i]| +
+/// |tableB[j]| must fit int32; \p zOut must be an int8 code.
+void addSubLookup(std::span<const int32_t, 256> tableA, std::span<const int32_t, 256> tableB,
+                  const int8_t* a, const int8_t* b, int64_t count, QuantMultiplier output,
+                  int32_t zOut, int8_t* out);
+
 // --- Kernels.cpp -------------------------------------------------------------------------------
+/// An s8 tensor of \p shape for a kernel that writes every element: \p recycled when it is one
+/// (its contents are overwritten), else a new one. Saves the executor allocating, zero-filling
+/// and page-faulting a node's output on every run.
+Tensor int8Output(Tensor recycled, const Dims& shape);
+
 /// s8 result of requantizeTo(acc, multipliers[c], zOut, lo, hi) for every element of the s32
 /// tensor \p acc, where c is the element's index along \p axis.
 Tensor requantizePerChannel(const Tensor& acc, int64_t axis,
@@ -88,8 +133,9 @@ Tensor requantizePerChannel(const Tensor& acc, int64_t axis,
 /// multiplier with zIn == zOut returns \p x unchanged.
 Tensor requantizeTensor(const Tensor& x, QuantMultiplier m, int32_t zIn = 0, int32_t zOut = 0);
 
-/// min(max(x, lo), hi) element-wise on s8 (Relu: [0, 127]; Clip: its quantized bounds).
-Tensor clampTensor(const Tensor& x, int32_t lo, int32_t hi);
+/// min(max(x, lo), hi) element-wise on s8 (Relu: [0, 127]; Clip: its quantized bounds), in
+/// \p recycled's storage when it fits (int8Output).
+Tensor clampTensor(const Tensor& x, int32_t lo, int32_t hi, Tensor recycled = {});
 
 /// An AveragePool requantization multiplier s_in / (s_out * count) for one window count.
 struct CountMultiplier {
@@ -172,9 +218,10 @@ inline int8_t minMaxValue(bool max, QuantMultiplier ma, QuantMultiplier mb, int3
 }
 
 /// Add (or Sub when \p subtract) of two s8 tensors with numpy broadcasting to \p outShape; with
-/// zero points, the rule on the differences q - z.in[i], plus z.out.
+/// zero points, the rule on the differences q - z.in[i], plus z.out. The result reuses
+/// \p recycled's storage when it fits (int8Output).
 Tensor addSub(bool subtract, const AddSubMultipliers& m, const Tensor& a, const Tensor& b,
-              const Dims& outShape, ZeroPoints z = {});
+              const Dims& outShape, ZeroPoints z = {}, Tensor recycled = {});
 /// Mul of two s8 tensors with numpy broadcasting: out = requantize(qa * qb, output); with
 /// \p divide, Div of two tensors (divValue). With zero points, on q - z.in[i], plus z.out.
 Tensor mul(QuantMultiplier output, const Tensor& a, const Tensor& b, const Dims& outShape,

@@ -1,9 +1,11 @@
 // Tests of the element-wise, pooling and gather int8 kernels (quant/Kernels.cpp): hand-computed
 // cases, an independent naive average pool (window counts cross-checked against the fp32
-// reference executor's pooling), and Add/Sub/Mul against exact and real-valued references.
+// reference executor's pooling), Add/Sub/Mul against exact and real-valued references, and the
+// vectorized paths (clamp, same-shape Add/Sub, input quantization) against their element rules.
 #include "nnaccel/quant/Kernels.h"
 
 #include "QuantTestUtil.h"
+#include "nnaccel/quant/QuantizedModel.h"
 #include "nnaccel/reference/Kernels.h"
 
 #include <algorithm>
@@ -363,6 +365,109 @@ TEST(QuantKernels, AveragePoolRejectsFourSpatialAxes) {
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
     EXPECT_EQ(e.reason(), "int8 average pooling with 4 spatial axes is not supported (1 to 3)");
+  }
+}
+
+/// clampTensor's vector path (bounds that are codes) and its written-out rule (bounds that are
+/// not), with and without a recycled output.
+TEST(QuantKernels, ClampMatchesTheRuleForEveryBound) {
+  std::mt19937_64 rng(23);
+  const std::pair<int32_t, int32_t> bounds[] = {{-128, 127},  {0, 127},    {-5, 5},
+                                                {10, -10},    {-300, 300}, {200, 300},
+                                                {-300, -200}, {-128, -128}};
+  for (const auto& [lo, hi] : bounds) {
+    for (const int64_t count : {0, 1, 15, 16, 37, 200}) {
+      const Tensor x = randomS8({count}, rng);
+      Tensor recycled = randomS8({count}, rng);
+      const Tensor y = clampTensor(x, lo, hi, count % 2 == 0 ? std::move(recycled) : Tensor());
+      ASSERT_EQ(y.shape(), x.shape());
+      for (int64_t i = 0; i < count; ++i)
+        ASSERT_EQ(y.data<int8_t>()[i], static_cast<int8_t>(std::min<int32_t>(
+                                           std::max<int32_t>(x.data<int8_t>()[i], lo), hi)))
+            << lo << ".." << hi << " at " << i;
+    }
+  }
+}
+
+/// Same-shape Add/Sub (the vector path, and the checked blocks when the tables could overflow
+/// int32) against addSubValue element by element.
+TEST(QuantKernels, SameShapeAddSubMatchesTheElementRule) {
+  std::mt19937_64 rng(29);
+  std::uniform_real_distribution<double> logM(-6.0, -0.05);
+  for (int trial = 0; trial < 60; ++trial) {
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    const bool wide = trial % 3 == 2; // |a'| + |b'| could pass int32: the checked blocks
+    AddSubMultipliers m;
+    m.leftShift = wide ? 23 : 20;
+    m.a = quantizeMultiplier(wide ? 1.5 : std::exp2(logM(rng)));
+    m.b = quantizeMultiplier(wide ? 1.2 : std::exp2(logM(rng)));
+    m.output = quantizeMultiplier(std::exp2(logM(rng)) / (1 << 18));
+    const ZeroPoints z =
+        wide ? ZeroPoints{} : ZeroPoints{{trial % 7 - 3, trial % 5 - 2, 0}, trial % 9 - 4};
+    const Dims shape{1 + trial % 3, 8 * (trial % 4) + trial % 11};
+    const int range = wide ? 60 : 128; // keeps the wide case's sums within int32
+    const Tensor a = randomS8(shape, rng, -range, range - 1),
+                 b = randomS8(shape, rng, -range, range - 1);
+    const bool subtract = trial % 2 == 1;
+    const Tensor y = addSub(subtract, m, a, b, shape, z, Tensor(DType::I8, shape));
+    for (int64_t i = 0; i < numElements(shape); ++i)
+      ASSERT_EQ(y.data<int8_t>()[i],
+                addSubValue(subtract, m, a.data<int8_t>()[i], b.data<int8_t>()[i], z))
+          << i;
+  }
+}
+
+TEST(QuantKernelsDeathTest, SameShapeAddSubReportsAnIntermediateBeyondInt32) {
+  AddSubMultipliers m;
+  m.leftShift = 23;
+  m.a = m.b = quantizeMultiplier(1.5); // 127 * 2^23 * 1.5 twice: past INT32_MAX
+  m.output = quantizeMultiplier(1.0 / (1 << 20));
+  const Tensor a = Tensor::fromVector<int8_t>({2}, {127, 1}), b = a;
+  EXPECT_DEATH(addSub(false, m, a, b, {2}), "add/sub intermediate overflows int32");
+}
+
+/// quantizeTensor's vector path (ties away from zero) and its element path (ties to even)
+/// against quantizeValue: random values, exact ties, the clamp bounds, zeros, infinities, NaN,
+/// denormals, every zero point.
+TEST(QuantKernels, QuantizeTensorMatchesQuantizeValue) {
+  std::mt19937_64 rng(31);
+  std::uniform_real_distribution<float> wide(-400.0f, 400.0f), narrow(-2.0f, 2.0f);
+  for (int trial = 0; trial < 80; ++trial) {
+    const auto count = static_cast<int64_t>(trial % 37 + (trial % 3) * 16);
+    Tensor x(DType::F32, {count});
+    for (int64_t i = 0; i < count; ++i) {
+      float& v = x.data<float>()[i];
+      switch (i % 8) {
+      case 0:
+        v = wide(rng);
+        break;
+      case 1:
+        v = (std::floor(wide(rng)) + 0.5f) * 0.25f; // a tie at scale 0.25
+        break;
+      case 2:
+        v = std::array<float, 6>{0.0f,
+                                 -0.0f,
+                                 std::numeric_limits<float>::infinity(),
+                                 -std::numeric_limits<float>::infinity(),
+                                 std::numeric_limits<float>::quiet_NaN(),
+                                 1e-40f}[rng() % 6];
+        break;
+      case 3:
+        v = (127.5f - static_cast<float>(rng() % 3)) * 0.25f * (rng() % 2 == 0 ? 1.0f : -1.0f);
+        break;
+      default:
+        v = narrow(rng);
+      }
+    }
+    const float scale = trial % 4 == 0 ? 0.25f : std::exp2(narrow(rng) * 3);
+    const int32_t zero = static_cast<int32_t>(rng() % 256) - 128;
+    for (const Rounding rounding : {Rounding::HalfAway, Rounding::HalfEven}) {
+      const QuantTensor q = quantizeTensor(x, scale, rounding, zero);
+      for (int64_t i = 0; i < count; ++i)
+        ASSERT_EQ(q.data.data<int8_t>()[i],
+                  quantizeValue(x.data<float>()[i], scale, kInt8Min, kInt8Max, rounding, zero))
+            << "trial " << trial << " element " << i << " = " << x.data<float>()[i];
+    }
   }
 }
 
