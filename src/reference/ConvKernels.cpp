@@ -98,8 +98,70 @@ Tensor conv(const ir::ConvParams& p, const Tensor& x, const Tensor& w, const Ten
   return conv(p, x, w, bias, once);
 }
 
+namespace {
+
+/// True for a dilated ConvTranspose whose output reaches past the full transposed convolution
+/// (a negative end padding: output_padding beyond the trailing pad), which oneDNN 2.6 refuses
+/// ("could not create a descriptor for a dilated deconvolution").
+bool dilatedPastTheFullOutput(const ir::ConvParams& p) {
+  if (!p.transposed)
+    return false;
+  bool dilated = false, past = false;
+  for (size_t i = 0; i < p.padsEnd.size(); ++i) {
+    dilated = dilated || p.dilations[i] > 1;
+    past = past || p.padsEnd[i] < 0;
+  }
+  return dilated && past;
+}
+
+/// Copies \p inner (the same leading axes, smaller or equal spatial extents) into the leading
+/// corner of \p y's spatial extents, axis by axis, for \p rows rows of the outer axes.
+void copyIntoCorner(const float* inner, const Dims& innerSpatial, float* y,
+                    const Dims& outerSpatial, int64_t rows) {
+  const int64_t innerPlane = numElements(innerSpatial), outerPlane = numElements(outerSpatial);
+  const size_t rank = innerSpatial.size();
+  const int64_t lastInner = innerSpatial.back();
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t line = 0; line < innerPlane / lastInner; ++line) {
+      int64_t rest = line, outerOffset = 0, scale = outerSpatial.back();
+      for (size_t a = rank - 1; a-- > 0;) { // the line's index along the leading spatial axes
+        outerOffset += (rest % innerSpatial[a]) * scale;
+        rest /= innerSpatial[a];
+        scale *= outerSpatial[a];
+      }
+      std::copy_n(inner + r * innerPlane + line * lastInner, lastInner,
+                  y + r * outerPlane + outerOffset);
+    }
+}
+
+/// A dilated ConvTranspose past its full output (dilatedPastTheFullOutput): the full output
+/// cropped by the non-negative part of the end padding, then extended by the rows no input
+/// reaches, which hold the bias alone (ir::ConvParams::padsEnd).
+Tensor convTransposeExtended(const ir::ConvParams& p, const Tensor& x, const Tensor& w,
+                             const Tensor* bias, KernelCache& cache) {
+  ir::ConvParams inner = p;
+  for (size_t i = 0; i < p.padsEnd.size(); ++i) {
+    inner.padsEnd[i] = std::max<int64_t>(0, p.padsEnd[i]);
+    inner.outSpatial[i] = p.outSpatial[i] - (inner.padsEnd[i] - p.padsEnd[i]);
+  }
+  const Tensor reached = conv(inner, x, w, bias, cache);
+  Tensor y(DType::F32, convActivationShape(p, p.outChannels, p.outSpatial));
+  const int64_t plane = numElements(p.outSpatial);
+  for (int64_t n = 0; n < p.batch; ++n)
+    for (int64_t c = 0; c < p.outChannels; ++c)
+      std::fill_n(y.data<float>() + (n * p.outChannels + c) * plane, plane,
+                  bias ? bias->data<float>()[c] : 0.0f);
+  copyIntoCorner(reached.data<float>(), inner.outSpatial, y.data<float>(), p.outSpatial,
+                 p.batch * p.outChannels);
+  return y;
+}
+
+} // namespace
+
 Tensor conv(const ir::ConvParams& p, const Tensor& x, const Tensor& w, const Tensor* bias,
             KernelCache& cache) {
+  if (dilatedPastTheFullOutput(p))
+    return convTransposeExtended(p, x, w, bias, cache);
   const std::string what = p.transposed ? "ConvTranspose" : "Conv";
   return du::guard(what, [&]() -> Tensor {
     requireDType(x, DType::F32, what);

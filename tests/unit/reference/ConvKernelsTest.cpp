@@ -232,6 +232,51 @@ TEST(ConvKernels, ConvTranspose1dOutputPaddingGetsOnlyBias) {
   EXPECT_EQ(y.data<float>()[7], b.data<float>()[0]);
 }
 
+TEST(ConvKernels, DilatedConvTransposePastItsFullOutputGetsOnlyBias) {
+  // oneDNN 2.6 refuses a dilated deconvolution with a negative end padding; the kernel runs the
+  // full output and extends it. x = [1, 2, 3], w = [1, 1], dilation 2: y[i + 2k] += x[i], full
+  // output 5; output_padding 1 adds a sixth position no input reaches.
+  const ConvCase c{.x = {1, 1, 3},
+                   .w = {1, 1, 2},
+                   .strides = {1},
+                   .dilations = {2},
+                   .padsBegin = {0},
+                   .padsEnd = {0},
+                   .outputPadding = {1},
+                   .transposed = true};
+  const Tensor b = test::tensorOf<float>({1}, {0.5f});
+  const Tensor y = conv(paramsFor(c), test::tensorOf<float>(c.x, {1, 2, 3}),
+                        test::tensorOf<float>(c.w, {1, 1}), &b);
+  expectTensorNear(y, {1, 1, 6}, {1.5f, 2.5f, 4.5f, 2.5f, 3.5f, 0.5f});
+}
+
+TEST(ConvKernels, DilatedConvTranspose2dPastItsFullOutputExtendsTheRowsWithBias) {
+  // Batch 2, 2 -> 3 channels, dilation 3 along y with output_padding 2: the first rows are the
+  // same convolution without output_padding, the last 2 rows of every plane the bias.
+  ConvCase c{.x = {2, 2, 4, 3},
+             .w = {2, 3, 2, 2},
+             .strides = {1, 1},
+             .dilations = {3, 1},
+             .padsBegin = {0, 0},
+             .padsEnd = {0, 0},
+             .outputPadding = {2, 0},
+             .transposed = true};
+  const Tensor x = seqTensor(c.x, 31), w = seqTensor(c.w, 32), b = seqTensor({3}, 33);
+  const ir::ConvParams p = paramsFor(c);
+  const Tensor y = conv(p, x, w, &b);
+  c.outputPadding = {0, 0};
+  const Tensor full = conv(paramsFor(c), x, w, &b);
+  ASSERT_EQ(y.shape(), (Dims{2, 3, 9, 4}));
+  ASSERT_EQ(full.shape(), (Dims{2, 3, 7, 4}));
+  for (int64_t plane = 0; plane < 6; ++plane)
+    for (int64_t row = 0; row < 9; ++row)
+      for (int64_t col = 0; col < 4; ++col) {
+        const float got = y.data<float>()[(plane * 9 + row) * 4 + col];
+        EXPECT_FLOAT_EQ(got, row < 7 ? full.data<float>()[(plane * 7 + row) * 4 + col]
+                                     : b.data<float>()[plane % 3]);
+      }
+}
+
 TEST(ConvKernels, HandComputedConvTranspose) {
   // x = [1, 2, 3], w = [1, 1, 1], stride 2: y[2i + k] += x[i].
   const ConvCase c{.x = {1, 1, 3},
