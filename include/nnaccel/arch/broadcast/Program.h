@@ -39,6 +39,9 @@ struct Tiling {
   int64_t channelChunk = 1; ///< input channels per activation read (one segment slice)
   int64_t xClasses = 1;     ///< dilated x: operands split into residue classes (one pass each)
   int64_t classStride = 1;  ///< operand start step inside a class, in stream positions
+  /// Images of a batch whose rows stream through each loaded weight slice, one after another
+  /// (the output RFs and the column buffer hold all their sums); 1: weights loaded per image.
+  int64_t batchImages = 1;
   bool operator==(const Tiling&) const = default;
 };
 
@@ -68,7 +71,8 @@ struct OutputPlacement {
 
 struct ConvLayer {
   /// Geometry in the decomposed frame (x: the axis kernel vectors run along; after a transpose
-  /// the original input's height). Batch 1; a Gemm is a 1x1 convolution on a 1 x 1 plane per
+  /// the original input's height), for one image (a batch's images share the weight slices,
+  /// Tiling::batchImages); a Gemm is a 1x1 convolution on a 1 x 1 plane per
   /// row of A (matrixLayout).
   ConvAxes axes;
   int64_t inChannels = 0, outChannels = 0;

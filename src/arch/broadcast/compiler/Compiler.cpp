@@ -79,7 +79,8 @@ int64_t classOperands(int64_t outW, int64_t classes, int64_t cls) {
 
 /// The tiling of one decomposition: the largest channel chunk the input RF takes, then the
 /// filter block and operand block that minimize the memory bytes the layer reads, within the
-/// weight and output register files and the column buffer.
+/// weight and output register files and the column buffer. One image's; batchImagesOf adds how
+/// many images of a batch share each weight slice.
 Tiling chooseTiling(const ConvLayer& c, const Decomposition& d, bool broadcast,
                     const BroadcastConfig& config) {
   Tiling t;
@@ -135,6 +136,24 @@ Tiling chooseTiling(const ConvLayer& c, const Decomposition& d, bool broadcast,
   return t;
 }
 
+/// Partial sums one operand of \p t keeps: its filters, or a depthwise chunk's channels.
+int64_t sumsPerOperandOf(const ConvLayer& c, const Tiling& t) {
+  return c.depthwise ? t.channelChunk : t.filterBlock;
+}
+
+/// The images of a batch of \p batch whose rows one loaded weight slice of \p t serves
+/// (docs/arch/BroadcastCompiler.md §5 "Batches"): as many as the busiest PE's output RF holds
+/// the sums of (ceil(operandBlock / P) operands each) and the column buffer holds an item's sums
+/// of, the bounds the operand block obeys for one image. The blocks stay one image's.
+int64_t batchImagesOf(const ConvLayer& c, const Tiling& t, int64_t batch,
+                      const BroadcastConfig& config) {
+  const int64_t sums = sumsPerOperandOf(c, t);
+  const int64_t sumsPerPePerImage = ceilDiv(t.operandBlock, config.groupSize) * sums;
+  const int64_t byOutputRf = config.outputRfBytes / 4 / sumsPerPePerImage;
+  const int64_t byColumnBuffer = config.columnBufferBytes / (4 * t.operandBlock * sums);
+  return std::clamp<int64_t>(std::min(byOutputRf, byColumnBuffer), 1, std::max<int64_t>(1, batch));
+}
+
 } // namespace
 
 Estimate estimate(const ConvLayer& c, const Tiling& t, const BroadcastConfig& config) {
@@ -169,16 +188,18 @@ Estimate estimate(const ConvLayer& c, const Tiling& t, const BroadcastConfig& co
   const double readCycles =
       static_cast<double>(readsPerPass * ceilDiv(t.channelChunk, config.laneBytes)) /
       static_cast<double>(std::min(lanes, config.readsPerCycle));
+  // A weight slice serves t.batchImages images: per image, its share.
+  const int64_t sliceBytes = segmentBytes(n, t.channelChunk, c.depthwise ? 1 : t.filterBlock);
+  const double images = static_cast<double>(std::max<int64_t>(1, t.batchImages));
   const double weightCycles =
-      static_cast<double>(segmentBytes(n, t.channelChunk, c.depthwise ? 1 : t.filterBlock)) /
-      static_cast<double>(lanes * config.laneBytes);
+      static_cast<double>(sliceBytes) / static_cast<double>(lanes * config.laneBytes) / images;
   const double pass = std::max(macCycles, readCycles + weightCycles);
   Estimate e;
   e.cycles = static_cast<int64_t>(
       std::ceil(static_cast<double>(items * passes) * pass / static_cast<double>(config.groups())));
-  e.memoryReadBytes = items * passes *
-                      (readsPerPass * t.channelChunk +
-                       segmentBytes(n, t.channelChunk, c.depthwise ? 1 : t.filterBlock));
+  e.memoryReadBytes =
+      items * passes *
+      (readsPerPass * t.channelChunk + ceilDiv(sliceBytes, std::max<int64_t>(1, t.batchImages)));
   return e;
 }
 
@@ -350,6 +371,35 @@ private:
     } else {
       l.outputs = {g_.node(id).outputs[0]};
     }
+    noteBatch(l);
+  }
+
+  /// Images of node \p id's batch (a Gemm's rows are its operands: one "image").
+  int64_t batchOf(ir::NodeId id, bool matrix) const {
+    return matrix ? 1 : g_.value(g_.node(id).inputs.at(0)).shape.at(0);
+  }
+
+  /// A batch's layer note: how many images share each weight slice (batchImagesOf), or why
+  /// each image loads its own.
+  void noteBatch(Layer& l) const {
+    const int64_t batch = batchOf(l.node, l.conv.matrixLayout);
+    if (batch <= 1)
+      return;
+    const Tiling& t = l.conv.tiling;
+    const std::string perImage =
+        fmt::format("{} operands x {} {}", t.operandBlock, sumsPerOperandOf(l.conv, t),
+                    l.conv.depthwise ? "channels" : "filters");
+    if (t.batchImages >= batch)
+      l.note.append(fmt::format("; batch {}: each weight slice serves every image", batch));
+    else if (t.batchImages > 1)
+      l.note.append(fmt::format("; batch {}: each weight slice serves {} images (the output RFs "
+                                "hold {} images' sums of {})",
+                                batch, t.batchImages, t.batchImages, perImage));
+    else
+      l.note.append(fmt::format(
+          "; batch {}: weights loaded for every image (one image's sums of "
+          "{} leave no room for a second image's in the output RFs or the column buffer)",
+          batch, perImage));
   }
 
   static std::vector<ConvLayer*> convsOf(Layer& l) {
@@ -467,7 +517,8 @@ private:
                       int64_t inChannels, int64_t outChannels, int64_t convGroups, bool depthwise,
                       bool matrix, WeightFn weight) {
     const ir::Node& node = g_.node(id);
-    // Choose N: every candidate's decomposition and tiling, timed by the estimate.
+    const int64_t batch = batchOf(id, matrix);
+    // Choose N: every candidate's decomposition and one image's tiling, timed by the estimate.
     ConvLayer probe;
     probe.inChannels = inChannels;
     probe.outChannels = outChannels;
@@ -509,11 +560,13 @@ private:
     c.axes = best.transposed ? transposedAxes(original) : original;
     c.matrixLayout = matrix;
     c.tiling = chooseTiling(c, best, true, config_);
+    c.tiling.batchImages = batchImagesOf(c, c.tiling, batch, config_);
     c.baselineNoBroadcast = c.tiling; // same N, same tiling: only the sharing differs
     c.baselineNoBroadcast.broadcast = false;
     const Decomposition conventional =
         decomposeKernel(best.rows, best.width, 1, NonDivisible::Expand);
     c.baselineConventional = chooseTiling(c, conventional, false, config_);
+    c.baselineConventional.batchImages = batchImagesOf(c, c.baselineConventional, batch, config_);
     // Weight operands (the kernel decomposing module's output).
     const int64_t operands = depthwise ? 1 : outChannels;
     const int64_t channels = depthwise ? inChannels : cg;

@@ -553,14 +553,15 @@ struct Simulator::Impl {
     return (m * h + y * p.stepY + p.offsetY) * w + x * p.stepX + p.offsetX;
   }
 
-  /// A Conv layer. The schedule takes one image; a batch runs image after image (the weights
-  /// are loaded again for each), so every variant's figures are the sum over the images. The
-  /// timing does not depend on the activation values, so the baselines are timed once. The
-  /// memory plan's split, latency and bandwidth bound apply once to the layer's sums.
+  /// A Conv layer. The schedule is planned for one image; a batch runs in runs of
+  /// `Tiling::batchImages` images, each run from an idle machine, whose rows stream through each
+  /// loaded weight slice one image after another (every variant the same way, with its own
+  /// tiling). Every variant's figures are the sum over the runs. The timing does not depend on
+  /// the activation values, so the baselines are timed once per run length. The memory plan's
+  /// split, latency and bandwidth bound apply once to the layer's sums.
   void runConv(const Layer& l, const SimOptions& options, report::LayerStats& s, LayerDetail& d) {
     const ConvLayer& first = l.conv;
     const int64_t images = first.matrixLayout ? 1 : qm.graph.value(l.inputs[0]).shape.at(0);
-    DataPath data;
     Tensor out;
     if (options.functional)
       out = Tensor(DType::I8, qm.graph.value(l.outputs[0]).shape);
@@ -573,16 +574,7 @@ struct Simulator::Impl {
       for (const ConvLayer& c : convs) {
         const Tiling* tilings[kVariants] = {&c.tiling, &c.baselineConventional,
                                             &c.baselineNoBroadcast};
-        for (int64_t n = 0; n < (functional ? images : 1); ++n) {
-          if (functional) {
-            const Tensor& x = input(l.inputs[0]);
-            data.x = x.data<int8_t>() + n * (x.numElements() / images);
-            data.out = out.data<int8_t>() + n * (out.numElements() / images);
-          }
-          const VariantStats one = runVariant(c, *tilings[v], functional ? &data : nullptr);
-          for (int64_t k = 0; k < (functional ? 1 : images); ++k)
-            d.variants[v] += one;
-        }
+        d.variants[v] += runBatch(l, c, *tilings[v], images, functional ? &out : nullptr);
       }
       VariantStats& st = d.variants[v];
       chargeHierarchy(l.memory, {{st.activationReadBytes}, st.weightReadBytes, st.outputBytes}, st);
@@ -596,7 +588,39 @@ struct Simulator::Impl {
       s.usefulMacs = ir::nodeMacs(qm.graph, l.node);
   }
 
-  VariantStats runVariant(const ConvLayer& c, const Tiling& t, DataPath* data) {
+  /// The \p images of a batch in runs of `t.batchImages`; with \p out, the values too (the
+  /// input is the layer's first). Timing only: equal runs time alike, so each length runs once.
+  VariantStats runBatch(const Layer& l, const ConvLayer& c, const Tiling& t, int64_t images,
+                        Tensor* out) {
+    const int64_t perRun = std::clamp<int64_t>(t.batchImages, 1, images);
+    VariantStats sum;
+    std::map<int64_t, VariantStats> timed; // run length -> its figures (timing only)
+    std::vector<DataPath> data;
+    for (int64_t n0 = 0; n0 < images; n0 += perRun) {
+      const int64_t run = std::min(perRun, images - n0);
+      if (!out) {
+        auto it = timed.find(run);
+        if (it == timed.end())
+          it = timed.emplace(run, runVariant(c, t, run, nullptr)).first;
+        sum += it->second;
+        continue;
+      }
+      const Tensor& x = input(l.inputs[0]);
+      data.assign(static_cast<size_t>(run), DataPath{});
+      for (int64_t i = 0; i < run; ++i) {
+        data[static_cast<size_t>(i)].x = x.data<int8_t>() + (n0 + i) * (x.numElements() / images);
+        data[static_cast<size_t>(i)].out =
+            out->data<int8_t>() + (n0 + i) * (out->numElements() / images);
+      }
+      sum += runVariant(c, t, run, &data);
+    }
+    return sum;
+  }
+
+  /// One run of \p images images (\p data: one DataPath per image, or null for timing only):
+  /// every work item's passes load their weight slice once for all the images.
+  VariantStats runVariant(const ConvLayer& c, const Tiling& t, int64_t images,
+                          std::vector<DataPath>* data) {
     const int64_t channels = c.depthwise ? c.inChannels : c.channelsPerGroup();
     const int64_t chunks = c.depthwise ? 1 : ceilDiv(channels, t.channelChunk);
     const TapCounts counts(c, t, config.skipZeroWeights);
@@ -610,27 +634,29 @@ struct Simulator::Impl {
       const int64_t unit = clocks.firstFreeUnit(unitReady);
       itemPasses(c, t.decomposition, it, chunks, passes);
       if (data)
-        data->acc.assign(static_cast<size_t>(it.operands * it.filters), 0);
+        for (DataPath& dp : *data)
+          dp.acc.assign(static_cast<size_t>(it.operands * it.filters), 0);
       int64_t itemEnd = unitReady;
       for (size_t p = 0; p < passes.size(); ++p)
         itemEnd = std::max(itemEnd, runPass(c, t, it, passes[p], counts, clocks.passGroup(unit, p),
-                                            st, data, macCycles));
-      drainItem(it, unit, itemEnd, clocks, st);
+                                            st, images, data, macCycles));
+      drainItem(it, images, unit, itemEnd, clocks, st);
       if (data)
-        drainOutputs(c, t, it, *data);
+        for (DataPath& dp : *data)
+          drainOutputs(c, t, it, dp);
     }
     st.cycles = clocks.endCycle(); // the array's; finishLayer adds the memory levels
     return st;
   }
 
-  /// Drain: the item's outputs (and, in column mode, the groups' partial sums) pass the column
-  /// buffer from \p itemEnd; the output RFs are free once their contents have moved into it.
-  void drainItem(const Item& it, int64_t unit, int64_t itemEnd, ArrayClocks& clocks,
+  /// Drain: the item's outputs of its \p images images (and, in column mode, the groups'
+  /// partial sums) pass the column buffer from \p itemEnd; the output RFs are free once their
+  /// contents have moved into it.
+  void drainItem(const Item& it, int64_t images, int64_t unit, int64_t itemEnd, ArrayClocks& clocks,
                  VariantStats& st) const {
-    const int64_t sumsPerOperand = it.filters;
-    const int64_t outBytes = it.operands * sumsPerOperand;
-    const int64_t psumBytes =
-        clocks.columnMode ? it.operands * sumsPerOperand * 4 * clocks.groupsPerColumn : 0;
+    const int64_t sums = images * it.operands * it.filters;
+    const int64_t outBytes = sums;
+    const int64_t psumBytes = clocks.columnMode ? sums * 4 * clocks.groupsPerColumn : 0;
     int64_t& drain = clocks.drainFreeCycle[static_cast<size_t>(clocks.columnOf(unit))];
     const int64_t drainStart = std::max(itemEnd, drain);
     drain = drainStart + ceilDiv(outBytes + psumBytes, config.drainBytesPerCycle);
@@ -640,40 +666,52 @@ struct Simulator::Impl {
     st.columnBufferBytes += 2 * (outBytes + psumBytes);
   }
 
-  /// Times (and, with \p data, computes) one pass on one group; returns its last MAC end.
+  /// One pass's row stream as every image of a run sees it (the same slots, weights and MACs).
+  struct PassPlan {
+    PassShape shape;
+    const CachedSchedule* cached = nullptr;
+    int64_t x0 = 0;       ///< input column of stream position 0
+    int64_t c0 = 0;       ///< first channel of the pass's chunk
+    int64_t cc = 0;       ///< its channels
+    int64_t macReady = 0; ///< the weight slice is in the weight RF and the output RF is free
+  };
+
+  /// Times (and, with \p data, computes) one pass on one group for the \p images images of a
+  /// run: the weight slice is loaded once, then each image's row streams through it, image after
+  /// image (the output RFs hold every image's sums); returns the pass's last MAC end.
   int64_t runPass(const ConvLayer& c, const Tiling& t, const Item& it, const Pass& ps,
-                  const TapCounts& counts, GroupClock& gc, VariantStats& st, DataPath* data,
-                  std::vector<int64_t>& macCycles) {
+                  const TapCounts& counts, GroupClock& gc, VariantStats& st, int64_t images,
+                  std::vector<DataPath>* data, std::vector<int64_t>& macCycles) {
     const Decomposition& dec = t.decomposition;
     const ConvAxes& a = c.axes;
     const int64_t n = dec.vectorWidth, m = t.classStride, d = a.dilationX;
     const int64_t channels = c.depthwise ? c.inChannels : c.channelsPerGroup();
-    const int64_t c0 = c.depthwise ? it.firstFilter : ps.chunk * t.channelChunk;
-    const int64_t cc = c.depthwise ? it.filters : std::min(t.channelChunk, channels - c0);
+    PassPlan plan;
+    plan.c0 = c.depthwise ? it.firstFilter : ps.chunk * t.channelChunk;
+    plan.cc = c.depthwise ? it.filters : std::min(t.channelChunk, channels - plan.c0);
     const int64_t chunkIndex = c.depthwise ? it.firstFilter / t.channelChunk : ps.chunk;
     const int64_t seg = ps.r * dec.vectorsPerRow() + ps.v;
     // Stream position j reads input column x0 + j * d (Schedule.h, Decompose.h).
     const int64_t firstOx = it.cls + it.firstOperand * t.xClasses;
-    const int64_t x0 = firstOx * a.strideX + ps.v * n * d - a.padLeft;
-    PassShape shape;
+    plan.x0 = firstOx * a.strideX + ps.v * n * d - a.padLeft;
+    PassShape& shape = plan.shape;
     shape.operands = it.operands;
     shape.taps = n;
     shape.stride = m;
     shape.positions = (it.operands - 1) * m + n;
     shape.realTaps = dec.realTaps(ps.v);
     const auto firstValid = [&](int64_t bound) { // smallest j with x0 + j * d >= bound
-      const int64_t num = bound - x0;
+      const int64_t num = bound - plan.x0;
       return num <= 0 ? 0 : ceilDiv(num, d);
     };
     shape.validBegin = std::min(shape.positions, firstValid(0));
     shape.validEnd = std::min(shape.positions, firstValid(a.inW));
-    const CachedSchedule& cached = schedule(shape, t.broadcast);
-    const RowSchedule& sch = cached.schedule;
+    plan.cached = &schedule(shape, t.broadcast);
 
     // Weights: the segment slice of the item's filters, over all of the group's lanes, into a
-    // weight RF buffer (two when two slices fit).
+    // weight RF buffer (two when two slices fit); once for every image of the run.
     const int64_t filters = c.depthwise ? 1 : it.filters;
-    const int64_t wBytes = segmentBytes(n, cc, filters);
+    const int64_t wBytes = segmentBytes(n, plan.cc, filters);
     const int64_t weightBuffers = 2 * wBytes <= config.weightRfBytes ? 2 : 1;
     const auto wb = static_cast<size_t>(gc.weightNext++ % weightBuffers);
     const int64_t lanes = static_cast<int64_t>(gc.laneFree.size());
@@ -703,9 +741,26 @@ struct Simulator::Impl {
       }
       macCycles[static_cast<size_t>(k)] = cyc;
     }
-    st.macs += macs;
+    st.macs += macs * images;
 
-    // The slots: reads in order over the lanes, broadcasts, operand completion, MACs.
+    // A PE multiplies once its operand, the weight slice and its output RF are all there.
+    plan.macReady = std::max(weightsReady, gc.outputFree);
+    int64_t passEnd = weightsReady;
+    for (int64_t i = 0; i < images; ++i)
+      passEnd = std::max(passEnd,
+                         streamImage(c, t, it, ps, plan, gc, st,
+                                     data ? &(*data)[static_cast<size_t>(i)] : nullptr, macCycles));
+    gc.weightBufFree[wb] = passEnd;
+    return passEnd;
+  }
+
+  /// One image's row of a pass: the slots (reads in order over the lanes, broadcasts, operand
+  /// completion) and each complete operand's MACs; returns its last MAC end.
+  int64_t streamImage(const ConvLayer& c, const Tiling& t, const Item& it, const Pass& ps,
+                      const PassPlan& plan, GroupClock& gc, VariantStats& st, DataPath* data,
+                      const std::vector<int64_t>& macCycles) {
+    const RowSchedule& sch = plan.cached->schedule;
+    const int64_t n = t.decomposition.vectorWidth, d = c.axes.dilationX, cc = plan.cc;
     const int64_t transfer = ceilDiv(cc, config.laneBytes);
     const int64_t buffers = config.inputRfPolicy == RfPolicy::DoubleBuffer ? 2 : 1;
     complete.assign(static_cast<size_t>(it.operands), 0);
@@ -713,9 +768,7 @@ struct Simulator::Impl {
     buffer.assign(static_cast<size_t>(it.operands), -1);
     if (data)
       data->operand.resize(static_cast<size_t>(it.operands * n * cc));
-    int64_t passEnd = weightsReady;
-    // A PE multiplies once its operand, the weight slice and its output RF are all there.
-    const int64_t macReady = std::max(weightsReady, gc.outputFree);
+    int64_t end = 0;
     for (const Slot& slot : sch.slots) {
       auto lane = std::min_element(gc.laneFree.begin(), gc.laneFree.end());
       int64_t start = std::max(*lane, gc.lastStart);
@@ -739,7 +792,7 @@ struct Simulator::Impl {
       const int64_t done = start + transfer;
       *lane = done;
       if (data)
-        gather(c, it, ps, x0 + slot.position * d, c0, cc, *data);
+        gather(c, it, ps, plan.x0 + slot.position * d, plan.c0, cc, *data);
       for (int32_t i = 0; i < slot.deliveries; ++i) {
         const Delivery& dv = sch.deliveries[static_cast<size_t>(slot.firstDelivery + i)];
         const int64_t arrive =
@@ -751,21 +804,21 @@ struct Simulator::Impl {
                       static_cast<size_t>(cc));
         if (++received[k] == sch.liveTaps[k]) { // complete: the PE multiplies
           const auto pe = static_cast<size_t>(dv.pe);
-          const int64_t macStart = std::max({complete[k], gc.macFree[pe], macReady});
+          const int64_t macStart = std::max({complete[k], gc.macFree[pe], plan.macReady});
           // The PE's idle time before this MAC, by what it waited for last: its operand's
           // activations over the loading lanes, or the weight slice / output RF.
           if (macStart > gc.macFree[pe])
-            (complete[k] >= macReady ? st.peWaitOperandCycles : st.peWaitWeightsOutputCycles) +=
+            (complete[k] >= plan.macReady ? st.peWaitOperandCycles
+                                          : st.peWaitWeightsOutputCycles) +=
                 macStart - gc.macFree[pe];
           const int64_t macEnd = macStart + macCycles[k];
           gc.macFree[pe] = macEnd;
           gc.bufFree[pe][static_cast<size_t>(buffer[k])] = macEnd;
           st.peBusyCycles += macCycles[k];
-          passEnd = std::max(passEnd, macEnd);
+          end = std::max(end, macEnd);
         }
       }
     }
-    gc.weightBufFree[wb] = passEnd;
     st.activationReads += sch.reads();
     st.activationReadBytes += sch.reads() * cc;
     st.inputRfWrites += sch.writes();
@@ -773,11 +826,11 @@ struct Simulator::Impl {
     st.broadcasts += sch.broadcasts();
     st.broadcastBytes += sch.broadcasts() * cc;
     st.outputRfBytes += it.operands * it.filters * 8; // read-modify-write of int32 sums
-    for (size_t r = 0; r < cached.reuse.size() && r < st.reuseHistogram.size(); ++r)
-      st.reuseHistogram[r] += cached.reuse[r];
+    for (size_t r = 0; r < plan.cached->reuse.size() && r < st.reuseHistogram.size(); ++r)
+      st.reuseHistogram[r] += plan.cached->reuse[r];
     if (data)
-      multiply(c, t, it, ps, sch, shape, c0, cc, *data);
-    return passEnd;
+      multiply(c, t, it, ps, sch, plan.shape, plan.c0, cc, *data);
+    return end;
   }
 
   /// One read: the activation vector (channels c0 .. c0+cc of the item's group) at (row, x).
