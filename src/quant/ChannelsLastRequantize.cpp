@@ -195,7 +195,10 @@ storeTransposed(const __m256i v[8], int8_t* dst, int64_t stride) {
   for (int k = 0; k < 4; ++k) { // channels 2k (low half) and 2k + 1 (high half)
     int8_t* at = dst + (2 * k) * stride;
     _mm_storel_epi64(reinterpret_cast<__m128i*>(at), channels[k]);
-    _mm_storeh_pd(reinterpret_cast<double*>(at + stride), _mm_castsi128_pd(channels[k]));
+    // The high half through an unaligned 64-bit store (_mm_storeh_pd stores a typed double,
+    // which needs 8-byte alignment).
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(at + stride),
+                     _mm_unpackhi_epi64(channels[k], channels[k]));
   }
 }
 
