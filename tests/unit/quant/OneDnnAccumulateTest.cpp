@@ -145,21 +145,36 @@ TEST(OneDnnAccumulate, LongReductionsSplitTheWeightsAndStayExact) {
   }
 }
 
+/// Random Gemm \p trial: A of up to 9 x 300 (transposed on odd trials, in one of kRanges),
+/// up to 40 output columns, full-range weights, a bias and an input zero point (0 every third
+/// trial).
+struct RandomGemm {
+  Tensor a, w;
+  bool transA = false;
+  std::vector<int32_t> bias;
+  int32_t zIn = 0;
+};
+RandomGemm randomGemm(std::mt19937& rng, int trial) {
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const int64_t m = pick(1, 9), k = pick(1, 300), n = pick(1, 40);
+  RandomGemm g;
+  g.transA = trial % 2 == 1;
+  const InputRange r = kRanges[trial % 3];
+  g.a = randomS8(rng, g.transA ? Dims{k, m} : Dims{m, k}, r.lo, r.hi);
+  g.w = randomS8(rng, {n, k}, -128, 127);
+  g.bias = randomBias(rng, n);
+  g.zIn = trial % 3 == 0 ? 0 : pick(-128, 127);
+  return g;
+}
+
 TEST(OneDnnAccumulate, RandomGemmsMatchTheLoops) {
   std::mt19937 rng(99);
   for (int trial = 0; trial < 40; ++trial) {
-    auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-    const int64_t m = pick(1, 9), k = pick(1, 300), n = pick(1, 40);
-    const bool transA = trial % 2 == 1;
-    const InputRange r = kRanges[trial % 3];
-    const Tensor a = randomS8(rng, transA ? Dims{k, m} : Dims{m, k}, r.lo, r.hi);
-    const Tensor w = randomS8(rng, {n, k}, -128, 127);
-    const std::vector<int32_t> bias = randomBias(rng, n);
-    const int32_t zIn = trial % 3 == 0 ? 0 : pick(-128, 127);
+    const RandomGemm g = randomGemm(rng, trial);
     reference::Int8ConvCache cache;
     SCOPED_TRACE("trial " + std::to_string(trial));
-    expectSameBits(matmulAccumulateOneDnn(a, transA, w, bias, zIn, cache),
-                   matmulAccumulate(a, transA, w, bias, zIn));
+    expectSameBits(matmulAccumulateOneDnn(g.a, g.transA, g.w, g.bias, g.zIn, cache),
+                   matmulAccumulate(g.a, g.transA, g.w, g.bias, g.zIn));
   }
 }
 /// A random requantization rule: mostly multipliers of real layers (2^-20 to 0.5), some of
@@ -321,20 +336,15 @@ TEST(OneDnnAccumulate, EachRouteMatchesTheLoops) {
 TEST(OneDnnAccumulate, RandomGemmsRequantizeLikeTheLoops) {
   std::mt19937 rng(98);
   for (int trial = 0; trial < 40; ++trial) {
-    auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-    const int64_t m = pick(1, 9), k = pick(1, 300), n = pick(1, 40);
-    const bool transA = trial % 2 == 1;
-    const InputRange r = kRanges[trial % 3];
-    const Tensor a = randomS8(rng, transA ? Dims{k, m} : Dims{m, k}, r.lo, r.hi);
-    const Tensor w = randomS8(rng, {n, k}, -128, 127);
-    const std::vector<int32_t> bias = randomBias(rng, n);
-    const ZeroPoints z{{trial % 3 == 0 ? 0 : pick(-128, 127), 0, 0}, pick(-128, 127)};
-    const std::vector<QuantMultiplier> rules = randomRules(rng, n);
+    const RandomGemm g = randomGemm(rng, trial);
+    const ZeroPoints z{{g.zIn, 0, 0}, std::uniform_int_distribution<int>(-128, 127)(rng)};
+    const std::vector<QuantMultiplier> rules =
+        randomRules(rng, static_cast<int64_t>(g.bias.size()));
     reference::Int8ConvCache cache;
     SCOPED_TRACE("trial " + std::to_string(trial));
-    expectSameCodes(matmulRequantizeOneDnn(a, transA, w, bias, rules, z, cache),
-                    requantizePerChannel(matmulAccumulate(a, transA, w, bias, z.in[0]), 1, rules,
-                                         kInt8Min, kInt8Max, z.out));
+    expectSameCodes(matmulRequantizeOneDnn(g.a, g.transA, g.w, g.bias, rules, z, cache),
+                    requantizePerChannel(matmulAccumulate(g.a, g.transA, g.w, g.bias, z.in[0]), 1,
+                                         rules, kInt8Min, kInt8Max, z.out));
   }
 }
 
